@@ -1,0 +1,57 @@
+# Flowdesk: `make run` sets everything up and serves on 127.0.0.1:5000; `make test` runs the suite.
+PYTHON ?= python3
+VENV ?= .venv
+PY := $(VENV)/bin/python
+FLASK := $(VENV)/bin/flask --app webapp
+PYTEST_ARGS ?=
+
+.PHONY: run test setup setup-test assets migrate seed lint format bench clean
+
+run: setup assets migrate seed
+	$(FLASK) dev --host 127.0.0.1 --port 5000
+
+test: setup-test assets
+	$(PY) -m pytest $(PYTEST_ARGS)
+
+setup: $(VENV)/.runtime
+
+setup-test: $(VENV)/.test
+
+$(VENV)/bin/python:
+	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "Flowdesk needs Python 3.11 or newer")'
+	$(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip
+
+$(VENV)/.runtime: pyproject.toml | $(VENV)/bin/python
+	$(PY) -m pip install --quiet -e .
+	@touch $@
+
+$(VENV)/.test: pyproject.toml $(VENV)/.runtime
+	$(PY) -m pip install --quiet -e '.[test]'
+	@touch $@
+
+node_modules/.package-lock.json: package.json package-lock.json
+	npm ci --no-audit --no-fund
+
+assets: node_modules/.package-lock.json
+	$(PY) scripts/vendor.py
+
+migrate: setup
+	$(FLASK) db upgrade
+
+seed: setup
+	$(FLASK) seed-demo
+
+lint: setup-test
+	$(VENV)/bin/ruff check .
+	$(VENV)/bin/ruff format --check .
+
+format: setup-test
+	$(VENV)/bin/ruff format .
+	$(VENV)/bin/ruff check --fix .
+
+bench: setup-test
+	@for script in benchmarks/*.py; do echo "== $$script"; $(PY) $$script || exit 1; done
+
+clean:
+	rm -rf $(VENV) node_modules static/vendor

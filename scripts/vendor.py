@@ -1,0 +1,47 @@
+"""Copy the front-end files Flowdesk serves from node_modules/ into static/vendor/.
+
+Run after `npm ci`. Only this explicit list is served; static/vendor/ is never committed.
+"""
+
+from __future__ import annotations
+
+import shutil
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+FILES = {
+    "htmx.org": ["dist/htmx.min.js", "LICENSE"],
+    "bpmn-js": [
+        "dist/bpmn-modeler.production.min.js",
+        "dist/bpmn-navigated-viewer.production.min.js",
+        "dist/assets/diagram-js.css",
+        "dist/assets/bpmn-js.css",
+        "dist/assets/bpmn-font/css/bpmn-embedded.css",
+        "LICENSE",
+    ],
+}
+
+
+def main() -> int:
+    source_root = ROOT / "node_modules"
+    target_root = ROOT / "static" / "vendor"
+    missing = []
+    for package, files in FILES.items():
+        for name in files:
+            source = source_root / package / name
+            if not source.exists():
+                missing.append(str(source))
+                continue
+            target = target_root / package / name.removeprefix("dist/")
+            target.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(source, target)
+    if missing:
+        print("missing (run `npm ci` first):\n  " + "\n  ".join(missing), file=sys.stderr)
+        return 1
+    print(f"copied front-end assets into {target_root.relative_to(ROOT)}/")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

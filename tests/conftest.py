@@ -1,0 +1,204 @@
+"""Shared fixtures: a real database (SQLite file, or PostgreSQL from DATABASE_URL) built by the
+migrations, a real Redis (embedded redis-server unless REDIS_URL), and the app on top of them."""
+
+from __future__ import annotations
+
+import os
+import re
+import threading
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from sqlalchemy import create_engine, text
+from sqlalchemy.engine import make_url
+
+ROOT = Path(__file__).resolve().parent.parent
+TEST_SECRET = "test-secret-key-that-is-long-enough-for-production-checks"
+
+
+def _postgres_database(url: str) -> Iterator[str]:
+    """Create a throw-away database on the server named by `url`; drop it afterwards."""
+    from webapp.config import normalize_database_url
+
+    base = make_url(normalize_database_url(url))
+    name = f"flowdesk_test_{uuid.uuid4().hex[:10]}"
+    admin = create_engine(base.set(database="postgres"), isolation_level="AUTOCOMMIT")
+    with admin.connect() as conn:
+        conn.execute(text(f'CREATE DATABASE "{name}"'))
+    try:
+        yield base.set(database=name).render_as_string(hide_password=False)
+    finally:
+        with admin.connect() as conn:
+            conn.execute(
+                text("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = :n"),
+                {"n": name},
+            )
+            conn.execute(text(f'DROP DATABASE IF EXISTS "{name}"'))
+        admin.dispose()
+
+
+@pytest.fixture(scope="session")
+def database_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    url = os.environ.get("DATABASE_URL")
+    if url and url.startswith(("postgres://", "postgresql")):
+        yield from _postgres_database(url)
+    else:
+        yield f"sqlite:///{tmp_path_factory.mktemp('db') / 'flowdesk.sqlite3'}"
+
+
+@pytest.fixture(scope="session")
+def redis_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    url = os.environ.get("REDIS_URL")
+    if url:
+        yield url
+        return
+    from webapp.redis_server import EmbeddedRedis
+
+    server = EmbeddedRedis(tmp_path_factory.mktemp("redis"))
+    server.ensure_running()
+    yield server.url
+    server.stop()
+
+
+@pytest.fixture(scope="session")
+def app_config(database_url: str, redis_url: str, tmp_path_factory: pytest.TempPathFactory) -> dict:
+    return {
+        "TESTING": True,
+        "SQLALCHEMY_DATABASE_URI": database_url,
+        "REDIS_URL": redis_url,
+        "SECRET_KEY": TEST_SECRET,
+        "INSTANCE_PATH": str(tmp_path_factory.mktemp("instance")),
+        "PASSWORD_HASH_METHOD": "pbkdf2:sha256:1000",
+        "RQ_QUEUE": "flowdesk-test",
+    }
+
+
+@pytest.fixture(scope="session")
+def app(app_config: dict):
+    from flask_migrate import upgrade
+
+    from webapp import create_app
+
+    app = create_app(app_config)
+    with app.app_context():
+        upgrade()
+    return app
+
+
+def _clean(app) -> None:
+    from webapp.extensions import db
+    from webapp.queue import redis_connection
+
+    with app.app_context():
+        db.session.remove()
+        tables = [t for t in reversed(db.metadata.sorted_tables)]
+        with db.engine.begin() as conn:
+            if conn.dialect.name == "postgresql":
+                names = ", ".join(f'"{t.name}"' for t in tables)
+                conn.execute(text(f"TRUNCATE {names} RESTART IDENTITY CASCADE"))
+            else:
+                for table in tables:
+                    conn.execute(table.delete())
+        redis_connection(app).flushdb()
+
+
+@pytest.fixture(autouse=True)
+def _isolated_state(request: pytest.FixtureRequest) -> Iterator[None]:
+    """Tests that use the app start from empty tables and an empty Redis."""
+    if "app" not in request.fixturenames:
+        yield
+        return
+    app = request.getfixturevalue("app")
+    _clean(app)
+    yield
+
+
+@pytest.fixture(scope="session")
+def data_app(app, app_config: dict):
+    """A second app on the same database for test set-up and checks.
+
+    Requests made through `app` while a `data_app` context is open push their own app context,
+    so nothing (such as Flask-Login's cached user in `g`) leaks between requests.
+    """
+    from webapp import create_app
+
+    # Each statement of the test's own session commits at once (SQLite), so its reads always
+    # see what the requests under test wrote; PostgreSQL's READ COMMITTED already does.
+    options = {"execution_options": {"sqlite_begin": "AUTOCOMMIT"}}
+    return create_app(dict(app_config, SQLALCHEMY_ENGINE_OPTIONS=options))
+
+
+@pytest.fixture
+def db_session(data_app):
+    from webapp.extensions import db
+
+    with data_app.app_context():
+        yield db.session
+        db.session.remove()
+
+
+@pytest.fixture
+def demo(data_app) -> dict[str, int]:
+    from webapp.extensions import db
+    from webapp.services.demo import seed_demo
+
+    with data_app.app_context():
+        counts = seed_demo()
+        db.session.remove()
+        return counts
+
+
+@pytest.fixture
+def client(app):
+    return app.test_client()
+
+
+CSRF = re.compile(r'name="csrf_token"[^>]*?value="([^"]+)"')
+
+
+def csrf_token(client, path: str = "/login") -> str:
+    """Fetch a page and read its CSRF token, as a browser would."""
+    response = client.get(path)
+    match = CSRF.search(response.get_data(as_text=True))
+    assert match, f"no CSRF token on {path} (status {response.status_code})"
+    return match.group(1)
+
+
+def login(client, username: str, password: str = "flowdesk-demo"):
+    token = csrf_token(client, "/login")
+    return client.post(
+        "/login", data={"username": username, "password": password, "csrf_token": token}
+    )
+
+
+@pytest.fixture
+def login_as(client, demo):
+    def sign_in(username: str):
+        response = login(client, username)
+        assert response.status_code == 302, response.get_data(as_text=True)
+        return client
+
+    return sign_in
+
+
+@pytest.fixture(scope="session")
+def live_server(app):
+    """The app served over real HTTP on a free loopback port, in a thread."""
+    from werkzeug.serving import make_server
+
+    server = make_server("127.0.0.1", 0, app, threaded=True)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{server.server_port}"
+    server.shutdown()
+
+
+@pytest.fixture
+def fresh_database_url(database_url: str, tmp_path: Path) -> Iterator[str]:
+    """A second, empty database of the same kind as the suite's."""
+    if database_url.startswith("sqlite"):
+        yield f"sqlite:///{tmp_path / 'fresh.sqlite3'}"
+    else:
+        yield from _postgres_database(os.environ["DATABASE_URL"])

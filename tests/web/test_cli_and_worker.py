@@ -1,0 +1,102 @@
+"""CLI commands, the embedded Redis, and a real RQ job run by a real worker process."""
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from sqlalchemy import func, select
+
+from webapp.models import Partition, Role, User
+from webapp.queue import get_queue
+from webapp.redis_server import EmbeddedRedis
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _snapshot(db_session):
+    users = db_session.execute(
+        select(User.username, User.display_name, User.active).order_by(User.username)
+    ).all()
+    roles = {r.name: sorted(r.permissions) for r in db_session.scalars(select(Role))}
+    memberships = {
+        u.username: (sorted(r.name for r in u.roles), sorted(p.key for p in u.partitions))
+        for u in db_session.scalars(select(User))
+    }
+    return users, roles, memberships, db_session.scalar(select(func.count()).select_from(Partition))
+
+
+def test_seed_demo_twice_gives_the_same_data(app, db_session):
+    runner = app.test_cli_runner()
+    first = runner.invoke(args=["seed-demo"])
+    assert first.exit_code == 0, first.output
+    assert "every demo password is 'flowdesk-demo'" in first.output
+    before = _snapshot(db_session)
+    db_session.remove()
+    second = runner.invoke(args=["seed-demo"])
+    assert second.exit_code == 0
+    after = _snapshot(db_session)
+    assert before == after
+    assert [u[0] for u in after[0]] == ["admin", "alice", "bob", "designer", "operator"]
+
+
+def test_create_user_command(app, demo, db_session):
+    runner = app.test_cli_runner()
+    result = runner.invoke(
+        args=[
+            "create-user",
+            "Erin",
+            "--password",
+            "erin-password",
+            "--role",
+            "clerk",
+            "--partition",
+            "hr",
+        ]
+    )
+    assert result.exit_code == 0, result.output
+    erin = db_session.scalar(select(User).where(User.username == "erin"))
+    assert erin.check_password("erin-password")
+    assert [p.key for p in erin.partitions] == ["hr"]
+    bad = runner.invoke(
+        args=["create-user", "zed", "--password", "zed-password", "--role", "wizard"]
+    )
+    assert bad.exit_code != 0
+    assert "unknown role 'wizard'" in bad.output
+    weak = runner.invoke(args=["create-user", "yan", "--password", "short"])
+    assert "password: Use at least 8 characters." in weak.output
+
+
+def test_embedded_redis_starts_once_and_stops(tmp_path):
+    first = EmbeddedRedis(tmp_path)
+    assert first.ensure_running() is True
+    second = EmbeddedRedis(tmp_path)
+    assert second.ensure_running() is False, "a second process attaches to the running server"
+    assert second.is_running()
+    first.stop()
+    assert not second.is_running()
+
+
+def test_a_real_worker_process_runs_a_job_in_the_app_context(app, app_config, demo):
+    with app.app_context():
+        job = get_queue().enqueue("webapp.jobs.healthcheck")
+    env = dict(
+        os.environ,
+        DATABASE_URL=app_config["SQLALCHEMY_DATABASE_URI"],
+        REDIS_URL=app_config["REDIS_URL"],
+        SECRET_KEY=app_config["SECRET_KEY"],
+        RQ_QUEUE=app_config["RQ_QUEUE"],
+        FLOWDESK_ENV="testing",
+    )
+    done = subprocess.run(
+        [sys.executable, "worker.py", "--burst"],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 0, done.stderr
+    job.refresh()
+    assert job.get_status() == "finished", done.stderr
+    assert job.return_value() == {"users": 5}

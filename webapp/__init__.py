@@ -1,0 +1,72 @@
+"""Flowdesk: a self-hosted, Python-native process platform.
+
+`create_app` is the application factory: settings, extensions, blueprints, error pages, CLI.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from flask import Flask
+
+from webapp.config import load_config
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def create_app(config: Mapping[str, Any] | None = None) -> Flask:
+    """Build the Flask app: defaults, then environment variables, then `config`."""
+    app = Flask(
+        __name__,
+        instance_path=str((config or {}).get("INSTANCE_PATH") or ROOT / "instance"),
+        template_folder=str(ROOT / "templates"),
+        static_folder=str(ROOT / "static"),
+    )
+    app.config.update(load_config(Path(app.instance_path), config))
+    if app.config["SQLALCHEMY_DATABASE_URI"].startswith("sqlite:"):
+        Path(app.instance_path).mkdir(parents=True, exist_ok=True)
+
+    _init_extensions(app)
+    _register_blueprints(app)
+
+    from webapp import cli, errors, templating
+
+    errors.register(app)
+    templating.register(app)
+    cli.register(app)
+    return app
+
+
+def _init_extensions(app: Flask) -> None:
+    from webapp import database
+    from webapp.extensions import csrf, db, htmx, login_manager, migrate
+
+    db.init_app(app)
+    database.configure(app)
+    migrate.init_app(app, db, directory=str(ROOT / "migrations"))
+    csrf.init_app(app)
+    htmx.init_app(app)
+    login_manager.init_app(app)
+    login_manager.login_view = "auth.login"
+    login_manager.login_message = "Please sign in to see that page."
+    login_manager.login_message_category = "info"
+    login_manager.session_protection = "strong"
+
+    from webapp.models import User
+
+    @login_manager.user_loader
+    def load_user(user_id: str) -> User | None:
+        user = db.session.get(User, int(user_id)) if user_id.isdigit() else None
+        return user if user is not None and user.active else None
+
+
+def _register_blueprints(app: Flask) -> None:
+    from webapp.admin import bp as admin_bp
+    from webapp.auth import bp as auth_bp
+    from webapp.home import bp as home_bp
+
+    app.register_blueprint(auth_bp)
+    app.register_blueprint(admin_bp, url_prefix="/admin")
+    app.register_blueprint(home_bp)

@@ -1,0 +1,74 @@
+"""Admin forms; choices for roles and partitions are filled from the database per request."""
+
+from flask_wtf import FlaskForm
+from wtforms import BooleanField, PasswordField, StringField, TextAreaField
+from wtforms.validators import DataRequired, EqualTo, Length, Optional, Regexp
+
+from webapp.forms import MultiCheckboxField
+from webapp.permissions import PERMISSIONS
+
+
+class UserForm(FlaskForm):
+    username = StringField("Username", validators=[DataRequired(), Length(max=64)])
+    display_name = StringField("Display name", validators=[Optional(), Length(max=200)])
+    email = StringField(
+        "E-mail",
+        validators=[
+            Optional(),
+            Length(max=254),
+            Regexp(
+                r"^[^@\s]+@[^@\s]+\.[^@\s]+$", message="Enter an address like name@example.org."
+            ),
+        ],
+    )
+    active = BooleanField("Active", default=True)
+    roles = MultiCheckboxField("Roles", coerce=int)
+    partitions = MultiCheckboxField("Partitions", coerce=int)
+
+
+class NewUserForm(UserForm):
+    password = PasswordField(
+        "Password",
+        validators=[DataRequired(), Length(min=8, max=256)],
+        render_kw={"autocomplete": "new-password"},
+    )
+
+
+class PasswordForm(FlaskForm):
+    password = PasswordField(
+        "New password",
+        validators=[DataRequired(), Length(min=8, max=256)],
+        render_kw={"autocomplete": "new-password"},
+    )
+    confirm = PasswordField(
+        "Repeat it",
+        validators=[EqualTo("password", "The passwords differ.")],
+        render_kw={"autocomplete": "new-password"},
+    )
+
+
+class RoleForm(FlaskForm):
+    name = StringField(
+        "Name",
+        validators=[
+            DataRequired(),
+            Length(max=64),
+            Regexp(r"^[A-Za-z0-9][A-Za-z0-9 ._-]*$", message="Letters, digits, spaces, . _ -"),
+        ],
+    )
+    description = TextAreaField("Description", validators=[Optional(), Length(max=500)])
+    permissions = MultiCheckboxField(
+        "Permissions", choices=[(k, f"{k} — {v}") for k, v in PERMISSIONS.items()]
+    )
+
+
+class PartitionForm(FlaskForm):
+    key = StringField(
+        "Key",
+        validators=[
+            DataRequired(),
+            Length(max=64),
+            Regexp(r"^[a-z0-9][a-z0-9_-]*$", message="Lower-case letters, digits, - and _"),
+        ],
+    )
+    name = StringField("Name", validators=[DataRequired(), Length(max=200)])

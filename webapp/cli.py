@@ -1,0 +1,78 @@
+"""Command-line tools: `flask --app webapp <command>`."""
+
+from __future__ import annotations
+
+import click
+from flask import Flask
+from sqlalchemy import select
+
+from webapp.extensions import db
+
+
+def register(app: Flask) -> None:
+    app.cli.add_command(create_user)
+    app.cli.add_command(seed_demo)
+    app.cli.add_command(dev)
+
+
+@click.command("create-user")
+@click.argument("username")
+@click.option("--password", prompt=True, hide_input=True, confirmation_prompt=True)
+@click.option("--display-name", default="")
+@click.option("--email", default="")
+@click.option("--role", "roles", multiple=True, help="Role name; repeat for several.")
+@click.option("--partition", "partitions", multiple=True, help="Partition key; repeat.")
+def create_user(username, password, display_name, email, roles, partitions) -> None:
+    """Create a user with roles and partitions."""
+    from webapp.models import Partition, Role
+    from webapp.services import accounts
+
+    found_roles = list(db.session.scalars(select(Role).where(Role.name.in_(roles))))
+    missing = set(roles) - {r.name for r in found_roles}
+    found_parts = list(db.session.scalars(select(Partition).where(Partition.key.in_(partitions))))
+    missing_parts = set(partitions) - {p.key for p in found_parts}
+    if missing or missing_parts:
+        raise click.ClickException(
+            "unknown "
+            + ", ".join(
+                [f"role {n!r}" for n in sorted(missing)]
+                + [f"partition {k!r}" for k in sorted(missing_parts)]
+            )
+        )
+    try:
+        accounts.create_user(
+            username,
+            password,
+            display_name=display_name,
+            email=email,
+            roles=found_roles,
+            partitions=found_parts,
+        )
+    except accounts.AccountError as error:
+        raise click.ClickException(f"{error.field}: {error.message}") from error
+    db.session.commit()
+    click.echo(f"created user {username.strip().lower()}")
+
+
+@click.command("seed-demo")
+def seed_demo() -> None:
+    """Create (or reset) the demo users, roles and partitions."""
+    from webapp.services.demo import DEMO_PASSWORD
+    from webapp.services.demo import seed_demo as run
+
+    counts = run()
+    click.echo(
+        f"demo data ready: {counts['users']} users, {counts['roles']} roles, "
+        f"{counts['partitions']} partitions; every demo password is {DEMO_PASSWORD!r}"
+    )
+
+
+@click.command("dev")
+@click.option("--host", default="127.0.0.1")
+@click.option("--port", default=5000, type=int)
+@click.option("--workers", default=1, type=int, help="How many worker processes to start.")
+def dev(host: str, port: int, workers: int) -> None:
+    """Run Redis (embedded unless REDIS_URL), workers and the web server; Ctrl-C stops all."""
+    from webapp.devserver import run_all
+
+    run_all(host, port, workers)

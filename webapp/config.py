@@ -1,0 +1,133 @@
+"""Configuration: defaults, then the environment, then the mapping the caller passes.
+
+Outside development and testing a missing or invalid setting stops start-up with a message
+that names the setting, so a misconfigured production deploy never half-starts.
+"""
+
+from __future__ import annotations
+
+import os
+import secrets
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+ENVIRONMENTS = ("development", "testing", "production")
+
+
+class ConfigError(RuntimeError):
+    """A setting is missing or invalid; the message names it."""
+
+
+DEFAULTS: dict[str, Any] = {
+    "FLOWDESK_ENV": "development",
+    "SQLALCHEMY_DATABASE_URI": None,
+    "SQLALCHEMY_ENGINE_OPTIONS": {},
+    "REDIS_URL": None,
+    "SECRET_KEY": None,
+    "SESSION_COOKIE_HTTPONLY": True,
+    "SESSION_COOKIE_SAMESITE": "Lax",
+    "REMEMBER_COOKIE_HTTPONLY": True,
+    "REMEMBER_COOKIE_SAMESITE": "Lax",
+    "WTF_CSRF_TIME_LIMIT": None,
+    "MAX_CONTENT_LENGTH": 10 * 1024 * 1024,
+    "LOGIN_MAX_FAILURES": 5,
+    "LOGIN_LOCKOUT_SECONDS": 15 * 60,
+    "RQ_QUEUE": "flowdesk",
+    "PAGE_SIZE": 25,
+}
+
+# Environment variable -> (config key, parser).
+ENVIRONMENT_SETTINGS: dict[str, tuple[str, Any]] = {
+    "FLOWDESK_ENV": ("FLOWDESK_ENV", str),
+    "DATABASE_URL": ("SQLALCHEMY_DATABASE_URI", str),
+    "REDIS_URL": ("REDIS_URL", str),
+    "SECRET_KEY": ("SECRET_KEY", str),
+    "SESSION_COOKIE_SECURE": ("SESSION_COOKIE_SECURE", lambda v: v.lower() in ("1", "true", "yes")),
+    "LOGIN_MAX_FAILURES": ("LOGIN_MAX_FAILURES", int),
+    "LOGIN_LOCKOUT_SECONDS": ("LOGIN_LOCKOUT_SECONDS", int),
+    "RQ_QUEUE": ("RQ_QUEUE", str),
+}
+
+
+def load_config(instance_path: Path, overrides: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    """Build the final settings and check them; raise ConfigError naming any bad setting."""
+    config = dict(DEFAULTS)
+    for variable, (key, parse) in ENVIRONMENT_SETTINGS.items():
+        raw = os.environ.get(variable)
+        if raw is None or raw == "":
+            continue
+        try:
+            config[key] = parse(raw)
+        except ValueError as exc:
+            raise ConfigError(f"{variable}={raw!r} is not valid: {exc}") from exc
+    if overrides:
+        config.update(overrides)
+        if overrides.get("TESTING"):
+            config.setdefault("FLOWDESK_ENV", "testing")
+            if "FLOWDESK_ENV" not in overrides:
+                config["FLOWDESK_ENV"] = "testing"
+    _check(config, instance_path)
+    return config
+
+
+def normalize_database_url(url: str) -> str:
+    """Accept the URL forms hosting providers hand out and pick the psycopg 3 driver."""
+    if url.startswith("postgres://"):
+        url = "postgresql://" + url[len("postgres://") :]
+    if url.startswith("postgresql://"):
+        url = "postgresql+psycopg://" + url[len("postgresql://") :]
+    return url
+
+
+def _check(config: dict[str, Any], instance_path: Path) -> None:
+    env = config["FLOWDESK_ENV"]
+    if env not in ENVIRONMENTS:
+        raise ConfigError(f"FLOWDESK_ENV must be one of {', '.join(ENVIRONMENTS)}, not {env!r}")
+    production = env == "production"
+
+    url = config.get("SQLALCHEMY_DATABASE_URI")
+    if not url:
+        if production:
+            raise ConfigError("DATABASE_URL is not set: production needs a PostgreSQL URL")
+        url = f"sqlite:///{instance_path / 'flowdesk.sqlite3'}"
+    url = normalize_database_url(url)
+    if not url.startswith(("sqlite:", "postgresql+psycopg:")):
+        raise ConfigError(f"DATABASE_URL must be a postgresql:// or sqlite:// URL, not {url!r}")
+    config["SQLALCHEMY_DATABASE_URI"] = url
+
+    if production and not config.get("REDIS_URL"):
+        raise ConfigError("REDIS_URL is not set: production needs a Redis server URL")
+    redis_url = config.get("REDIS_URL")
+    if redis_url and not redis_url.startswith(("redis://", "rediss://", "unix://")):
+        raise ConfigError(
+            f"REDIS_URL must start with redis://, rediss:// or unix://, not {redis_url!r}"
+        )
+
+    key = config.get("SECRET_KEY")
+    if not key:
+        if production:
+            raise ConfigError("SECRET_KEY is not set: production needs a long random value")
+        key = _development_secret(instance_path)
+    elif production and len(key) < 32:
+        raise ConfigError("SECRET_KEY is too short: use at least 32 random characters")
+    config["SECRET_KEY"] = key
+
+    if not isinstance(config.get("LOGIN_MAX_FAILURES"), int) or config["LOGIN_MAX_FAILURES"] < 1:
+        raise ConfigError("LOGIN_MAX_FAILURES must be a whole number of at least 1")
+
+
+def _development_secret(instance_path: Path) -> str:
+    """Generate a development secret once and keep it, so sessions survive restarts."""
+    path = instance_path / "secret_key"
+    if path.exists():
+        return path.read_text().strip()
+    instance_path.mkdir(parents=True, exist_ok=True)
+    key = secrets.token_urlsafe(48)
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    except FileExistsError:
+        return path.read_text().strip()
+    with os.fdopen(fd, "w") as handle:
+        handle.write(key)
+    return key

@@ -1,0 +1,1 @@
+"""Services: the only code that opens and commits transactions on behalf of views and the CLI."""

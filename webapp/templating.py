@@ -1,0 +1,44 @@
+"""Template globals: the navigation shown by permission, and small formatting filters."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from flask import Flask, url_for
+from flask_login import current_user
+
+from webapp.permissions import can
+
+# (label, endpoint, permission): an area appears in the navigation only if its blueprint exists.
+NAVIGATION = [
+    ("Designer", "designer.index", "processes.edit"),
+    ("Inbox", "inbox.index", "tasks.work"),
+    ("Operations", "operations.index", "instances.read"),
+    ("Admin", "admin.index", "admin"),
+]
+
+
+def navigation_for(user: Any, app: Flask) -> list[dict[str, str]]:
+    """The areas `user` may open, in menu order."""
+    items = []
+    for label, endpoint, permission in NAVIGATION:
+        if endpoint not in app.view_functions:
+            continue
+        if can(user, permission, scoped=False):
+            items.append({"label": label, "url": url_for(endpoint), "endpoint": endpoint})
+    return items
+
+
+def format_datetime(value: datetime | None) -> str:
+    return value.strftime("%Y-%m-%d %H:%M UTC") if value else ""
+
+
+def register(app: Flask) -> None:
+    app.jinja_env.filters["datetime"] = format_datetime
+
+    @app.context_processor
+    def inject_navigation() -> dict[str, Any]:
+        user = current_user
+        nav = navigation_for(user, app) if user and user.is_authenticated else []
+        return {"navigation": nav, "can": can}
