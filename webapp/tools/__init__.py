@@ -1,0 +1,105 @@
+"""The tool registry: what a service task can call.
+
+Tools register with `@tool(name, inputs=..., description=...)`; third-party packages add theirs
+through the `flowdesk.tools` entry-point group (each entry point names a module to import).
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from importlib.metadata import entry_points
+from typing import Any
+
+from webapp.process.tools import ToolInput, ToolSpec
+
+log = logging.getLogger(__name__)
+
+ENTRY_POINT_GROUP = "flowdesk.tools"
+
+
+@dataclass(frozen=True)
+class ToolCall:
+    """What a tool receives besides its inputs."""
+
+    idempotency_key: str
+    actor: str | None
+    timeout: float
+    instance_id: int
+    node_id: str
+    attempt: int
+    config: Mapping[str, Any] = field(default_factory=dict)
+
+
+class ToolError(Exception):
+    """A tool failed; `code` is a short stable word shown in incidents (e.g. http_500)."""
+
+    def __init__(self, code: str, message: str, *, retryable: bool = True) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+        self.retryable = retryable
+
+
+@dataclass(frozen=True)
+class Tool:
+    spec: ToolSpec
+    function: Callable[[dict[str, Any], ToolCall], Any]
+
+
+_REGISTRY: dict[str, Tool] = {}
+_loaded = False
+
+
+def tool(
+    name: str,
+    *,
+    inputs: Mapping[str, str] | list[ToolInput] | tuple[ToolInput, ...] = (),
+    optional: tuple[str, ...] = (),
+    description: str = "",
+) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """Register a tool; `inputs` maps input name -> description (all required unless optional)."""
+    if isinstance(inputs, Mapping):
+        declared = tuple(
+            ToolInput(key, required=key not in optional, description=text)
+            for key, text in inputs.items()
+        )
+    else:
+        declared = tuple(inputs)
+
+    def register(function: Callable[..., Any]) -> Callable[..., Any]:
+        if name in _REGISTRY and _REGISTRY[name].function is not function:
+            raise ValueError(f"tool {name!r} is registered twice")
+        _REGISTRY[name] = Tool(
+            ToolSpec(name, description or (function.__doc__ or "").strip(), declared), function
+        )
+        return function
+
+    return register
+
+
+def load() -> None:
+    """Import the built-in tools and every `flowdesk.tools` entry point, once per process."""
+    global _loaded
+    if _loaded:
+        return
+    _loaded = True
+    from webapp.tools import builtin  # noqa: F401
+
+    for entry in entry_points(group=ENTRY_POINT_GROUP):
+        try:
+            entry.load()
+        except Exception:
+            log.exception("could not load tool entry point %s", entry.name)
+
+
+def get(name: str) -> Tool | None:
+    load()
+    return _REGISTRY.get(name)
+
+
+def specs() -> dict[str, ToolSpec]:
+    """The registered tools' specs, for validation and the designer's tool picker."""
+    load()
+    return {name: registered.spec for name, registered in sorted(_REGISTRY.items())}
