@@ -1,0 +1,119 @@
+"""Import, validate, export and re-import every file of the shared BPMN corpus.
+
+The corpus lives outside the repository (read-only, never copied in): `FLOWDESK_BPMN_CORPUS`, else
+`shared/bpmn-corpus` next to the clone (`../shared` or `../../shared` from the repository root).
+Its MANIFEST.md table says which files use only the subset of BPMN we support.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from pathlib import Path
+
+import pytest
+from lxml import etree
+
+from webapp.process.bpmn import BpmnImportError, ImportResult, export_bpmn, import_bpmn
+from webapp.process.document import canonical_json
+from webapp.process.validation import Problem, validate
+
+from .test_bpmn_roundtrip import bpmn_schema
+
+REPO = Path(__file__).resolve().parents[2]
+#: Unsupported entries that describe other pools of the file, not the imported process itself.
+OTHER_POOLS = {"process", "participant"}
+
+
+def corpus_dir() -> Path | None:
+    """Where the corpus is, or None when this checkout has none beside it."""
+    configured = os.environ.get("FLOWDESK_BPMN_CORPUS")
+    candidates = [Path(configured)] if configured else []
+    candidates += [REPO.parent / "shared/bpmn-corpus", REPO.parent.parent / "shared/bpmn-corpus"]
+    return next((c for c in candidates if (c / "MANIFEST.md").is_file()), None)
+
+
+def manifest(corpus: Path) -> list[tuple[str, bool]]:
+    """(file, in subset) for every row of the MANIFEST.md table of files."""
+    rows: list[tuple[str, bool]] = []
+    columns: list[str] = []
+    for line in (corpus / "MANIFEST.md").read_text(encoding="utf-8").splitlines():
+        cells = [cell.strip() for cell in re.split(r"(?<!\\)\|", line.strip())[1:-1]]
+        if "file (in corpus)" in cells and "subset" in cells:
+            columns = cells
+        elif columns and len(cells) == len(columns) and cells[0].isdigit():
+            name = cells[columns.index("file (in corpus)")].strip("`")
+            rows.append((name, cells[columns.index("subset")].startswith("yes")))
+        elif columns and not line.startswith("|"):
+            columns = []
+    return rows
+
+
+CORPUS = corpus_dir()
+ENTRIES = manifest(CORPUS) if CORPUS else []
+SUBSET = [name for name, subset in ENTRIES if subset]
+OTHERS = [name for name, subset in ENTRIES if not subset]
+NO_CORPUS = pytest.mark.skip(
+    reason="BPMN corpus not found: set FLOWDESK_BPMN_CORPUS or put shared/bpmn-corpus by the repo"
+)
+
+
+def params(names: list[str]) -> list[object]:
+    return list(names) if names else [pytest.param("", marks=NO_CORPUS)]
+
+
+@pytest.fixture(scope="module")
+def schema() -> etree.XMLSchema:
+    return bpmn_schema()
+
+
+def load(name: str) -> bytes:
+    assert CORPUS is not None
+    return (CORPUS / name).read_bytes()
+
+
+def check_roundtrip(result: ImportResult, schema: etree.XMLSchema) -> None:
+    exported = export_bpmn(result.document)
+    assert schema.validate(etree.fromstring(exported.encode())), schema.error_log.last_error
+    again = import_bpmn(exported)
+    assert again.unsupported == []
+    assert canonical_json(again.document) == canonical_json(result.document)
+    assert export_bpmn(again.document) == exported
+
+
+@pytest.mark.skipif(CORPUS is None, reason="BPMN corpus not found")
+def test_manifest_lists_every_corpus_file() -> None:
+    assert CORPUS is not None
+    on_disk = {
+        str(path.relative_to(CORPUS))
+        for path in CORPUS.rglob("*")
+        if path.is_file() and path.name != "MANIFEST.md" and not path.name.startswith(".")
+    }
+    listed = {name for name, _ in ENTRIES}
+    assert listed <= on_disk
+    assert len(listed) == len(ENTRIES) >= 99
+    assert len(SUBSET) >= 40
+
+
+@pytest.mark.parametrize("name", params(SUBSET))
+def test_subset_file_imports_completely_and_roundtrips(name: str, schema: etree.XMLSchema) -> None:
+    result = import_bpmn(load(name))
+    own = [u for u in result.unsupported if u.type not in OTHER_POOLS]
+    assert own == [], own
+    assert result.document["nodes"]
+    problems = validate(result.document)
+    assert all(isinstance(problem, Problem) for problem in problems)
+    check_roundtrip(result, schema)
+
+
+@pytest.mark.parametrize("name", params(OTHERS))
+def test_other_file_reports_what_it_cannot_import(name: str, schema: etree.XMLSchema) -> None:
+    try:
+        result = import_bpmn(load(name))
+    except BpmnImportError as exc:
+        assert exc.message
+        return
+    assert result.unsupported, "a file beyond the subset must report unsupported elements"
+    assert all(u.id and u.type and u.line for u in result.unsupported)
+    validate(result.document)
+    check_roundtrip(result, schema)

@@ -1,0 +1,96 @@
+"""Tests for the node-kind registry."""
+
+from __future__ import annotations
+
+import pytest
+
+from webapp.process.kinds import KINDS, config_type_ok, default_size, get_kind
+
+
+def test_registry_lists_the_contract_kinds() -> None:
+    assert set(KINDS) == {
+        "startEvent",
+        "endEvent",
+        "userTask",
+        "serviceTask",
+        "exclusiveGateway",
+        "parallelGateway",
+        "timerCatch",
+        "messageCatch",
+    }
+    assert all(kind.name == name for name, kind in KINDS.items())
+
+
+def test_registry_is_read_only() -> None:
+    with pytest.raises(TypeError):
+        KINDS["scriptTask"] = KINDS["userTask"]  # type: ignore[index]
+    with pytest.raises(TypeError):
+        KINDS["serviceTask"].defaults["retries"] = 5  # type: ignore[index]
+
+
+@pytest.mark.parametrize(
+    ("name", "role", "flows"),
+    [
+        ("startEvent", "event", (0, 0, 1, 1)),
+        ("endEvent", "event", (1, None, 0, 0)),
+        ("userTask", "task", (1, None, 1, 1)),
+        ("serviceTask", "task", (1, None, 1, 1)),
+        ("exclusiveGateway", "gateway", (1, None, 1, None)),
+        ("parallelGateway", "gateway", (1, None, 1, None)),
+        ("timerCatch", "event", (1, None, 1, 1)),
+        ("messageCatch", "event", (1, None, 1, 1)),
+    ],
+)
+def test_roles_and_flow_counts(name: str, role: str, flows: tuple) -> None:
+    kind = KINDS[name]
+    assert kind.role == role
+    assert (kind.min_in, kind.max_in, kind.min_out, kind.max_out) == flows
+
+
+def test_config_keys_follow_the_contract() -> None:
+    assert KINDS["userTask"].config_keys == ("assignee", "form", "dueIn", "saveTo")
+    assert set(KINDS["serviceTask"].config_keys) == {
+        "tool",
+        "inputs",
+        "saveTo",
+        "retries",
+        "backoff",
+        "timeout",
+    }
+    assert KINDS["timerCatch"].config_keys == ("duration", "date")
+    assert KINDS["messageCatch"].config_keys == ("message", "correlationKey", "saveTo")
+    assert KINDS["endEvent"].config_keys == ()
+
+
+def test_service_task_defaults_and_with_defaults() -> None:
+    kind = KINDS["serviceTask"]
+    assert dict(kind.defaults) == {"inputs": {}, "retries": 3, "backoff": 2.0, "timeout": 30}
+    merged = kind.with_defaults({"tool": "mail", "retries": 0})
+    assert merged == {"inputs": {}, "retries": 0, "backoff": 2.0, "timeout": 30, "tool": "mail"}
+    assert KINDS["userTask"].with_defaults(None) == {}
+
+
+def test_default_sizes() -> None:
+    assert default_size("startEvent") == (36, 36)
+    assert default_size("timerCatch") == (36, 36)
+    assert default_size("userTask") == (100, 80)
+    assert default_size("parallelGateway") == (50, 50)
+    assert default_size("unknownKind") == (100, 80)
+
+
+def test_config_type_ok() -> None:
+    service = KINDS["serviceTask"]
+    assert config_type_ok(service, "retries", 3)
+    assert not config_type_ok(service, "retries", 3.0)
+    assert not config_type_ok(service, "retries", True)
+    assert config_type_ok(service, "backoff", 1)
+    assert config_type_ok(service, "backoff", 0.5)
+    assert not config_type_ok(service, "timeout", "30")
+    assert config_type_ok(service, "tool", None)
+    assert config_type_ok(service, "undeclared", object())
+
+
+def test_get_kind() -> None:
+    assert get_kind("userTask") is KINDS["userTask"]
+    assert get_kind("nope") is None
+    assert KINDS["userTask"].label == "User task"

@@ -1,0 +1,390 @@
+"""Import BPMN 2.0 XML (ours or any modeler's) into a process document.
+
+Elements are matched by namespace URI. One process is imported: `process_id`, else the first
+executable process with flow nodes, else the first with flow nodes. Nothing is dropped silently:
+`unsupported` lists every element not imported (other pools, message flows, sub-processes,
+boundary events, data objects...) or imported without part of its meaning (a start event's timer,
+a task's loop), and every sequence flow that touches one. Lanes are ignored without a note (they
+carry no behaviour here); text annotations and associations give warnings. Positions come from
+BPMNDI; a file with no usable DI gets `auto_layout`, nodes missing a shape are put below the rest.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from lxml import etree
+
+from webapp.process.document import (
+    CURRENT_FORMAT_VERSION,
+    DocumentError,
+    is_valid_id,
+    normalize,
+    upgrade,
+)
+from webapp.process.validation import Problem
+
+from . import conditions, events, layout, safe_xml
+from .model import BpmnImportError, ImportResult, UnsupportedElement
+from .namespaces import BPMN, BPMNDI, FLOWDESK, FLOWDESK_LANGUAGE, q, split
+from .vendor import service_task_config, start_event_config, user_task_config
+
+MAX_BYTES = 5_000_000
+
+TASKS = {
+    "userTask": "userTask",
+    "task": "userTask",
+    "manualTask": "userTask",
+    "serviceTask": "serviceTask",
+    "scriptTask": "serviceTask",
+}
+FLOW_NODES = {
+    *TASKS,
+    *events.EVENTS,
+    "exclusiveGateway",
+    "parallelGateway",
+    "inclusiveGateway",
+    "eventBasedGateway",
+    "complexGateway",
+    "sendTask",
+    "receiveTask",
+    "businessRuleTask",
+    "subProcess",
+    "adHocSubProcess",
+    "transaction",
+    "callActivity",
+    "callChoreography",
+    "subChoreography",
+    "choreographyTask",
+}
+_SILENT = {"laneSet", "documentation", "extensionElements", "auditing", "monitoring"}
+_ARTIFACTS = {"textAnnotation", "association", "group"}
+_NODE_CHILDREN = {"documentation", "extensionElements", "incoming", "outgoing", "script"}
+
+
+def import_bpmn(
+    data: bytes | str, *, max_bytes: int = MAX_BYTES, process_id: str | None = None
+) -> ImportResult:
+    """Import a BPMN file; raises `BpmnImportError` only when the file cannot be read at all."""
+    root = safe_xml.parse(data, max_bytes=max_bytes)
+    if split(root.tag) != (BPMN, "definitions"):
+        namespace, local = split(root.tag)
+        raise BpmnImportError(
+            f"Not a BPMN 2.0 file: the root element is '{local}' in namespace '{namespace}', "
+            f"expected 'definitions' in '{BPMN}'",
+            root.sourceline,
+        )
+    return _Reader(root).read(process_id)
+
+
+def local_ref(value: str | None) -> str:
+    """Strip a QName prefix from an id reference (`tns:Task_1` -> `Task_1`)."""
+    return (value or "").strip().rpartition(":")[2]
+
+
+def flowdesk_blob(element: etree._Element, name: str) -> dict[str, Any] | None:
+    """Return the JSON object in `<extensionElements><flowdesk:NAME>`; raise ValueError if bad."""
+    for container in element.findall(q(BPMN, "extensionElements")):
+        for child in container.findall(q(FLOWDESK, name)):
+            try:
+                value = json.loads(child.text or "")
+            except RecursionError:
+                raise ValueError("nested too deeply") from None
+            if not isinstance(value, dict):
+                raise ValueError("not a JSON object")
+            return value
+    return None
+
+
+class _Reader:
+    def __init__(self, root: etree._Element) -> None:
+        self.root = root
+        self.warnings: list[Problem] = []
+        self.unsupported: list[UnsupportedElement] = []
+        self.ids = {str(e.get("id")) for e in root.iter() if isinstance(e.tag, str) and e.get("id")}
+        self.renamed: dict[str, str] = {}
+
+    def warn(self, code: str, element_id: str | None, message: str) -> None:
+        self.warnings.append(Problem(code, "warning", element_id, message))
+
+    def skip(self, element: etree._Element, kind: str, detail: str = "", id_: str = "") -> None:
+        parent = element.getparent()
+        element_id = (
+            id_ or element.get("id") or (parent.get("id", "") if parent is not None else "")
+        )
+        self.unsupported.append(UnsupportedElement(element_id, kind, element.sourceline, detail))
+
+    def blob(self, element: etree._Element, name: str) -> dict[str, Any]:
+        """Our extension data on `element` ({} when absent; a warning when unreadable)."""
+        try:
+            return flowdesk_blob(element, name) or {}
+        except ValueError as exc:
+            element_id = element.get("id")
+            self.warn("import.extension_invalid", element_id, f"flowdesk:{name} ignored: {exc}")
+            return {}
+
+    def fresh(self, base: str) -> str:
+        candidate, n = base, 1
+        while candidate in self.ids:
+            n += 1
+            candidate = f"{base}_{n}"
+        self.ids.add(candidate)
+        return candidate
+
+    def read(self, process_id: str | None) -> ImportResult:
+        process = self._choose_process(process_id)
+        ext = self.blob(process, "document")
+        doc: dict[str, Any] = {"format_version": CURRENT_FORMAT_VERSION}
+        if not ext:
+            doc["key"] = process.get("id", "")
+            name = process.get("name") or self._participant_name(process.get("id"))
+            if name:
+                doc["name"] = name
+        else:
+            doc.update({k: v for k, v in ext.items() if k not in ("nodes", "flows")})
+        nodes, origin = self._nodes(process)
+        doc["nodes"] = nodes
+        doc["flows"] = self._flows(process, nodes)
+        self._positions(doc, origin)
+        try:
+            document = normalize(upgrade(doc))
+        except DocumentError as exc:
+            raise BpmnImportError(f"The imported process is not a valid document: {exc}") from None
+        except RecursionError:
+            raise BpmnImportError(
+                "The file's Flowdesk extension data is nested too deeply"
+            ) from None
+        return ImportResult(document, self.warnings, self.unsupported)
+
+    def _choose_process(self, process_id: str | None) -> etree._Element:
+        processes = self.root.findall(q(BPMN, "process"))
+        if process_id is not None:
+            chosen = [p for p in processes if p.get("id") == process_id]
+            if not chosen:
+                ids = ", ".join(str(p.get("id")) for p in processes) or "none"
+                raise BpmnImportError(f"No process with id '{process_id}' (the file has: {ids})")
+        else:
+
+            def has_nodes(p: etree._Element) -> bool:
+                return any(split(child.tag) in {(BPMN, t) for t in FLOW_NODES} for child in p)
+
+            chosen = [p for p in processes if has_nodes(p) and p.get("isExecutable") == "true"]
+            chosen = chosen or [p for p in processes if has_nodes(p)] or processes
+        if not chosen:
+            raise BpmnImportError("The file contains no BPMN process")
+        participants = {
+            local_ref(p.get("processRef")): p for p in self.root.iter(q(BPMN, "participant"))
+        }
+        for other in processes:
+            if other is chosen[0]:
+                continue
+            pool = participants.get(other.get("id", ""))
+            detail = f"process '{other.get('id')}' not imported (choose it with process_id)"
+            if pool is not None:
+                self.skip(pool, "participant", detail)
+            else:
+                self.skip(other, "process", detail)
+        for message_flow in self.root.iter(q(BPMN, "messageFlow")):
+            self.skip(message_flow, "messageFlow", "message flows between pools")
+        return chosen[0]
+
+    def _participant_name(self, process_id: str | None) -> str:
+        for participant in self.root.iter(q(BPMN, "participant")):
+            if local_ref(participant.get("processRef")) == process_id:
+                return participant.get("name", "")
+        return ""
+
+    def _nodes(self, process: etree._Element) -> tuple[dict[str, Any], dict[str, str]]:
+        nodes: dict[str, Any] = {}
+        origin: dict[str, str] = {}
+        for element in process:
+            namespace, local = split(element.tag)
+            if namespace != BPMN or local in _SILENT or local == "sequenceFlow":
+                continue
+            if local in _ARTIFACTS:
+                self.warn("import.artifact", element.get("id"), f"{local} ignored")
+            elif local not in FLOW_NODES:
+                self.skip(element, local)
+            else:
+                node = self._node(element, local)
+                if node is not None:
+                    node_id = self._node_id(element, local)
+                    if node_id in nodes:
+                        self.skip(element, local, f"duplicate id '{node_id}'")
+                        continue
+                    nodes[node_id] = node
+                    origin[node_id] = element.get("id", "")
+        return nodes, origin
+
+    def _node_id(self, element: etree._Element, local: str) -> str:
+        original = element.get("id", "")
+        if is_valid_id(original):
+            return original
+        node_id = self.fresh(local[0].upper() + local[1:])
+        if original:
+            self.renamed[original] = node_id
+            self.warn("import.id_renamed", node_id, f"Id '{original}' renamed to '{node_id}'")
+        return node_id
+
+    def _node(self, element: etree._Element, local: str) -> dict[str, Any] | None:
+        node_id = element.get("id", "")
+
+        def warn(code: str, message: str) -> None:
+            self.warn(code, node_id, message)
+
+        config: dict[str, Any] = {}
+        if local in TASKS:
+            kind = TASKS[local]
+            if local in ("task", "manualTask"):
+                warn("import.task_as_user_task", f"{local} imported as a user task")
+            if local == "scriptTask":
+                script_format = element.get("scriptFormat") or "unspecified"
+                warn(
+                    "import.script_task",
+                    f"Script task ({script_format}) imported as a service task without a tool; "
+                    "its script is not imported",
+                )
+            reader = user_task_config if kind == "userTask" else service_task_config
+            config = reader(element, warn)
+        elif local in ("exclusiveGateway", "parallelGateway"):
+            kind = local
+        elif local not in events.EVENTS:
+            self.skip(element, local)
+            return None
+        else:
+            parsed = events.read_event(element, local, self.skip, self.root)
+            if parsed is None:
+                return None
+            kind, config = parsed
+            if kind == "startEvent":
+                config = start_event_config(element, warn)
+        for child in element:
+            namespace, child_local = split(child.tag)
+            if (
+                namespace == BPMN
+                and child_local not in _NODE_CHILDREN
+                and not (
+                    child_local.endswith("EventDefinition") or child_local == "eventDefinitionRef"
+                )
+            ):
+                self.skip(child, child_local, f"on {local} '{node_id}'", child.get("id") or node_id)
+        config.update(self.blob(element, "config"))
+        config.update(events.standard_config(element, kind, warn, self.root))
+        node: dict[str, Any] = {"kind": kind, "title": element.get("name", ""), "config": config}
+        node.update(self.blob(element, "node"))
+        if node["kind"] == "messageCatch" and "correlationKey" not in node["config"]:
+            warn("import.correlation_key", "Message catch has no correlation key")
+        return node
+
+    def _flows(self, process: etree._Element, nodes: dict[str, Any]) -> dict[str, Any]:
+        flows: dict[str, Any] = {}
+        defaults = {(self._ref(e.get("id")), local_ref(e.get("default"))) for e in process}
+        for element in process.findall(q(BPMN, "sequenceFlow")):
+            source = self._ref(element.get("sourceRef"))
+            target = self._ref(element.get("targetRef"))
+            flow_id = element.get("id") or self.fresh(f"Flow_{source}_{target}")
+            if not is_valid_id(flow_id) or flow_id in flows or flow_id in nodes:
+                flow_id = self.fresh("Flow")
+            if source not in nodes or target not in nodes:
+                missing = source if source not in nodes else target
+                detail = f"connects '{missing}', which is not imported"
+                self.skip(element, "sequenceFlow", detail, element.get("id") or flow_id)
+                continue
+            flow: dict[str, Any] = {
+                "source": source,
+                "target": target,
+                "title": element.get("name", ""),
+                "condition": self._condition(element, flow_id),
+                "default": (source, element.get("id")) in defaults,
+                "waypoints": [],
+                "_di": element.get("id"),
+            }
+            flow.update(self.blob(element, "flow"))
+            flows[flow_id] = flow
+        return flows
+
+    def _ref(self, value: str | None) -> str:
+        ref = local_ref(value)
+        return self.renamed.get(ref, ref)
+
+    def _condition(self, element: etree._Element, flow_id: str) -> str | None:
+        expression = element.find(q(BPMN, "conditionExpression"))
+        if expression is None:
+            return None
+        text = "".join(expression.itertext())
+        language = expression.get("language")
+        if language == FLOWDESK_LANGUAGE:
+            return text
+        if not text.strip():
+            return None
+        result = conditions.translate(text.strip(), language)
+        if not result.ok:
+            self.warn(
+                "import.condition_untranslated",
+                flow_id,
+                f"Condition '{text.strip()}' ({result.dialect}) kept as written; rewrite it",
+            )
+        return result.text
+
+    def _positions(self, doc: dict[str, Any], origin: dict[str, str]) -> None:
+        shapes, edges = _diagram(self.root)
+        missing = []
+        for node_id, node in doc["nodes"].items():
+            source_id = origin[node_id]
+            if source_id not in shapes:
+                missing.append(node_id)
+            elif shapes[source_id] is not None and "position" not in node:
+                node["position"] = shapes[source_id]
+        for flow in doc["flows"].values():
+            points = edges.get(flow.pop("_di") or "")
+            if points and not flow["waypoints"]:
+                flow["waypoints"] = points
+        if missing and len(missing) == len(doc["nodes"]):
+            doc.update(layout.auto_layout(doc))
+            self.warn("import.auto_layout", None, "The file has no diagram; laid out automatically")
+        elif missing:
+            layout.place_missing(doc, missing)
+            for node_id in missing:
+                self.warn("import.missing_shape", node_id, "No diagram shape; placed below")
+
+
+def _diagram(root: etree._Element) -> tuple[dict[str, Any], dict[str, list[dict[str, Any]]]]:
+    """Bounds by element id (None for shapes we generated) and edge waypoints by flow id."""
+    shapes: dict[str, Any] = {}
+    edges: dict[str, list[dict[str, Any]]] = {}
+    generated = q(FLOWDESK, "generated")
+    for shape in root.iter(q(BPMNDI, "BPMNShape")):
+        ref = local_ref(shape.get("bpmnElement"))
+        bounds = next((c for c in shape if split(c.tag)[1] == "Bounds"), None)
+        if ref in shapes or (bounds is None and shape.get(generated) != "true"):
+            continue
+        if shape.get(generated) == "true":
+            shapes[ref] = None
+            continue
+        box = _numbers(bounds, "x", "y", "width", "height")
+        if box is not None and box["width"] > 0 and box["height"] > 0:
+            shapes[ref] = box
+    for edge in root.iter(q(BPMNDI, "BPMNEdge")):
+        ref = local_ref(edge.get("bpmnElement"))
+        if ref in edges or edge.get(generated) == "true":
+            continue
+        points = [_numbers(p, "x", "y") for p in edge if split(p.tag)[1] == "waypoint"]
+        if len(points) >= 2 and all(points):
+            edges[ref] = [point for point in points if point]
+    return shapes, edges
+
+
+def _numbers(element: etree._Element | None, *names: str) -> dict[str, Any] | None:
+    if element is None:
+        return None
+    result: dict[str, Any] = {}
+    for name in names:
+        try:
+            value = float(element.get(name, ""))
+        except ValueError:
+            return None
+        if value != value or value in (float("inf"), float("-inf")):
+            return None
+        result[name] = int(value) if value.is_integer() else value
+    return result

@@ -1,0 +1,289 @@
+"""Best-effort mapping of vendor extensions (Camunda 7/8, Flowable, Activiti, Spiff) to config.
+
+Each function reads one BPMN element and returns the config keys it could derive; whatever it
+reads only approximately is reported through `warn(code, message)`.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from typing import Any
+
+from lxml import etree
+
+from webapp.process.document import is_identifier
+
+from . import conditions
+from .namespaces import JUEL_VENDORS, SPIFF, ZEEBE, q, split
+
+Warn = Callable[[str, str], None]
+
+_ISO_DURATION = re.compile(r"^P(?!$)(\d+W)?(\d+D)?(T(?=\d)(\d+H)?(\d+M)?(\d+(\.\d+)?S)?)?$")
+_FIELD_TYPES = {
+    "string": "text",
+    "long": "integer",
+    "integer": "integer",
+    "double": "number",
+    "boolean": "boolean",
+    "date": "date",
+    "enum": "select",
+    "textarea": "textarea",
+}
+_CONSTRAINTS = {"required": "required", "min": "min", "max": "max"}
+_CONSTRAINTS.update({"minlength": "minLength", "maxlength": "maxLength"})
+
+
+def vendor_attr(element: etree._Element, name: str) -> str | None:
+    """Return the first Camunda/Flowable/Activiti attribute `name` set on `element`."""
+    for namespace in JUEL_VENDORS:
+        value = element.get(q(namespace, name))
+        if value is not None:
+            return value
+    return None
+
+
+def _extensions(element: etree._Element) -> list[etree._Element]:
+    return [
+        child
+        for container in element
+        if split(container.tag) == (split(element.tag)[0], "extensionElements")
+        for child in container
+        if isinstance(child.tag, str)
+    ]
+
+
+def _find(element: etree._Element, namespaces: tuple[str, ...], local: str) -> Any:
+    for child in _extensions(element):
+        namespace, name = split(child.tag)
+        if namespace in namespaces and name == local:
+            return child
+    return None
+
+
+def _expression(text: str, warn: Warn) -> str:
+    result = conditions.translate(text)
+    if not result.ok:
+        warn("import.expression_untranslated", f"Kept the expression '{text}' untranslated")
+    return result.text
+
+
+def start_event_config(element: etree._Element, warn: Warn) -> dict[str, Any]:
+    """The start form of a start event."""
+    form = form_spec(element, warn)
+    _listeners(element, warn)
+    return {"form": form} if form else {}
+
+
+def user_task_config(element: etree._Element, warn: Warn) -> dict[str, Any]:
+    """Assignee, form and due date of a user task."""
+    config: dict[str, Any] = {}
+    assignee = _assignee(element, warn)
+    if assignee:
+        config["assignee"] = assignee
+    form = form_spec(element, warn)
+    if form:
+        config["form"] = form
+    due = vendor_attr(element, "dueDate")
+    if due is not None:
+        if _ISO_DURATION.match(due.strip()):
+            config["dueIn"] = due.strip()
+        else:
+            warn("import.due_date", f"Due date '{due}' is not an ISO-8601 duration; not imported")
+    _listeners(element, warn)
+    return config
+
+
+def _assignee(element: etree._Element, warn: Warn) -> dict[str, str] | None:
+    candidates: list[tuple[str, str]] = []
+    zeebe = _find(element, (ZEEBE,), "assignmentDefinition")
+    sources = [element] + ([zeebe] if zeebe is not None else [])
+    for source in sources:
+        for attribute, kind in (("assignee", "user"), ("candidateUsers", "user")):
+            value = vendor_attr(source, attribute) or source.get(attribute)
+            if value:
+                candidates.append((kind, value))
+        groups = vendor_attr(source, "candidateGroups") or source.get("candidateGroups")
+        if groups:
+            candidates.append(("role", groups))
+    if not candidates:
+        return None
+    kind, value = candidates[0]
+    if len(candidates) > 1:
+        warn("import.assignee_lossy", f"Only the first assignment ('{value}') was imported")
+    value = value.strip()
+    if value.startswith(("${", "#{", "=")):
+        return {"type": "expression", "value": _expression(value, warn)}
+    parts = [part.strip() for part in value.split(",") if part.strip()]
+    if len(parts) > 1:
+        warn("import.assignee_lossy", f"Only the first of '{value}' was imported as {kind}")
+    return {"type": kind, "value": parts[0] if parts else value}
+
+
+def form_spec(element: etree._Element, warn: Warn) -> dict[str, Any] | None:
+    """Form fields from `camunda:formData`, `flowable:formProperty` (best effort)."""
+    form_key = vendor_attr(element, "formKey")
+    if form_key:
+        warn("import.form_key", f"External form '{form_key}' is not imported")
+    if _find(element, (ZEEBE,), "formDefinition") is not None:
+        warn("import.form_key", "Camunda 8 linked form is not imported")
+    fields: list[dict[str, Any]] = []
+    data = _find(element, JUEL_VENDORS, "formData")
+    for child in data if data is not None else []:
+        if split(child.tag)[1] == "formField":
+            fields.append(_form_field(child, warn))
+    for child in _extensions(element):
+        namespace, local = split(child.tag)
+        if namespace in JUEL_VENDORS and local == "formProperty":
+            fields.append(_form_field(child, warn))
+    return {"fields": fields} if fields else None
+
+
+def _form_field(field: etree._Element, warn: Warn) -> dict[str, Any]:
+    key = field.get("id", "")
+    vendor_type = field.get("type", "string")
+    result: dict[str, Any] = {
+        "key": key,
+        "label": field.get("label") or field.get("name") or key,
+        "type": _FIELD_TYPES.get(vendor_type, "text"),
+        "required": field.get("required") == "true",
+    }
+    if vendor_type not in _FIELD_TYPES:
+        warn("import.form_lossy", f"Form field '{key}' type '{vendor_type}' imported as text")
+    default = field.get("defaultValue") or field.get("default")
+    if default is not None:
+        result["default"] = _typed_default(result["type"], default)
+    options = []
+    for child in field.iter():
+        namespace, local = split(child.tag)
+        if local == "value" and namespace in JUEL_VENDORS:
+            value = child.get("id", "")
+            options.append({"value": value, "label": child.get("name") or value})
+        elif local == "constraint" and namespace in JUEL_VENDORS:
+            _constraint(result, child.get("name", ""), child.get("config"), warn)
+        elif local == "property" and namespace in JUEL_VENDORS:
+            if child.get("id") == "description":
+                result["help"] = child.get("value", "")
+            else:
+                warn("import.form_lossy", f"Form field '{key}' property '{child.get('id')}'")
+    if options:
+        result["options"] = options
+    return result
+
+
+def _typed_default(field_type: str, text: str) -> Any:
+    """Turn a vendor default (always text) into a literal of the field's type if it reads as one."""
+    if field_type == "boolean" and text.strip().lower() in ("true", "false"):
+        return text.strip().lower() == "true"
+    try:
+        if field_type == "integer":
+            return int(text)
+        if field_type == "number":
+            return float(text)
+    except ValueError:
+        pass
+    return text
+
+
+def _constraint(field: dict[str, Any], name: str, value: str | None, warn: Warn) -> None:
+    target = _CONSTRAINTS.get(name)
+    if target == "required":
+        field["required"] = True
+        return
+    if target and value is not None:
+        try:
+            number = float(value)
+        except ValueError:
+            number = None
+        if number is not None:
+            field[target] = int(number) if number.is_integer() else number
+            return
+    warn("import.form_lossy", f"Form field '{field['key']}' constraint '{name}' not imported")
+
+
+def service_task_config(element: etree._Element, warn: Warn) -> dict[str, Any]:
+    """Tool, inputs, result variable and retries of a service task."""
+    config: dict[str, Any] = {}
+    inputs: dict[str, str] = {}
+    operator = _find(element, (SPIFF,), "serviceTaskOperator")
+    if operator is not None:
+        config["tool"] = operator.get("id", "")
+        for parameter in operator.iter(q(SPIFF, "parameter")):
+            inputs[parameter.get("id", "")] = _expression(parameter.get("value", ""), warn)
+        _save_to(config, operator.get("resultVariable"), warn)
+        retry = operator.find(q(SPIFF, "retry"))
+        if retry is not None:
+            _retry(config, retry.get("retries"), retry.get("backoff_base"), warn)
+    task_definition = _find(element, (ZEEBE,), "taskDefinition")
+    if task_definition is not None and task_definition.get("type"):
+        config["tool"] = task_definition.get("type")
+        _retry(config, task_definition.get("retries"), None, warn)
+    if vendor_attr(element, "type") == "external" and vendor_attr(element, "topic"):
+        config["tool"] = vendor_attr(element, "topic")
+    for attribute in ("class", "expression", "delegateExpression"):
+        value = vendor_attr(element, attribute)
+        if value:
+            warn("import.service_implementation", f"Service implementation '{value}' not imported")
+    if _find(element, JUEL_VENDORS, "connector") is not None:
+        warn("import.service_implementation", "Camunda connector not imported")
+    _save_to(config, vendor_attr(element, "resultVariable"), warn)
+    _save_to(config, vendor_attr(element, "resultVariableName"), warn)
+    inputs.update(_input_parameters(element, warn))
+    if inputs:
+        config["inputs"] = inputs
+    _listeners(element, warn)
+    return config
+
+
+def _input_parameters(element: etree._Element, warn: Warn) -> dict[str, str]:
+    inputs: dict[str, str] = {}
+    io = _find(element, JUEL_VENDORS, "inputOutput")
+    for parameter in io if io is not None else []:
+        if split(parameter.tag)[1] != "inputParameter":
+            continue
+        name = parameter.get("name", "")
+        if len(parameter):
+            warn("import.input_lossy", f"Input '{name}' (map, list or script) not imported")
+            continue
+        inputs[name] = _value(name, parameter.text or "", warn)
+    mapping = _find(element, (ZEEBE,), "ioMapping")
+    for parameter in mapping if mapping is not None else []:
+        name = parameter.get("target", "")
+        if split(parameter.tag)[1] == "input" and name:
+            inputs[name] = _value(name, parameter.get("source", ""), warn)
+    return inputs
+
+
+def _value(name: str, text: str, warn: Warn) -> str:
+    """A vendor input: `${...}`/`=...` is an expression, anything else a literal string."""
+    translated = conditions.translate_value(text)
+    if not translated.ok:
+        warn("import.expression_untranslated", f"Input '{name}' kept as written: {text[:80]}")
+    return translated.text
+
+
+def _save_to(config: dict[str, Any], name: str | None, warn: Warn) -> None:
+    if not name:
+        return
+    if is_identifier(name):
+        config["saveTo"] = name
+    else:
+        warn("import.save_to", f"Result variable '{name}' is not an identifier; not imported")
+
+
+def _retry(config: dict[str, Any], retries: str | None, backoff: str | None, warn: Warn) -> None:
+    try:
+        if retries is not None:
+            config["retries"] = int(retries)
+        if backoff is not None:
+            config["backoff"] = float(backoff)
+    except ValueError:
+        warn("import.retry", f"Retry settings '{retries}', '{backoff}' are not numbers")
+
+
+def _listeners(element: etree._Element, warn: Warn) -> None:
+    for child in _extensions(element):
+        namespace, local = split(child.tag)
+        if namespace in JUEL_VENDORS and local in ("executionListener", "taskListener"):
+            target = next((v for k, v in child.attrib.items() if k != "event"), "")
+            warn("import.listener", f"The {local} '{target}' is not imported")

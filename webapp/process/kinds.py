@@ -1,0 +1,187 @@
+"""The node-kind registry: what each BPMN node kind may connect to and which config it takes.
+
+Declared once here; validation, the designer palette, BPMN import/export and the engine read it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from types import MappingProxyType
+from typing import Any, Literal
+
+Role = Literal["event", "task", "gateway"]
+
+NUMBER = (int, float)
+
+
+@dataclass(frozen=True)
+class NodeKind:
+    """One node kind: its role, allowed flow counts (``None`` = unbounded) and config keys."""
+
+    name: str
+    role: Role
+    min_in: int
+    max_in: int | None
+    min_out: int
+    max_out: int | None
+    config_keys: tuple[str, ...]
+    defaults: Mapping[str, Any] = field(default_factory=dict)
+    label: str = ""
+    width: int = 100
+    height: int = 80
+    config_types: Mapping[str, tuple[type, ...]] = field(default_factory=dict)
+
+    def with_defaults(self, config: Mapping[str, Any] | None) -> dict[str, Any]:
+        """Return ``config`` with this kind's defaults filled in for absent keys (a new dict)."""
+        merged = dict(self.defaults)
+        merged.update(config or {})
+        return merged
+
+
+def _kind(**kwargs: Any) -> NodeKind:
+    kwargs["defaults"] = MappingProxyType(dict(kwargs.get("defaults", {})))
+    kwargs["config_types"] = MappingProxyType(dict(kwargs.get("config_types", {})))
+    return NodeKind(**kwargs)
+
+
+EVENT_SIZE = {"width": 36, "height": 36}
+TASK_SIZE = {"width": 100, "height": 80}
+GATEWAY_SIZE = {"width": 50, "height": 50}
+
+KINDS: Mapping[str, NodeKind] = MappingProxyType(
+    {
+        kind.name: kind
+        for kind in (
+            _kind(
+                name="startEvent",
+                label="Start event",
+                role="event",
+                min_in=0,
+                max_in=0,
+                min_out=1,
+                max_out=1,
+                config_keys=("form",),
+                config_types={"form": (dict,)},
+                **EVENT_SIZE,
+            ),
+            _kind(
+                name="endEvent",
+                label="End event",
+                role="event",
+                min_in=1,
+                max_in=None,
+                min_out=0,
+                max_out=0,
+                config_keys=(),
+                **EVENT_SIZE,
+            ),
+            _kind(
+                name="userTask",
+                label="User task",
+                role="task",
+                min_in=1,
+                max_in=None,
+                min_out=1,
+                max_out=1,
+                config_keys=("assignee", "form", "dueIn", "saveTo"),
+                config_types={
+                    "assignee": (dict,),
+                    "form": (dict,),
+                    "dueIn": (str,),
+                    "saveTo": (str,),
+                },
+                **TASK_SIZE,
+            ),
+            _kind(
+                name="serviceTask",
+                label="Service task",
+                role="task",
+                min_in=1,
+                max_in=None,
+                min_out=1,
+                max_out=1,
+                config_keys=("tool", "inputs", "saveTo", "retries", "backoff", "timeout"),
+                defaults={"inputs": {}, "retries": 3, "backoff": 2.0, "timeout": 30},
+                config_types={
+                    "tool": (str,),
+                    "inputs": (dict,),
+                    "saveTo": (str,),
+                    "retries": (int,),
+                    "backoff": NUMBER,
+                    "timeout": NUMBER,
+                },
+                **TASK_SIZE,
+            ),
+            _kind(
+                name="exclusiveGateway",
+                label="Exclusive gateway",
+                role="gateway",
+                min_in=1,
+                max_in=None,
+                min_out=1,
+                max_out=None,
+                config_keys=(),
+                **GATEWAY_SIZE,
+            ),
+            _kind(
+                name="parallelGateway",
+                label="Parallel gateway",
+                role="gateway",
+                min_in=1,
+                max_in=None,
+                min_out=1,
+                max_out=None,
+                config_keys=(),
+                **GATEWAY_SIZE,
+            ),
+            _kind(
+                name="timerCatch",
+                label="Timer",
+                role="event",
+                min_in=1,
+                max_in=None,
+                min_out=1,
+                max_out=1,
+                config_keys=("duration", "date"),
+                config_types={"duration": (str,), "date": (str,)},
+                **EVENT_SIZE,
+            ),
+            _kind(
+                name="messageCatch",
+                label="Message",
+                role="event",
+                min_in=1,
+                max_in=None,
+                min_out=1,
+                max_out=1,
+                config_keys=("message", "correlationKey", "saveTo"),
+                config_types={"message": (str,), "correlationKey": (str,), "saveTo": (str,)},
+                **EVENT_SIZE,
+            ),
+        )
+    }
+)
+
+ASSIGNEE_TYPES: tuple[str, ...] = ("user", "role", "expression")
+
+
+def get_kind(name: str) -> NodeKind | None:
+    """Return the registered kind called ``name``, or ``None`` when it is unknown."""
+    return KINDS.get(name)
+
+
+def default_size(kind: str) -> tuple[int, int]:
+    """Return the default ``(width, height)`` of a shape of ``kind`` (task size when unknown)."""
+    spec = KINDS.get(kind)
+    return (spec.width, spec.height) if spec else (TASK_SIZE["width"], TASK_SIZE["height"])
+
+
+def config_type_ok(kind: NodeKind, key: str, value: Any) -> bool:
+    """Tell whether ``value`` has the declared type of config ``key`` (``bool`` is no number)."""
+    types = kind.config_types.get(key)
+    if types is None or value is None:
+        return True
+    if isinstance(value, bool):
+        return bool in types
+    return isinstance(value, types)

@@ -1,0 +1,610 @@
+"""Check a process document before it can be deployed: structure, graph, config and expressions.
+
+``validate`` returns every problem at once, each with a stable ``code`` the UI can key on, the id
+of the element to highlight and a message for the modeller. Errors block deployment; warnings
+do not. Graph rules run in linear time (see ``graph.py``), so large documents validate quickly.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import asdict, dataclass
+from typing import Any, Literal
+
+from webapp.process import expressions
+from webapp.process.document import DocumentError, is_identifier, is_valid_id, normalize
+from webapp.process.durations import parse_duration
+from webapp.process.forms import field_expressions, iter_fields, validate_form_spec
+from webapp.process.graph import (
+    FlowAnalysis,
+    Graph,
+    ancestor_masks,
+    build_graph,
+    cyclic_nodes,
+    reachable,
+    sink_components,
+    source_components,
+    strongly_connected,
+)
+from webapp.process.kinds import ASSIGNEE_TYPES, KINDS, NodeKind, config_type_ok
+from webapp.process.tools import ToolSpec
+
+Severity = Literal["error", "warning"]
+
+_TYPE_WORDS = {
+    (dict,): "an object",
+    (str,): "text",
+    (int,): "a whole number",
+    (int, float): "a number",
+}
+
+# Every code validate() can emit, with what it means; codes are stable for the UI and API.
+CODES: dict[str, str] = {
+    "document.invalid": "the document is not structurally a process document",
+    "id.invalid": "a node or flow id is not a valid id",
+    "id.duplicate": "a flow uses the id of a node",
+    "kind.unknown": "a node has a kind Flowdesk does not know",
+    "flow.dangling": "a flow connects to a node that does not exist",
+    "start.count": "there is no start event, or more than one",
+    "end.missing": "there is no end event",
+    "start.incoming": "a start event has incoming flows",
+    "end.outgoing": "an end event has outgoing flows",
+    "node.incoming_missing": "a node other than the start has no incoming flow",
+    "node.outgoing_count": "a node has too few or too many outgoing flows for its kind",
+    "node.unreachable": "a node cannot be reached from the start event",
+    "node.dead_end": "a node cannot reach an end event",
+    "gateway.condition_missing": "an exclusive gateway has unconditional non-default flows",
+    "gateway.default_multiple": "an exclusive gateway has several default flows",
+    "gateway.default_missing": "(warning) an exclusive gateway has no default flow",
+    "flow.condition_ignored": "(warning) a condition that is never evaluated",
+    "flow.default_ignored": "(warning) a default mark on a flow not leaving an exclusive gateway",
+    "expression.syntax": "an expression does not parse",
+    "expression.reference": "an expression reads data that is missing (warning: may be missing)",
+    "parallel.deadlock": "a parallel join can wait forever",
+    "parallel.unjoined": "(warning) a parallel branch never reaches a parallel join",
+    "task.assignee_missing": "a user task has no assignee",
+    "form.invalid": "a form spec is invalid",
+    "tool.unknown": "a service task calls a tool that is not registered",
+    "tool.input_missing": "a service task does not provide a required tool input",
+    "tool.input_unknown": "(warning) a service task provides an input the tool does not take",
+    "duration.invalid": "a duration is not a valid ISO-8601 duration",
+    "saveTo.invalid": "saveTo is not a plain identifier",
+    "config.invalid": "a config value has the wrong type or value",
+    "config.missing": "a required config value is missing",
+    "config.unknown_key": "(warning) a config key the node kind does not use",
+}
+
+
+@dataclass(frozen=True)
+class Problem:
+    """One finding: stable ``code``, ``severity``, the element to highlight and a message."""
+
+    code: str
+    severity: Severity
+    element_id: str | None
+    message: str
+
+    def as_dict(self) -> dict[str, Any]:
+        """Return the problem as a JSON-ready dict."""
+        return asdict(self)
+
+
+def has_errors(problems: Iterable[Problem]) -> bool:
+    """Tell whether any problem is an error (warnings alone do not block deployment)."""
+    return any(problem.severity == "error" for problem in problems)
+
+
+@dataclass(frozen=True)
+class _Site:
+    """An expression to check: where it lives and which data it may read."""
+
+    element_id: str
+    what: str
+    text: str
+    node: int | None
+    form_keys: frozenset[str] | None = None
+    syntax_reported: bool = False
+
+
+def validate(doc: Any, tools: Mapping[str, ToolSpec] | None = None) -> list[Problem]:
+    """Check ``doc`` (normalized first); ``tools`` enables the service-task tool checks."""
+    try:
+        normalized = normalize(doc, deep=False)
+    except DocumentError as exc:
+        return [Problem("document.invalid", "error", exc.element_id, exc.message)]
+    return _Validator(normalized, tools).run()
+
+
+class _Validator:
+    """One validation run; collects problems in a fixed, deterministic order."""
+
+    def __init__(self, doc: dict[str, Any], tools: Mapping[str, ToolSpec] | None) -> None:
+        self.nodes: dict[str, dict[str, Any]] = doc["nodes"]
+        self.flows: dict[str, dict[str, Any]] = doc["flows"]
+        self.tools = tools
+        self.problems: list[Problem] = []
+        self.sites: list[_Site] = []
+        self.graph: Graph = build_graph(self.nodes, self.flows)
+        self.kinds: list[NodeKind | None] = [KINDS.get(n["kind"]) for n in self.nodes.values()]
+
+    def run(self) -> list[Problem]:
+        self.check_ids()
+        self.check_flows()
+        self.check_counts()
+        comp = strongly_connected(self.graph.succ)
+        self.cyclic = cyclic_nodes(self.graph.succ, comp)
+        self.ancestors = ancestor_masks(self.graph.succ, comp, self.cyclic)
+        self.check_reachability(comp)
+        self.check_exclusive_gateways()
+        for index, node_id in enumerate(self.graph.ids):
+            self.check_config(index, node_id)
+        self.check_expressions()
+        self.check_parallel()
+        return self.problems
+
+    # --- reporting helpers -------------------------------------------------------------------
+
+    def error(self, code: str, element_id: str | None, message: str) -> None:
+        self.problems.append(Problem(code, "error", element_id, message))
+
+    def warning(self, code: str, element_id: str | None, message: str) -> None:
+        self.problems.append(Problem(code, "warning", element_id, message))
+
+    def name(self, node_id: str) -> str:
+        node = self.nodes.get(node_id)
+        if node is None:
+            return f"'{node_id}'"
+        kind = KINDS.get(node["kind"])
+        label = kind.label if kind else "Node"
+        return f"{label} '{node['title'] or node_id}'"
+
+    def flow_name(self, flow_id: str) -> str:
+        return f"Flow '{self.flows[flow_id]['title'] or flow_id}'"
+
+    # --- structure ---------------------------------------------------------------------------
+
+    def check_ids(self) -> None:
+        for element_id in [*self.nodes, *self.flows]:
+            if not is_valid_id(element_id):
+                self.error(
+                    "id.invalid",
+                    element_id,
+                    f"Id '{element_id}' is not valid; use a letter or '_' first, then letters, "
+                    "digits, '_', '-' or '.'.",
+                )
+        for flow_id in self.flows:
+            if flow_id in self.nodes:
+                self.error(
+                    "id.duplicate",
+                    flow_id,
+                    f"Id '{flow_id}' is used by both a node and a flow; ids must be unique.",
+                )
+        for node_id, node in self.nodes.items():
+            if node["kind"] not in KINDS:
+                self.error(
+                    "kind.unknown",
+                    node_id,
+                    f"Node '{node['title'] or node_id}' has unknown kind '{node['kind']}'.",
+                )
+
+    def check_flows(self) -> None:
+        for flow_id, flow in self.flows.items():
+            missing = [end for end in ("source", "target") if flow[end] not in self.nodes]
+            if missing:
+                ends = " and ".join(f"{end} '{flow[end]}'" for end in missing)
+                self.error(
+                    "flow.dangling",
+                    flow_id,
+                    f"{self.flow_name(flow_id)} connects to a node that does not exist ({ends}).",
+                )
+
+    def check_counts(self) -> None:
+        graph = self.graph
+        starts = [i for i, k in enumerate(self.kinds) if k and k.name == "startEvent"]
+        ends = [i for i, k in enumerate(self.kinds) if k and k.name == "endEvent"]
+        self.starts, self.ends = starts, ends
+        if not starts:
+            self.error("start.count", None, "The process needs a start event.")
+        for extra in starts[1:]:
+            listed = ", ".join(f"'{graph.ids[i]}'" for i in starts)
+            self.error(
+                "start.count",
+                graph.ids[extra],
+                f"The process has {len(starts)} start events ({listed}); keep exactly one.",
+            )
+        if not ends:
+            self.error("end.missing", None, "The process needs at least one end event.")
+        self.no_incoming: set[int] = set()
+        self.no_outgoing: set[int] = set()
+        for index, kind in enumerate(self.kinds):
+            if kind is None:
+                continue
+            node_id = graph.ids[index]
+            ins, outs = len(graph.in_flows[index]), len(graph.out_flows[index])
+            if kind.max_in == 0 and ins:
+                self.error(
+                    "start.incoming",
+                    node_id,
+                    f"{self.name(node_id)} has incoming flows; a start event cannot have any.",
+                )
+            elif ins < kind.min_in:
+                self.no_incoming.add(index)
+                self.error(
+                    "node.incoming_missing",
+                    node_id,
+                    f"{self.name(node_id)} has no incoming flow, so it can never run.",
+                )
+            if kind.max_out == 0 and outs:
+                self.error(
+                    "end.outgoing",
+                    node_id,
+                    f"{self.name(node_id)} has outgoing flows; an end event cannot have any.",
+                )
+            elif outs < kind.min_out or (kind.max_out is not None and outs > kind.max_out):
+                if outs == 0:
+                    self.no_outgoing.add(index)
+                    detail = "has no outgoing flow"
+                else:
+                    detail = f"has {outs} outgoing flows"
+                if kind.max_out == 1:
+                    hint = "it needs exactly one; use a gateway to branch."
+                else:
+                    hint = f"it needs at least {kind.min_out}."
+                self.error("node.outgoing_count", node_id, f"{self.name(node_id)} {detail}; {hint}")
+
+    def check_reachability(self, comp: list[int]) -> None:
+        """Report unreachable and dead-end nodes, only where the cause is (not everything after)."""
+        graph = self.graph
+        if self.starts:
+            from_start = reachable(graph.succ, self.starts)
+            lost = [i for i in range(len(graph)) if not from_start[i] and i not in self.no_incoming]
+            for index in source_components(lost, graph.pred, comp):
+                node_id = graph.ids[index]
+                where = " (it is in a loop nothing leads into)" if self.cyclic[index] else ""
+                self.error(
+                    "node.unreachable",
+                    node_id,
+                    f"{self.name(node_id)} cannot be reached from the start event{where}.",
+                )
+        else:
+            from_start = [True] * len(graph)
+        if not self.ends:
+            return
+        to_end = reachable(graph.pred, self.ends)
+        stuck = [
+            i
+            for i in range(len(graph))
+            if from_start[i] and not to_end[i] and i not in self.no_outgoing
+        ]
+        for index in sink_components(stuck, graph.succ, comp):
+            node_id = graph.ids[index]
+            if self.cyclic[index]:
+                detail = "is in a loop with no way out to an end event"
+            else:
+                detail = "cannot reach an end event"
+            self.error("node.dead_end", node_id, f"{self.name(node_id)} {detail}.")
+
+    def check_exclusive_gateways(self) -> None:
+        for flow_id, flow in self.flows.items():
+            source = self.nodes.get(flow["source"])
+            exclusive = source is not None and source["kind"] == "exclusiveGateway"
+            if flow["condition"] is not None and (not exclusive or flow["default"]):
+                why = "it is the default flow" if exclusive else "only flows leaving an exclusive "
+                why += "" if exclusive else "gateway are conditional"
+                self.warning(
+                    "flow.condition_ignored",
+                    flow_id,
+                    f"{self.flow_name(flow_id)} has a condition that is ignored: {why}.",
+                )
+            if flow["default"] and not exclusive:
+                self.warning(
+                    "flow.default_ignored",
+                    flow_id,
+                    f"{self.flow_name(flow_id)} is marked as default, which only means something "
+                    "on a flow leaving an exclusive gateway.",
+                )
+            if flow["condition"] is not None and source is not None:
+                self.sites.append(
+                    _Site(
+                        flow_id,
+                        f"The condition of {self.flow_name(flow_id)}",
+                        flow["condition"],
+                        self.graph.index[flow["source"]],
+                    )
+                )
+        for index, node_id in enumerate(self.graph.ids):
+            outs = self.graph.out_flows[index]
+            if self.nodes[node_id]["kind"] != "exclusiveGateway" or len(outs) < 2:
+                continue
+            flows = [self.flows[flow_id] for flow_id, _ in outs]
+            defaults = sum(1 for f in flows if f["default"])
+            bare = sum(1 for f in flows if f["condition"] is None and not f["default"])
+            name = self.name(node_id)
+            if defaults > 1:
+                self.error(
+                    "gateway.default_multiple",
+                    node_id,
+                    f"{name} has {defaults} default flows; mark at most one as default.",
+                )
+            if bare:
+                several = f"{bare} outgoing flows" if bare > 1 else "an outgoing flow"
+                self.error(
+                    "gateway.condition_missing",
+                    node_id,
+                    f"{name} has {several} without a condition; give each one a condition "
+                    "or mark one as default.",
+                )
+            elif not defaults:
+                self.warning(
+                    "gateway.default_missing",
+                    node_id,
+                    f"{name} has no default flow; when no condition is true the instance fails. "
+                    "Mark one flow as default to be safe.",
+                )
+
+    # --- config ------------------------------------------------------------------------------
+
+    def check_config(self, index: int, node_id: str) -> None:
+        kind = self.kinds[index]
+        if kind is None:
+            return
+        config = self.nodes[node_id]["config"]
+        name = self.name(node_id)
+        bad_types = set()
+        for key, value in config.items():
+            if key not in kind.config_keys:
+                self.warning(
+                    "config.unknown_key",
+                    node_id,
+                    f"{name} has a setting '{key}' that a {kind.label.lower()} does not use.",
+                )
+            elif not config_type_ok(kind, key, value):
+                bad_types.add(key)
+                wanted = _TYPE_WORDS.get(tuple(kind.config_types[key]), "another type")
+                self.error("config.invalid", node_id, f"{name}: '{key}' must be {wanted}.")
+        config = {k: v for k, v in config.items() if k not in bad_types}
+        save_to = config.get("saveTo")
+        if save_to not in (None, "") and not is_identifier(save_to):
+            self.error(
+                "saveTo.invalid",
+                node_id,
+                f"{name}: save the result to a plain name like 'approval', not '{save_to}'.",
+            )
+        checker = {
+            "startEvent": self.check_start_event,
+            "userTask": self.check_user_task,
+            "serviceTask": self.check_service_task,
+            "timerCatch": self.check_timer,
+            "messageCatch": self.check_message,
+        }.get(kind.name)
+        if checker is not None:
+            checker(index, node_id, name, config)
+
+    def check_start_event(self, index: int, node_id: str, name: str, config: dict) -> None:
+        self.check_form(index, node_id, name, config.get("form"))
+
+    def check_user_task(self, index: int, node_id: str, name: str, config: dict) -> None:
+        assignee = config.get("assignee")
+        if assignee is None or (isinstance(assignee, dict) and not assignee.get("value")):
+            self.error(
+                "task.assignee_missing",
+                node_id,
+                f"{name} has no assignee; choose a user, a role or an expression.",
+            )
+        elif assignee.get("type") not in ASSIGNEE_TYPES or not isinstance(assignee["value"], str):
+            self.error(
+                "config.invalid",
+                node_id,
+                f"{name}: 'assignee' must have a type (user, role or expression) and a value.",
+            )
+        elif assignee["type"] == "expression":
+            self.sites.append(_Site(node_id, f"The assignee of {name}", assignee["value"], index))
+        self.check_form(index, node_id, name, config.get("form"))
+        self.check_duration(node_id, name, "dueIn", config.get("dueIn"))
+
+    def check_service_task(self, index: int, node_id: str, name: str, config: dict) -> None:
+        tool_name = config.get("tool")
+        inputs = config.get("inputs") or {}
+        for input_name, text in inputs.items():
+            if not isinstance(text, str):
+                self.error("config.invalid", node_id, f"{name}: input '{input_name}' must be text.")
+            elif text.strip():
+                what = f"Input '{input_name}' of {name}"
+                self.sites.append(_Site(node_id, what, text, index))
+        for key, low, wanted in (
+            ("retries", 0, "a whole number of at least 0"),
+            ("backoff", None, "a number of seconds above 0"),
+            ("timeout", None, "a number of seconds above 0"),
+        ):
+            value = config.get(key)
+            if value is not None and (value < low if low is not None else value <= 0):
+                self.error("config.invalid", node_id, f"{name}: '{key}' must be {wanted}.")
+        if not tool_name:
+            self.error("config.missing", node_id, f"{name} does not say which tool to call.")
+            return
+        if self.tools is None:
+            return
+        tool = self.tools.get(tool_name)
+        if tool is None:
+            self.error("tool.unknown", node_id, f"{name} calls unknown tool '{tool_name}'.")
+            return
+        given = {k for k, v in inputs.items() if isinstance(v, str) and v.strip()}
+        for required in tool.required_inputs:
+            if required not in given:
+                self.error(
+                    "tool.input_missing",
+                    node_id,
+                    f"{name} does not provide input '{required}' that tool '{tool_name}' needs.",
+                )
+        for input_name in inputs:
+            if tool.input_named(input_name) is None:
+                self.warning(
+                    "tool.input_unknown",
+                    node_id,
+                    f"{name} provides input '{input_name}' that tool '{tool_name}' does not take.",
+                )
+
+    def check_timer(self, index: int, node_id: str, name: str, config: dict) -> None:
+        duration, when = config.get("duration"), config.get("date")
+        if duration and when:
+            self.error(
+                "config.invalid", node_id, f"{name} has both a duration and a date; keep one."
+            )
+        elif not duration and not when:
+            self.error("config.missing", node_id, f"{name} needs a duration or a date to wait for.")
+        self.check_duration(node_id, name, "duration", duration)
+        if when:
+            self.sites.append(_Site(node_id, f"The date of {name}", when, index))
+
+    def check_message(self, index: int, node_id: str, name: str, config: dict) -> None:
+        if not (config.get("message") or "").strip():
+            self.error("config.missing", node_id, f"{name} does not name the message it waits for.")
+        key = config.get("correlationKey")
+        if not (key or "").strip():
+            self.error(
+                "config.missing",
+                node_id,
+                f"{name} has no correlation key, so a message cannot find its instance.",
+            )
+        else:
+            self.sites.append(_Site(node_id, f"The correlation key of {name}", key, index))
+
+    def check_duration(self, node_id: str, name: str, key: str, value: str | None) -> None:
+        if not value:
+            return
+        try:
+            parse_duration(value)
+        except ValueError as exc:
+            self.error("duration.invalid", node_id, f"{name}: '{key}' is not valid: {exc}.")
+
+    def check_form(self, index: int, node_id: str, name: str, form: Any) -> None:
+        if form is None:
+            return
+        for problem in validate_form_spec(form):
+            self.error(problem.code, node_id, f"Form of {name}: {problem.message}")
+        keys = frozenset(f["key"] for f in iter_fields(form) if is_identifier(f.get("key")))
+        for field in iter_fields(form):
+            for attribute, text in field_expressions(field):
+                self.sites.append(
+                    _Site(
+                        node_id,
+                        f"Form field '{field.get('key')}' {attribute} of {name}",
+                        text,
+                        index,
+                        form_keys=keys,
+                        syntax_reported=True,
+                    )
+                )
+
+    # --- expressions -------------------------------------------------------------------------
+
+    def check_expressions(self) -> None:
+        writers: dict[str, int] = {}
+        for index, node in enumerate(self.nodes.values()):
+            save_to = node["config"].get("saveTo")
+            if self.kinds[index] is not None and is_identifier(save_to):
+                writers[save_to] = writers.get(save_to, 0) | (1 << index)
+        for site in self.sites:
+            try:
+                parsed = expressions.parse(site.text)
+            except expressions.ExpressionSyntaxError as exc:
+                if not site.syntax_reported:
+                    self.error(
+                        "expression.syntax",
+                        site.element_id,
+                        f"{site.what} is not a valid expression: {exc.message}.",
+                    )
+                continue
+            allowed = self.ancestors[site.node] if site.node is not None else 0
+            for path in sorted(parsed.paths):
+                self.check_path(site, path, allowed, writers)
+
+    def check_path(self, site: _Site, path: tuple[str, ...], allowed: int, writers: dict) -> None:
+        root, name = path[0], (path[1] if len(path) > 1 else None)
+        shown = f"{root}.{name}" if name else root
+        if root == "$form" and site.form_keys is not None:
+            if name is not None and name not in site.form_keys:
+                self.error(
+                    "expression.reference",
+                    site.element_id,
+                    f"{site.what} refers to {shown}, but the form has no field '{name}'.",
+                )
+        elif root == "$form":
+            self.error(
+                "expression.reference",
+                site.element_id,
+                f"{site.what} refers to {shown}; $form can only be used inside a form.",
+            )
+        elif root == "$vars" and name is not None and not writers.get(name, 0) & allowed:
+            where = "before it" if name in writers else "in the process"
+            self.error(
+                "expression.reference",
+                site.element_id,
+                f"{site.what} refers to {shown}, but no step {where} saves its result to '{name}'.",
+            )
+        elif root == "$nodes" and name is not None:
+            target = self.graph.index.get(name)
+            if target is None:
+                self.error(
+                    "expression.reference",
+                    site.element_id,
+                    f"{site.what} refers to {shown}, but there is no node '{name}'.",
+                )
+            elif not allowed >> target & 1:
+                self.warning(
+                    "expression.reference",
+                    site.element_id,
+                    f"{site.what} refers to {shown}, but {self.name(name)} does not come before "
+                    "it, so the value may be missing.",
+                )
+        elif root not in ("$input", "$vars", "$nodes", "$form"):
+            self.error(
+                "expression.reference", site.element_id, f"{site.what} refers to unknown {root}."
+            )
+
+    # --- parallel gateways -------------------------------------------------------------------
+
+    def check_parallel(self) -> None:
+        graph = self.graph
+        parallel = [i for i, k in enumerate(self.kinds) if k and k.name == "parallelGateway"]
+        joins = [i for i in parallel if len(graph.in_flows[i]) >= 2]
+        splits = [
+            i
+            for i, k in enumerate(self.kinds)
+            if k and k.name == "exclusiveGateway" and len(graph.out_flows[i]) >= 2
+        ]
+        flow = FlowAnalysis(graph, self.cyclic, self.ancestors, self.starts, self.ends)
+        for join in joins:
+            own = flow.self_fed_inputs(join)
+            if own:
+                listed = ", ".join(self.flow_name(f) for f in own)
+                self.error(
+                    "parallel.deadlock",
+                    graph.ids[join],
+                    f"{self.name(graph.ids[join])} waits for {listed}, which only gets a token "
+                    "after the gateway itself has fired, so the instance would wait forever. "
+                    "Merge a loop back with an exclusive gateway.",
+                )
+                continue
+            culprit = next((x for x in splits if flow.separates(x, join)), None)
+            if culprit is not None:
+                self.error(
+                    "parallel.deadlock",
+                    graph.ids[join],
+                    f"{self.name(graph.ids[join])} waits for all "
+                    f"{len(graph.in_flows[join])} incoming flows, but "
+                    f"{self.name(graph.ids[culprit])} sends the token down only one path, so the "
+                    "instance would wait forever. Merge those paths with an exclusive gateway.",
+                )
+        joined = reachable(graph.pred, joins)
+        for split in parallel:
+            outs = graph.out_flows[split]
+            loose = [flow_id for flow_id, target in outs if not joined[target]]
+            if len(outs) >= 2 and loose:
+                listed = ", ".join(self.flow_name(f) for f in loose)
+                self.warning(
+                    "parallel.unjoined",
+                    graph.ids[split],
+                    f"{self.name(graph.ids[split])} starts branches that never meet at a parallel "
+                    f"gateway ({listed}); each finishes on its own.",
+                )
