@@ -34,20 +34,23 @@ def browser():
         browser.close()
 
 
-@pytest.fixture
-def page(browser, live_server):
-    context = browser.new_context(base_url=live_server, viewport={"width": 1280, "height": 800})
+def _page(browser, live_server: str, width: int, height: int):
+    context = browser.new_context(base_url=live_server, viewport={"width": width, "height": height})
     page = context.new_page()
     page.set_default_timeout(10_000)
+    return context, page
+
+
+@pytest.fixture
+def page(browser, live_server):
+    context, page = _page(browser, live_server, 1280, 800)
     yield page
     context.close()
 
 
 @pytest.fixture
 def phone_page(browser, live_server):
-    context = browser.new_context(base_url=live_server, viewport={"width": 390, "height": 844})
-    page = context.new_page()
-    page.set_default_timeout(10_000)
+    context, page = _page(browser, live_server, 390, 844)
     yield page
     context.close()
 
