@@ -2,6 +2,7 @@
 
 from flask_wtf import FlaskForm
 from wtforms import BooleanField, PasswordField, StringField, TextAreaField
+from wtforms.fields.choices import SelectChoice
 from wtforms.validators import DataRequired, EqualTo, Length, Optional, Regexp
 
 from webapp.forms import MultiCheckboxField
@@ -58,7 +59,7 @@ class RoleForm(FlaskForm):
     )
     description = TextAreaField("Description", validators=[Optional(), Length(max=500)])
     permissions = MultiCheckboxField(
-        "Permissions", choices=[(k, f"{k} — {v}") for k, v in PERMISSIONS.items()]
+        "Permissions", choices=[SelectChoice(k, f"{k} — {v}") for k, v in PERMISSIONS.items()]
     )
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from flask import flash, redirect, render_template, request, url_for
 from sqlalchemy import or_, select
+from wtforms.fields.choices import SelectChoice
 
 from webapp.admin import bp
 from webapp.admin.forms import NewUserForm, PartitionForm, PasswordForm, RoleForm, UserForm
@@ -26,7 +27,7 @@ def _fill_choices(form: UserForm) -> None:
         (r.id, r.name) for r in db.session.scalars(select(Role).order_by(Role.name))
     ]
     form.partitions.choices = [
-        (p.id, f"{p.name} ({p.key})")
+        SelectChoice(p.id, f"{p.name} ({p.key})")
         for p in db.session.scalars(select(Partition).order_by(Partition.name))
     ]
 
