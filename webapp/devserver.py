@@ -8,6 +8,7 @@ import subprocess
 import sys
 
 from flask import current_app
+from werkzeug.serving import run_simple
 
 from webapp.queue import redis_url
 
@@ -33,7 +34,7 @@ def run_all(host: str, port: int, workers: int) -> None:
     signal.signal(signal.SIGTERM, stop)
     try:
         app.config["REDIS_URL"] = url
-        app.run(host=host, port=port, debug=False, use_reloader=False, threaded=True)
+        run_simple(host, port, app, use_reloader=False, threaded=True)
     except KeyboardInterrupt:
         pass
     finally:
