@@ -45,6 +45,7 @@ seed: setup
 lint: setup-test
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
+	$(VENV)/bin/mypy
 
 format: setup-test
 	$(VENV)/bin/ruff format .

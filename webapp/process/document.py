@@ -12,7 +12,7 @@ import math
 import re
 from collections.abc import Callable, Iterable, Mapping
 from functools import partial
-from typing import Any
+from typing import Any, TypeGuard
 
 from webapp.process.kinds import default_size
 
@@ -47,12 +47,12 @@ class DocumentError(ValueError):
         self.column = column
 
 
-def is_valid_id(value: object) -> bool:
+def is_valid_id(value: object) -> TypeGuard[str]:
     """Tell whether ``value`` is a usable node/flow id (XML NCName-like)."""
     return isinstance(value, str) and ID_RE.fullmatch(value) is not None
 
 
-def is_identifier(value: object) -> bool:
+def is_identifier(value: object) -> TypeGuard[str]:
     """Tell whether ``value`` is a plain identifier (``saveTo`` names, form field keys)."""
     return isinstance(value, str) and IDENTIFIER_RE.fullmatch(value) is not None
 

@@ -55,7 +55,8 @@ def parse_duration(text: str) -> timedelta:
     if any(not values[index].isdigit() for index in present[:-1]):
         raise ValueError(f"only the last value of duration {text!r} may have a fraction")
     total = sum(
-        Decimal(values[index].replace(",", ".")) * _UNITS[index] for index in present
+        (Decimal(values[index].replace(",", ".")) * _UNITS[index] for index in present),
+        Decimal(0),
     ).to_integral_value(ROUND_HALF_EVEN)
     try:
         return timedelta(microseconds=int(total))

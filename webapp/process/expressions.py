@@ -152,7 +152,8 @@ def _number(source: str, pos: int) -> int | float:
 
 
 def _string(text: str, start: int) -> tuple[str, int]:
-    quote, chars, pos = text[start], [], start + 1
+    quote, pos = text[start], start + 1
+    chars: list[str] = []
     while pos < len(text):
         char = text[pos]
         if char == quote:

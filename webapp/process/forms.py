@@ -19,7 +19,7 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from datetime import date, datetime
 from functools import lru_cache
-from typing import Any
+from typing import Any, TypeGuard
 from urllib.parse import urlsplit
 
 from webapp.process import expressions
@@ -275,11 +275,11 @@ def _constraint_error(field: Mapping[str, Any], value: Any) -> str | None:
     return None
 
 
-def _is_number(value: Any) -> bool:
+def _is_number(value: Any) -> TypeGuard[int | float]:
     return isinstance(value, int | float) and not isinstance(value, bool)
 
 
-def _is_count(value: Any) -> bool:
+def _is_count(value: Any) -> TypeGuard[int]:
     return isinstance(value, int) and not isinstance(value, bool) and value >= 0
 
 
@@ -306,7 +306,8 @@ def _is_visible(field: Mapping[str, Any], ctx: Mapping[str, Any]) -> bool:
 
 def initial_values(spec: Any, context: Mapping[str, Any] | None = None) -> dict[str, Any]:
     """Return each input field's default; ``{"expr": ...}`` defaults evaluated (None on failure)."""
-    values: dict[str, Any] = {}
+    # iter_fields does not check keys, so a broken spec's key is stored as found (even None).
+    values: dict[Any, Any] = {}
     ctx = _context(context, values)
     for field in iter_fields(spec):
         if field["type"] == "display":
@@ -325,7 +326,7 @@ def visible_fields(
     spec: Any, context: Mapping[str, Any] | None = None, values: Mapping[str, Any] | None = None
 ) -> list[dict[str, Any]]:
     """Return the fields (display fields included) shown for ``values`` (defaults when ``None``)."""
-    form = dict(initial_values(spec, context) if values is None else values)
+    form: dict[Any, Any] = dict(initial_values(spec, context) if values is None else values)
     ctx = _context(context, form)
     shown = []
     for field in iter_fields(spec):

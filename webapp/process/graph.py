@@ -36,8 +36,11 @@ def build_graph(nodes: Mapping[str, Any], flows: Mapping[str, Mapping[str, Any]]
     graph.out_flows = [[] for _ in range(size)]
     graph.in_flows = [[] for _ in range(size)]
     for flow_id, flow in flows.items():
-        source = graph.index.get(flow.get("source"))
-        target = graph.index.get(flow.get("target"))
+        source_id, target_id = flow.get("source"), flow.get("target")
+        if not isinstance(source_id, str) or not isinstance(target_id, str):
+            continue
+        source = graph.index.get(source_id)
+        target = graph.index.get(target_id)
         if source is None or target is None:
             continue
         graph.succ[source].append(target)

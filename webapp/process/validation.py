@@ -459,8 +459,8 @@ class _Validator:
     def check_message(self, index: int, node_id: str, name: str, config: dict) -> None:
         if not (config.get("message") or "").strip():
             self.error("config.missing", node_id, f"{name} does not name the message it waits for.")
-        key = config.get("correlationKey")
-        if not (key or "").strip():
+        key = config.get("correlationKey") or ""
+        if not key.strip():
             self.error(
                 "config.missing",
                 node_id,

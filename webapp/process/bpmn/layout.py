@@ -46,7 +46,8 @@ def auto_layout(doc: Mapping[str, Any]) -> dict[str, Any]:
     sizes = {node_id: _size(node) for node_id, node in nodes.items()}
     widest_layer = max((len(layer) for layer in layers), default=0)
     row = max([ROW, *(h + _MIN_GAP_Y for _, h in sizes.values())])
-    centre_x, previous_width = MARGIN_X, 0.0
+    centre_x: float = MARGIN_X
+    previous_width = 0.0
     for number, layer in enumerate(layers):
         width = max((sizes[node_id][0] for node_id in layer), default=0)
         if number == 0:
@@ -103,7 +104,8 @@ def route(source: Box, target: Box) -> list[dict[str, float]]:
 
 def _size(node: Mapping[str, Any]) -> tuple[float, float]:
     width, height = default_size(str(node.get("kind", "")))
-    position = node.get("position") if isinstance(node.get("position"), Mapping) else {}
+    raw = node.get("position")
+    position: Mapping[str, Any] = raw if isinstance(raw, Mapping) else {}
     return position.get("width") or width, position.get("height") or height
 
 
