@@ -64,9 +64,17 @@ def _init_extensions(app: Flask) -> None:
 
 def _register_blueprints(app: Flask) -> None:
     from webapp.admin import bp as admin_bp
+    from webapp.api import bp as api_bp
     from webapp.auth import bp as auth_bp
+    from webapp.designer import bp as designer_bp
     from webapp.home import bp as home_bp
+    from webapp.inbox import bp as inbox_bp
+    from webapp.operations import bp as operations_bp
 
     app.register_blueprint(auth_bp)
     app.register_blueprint(admin_bp, url_prefix="/admin")
+    app.register_blueprint(api_bp, url_prefix="/api")
     app.register_blueprint(home_bp)
+    app.register_blueprint(inbox_bp, url_prefix="/inbox")
+    app.register_blueprint(designer_bp, url_prefix="/designer")
+    app.register_blueprint(operations_bp, url_prefix="/operations")

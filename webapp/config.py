@@ -35,7 +35,33 @@ DEFAULTS: dict[str, Any] = {
     "LOGIN_LOCKOUT_SECONDS": 15 * 60,
     "RQ_QUEUE": "flowdesk",
     "PAGE_SIZE": 25,
+    # Engine and workers (docs/engine.md).
+    "SWEEP_INTERVAL": 5.0,
+    "SWEEP_GRACE": 10.0,
+    "JOB_LEASE_GRACE": 10.0,
+    # Operations (docs/operations.md).
+    "RETENTION_DAYS": 30,
+    "RETENTION_INTERVAL": 3600.0,
+    "BULK_LIMIT": 10_000,
+    # Built-in tools.
+    "HTTP_ALLOWED_HOSTS": [],
+    "HTTP_ALLOW_PRIVATE": False,
+    "SMTP_HOST": None,
+    "SMTP_PORT": 587,
+    "SMTP_USERNAME": None,
+    "SMTP_PASSWORD": None,
+    "SMTP_STARTTLS": True,
+    "SMTP_SENDER": "flowdesk@localhost",
 }
+
+
+def _flag(value: str) -> bool:
+    return value.lower() in ("1", "true", "yes")
+
+
+def _names(value: str) -> list[str]:
+    return [item.strip() for item in value.split(",") if item.strip()]
+
 
 # Environment variable -> (config key, parser).
 ENVIRONMENT_SETTINGS: dict[str, tuple[str, Any]] = {
@@ -47,6 +73,20 @@ ENVIRONMENT_SETTINGS: dict[str, tuple[str, Any]] = {
     "LOGIN_MAX_FAILURES": ("LOGIN_MAX_FAILURES", int),
     "LOGIN_LOCKOUT_SECONDS": ("LOGIN_LOCKOUT_SECONDS", int),
     "RQ_QUEUE": ("RQ_QUEUE", str),
+    "SWEEP_INTERVAL": ("SWEEP_INTERVAL", float),
+    "SWEEP_GRACE": ("SWEEP_GRACE", float),
+    "JOB_LEASE_GRACE": ("JOB_LEASE_GRACE", float),
+    "RETENTION_DAYS": ("RETENTION_DAYS", int),
+    "RETENTION_INTERVAL": ("RETENTION_INTERVAL", float),
+    "BULK_LIMIT": ("BULK_LIMIT", int),
+    "HTTP_ALLOWED_HOSTS": ("HTTP_ALLOWED_HOSTS", _names),
+    "HTTP_ALLOW_PRIVATE": ("HTTP_ALLOW_PRIVATE", _flag),
+    "SMTP_HOST": ("SMTP_HOST", str),
+    "SMTP_PORT": ("SMTP_PORT", int),
+    "SMTP_USERNAME": ("SMTP_USERNAME", str),
+    "SMTP_PASSWORD": ("SMTP_PASSWORD", str),
+    "SMTP_STARTTLS": ("SMTP_STARTTLS", _flag),
+    "SMTP_SENDER": ("SMTP_SENDER", str),
 }
 
 
@@ -115,6 +155,12 @@ def _check(config: dict[str, Any], instance_path: Path) -> None:
 
     if not isinstance(config.get("LOGIN_MAX_FAILURES"), int) or config["LOGIN_MAX_FAILURES"] < 1:
         raise ConfigError("LOGIN_MAX_FAILURES must be a whole number of at least 1")
+    for name in ("SWEEP_INTERVAL", "SWEEP_GRACE", "JOB_LEASE_GRACE", "RETENTION_INTERVAL"):
+        if not isinstance(config.get(name), int | float) or config[name] < 0:
+            raise ConfigError(f"{name} must be a number of seconds, 0 or more")
+    for name in ("RETENTION_DAYS", "BULK_LIMIT"):
+        if not isinstance(config.get(name), int) or config[name] < 0:
+            raise ConfigError(f"{name} must be a whole number, 0 or more")
 
 
 def _development_secret(instance_path: Path) -> str:

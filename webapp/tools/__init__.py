@@ -1,12 +1,15 @@
 """The tool registry: what a service task can call.
 
 Tools register with `@tool(name, inputs=..., description=...)`; third-party packages add theirs
-through the `flowdesk.tools` entry-point group (each entry point names a module to import).
+through the `flowdesk.tools` entry-point group (each entry point names a module to import), and
+`FLOWDESK_EXTRA_TOOL_MODULES` (comma-separated module names) adds modules without packaging.
 """
 
 from __future__ import annotations
 
+import importlib
 import logging
+import os
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from importlib.metadata import entry_points
@@ -17,6 +20,7 @@ from webapp.process.tools import ToolInput, ToolSpec
 log = logging.getLogger(__name__)
 
 ENTRY_POINT_GROUP = "flowdesk.tools"
+EXTRA_MODULES_VARIABLE = "FLOWDESK_EXTRA_TOOL_MODULES"
 
 
 @dataclass(frozen=True)
@@ -44,8 +48,11 @@ class ToolError(Exception):
 
 @dataclass(frozen=True)
 class Tool:
+    """A registered tool; `pure` tools (no side effects, fast) run inside the engine's step."""
+
     spec: ToolSpec
     function: Callable[[dict[str, Any], ToolCall], Any]
+    pure: bool = False
 
 
 _REGISTRY: dict[str, Tool] = {}
@@ -58,8 +65,13 @@ def tool(
     inputs: Mapping[str, str] | list[ToolInput] | tuple[ToolInput, ...] = (),
     optional: tuple[str, ...] = (),
     description: str = "",
+    pure: bool = False,
 ) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
-    """Register a tool; `inputs` maps input name -> description (all required unless optional)."""
+    """Register a tool; `inputs` maps input name -> description (all required unless optional).
+
+    `pure=True` declares a tool without side effects that returns quickly: the engine may run it
+    inside the step's transaction instead of leasing its job first.
+    """
     if isinstance(inputs, Mapping):
         declared = tuple(
             ToolInput(key, required=key not in optional, description=text)
@@ -72,7 +84,9 @@ def tool(
         if name in _REGISTRY and _REGISTRY[name].function is not function:
             raise ValueError(f"tool {name!r} is registered twice")
         _REGISTRY[name] = Tool(
-            ToolSpec(name, description or (function.__doc__ or "").strip(), declared), function
+            ToolSpec(name, description or (function.__doc__ or "").strip(), declared),
+            function,
+            pure,
         )
         return function
 
@@ -80,7 +94,8 @@ def tool(
 
 
 def load() -> None:
-    """Import the built-in tools and every `flowdesk.tools` entry point, once per process."""
+    """Import the built-in tools, every `flowdesk.tools` entry point and the modules named in
+    FLOWDESK_EXTRA_TOOL_MODULES, once per process."""
     global _loaded
     if _loaded:
         return
@@ -92,6 +107,12 @@ def load() -> None:
             entry.load()
         except Exception:
             log.exception("could not load tool entry point %s", entry.name)
+    for module in os.environ.get(EXTRA_MODULES_VARIABLE, "").split(","):
+        if module.strip():
+            try:
+                importlib.import_module(module.strip())
+            except Exception:
+                log.exception("could not import tool module %s", module.strip())
 
 
 def get(name: str) -> Tool | None:

@@ -1,0 +1,308 @@
+"""Benchmark: completed instances per second through real worker processes, and their latency.
+
+Runs the sample process (start -> tool -> exclusive gateway -> parallel split into two tools ->
+join -> end) on a throw-away database: a SQLite file, or with DATABASE_URL=postgresql://... a
+database it creates and drops on that server. Starts 2 `python worker.py` processes against the
+embedded Redis (or REDIS_URL), starts instances at a steady rate from this process, and prints
+the completion rate and the start-to-complete latency (p50/p95/p99).
+
+    .venv/bin/python benchmarks/engine_throughput.py [--count 600] [--rate 60] [--workers 2]
+    .venv/bin/python benchmarks/engine_throughput.py --rate 0   # start all at once: drain rate
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import uuid
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from sqlalchemy import create_engine, select, text  # noqa: E402
+from sqlalchemy.engine import make_url  # noqa: E402
+
+from tests.engine.documents import sample_document  # noqa: E402
+
+SECRET = "benchmark-secret-key-that-is-long-enough-to-pass"
+
+
+class Database:
+    """A fresh database: a SQLite file, or a PostgreSQL database created (and later dropped)."""
+
+    def __init__(self, workdir: Path) -> None:
+        from webapp.config import normalize_database_url
+
+        server = os.environ.get("DATABASE_URL", "")
+        self.admin = None
+        if server.startswith(("postgres://", "postgresql")):
+            base = make_url(normalize_database_url(server))
+            self.name = f"flowdesk_bench_{uuid.uuid4().hex[:8]}"
+            self.admin = create_engine(base.set(database="postgres"), isolation_level="AUTOCOMMIT")
+            with self.admin.connect() as conn:
+                conn.execute(text(f'CREATE DATABASE "{self.name}"'))
+            self.url = base.set(database=self.name).render_as_string(hide_password=False)
+            self.kind = "PostgreSQL"
+        else:
+            self.url = f"sqlite:///{workdir / 'bench.sqlite3'}"
+            self.kind = "SQLite"
+
+    def drop(self) -> None:
+        if self.admin is None:
+            return
+        with self.admin.connect() as conn:
+            conn.execute(
+                text("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = :n"),
+                {"n": self.name},
+            )
+            conn.execute(text(f'DROP DATABASE IF EXISTS "{self.name}"'))
+        self.admin.dispose()
+
+
+def start_workers(count: int, env: dict, workdir: Path) -> list[subprocess.Popen]:
+    processes = []
+    for index in range(count):
+        log = open(workdir / f"worker-{index}.log", "w")  # noqa: SIM115
+        processes.append(
+            subprocess.Popen(
+                [sys.executable, "worker.py"],
+                cwd=ROOT,
+                env=env,
+                stdout=log,
+                stderr=subprocess.STDOUT,
+                start_new_session=True,
+            )
+        )
+    return processes
+
+
+def cpu_seconds(pid: int) -> float:
+    """User + system CPU time of a process (Linux /proc)."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return 0.0
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def stop_workers(processes: list[subprocess.Popen]) -> None:
+    import signal
+
+    for process in processes:
+        if process.poll() is None:
+            os.killpg(process.pid, signal.SIGTERM)
+    for process in processes:
+        try:
+            process.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            os.killpg(process.pid, signal.SIGKILL)
+
+
+class Completions(threading.Thread):
+    """Polls for completed instances and records each one's start-to-complete seconds."""
+
+    def __init__(self, url: str) -> None:
+        super().__init__(daemon=True)
+        self.engine = create_engine(url)
+        self.done: dict[int, float] = {}
+        self.stop = threading.Event()
+
+    def run(self) -> None:
+        from webapp.models import Instance
+
+        floor = 0  # every instance up to here has completed
+        while not self.stop.is_set():
+            with self.engine.connect() as conn:
+                rows = conn.execute(
+                    select(Instance.id, Instance.created_at, Instance.ended_at).where(
+                        Instance.status == "completed", Instance.id > floor
+                    )
+                ).all()
+            for row in rows:
+                self.done.setdefault(row.id, (row.ended_at - row.created_at).total_seconds())
+            while floor + 1 in self.done:
+                floor += 1
+            time.sleep(0.05)
+
+
+def machine_busy() -> float:
+    """CPU seconds the whole machine spent busy so far (all cores, /proc/stat)."""
+    values = [int(v) for v in Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:]]
+    idle = values[3] + values[4]
+    return (sum(values[:8]) - idle) / os.sysconf("SC_CLK_TCK")
+
+
+class CpuMeter:
+    """CPU used by the processes of the run, by group (workers, Redis, database, this one)."""
+
+    def __init__(self, groups: dict[str, list[int]]) -> None:
+        self.groups = {**groups, "starter": [os.getpid()]}
+        self.start = self._sample()
+
+    def _sample(self) -> dict[str, float]:
+        sample = {name: sum(cpu_seconds(pid) for pid in pids) for name, pids in self.groups.items()}
+        sample["machine"] = machine_busy()
+        return sample
+
+    def stop(self) -> dict[str, float]:
+        end = self._sample()
+        return {name: end[name] - self.start[name] for name in end}
+
+
+def backend_pids(app) -> list[int]:
+    from webapp.extensions import db
+
+    with app.app_context(), db.engine.connect() as conn:
+        if conn.dialect.name != "postgresql":
+            return []
+        query = "SELECT pid FROM pg_stat_activity WHERE datname = current_database()"
+        return [row[0] for row in conn.execute(text(query))]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--count", type=int, default=600, help="instances to start")
+    parser.add_argument(
+        "--rate",
+        type=float,
+        default=None,
+        help="starts per second (default 70 on PostgreSQL, 35 on SQLite; 0 = all at once)",
+    )
+    parser.add_argument("--workers", type=int, default=2)
+    args = parser.parse_args()
+
+    with tempfile.TemporaryDirectory(prefix="flowdesk-bench-") as tmp:
+        workdir = Path(tmp)
+        database = Database(workdir)
+        try:
+            run(args, database, workdir)
+        finally:
+            database.drop()
+
+
+def run(args: argparse.Namespace, database: Database, workdir: Path) -> None:
+    from flask_migrate import upgrade
+
+    from webapp import create_app
+    from webapp.engine import steps
+    from webapp.engine.jobs import commit
+    from webapp.extensions import db
+    from webapp.models import ProcessVersion
+    from webapp.services import processes
+
+    redis_url = os.environ.get("REDIS_URL")
+    embedded = None
+    if not redis_url:
+        from webapp.redis_server import EmbeddedRedis
+
+        embedded = EmbeddedRedis(workdir / "redis")
+        embedded.ensure_running()
+        redis_url = embedded.url
+    queue = f"flowdesk-bench-{uuid.uuid4().hex[:6]}"
+    config = {
+        "SQLALCHEMY_DATABASE_URI": database.url,
+        "REDIS_URL": redis_url,
+        "SECRET_KEY": SECRET,
+        "RQ_QUEUE": queue,
+        "INSTANCE_PATH": str(workdir),
+    }
+    app = create_app(config)
+    with app.app_context():
+        upgrade()
+        process = processes.create_process(
+            "bench", "Benchmark", partition_id=None, actor=None, document=sample_document()
+        )
+        db.session.flush()
+        published = processes.publish(process, actor=None)
+        db.session.commit()
+        version_id = published.id
+
+    env = dict(
+        os.environ,
+        DATABASE_URL=database.url,
+        REDIS_URL=redis_url,
+        SECRET_KEY=SECRET,
+        RQ_QUEUE=queue,
+        FLOWDESK_ENV="development",
+    )
+    workers = start_workers(args.workers, env, workdir)
+    rate = args.rate if args.rate is not None else (70.0 if database.kind == "PostgreSQL" else 35.0)
+    completions = Completions(database.url)
+    completions.start()
+    warm = 20
+    try:
+        with app.app_context():
+            version = db.session.get(ProcessVersion, version_id)
+            db.session.expunge(version)  # an immutable version: keep it across commits
+            for _ in range(warm):  # workers import and connect while these run
+                commit(steps.start_instance(db.session, version, input={"amount": 500}))
+            deadline = time.monotonic() + 60
+            while len(completions.done) < warm and time.monotonic() < deadline:
+                time.sleep(0.05)
+            groups = {"workers": [w.pid for w in workers], "database": backend_pids(app)}
+            if embedded is not None and embedded.process is not None:
+                groups["redis"] = [embedded.process.pid]
+            meter = CpuMeter(groups)
+            began = time.monotonic()
+            for index in range(args.count):
+                if rate > 0:
+                    pause = began + index / rate - time.monotonic()
+                    if pause > 0:
+                        time.sleep(pause)
+                commit(steps.start_instance(db.session, version, input={"amount": 500}))
+            started = time.monotonic() - began
+        deadline = time.monotonic() + 120
+        while len(completions.done) < warm + args.count and time.monotonic() < deadline:
+            time.sleep(0.02)
+        finished = time.monotonic() - began
+        cpu = meter.stop()
+    finally:
+        completions.stop.set()
+        stop_workers(workers)
+        if embedded is not None:
+            embedded.stop()
+    report(args, database, rate, completions, warm, started, finished, cpu)
+
+
+def report(args, database, rate, completions, warm, started, finished, cpu) -> None:
+    latencies = sorted(v for k, v in completions.done.items() if k > warm)
+    done = len(latencies)
+    cut = statistics.quantiles(latencies, n=100) if len(latencies) >= 2 else [0.0] * 99
+    cores = os.cpu_count() or 1
+    offered = "as fast as possible" if rate <= 0 else f"{rate:g}/s"
+    print(f"database: {database.kind}   workers: {args.workers}   cpus: {cores}")
+    print(
+        f"offered: {args.count} instances at {offered} "
+        f"(started in {started:.1f} s = {args.count / started:.1f}/s)"
+    )
+    print(f"completed: {done}/{args.count} in {finished:.1f} s = {done / finished:.1f} instances/s")
+    print(
+        f"start-to-complete: p50 {cut[49] * 1000:.0f} ms   p95 {cut[94] * 1000:.0f} ms   "
+        f"p99 {cut[98] * 1000:.0f} ms   max {latencies[-1] * 1000:.0f} ms"
+    )
+    machine = cpu.pop("machine")
+    ours = sum(cpu.values())
+    per_instance = ours / max(done, 1) * 1000
+    parts = ", ".join(
+        f"{name} {seconds / max(done, 1) * 1000:.1f}" for name, seconds in cpu.items()
+    )
+    print(
+        f"cpu: {per_instance:.1f} ms per instance ({parts}) = at most "
+        f"{cores * 1000 / per_instance:.0f} instances/s on {cores} idle cores"
+    )
+    other = max(0.0, machine - ours) / finished
+    print(
+        f"machine: {machine / finished:.2f} of {cores} cores busy, "
+        f"{other:.2f} of them by other processes"
+    )
+
+
+if __name__ == "__main__":
+    main()

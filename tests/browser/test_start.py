@@ -1,0 +1,60 @@
+"""Alice starts published processes from the Start page and watches them run."""
+
+import pytest
+
+from tests.browser.conftest import sign_in
+from tests.engine.conftest import chain, node, publish_document, run_burst
+
+pytestmark = pytest.mark.browser
+
+FORM = {
+    "fields": [{"key": "amount", "label": "Amount", "type": "number", "required": True, "min": 1}]
+}
+
+
+@pytest.fixture
+def processes(app, demo):
+    with app.app_context():
+        review = (
+            "review",
+            node("userTask", "Review", assignee={"type": "role", "value": "approver"}),
+        )
+        expense = chain(review)
+        expense["nodes"]["start"]["config"]["form"] = FORM
+        publish_document(expense, key="expense")
+        publish_document(chain(("check", node("serviceTask", "Check", tool="noop"))), key="quick")
+
+
+def test_alice_starts_a_process_with_a_start_form(page, processes):
+    sign_in(page, "alice")
+    page.goto("/inbox/processes")
+    page.get_by_role("link", name="Start expense…").click()
+    page.get_by_label("Amount").fill("0")
+    page.get_by_role("button", name="Start", exact=True).click()
+    assert page.get_by_text("Amount must be at least 1").is_visible()
+    page.get_by_label("Amount").fill("250")
+    page.get_by_label("Business key").fill("EXP-1")
+    page.get_by_role("button", name="Start", exact=True).click()
+    page.wait_for_url("**/inbox/instances/*")
+    assert page.locator("#instance-status").inner_text() == "Running"
+    assert page.get_by_role("heading", name="Now at").is_visible()
+    assert page.locator(".now-at").inner_text().startswith("Review")
+
+
+def test_alice_starts_a_process_and_sees_it_complete(page, processes, app_config):
+    sign_in(page, "alice")
+    page.goto("/inbox/processes")
+    page.get_by_role("button", name="Start quick").click()
+    page.wait_for_url("**/inbox/instances/*")
+    assert page.locator("#instance-status").inner_text() == "Running"
+    run_burst(app_config)
+    page.wait_for_function(
+        "document.querySelector('#instance-status').innerText === 'Completed'", timeout=15_000
+    )
+    assert page.get_by_role("cell", name="tool attempt (ok)").is_visible()
+
+
+def test_the_start_page_fits_a_phone(phone_page, processes):
+    sign_in(phone_page, "alice")
+    phone_page.goto("/inbox/processes")
+    assert phone_page.evaluate("document.documentElement.scrollWidth") <= 390

@@ -1,0 +1,247 @@
+"""Concurrency and recovery in-process: simultaneous joins, cancel during a tool call, the sweep."""
+
+from __future__ import annotations
+
+import threading
+import time
+from datetime import timedelta
+
+from rq.job import Job as RQJob
+from rq.registry import ScheduledJobRegistry
+from sqlalchemy import select
+
+from tests.engine.conftest import chain, document, flow, history, node, publish_document
+from tests.engine.test_steps import load, start
+from webapp.engine import definitions, steps
+from webapp.engine.calls import Outcome
+from webapp.engine.dispatch import JobRef, enqueue, rq_job_id
+from webapp.engine.jobs import commit, engine_queue
+from webapp.engine.sweep import sweep
+from webapp.extensions import db
+from webapp.models import HistoryEntry, Job, ProcessVersion
+from webapp.models.base import utcnow
+from webapp.process.bpmn import export_bpmn
+from webapp.process.document import content_hash, normalize
+
+
+def _join_document():
+    nodes = {
+        "start": node("startEvent"),
+        "split": node("parallelGateway"),
+        "a": node("serviceTask", tool="test.record", inputs={"name": "'a'"}),
+        "b": node("serviceTask", tool="test.record", inputs={"name": "'b'"}),
+        "join": node("parallelGateway"),
+        "after": node("serviceTask", tool="noop"),
+        "end": node("endEvent"),
+    }
+    flows = {
+        "f1": flow("start", "split"),
+        "f2": flow("split", "a"),
+        "f3": flow("split", "b"),
+        "f4": flow("a", "join"),
+        "f5": flow("b", "join"),
+        "f6": flow("join", "after"),
+        "f7": flow("after", "end"),
+    }
+    return document(nodes, flows)
+
+
+def test_a_join_reached_by_two_steps_at_once_continues_exactly_once(app, engine, test_tools):
+    version = publish_document(_join_document())
+    instances = [start(engine, version) for _ in range(6)]
+    claims = []
+    for instance_id in instances:
+        for job_id in engine.scalars(select(Job.id).where(Job.instance_id == instance_id)):
+            call = steps.claim_tool_job(engine, job_id, lease_grace=5)
+            engine.commit()
+            claims.append((job_id, instance_id, call.attempt))
+    gate = threading.Barrier(len(claims))
+    errors = []
+
+    def apply(job_id: int, instance_id: int, attempt: int) -> None:
+        with app.app_context():
+            try:
+                gate.wait()
+                result = steps.apply_tool_outcome(
+                    db.session, job_id, instance_id, Outcome(True, {"ok": 1}), attempt=attempt
+                )
+                db.session.commit()
+                assert result.applied
+            except Exception as error:  # reported below
+                errors.append(error)
+            finally:
+                db.session.remove()
+
+    threads = [threading.Thread(target=apply, args=claim) for claim in claims]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(60)
+    assert errors == []
+    for instance_id in instances:
+        steps_taken = history(engine, instance_id)
+        assert steps_taken.count(("entered", "join")) == 2
+        assert steps_taken.count(("left", "join")) == 1
+        assert steps_taken.count(("entered", "after")) == 1
+        after_jobs = engine.scalars(
+            select(Job).where(Job.instance_id == instance_id, Job.node_id == "after")
+        ).all()
+        assert len(after_jobs) == 1
+
+
+def test_cancel_during_a_tool_call_drops_its_result(engine, test_tools):
+    version = publish_document(
+        chain(
+            ("call", node("serviceTask", tool="test.record", inputs={"name": "'c'"}, saveTo="out"))
+        )
+    )
+    instance_id = start(engine, version)
+    job_id = engine.scalar(select(Job.id))
+    call = steps.claim_tool_job(engine, job_id, lease_grace=5)
+    engine.commit()
+    assert (call.attempt, call.inputs) == (1, {"name": "c"})
+    commit(steps.cancel_instance(engine, instance_id, reason="stop"))
+    result = steps.apply_tool_outcome(
+        engine, job_id, instance_id, Outcome(True, {"late": True}), attempt=call.attempt
+    )
+    commit(result)
+    assert result.applied is False
+    instance = load(engine, instance_id)
+    assert (instance.status, instance.nodes, instance.vars) == ("cancelled", {}, {})
+    discarded = engine.scalar(select(HistoryEntry).where(HistoryEntry.kind == "tool_attempt"))
+    assert (discarded.node_id, discarded.details) == ("call", {"attempt": 1, "status": "discarded"})
+    assert steps.claim_tool_job(engine, job_id, lease_grace=5) is None
+    engine.rollback()
+
+
+def test_a_leased_job_is_not_claimed_twice_until_the_lease_expires(engine, test_tools):
+    version = publish_document(
+        chain(("call", node("serviceTask", tool="test.record", inputs={"name": "'x'"}, timeout=2)))
+    )
+    start(engine, version)
+    job_id = engine.scalar(select(Job.id))
+    now = utcnow()
+    assert steps.claim_tool_job(engine, job_id, lease_grace=1, now=now).attempt == 1
+    engine.commit()
+    assert (
+        steps.claim_tool_job(engine, job_id, lease_grace=1, now=now + timedelta(seconds=2)) is None
+    )
+    engine.commit()
+    later = now + timedelta(seconds=3.1)
+    again = steps.claim_tool_job(engine, job_id, lease_grace=1, now=later)
+    engine.commit()
+    assert (again.attempt, again.key) == (2, f"{again.key}")
+    assert again.key.endswith(":call:2")
+
+
+def _states(queue, ids):
+    return {
+        i: (
+            RQJob.fetch(i, connection=queue.connection).get_status()
+            if RQJob.exists(i, connection=queue.connection)
+            else None
+        )
+        for i in ids
+    }
+
+
+def test_the_sweep_enqueues_lost_expired_and_late_jobs_once(engine, test_tools):
+    lost_version = publish_document(chain(("a", node("serviceTask", tool="noop"))), key="lost")
+    leased_version = publish_document(
+        chain(("b", node("serviceTask", tool="test.record", inputs={"name": "'s'"}, timeout=1))),
+        key="leased",
+    )
+    timer_version = publish_document(chain(("t", node("timerCatch", duration="PT1H"))), key="t")
+    queue = engine_queue()
+    lost = steps.start_instance(engine, lost_version)  # committed, never enqueued: Redis "down"
+    engine.commit()
+    leased = steps.start_instance(engine, leased_version)
+    engine.commit()
+    timer = steps.start_instance(engine, timer_version)
+    commit(timer)  # scheduled in RQ for an hour from now
+    lost_job, leased_job, timer_job = lost.jobs[0], leased.jobs[0], timer.jobs[0]
+    assert _states(queue, [timer_job.rq_id]) == {timer_job.rq_id: "scheduled"}
+
+    past = utcnow() - timedelta(seconds=30)
+    engine.execute(Job.__table__.update().where(Job.id == leased_job.id).values(due_at=past))
+    engine.commit()
+    assert steps.claim_tool_job(engine, leased_job.id, lease_grace=1, now=past).attempt == 1
+    engine.commit()  # a worker took it 30 s ago and died: the 2 s lease ran out
+    assert sweep(engine, queue, grace=60).enqueued == 0  # everything is younger than the grace
+
+    report = sweep(engine, queue, grace=0)
+    assert (report.examined, report.enqueued) == (2, 2)
+    relisted = {rq_job_id(lost_job.id, 0), rq_job_id(leased_job.id, 1)}
+    assert set(_states(queue, relisted).values()) == {"queued"}
+    assert sweep(engine, queue, grace=0).enqueued == 0  # already queued: not again
+
+    engine.execute(Job.__table__.update().where(Job.id == timer_job.id).values(due_at=past))
+    engine.commit()
+    assert sweep(engine, queue, grace=0).enqueued == 1  # the scheduler is late: run it now
+    assert _states(queue, [timer_job.rq_id]) == {timer_job.rq_id: "queued"}
+    registry = ScheduledJobRegistry(queue=queue)
+    assert timer_job.rq_id not in registry.get_job_ids()
+
+
+def test_a_started_delivery_is_left_alone_unless_it_is_stale(engine):
+    version = publish_document(chain(("a", node("serviceTask", tool="noop", timeout=1))))
+    result = steps.start_instance(engine, version)
+    engine.commit()
+    queue = engine_queue()
+    ref = result.jobs[0]
+    assert enqueue(queue, [ref])
+    key = RQJob.key_for(ref.rq_id)
+    queue.connection.hset(key, mapping={"status": "started", "started_at": _rq_time(utcnow())})
+    assert sweep(engine, queue, grace=0).enqueued == 0
+    stale = utcnow() - timedelta(seconds=5)
+    queue.connection.hset(key, mapping={"started_at": _rq_time(stale)})
+    assert sweep(engine, queue, grace=0).enqueued == 1
+
+
+def _rq_time(value) -> str:
+    from rq.utils import utcformat
+
+    return utcformat(value.replace(tzinfo=None))
+
+
+def test_enqueue_without_redis_is_logged_not_raised_and_does_not_wait(app_config, tmp_path):
+    from webapp import create_app
+
+    ref = JobRef(1, 1, "inline", utcnow(), 0)
+    assert enqueue(None, [ref]) is False
+    down = create_app(dict(app_config, REDIS_URL=f"unix://{tmp_path}/nothing-here.sock"))
+    with down.app_context():
+        began = time.monotonic()
+        assert enqueue(engine_queue(), [ref]) is False
+        assert time.monotonic() - began < 1
+
+
+def test_document_order_is_recovered_when_the_database_reorders_keys():
+    nodes = {
+        "start": node("startEvent"),
+        "gw": node("exclusiveGateway"),
+        "z_end": node("endEvent"),
+        "a_end": node("endEvent"),
+    }
+    flows = {
+        "f": flow("start", "gw"),
+        "zz_first": flow("gw", "z_end", "true"),
+        "a_second": flow("gw", "a_end", default=True),
+    }
+    doc = normalize(document(nodes, flows, key="order"))
+    shuffled = {
+        **doc,
+        "nodes": dict(sorted(doc["nodes"].items())),
+        "flows": dict(sorted(doc["flows"].items())),
+    }
+    version = ProcessVersion(
+        id=-7,
+        number=1,
+        document=shuffled,
+        bpmn_xml=export_bpmn(doc),
+        content_hash=content_hash(doc),
+    )
+    ordered = definitions.in_document_order(version)
+    assert list(ordered["flows"]) == ["f", "zz_first", "a_second"]
+    assert list(ordered["nodes"]) == ["start", "gw", "z_end", "a_end"]
+    assert content_hash(ordered) == version.content_hash

@@ -1,0 +1,147 @@
+"""The Start page, the start form and the small instance page, through real HTTP requests."""
+
+from __future__ import annotations
+
+import re
+
+from sqlalchemy import select
+from werkzeug.datastructures import MultiDict
+
+from tests.conftest import csrf_token
+from tests.engine.conftest import FORM
+from webapp import forms_runtime
+from webapp.models import Instance
+
+
+def _start(client, key: str, **data):
+    token = csrf_token(client, "/inbox/processes")
+    return client.post(f"/inbox/processes/{key}/start", data={"csrf_token": token, **data})
+
+
+def test_the_start_page_lists_what_the_user_may_start(login_as, published):
+    client = login_as("alice")
+    page = client.get("/inbox/processes").get_data(as_text=True)
+    assert "Start open" in page and "Start fin" in page
+    assert "hr-only" not in page
+    assert 'href="/inbox/processes/form/start"' in page  # a start form opens its own page
+    assert client.get("/inbox/").headers["Location"].endswith("/inbox/processes")
+
+
+def test_users_without_instances_start_are_refused(client, app, published):
+    from tests.conftest import login
+    from webapp.extensions import db
+    from webapp.services import accounts
+
+    with app.app_context():
+        role = accounts.ensure_role("reader", ["tasks.work"])
+        accounts.create_user("reader", "reader-password", roles=[role])
+        db.session.commit()
+    login(client, "reader", "reader-password")
+    assert client.get("/inbox/processes").status_code == 403
+    assert client.post("/inbox/processes/open/start").status_code in (400, 403)
+
+
+def test_starting_without_a_form_redirects_to_the_instance(login_as, published, db_session):
+    client = login_as("alice")
+    response = _start(client, "open", business_key=" PO-9 ")
+    assert response.status_code == 302
+    instance_id = int(re.search(r"/inbox/instances/(\d+)$", response.headers["Location"])[1])
+    instance = db_session.get(Instance, instance_id)
+    assert (instance.status, instance.business_key, instance.started_via) == (
+        "running",
+        "PO-9",
+        "ui",
+    )
+    page = client.get(response.headers["Location"]).get_data(as_text=True)
+    assert f"Started instance {instance_id}" in page
+    assert "Running" in page and "Review" in page
+    assert "task created" in page
+
+
+def test_the_start_form_shows_errors_inline_and_saves_nothing(login_as, published, db_session):
+    client = login_as("alice")
+    page = client.get("/inbox/processes/form/start").get_data(as_text=True)
+    assert '<label for="field-amount">Amount *</label>' in page
+    assert 'name="amount"' in page and 'type="number"' in page
+    bad = _start(client, "form", amount="", kind="food", business_key="x" * 201)
+    text = bad.get_data(as_text=True)
+    assert bad.status_code == 422
+    assert "Amount is required" in text
+    assert 'aria-invalid="true"' in text
+    assert "Use at most 200 characters." in text
+    assert '<option value="food" selected>' in text
+    assert db_session.scalar(select(Instance)) is None
+    good = _start(client, "form", amount="12.5", kind="travel")
+    assert good.status_code == 302
+    assert db_session.scalar(select(Instance)).input == {"amount": 12.5, "kind": "travel"}
+
+
+def test_missing_processes_and_csrf(login_as, published):
+    client = login_as("alice")
+    assert client.get("/inbox/processes/hr-only/start").status_code == 404
+    assert _start(client, "nope").status_code == 404
+    assert client.post("/inbox/processes/open/start", data={}).status_code == 400
+
+
+def test_the_instance_page_is_for_its_starter_and_readers(login_as, client, published):
+    alice = login_as("alice")
+    location = _start(alice, "open").headers["Location"]
+    partial = alice.get(location, headers={"HX-Request": "true", "HX-Target": "div#instance-body"})
+    body = partial.get_data(as_text=True)
+    assert body.lstrip().startswith('<div id="instance-body"') and "<html" not in body
+    assert 'hx-trigger="every 2s"' in body
+    from tests.conftest import login
+
+    client.post("/logout", data={"csrf_token": csrf_token(client, "/")})
+    login(client, "bob")
+    assert client.get(location).status_code == 404
+    client.post("/logout", data={"csrf_token": csrf_token(client, "/")})
+    login(client, "operator")
+    assert client.get(location).status_code == 200
+    assert client.get("/inbox/instances/99999").status_code == 404
+
+
+def test_form_fields_render_every_type_escaped():
+    spec = {
+        "fields": [
+            {"key": "name", "label": "<b>Name</b>", "type": "text", "maxLength": 5, "help": "Hi"},
+            {"key": "note", "label": "Note", "type": "textarea"},
+            {"key": "ok", "label": "OK", "type": "boolean"},
+            {
+                "key": "pick",
+                "label": "Pick",
+                "type": "radio",
+                "required": True,
+                "options": [{"value": "a", "label": "A"}, {"value": "b", "label": "B"}],
+            },
+            {
+                "key": "many",
+                "label": "Many",
+                "type": "multiselect",
+                "options": [{"value": "x", "label": "X"}, {"value": "y", "label": "Y"}],
+            },
+            {"key": "when", "label": "When", "type": "date"},
+            {"key": "shown", "label": "Shown", "type": "display", "value": "$input.n * 2"},
+            {"key": "extra", "label": "Extra", "type": "text", "visibleIf": "$form.ok == true"},
+        ]
+    }
+    html = forms_runtime.render_fields(forms_runtime.field_views(spec, {"$input": {"n": 21}}))
+    assert "&lt;b&gt;Name&lt;/b&gt;" in html and "<b>" not in html
+    assert 'maxlength="5"' in html and 'id="field-name-help"' in html
+    assert '<textarea id="field-note" name="note"' in html
+    assert 'type="checkbox" name="ok" value="true"' in html
+    assert 'type="radio" name="pick" value="b" required' in html
+    assert 'type="checkbox" name="many" value="y"' in html
+    assert 'type="date"' in html
+    assert "42" in html
+    assert "field-extra" not in html  # hidden until OK is ticked
+    assert forms_runtime.depends_on_form(spec)
+    raw = MultiDict([("ok", "true"), ("many", "y"), ("pick", "b"), ("name", "toolong")])
+    values, errors = forms_runtime.read_submission(spec, raw)
+    assert errors == {"name": "<b>Name</b> must be at most 5 characters"}
+    again = forms_runtime.render_fields(forms_runtime.field_views(spec, None, raw, errors))
+    assert "field-extra" in again
+    assert 'value="y" checked' in again and 'value="b" checked' in again
+    assert 'id="field-name-msg"' in again and "&lt;b&gt;Name&lt;/b&gt; must be at most" in again
+    assert values["many"] == ["y"]
+    assert FORM["fields"][0]["key"] == "amount"

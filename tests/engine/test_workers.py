@@ -1,0 +1,219 @@
+"""Real worker processes (`python worker.py`) running instances: joins, crashes, retries, timers."""
+
+from __future__ import annotations
+
+import time
+
+from sqlalchemy import select
+
+from tests.engine import tools_for_tests
+from tests.engine.conftest import (
+    chain,
+    document,
+    flow,
+    history,
+    node,
+    publish_document,
+    run_burst,
+    sample_document,
+    wait_for,
+)
+from tests.engine.test_steps import load, start
+from webapp.engine import steps
+from webapp.engine.jobs import commit
+from webapp.models import HistoryEntry, Job
+
+
+def _status(engine, instance_id: int) -> str:
+    return load(engine, instance_id).status
+
+
+def test_the_sample_process_completes_with_a_burst_worker(engine, app_config):
+    version = publish_document(sample_document())
+    instances = [start(engine, version, input={"amount": 150 * n}) for n in range(3)]
+    run_burst(app_config)
+    for instance_id in instances:
+        assert _status(engine, instance_id) == "completed"
+        assert history(engine, instance_id).count(("left", "join")) <= 1
+    assert ("entered", "small") in history(engine, instances[0])
+    assert history(engine, instances[2]).count(("left", "join")) == 1
+
+
+def _barrier_join():
+    nodes = {
+        "start": node("startEvent"),
+        "split": node("parallelGateway"),
+        "a": node("serviceTask", tool="test.barrier", inputs={"name": "$input.id", "parties": "2"}),
+        "b": node("serviceTask", tool="test.barrier", inputs={"name": "$input.id", "parties": "2"}),
+        "join": node("parallelGateway"),
+        "after": node("serviceTask", tool="noop"),
+        "end": node("endEvent"),
+    }
+    flows = {
+        "f1": flow("start", "split"),
+        "f2": flow("split", "a"),
+        "f3": flow("split", "b"),
+        "f4": flow("a", "join"),
+        "f5": flow("b", "join"),
+        "f6": flow("join", "after"),
+        "f7": flow("after", "end"),
+    }
+    return document(nodes, flows)
+
+
+def test_a_join_reached_by_two_workers_at_once_continues_exactly_once(engine, workers, test_tools):
+    version = publish_document(_barrier_join())
+    instances = [start(engine, version, input={"id": f"join-{n}"}) for n in range(4)]
+    workers.start(2)
+    for instance_id in instances:
+        wait_for(lambda i=instance_id: _status(engine, i) == "completed", what="completion")
+    for instance_id in instances:
+        steps_taken = history(engine, instance_id)
+        assert steps_taken.count(("entered", "join")) == 2
+        assert steps_taken.count(("left", "join")) == 1
+        assert steps_taken.count(("entered", "after")) == 1
+        assert steps_taken.count(("completed", None)) == 1
+
+
+def test_a_worker_killed_during_a_tool_call_is_recovered_by_the_sweep(
+    engine, workers, test_tools, redis_client
+):
+    doc = chain(
+        (
+            "call",
+            node(
+                "serviceTask",
+                tool="test.record",
+                timeout=2,
+                saveTo="out",
+                inputs={"name": "'kill'", "block_first": "30"},
+            ),
+        )
+    )
+    version = publish_document(doc)
+    instance_id = start(engine, version)
+    first = workers.start(1)[0]
+    wait_for(lambda: redis_client.llen("fdtest:started:kill") >= 1, what="the tool to start")
+    workers.kill(first)
+    workers.start(1)
+    wait_for(lambda: _status(engine, instance_id) == "completed", what="recovery", timeout=40)
+    seen = tools_for_tests.seen(redis_client, "kill")
+    assert len(seen) == 2
+    assert seen[0]["key"] == seen[1]["key"]
+    assert [entry["attempt"] for entry in seen] == [1, 2]
+    assert seen[0]["pid"] != seen[1]["pid"]
+    steps_taken = history(engine, instance_id)
+    assert steps_taken.count(("entered", "call")) == 1
+    assert steps_taken.count(("left", "call")) == 1
+    assert steps_taken.count(("tool_attempt", "call")) == 1
+    assert load(engine, instance_id).vars == {"out": {"calls": 2}}
+
+
+def test_cancel_during_a_tool_call_in_a_worker_drops_the_result(
+    engine, workers, test_tools, redis_client
+):
+    doc = chain(
+        (
+            "call",
+            node(
+                "serviceTask",
+                tool="test.record",
+                saveTo="out",
+                inputs={"name": "'slow'", "sleep": "1"},
+            ),
+        )
+    )
+    version = publish_document(doc)
+    instance_id = start(engine, version)
+    workers.start(1)
+    wait_for(lambda: redis_client.llen("fdtest:started:slow") >= 1, what="the tool to start")
+    commit(steps.cancel_instance(engine, instance_id, reason="changed my mind"))
+
+    def discarded():
+        engine.rollback()
+        return engine.scalar(select(HistoryEntry).where(HistoryEntry.kind == "tool_attempt"))
+
+    entry = wait_for(discarded, what="the late result")
+    assert entry.details["status"] == "discarded"
+    instance = load(engine, instance_id)
+    assert (instance.status, instance.vars, instance.nodes) == ("cancelled", {}, {})
+
+
+def test_a_failing_tool_backs_off_fails_the_instance_and_retry_completes_it(
+    engine, workers, test_tools, redis_client
+):
+    doc = chain(
+        (
+            "call",
+            node(
+                "serviceTask",
+                tool="test.flaky",
+                retries=2,
+                backoff=0.3,
+                inputs={"name": "'flaky'", "fail_times": "3"},
+            ),
+        )
+    )
+    version = publish_document(doc)
+    instance_id = start(engine, version)
+    workers.start(1)
+    wait_for(lambda: _status(engine, instance_id) == "failed", what="the incident")
+    times = [float(t) for t in redis_client.lrange("fdtest:flaky-times:flaky", 0, -1)]
+    assert len(times) == 3
+    assert times[1] - times[0] >= 0.3 and times[2] - times[1] >= 0.6, times
+    error = load(engine, instance_id).error
+    assert (error["code"], error["node"], error["message"]) == ("flaky", "call", "failure number 3")
+
+    commit(steps.retry_instance(engine, instance_id))
+    wait_for(lambda: _status(engine, instance_id) == "completed", what="the retry")
+    attempts = engine.scalars(
+        select(HistoryEntry.details)
+        .where(HistoryEntry.kind == "tool_attempt")
+        .order_by(HistoryEntry.id)
+    ).all()
+    assert [(a["attempt"], a["status"]) for a in attempts] == [
+        (1, "error"),
+        (2, "error"),
+        (3, "error"),
+        (1, "ok"),
+    ]
+
+
+def test_a_timer_fires_in_a_worker(engine, workers):
+    version = publish_document(chain(("wait", node("timerCatch", duration="PT1S"))))
+    began = time.monotonic()
+    instance_id = start(engine, version)
+    workers.start(1)
+    wait_for(lambda: _status(engine, instance_id) == "completed", what="the timer")
+    assert time.monotonic() - began >= 1
+    assert ("timer", "wait") in history(engine, instance_id)
+
+
+def test_redis_down_while_starting_then_the_job_runs_when_it_is_back(app_config, tmp_path, engine):
+    from webapp import create_app
+    from webapp.extensions import db
+    from webapp.redis_server import EmbeddedRedis
+
+    version = publish_document(chain(("a", node("serviceTask", tool="noop", saveTo="a"))))
+    version_id = version.id
+    server = EmbeddedRedis(tmp_path / "redis")
+    server.ensure_running()
+    down = create_app(dict(app_config, REDIS_URL=server.url))
+    server.stop()
+    try:
+        with down.app_context():
+            from webapp.models import ProcessVersion
+
+            began = time.monotonic()
+            result = steps.start_instance(db.session, db.session.get(ProcessVersion, version_id))
+            commit(result)
+            assert time.monotonic() - began < 2
+            instance_id = result.instance.id
+            db.session.remove()
+        assert _status(engine, instance_id) == "running"
+        assert engine.scalar(select(Job.status)) == "pending"
+        server.ensure_running()
+        run_burst(dict(app_config, REDIS_URL=server.url), SWEEP_GRACE=0)
+        assert _status(engine, instance_id) == "completed"
+    finally:
+        server.stop()

@@ -1,0 +1,66 @@
+"""API errors as JSON: {"error": code, "message": ..., "details": ...} with a fitting status."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from flask import Response, jsonify
+from werkzeug.exceptions import HTTPException
+
+from webapp.api import bp
+from webapp.engine import EngineError
+from webapp.extensions import db
+from webapp.services.instances import InstanceError
+
+CODES = {
+    400: "bad_request",
+    401: "unauthorized",
+    403: "forbidden",
+    404: "not_found",
+    405: "method_not_allowed",
+    409: "conflict",
+    413: "too_large",
+    422: "invalid",
+    429: "too_many_requests",
+}
+
+
+class BadRequest(Exception):
+    """Malformed input (not JSON, not an object): answered 400."""
+
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+
+
+def api_error(code: str, message: str | None, status: int, details: Any = None) -> Response:
+    response = jsonify(error=code, message=message or code, details=details)
+    response.status_code = status
+    return response
+
+
+@bp.errorhandler(InstanceError)
+def instance_error(error: InstanceError) -> Response:
+    db.session.rollback()
+    details = {"fields": error.fields} if error.fields else None
+    return api_error(error.code, error.message, error.status, details)
+
+
+@bp.errorhandler(EngineError)
+def engine_error(error: EngineError) -> Response:
+    db.session.rollback()
+    return api_error(error.code, error.message, error.status, error.details)
+
+
+@bp.errorhandler(BadRequest)
+def bad_request(error: BadRequest) -> Response:
+    db.session.rollback()
+    return api_error(error.code, error.message, 400)
+
+
+@bp.errorhandler(HTTPException)
+def http_error(error: HTTPException) -> Response:
+    db.session.rollback()
+    status = error.code or 500
+    return api_error(CODES.get(status, "error"), error.description, status)

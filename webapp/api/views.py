@@ -1,0 +1,120 @@
+"""API endpoints: thin wrappers over the instances service; every answer is JSON."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from flask import g, jsonify, request, url_for
+
+from webapp.api import bp
+from webapp.api.errors import BadRequest
+from webapp.engine import history
+from webapp.extensions import db
+from webapp.services import instances
+from webapp.services.instances import InstanceError
+
+MAX_PER_PAGE = 100
+MAX_HISTORY = 1000
+
+
+def json_body(required: bool = True) -> dict[str, Any]:
+    """The request's JSON object; 400 for malformed JSON or another type of value."""
+    raw = request.get_data(cache=True)
+    if not raw.strip():
+        if required:
+            raise BadRequest("malformed_json", "Send a JSON object as the request body.")
+        return {}
+    try:
+        data = json.loads(raw)
+    except (ValueError, UnicodeDecodeError) as error:
+        raise BadRequest("malformed_json", f"The body is not valid JSON: {error}") from None
+    if not isinstance(data, dict):
+        raise BadRequest("malformed_json", "The body must be a JSON object.")
+    return data
+
+
+def whole_number(name: str, default: int, low: int, high: int) -> int:
+    raw = request.args.get(name)
+    if raw is None or raw == "":
+        return default
+    if not raw.isdigit() or not low <= int(raw) <= high:
+        raise InstanceError(
+            "invalid",
+            f"Some values need fixing: {name}.",
+            fields={name: f"Use a whole number from {low} to {high}."},
+        )
+    return int(raw)
+
+
+@bp.post("/instances")
+def start_instance():
+    instance = instances.start_from_request(g.api_user, json_body(), via="api")
+    response = jsonify(instances.as_dict(instance, detail=True))
+    response.status_code = 201
+    response.headers["Location"] = url_for("api.get_instance", instance_id=instance.id)
+    return response
+
+
+@bp.get("/instances")
+def list_instances():
+    page = whole_number("page", 1, 1, 1_000_000)
+    per_page = whole_number("per_page", 25, 1, MAX_PER_PAGE)
+    query = instances.list_query(g.api_user, request.args)
+    total = db.session.scalar(
+        db.select(db.func.count()).select_from(query.order_by(None).subquery())
+    )
+    items = db.session.scalars(query.limit(per_page).offset((page - 1) * per_page))
+    return jsonify(
+        items=[instances.as_dict(instance) for instance in items],
+        page=page,
+        per_page=per_page,
+        total=total,
+    )
+
+
+@bp.get("/instances/<int:instance_id>")
+def get_instance(instance_id: int):
+    instance = instances.get_instance(g.api_user, instance_id)
+    return jsonify(instances.as_dict(instance, detail=True))
+
+
+@bp.get("/instances/<int:instance_id>/history")
+def instance_history(instance_id: int):
+    instances.get_instance(g.api_user, instance_id)
+    after = whole_number("after", 0, 0, 2**62)
+    limit = whole_number("limit", 200, 1, MAX_HISTORY)
+    entries = history.entries(db.session, instance_id, after=after, limit=limit)
+    return jsonify(
+        items=[history.as_dict(entry) for entry in entries],
+        next_after=entries[-1].id if len(entries) == limit else None,
+    )
+
+
+@bp.post("/instances/<int:instance_id>/cancel")
+def cancel_instance(instance_id: int):
+    body = json_body(required=False)
+    unknown = sorted(set(body) - {"reason"})
+    if unknown:
+        raise InstanceError(
+            "invalid", "Unknown fields.", fields={name: "Unknown field." for name in unknown}
+        )
+    instance = instances.cancel(g.api_user, instance_id, body.get("reason", ""))
+    return jsonify(instances.as_dict(instance, detail=True))
+
+
+@bp.post("/instances/<int:instance_id>/retry")
+def retry_instance(instance_id: int):
+    body = json_body(required=False)
+    if body:
+        raise InstanceError(
+            "invalid", "Retry takes no fields.", fields={name: "Unknown field." for name in body}
+        )
+    instance = instances.retry(g.api_user, instance_id)
+    return jsonify(instances.as_dict(instance, detail=True))
+
+
+@bp.post("/messages")
+def send_message():
+    delivered = instances.deliver_message(g.api_user, json_body())
+    return jsonify(delivered=delivered)

@@ -1,0 +1,38 @@
+"""What expressions see of an instance, and making values safe to store as JSON."""
+
+from __future__ import annotations
+
+import math
+from datetime import date, datetime, time
+from decimal import Decimal
+from typing import Any
+
+from webapp.models import Instance
+
+
+def context(instance: Instance) -> dict[str, Any]:
+    """The expression context: `$input`, `$vars` and `$nodes` of the instance."""
+    return {
+        "$input": instance.input or {},
+        "$vars": instance.vars or {},
+        "$nodes": instance.nodes or {},
+    }
+
+
+def jsonable(value: Any) -> Any:
+    """A copy of `value` that JSON columns accept: datetimes as ISO text, NaN as null."""
+    if value is None or isinstance(value, str | int):
+        return value
+    if isinstance(value, float):
+        return value if math.isfinite(value) else None
+    if isinstance(value, dict):
+        return {str(key): jsonable(item) for key, item in value.items()}
+    if isinstance(value, list | tuple | set | frozenset):
+        return [jsonable(item) for item in value]
+    if isinstance(value, datetime | date | time):
+        return value.isoformat()
+    if isinstance(value, Decimal):
+        return jsonable(float(value))
+    if isinstance(value, bytes):
+        return value.decode("utf-8", "replace")
+    return str(value)

@@ -1,0 +1,95 @@
+"""Handing job rows to RQ after the step that wrote them committed.
+
+The database row is the truth; the RQ job is only a wake-up call. If Redis is down the enqueue is
+logged and skipped, and the sweep enqueues the row later. RQ job ids are derived from the row and
+its attempt, so the sweep can ask RQ whether the current delivery is still queued.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterable
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+
+from redis.exceptions import RedisError
+from rq import Queue
+
+from webapp.models.base import utcnow
+
+log = logging.getLogger(__name__)
+
+ENTRY_POINTS = {
+    "tool": "webapp.engine.jobs.run_tool",
+    "inline": "webapp.engine.jobs.run_inline_tool",
+    "timer": "webapp.engine.jobs.fire_timer",
+}
+FAILURE_TTL = 7 * 24 * 3600
+# Kept briefly: expiring a finished job costs RQ one command, deleting it costs many.
+RESULT_TTL = 30
+
+
+@dataclass(frozen=True)
+class JobRef:
+    """What a worker needs to pick up a job row: ids, when, and which entry point."""
+
+    id: int
+    instance_id: int
+    entry: str
+    due_at: datetime
+    attempt: int
+
+    @property
+    def rq_id(self) -> str:
+        return rq_job_id(self.id, self.attempt)
+
+
+def rq_job_id(job_id: int, attempt: int) -> str:
+    return f"flowdesk-job-{job_id}-{attempt}"
+
+
+def enqueue(queue: Queue | None, refs: Iterable[JobRef], *, now: datetime | None = None) -> bool:
+    """Enqueue the jobs in one Redis round trip; False (logged) when Redis cannot be reached."""
+    refs = list(refs)
+    if not refs:
+        return True
+    if queue is None:
+        log.warning("no queue: %d job(s) left for the sweep", len(refs))
+        return False
+    now = now or utcnow()
+    try:
+        with queue.connection.pipeline() as pipe:
+            for ref in refs:
+                options = {
+                    "args": (ref.id, ref.instance_id),
+                    "job_id": ref.rq_id,
+                    "timeout": -1,
+                    "result_ttl": RESULT_TTL,
+                    "failure_ttl": FAILURE_TTL,
+                    "description": f"flowdesk {ref.entry} job {ref.id}",
+                    "pipeline": pipe,
+                }
+                function = ENTRY_POINTS[ref.entry]
+                if ref.due_at > now:
+                    queue.enqueue_at(_whole_second(ref.due_at), function, **_scheduled(options))
+                else:
+                    queue.enqueue_call(function, **options)
+            pipe.execute()
+    except (RedisError, OSError) as error:
+        log.warning("could not enqueue %d job(s), the sweep will: %s", len(refs), error)
+        return False
+    return True
+
+
+def _whole_second(moment: datetime) -> datetime:
+    """RQ schedules by whole seconds (rounding down); round up so no delivery comes early."""
+    if moment.microsecond == 0:
+        return moment
+    return moment.replace(microsecond=0) + timedelta(seconds=1)
+
+
+def _scheduled(options: dict) -> dict:
+    """`enqueue_at` names the RQ timeout `job_timeout` (its other options match `enqueue_call`)."""
+    scheduled = dict(options)
+    scheduled["job_timeout"] = scheduled.pop("timeout")
+    return scheduled

@@ -1,0 +1,102 @@
+"""The append-only instance history: entries collected during a step, inserted in one statement."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import select
+from sqlalchemy.engine import Connection
+from sqlalchemy.orm import Session
+
+from webapp.engine.context import jsonable
+from webapp.models import HistoryEntry
+
+INSERT = HistoryEntry.__table__.insert()
+
+KINDS = (
+    "started",
+    "entered",
+    "left",
+    "tool_attempt",
+    "timer",
+    "message",
+    "task_created",
+    "task_claimed",
+    "task_completed",
+    "error",
+    "retried",
+    "cancelled",
+    "completed",
+)
+
+
+class History:
+    """Entries of one step; the instance and new tokens may lack ids until the step flushes."""
+
+    def __init__(self, instance: Any, now: datetime) -> None:
+        self.instance = instance
+        self.now = now
+        self._entries: list[tuple[str, Any, str | None, str | None, dict[str, Any]]] = []
+
+    def add(
+        self,
+        kind: str,
+        token: Any = None,
+        node_id: str | None = None,
+        *,
+        actor: str | None = None,
+        **details: Any,
+    ) -> None:
+        if kind not in KINDS:
+            raise ValueError(f"unknown history kind {kind!r}")
+        if node_id is None and token is not None:
+            node_id = token.node_id
+        kept = {key: value for key, value in details.items() if value is not None}
+        self._entries.append((kind, token, node_id, actor, kept))
+
+    def __len__(self) -> int:
+        return len(self._entries)
+
+    def write(self, conn: Connection) -> None:
+        """Insert the collected entries (after the flush that gave new tokens their ids)."""
+        if not self._entries:
+            return
+        rows = [
+            {
+                "instance_id": self.instance.id,
+                "token_id": token.id if token is not None else None,
+                "node_id": node_id,
+                "kind": kind,
+                "actor": actor,
+                "details": jsonable(details),
+                "created_at": self.now,
+            }
+            for kind, token, node_id, actor, details in self._entries
+        ]
+        conn.execute(INSERT, rows)
+        self._entries.clear()
+
+
+def entries(session: Session, instance_id: int, *, after: int = 0, limit: int = 500) -> list:
+    """History of an instance in order, `limit` entries after the entry id `after`."""
+    return list(
+        session.scalars(
+            select(HistoryEntry)
+            .where(HistoryEntry.instance_id == instance_id, HistoryEntry.id > after)
+            .order_by(HistoryEntry.id)
+            .limit(limit)
+        )
+    )
+
+
+def as_dict(entry: HistoryEntry) -> dict[str, Any]:
+    return {
+        "id": entry.id,
+        "kind": entry.kind,
+        "node": entry.node_id,
+        "token": entry.token_id,
+        "actor": entry.actor,
+        "details": entry.details or {},
+        "at": entry.created_at.isoformat(),
+    }

@@ -1,0 +1,222 @@
+"""What happens when a token enters a node, per node kind."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from datetime import UTC, datetime
+from typing import Any
+
+from sqlalchemy import select
+
+from webapp import tools
+from webapp.engine.context import jsonable
+from webapp.engine.runtime import Step
+from webapp.engine.store import TokenRow as Token
+from webapp.models import Role, User
+from webapp.process.durations import parse_duration
+from webapp.process.expressions import ExpressionError, evaluate
+from webapp.process.kinds import KINDS
+
+MAX_CORRELATION_KEY = 500
+
+
+def _start(step: Step, token: Token, node: dict[str, Any]) -> None:
+    step.leave_single(token)
+
+
+def _end(step: Step, token: Token, node: dict[str, Any]) -> None:
+    token.status = "done"
+
+
+def _exclusive(step: Step, token: Token, node: dict[str, Any]) -> None:
+    """The first outgoing flow (document order) whose condition is true, else the default."""
+    default = None
+    context = step.context()
+    for flow_id, flow in step.definition.outgoing.get(token.node_id, []):
+        if flow.get("default"):
+            default = default or flow_id
+            continue
+        condition = flow.get("condition")
+        if condition is None or not str(condition).strip():
+            step.leave(token, flow_id)
+            return
+        try:
+            chosen = bool(evaluate(condition, context))
+        except ExpressionError as error:
+            step.fail(token, "expression", f"The condition of flow '{flow_id}' failed: {error}")
+            return
+        if chosen:
+            step.leave(token, flow_id)
+            return
+    if default is None:
+        step.fail(
+            token,
+            "no_branch",
+            "No outgoing flow's condition is true and the gateway has no default flow.",
+        )
+        return
+    step.leave(token, default, default=True)
+
+
+def _parallel(step: Step, token: Token, node: dict[str, Any]) -> None:
+    """Join: wait for a token on every incoming flow, then continue once; split: fork."""
+    node_id = token.node_id
+    incoming = step.definition.incoming.get(node_id, [])
+    continuing = token
+    joined = 1
+    if len(incoming) > 1:
+        token.status = "waiting"
+        arrived: dict[str, Token] = {}
+        for other in step.tokens:
+            if other.status == "waiting" and other.node_id == node_id:
+                arrived.setdefault(other.arrived_via or "", other)
+        if any(flow_id not in arrived for flow_id in incoming):
+            return
+        continuing = arrived[token.arrived_via or ""]
+        for flow_id in incoming:
+            if arrived[flow_id] is not continuing:
+                arrived[flow_id].status = "done"
+        continuing.status = "active"
+        joined = len(incoming)
+    outgoing = step.definition.outgoing.get(node_id, [])
+    if not outgoing:
+        step.fail(continuing, "no_flow", f"Node '{node_id}' has no outgoing flow.")
+        return
+    for flow_id, _flow in outgoing[1:]:
+        child = step.new_token(node_id, continuing.arrived_via)
+        child.step = continuing.step
+        step.leave(child, flow_id)
+    step.leave(continuing, outgoing[0][0], **({"joined": joined} if joined > 1 else {}))
+
+
+def _service(step: Step, token: Token, node: dict[str, Any]) -> None:
+    """Evaluate the tool's inputs now; a job runs the tool (and its retries) with them."""
+    config = KINDS["serviceTask"].with_defaults(node.get("config"))
+    name = config.get("tool") or ""
+    if tools.get(name) is None:
+        step.fail(token, "unknown_tool", f"The tool '{name}' is not installed.")
+        return
+    context = step.context()
+    inputs = {}
+    for key, text in (config.get("inputs") or {}).items():
+        try:
+            inputs[key] = evaluate(text, context)
+        except ExpressionError as error:
+            step.fail(token, "expression", f"The input '{key}' failed: {error}")
+            return
+    step.add_job(
+        token,
+        "tool",
+        step.now,
+        tool=name,
+        inputs=jsonable(inputs),
+        max_attempts=max(0, int(config.get("retries") or 0)) + 1,
+        backoff=float(config.get("backoff") or 2.0),
+        timeout=float(config.get("timeout") or 30),
+    )
+
+
+def _user(step: Step, token: Token, node: dict[str, Any]) -> None:
+    config = node.get("config") or {}
+    assignee = config.get("assignee") or {}
+    kind, value = assignee.get("type"), assignee.get("value")
+    user_id = role_id = None
+    if kind == "expression" and value:
+        try:
+            value = evaluate(value, step.context())
+        except ExpressionError as error:
+            step.fail(token, "expression", f"The assignee expression failed: {error}")
+            return
+    if kind in ("user", "expression") and isinstance(value, str) and value:
+        user_id = step.conn.scalar(select(User.id).where(User.username == value.lower()))
+    elif kind == "role" and isinstance(value, str) and value:
+        role_id = step.conn.scalar(select(Role.id).where(Role.name == value))
+    due_at = None
+    if config.get("dueIn"):
+        try:
+            due_at = step.now + parse_duration(config["dueIn"])
+        except ValueError as error:
+            step.fail(token, "due", f"The due time is invalid: {error}")
+            return
+    token.status = "waiting"
+    step.add_task(
+        token,
+        node_id=token.node_id,
+        title=(node.get("title") or token.node_id)[:200],
+        form=config.get("form"),
+        assignee_id=user_id,
+        candidate_role_id=role_id,
+        due_at=due_at,
+    )
+    unresolved = kind in ("user", "role", "expression") and user_id is None and role_id is None
+    step.history.add(
+        "task_created",
+        token,
+        assignee=value if user_id else None,
+        role=value if role_id else None,
+        unresolved=jsonable(value) if unresolved else None,
+    )
+
+
+def due_time(config: dict[str, Any], context: dict[str, Any], now: datetime) -> datetime:
+    """When a timer fires: now + `duration`, or the `date` expression's value (UTC if naive)."""
+    if config.get("duration"):
+        return now + parse_duration(config["duration"])
+    value = evaluate(config.get("date") or "null", context)
+    if isinstance(value, str):
+        try:
+            value = datetime.fromisoformat(value.strip().replace("Z", "+00:00"))
+        except ValueError:
+            raise ValueError(f"{value!r} is not an ISO date and time") from None
+    if not isinstance(value, datetime):
+        raise ValueError(f"the date expression gave {json.dumps(jsonable(value))}, not a date")
+    return value.replace(tzinfo=UTC) if value.tzinfo is None else value.astimezone(UTC)
+
+
+def _timer(step: Step, token: Token, node: dict[str, Any]) -> None:
+    try:
+        due = due_time(node.get("config") or {}, step.context(), step.now)
+    except (ValueError, ExpressionError, OverflowError) as error:
+        step.fail(token, "timer", f"The timer's time is invalid: {error}")
+        return
+    token.status = "waiting"
+    step.add_job(token, "timer", due)
+
+
+def correlation_text(value: Any) -> str | None:
+    """The text a correlation key is matched by: strings as they are, other values as JSON."""
+    if value is None:
+        return None
+    if isinstance(value, str):
+        return value
+    if isinstance(value, float) and value.is_integer():
+        value = int(value)
+    return json.dumps(jsonable(value), sort_keys=True, separators=(",", ":"))
+
+
+def _message(step: Step, token: Token, node: dict[str, Any]) -> None:
+    config = node.get("config") or {}
+    try:
+        key = correlation_text(evaluate(config.get("correlationKey") or "null", step.context()))
+    except ExpressionError as error:
+        step.fail(token, "expression", f"The correlation key failed: {error}")
+        return
+    if key is None or len(key) > MAX_CORRELATION_KEY:
+        problem = "is empty" if key is None else f"is over {MAX_CORRELATION_KEY} characters"
+        step.fail(token, "correlation", f"The correlation key {problem}.")
+        return
+    token.status = "waiting"
+    step.add_subscription(token, str(config.get("message") or ""), key)
+
+
+HANDLERS: dict[str, Callable[[Step, Token, dict[str, Any]], None]] = {
+    "startEvent": _start,
+    "endEvent": _end,
+    "exclusiveGateway": _exclusive,
+    "parallelGateway": _parallel,
+    "serviceTask": _service,
+    "userTask": _user,
+    "timerCatch": _timer,
+    "messageCatch": _message,
+}

@@ -1,0 +1,420 @@
+"""The public steps. Each is one transaction on one instance that begins by locking its row.
+
+Steps write but never commit: the caller commits, then passes `result.jobs` to `dispatch.enqueue`
+(commit first, then enqueue). A step refused before any change raises EngineError.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from datetime import datetime, timedelta
+from typing import Any
+
+from sqlalchemy import delete, select, update
+from sqlalchemy.orm import Session
+
+from webapp.engine import definitions, store
+from webapp.engine.calls import Call, Outcome
+from webapp.engine.context import jsonable
+from webapp.engine.errors import EngineError
+from webapp.engine.locking import begin_write
+from webapp.engine.runtime import Step, StepResult
+from webapp.engine.store import InstanceRow, JobRow, TokenRow
+from webapp.models import Job, MessageSubscription, ProcessVersion, Task, User
+from webapp.models.base import utcnow
+
+# A job delivered earlier than this is a stray duplicate; the scheduled delivery will come.
+EARLY_TOLERANCE = timedelta(seconds=0.25)
+
+
+def _name(user: User | None) -> str | None:
+    return user.username if user is not None else None
+
+
+def _open(session: Session, instance_id: int, now: datetime, job_id: int | None = None):
+    """Lock the instance and read its open tokens (and the job, if a token owns it)."""
+    begin_write(session)
+    conn = session.connection()
+    locked = store.lock(conn, instance_id)
+    if locked is None:
+        raise EngineError("not_found", f"Instance {instance_id} does not exist.", status=404)
+    instance, content_hash = locked
+    definition = definitions.for_version_id(session, instance.version_id, content_hash)
+    tokens, job = store.open_tokens(conn, instance_id, job_id)
+    return Step(conn, instance, definition, tokens, now=now), job
+
+
+def _starter(step: Step) -> str | None:
+    if step.instance.started_by_id is None:
+        return None
+    return step.conn.scalar(select(User.username).where(User.id == step.instance.started_by_id))
+
+
+def _dropped(step: Step, note: str) -> StepResult:
+    result = step.finish()
+    result.applied = False
+    result.note = note
+    return result
+
+
+def _pending(step: Step, job: JobRow | None, kind: str) -> TokenRow | None:
+    """The job's token, if the job is still pending and its token still waits for it."""
+    if job is None or step.instance.status not in ("running", "failed"):
+        return None
+    token = step.token(job.token_id)
+    expected = "active" if kind == "tool" else "waiting"
+    if job.kind != kind or job.status != "pending" or token is None:
+        return None
+    if token.status != expected or token.node_id != job.node_id:
+        return None
+    return token
+
+
+def _due(step: Step, job: JobRow | None, kind: str) -> TokenRow | str:
+    """The token of a pending job that is due, else why the delivery is dropped."""
+    token = _pending(step, job, kind)
+    if token is None:
+        return "job no longer pending"
+    if job.due_at > step.now + EARLY_TOLERANCE:
+        return "not due yet"
+    return token
+
+
+# --- start ------------------------------------------------------------------------------------
+
+
+def start_instance(
+    session: Session,
+    version: ProcessVersion,
+    *,
+    input: dict[str, Any] | None = None,
+    business_key: str | None = None,
+    partition_id: int | None = None,
+    actor: User | None = None,
+    via: str = "api",
+    now: datetime | None = None,
+) -> StepResult:
+    """Create an instance of `version` and move its start token until it waits or ends."""
+    begin_write(session)
+    now = now or utcnow()
+    definition = definitions.for_version(version)
+    instance = InstanceRow(
+        id=None,
+        version_id=version.id,
+        process_key=version.process.key,
+        version=version.number,
+        partition_id=partition_id,
+        status="running",
+        input=jsonable(input or {}),
+        vars={},
+        nodes={},
+        business_key=business_key,
+        started_via=via,
+        started_by_id=actor.id if actor is not None else None,
+        created_at=now,
+        updated_at=now,
+    )
+    step = Step(session.connection(), instance, definition, [], now=now, starter=_name(actor))
+    step.history.add(
+        "started", actor=_name(actor), via=via, version=version.number, business_key=business_key
+    )
+    token = step.new_token(definition.start)
+    step.enter(token, definition.start, None)
+    step.run()
+    return step.finish()
+
+
+# --- tool jobs --------------------------------------------------------------------------------
+
+
+def claim_tool_job(
+    session: Session, job_id: int, *, lease_grace: float, now: datetime | None = None
+) -> Call | None:
+    """Lease a due, pending tool job for one attempt (no instance lock); None when not ours."""
+    begin_write(session)
+    now = now or utcnow()
+    conn = session.connection()
+    row = conn.execute(
+        select(store.JOBS).where(store.JOBS.c.id == job_id).with_for_update()
+    ).first()
+    if row is None:
+        return None
+    job = store.job_row(row._mapping)
+    if job.kind != "tool" or job.status != "pending" or job.due_at > now + EARLY_TOLERANCE:
+        return None
+    if job.lease_until is not None and job.lease_until > now:
+        return None
+    job.attempt += 1
+    job.lease_until = now + timedelta(seconds=job.timeout + lease_grace)
+    conn.execute(
+        update(store.JOBS)
+        .where(store.JOBS.c.id == job_id)
+        .values(attempt=job.attempt, lease_until=job.lease_until, updated_at=now)
+    )
+    return _call(job)
+
+
+def _call(job: JobRow) -> Call:
+    return Call(
+        job_id=job.id,
+        instance_id=job.instance_id,
+        node_id=job.node_id,
+        tool=job.tool or "",
+        inputs=dict(job.inputs or {}),
+        key=job.key,
+        actor=job.actor,
+        timeout=job.timeout,
+        attempt=job.attempt,
+    )
+
+
+def apply_tool_outcome(
+    session: Session,
+    job_id: int,
+    instance_id: int,
+    outcome: Outcome,
+    *,
+    attempt: int,
+    now: datetime | None = None,
+) -> StepResult:
+    """Apply an attempt's outcome; a job no longer pending (cancelled, done) drops it."""
+    step, job = _open(session, instance_id, now or utcnow(), job_id)
+    token = _pending(step, job, "tool")
+    if token is None:
+        node_id = session.scalar(select(Job.node_id).where(Job.id == job_id))
+        step.history.add("tool_attempt", None, node_id, attempt=attempt, status="discarded")
+        return _dropped(step, "job no longer pending")
+    _apply(step, job, token, outcome, attempt)
+    step.run()
+    return step.finish()
+
+
+def run_inline_tool(
+    session: Session,
+    job_id: int,
+    instance_id: int,
+    run: Callable[[Call], Outcome],
+    *,
+    now: datetime | None = None,
+) -> StepResult:
+    """Run a pure tool inside the step's transaction (no lease needed) and apply its outcome."""
+    step, job = _open(session, instance_id, now or utcnow(), job_id)
+    token = _due(step, job, "tool")
+    if not isinstance(token, TokenRow):
+        return _dropped(step, token)
+    job.attempt += 1
+    _apply(step, job, token, run(_call(job)), job.attempt)
+    step.run()
+    return step.finish()
+
+
+def _apply(step: Step, job: JobRow, token: TokenRow, outcome: Outcome, attempt: int) -> None:
+    step.track(job)
+    job.lease_until = None
+    step.history.add(
+        "tool_attempt",
+        token,
+        tool=job.tool,
+        attempt=attempt,
+        status="ok" if outcome.ok else "error",
+        duration_ms=outcome.duration_ms,
+        code=outcome.code or None,
+        message=outcome.message or None,
+    )
+    if outcome.ok:
+        job.status = "done"
+        step.record_output(job.node_id, jsonable(outcome.output))
+        step.starter = job.actor
+        step.leave_single(token)
+        return
+    job.last_error = {"code": outcome.code, "message": outcome.message, "attempt": attempt}
+    if outcome.retryable and job.attempt < job.max_attempts:
+        job.due_at = step.now + timedelta(seconds=job.backoff * 2 ** (job.attempt - 1))
+        return
+    job.status = "failed"
+    step.fail(token, outcome.code, outcome.message, attempts=job.attempt)
+
+
+# --- timers, messages, tasks ------------------------------------------------------------------
+
+
+def fire_timer(
+    session: Session, job_id: int, instance_id: int, *, now: datetime | None = None
+) -> StepResult:
+    """A due timer moves its token on; early or stale deliveries are dropped."""
+    step, job = _open(session, instance_id, now or utcnow(), job_id)
+    token = _due(step, job, "timer")
+    if not isinstance(token, TokenRow):
+        return _dropped(step, token)
+    step.track(job)
+    job.status = "done"
+    job.attempt += 1
+    step.history.add("timer", token, due=job.due_at.isoformat())
+    step.starter = _starter(step)
+    step.leave_single(token)
+    step.run()
+    return step.finish()
+
+
+def message_targets(
+    session: Session, name: str, correlation_key: str, partitions: set[int] | None = None
+) -> list[int]:
+    """Ids of instances waiting for the message; `partitions` (None = all) limits which."""
+    query = (
+        select(MessageSubscription.instance_id)
+        .join(store.INSTANCES, store.INSTANCES.c.id == MessageSubscription.instance_id)
+        .where(
+            MessageSubscription.name == name,
+            MessageSubscription.correlation_key == correlation_key,
+        )
+        .distinct()
+        .order_by(MessageSubscription.instance_id)
+    )
+    if partitions is not None:
+        partition = store.INSTANCES.c.partition_id
+        allowed = partition.in_(sorted(partitions)) if partitions else False
+        query = query.where(partition.is_(None) | allowed)
+    return list(session.scalars(query))
+
+
+def deliver_message(
+    session: Session,
+    instance_id: int,
+    name: str,
+    correlation_key: str,
+    payload: Any,
+    *,
+    actor: User | None = None,
+    now: datetime | None = None,
+) -> StepResult:
+    """Wake every token of the instance waiting for this message and key; payload is the output."""
+    step, _ = _open(session, instance_id, now or utcnow())
+    table = MessageSubscription.__table__
+    matching = (
+        table.c.instance_id == instance_id,
+        table.c.name == name,
+        table.c.correlation_key == correlation_key,
+    )
+    subscriptions = step.conn.execute(
+        select(table.c.token_id, table.c.node_id).where(*matching).order_by(table.c.id)
+    ).all()
+    step.conn.execute(delete(table).where(*matching))
+    woken = 0
+    payload = jsonable(payload)
+    for token_id, node_id in subscriptions:
+        token = step.token(token_id)
+        if token is None or token.status != "waiting" or token.node_id != node_id:
+            continue
+        woken += 1
+        step.history.add("message", token, actor=_name(actor), name=name, key=correlation_key)
+        step.record_output(token.node_id, payload)
+        step.leave_single(token)
+    if not woken:
+        return _dropped(step, "no token waits for this message")
+    step.starter = _starter(step)
+    step.run()
+    return step.finish()
+
+
+def complete_task(
+    session: Session,
+    task_id: int,
+    values: dict[str, Any],
+    *,
+    actor: User | None,
+    now: datetime | None = None,
+) -> StepResult:
+    """Complete an open task with its (already validated) form values; the token moves on."""
+    begin_write(session)
+    table = Task.__table__
+    instance_id = session.scalar(select(table.c.instance_id).where(table.c.id == task_id))
+    if instance_id is None:
+        raise EngineError("not_found", f"Task {task_id} does not exist.", status=404)
+    step, _ = _open(session, instance_id, now or utcnow())
+    task = step.conn.execute(
+        select(table.c.status, table.c.token_id, table.c.node_id).where(table.c.id == task_id)
+    ).one()
+    token = step.token(task.token_id)
+    waiting = token is not None and token.status == "waiting" and token.node_id == task.node_id
+    if task.status != "open" or not waiting:
+        raise EngineError("task_closed", f"Task {task_id} is no longer open.", status=409)
+    values = jsonable(values)
+    step.conn.execute(
+        update(table)
+        .where(table.c.id == task_id)
+        .values(
+            status="completed",
+            completed_by_id=actor.id if actor is not None else None,
+            completed_at=step.now,
+            result=values,
+        )
+    )
+    step.history.add("task_completed", token, actor=_name(actor), task=task_id)
+    step.record_output(task.node_id, values)
+    step.starter = _starter(step)
+    step.leave_single(token)
+    step.run()
+    return step.finish()
+
+
+# --- operators --------------------------------------------------------------------------------
+
+
+def cancel_instance(
+    session: Session,
+    instance_id: int,
+    *,
+    reason: str = "",
+    actor: User | None = None,
+    now: datetime | None = None,
+) -> StepResult:
+    """Close every token, job, subscription and open task; the instance ends cancelled."""
+    step, _ = _open(session, instance_id, now or utcnow())
+    instance = step.instance
+    if instance.status not in ("running", "failed"):
+        raise EngineError(
+            "not_active",
+            f"Instance {instance_id} is {instance.status}; "
+            "only running or failed instances can be cancelled.",
+        )
+    for token in step.tokens:
+        token.status = "cancelled"
+    conn = step.conn
+    conn.execute(
+        update(store.JOBS)
+        .where(store.JOBS.c.instance_id == instance_id, store.JOBS.c.status == "pending")
+        .values(status="cancelled", lease_until=None, updated_at=step.now)
+    )
+    subscriptions = MessageSubscription.__table__
+    conn.execute(delete(subscriptions).where(subscriptions.c.instance_id == instance_id))
+    tasks = Task.__table__
+    conn.execute(
+        update(tasks)
+        .where(tasks.c.instance_id == instance_id, tasks.c.status == "open")
+        .values(status="cancelled")
+    )
+    instance.status = "cancelled"
+    instance.ended_at = step.now
+    step.history.add("cancelled", actor=_name(actor), reason=reason or None)
+    return step.finish()
+
+
+def retry_instance(
+    session: Session, instance_id: int, *, actor: User | None = None, now: datetime | None = None
+) -> StepResult:
+    """Failed tokens re-enter their node with fresh attempts; the instance runs again."""
+    step, _ = _open(session, instance_id, now or utcnow())
+    instance = step.instance
+    if instance.status != "failed":
+        raise EngineError(
+            "not_failed",
+            f"Instance {instance_id} is {instance.status}; only failed instances can be retried.",
+        )
+    instance.status = "running"
+    instance.error = None
+    step.starter = _starter(step)
+    for token in [t for t in step.tokens if t.status == "failed"]:
+        step.history.add("retried", token, actor=_name(actor))
+        step.enter(token, token.node_id, token.arrived_via)
+    step.run()
+    return step.finish()

@@ -1,0 +1,101 @@
+"""Start a process from the browser, then watch the instance on a small status page."""
+
+from __future__ import annotations
+
+from flask import abort, flash, redirect, render_template, request, url_for
+from flask_login import current_user, login_required
+
+from webapp import forms_runtime
+from webapp.engine import history
+from webapp.extensions import db
+from webapp.htmx_support import htmx_target
+from webapp.inbox import bp
+from webapp.models import OutboxMessage
+from webapp.permissions import can, permission_required
+from webapp.services import instances
+from webapp.services.instances import InstanceError
+
+
+@bp.route("/")
+@login_required
+def index():
+    """Until the task inbox arrives, the inbox opens on the processes one may start."""
+    return redirect(url_for("inbox.processes"))
+
+
+@bp.route("/processes")
+@permission_required("instances.start")
+def processes():
+    rows = [
+        {"process": process, "version": version, "form": instances.start_form(version)}
+        for process, version in instances.startable_processes(current_user)
+    ]
+    return render_template("inbox/start.html", rows=rows)
+
+
+def _version_or_404(key: str):
+    try:
+        return instances.find_version(current_user, key)
+    except InstanceError:
+        abort(404)
+
+
+@bp.route("/processes/<key>/start", methods=["GET", "POST"])
+@permission_required("instances.start")
+def start(key: str):
+    version = _version_or_404(key)
+    spec = instances.start_form(version)
+    business_key = request.form.get("business_key", "")
+    raw = request.form if request.method == "POST" else None
+    errors: dict[str, str] = {}
+    if request.method == "POST" and "refresh" not in request.form:
+        values, errors = forms_runtime.read_submission(spec, request.form) if spec else ({}, {})
+        try:
+            clean_key = instances.clean_business_key(business_key)
+            if not errors:
+                instance = instances.start(
+                    current_user, version, input=values, business_key=clean_key, via="ui"
+                )
+                flash(f"Started instance {instance.id} of {version.process.name}.", "success")
+                return redirect(url_for("inbox.instance", instance_id=instance.id))
+        except InstanceError as error:
+            db.session.rollback()
+            errors.update(error.fields)
+    fields = forms_runtime.field_views(spec, raw=raw, errors=errors) if spec else []
+    status = 422 if errors else 200
+    return render_template(
+        "inbox/start_form.html",
+        version=version,
+        fields=forms_runtime.render_fields(fields),
+        refresh=bool(spec) and forms_runtime.depends_on_form(spec),
+        business_key=business_key,
+        errors=errors,
+    ), status
+
+
+@bp.route("/instances/<int:instance_id>")
+@login_required
+def instance(instance_id: int):
+    try:
+        found = instances.get_instance(current_user, instance_id)
+    except InstanceError:
+        abort(404)
+    context = {
+        "instance": found,
+        "tokens": instances.current_tokens(found),
+        "tasks": instances.open_tasks(found),
+        "entries": history.entries(db.session, found.id, limit=200),
+        "outbox": db.session.scalars(
+            db.select(OutboxMessage)
+            .where(OutboxMessage.instance_id == found.id)
+            .order_by(OutboxMessage.id)
+        ).all(),
+        "titles": {
+            node_id: node.get("title") or node_id
+            for node_id, node in (found.process_version.document.get("nodes") or {}).items()
+        },
+        "may_manage": can(current_user, "instances.manage", found.partition_id),
+    }
+    if htmx_target() == "instance-body":
+        return render_template("inbox/start_instance_body.html", **context)
+    return render_template("inbox/start_instance.html", **context)

@@ -1,0 +1,202 @@
+"""Runtime state of process instances: tokens, jobs, message subscriptions, tasks, history.
+
+The engine (`webapp/engine/`) changes these rows only inside a transaction that first locks the
+instance row; history is append-only.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import BigInteger, Float, ForeignKey, Index, Integer, String, Text
+from sqlalchemy.orm import Mapped, mapped_column, relationship
+
+from webapp.extensions import db
+from webapp.models.auth import Partition, Role, User
+from webapp.models.base import UTCDateTime, utcnow
+from webapp.models.process import ProcessVersion
+from webapp.models.types import JSONType
+
+# SQLite only auto-numbers an INTEGER PRIMARY KEY; PostgreSQL gets 64-bit ids for history.
+BigId = BigInteger().with_variant(Integer(), "sqlite")
+
+LIVE_TOKEN = ("active", "waiting")
+
+
+class Instance(db.Model):
+    """One run of a published version; it stays on that version until it ends."""
+
+    __tablename__ = "instances"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    version_id: Mapped[int] = mapped_column(
+        ForeignKey("process_versions.id", ondelete="RESTRICT"), index=True
+    )
+    process_key: Mapped[str] = mapped_column(String(100), index=True)
+    version: Mapped[int] = mapped_column(Integer)
+    partition_id: Mapped[int | None] = mapped_column(
+        ForeignKey("partitions.id", ondelete="RESTRICT"), index=True, nullable=True
+    )
+    status: Mapped[str] = mapped_column(String(16), default="running", index=True)
+    input: Mapped[dict[str, Any]] = mapped_column(JSONType, default=dict)
+    vars: Mapped[dict[str, Any]] = mapped_column(JSONType, default=dict)
+    nodes: Mapped[dict[str, Any]] = mapped_column(JSONType, default=dict)
+    business_key: Mapped[str | None] = mapped_column(String(200), index=True, nullable=True)
+    started_via: Mapped[str] = mapped_column(String(16), default="api")
+    started_by_id: Mapped[int | None] = mapped_column(
+        ForeignKey("users.id", ondelete="SET NULL"), nullable=True
+    )
+    error: Mapped[dict[str, Any] | None] = mapped_column(JSONType, nullable=True)
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow, index=True)
+    updated_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
+    ended_at: Mapped[datetime | None] = mapped_column(UTCDateTime(), nullable=True)
+
+    process_version: Mapped[ProcessVersion] = relationship(lazy="select")
+    partition: Mapped[Partition | None] = relationship(lazy="select")
+    started_by: Mapped[User | None] = relationship(lazy="select")
+
+    def __repr__(self) -> str:
+        return f"<Instance {self.id} {self.process_key} v{self.version} {self.status}>"
+
+
+class Token(db.Model):
+    """A marker of where an instance is: at a node, active (engine work) or waiting."""
+
+    __tablename__ = "tokens"
+    __table_args__ = (Index("ix_tokens_instance_id_status", "instance_id", "status"),)
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    instance_id: Mapped[int] = mapped_column(ForeignKey("instances.id", ondelete="CASCADE"))
+    node_id: Mapped[str] = mapped_column(String(255))
+    arrived_via: Mapped[str | None] = mapped_column(String(255), nullable=True)
+    status: Mapped[str] = mapped_column(String(16), default="active")
+    step: Mapped[int] = mapped_column(Integer, default=0)
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
+    updated_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
+
+    @property
+    def live(self) -> bool:
+        return self.status in LIVE_TOKEN
+
+    def __repr__(self) -> str:
+        return f"<Token {self.id} at {self.node_id} {self.status}>"
+
+
+class Job(db.Model):
+    """Work a worker does for a token: a tool call (with retries) or a timer; `key` is unique."""
+
+    __tablename__ = "jobs"
+    __table_args__ = (Index("ix_jobs_status_due_at", "status", "due_at"),)
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    instance_id: Mapped[int] = mapped_column(
+        ForeignKey("instances.id", ondelete="CASCADE"), index=True
+    )
+    token_id: Mapped[int] = mapped_column(ForeignKey("tokens.id", ondelete="CASCADE"), index=True)
+    node_id: Mapped[str] = mapped_column(String(255))
+    kind: Mapped[str] = mapped_column(String(8))
+    key: Mapped[str] = mapped_column(String(300), unique=True)
+    tool: Mapped[str | None] = mapped_column(String(200), nullable=True)
+    inputs: Mapped[dict[str, Any] | None] = mapped_column(JSONType, nullable=True)
+    actor: Mapped[str | None] = mapped_column(String(64), nullable=True)
+    status: Mapped[str] = mapped_column(String(16), default="pending")
+    due_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
+    attempt: Mapped[int] = mapped_column(Integer, default=0)
+    max_attempts: Mapped[int] = mapped_column(Integer, default=1)
+    backoff: Mapped[float] = mapped_column(Float, default=2.0)
+    timeout: Mapped[float] = mapped_column(Float, default=30.0)
+    lease_until: Mapped[datetime | None] = mapped_column(UTCDateTime(), nullable=True)
+    last_error: Mapped[dict[str, Any] | None] = mapped_column(JSONType, nullable=True)
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
+    updated_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
+
+    def __repr__(self) -> str:
+        return f"<Job {self.id} {self.kind} {self.node_id} {self.status}>"
+
+
+class MessageSubscription(db.Model):
+    """A token waiting at a message catch for a message name and correlation key."""
+
+    __tablename__ = "message_subscriptions"
+    __table_args__ = (Index("ix_message_subscriptions_name_key", "name", "correlation_key"),)
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    instance_id: Mapped[int] = mapped_column(
+        ForeignKey("instances.id", ondelete="CASCADE"), index=True
+    )
+    token_id: Mapped[int] = mapped_column(ForeignKey("tokens.id", ondelete="CASCADE"), index=True)
+    node_id: Mapped[str] = mapped_column(String(255))
+    name: Mapped[str] = mapped_column(String(200))
+    correlation_key: Mapped[str] = mapped_column(String(500))
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
+
+
+class Task(db.Model):
+    """Work for a person at a user task: who may do it, the form to fill in, its due date."""
+
+    __tablename__ = "tasks"
+    __table_args__ = (Index("ix_tasks_status_partition_id", "status", "partition_id"),)
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    instance_id: Mapped[int] = mapped_column(
+        ForeignKey("instances.id", ondelete="CASCADE"), index=True
+    )
+    token_id: Mapped[int] = mapped_column(ForeignKey("tokens.id", ondelete="CASCADE"), index=True)
+    node_id: Mapped[str] = mapped_column(String(255))
+    title: Mapped[str] = mapped_column(String(200), default="")
+    partition_id: Mapped[int | None] = mapped_column(
+        ForeignKey("partitions.id", ondelete="RESTRICT"), nullable=True
+    )
+    assignee_id: Mapped[int | None] = mapped_column(
+        ForeignKey("users.id", ondelete="SET NULL"), index=True, nullable=True
+    )
+    candidate_role_id: Mapped[int | None] = mapped_column(
+        ForeignKey("roles.id", ondelete="SET NULL"), index=True, nullable=True
+    )
+    form: Mapped[dict[str, Any] | None] = mapped_column(JSONType, nullable=True)
+    status: Mapped[str] = mapped_column(String(16), default="open")
+    due_at: Mapped[datetime | None] = mapped_column(UTCDateTime(), nullable=True)
+    claimed_at: Mapped[datetime | None] = mapped_column(UTCDateTime(), nullable=True)
+    completed_by_id: Mapped[int | None] = mapped_column(
+        ForeignKey("users.id", ondelete="SET NULL"), nullable=True
+    )
+    completed_at: Mapped[datetime | None] = mapped_column(UTCDateTime(), nullable=True)
+    result: Mapped[dict[str, Any] | None] = mapped_column(JSONType, nullable=True)
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
+
+    instance: Mapped[Instance] = relationship(lazy="select")
+    assignee: Mapped[User | None] = relationship(foreign_keys=[assignee_id], lazy="select")
+    candidate_role: Mapped[Role | None] = relationship(lazy="select")
+
+
+class HistoryEntry(db.Model):
+    """One append-only line of an instance's history; never updated."""
+
+    __tablename__ = "history"
+    __table_args__ = (Index("ix_history_instance_id_id", "instance_id", "id"),)
+
+    id: Mapped[int] = mapped_column(BigId, primary_key=True)
+    instance_id: Mapped[int] = mapped_column(ForeignKey("instances.id", ondelete="CASCADE"))
+    token_id: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    node_id: Mapped[str | None] = mapped_column(String(255), nullable=True)
+    kind: Mapped[str] = mapped_column(String(32))
+    actor: Mapped[str | None] = mapped_column(String(64), nullable=True)
+    details: Mapped[dict[str, Any]] = mapped_column(JSONType, default=dict)
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
+
+
+class OutboxMessage(db.Model):
+    """An e-mail `email.send` kept instead of sent (no SMTP set up); `key` makes it once-only."""
+
+    __tablename__ = "outbox"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    key: Mapped[str] = mapped_column(String(300), unique=True)
+    instance_id: Mapped[int | None] = mapped_column(
+        ForeignKey("instances.id", ondelete="SET NULL"), index=True, nullable=True
+    )
+    recipients: Mapped[list[str]] = mapped_column(JSONType, default=list)
+    subject: Mapped[str] = mapped_column(String(500), default="")
+    body: Mapped[str] = mapped_column(Text, default="")
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow, index=True)

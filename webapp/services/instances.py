@@ -1,0 +1,411 @@
+"""Instances for the web and the API: start, cancel, retry, messages and lists, permission-checked.
+
+Every change is one engine step: the service checks permissions and input, runs the step, commits,
+and only then enqueues the jobs the step wrote (`engine.jobs.commit`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from sqlalchemy import Select, false, func, select
+
+from webapp.engine import EngineError, steps
+from webapp.engine.jobs import commit
+from webapp.engine.locking import begin_write
+from webapp.engine.nodes import correlation_text
+from webapp.engine.runtime import StepResult
+from webapp.extensions import db
+from webapp.models import Instance, Partition, Process, ProcessVersion, User
+from webapp.permissions import can, partition_filter, visible_partition_ids
+from webapp.process import forms
+
+STATUSES = ("running", "completed", "failed", "cancelled")
+MAX_BUSINESS_KEY = 200
+MAX_REASON = 500
+MAX_NAME = 200
+
+
+class InstanceError(Exception):
+    """A refused request: a stable code, a message, the HTTP status and per-field messages."""
+
+    def __init__(
+        self, code: str, message: str, *, status: int = 422, fields: dict[str, str] | None = None
+    ) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+        self.status = status
+        self.fields = fields or {}
+
+
+def _invalid(fields: dict[str, str]) -> InstanceError:
+    names = ", ".join(sorted(fields))
+    return InstanceError("invalid", f"Some values need fixing: {names}.", fields=fields)
+
+
+# --- processes a user may start ---------------------------------------------------------------
+
+
+def _latest_versions() -> Select:
+    latest = (
+        select(ProcessVersion.process_id, func.max(ProcessVersion.number).label("number"))
+        .group_by(ProcessVersion.process_id)
+        .subquery()
+    )
+    return (
+        select(Process, ProcessVersion)
+        .join(latest, latest.c.process_id == Process.id)
+        .join(
+            ProcessVersion,
+            (ProcessVersion.process_id == Process.id) & (ProcessVersion.number == latest.c.number),
+        )
+    )
+
+
+def startable_processes(user: User) -> list[tuple[Process, ProcessVersion]]:
+    """Published processes (with their latest version) the user may start, by name."""
+    if not can(user, "instances.start", scoped=False):
+        return []
+    query = _latest_versions().where(partition_filter(Process.partition_id, user))
+    return [tuple(row) for row in db.session.execute(query.order_by(Process.name, Process.key))]
+
+
+def find_version(user: User, key: str, number: int | None = None) -> ProcessVersion:
+    """The version to start (latest unless `number`); 404 when unknown or not the user's."""
+    process = db.session.scalar(select(Process).where(Process.key == key))
+    if process is None or not can(user, "instances.start", process.partition_id):
+        raise InstanceError("not_found", f"There is no process '{key}' you may start.", status=404)
+    query = select(ProcessVersion).where(ProcessVersion.process_id == process.id)
+    if number is None:
+        query = query.order_by(ProcessVersion.number.desc()).limit(1)
+    else:
+        query = query.where(ProcessVersion.number == number)
+    version = db.session.scalar(query)
+    if version is None:
+        what = f"version {number}" if number is not None else "a published version"
+        raise InstanceError("not_found", f"Process '{key}' has no {what}.", status=404)
+    return version
+
+
+def start_form(version: ProcessVersion) -> dict[str, Any] | None:
+    """The start event's form spec, if it has one with fields."""
+    for node in (version.document.get("nodes") or {}).values():
+        if node.get("kind") == "startEvent":
+            form = (node.get("config") or {}).get("form")
+            return form if form and list(forms.iter_fields(form)) else None
+    return None
+
+
+# --- starting ---------------------------------------------------------------------------------
+
+
+def _as_submission(data: Mapping[str, Any], spec: dict[str, Any]) -> dict[str, Any]:
+    """JSON values as the strings a form would send, so API and form share one validation."""
+    raw: dict[str, Any] = {}
+    for field in forms.iter_fields(spec):
+        value = data.get(field.get("key"))
+        if value is None:
+            continue
+        if isinstance(value, bool):
+            raw[field["key"]] = "true" if value else "false"
+        elif isinstance(value, int | float):
+            raw[field["key"]] = repr(value) if isinstance(value, float) else str(value)
+        elif isinstance(value, list) and field["type"] == "multiselect":
+            raw[field["key"]] = [str(item) for item in value]
+        else:
+            raw[field["key"]] = value
+    return raw
+
+
+def check_input(version: ProcessVersion, data: Mapping[str, Any]) -> dict[str, Any]:
+    """Validate `data` against the start form (if any); the form's fields come back coerced."""
+    spec = start_form(version)
+    if spec is None:
+        return dict(data)
+    values, errors = forms.coerce_submission(spec, _as_submission(data, spec))
+    if errors:
+        raise _invalid({f"input.{key}": message for key, message in errors.items()})
+    return {**data, **values}
+
+
+def _partition_for(user: User, process: Process, key: Any) -> int | None:
+    if key in (None, ""):
+        return process.partition_id
+    if process.partition_id is not None:
+        if process.partition is None or key != process.partition.key:
+            name = process.partition.key if process.partition else process.partition_id
+            raise _invalid({"partition": f"Process '{process.key}' runs in partition '{name}'."})
+        return process.partition_id
+    partition_id = None
+    if isinstance(key, str):
+        partition_id = db.session.scalar(select(Partition.id).where(Partition.key == key))
+    if partition_id is None or not can(user, "instances.start", partition_id):
+        raise _invalid({"partition": "Unknown partition, or not one you may start in."})
+    return partition_id
+
+
+def clean_business_key(value: Any) -> str | None:
+    if value is None:
+        return None
+    if not isinstance(value, str):
+        raise _invalid({"business_key": "The business key must be text."})
+    value = value.strip()
+    if len(value) > MAX_BUSINESS_KEY:
+        raise _invalid({"business_key": f"Use at most {MAX_BUSINESS_KEY} characters."})
+    return value or None
+
+
+def start(
+    user: User,
+    version: ProcessVersion,
+    *,
+    input: Mapping[str, Any],
+    business_key: str | None = None,
+    partition: Any = None,
+    via: str = "api",
+) -> Instance:
+    """Start an instance of `version` with checked input; commits, then enqueues its jobs."""
+    begin_write(db.session)
+    partition_id = _partition_for(user, version.process, partition)
+    result = steps.start_instance(
+        db.session,
+        version,
+        input=dict(input),
+        business_key=business_key,
+        partition_id=partition_id,
+        actor=user,
+        via=via,
+    )
+    commit(result)
+    return db.session.get(Instance, result.instance.id)
+
+
+def start_from_request(user: User, payload: Mapping[str, Any], *, via: str = "api") -> Instance:
+    """The API's start: checks every field of the JSON body, naming the wrong ones."""
+    fields: dict[str, str] = {}
+    key = payload.get("process_key")
+    if not isinstance(key, str) or not key.strip():
+        fields["process_key"] = "Give the key of a published process."
+    number = payload.get("version")
+    if number is not None and (isinstance(number, bool) or not isinstance(number, int)):
+        fields["version"] = "The version must be a whole number."
+    data = payload.get("input", {})
+    if data is None:
+        data = {}
+    if not isinstance(data, dict):
+        fields["input"] = "The input must be a JSON object."
+    partition = payload.get("partition")
+    if partition is not None and not isinstance(partition, str):
+        fields["partition"] = "The partition must be a partition key."
+    unknown = sorted(
+        set(payload) - {"process_key", "version", "input", "business_key", "partition"}
+    )
+    for name in unknown:
+        fields[name] = "Unknown field."
+    if fields:
+        raise _invalid(fields)
+    business_key = clean_business_key(payload.get("business_key"))
+    version = find_version(user, key.strip(), number)
+    return start(
+        user,
+        version,
+        input=check_input(version, data),
+        business_key=business_key,
+        partition=partition,
+        via=via,
+    )
+
+
+# --- reading ----------------------------------------------------------------------------------
+
+
+def _visible(user: User) -> Any:
+    """Instances the user may read: by partition with instances.read, else those they started."""
+    if can(user, "instances.read", scoped=False):
+        return partition_filter(Instance.partition_id, user)
+    return Instance.started_by_id == user.id
+
+
+def get_instance(user: User, instance_id: int) -> Instance:
+    instance = db.session.scalar(select(Instance).where(Instance.id == instance_id, _visible(user)))
+    if instance is None:
+        raise InstanceError(
+            "not_found", f"There is no instance {instance_id} you may see.", status=404
+        )
+    return instance
+
+
+def list_query(user: User, filters: Mapping[str, Any]) -> Select:
+    """Instances the user may read, newest first, narrowed by process/status/business key."""
+    fields: dict[str, str] = {}
+    query = select(Instance).where(_visible(user))
+    status = filters.get("status")
+    if status:
+        if status not in STATUSES:
+            fields["status"] = f"Use one of {', '.join(STATUSES)}."
+        query = query.where(Instance.status == status)
+    if filters.get("process"):
+        query = query.where(Instance.process_key == filters["process"])
+    if filters.get("business_key"):
+        query = query.where(Instance.business_key == filters["business_key"])
+    if filters.get("partition"):
+        partition_id = db.session.scalar(
+            select(Partition.id).where(Partition.key == filters["partition"])
+        )
+        query = query.where(Instance.partition_id == partition_id if partition_id else false())
+    if fields:
+        raise _invalid(fields)
+    return query.order_by(Instance.id.desc())
+
+
+# --- operating --------------------------------------------------------------------------------
+
+
+def _manageable(user: User, instance_id: int) -> Instance:
+    begin_write(db.session)
+    instance = get_instance(user, instance_id)
+    if not can(user, "instances.manage", instance.partition_id):
+        raise InstanceError("forbidden", "You may not change running instances.", status=403)
+    return instance
+
+
+def cancel(user: User, instance_id: int, reason: Any = "") -> Instance:
+    if reason is not None and not isinstance(reason, str):
+        raise _invalid({"reason": "The reason must be text."})
+    reason = (reason or "").strip()
+    if len(reason) > MAX_REASON:
+        raise _invalid({"reason": f"Use at most {MAX_REASON} characters."})
+    _manageable(user, instance_id)
+    result = _engine(
+        lambda: steps.cancel_instance(db.session, instance_id, reason=reason, actor=user)
+    )
+    commit(result)
+    return db.session.get(Instance, instance_id)
+
+
+def retry(user: User, instance_id: int) -> Instance:
+    _manageable(user, instance_id)
+    result = _engine(lambda: steps.retry_instance(db.session, instance_id, actor=user))
+    commit(result)
+    return db.session.get(Instance, instance_id)
+
+
+def _engine(step: Callable[[], StepResult]) -> StepResult:
+    try:
+        return step()
+    except EngineError as error:
+        db.session.rollback()
+        raise InstanceError(error.code, error.message, status=error.status) from None
+
+
+def deliver_message(user: User, payload: Mapping[str, Any]) -> list[int]:
+    """Wake every visible instance waiting for the message; one step (and commit) per instance."""
+    if not can(user, "instances.manage", scoped=False):
+        raise InstanceError("forbidden", "You may not send messages to instances.", status=403)
+    fields: dict[str, str] = {}
+    name = payload.get("name")
+    if not isinstance(name, str) or not name.strip() or len(name) > MAX_NAME:
+        fields["name"] = f"Give the message name (1-{MAX_NAME} characters)."
+    raw_key = payload.get("correlation_key")
+    if isinstance(raw_key, bool) or not isinstance(raw_key, str | int | float):
+        fields["correlation_key"] = "Give the correlation key as text or a number."
+    unknown = sorted(set(payload) - {"name", "correlation_key", "payload"})
+    for field in unknown:
+        fields[field] = "Unknown field."
+    if fields:
+        raise _invalid(fields)
+    key = correlation_text(raw_key)
+    name = name.strip()
+    begin_write(db.session)
+    targets = steps.message_targets(db.session, name, key, visible_partition_ids(user))
+    delivered = []
+    for instance_id in targets:
+        result = _engine(
+            lambda i=instance_id: steps.deliver_message(
+                db.session, i, name, key, payload.get("payload"), actor=user
+            )
+        )
+        commit(result)
+        if result.applied:
+            delivered.append(instance_id)
+    if not delivered:
+        raise InstanceError(
+            "no_match",
+            f"No instance waits for message '{name}' with correlation key '{key}'.",
+            status=404,
+        )
+    return delivered
+
+
+# --- presenting -------------------------------------------------------------------------------
+
+
+def _iso(value) -> str | None:
+    return value.isoformat() if value is not None else None
+
+
+def as_dict(instance: Instance, *, detail: bool = False) -> dict[str, Any]:
+    """The JSON shape of an instance; `detail` adds data, current nodes and open tasks."""
+    data: dict[str, Any] = {
+        "id": instance.id,
+        "process_key": instance.process_key,
+        "version": instance.version,
+        "status": instance.status,
+        "business_key": instance.business_key,
+        "partition": instance.partition.key if instance.partition else None,
+        "started_via": instance.started_via,
+        "started_by": instance.started_by.username if instance.started_by else None,
+        "error": instance.error,
+        "created_at": _iso(instance.created_at),
+        "updated_at": _iso(instance.updated_at),
+        "ended_at": _iso(instance.ended_at),
+    }
+    if detail:
+        data["input"] = instance.input
+        data["vars"] = instance.vars
+        data["nodes"] = instance.nodes
+        data["tokens"] = [
+            {"id": t.id, "node": t.node_id, "status": t.status} for t in current_tokens(instance)
+        ]
+        data["tasks"] = [_task_dict(task) for task in open_tasks(instance)]
+    return data
+
+
+def _task_dict(task) -> dict[str, Any]:
+    return {
+        "id": task.id,
+        "node": task.node_id,
+        "title": task.title,
+        "status": task.status,
+        "assignee": task.assignee.username if task.assignee else None,
+        "role": task.candidate_role.name if task.candidate_role else None,
+        "due_at": _iso(task.due_at),
+    }
+
+
+def current_tokens(instance: Instance) -> list:
+    from webapp.models import Token
+
+    return list(
+        db.session.scalars(
+            select(Token)
+            .where(
+                Token.instance_id == instance.id, Token.status.in_(("active", "waiting", "failed"))
+            )
+            .order_by(Token.id)
+        )
+    )
+
+
+def open_tasks(instance: Instance) -> list:
+    from webapp.models import Task
+
+    return list(
+        db.session.scalars(
+            select(Task)
+            .where(Task.instance_id == instance.id, Task.status == "open")
+            .order_by(Task.id)
+        )
+    )
