@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import copy
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -12,7 +14,16 @@ from webapp.extensions import db
 from webapp.models import Process, ProcessVersion, User
 from webapp.models.base import utcnow
 from webapp.process import document as documents
-from webapp.process.bpmn import export_bpmn
+from webapp.process.bpmn import (
+    BpmnImportError,
+    ImportResult,
+    UnsupportedElement,
+    auto_layout,
+    export_bpmn,
+    import_bpmn,
+)
+from webapp.process.diff import DocumentDiff, diff_documents
+from webapp.process.kinds import KINDS
 from webapp.process.validation import Problem, has_errors, validate
 
 KEY = re.compile(r"^[A-Za-z_][A-Za-z0-9_.-]{0,99}$")
@@ -82,11 +93,14 @@ def create_process(
     return process
 
 
-def _store_draft(process: Process, doc: dict[str, Any], actor: User | None) -> list[Problem]:
+def _store_draft(
+    process: Process, doc: dict[str, Any], actor: User | None, xml: str | None = None
+) -> list[Problem]:
+    """Store `doc` as the draft; `xml` (when given) must import to exactly `doc`."""
     doc = dict(doc, key=process.key, name=process.name)
     problems = validate(doc, tool_specs())
     process.draft_document = doc
-    process.draft_xml = export_bpmn(doc)
+    process.draft_xml = xml if xml is not None else export_bpmn(doc)
     process.draft_hash = documents.content_hash(doc)
     process.draft_problems = [p.as_dict() for p in problems]
     process.draft_revision = (process.draft_revision or 0) + 1
@@ -99,14 +113,19 @@ def save_draft(
     process: Process, doc: dict[str, Any], *, base_revision: int, actor: User | None
 ) -> SaveResult:
     """Replace the draft unless someone saved since `base_revision`; the caller commits."""
+    check_revision(process, base_revision)
+    problems = _store_draft(process, documents.normalize(doc), actor)
+    return SaveResult(process.draft_revision, problems)
+
+
+def check_revision(process: Process, base_revision: int) -> None:
+    """Raise StaleDraft unless the draft is still at `base_revision`."""
     if base_revision != process.draft_revision:
         raise StaleDraft(
             "draft.stale",
             f"This draft was saved by someone else (revision {process.draft_revision}; "
             f"you edited revision {base_revision}). Reload to see their changes.",
         )
-    problems = _store_draft(process, documents.normalize(doc), actor)
-    return SaveResult(process.draft_revision, problems)
 
 
 def latest_version(process: Process) -> ProcessVersion | None:
@@ -150,3 +169,198 @@ def publish(process: Process, *, actor: User | None, note: str = "") -> ProcessV
     )
     db.session.add(version)
     return version
+
+
+# --- the designer: BPMN import, canvas saves, whole-draft edits, versions ----------------------
+
+
+class ImportRefused(ProcessError):
+    """A file or posted diagram that cannot become a draft; nothing was saved.
+
+    `line` points into the file when known; `unsupported` lists elements Flowdesk cannot run.
+    """
+
+    def __init__(
+        self,
+        code: str,
+        message: str,
+        *,
+        line: int | None = None,
+        unsupported: list[UnsupportedElement] | None = None,
+        status: int = 422,
+    ) -> None:
+        super().__init__(code, message)
+        self.line = line
+        self.unsupported = unsupported or []
+        self.status = status
+
+
+@dataclass(frozen=True)
+class DraftImport:
+    """A draft saved from a file or the canvas: the new revision and what was found."""
+
+    revision: int
+    problems: list[Problem]
+    warnings: list[Problem]
+    unsupported: list[UnsupportedElement]
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "revision": self.revision,
+            "problems": [p.as_dict() for p in [*self.problems, *self.warnings]],
+            "unsupported": [unsupported_dict(u) for u in self.unsupported],
+        }
+
+
+def unsupported_dict(item: UnsupportedElement) -> dict[str, Any]:
+    return {"id": item.id, "type": item.type, "line": item.line, "detail": item.detail}
+
+
+def read_upload(data: bytes | str) -> ImportResult:
+    """Read a .bpmn (XML) or .json file into a document; raises ImportRefused saying why not."""
+    raw = data.encode("utf-8", "surrogatepass") if isinstance(data, str) else data
+    if raw.lstrip(b"\xef\xbb\xbf \t\r\n").startswith(b"{"):
+        try:
+            result = ImportResult(documents.from_json(raw))
+        except documents.DocumentError as exc:
+            raise ImportRefused("import.invalid", exc.message, line=exc.line) from None
+    else:
+        try:
+            result = import_bpmn(raw)
+        except BpmnImportError as exc:
+            raise ImportRefused(
+                "import.malformed", exc.message, line=exc.line, status=400
+            ) from None
+    unknown = [
+        (i, n["kind"]) for i, n in result.document["nodes"].items() if n["kind"] not in KINDS
+    ]
+    if unknown:
+        node_id, kind = unknown[0]
+        raise ImportRefused(
+            "import.unknown_kind",
+            f"Node '{node_id}' has the unknown kind '{kind}'; Flowdesk knows {', '.join(KINDS)}.",
+        )
+    return result
+
+
+def _refuse_unsupported(result: ImportResult, what: str) -> None:
+    items = result.unsupported
+    if items:
+        listed = ", ".join(f"{u.type} '{u.id}'" for u in items[:5])
+        more = f" and {len(items) - 5} more" if len(items) > 5 else ""
+        raise ImportRefused(
+            "import.unsupported",
+            f"{what} contains {len(items)} element{'s' if len(items) != 1 else ''} Flowdesk "
+            f"cannot run ({listed}{more}); nothing was saved.",
+            unsupported=items,
+        )
+
+
+def save_draft_xml(
+    process: Process, xml: bytes | str, *, base_revision: int, actor: User | None
+) -> DraftImport:
+    """Save a diagram drawn in the designer; the caller commits.
+
+    The posted XML is stored as is (it imports to exactly the stored document), so what the
+    modeller drew, label positions included, comes back on reload.
+    """
+    check_revision(process, base_revision)
+    result = read_upload(xml if isinstance(xml, bytes) else xml.encode("utf-8"))
+    _refuse_unsupported(result, "The diagram")
+    doc = result.document
+    keep = doc.get("key") == process.key and doc.get("name") == process.name
+    text = xml.decode("utf-8") if isinstance(xml, bytes) else xml
+    problems = _store_draft(process, doc, actor, text if keep else None)
+    return DraftImport(process.draft_revision, problems, result.warnings, [])
+
+
+def import_draft(
+    process: Process,
+    data: bytes | str,
+    *,
+    base_revision: int,
+    actor: User | None,
+    allow_unsupported: bool = False,
+) -> DraftImport:
+    """Replace the draft with an imported file; unsupported elements need `allow_unsupported`."""
+    check_revision(process, base_revision)
+    result = read_upload(data)
+    if not allow_unsupported:
+        _refuse_unsupported(result, "The file")
+    problems = _store_draft(process, result.document, actor)
+    return DraftImport(process.draft_revision, problems, result.warnings, result.unsupported)
+
+
+def create_imported(
+    key: str,
+    name: str,
+    data: bytes | str,
+    *,
+    partition_id: int | None,
+    actor: User | None,
+    allow_unsupported: bool = False,
+) -> tuple[Process, DraftImport]:
+    """A new process whose first draft is an imported file; key and name default to the file's."""
+    result = read_upload(data)
+    if not allow_unsupported:
+        _refuse_unsupported(result, "The file")
+    doc = result.document
+    process = create_process(
+        key or str(doc.get("key") or ""),
+        name or str(doc.get("name") or ""),
+        partition_id=partition_id,
+        actor=actor,
+        document=doc,
+    )
+    problems = [Problem(**p) for p in process.draft_problems]
+    return process, DraftImport(
+        process.draft_revision, problems, result.warnings, result.unsupported
+    )
+
+
+def edit_draft(
+    process: Process,
+    edit: Callable[[dict[str, Any]], dict[str, Any]],
+    *,
+    base_revision: int,
+    actor: User | None,
+) -> SaveResult:
+    """Apply `edit` (document -> new document; may raise ProcessError) to the draft and save."""
+    check_revision(process, base_revision)
+    doc = copy.deepcopy(process.draft_document or documents.new_document(process.key, process.name))
+    return save_draft(process, edit(doc), base_revision=base_revision, actor=actor)
+
+
+def auto_layout_draft(process: Process, *, base_revision: int, actor: User | None) -> SaveResult:
+    """Lay the draft out left to right (every position and route recomputed)."""
+    return edit_draft(process, auto_layout, base_revision=base_revision, actor=actor)
+
+
+def lock_process(process_id: int) -> Process | None:
+    """Load a process holding its row lock (PostgreSQL) for a read-check-write sequence."""
+    return db.session.scalar(
+        select(Process).where(Process.id == process_id).with_for_update(of=Process)
+    )
+
+
+def versions(process: Process) -> list[ProcessVersion]:
+    """Published versions, newest first."""
+    return list(
+        db.session.scalars(
+            select(ProcessVersion)
+            .where(ProcessVersion.process_id == process.id)
+            .order_by(ProcessVersion.number.desc())
+        )
+    )
+
+
+def get_version(process: Process, number: int) -> ProcessVersion | None:
+    return db.session.scalar(
+        select(ProcessVersion).where(
+            ProcessVersion.process_id == process.id, ProcessVersion.number == number
+        )
+    )
+
+
+def compare_versions(old: ProcessVersion, new: ProcessVersion) -> DocumentDiff:
+    return diff_documents(old.document, new.document)

@@ -1,0 +1,542 @@
+/* Flowdesk designer: the bpmn-js canvas island.
+ *
+ * The diagram lives in the browser until it is saved: Save (or autosave a few seconds after an
+ * edit) posts the XML with the revision it was based on; the server answers with the problem list,
+ * shown as a list and as markers. Selecting an element fetches its server-rendered properties
+ * panel (htmx); a valid panel submit comes back as a `bpmn-apply` event applied here.
+ */
+(function () {
+  'use strict';
+
+  const root = document.getElementById('designer');
+  if (!root || typeof BpmnJS === 'undefined') return;
+
+  const AUTOSAVE_MS = Number(root.dataset.autosaveMs || 3000);
+  const CONFIG = 'flowdesk:config';
+  const NODE_BLOB = 'flowdesk:node';
+  const byId = (id) => document.getElementById(id);
+  const readJSON = (id) => JSON.parse(byId(id).textContent);
+
+  /* --- what the palette, context pad and replace menu offer: only the kinds Flowdesk runs --- */
+
+  const CREATE = {
+    'create.user-task': ['bpmn:UserTask', 'activity', 'bpmn-icon-user-task', 'Create user task'],
+    'create.service-task': ['bpmn:ServiceTask', 'activity', 'bpmn-icon-service-task', 'Create service task'],
+    'create.parallel-gateway': ['bpmn:ParallelGateway', 'gateway', 'bpmn-icon-gateway-parallel', 'Create parallel gateway'],
+    'create.timer-catch': ['bpmn:IntermediateCatchEvent', 'event', 'bpmn-icon-intermediate-event-catch-timer', 'Create timer (wait)', 'bpmn:TimerEventDefinition'],
+    'create.message-catch': ['bpmn:IntermediateCatchEvent', 'event', 'bpmn-icon-intermediate-event-catch-message', 'Create message catch (wait for a message)', 'bpmn:MessageEventDefinition'],
+  };
+  const PALETTE_KEEP = new Set(['hand-tool', 'lasso-tool', 'space-tool', 'global-connect-tool',
+    'tool-separator', 'create.start-event', 'create.end-event', 'create.exclusive-gateway']);
+  const APPEND = {
+    'append.user-task': ['bpmn:UserTask', 'bpmn-icon-user-task', 'Append user task'],
+    'append.service-task': ['bpmn:ServiceTask', 'bpmn-icon-service-task', 'Append service task'],
+    'append.parallel-gateway': ['bpmn:ParallelGateway', 'bpmn-icon-gateway-parallel', 'Append parallel gateway'],
+    'append.timer-catch': ['bpmn:IntermediateCatchEvent', 'bpmn-icon-intermediate-event-catch-timer', 'Append timer', 'bpmn:TimerEventDefinition'],
+    'append.message-catch': ['bpmn:IntermediateCatchEvent', 'bpmn-icon-intermediate-event-catch-message', 'Append message catch', 'bpmn:MessageEventDefinition'],
+  };
+  const PAD_KEEP = new Set(['delete', 'connect', 'replace', 'append.end-event', 'append.gateway']);
+  const REPLACE_KEEP = new Set(['replace-with-none-start', 'replace-with-none-end',
+    'replace-with-user-task', 'replace-with-service-task', 'replace-with-exclusive-gateway',
+    'replace-with-parallel-gateway', 'replace-with-timer-intermediate-catch',
+    'replace-with-message-intermediate-catch', 'replace-with-default-flow',
+    'replace-with-sequence-flow']);
+
+  function shapeOf(elementFactory, spec) {
+    const attrs = { type: spec[0] };
+    if (spec[4]) attrs.eventDefinitionType = spec[4];
+    return elementFactory.createShape(attrs);
+  }
+
+  function FlowdeskPalette(palette, create, elementFactory) {
+    this.getPaletteEntries = function () {
+      return function (entries) {
+        const kept = {};
+        Object.keys(entries).forEach((id) => { if (PALETTE_KEEP.has(id)) kept[id] = entries[id]; });
+        Object.keys(CREATE).forEach((id) => {
+          const spec = CREATE[id];
+          const start = (event) => create.start(event, shapeOf(elementFactory, spec));
+          kept[id] = { group: spec[1], className: spec[2], title: spec[3], action: { dragstart: start, click: start } };
+        });
+        return kept;
+      };
+    };
+    palette.registerProvider(500, this);
+  }
+  FlowdeskPalette.$inject = ['palette', 'create', 'elementFactory'];
+
+  function FlowdeskContextPad(contextPad, create, elementFactory, autoPlace) {
+    this.getContextPadEntries = function (element) {
+      return function (entries) {
+        const kept = {};
+        Object.keys(entries).forEach((id) => { if (PAD_KEEP.has(id)) kept[id] = entries[id]; });
+        if (!entries['append.end-event']) return kept;
+        Object.keys(APPEND).forEach((id) => {
+          const spec = APPEND[id];
+          const make = () => elementFactory.createShape(spec[3] ? { type: spec[0], eventDefinitionType: spec[3] } : { type: spec[0] });
+          kept[id] = {
+            group: 'model', className: spec[1], title: spec[2],
+            action: {
+              dragstart: (event) => create.start(event, make(), { source: element }),
+              click: () => autoPlace.append(element, make()),
+            },
+          };
+        });
+        return kept;
+      };
+    };
+    contextPad.registerProvider(500, this);
+  }
+  FlowdeskContextPad.$inject = ['contextPad', 'create', 'elementFactory', 'autoPlace'];
+
+  function FlowdeskReplaceMenu(popupMenu) {
+    this.getPopupMenuEntries = function () {
+      return function (entries) {
+        const kept = {};
+        Object.keys(entries).forEach((id) => { if (REPLACE_KEEP.has(id)) kept[id] = entries[id]; });
+        return kept;
+      };
+    };
+    this.getPopupMenuHeaderEntries = function () { return function () { return {}; }; };
+    popupMenu.registerProvider('bpmn-replace', 500, this);
+  }
+  FlowdeskReplaceMenu.$inject = ['popupMenu'];
+
+  /* One undoable step for a panel apply, however many properties it touches. */
+  function ApplyHandler() {}
+  ApplyHandler.prototype.preExecute = function (context) { context.run(); };
+  ApplyHandler.prototype.execute = function () { return []; };
+  ApplyHandler.prototype.revert = function () { return []; };
+
+  const FlowdeskModule = {
+    __init__: ['flowdeskPalette', 'flowdeskContextPad', 'flowdeskReplaceMenu'],
+    flowdeskPalette: ['type', FlowdeskPalette],
+    flowdeskContextPad: ['type', FlowdeskContextPad],
+    flowdeskReplaceMenu: ['type', FlowdeskReplaceMenu],
+  };
+
+  const modeler = new BpmnJS({
+    container: byId('canvas'),
+    moddleExtensions: { flowdesk: readJSON('flowdesk-moddle') },
+    additionalModules: [FlowdeskModule],
+  });
+  window.modeler = modeler;
+  const get = (name) => modeler.get(name);
+  get('commandStack').registerHandler('flowdesk.apply', ApplyHandler);
+
+  /* --- reading an element the way the server's BPMN reader will --- */
+
+  function kindOf(bo) {
+    const defs = bo.eventDefinitions || [];
+    switch (bo.$type) {
+      case 'bpmn:StartEvent': return defs.length ? null : 'startEvent';
+      case 'bpmn:EndEvent': return defs.length ? null : 'endEvent';
+      case 'bpmn:UserTask': return 'userTask';
+      case 'bpmn:ServiceTask': return 'serviceTask';
+      case 'bpmn:ExclusiveGateway': return 'exclusiveGateway';
+      case 'bpmn:ParallelGateway': return 'parallelGateway';
+      case 'bpmn:SequenceFlow': return 'sequenceFlow';
+      case 'bpmn:IntermediateCatchEvent':
+        if (defs.length !== 1) return null;
+        if (defs[0].$type === 'bpmn:TimerEventDefinition') return 'timerCatch';
+        if (defs[0].$type === 'bpmn:MessageEventDefinition') return 'messageCatch';
+        return null;
+      default: return null;
+    }
+  }
+
+  function extensionValues(bo) {
+    return (bo.extensionElements && bo.extensionElements.values) || [];
+  }
+
+  function blob(bo, type) {
+    const holder = extensionValues(bo).find((v) => v.$type === type);
+    if (!holder) return null;
+    try {
+      const value = JSON.parse(holder.body || '');
+      return value && typeof value === 'object' && !Array.isArray(value) ? value : null;
+    } catch (e) {
+      return null;
+    }
+  }
+
+  function text(expression) {
+    return expression && typeof expression.body === 'string' ? expression.body.trim() : '';
+  }
+
+  function configOf(bo, kind) {
+    const config = Object.assign({}, blob(bo, CONFIG) || {});
+    const def = (bo.eventDefinitions || [])[0];
+    if (kind === 'timerCatch' && def) {
+      const duration = text(def.timeDuration).replace(/^["']|["']$/g, '');
+      if (duration) config.duration = duration;
+      else if (text(def.timeDate)) config.date = def.timeDate.body;
+    }
+    if (kind === 'messageCatch' && def && def.messageRef && def.messageRef.name) {
+      config.message = def.messageRef.name;
+    }
+    return config;
+  }
+
+  function panelValues(element) {
+    const bo = element.businessObject;
+    const kind = kindOf(bo);
+    const values = { id: bo.id, kind: kind || '', type: bo.$type.replace('bpmn:', ''), name: bo.name || '' };
+    if (kind === 'sequenceFlow') {
+      values.condition = bo.conditionExpression ? bo.conditionExpression.body || '' : '';
+      values.default = bo.sourceRef && bo.sourceRef.default === bo ? '1' : '0';
+      values.source_kind = bo.sourceRef ? kindOf(bo.sourceRef) || '' : '';
+    } else if (kind) {
+      values.config = JSON.stringify(configOf(bo, kind));
+    }
+    return values;
+  }
+
+  /* --- applying a panel submit (the server validated it) --- */
+
+  const plain = (value) => typeof value === 'string' && value !== '' && value === value.trim();
+
+  function sorted(value) {
+    if (Array.isArray(value)) return value.map(sorted);
+    if (value && typeof value === 'object') {
+      const out = {};
+      Object.keys(value).sort().forEach((k) => { out[k] = sorted(value[k]); });
+      return out;
+    }
+    return value;
+  }
+
+  function messageNamed(name) {
+    const definitions = modeler.getDefinitions();
+    const found = (definitions.rootElements || []).find((e) => e.$type === 'bpmn:Message' && e.name === name);
+    if (found) return found;
+    const message = get('bpmnFactory').create('bpmn:Message', { name: name });
+    message.$parent = definitions;
+    definitions.get('rootElements').push(message);
+    return message;
+  }
+
+  function applyNode(element, detail) {
+    const bo = element.businessObject;
+    const moddle = get('moddle');
+    const modeling = get('modeling');
+    const config = Object.assign({}, detail.config || {});
+    const def = (bo.eventDefinitions || [])[0];
+    if (detail.kind === 'timerCatch' && def) {
+      let duration; let date;
+      if (plain(config.duration)) { duration = config.duration; delete config.duration; }
+      else if (plain(config.date)) { date = config.date; delete config.date; }
+      modeling.updateModdleProperties(element, def, {
+        timeDuration: duration ? moddle.create('bpmn:FormalExpression', { body: duration }) : undefined,
+        timeDate: date ? moddle.create('bpmn:FormalExpression', { body: date, language: 'flowdesk' }) : undefined,
+        timeCycle: undefined,
+      });
+    }
+    if (detail.kind === 'messageCatch' && def) {
+      let message;
+      if (plain(config.message)) { message = messageNamed(config.message); delete config.message; }
+      modeling.updateModdleProperties(element, def, { messageRef: message });
+    }
+    const values = [];
+    extensionValues(bo).forEach((value) => {
+      if (value.$type === CONFIG) return;
+      if (value.$type === NODE_BLOB) {
+        const extra = blob(bo, NODE_BLOB) || {};
+        delete extra.title;
+        if (Object.keys(extra).length) values.push(moddle.create(NODE_BLOB, { body: JSON.stringify(sorted(extra)) }));
+        return;
+      }
+      values.push(value);
+    });
+    if (Object.keys(config).length) values.push(moddle.create(CONFIG, { body: JSON.stringify(sorted(config)) }));
+    modeling.updateProperties(element, {
+      name: detail.title || undefined,
+      extensionElements: values.length ? moddle.create('bpmn:ExtensionElements', { values: values }) : undefined,
+    });
+  }
+
+  function applyFlow(element, detail) {
+    const moddle = get('moddle');
+    const modeling = get('modeling');
+    const bo = element.businessObject;
+    const condition = detail.condition
+      ? moddle.create('bpmn:FormalExpression', { body: detail.condition, language: 'flowdesk' })
+      : undefined;
+    modeling.updateProperties(element, { name: detail.title || undefined, conditionExpression: condition });
+    const source = element.source;
+    const isDefault = source.businessObject.default === bo;
+    if (detail.default && !isDefault) modeling.updateProperties(source, { default: bo });
+    if (!detail.default && isDefault) modeling.updateProperties(source, { default: undefined });
+  }
+
+  byId('canvas').addEventListener('bpmn-apply', (event) => {
+    const detail = event.detail || {};
+    const element = get('elementRegistry').get(detail.id);
+    if (!element) return;
+    get('commandStack').execute('flowdesk.apply', {
+      run: () => (detail.kind === 'sequenceFlow' ? applyFlow(element, detail) : applyNode(element, detail)),
+    });
+    state.panelKey = JSON.stringify(panelValues(element));
+  });
+
+  /* --- state, saving, conflicts --- */
+
+  const state = {
+    revision: Number(root.dataset.revision),
+    edits: 0,
+    savedEdits: 0,
+    saving: null,
+    conflict: false,
+    timer: null,
+    panelKey: JSON.stringify({ count: '0' }),
+    marked: [],
+    summary: '',
+  };
+  const dirty = () => state.edits !== state.savedEdits;
+
+  function setStatus(message, tone) {
+    const status = byId('save-status');
+    status.textContent = message;
+    status.dataset.tone = tone || '';
+  }
+
+  function csrfHeaders(extra) {
+    return Object.assign({ 'X-CSRFToken': root.dataset.csrf, 'X-Draft-Revision': String(state.revision), Accept: 'application/json' }, extra || {});
+  }
+
+  async function save() {
+    if (state.conflict) return false;
+    if (state.saving) {
+      await state.saving;
+      return dirty() ? save() : !state.conflict;
+    }
+    clearTimeout(state.timer);
+    state.saving = doSave();
+    try {
+      return await state.saving;
+    } finally {
+      state.saving = null;
+    }
+  }
+
+  async function doSave() {
+    const edits = state.edits;
+    setStatus('Saving…', 'busy');
+    let response; let body = {};
+    try {
+      const { xml } = await modeler.saveXML({ format: true });
+      response = await fetch(root.dataset.saveUrl, {
+        method: 'POST', credentials: 'same-origin', body: xml,
+        headers: csrfHeaders({ 'Content-Type': 'application/xml' }),
+      });
+      body = await response.json().catch(() => ({}));
+    } catch (error) {
+      setStatus('Not saved: the server could not be reached. Your edits are still here; try Save again.', 'error');
+      return false;
+    }
+    if (response.ok) {
+      state.revision = body.revision;
+      root.dataset.revision = String(body.revision);
+      state.savedEdits = edits;
+      showProblems(body.problems || []);
+      setStatus(dirty() ? 'Unsaved changes' : `Saved · revision ${body.revision} · ${state.summary}`, dirty() ? 'dirty' : 'ok');
+      if (dirty()) schedule();
+      return true;
+    }
+    if (response.status === 409) {
+      showConflict(body.message || 'Someone else saved this draft.');
+      return false;
+    }
+    const where = body.line ? ` (line ${body.line})` : '';
+    setStatus(`Not saved: ${body.message || response.statusText}${where}`, 'error');
+    if (body.unsupported && body.unsupported.length) {
+      showProblems(body.unsupported.map((u) => ({
+        severity: 'error', element_id: u.id, code: 'import.unsupported',
+        message: `${u.type} '${u.id}' is not supported by Flowdesk${u.detail ? ': ' + u.detail : ''}; delete or replace it.`,
+      })));
+    }
+    return false;
+  }
+
+  function schedule() {
+    clearTimeout(state.timer);
+    if (!state.conflict) state.timer = setTimeout(save, AUTOSAVE_MS);
+  }
+
+  function showConflict(message) {
+    state.conflict = true;
+    clearTimeout(state.timer);
+    byId('conflict-message').textContent = message;
+    byId('conflict').hidden = false;
+    setStatus('Not saved: the draft changed elsewhere', 'error');
+  }
+
+  byId('conflict-reload').addEventListener('click', () => {
+    state.savedEdits = state.edits;
+    window.location.reload();
+  });
+  byId('conflict-download').addEventListener('click', async () => {
+    const { xml } = await modeler.saveXML({ format: true });
+    const link = document.createElement('a');
+    link.href = URL.createObjectURL(new Blob([xml], { type: 'application/xml' }));
+    link.download = `${root.dataset.key}-my-version.bpmn`;
+    link.click();
+    URL.revokeObjectURL(link.href);
+  });
+
+  byId('save-button').addEventListener('click', () => save());
+
+  byId('layout-button').addEventListener('click', async () => {
+    if (dirty() && !(await save())) return;
+    if (state.conflict) return;
+    setStatus('Laying out…', 'busy');
+    const form = new FormData();
+    form.append('revision', String(state.revision));
+    const response = await fetch(root.dataset.layoutUrl, { method: 'POST', credentials: 'same-origin', headers: csrfHeaders(), body: form });
+    const body = await response.json().catch(() => ({}));
+    if (response.status === 409) return showConflict(body.message);
+    if (!response.ok) return setStatus(`Not laid out: ${body.message || response.statusText}`, 'error');
+    state.revision = body.revision;
+    root.dataset.revision = String(body.revision);
+    await modeler.importXML(body.xml);
+    fit();
+    state.edits = state.savedEdits = 0;
+    showProblems(body.problems || []);
+    setStatus(`Laid out and saved · revision ${body.revision} · ${state.summary}`, 'ok');
+  });
+
+  const publishLink = byId('publish-link');
+  if (publishLink) {
+    publishLink.addEventListener('click', async (event) => {
+      if (!dirty() && !state.saving) return;
+      event.preventDefault();
+      if (await save()) window.location.href = publishLink.href;
+    });
+  }
+
+  window.addEventListener('beforeunload', (event) => {
+    if (dirty() || state.saving) {
+      event.preventDefault();
+      event.returnValue = '';
+    }
+  });
+
+  /* --- problems: a list and markers on the diagram --- */
+
+  function clearMarkers() {
+    const canvas = get('canvas');
+    state.marked.forEach(([id, cls]) => canvas.removeMarker(id, cls));
+    state.marked = [];
+    get('overlays').remove({ type: 'problem' });
+  }
+
+  function select(id) {
+    const element = get('elementRegistry').get(id);
+    if (!element) return;
+    get('canvas').scrollToElement(element);
+    get('selection').select(element);
+  }
+
+  function showProblems(problems) {
+    clearMarkers();
+    const registry = get('elementRegistry');
+    const canvas = get('canvas');
+    const worst = {};
+    problems.forEach((p) => {
+      if (!p.element_id || !registry.get(p.element_id)) return;
+      const seen = worst[p.element_id];
+      if (!seen || (seen.severity === 'warning' && p.severity === 'error')) worst[p.element_id] = { severity: p.severity, messages: [] };
+      worst[p.element_id].messages.push(p.message);
+    });
+    Object.keys(worst).forEach((id) => {
+      const cls = `problem-${worst[id].severity}`;
+      canvas.addMarker(id, cls);
+      state.marked.push([id, cls]);
+      if (registry.get(id).waypoints) return;
+      const badge = document.createElement('div');
+      badge.className = `problem-badge ${cls}`;
+      badge.textContent = '!';
+      badge.title = worst[id].messages.join('\n');
+      get('overlays').add(id, 'problem', { position: { top: -8, right: 8 }, html: badge });
+    });
+    const list = byId('problem-list');
+    list.replaceChildren();
+    problems.forEach((p) => {
+      const item = document.createElement('li');
+      item.className = `problem problem-${p.severity}`;
+      const label = document.createElement('span');
+      label.className = 'severity';
+      label.textContent = p.severity === 'error' ? 'Error' : 'Warning';
+      const target = p.element_id && registry.get(p.element_id);
+      const message = document.createElement(target ? 'button' : 'span');
+      if (target) {
+        message.type = 'button';
+        message.className = 'link-button';
+        message.dataset.element = p.element_id;
+        message.addEventListener('click', () => select(p.element_id));
+      }
+      message.textContent = p.message;
+      item.append(label, ' ', message);
+      list.append(item);
+    });
+    const errors = problems.filter((p) => p.severity === 'error').length;
+    const warnings = problems.length - errors;
+    state.summary = problems.length
+      ? `${errors} error${errors === 1 ? '' : 's'}, ${warnings} warning${warnings === 1 ? '' : 's'}`
+      : 'no problems';
+    byId('problem-count').textContent = String(problems.length);
+    byId('problem-summary').textContent = problems.length ? state.summary : 'No problems found.';
+  }
+
+  /* --- the properties panel follows the selection --- */
+
+  let panelTimer = null;
+  function requestPanel() {
+    clearTimeout(panelTimer);
+    panelTimer = setTimeout(() => {
+      const selected = get('selection').get();
+      const values = selected.length === 1 && selected[0].businessObject && selected[0].type !== 'label'
+        ? panelValues(selected[0])
+        : { count: String(selected.length) };
+      const key = JSON.stringify(values);
+      if (key === state.panelKey) return;
+      state.panelKey = key;
+      htmx.ajax('GET', root.dataset.panelUrl, { source: '#props', target: '#props', swap: 'innerHTML', values: values });
+    }, 60);
+  }
+
+  modeler.on('selection.changed', requestPanel);
+  modeler.on('commandStack.changed', () => {
+    state.edits += 1;
+    setStatus('Unsaved changes', 'dirty');
+    schedule();
+    requestPanel();
+  });
+  modeler.on('elements.changed', (event) => {
+    event.elements.forEach((element) => {
+      const di = element.di;
+      if (di && di.get && di.get('flowdesk:generated')) di.set('flowdesk:generated', undefined);
+    });
+  });
+
+  function fit() {
+    const canvas = get('canvas');
+    canvas.zoom('fit-viewport', 'auto');
+    if (canvas.zoom() > 1) canvas.zoom(1, 'auto');
+  }
+
+  (async function start() {
+    try {
+      await modeler.importXML(readJSON('draft-xml'));
+    } catch (error) {
+      setStatus(`The draft could not be drawn: ${error.message}`, 'error');
+      return;
+    }
+    performance.mark('flowdesk:drawn');
+    fit();
+    showProblems(readJSON('draft-problems'));
+    setStatus(`Saved · revision ${state.revision} · ${state.summary}`, 'ok');
+    root.dataset.ready = 'true';
+    performance.mark('flowdesk:ready');
+  }());
+}());

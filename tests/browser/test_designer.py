@@ -1,0 +1,451 @@
+"""The designer in Chromium: the real palette, context pad and properties panel, saving,
+problem markers, publishing, comparing, the outline view, conflicts and both page widths."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from sqlalchemy import select
+
+from tests.browser.conftest import sign_in
+from tests.designer import conftest as designer_fixtures
+from tests.designer.conftest import approval_document, get_process
+from webapp.models import Process, ProcessVersion
+
+pytestmark = pytest.mark.browser
+
+make_process = designer_fixtures.make_process
+ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts"
+CLICK_TRAP_MS = 500  # diagram-js swallows the click right after a create/connect/append
+
+FLOW_POINT = """(id) => {
+  const canvas = modeler.get('canvas');
+  const element = modeler.get('elementRegistry').get(id);
+  const box = canvas.viewbox();
+  const rect = canvas.getContainer().getBoundingClientRect();
+  let best = null, longest = -1;
+  for (let i = 0; i < element.waypoints.length - 1; i++) {
+    const a = element.waypoints[i], b = element.waypoints[i + 1];
+    const length = Math.hypot(b.x - a.x, b.y - a.y);
+    if (length > longest) {
+      longest = length;
+      best = {x: a.x + (b.x - a.x) * 0.3, y: a.y + (b.y - a.y) * 0.3};
+    }
+  }
+  return {x: rect.left + (best.x - box.x) * box.scale, y: rect.top + (best.y - box.y) * box.scale};
+}"""
+
+
+def open_designer(page, process_id: int) -> None:
+    page.goto(f"/designer/{process_id}/")
+    page.wait_for_selector("#designer[data-ready=true]")
+
+
+def selected(page) -> list[str]:
+    return page.evaluate("modeler.get('selection').get().map(e => e.id)")
+
+
+def wait_selected(page, element_id: str) -> None:
+    page.wait_for_function(
+        f"modeler.get('selection').get().map(e => e.id).join() === '{element_id}'"
+    )
+
+
+def click_shape(page, element_id: str) -> None:
+    box = page.locator(f'.djs-shape[data-element-id="{element_id}"]').bounding_box()
+    page.mouse.click(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+    wait_selected(page, element_id)
+
+
+def click_flow(page, flow_id: str) -> None:
+    """Select a flow by clicking its longest segment (not its middle: that is a drag handle)."""
+    if selected(page) != [flow_id]:
+        point = page.evaluate(FLOW_POINT, flow_id)
+        page.mouse.click(point["x"], point["y"])
+        wait_selected(page, flow_id)
+
+
+def pad(page, action: str) -> str:
+    """Use a context-pad entry of the selected shape; returns what is selected afterwards."""
+    page.click(f'.djs-context-pad .entry[data-action="{action}"]')
+    page.wait_for_timeout(CLICK_TRAP_MS)
+    return selected(page)[0] if selected(page) else ""
+
+
+def panel_for(page, element_id: str):
+    page.wait_for_selector(
+        f"#props-form input[name=element_id][value='{element_id}']", state="attached"
+    )
+    return page.locator("#props")
+
+
+def apply(page, text: str = "Applied") -> None:
+    page.locator("#props").get_by_role("button", name="Apply").click()
+    page.wait_for_selector(f"#panel-status:has-text('{text}')")
+
+
+def save(page) -> int:
+    page.click("#save-button")
+    page.wait_for_selector("#save-status[data-tone=ok]")
+    return int(page.get_attribute("#designer", "data-revision"))
+
+
+def bo(page, element_id: str, expression: str):
+    return page.evaluate(
+        f"(() => {{ const bo = modeler.get('elementRegistry').get('{element_id}').businessObject; "
+        f"return {expression}; }})()"
+    )
+
+
+def test_draw_configure_save_publish_edit_and_compare(page, demo, db_session):
+    sign_in(page, "designer")
+    page.goto("/designer/")
+    page.get_by_role("link", name="New process").click()
+    page.get_by_label("Key").fill("expense")
+    page.get_by_label("Name").fill("Expense claim")
+    page.get_by_label("Partition").select_option(label="Finance")
+    page.get_by_role("button", name="Create and open the designer").click()
+    page.wait_for_selector("#designer[data-ready=true]")
+
+    click_shape(page, "end")
+    pad(page, "delete")
+    click_shape(page, "start")
+    task = pad(page, "append.user-task")
+    gateway = pad(page, "append.gateway")
+    approved = pad(page, "append.end-event")
+    page.keyboard.press("Escape")
+    click_shape(page, gateway)
+    rejected = pad(page, "append.end-event")
+    page.keyboard.press("Escape")
+    types = (
+        bo(page, task, "bo.$type"),
+        bo(page, gateway, "bo.$type"),
+        bo(page, rejected, "bo.$type"),
+    )
+    assert types == ("bpmn:UserTask", "bpmn:ExclusiveGateway", "bpmn:EndEvent")
+    assert approved != rejected
+
+    click_shape(page, task)
+    panel = panel_for(page, task)
+    panel.get_by_label("Title").fill("Approve claim")
+    panel.get_by_label("User", exact=True).select_option("alice")
+    panel.get_by_label("Save the result as").fill("review")
+    for index, (key, label, kind) in enumerate(
+        [("approved", "Approve?", "boolean"), ("comment", "Comment", "textarea")]
+    ):
+        panel.get_by_role("button", name="Add field").click()
+        page.wait_for_selector(f"#fields-{index}-key")
+        panel.locator(f"#fields-{index}-key").fill(key)
+        panel.locator(f"#fields-{index}-label").fill(label)
+        panel.locator(f"#fields-{index}-type").select_option(kind)
+        page.wait_for_selector(
+            f"#fields-{index}-type option[value={kind}][selected]", state="attached"
+        )
+    assert page.locator("#form-preview").get_by_label("Approve?").is_visible()
+    apply(page)
+    assert bo(page, task, "bo.name") == "Approve claim"
+    config = bo(page, task, "JSON.parse(bo.extensionElements.values[0].body)")
+    assert config["assignee"] == {"type": "user", "value": "alice"}
+    assert [f["key"] for f in config["form"]["fields"]] == ["approved", "comment"]
+
+    flows = page.evaluate(
+        f"modeler.get('elementRegistry').get('{gateway}').outgoing.map(e => e.id)"
+    )
+    for flow, text in zip(
+        flows, ["$vars.review.approved == true", "$vars.review.approved == false"]
+    ):
+        click_flow(page, flow)
+        condition = panel_for(page, flow).get_by_label("Condition", exact=True)
+        condition.fill("$vars.review.approved ==")
+        page.wait_for_selector("#condition-check .error")
+        condition.fill(text)
+        page.wait_for_selector("#condition-check:has-text('Valid expression')")
+        apply(page)
+    save(page)
+    marker = f".djs-element.problem-warning[data-element-id='{gateway}']"
+    page.wait_for_selector(marker)
+    assert "no default flow" in page.locator("#problem-list").inner_text()
+    page.screenshot(path=str(ARTIFACTS / "designer-warning-1280.png"))
+
+    page.locator("#problem-list button").first.click()
+    wait_selected(page, gateway)
+    click_flow(page, flows[1])
+    panel_for(page, flows[1]).get_by_label("Default flow").check()
+    apply(page, "condition was removed")
+    save(page)
+    assert page.locator(marker).count() == 0
+    assert page.locator("#problem-summary").inner_text() == "No problems found."
+
+    page.click("#publish-link")
+    page.get_by_label("Change note").fill("First version")
+    page.get_by_role("button", name="Publish version 1").click()
+    page.wait_for_url("**/versions")
+    assert page.get_by_role("link", name="v1", exact=True).is_visible()
+
+    process_id = db_session.scalar(select(Process.id).where(Process.key == "expense"))
+    stored = get_process(db_session, process_id).draft_document
+    assert stored["nodes"][task]["config"]["form"]["fields"][1]["type"] == "textarea"
+    assert stored["flows"][flows[1]]["default"] is True
+    assert stored["nodes"][task]["position"]["x"] > stored["nodes"]["start"]["position"]["x"]
+
+    open_designer(page, process_id)
+    click_shape(page, task)
+    panel_for(page, task).get_by_label("Title").fill("Approve the claim")
+    apply(page)
+    save(page)
+    page.click("#publish-link")
+    page.get_by_label("Change note").fill("Clearer title")
+    page.get_by_role("button", name="Publish version 2").click()
+    page.wait_for_url("**/versions")
+    page.get_by_role("link", name="with v1").click()
+    page.wait_for_selector("[data-viewer=new-diagram][data-ready=true]")
+    changed = page.locator(f"#diff-list li[data-element='{task}']")
+    assert changed.get_attribute("data-status") == "changed"
+    assert "Approve the claim" in changed.inner_text()
+    assert (
+        page.locator(
+            f"[data-viewer=new-diagram] .djs-element.diff-changed[data-element-id='{task}']"
+        ).count()
+        == 1
+    )
+    page.screenshot(path=str(ARTIFACTS / "designer-compare-1280.png"), full_page=True)
+    versions = db_session.scalars(
+        select(ProcessVersion.number).where(ProcessVersion.process_id == process_id)
+    ).all()
+    assert sorted(versions) == [1, 2]
+
+
+def test_palette_timer_and_message_settings_survive_a_reload(page, make_process, db_session):
+    pid = make_process(doc=approval_document())
+    sign_in(page, "designer")
+    open_designer(page, pid)
+    created = {}
+    for action in ("create.timer-catch", "create.message-catch"):
+        page.click(f'.djs-palette .entry[data-action="{action}"]')
+        box = page.locator("#canvas").bounding_box()
+        x, y = box["x"] + 300 + 120 * len(created), box["y"] + box["height"] - 120
+        page.mouse.move(x - 40, y - 40, steps=4)
+        page.mouse.move(x, y, steps=4)
+        page.mouse.click(x, y)
+        page.wait_for_timeout(CLICK_TRAP_MS)
+        page.keyboard.press("Escape")
+        created[action] = selected(page)[0]
+    timer, message = created["create.timer-catch"], created["create.message-catch"]
+    click_shape(page, timer)
+    panel_for(page, timer).get_by_label("Duration", exact=True).fill("PT5M")
+    apply(page)
+    duration = (
+        f"modeler.get('elementRegistry').get('{timer}')"
+        ".businessObject.eventDefinitions[0].timeDuration"
+    )
+    assert page.evaluate(f"{duration}.body") == "PT5M"
+    page.evaluate("modeler.get('commandStack').undo()")
+    assert page.evaluate(f"{duration} === undefined"), "one undo reverts the whole apply"
+    page.evaluate("modeler.get('commandStack').redo()")
+    click_shape(page, message)
+    panel = panel_for(page, message)
+    panel.get_by_label("Message name").fill("payment-received")
+    panel.get_by_label("Correlation key (expression)").fill("$input.orderId")
+    apply(page)
+    save(page)
+    doc = get_process(db_session, pid).draft_document
+    assert doc["nodes"][timer]["config"] == {"duration": "PT5M"}
+    assert doc["nodes"][message]["config"] == {
+        "message": "payment-received",
+        "correlationKey": "$input.orderId",
+    }
+    page.reload()
+    page.wait_for_selector("#designer[data-ready=true]")
+    click_shape(page, timer)
+    assert panel_for(page, timer).get_by_label("Duration", exact=True).input_value() == "PT5M"
+    click_shape(page, message)
+    assert panel_for(page, message).get_by_label("Message name").input_value() == "payment-received"
+
+
+def test_only_supported_kinds_are_offered(page, make_process):
+    pid = make_process(doc=approval_document())
+    sign_in(page, "designer")
+    open_designer(page, pid)
+    palette = set(
+        page.eval_on_selector_all(".djs-palette .entry", "es => es.map(e => e.dataset.action)")
+    )
+    assert palette - {None} == {
+        "hand-tool", "lasso-tool", "space-tool", "global-connect-tool", "create.start-event",
+        "create.end-event", "create.exclusive-gateway", "create.user-task", "create.service-task",
+        "create.parallel-gateway", "create.timer-catch", "create.message-catch",
+    }  # fmt: skip
+    click_shape(page, "review")
+    actions = set(
+        page.eval_on_selector_all(".djs-context-pad .entry", "es => es.map(e => e.dataset.action)")
+    )
+    assert {
+        "append.user-task",
+        "append.gateway",
+        "append.end-event",
+        "connect",
+        "replace",
+    } <= actions
+    assert (
+        not {"append.append-task", "append.text-annotation", "append.intermediate-event"} & actions
+    )
+    pad(page, "replace")
+    entries = page.eval_on_selector_all(".djs-popup .entry", "es => es.map(e => e.dataset.id)")
+    assert set(entries) == {"replace-with-service-task"}
+    page.keyboard.press("Escape")
+
+
+def test_auto_layout_and_moved_shapes_keep_their_positions(page, make_process, db_session):
+    pid = make_process(doc=approval_document())
+    sign_in(page, "designer")
+    open_designer(page, pid)
+    page.evaluate(
+        "(() => { const r = modeler.get('elementRegistry');"
+        " modeler.get('modeling').moveElements([r.get('done')], {x: 40, y: 200}); })()"
+    )
+    save(page)
+    doc = get_process(db_session, pid).draft_document
+    assert doc["nodes"]["done"]["position"]["y"] == 300
+    assert len(doc["flows"]["f3"]["waypoints"]) >= 2, "a re-routed flow keeps its drawn route"
+    assert doc["flows"]["f1"]["waypoints"] == [], "untouched generated routes stay generated"
+    revision = int(page.get_attribute("#designer", "data-revision"))
+    page.click("#layout-button")
+    page.wait_for_selector("#save-status:has-text('Laid out and saved')")
+    assert int(page.get_attribute("#designer", "data-revision")) == revision + 1
+    doc = get_process(db_session, pid).draft_document
+    assert doc["nodes"]["done"]["position"]["y"] != 300
+
+
+def test_invalid_panel_values_are_shown_and_not_applied(page, make_process):
+    pid = make_process(doc=approval_document())
+    sign_in(page, "designer")
+    open_designer(page, pid)
+    click_shape(page, "review")
+    panel = panel_for(page, "review")
+    panel.get_by_label("Due in").fill("tomorrow")
+    panel.get_by_role("button", name="Apply").click()
+    page.wait_for_selector("#panel-status:has-text('nothing was applied')")
+    assert "must start with 'P'" in panel.inner_text()
+    assert bo(page, "review", "JSON.parse(bo.extensionElements.values[0].body).dueIn") is None
+
+
+def test_a_second_tab_gets_a_conflict_instead_of_overwriting(page, make_process, db_session):
+    pid = make_process(doc=approval_document())
+    sign_in(page, "designer")
+    open_designer(page, pid)
+    other = page.context.new_page()
+    open_designer(other, pid)
+    click_shape(other, "review")
+    panel_for(other, "review").get_by_label("Title").fill("Edited in tab two")
+    apply(other)
+    save(other)
+
+    click_shape(page, "done")
+    panel_for(page, "done").get_by_label("Title").fill("Edited in tab one")
+    apply(page)
+    page.click("#save-button")
+    page.wait_for_selector("#conflict:not([hidden])")
+    assert "saved by someone else" in page.locator("#conflict").inner_text()
+    doc = get_process(db_session, pid).draft_document
+    assert doc["nodes"]["review"]["title"] == "Edited in tab two"
+    assert doc["nodes"]["done"]["title"] == "Done"
+    page.once("dialog", lambda dialog: dialog.accept())
+    page.click("#conflict-reload")
+    page.wait_for_selector("#designer[data-ready=true]")
+    assert bo(page, "review", "bo.name") == "Edited in tab two"
+    other.close()
+
+
+def test_leaving_with_unsaved_edits_asks_first(page, make_process):
+    pid = make_process(doc=approval_document())
+    sign_in(page, "designer")
+    open_designer(page, pid)
+    click_shape(page, "review")
+    panel_for(page, "review").get_by_label("Title").fill("Unsaved")
+    apply(page)
+    dialogs = []
+
+    def dismiss(dialog):
+        dialogs.append(dialog.type)
+        dialog.dismiss()
+
+    page.on("dialog", dismiss)
+    page.click("a[href='/designer/']")
+    page.wait_for_timeout(300)
+    assert dialogs == ["beforeunload"]
+    assert page.url.endswith(f"/designer/{pid}/")
+    save(page)  # leave no autosave running into the next test's table cleanup
+
+
+def test_outline_alone_builds_a_process(page, demo, db_session):
+    sign_in(page, "designer")
+    page.goto("/designer/new")
+    page.get_by_label("Key").fill("leave")
+    page.get_by_label("Name").fill("Leave request")
+    page.get_by_label("Partition").select_option(label="Finance")
+    page.get_by_role("button", name="Create and open the designer").click()
+    page.wait_for_selector("#designer[data-ready=true]")
+    page.get_by_role("link", name="Outline").click()
+
+    page.get_by_role("button", name="Delete flow flow_1").click()
+    page.get_by_label("Kind").select_option("userTask")
+    page.get_by_label("Title", exact=True).fill("Approve leave")
+    page.get_by_label("Connect from").select_option("start")
+    page.get_by_role("button", name="Add node").click()
+    assert page.get_by_text("User task 'Approve leave' added.").is_visible()
+    page.get_by_label("From", exact=True).select_option("userTask_1")
+    page.get_by_label("To", exact=True).select_option("end")
+    page.get_by_role("button", name="Connect", exact=True).click()
+    page.get_by_label("New title for End").fill("Decided")
+    page.get_by_label("New title for End").press("Enter")
+    assert page.get_by_text("renamed to 'Decided'").is_visible()
+
+    page.get_by_role("link", name="Settings… of Approve leave").click()
+    page.get_by_label("User", exact=True).select_option("alice")
+    page.get_by_role("button", name="Apply").click()
+    page.wait_for_url("**/outline#node-userTask_1")
+    assert page.get_by_text("No problems found.").is_visible()
+
+    process_id = db_session.scalar(select(Process.id).where(Process.key == "leave"))
+    doc = get_process(db_session, process_id).draft_document
+    assert set(doc["nodes"]) == {"start", "end", "userTask_1"}
+    assert doc["nodes"]["end"]["title"] == "Decided"
+    assert doc["nodes"]["userTask_1"]["config"]["assignee"] == {"type": "user", "value": "alice"}
+    assert {(f["source"], f["target"]) for f in doc["flows"].values()} == {
+        ("start", "userTask_1"),
+        ("userTask_1", "end"),
+    }
+    page.get_by_role("button", name="Auto layout").click()
+    page.get_by_role("link", name="Diagram").click()
+    page.wait_for_selector("#designer[data-ready=true]")
+    assert page.locator(".djs-shape[data-element-id=userTask_1]").is_visible()
+
+
+def _watermark_visible(page) -> bool:
+    return page.evaluate(
+        """(() => {
+          const link = document.querySelector('.bjs-powered-by');
+          const r = link.getBoundingClientRect();
+          const hit = document.elementFromPoint(r.left + r.width / 2, r.top + r.height / 2);
+          return !!hit && (hit === link || link.contains(hit));
+        })()"""
+    )
+
+
+@pytest.mark.parametrize("width", [1280, 390])
+def test_designer_layout_at_desktop_and_phone_width(browser, live_server, make_process, width):
+    pid = make_process(doc=approval_document())
+    context = browser.new_context(base_url=live_server, viewport={"width": width, "height": 844})
+    page = context.new_page()
+    sign_in(page, "designer")
+    open_designer(page, pid)
+    click_shape(page, "review")
+    panel_for(page, "review")
+    page.evaluate("window.scrollTo(0, 0)")
+    assert _watermark_visible(page)
+    assert page.evaluate("document.documentElement.scrollWidth") <= width
+    page.screenshot(path=str(ARTIFACTS / f"designer-{width}.png"), full_page=True)
+    page.goto(f"/designer/{pid}/outline")
+    assert page.evaluate("document.documentElement.scrollWidth") <= width
+    page.screenshot(path=str(ARTIFACTS / f"outline-{width}.png"), full_page=True)
+    context.close()

@@ -1,0 +1,129 @@
+"""Importing .bpmn/.json files as new processes or drafts; nothing is saved half-way."""
+
+import io
+import json
+
+from sqlalchemy import func, select
+
+from tests.designer.conftest import approval_document, get_process, token, xml_of
+from webapp.models import Partition, Process
+
+
+def upload(client, path, content, filename="process.bpmn", **data):
+    body = {"csrf_token": token(client, path), "file": (io.BytesIO(content), filename), **data}
+    return client.post(path, data=body, content_type="multipart/form-data")
+
+
+def count(db_session):
+    return db_session.scalar(select(func.count(Process.id)))
+
+
+def finance(db_session):
+    return db_session.scalar(select(Partition.id).where(Partition.key == "finance"))
+
+
+def test_import_a_bpmn_file_as_a_new_process(designer, db_session):
+    xml = xml_of(approval_document(key="imported", name="Imported process")).encode()
+    response = upload(designer, "/designer/import", xml, partition=finance(db_session))
+    process = db_session.scalar(select(Process).where(Process.key == "imported"))
+    assert response.status_code == 302
+    assert response.headers["Location"] == f"/designer/{process.id}/"
+    assert process.name == "Imported process"
+    assert set(process.draft_document["nodes"]) == set(approval_document()["nodes"])
+    page = designer.get(response.headers["Location"]).get_data(as_text=True)
+    assert "Imported 5 nodes and 4 flows" in page
+
+
+def test_import_a_json_export_with_a_new_key(designer, db_session):
+    doc = json.dumps(approval_document(key="x")).encode()
+    response = upload(
+        designer,
+        "/designer/import",
+        doc,
+        "p.json",
+        key="copy",
+        name="Copy",
+        partition=finance(db_session),
+    )
+    assert response.status_code == 302
+    assert db_session.scalar(select(Process.name).where(Process.key == "copy")) == "Copy"
+
+
+def test_malformed_and_unsafe_files_are_refused_with_the_line(designer, db_session):
+    cases = [
+        (b'<?xml version="1.0"?>\n<bpmn:definitions xmlns:bpmn="x">\n<a></b>', 400, "line 3"),
+        (b'<!DOCTYPE x [<!ENTITY a "b">]><x>&a;</x>', 400, "DTD"),
+        (b"<root/>", 400, "Not a BPMN 2.0 file"),
+        (b'{"nodes": {"a": {"kind": "robotTask"}}}', 422, "unknown kind"),
+        (b'{"nodes": ', 422, "Invalid JSON at line 1"),
+        (b"", 400, "The file is empty"),
+    ]
+    for content, status, message in cases:
+        response = upload(designer, "/designer/import", content, partition=finance(db_session))
+        assert response.status_code == status, content
+        assert message in response.get_data(as_text=True), (content, message)
+    no_file = designer.post(
+        "/designer/import", data={"csrf_token": token(designer), "partition": finance(db_session)}
+    )
+    assert no_file.status_code == 422
+    assert "Choose a .bpmn file." in no_file.get_data(as_text=True)
+    assert count(db_session) == 0
+
+
+def test_unsupported_elements_are_listed_and_imported_only_when_allowed(designer, db_session):
+    xml = xml_of(approval_document(key="partial")).replace(
+        "</bpmn:process>", '<bpmn:subProcess id="Sub_1"/></bpmn:process>'
+    )
+    refused = upload(designer, "/designer/import", xml.encode(), partition=finance(db_session))
+    assert refused.status_code == 422
+    html = refused.get_data(as_text=True)
+    assert "<code>subProcess</code> <code>Sub_1</code>" in html and "nothing was saved" in html
+    assert count(db_session) == 0
+    allowed = upload(
+        designer,
+        "/designer/import",
+        xml.encode(),
+        partition=finance(db_session),
+        allow_unsupported="y",
+    )
+    assert allowed.status_code == 302
+    page = designer.get(allowed.headers["Location"]).get_data(as_text=True)
+    assert "Left out: subProcess &#39;Sub_1&#39;" in page
+
+
+def test_an_import_with_a_taken_key_creates_nothing(designer, make_process, db_session):
+    make_process("invoice")
+    xml = xml_of(approval_document(key="invoice")).encode()
+    response = upload(designer, "/designer/import", xml, partition=finance(db_session))
+    assert response.status_code == 422
+    assert "exists" in response.get_data(as_text=True)
+    assert count(db_session) == 1
+
+
+def test_import_a_file_as_the_new_draft_of_a_process(designer, make_process, db_session):
+    pid = make_process()
+    doc = approval_document()
+    doc["nodes"]["review"]["title"] = "From the file"
+    path = f"/designer/{pid}/import"
+    stale = upload(designer, path, xml_of(doc).encode(), revision="0")
+    assert stale.status_code == 409
+    assert get_process(db_session, pid).draft_revision == 1
+    response = upload(designer, path, xml_of(doc).encode(), revision="1")
+    assert response.status_code == 302
+    process = get_process(db_session, pid)
+    assert process.draft_revision == 2
+    assert process.draft_document["nodes"]["review"]["title"] == "From the file"
+    assert process.draft_document["key"] == "invoice"
+    bad = upload(designer, path, b"<broken", revision="2")
+    assert bad.status_code == 400
+    assert get_process(db_session, pid).draft_revision == 2
+
+
+def test_imports_are_partition_scoped(user_with, make_process, db_session):
+    pid = make_process("hr-process", "hr")
+    outsider = user_with(["processes.edit"], ["finance"])
+    assert outsider.get(f"/designer/{pid}/import").status_code == 404
+    hr = db_session.scalar(select(Partition.id).where(Partition.key == "hr"))
+    xml = xml_of(approval_document(key="elsewhere")).encode()
+    assert upload(outsider, "/designer/import", xml, partition=hr).status_code == 422
+    assert db_session.scalar(select(Process).where(Process.key == "elsewhere")) is None

@@ -1,0 +1,190 @@
+"""The outline view: add, rename, connect, delete and configure with plain forms; stale forms
+get 409 with the current outline; bad input gets 422 and changes nothing."""
+
+import pytest
+
+from tests.designer.conftest import approval_document, get_process, token
+
+
+@pytest.fixture
+def pid(make_process):
+    return make_process(doc=approval_document())
+
+
+def post(client, path, revision=1, **data):
+    csrf = token(client, "/designer/")
+    return client.post(path, data={"csrf_token": csrf, "revision": revision, **data})
+
+
+def draft(db_session, pid):
+    return get_process(db_session, pid).draft_document
+
+
+def test_the_outline_lists_nodes_flows_and_problems(designer, pid):
+    page = designer.get(f"/designer/{pid}/outline").get_data(as_text=True)
+    for text in ('id="node-review"', 'id="node-f3"', "$vars.review.approved == true", "default"):
+        assert text in page
+    assert 'for="title-review"' in page and "New title for Review" in page
+
+
+def test_add_a_node_connected_from_another(designer, pid, db_session):
+    response = post(
+        designer, f"/designer/{pid}/outline/nodes", kind="serviceTask", title="Pay", after="done"
+    )
+    assert response.status_code == 302
+    doc = draft(db_session, pid)
+    assert list(doc["nodes"])[-1] == "serviceTask_1"
+    node = doc["nodes"]["serviceTask_1"]
+    assert node["title"] == "Pay"
+    assert node["position"]["x"] > doc["nodes"]["done"]["position"]["x"]
+    assert [(f["source"], f["target"]) for f in doc["flows"].values()][-1] == (
+        "done",
+        "serviceTask_1",
+    )
+    assert get_process(db_session, pid).draft_revision == 2
+
+
+def test_a_new_unconnected_node_goes_below_the_rest_without_overlap(designer, pid, db_session):
+    post(designer, f"/designer/{pid}/outline/nodes", kind="timerCatch", title="Wait")
+    doc = draft(db_session, pid)
+    lowest = max(
+        n["position"]["y"] + n["position"]["height"]
+        for k, n in doc["nodes"].items()
+        if k != "timerCatch_1"
+    )
+    assert doc["nodes"]["timerCatch_1"]["position"]["y"] > lowest
+
+
+def test_rename_connect_and_delete(designer, pid, db_session):
+    assert (
+        post(designer, f"/designer/{pid}/outline/nodes/done/rename", title="Paid").status_code
+        == 302
+    )
+    assert (
+        post(
+            designer, f"/designer/{pid}/outline/flows", 2, source="start", target="done"
+        ).status_code
+        == 302
+    )
+    doc = draft(db_session, pid)
+    assert doc["nodes"]["done"]["title"] == "Paid"
+    assert ("start", "done") in {(f["source"], f["target"]) for f in doc["flows"].values()}
+    assert post(designer, f"/designer/{pid}/outline/nodes/ok/delete", 3).status_code == 302
+    doc = draft(db_session, pid)
+    assert "ok" not in doc["nodes"]
+    assert all("ok" not in (f["source"], f["target"]) for f in doc["flows"].values())
+    assert post(designer, f"/designer/{pid}/outline/flows/f1/delete", 4).status_code == 302
+    assert "f1" not in draft(db_session, pid)["flows"]
+
+
+def test_bad_outline_input_is_refused_with_a_message(designer, pid, db_session):
+    cases = [
+        ("outline/flows", {"source": "done", "target": "done"}, "back to itself"),
+        ("outline/flows", {"source": "start", "target": "review"}, "already connected"),
+        ("outline/flows", {"source": "start", "target": "ghost"}, "Choose two nodes"),
+        ("outline/nodes", {"kind": "robotTask", "title": "X"}, "Check the new node"),
+        ("outline/nodes", {"kind": "userTask", "after": "ghost"}, "Check the new node"),
+        ("outline/nodes/ghost/rename", {"title": "X"}, "no node or flow &#39;ghost&#39;"),
+        ("outline/nodes/ghost/delete", {}, "no node &#39;ghost&#39;"),
+        ("outline/flows/ghost/delete", {}, "no flow &#39;ghost&#39;"),
+        ("outline/nodes/review/rename", {"title": "x" * 201}, "at most 200"),
+    ]
+    for path, data, message in cases:
+        response = post(designer, f"/designer/{pid}/{path}", **data)
+        assert response.status_code == 422, path
+        assert message in response.get_data(as_text=True), (path, message)
+    assert get_process(db_session, pid).draft_revision == 1
+
+
+def test_a_stale_outline_form_gets_409_and_the_current_draft(designer, pid, db_session):
+    post(designer, f"/designer/{pid}/outline/nodes/done/rename", title="Paid")
+    response = post(designer, f"/designer/{pid}/outline/nodes/done/rename", title="Stale")
+    assert response.status_code == 409
+    html = response.get_data(as_text=True)
+    assert "saved by someone else" in html and 'value="Paid"' in html
+    assert 'name="revision" value="2"' in html
+    assert draft(db_session, pid)["nodes"]["done"]["title"] == "Paid"
+    missing = designer.post(
+        f"/designer/{pid}/outline/nodes/done/rename",
+        data={"csrf_token": token(designer), "title": "x"},
+    )
+    assert missing.status_code == 422
+
+
+def test_settings_of_a_node_use_the_panel_form_and_save_the_draft(designer, pid, db_session):
+    page = designer.get(f"/designer/{pid}/outline/review").get_data(as_text=True)
+    assert "Assign to" in page and 'name="revision" type="hidden" value="1"' in page
+    response = designer.post(
+        f"/designer/{pid}/outline/review",
+        data={
+            "csrf_token": token(designer), "element_id": "review", "kind": "userTask",
+            "original": "{}", "revision": "1", "title": "Check", "assignee_type": "role",
+            "assignee_role": "approver", "action": "apply",
+        },
+    )  # fmt: skip
+    assert response.status_code == 302
+    assert response.headers["Location"].endswith("/outline#node-review")
+    node = draft(db_session, pid)["nodes"]["review"]
+    assert node["title"] == "Check"
+    assert node["config"] == {"assignee": {"type": "role", "value": "approver"}}
+
+
+def test_settings_of_a_flow_move_the_default(designer, pid, db_session):
+    response = designer.post(
+        f"/designer/{pid}/outline/f3",
+        data={
+            "csrf_token": token(designer), "element_id": "f3", "kind": "sequenceFlow",
+            "original": "{}", "revision": "1", "title": "Yes", "condition": "",
+            "default": "y", "source_kind": "exclusiveGateway", "action": "apply",
+        },
+        headers={"HX-Request": "true"},
+    )  # fmt: skip
+    assert response.status_code == 204
+    assert response.headers["HX-Redirect"].endswith("#node-f3")
+    flows = draft(db_session, pid)["flows"]
+    assert flows["f3"]["default"] is True and flows["f3"]["condition"] is None
+    assert flows["f4"]["default"] is False
+
+
+def test_settings_errors_and_stale_revisions(designer, pid, db_session):
+    base = {"csrf_token": token(designer), "element_id": "review", "kind": "userTask",
+            "original": "{}", "title": "T", "assignee_type": "user", "action": "apply"}  # fmt: skip
+    invalid = designer.post(
+        f"/designer/{pid}/outline/review", data={**base, "revision": "1", "due_in": "x"}
+    )
+    assert invalid.status_code == 422
+    assert "<html" in invalid.get_data(as_text=True), "a plain request gets a whole page"
+    stale = designer.post(f"/designer/{pid}/outline/review", data={**base, "revision": "0"})
+    assert stale.status_code == 409
+    assert "saved by someone else" in stale.get_data(as_text=True)
+    assert designer.get(f"/designer/{pid}/outline/ghost").status_code == 404
+    assert get_process(db_session, pid).draft_revision == 1
+
+
+def test_auto_layout_from_the_outline_and_from_the_canvas(designer, pid, db_session):
+    response = post(designer, f"/designer/{pid}/auto-layout")
+    assert response.status_code == 302
+    doc = draft(db_session, pid)
+    xs = [doc["nodes"][n]["position"]["x"] for n in ("start", "review", "ok", "done")]
+    assert xs == sorted(xs)
+    canvas = designer.post(
+        f"/designer/{pid}/auto-layout",
+        data={"revision": 2},
+        headers={"X-CSRFToken": token(designer), "Accept": "application/json"},
+    )
+    assert canvas.status_code == 200
+    assert canvas.get_json()["revision"] == 3 and "<bpmn:definitions" in canvas.get_json()["xml"]
+    stale = designer.post(
+        f"/designer/{pid}/auto-layout",
+        data={"revision": 2},
+        headers={"X-CSRFToken": token(designer), "Accept": "application/json"},
+    )
+    assert stale.status_code == 409 and stale.get_json()["error"] == "draft.stale"
+
+
+def test_outline_routes_are_partition_scoped(user_with, pid):
+    outsider = user_with(["processes.edit"], ["hr"])
+    assert outsider.get(f"/designer/{pid}/outline").status_code == 404
+    assert (
+        post(outsider, f"/designer/{pid}/outline/nodes/done/rename", title="x").status_code == 404
+    )

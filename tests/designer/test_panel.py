@@ -1,0 +1,333 @@
+"""The properties panel: a form per element kind, refreshed by editor actions, applied only when
+valid (422 with inline errors otherwise), and sent back to the canvas in `HX-Trigger`."""
+
+import json
+
+import pytest
+
+from tests.designer.conftest import approval_document, token
+
+HX = {"HX-Request": "true", "HX-Target": "section#props"}
+
+
+@pytest.fixture
+def pid(make_process):
+    return make_process(doc=approval_document())
+
+
+def panel_get(client, pid, **values):
+    return client.get(f"/designer/{pid}/panel", query_string=values, headers=HX)
+
+
+def panel_post(client, pid, data, csrf=None):
+    headers = {**HX, "X-CSRFToken": csrf or token(client, f"/designer/{pid}/")}
+    return client.post(f"/designer/{pid}/panel", data=data, headers=headers)
+
+
+def applied(response) -> dict:
+    assert response.status_code == 200, response.get_data(as_text=True)
+    return json.loads(response.headers["HX-Trigger"])["bpmn-apply"]
+
+
+def user_task(**fields) -> dict:
+    data = {
+        "element_id": "review",
+        "kind": "userTask",
+        "original": "{}",
+        "title": "Review",
+        "assignee_type": "user",
+        "assignee_user": "alice",
+        "action": "apply",
+    }
+    data.update(fields)
+    return data
+
+
+def test_each_kind_gets_its_form(designer, pid):
+    cases = {
+        "userTask": ["Assign to", "Due in", "Add field"],
+        "serviceTask": ["Tool", "Retries", "Backoff", "Timeout"],
+        "timerCatch": ["For a duration", "Until a date"],
+        "messageCatch": ["Message name", "Correlation key"],
+        "startEvent": ["Add field", "$input"],
+        "endEvent": ["no settings besides its title"],
+        "exclusiveGateway": ["no settings besides its title"],
+        "parallelGateway": ["no settings besides its title"],
+    }
+    for kind, texts in cases.items():
+        html = panel_get(designer, pid, id="x", kind=kind, name="X", config="{}").get_data(
+            as_text=True
+        )
+        for text in texts:
+            assert text in html, (kind, text)
+    flow = panel_get(
+        designer, pid, id="f3", kind="sequenceFlow", condition="$x == 1", default="0",
+        source_kind="exclusiveGateway",
+    ).get_data(as_text=True)  # fmt: skip
+    assert 'value="$x == 1"' in flow and "Default flow" in flow
+
+
+def test_the_form_shows_the_elements_current_values(designer, pid):
+    config = approval_document()["nodes"]["review"]["config"]
+    html = panel_get(
+        designer, pid, id="review", kind="userTask", name="Review", config=json.dumps(config)
+    ).get_data(as_text=True)
+    assert 'value="Review"' in html
+    assert '<option selected value="alice">' in html
+    assert 'value="approved"' in html and 'value="review"' in html
+    assert "Preview" in html and "Approve?" in html
+
+
+def test_empty_selection_unknown_kind_and_bad_config(designer, pid):
+    assert "3 elements are selected" in panel_get(designer, pid, count=3).get_data(as_text=True)
+    other = panel_get(designer, pid, id="Sub_1", kind="", type="SubProcess")
+    assert other.status_code == 200
+    assert "SubProcess Flowdesk does not run" in other.get_data(as_text=True)
+    bad = panel_get(designer, pid, id="review", kind="userTask", config="{not json")
+    assert bad.status_code == 400
+    assert "could not be read" in bad.get_data(as_text=True)
+
+
+def test_a_valid_user_task_is_applied_via_hx_trigger(designer, pid):
+    data = user_task(
+        title="Approve",
+        due_in="P2D",
+        save_to="approval",
+        original=json.dumps({"future": 1, "form": {"fields": []}}),
+        **{
+            "fields-0-key": "amount",
+            "fields-0-label": "Amount",
+            "fields-0-type": "number",
+            "fields-0-required": "y",
+            "fields-0-min": "0",
+            "fields-0-max": "1000.5",
+            "fields-0-default": "10",
+            "fields-1-key": "kind",
+            "fields-1-type": "select",
+            "fields-1-options": "a | Option A\nb",
+        },
+    )
+    event = applied(panel_post(designer, pid, data))
+    assert event["target"] == "#canvas" and event["id"] == "review"
+    assert event["title"] == "Approve"
+    assert event["config"] == {
+        "future": 1,
+        "assignee": {"type": "user", "value": "alice"},
+        "dueIn": "P2D",
+        "saveTo": "approval",
+        "form": {
+            "fields": [
+                {"key": "amount", "label": "Amount", "type": "number", "required": True,
+                 "min": 0, "max": 1000.5, "default": 10},
+                {"key": "kind", "type": "select",
+                 "options": [{"value": "a", "label": "Option A"}, {"value": "b", "label": "b"}]},
+            ]
+        },
+    }  # fmt: skip
+
+
+def test_invalid_values_get_inline_errors_422_and_no_apply(designer, pid):
+    cases = [
+        ({"due_in": "tomorrow"}, "must start with"),
+        ({"save_to": "two words"}, "Use a plain name"),
+        ({"assignee_type": "expression", "assignee_expression": "$input.x =="},
+         "Not a valid expression"),
+        ({"assignee_user": "mallory"}, "Choose one of the listed names"),
+        ({"title": "bad\x01title"}, "control characters"),
+        ({"fields-0-key": "a", "fields-0-type": "text",
+          "fields-1-key": "a", "fields-1-type": "text"}, "used twice"),
+        ({"fields-0-key": "n", "fields-0-type": "number", "fields-0-min": "lots"},
+         "must be a number"),
+        ({"fields-0-key": "s", "fields-0-type": "select"}, "needs a list of options"),
+        ({"fields-0-key": "t", "fields-0-type": "text", "fields-0-pattern": "(a+)+"}, "very slow"),
+    ]  # fmt: skip
+    csrf = token(designer, f"/designer/{pid}/")
+    for fields, message in cases:
+        response = panel_post(designer, pid, user_task(**fields), csrf)
+        html = response.get_data(as_text=True)
+        assert response.status_code == 422, fields
+        assert "HX-Trigger" not in response.headers, fields
+        assert "nothing was applied" in html, fields
+        assert message in html, (fields, message)
+
+
+def test_form_editor_actions_refresh_without_applying(designer, pid):
+    rows = {
+        "fields-0-key": "first", "fields-0-type": "text",
+        "fields-1-key": "second", "fields-1-type": "text",
+    }  # fmt: skip
+    csrf = token(designer, f"/designer/{pid}/")
+
+    def keys(action):
+        response = panel_post(designer, pid, user_task(action=action, **rows), csrf)
+        assert response.status_code == 200 and "HX-Trigger" not in response.headers
+        html = response.get_data(as_text=True)
+        return [k for k in ("first", "second", "field3") if f'value="{k}"' in html], html
+
+    assert keys("field-add")[0] == ["first", "second", "field3"]
+    assert keys("field-remove-0")[0] == ["second"]
+    _, html = keys("field-down-0")
+    assert html.index('value="second"') < html.index('value="first"')
+    _, html = keys("field-up-1")
+    assert html.index('value="second"') < html.index('value="first"')
+    _, html = keys("refresh")
+    assert html.index('value="first"') < html.index('value="second"')
+
+
+def test_changing_a_field_type_shows_its_own_settings(designer, pid):
+    data = user_task(action="refresh", **{"fields-0-key": "n", "fields-0-type": "number"})
+    html = panel_post(designer, pid, data).get_data(as_text=True)
+    assert 'name="fields-0-min"' in html and 'name="fields-0-options"' not in html
+    data = user_task(action="refresh", **{"fields-0-key": "n", "fields-0-type": "radio"})
+    html = panel_post(designer, pid, data).get_data(as_text=True)
+    assert 'name="fields-0-options"' in html and 'name="fields-0-min"' not in html
+
+
+def test_service_task_tool_picker_inputs_and_numbers(designer, pid):
+    base = {"element_id": "call", "kind": "serviceTask", "original": "{}", "title": "Call"}
+    html = panel_post(designer, pid, {**base, "tool": "fail", "action": "refresh"}).get_data(
+        as_text=True
+    )
+    assert 'value="message"' in html and "Why it fails" in html
+    event = applied(
+        panel_post(
+            designer,
+            pid,
+            {**base, "tool": "fail", "inputs-0-name": "message", "inputs-0-expression": "'boom'",
+             "retries": "0", "backoff": "1.5", "timeout": "10", "save_to": "result",
+             "action": "apply"},
+        )
+    )  # fmt: skip
+    assert event["config"] == {
+        "tool": "fail",
+        "inputs": {"message": "'boom'"},
+        "saveTo": "result",
+        "retries": 0,
+        "backoff": 1.5,
+        "timeout": 10,
+    }
+    csrf = token(designer, f"/designer/{pid}/")
+    for fields, message in [
+        ({"tool": "no.such.tool"}, "no tool called"),
+        ({"tool": "fail", "retries": "-1"}, "from 0 to 100"),
+        ({"tool": "fail", "backoff": "0"}, "seconds above 0"),
+        ({"tool": "fail", "timeout": "soon"}, "Not a valid float"),
+        (
+            {"tool": "fail", "inputs-0-name": "message", "inputs-0-expression": "'open"},
+            "Not a valid",
+        ),
+    ]:
+        response = panel_post(designer, pid, {**base, "action": "apply", **fields}, csrf)
+        assert response.status_code == 422, fields
+        assert message in response.get_data(as_text=True), fields
+
+
+def test_a_flow_condition_default_and_checks(designer, pid):
+    base = {"element_id": "f3", "kind": "sequenceFlow", "original": "{}", "title": "",
+            "source_kind": "exclusiveGateway", "action": "apply"}  # fmt: skip
+    event = applied(panel_post(designer, pid, {**base, "condition": "$input.amount > 10"}))
+    assert (event["condition"], event["default"]) == ("$input.amount > 10", False)
+    response = panel_post(
+        designer, pid, {**base, "condition": "$input.amount > 10", "default": "y"}
+    )
+    event = applied(response)
+    assert (event["condition"], event["default"]) == (None, True)
+    assert "condition was removed" in response.get_data(as_text=True)
+    bad = panel_post(designer, pid, {**base, "condition": "$input.amount >"})
+    assert bad.status_code == 422 and "Not a valid expression" in bad.get_data(as_text=True)
+    from_task = applied(
+        panel_post(designer, pid, {**base, "source_kind": "userTask", "default": "y"})
+    )
+    assert from_task["default"] is False
+
+
+def test_timer_and_message_settings(designer, pid):
+    timer = {"element_id": "t", "kind": "timerCatch", "original": "{}", "title": "Wait",
+             "action": "apply"}  # fmt: skip
+    event = applied(
+        panel_post(designer, pid, {**timer, "timer_type": "duration", "duration": "PT5M"})
+    )
+    assert event["config"] == {"duration": "PT5M"}
+    event = applied(
+        panel_post(
+            designer, pid, {**timer, "timer_type": "date", "date": "$input.due", "duration": "PT5M"}
+        )
+    )
+    assert event["config"] == {"date": "$input.due"}
+    for fields, message in [
+        ({"timer_type": "duration", "duration": ""}, "Enter a duration"),
+        ({"timer_type": "duration", "duration": "P1M"}, "not supported"),
+        ({"timer_type": "date", "date": ""}, "Enter an expression"),
+    ]:
+        response = panel_post(designer, pid, {**timer, **fields})
+        assert response.status_code == 422 and message in response.get_data(as_text=True), fields
+    message = {
+        "element_id": "m",
+        "kind": "messageCatch",
+        "original": "{}",
+        "title": "Wait",
+        "message": "paid",
+        "correlation_key": "$input.orderId",
+        "action": "apply",
+    }
+    assert applied(panel_post(designer, pid, message))["config"] == {
+        "message": "paid",
+        "correlationKey": "$input.orderId",
+    }
+    response = panel_post(designer, pid, {**message, "correlation_key": "$input."})
+    assert response.status_code == 422
+
+
+def test_the_user_picker_offers_the_processes_partition_and_keeps_a_stored_value(
+    designer, make_process
+):
+    hr = make_process("hr-process", "hr")
+    config = {"assignee": {"type": "user", "value": "alice"}}
+    html = panel_get(
+        designer, hr, id="t", kind="userTask", name="T", config=json.dumps(config)
+    ).get_data(as_text=True)
+    assert "(designer)" in html and "(operator)" in html
+    assert "Alice Clerk (alice)" not in html
+    assert "alice (not available here)" in html
+    roles = panel_post(designer, hr, user_task(action="refresh", assignee_type="role")).get_data(
+        as_text=True
+    )
+    assert 'value="approver"' in roles and 'name="assignee_role"' in roles
+
+
+def test_preview_and_expression_check(designer, pid):
+    csrf = token(designer, f"/designer/{pid}/")
+    preview = designer.post(
+        f"/designer/{pid}/panel/preview",
+        data=user_task(
+            **{"fields-0-key": "when", "fields-0-label": "When?", "fields-0-type": "date"}
+        ),
+        headers={**HX, "X-CSRFToken": csrf},
+    ).get_data(as_text=True)
+    assert 'type="date"' in preview and "When?" in preview
+
+    def check(text):
+        return designer.post(
+            "/designer/check-expression?field=condition",
+            data={"condition": text},
+            headers={**HX, "X-CSRFToken": csrf},
+        ).get_data(as_text=True)
+
+    assert "Not valid: unexpected end of expression" in check("$input.a ==")
+    assert "Valid expression" in check("$input.a == 1")
+    assert "No condition" in check("  ")
+
+
+def test_panel_routes_are_partition_scoped_and_need_the_permission(make_process, user_with):
+    hr = make_process("hr-process", "hr")
+    outsider = user_with(["processes.edit"], ["finance"])
+    assert panel_get(outsider, hr, id="x", kind="endEvent").status_code == 404
+    assert panel_post(outsider, hr, user_task(), token(outsider)).status_code == 404
+    reader = user_with(["tasks.work"], ["hr"])
+    assert panel_get(reader, hr, id="x", kind="endEvent").status_code == 403
+
+
+def test_an_unknown_kind_posted_is_refused(designer, pid):
+    response = panel_post(designer, pid, {"kind": "robotTask", "element_id": "x"})
+    assert response.status_code == 422
+    assert "Unknown kind" in response.get_data(as_text=True)

@@ -1,0 +1,155 @@
+"""The designer page: the bpmn-js canvas, saving its XML, auto layout and publishing."""
+
+from __future__ import annotations
+
+import json
+import time
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+from flask import (
+    Response,
+    abort,
+    current_app,
+    flash,
+    jsonify,
+    make_response,
+    redirect,
+    render_template,
+    request,
+    url_for,
+)
+from flask_login import current_user
+
+from webapp.designer import bp
+from webapp.designer.access import base_revision, can_publish, load_process
+from webapp.designer.forms import PublishForm
+from webapp.extensions import db
+from webapp.htmx_support import is_htmx
+from webapp.process.bpmn import export_bpmn
+from webapp.process.validation import has_errors, validate
+from webapp.services import processes
+from webapp.services.processes import ImportRefused, ProcessError, StaleDraft
+
+
+@lru_cache(maxsize=1)
+def moddle_descriptor() -> dict[str, Any]:
+    """The moddle extension bpmn-js needs to read and write our `flowdesk:*` elements."""
+    path = Path(current_app.static_folder or "static") / "js" / "flowdesk-moddle.json"
+    return json.loads(path.read_text(encoding="utf-8"))
+
+
+def draft_xml(process) -> str:
+    return process.draft_xml or export_bpmn(process.draft_document or {})
+
+
+def _error(status: int, code: str, message: str, **extra: Any) -> Response:
+    return make_response(jsonify(error=code, message=message, **extra), status)
+
+
+@bp.get("/<int:process_id>/")
+def editor(process_id: int):
+    process = load_process(process_id)
+    return render_template(
+        "designer/editor.html",
+        process=process,
+        xml=draft_xml(process),
+        problems=process.draft_problems or [],
+        descriptor=moddle_descriptor(),
+        latest=processes.latest_version(process),
+        can_publish=can_publish(process),
+    )
+
+
+@bp.post("/<int:process_id>/save")
+def save(process_id: int):
+    """Save the canvas: JSON in, JSON out (revision, problems); 409 when someone saved first."""
+    began = time.perf_counter()
+    process = load_process(process_id, lock=True)
+    try:
+        revision = int(request.headers.get("X-Draft-Revision") or request.args.get("revision", ""))
+    except ValueError:
+        return _error(400, "revision.missing", "The save does not say which revision it edited.")
+    try:
+        result = processes.save_draft_xml(
+            process, request.get_data(), base_revision=revision, actor=current_user
+        )
+    except StaleDraft as exc:
+        db.session.rollback()
+        return _error(409, exc.code, exc.message, revision=process.draft_revision)
+    except ImportRefused as exc:
+        db.session.rollback()
+        unsupported = [processes.unsupported_dict(u) for u in exc.unsupported]
+        return _error(exc.status, exc.code, exc.message, line=exc.line, unsupported=unsupported)
+    db.session.commit()
+    response = jsonify({**result.as_dict(), "saved_by": current_user.name})
+    response.headers["Server-Timing"] = f"save;dur={(time.perf_counter() - began) * 1000:.1f}"
+    return response
+
+
+@bp.post("/<int:process_id>/auto-layout")
+def layout(process_id: int):
+    """Lay the draft out again; JSON for the canvas, a redirect for the outline's form."""
+    process = load_process(process_id, lock=True)
+    wants_json = request.accept_mimetypes.best == "application/json"
+    try:
+        result = processes.auto_layout_draft(
+            process, base_revision=base_revision(), actor=current_user
+        )
+    except StaleDraft as exc:
+        db.session.rollback()
+        if wants_json:
+            return _error(409, exc.code, exc.message, revision=process.draft_revision)
+        abort(409, exc.message)
+    db.session.commit()
+    if wants_json:
+        problems = [p.as_dict() for p in result.problems]
+        return jsonify(revision=result.revision, problems=problems, xml=process.draft_xml)
+    flash("The draft was laid out again.", "success")
+    return redirect(request.form.get("next") or url_for("designer.outline", process_id=process.id))
+
+
+@bp.route("/<int:process_id>/publish", methods=["GET", "POST"])
+def publish(process_id: int):
+    """Publish the draft as the next version, with a change note; refused with errors."""
+    process = load_process(process_id, lock=request.method == "POST")
+    if not can_publish(process):
+        abort(403)
+    form = PublishForm(revision=process.draft_revision)
+    status = 200
+    problems = validate(process.draft_document or {}, processes.tool_specs())
+    refusal = None
+    if form.validate_on_submit():
+        try:
+            processes.check_revision(process, int(form.revision.data))
+            version = processes.publish(process, actor=current_user, note=form.note.data)
+        except StaleDraft as exc:
+            db.session.rollback()
+            refusal, status = exc.message, 409
+            form.revision.data = str(process.draft_revision)
+        except ProcessError as exc:
+            db.session.rollback()
+            refusal, status = exc.message, exc.status
+        except ValueError:
+            abort(400)
+        else:
+            db.session.commit()
+            flash(f"Published version {version.number} of {process.name}.", "success")
+            target = url_for("designer.versions", process_id=process.id)
+            if is_htmx():
+                response = make_response("", 204)
+                response.headers["HX-Redirect"] = target
+                return response
+            return redirect(target)
+    elif request.method == "POST":
+        status = 422
+    return render_template(
+        "designer/publish.html",
+        process=process,
+        form=form,
+        problems=problems,
+        blocked=has_errors(problems),
+        refusal=refusal,
+        latest=processes.latest_version(process),
+    ), status

@@ -1,0 +1,88 @@
+"""Forms of the designer's pages: new process, import, publish and the outline's edits."""
+
+from __future__ import annotations
+
+from flask_wtf import FlaskForm
+from flask_wtf.file import FileField, FileRequired
+from wtforms import BooleanField, HiddenField, SelectField, StringField, TextAreaField
+from wtforms.fields.choices import SelectChoice
+from wtforms.validators import DataRequired, InputRequired, Length, Optional, Regexp
+
+from webapp.process.kinds import KINDS
+
+KEY_HINT = "Letters, digits, '.', '-' or '_', starting with a letter or '_'; it never changes."
+KEY_RE = r"^[A-Za-z_][A-Za-z0-9_.-]*$"
+
+
+class NewProcessForm(FlaskForm):
+    key = StringField(
+        "Key",
+        validators=[DataRequired(), Length(max=100), Regexp(KEY_RE, message=KEY_HINT)],
+        render_kw={"autocomplete": "off", "spellcheck": "false"},
+    )
+    name = StringField("Name", validators=[DataRequired(), Length(max=200)])
+    partition = SelectField("Partition", validate_choice=True)
+
+
+class ImportForm(FlaskForm):
+    file = FileField(
+        "BPMN or JSON file",
+        validators=[FileRequired("Choose a .bpmn file.")],
+        render_kw={"accept": ".bpmn,.xml,.json"},
+    )
+    key = StringField(
+        "Key",
+        validators=[Optional(), Length(max=100), Regexp(KEY_RE, message=KEY_HINT)],
+        description="Leave empty to use the process id in the file.",
+    )
+    name = StringField(
+        "Name",
+        validators=[Optional(), Length(max=200)],
+        description="Leave empty to use the name in the file.",
+    )
+    partition = SelectField("Partition", validate_choice=True)
+    allow_unsupported = BooleanField("Import even if some elements are not supported")
+
+
+class DraftImportForm(FlaskForm):
+    file = FileField(
+        "BPMN or JSON file",
+        validators=[FileRequired("Choose a .bpmn file.")],
+        render_kw={"accept": ".bpmn,.xml,.json"},
+    )
+    revision = HiddenField(validators=[InputRequired()])
+    allow_unsupported = BooleanField("Import even if some elements are not supported")
+
+
+class PublishForm(FlaskForm):
+    note = TextAreaField(
+        "Change note",
+        validators=[DataRequired("Say in a few words what changed."), Length(max=500)],
+        render_kw={"rows": 3, "maxlength": 500},
+    )
+    revision = HiddenField(validators=[InputRequired()])
+
+
+class RevisionForm(FlaskForm):
+    """A form that only carries the draft revision (delete, auto layout)."""
+
+    revision = HiddenField(validators=[InputRequired()])
+
+
+def kind_choices() -> list[SelectChoice]:
+    return [SelectChoice(name, kind.label) for name, kind in KINDS.items()]
+
+
+class AddNodeForm(RevisionForm):
+    kind = SelectField("Kind", choices=kind_choices(), default="userTask")
+    title = StringField("Title", validators=[Optional(), Length(max=200)])
+    after = SelectField("Connect from", validate_choice=True, default="")
+
+
+class RenameForm(RevisionForm):
+    title = StringField("New title", validators=[Optional(), Length(max=200)])
+
+
+class ConnectForm(RevisionForm):
+    source = SelectField("From", validate_choice=True)
+    target = SelectField("To", validate_choice=True)

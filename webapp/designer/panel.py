@@ -1,0 +1,240 @@
+"""The properties panel: a server-rendered form per element kind, fetched when the canvas selects.
+
+GET fills the form from the element's current values (the unsaved model lives in the browser).
+POST either refreshes the form (a field added, a tool chosen...) or applies it: invalid values
+come back inline with 422; valid ones go back to the canvas in an `HX-Trigger: bpmn-apply` event.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from typing import Any
+
+from flask import Response, make_response, render_template, request, url_for
+from sqlalchemy import select
+from wtforms.fields.choices import SelectChoice
+
+from webapp.designer import bp
+from webapp.designer.access import load_process
+from webapp.designer.form_spec import (
+    edit_rows,
+    shown_attributes,
+    spec_from_rows,
+)
+from webapp.designer.form_spec import (
+    preview as form_preview,
+)
+from webapp.designer.panel_forms import (
+    FLOW,
+    PANELS,
+    PanelContext,
+    PanelForm,
+    has_errors,
+    initial_data,
+    input_rows,
+    make_form,
+    read_values,
+)
+from webapp.extensions import db
+from webapp.htmx_support import is_htmx
+from webapp.models import Process, Role, User
+from webapp.models.auth import user_partitions
+from webapp.process import expressions
+from webapp.process.kinds import KINDS
+from webapp.services import processes
+
+MAX_PICKER = 1000
+
+
+@bp.context_processor
+def preview_helper() -> dict[str, Any]:
+    """The panel's macros render the form preview with the inbox's own renderer."""
+    return {"render_preview": form_preview}
+
+
+def panel_context(process: Process) -> PanelContext:
+    """Users (of the process's partition, when it has one), roles and registered tools."""
+    users = select(User).where(User.active.is_(True)).order_by(User.username).limit(MAX_PICKER)
+    if process.partition_id is not None:
+        users = users.join(user_partitions).where(
+            user_partitions.c.partition_id == process.partition_id
+        )
+    return PanelContext(
+        users=[
+            SelectChoice(u.username, f"{u.name} ({u.username})") for u in db.session.scalars(users)
+        ],
+        roles=[
+            SelectChoice(r.name, r.name)
+            for r in db.session.scalars(select(Role).order_by(Role.name).limit(MAX_PICKER))
+        ],
+        tools=processes.tool_specs(),
+    )
+
+
+def kind_label(kind: str) -> str:
+    return "Sequence flow" if kind == FLOW else KINDS[kind].label
+
+
+def render_panel(
+    process: Process,
+    form: PanelForm,
+    context: PanelContext,
+    *,
+    post_url: str,
+    status: int = 200,
+    applied: str = "",
+    mode: str = "canvas",
+) -> Response:
+    """The panel fragment; the outline's edit page wraps it in a whole page for plain requests."""
+    kind = form.kind.data
+    spec = None
+    if hasattr(form, "fields"):
+        spec, _ = spec_from_rows([entry.data for entry in form.fields.entries])
+    template = "designer/panel/_panel.html"
+    if mode == "outline" and not is_htmx():
+        template = "designer/outline_edit.html"
+    html = render_template(
+        template,
+        process=process,
+        form=form,
+        kind=kind,
+        kind_label=kind_label(kind),
+        tools=context.tools,
+        spec=spec,
+        shown_attributes=shown_attributes,
+        post_url=post_url,
+        applied=applied,
+        invalid=status == 422,
+        mode=mode,
+    )
+    return make_response(html, status)
+
+
+def refreshed(form: PanelForm, action: str, context: PanelContext) -> dict[str, Any]:
+    """The form's data after an editor action, without validating or applying anything."""
+    data = dict(form.data)
+    data.pop("csrf_token", None)
+    if "fields" in data:
+        data["fields"] = edit_rows(data["fields"], action)
+    if "inputs" in data:
+        data["inputs"] = input_rows(context.tools.get(data.get("tool") or ""), data["inputs"])
+    return data
+
+
+def handle_post(
+    process: Process,
+    *,
+    post_url: str,
+    mode: str,
+    on_apply: Callable[[PanelForm, dict[str, Any], PanelContext], Response],
+) -> Response:
+    """Refresh or apply a submitted panel form; `on_apply` gets valid values and answers."""
+    kind = request.form.get("kind", "")
+    context = panel_context(process)
+    if kind not in PANELS:
+        return make_response(
+            render_template("designer/panel/_message.html", message=f"Unknown kind '{kind}'."),
+            422,
+        )
+    form = make_form(kind, context)
+    action = request.form.get("action", "apply")
+    if action != "apply":
+        form = make_form(kind, context, formdata=None, data=refreshed(form, action, context))
+        return render_panel(process, form, context, post_url=post_url, mode=mode)
+    form.validate()
+    values = read_values(form, context)
+    if has_errors(form):
+        return render_panel(process, form, context, post_url=post_url, status=422, mode=mode)
+    return on_apply(form, values, context)
+
+
+def applied_form(form: PanelForm, values: dict[str, Any], context: PanelContext) -> PanelForm:
+    """A fresh form showing the values as applied (so `original` carries the new config)."""
+    kind = form.kind.data
+    state = dict(values, source_kind=form.source_kind.data) if kind == FLOW else values["config"]
+    data = initial_data(kind, form.element_id.data, values["title"], state)
+    data["revision"] = form.revision.data
+    if kind == "serviceTask":
+        data["inputs"] = input_rows(context.tools.get(data.get("tool") or ""), data["inputs"])
+    return make_form(kind, context, formdata=None, data=data)
+
+
+def applied_note(form: PanelForm, values: dict[str, Any]) -> str:
+    if form.kind.data == FLOW and values["default"] and (form.condition.data or "").strip():
+        return "Applied. The condition was removed: a default flow takes no condition."
+    return "Applied."
+
+
+@bp.get("/<int:process_id>/panel")
+def panel(process_id: int):
+    process = load_process(process_id)
+    element_id = request.args.get("id", "")
+    if not element_id:
+        count = request.args.get("count", 0, type=int)
+        return render_template("designer/panel/_empty.html", count=count, process=process)
+    kind = request.args.get("kind", "")
+    if kind not in PANELS:
+        message = (
+            f"'{element_id}' is a {request.args.get('type') or 'kind of element'} Flowdesk does "
+            "not run. Delete it or replace it with a supported element; saving is refused "
+            "while it is on the diagram."
+        )
+        return render_template("designer/panel/_message.html", message=message)
+    try:
+        config = json.loads(request.args.get("config") or "{}")
+    except ValueError:
+        config = None
+    if not isinstance(config, dict):
+        message = f"The settings of '{element_id}' could not be read (the config is not JSON)."
+        return make_response(render_template("designer/panel/_message.html", message=message), 400)
+    if kind == FLOW:
+        config = {
+            "condition": request.args.get("condition", ""),
+            "default": request.args.get("default") in ("1", "true"),
+            "source_kind": request.args.get("source_kind", ""),
+        }
+    context = panel_context(process)
+    data = initial_data(kind, element_id, request.args.get("name", ""), config)
+    if kind == "serviceTask":
+        data["inputs"] = input_rows(context.tools.get(data.get("tool") or ""), data["inputs"])
+    form = make_form(kind, context, formdata=None, data=data)
+    post_url = url_for("designer.apply_panel", process_id=process.id)
+    return render_panel(process, form, context, post_url=post_url)
+
+
+@bp.post("/<int:process_id>/panel")
+def apply_panel(process_id: int):
+    process = load_process(process_id)
+
+    def to_canvas(form: PanelForm, values: dict[str, Any], context: PanelContext) -> Response:
+        event = {"target": "#canvas", "id": form.element_id.data, "kind": form.kind.data, **values}
+        fresh = applied_form(form, values, context)
+        response = render_panel(
+            process, fresh, context, post_url=request.path, applied=applied_note(form, values)
+        )
+        response.headers["HX-Trigger"] = json.dumps({"bpmn-apply": event}, ensure_ascii=True)
+        return response
+
+    return handle_post(process, post_url=request.path, mode="canvas", on_apply=to_canvas)
+
+
+@bp.post("/<int:process_id>/panel/preview")
+def preview(process_id: int):
+    """Just the form preview, re-rendered as the modeller edits the fields."""
+    process = load_process(process_id)
+    kind = request.form.get("kind", "")
+    if kind not in PANELS or not hasattr(PANELS[kind], "fields"):
+        return render_template("designer/panel/_preview.html", spec=None)
+    form = make_form(kind, panel_context(process))
+    spec, _ = spec_from_rows([entry.data for entry in form.fields.entries])
+    return render_template("designer/panel/_preview.html", spec=spec)
+
+
+@bp.post("/check-expression")
+def check_expression():
+    """Syntax check of one expression field while the modeller types."""
+    name = request.args.get("field", "")
+    text = (request.form.get(name) or "").strip()
+    error = expressions.check(text) if text else None
+    return render_template("designer/panel/_check.html", text=text, error=error)

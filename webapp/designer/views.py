@@ -1,0 +1,203 @@
+"""The processes list, new processes, imports and exports."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from flask import Response, flash, redirect, render_template, request, url_for
+from flask_login import current_user
+from sqlalchemy import func, or_, select
+
+from webapp.designer import bp
+from webapp.designer.access import base_revision, load_process, partition_choices
+from webapp.designer.editor import draft_xml
+from webapp.designer.forms import DraftImportForm, ImportForm, NewProcessForm
+from webapp.extensions import db
+from webapp.htmx_support import htmx_target
+from webapp.models import Process, ProcessVersion
+from webapp.pagination import paginate
+from webapp.permissions import partition_filter
+from webapp.services import processes
+from webapp.services.processes import DraftImport, ImportRefused, ProcessError, StaleDraft
+
+MAX_UPLOAD = 5_000_000
+
+
+@bp.get("/")
+def index():
+    q = request.args.get("q", "").strip()
+    query = (
+        select(Process)
+        .where(partition_filter(Process.partition_id, current_user))
+        .order_by(Process.updated_at.desc(), Process.id.desc())
+    )
+    if q:
+        like = f"%{q.lower()}%"
+        query = query.where(or_(Process.key.ilike(like), Process.name.ilike(like)))
+    page = paginate(query, request.args.get("page", 1, type=int), 25)
+    latest = _latest_versions([p.id for p in page.items])
+    template = (
+        "designer/_process_table.html"
+        if htmx_target() == "process-table"
+        else "designer/index.html"
+    )
+    return render_template(template, page=page, q=q, latest=latest)
+
+
+def _latest_versions(ids: list[int]) -> dict[int, ProcessVersion]:
+    """The newest version of each process in `ids`, in one query."""
+    if not ids:
+        return {}
+    newest = (
+        select(ProcessVersion.process_id, func.max(ProcessVersion.number).label("number"))
+        .where(ProcessVersion.process_id.in_(ids))
+        .group_by(ProcessVersion.process_id)
+        .subquery()
+    )
+    rows = db.session.scalars(
+        select(ProcessVersion).join(
+            newest,
+            (newest.c.process_id == ProcessVersion.process_id)
+            & (newest.c.number == ProcessVersion.number),
+        )
+    )
+    return {version.process_id: version for version in rows}
+
+
+def _partition_id(value: str | None) -> int | None:
+    return int(value) if value else None
+
+
+@bp.route("/new", methods=["GET", "POST"])
+def new():
+    form = NewProcessForm()
+    form.partition.choices = partition_choices()
+    if form.validate_on_submit():
+        try:
+            process = processes.create_process(
+                form.key.data,
+                form.name.data,
+                partition_id=_partition_id(form.partition.data),
+                actor=current_user,
+            )
+        except ProcessError as exc:
+            db.session.rollback()
+            form.key.errors.append(exc.message)
+        else:
+            db.session.commit()
+            flash(f"Process {process.name} created.", "success")
+            return redirect(url_for("designer.editor", process_id=process.id))
+    status = 422 if request.method == "POST" else 200
+    return render_template("designer/new.html", form=form), status
+
+
+def _upload(field: Any) -> bytes:
+    data = field.data.read(MAX_UPLOAD + 1)
+    if len(data) > MAX_UPLOAD:
+        raise ImportRefused(
+            "import.too_large", f"The file is larger than {MAX_UPLOAD:,} bytes.", status=413
+        )
+    return data
+
+
+def _imported(process: Process, result: DraftImport):
+    """Commit an import and open the designer, saying what was imported and what left out."""
+    db.session.commit()
+    flash(_imported_message(process, result), "success")
+    return redirect(url_for("designer.editor", process_id=process.id))
+
+
+def _imported_message(process: Process, result: DraftImport) -> str:
+    doc = process.draft_document or {}
+    message = (
+        f"Imported {len(doc.get('nodes', {}))} nodes and {len(doc.get('flows', {}))} flows "
+        f"into {process.name} (revision {result.revision})."
+    )
+    if result.unsupported:
+        left = ", ".join(f"{u.type} '{u.id}'" for u in result.unsupported[:10])
+        message += f" Left out: {left}{' …' if len(result.unsupported) > 10 else ''}."
+    return message
+
+
+@bp.route("/import", methods=["GET", "POST"])
+def import_new():
+    """Create a process from a .bpmn (or .json) file."""
+    form = ImportForm()
+    form.partition.choices = partition_choices()
+    refusal: ImportRefused | None = None
+    status = 200
+    if form.validate_on_submit():
+        try:
+            process, result = processes.create_imported(
+                form.key.data or "",
+                form.name.data or "",
+                _upload(form.file),
+                partition_id=_partition_id(form.partition.data),
+                actor=current_user,
+                allow_unsupported=form.allow_unsupported.data,
+            )
+        except ImportRefused as exc:
+            db.session.rollback()
+            refusal, status = exc, exc.status
+        except ProcessError as exc:
+            db.session.rollback()
+            form.key.errors.append(f"{exc.message} Choose another key.")
+            status = 422
+        else:
+            return _imported(process, result)
+    elif request.method == "POST":
+        status = 422
+    return render_template("designer/import.html", form=form, refusal=refusal, process=None), status
+
+
+@bp.route("/<int:process_id>/import", methods=["GET", "POST"])
+def import_draft(process_id: int):
+    """Replace a process's draft with a file."""
+    process = load_process(process_id, lock=request.method == "POST")
+    form = DraftImportForm(revision=process.draft_revision)
+    refusal: ImportRefused | StaleDraft | None = None
+    status = 200
+    if form.validate_on_submit():
+        try:
+            result = processes.import_draft(
+                process,
+                _upload(form.file),
+                base_revision=base_revision(),
+                actor=current_user,
+                allow_unsupported=form.allow_unsupported.data,
+            )
+        except (ImportRefused, StaleDraft) as exc:
+            db.session.rollback()
+            refusal, status = exc, exc.status
+            form.revision.data = str(process.draft_revision)
+        else:
+            return _imported(process, result)
+    elif request.method == "POST":
+        status = 422
+    return render_template(
+        "designer/import.html", form=form, refusal=refusal, process=process
+    ), status
+
+
+def download(body: str, filename: str, mimetype: str) -> Response:
+    response = Response(body, mimetype=mimetype)
+    response.headers["Content-Disposition"] = f'attachment; filename="{filename}"'
+    return response
+
+
+def document_json(doc: dict[str, Any]) -> str:
+    return json.dumps(doc, indent=2, ensure_ascii=False) + "\n"
+
+
+@bp.get("/<int:process_id>/draft.bpmn")
+def export_draft_bpmn(process_id: int):
+    process = load_process(process_id)
+    return download(draft_xml(process), f"{process.key}-draft.bpmn", "application/xml")
+
+
+@bp.get("/<int:process_id>/draft.json")
+def export_draft_json(process_id: int):
+    process = load_process(process_id)
+    doc = process.draft_document or {}
+    return download(document_json(doc), f"{process.key}-draft.json", "application/json")
