@@ -1,0 +1,133 @@
+"""Alice works a task through its generated form; Bob claims a role task from under her."""
+
+import re
+
+import pytest
+from playwright.sync_api import expect
+from sqlalchemy import select
+
+from tests.browser.conftest import sign_in
+from tests.engine.conftest import chain, node, publish_document
+from tests.inbox.conftest import INBOX, start
+
+pytestmark = pytest.mark.browser
+
+FORM = {
+    "fields": [
+        {"key": "amount", "label": "Amount", "type": "number", "required": True, "min": 1},
+        {"key": "reason", "label": "Reason", "type": "text", "required": True,
+         "visibleIf": "$form.amount > 100"},
+    ]
+}  # fmt: skip
+
+
+@pytest.fixture
+def processes(app, demo):
+    with app.app_context():
+        review = node(
+            "userTask", "Review expense", assignee={"type": "user", "value": "alice"}, form=FORM
+        )
+        approve = node(
+            "userTask", "Approve expense", assignee={"type": "role", "value": "approver"}
+        )
+        publish_document(chain(("review", review), ("approve", approve)), key="expense")
+        sort = node("userTask", "Sort the post", assignee={"type": "role", "value": "clerk"})
+        publish_document(chain(("sort", sort)), key="post")
+
+
+def _task_status(app, instance_id: int, node_id: str) -> str | None:
+    from webapp.extensions import db
+    from webapp.models import Task
+
+    with app.app_context():
+        status = db.session.scalar(
+            select(Task.status).where(Task.instance_id == instance_id, Task.node_id == node_id)
+        )
+        db.session.remove()
+        return status
+
+
+def test_alice_fixes_an_invalid_value_and_completes_her_task(page, processes, app):
+    instance_id = start(app, "expense", business_key="EXP-42")
+    sign_in(page, "alice")
+    expect(page.locator("#inbox-count")).to_have_text("1")
+    page.get_by_role("link", name="1 open task").click()
+    page.get_by_role("link", name="Review expense").click()
+    assert page.get_by_text("EXP-42").is_visible()
+
+    page.get_by_label("Amount").fill("0")
+    page.get_by_role("button", name="Complete").click()
+    error = page.locator("#field-amount-msg")
+    error.wait_for()
+    assert error.inner_text() == "Amount must be at least 1"
+    assert page.get_by_label("Amount").get_attribute("aria-invalid") == "true"
+    assert _task_status(app, instance_id, "review") == "open"
+
+    page.get_by_label("Amount").fill("250")
+    page.get_by_label("Amount").press("Tab")
+    page.get_by_label("Reason").fill("Team dinner")
+    page.get_by_role("button", name="Complete").click()
+    page.wait_for_url(re.compile(r".*/inbox/(tasks)?$"))
+    assert page.get_by_text(
+        f"Completed “Review expense”. Instance {instance_id} moved on to: Approve expense."
+    ).is_visible()
+    assert _task_status(app, instance_id, "review") == "completed"
+    assert _task_status(app, instance_id, "approve") == "open"
+
+
+def test_bob_claims_a_role_task_and_it_leaves_alices_list(
+    page, browser, live_server, processes, app
+):
+    start(app, "post")
+    sign_in(page, "alice")
+    page.goto(f"{INBOX}?tab=claimable")
+    assert page.get_by_role("link", name="Sort the post").is_visible()
+
+    context = browser.new_context(base_url=live_server, viewport={"width": 1280, "height": 800})
+    try:
+        bob = context.new_page()
+        sign_in(bob, "bob")
+        bob.goto(f"{INBOX}?tab=claimable")
+        bob.get_by_role("button", name="Claim Sort the post").click()
+        bob.wait_for_url("**/inbox/tasks/*")
+        assert bob.get_by_text("“Sort the post” is now yours.").is_visible()
+        assert bob.get_by_role("button", name="Release to clerk").is_visible()
+    finally:
+        context.close()
+
+    page.reload()
+    assert page.get_by_role("link", name="Sort the post").count() == 0
+    assert page.get_by_text("No task is waiting for your roles.").is_visible()
+
+
+def test_the_inbox_fits_a_phone(phone_page, processes, app):
+    start(app, "expense", business_key="EXP-1")
+    sign_in(phone_page, "alice")
+    phone_page.goto(INBOX)
+    assert phone_page.get_by_role("link", name="Review expense").is_visible()
+    assert phone_page.evaluate("document.documentElement.scrollWidth") <= 390
+    phone_page.get_by_role("link", name="Review expense").click()
+    assert phone_page.get_by_label("Amount").is_visible()
+    assert phone_page.evaluate("document.documentElement.scrollWidth") <= 390
+
+
+def test_filters_live_in_the_url_and_can_be_saved(page, processes, app):
+    start(app, "post")
+    start(app, "expense", business_key="EXP-9")
+    sign_in(page, "alice")
+    page.goto(f"{INBOX}?tab=claimable")
+    page.get_by_label("Search").fill("sort")
+    page.wait_for_url(re.compile(r".*q=sort.*"))
+    expect(page.get_by_role("link", name="Sort the post")).to_be_visible()
+    mine = page.get_by_role("navigation", name="Task lists").get_by_role("link", name="Assigned")
+    expect(mine).to_have_attribute("href", re.compile(r".*q=sort.*"))
+    page.get_by_label("Save this filter as").fill("Post to sort")
+    page.get_by_role("button", name="Save filter").click()
+    expect(page.get_by_text("Saved the filter “Post to sort”.")).to_be_visible()
+    page.goto(INBOX)
+    page.get_by_role("link", name="Post to sort").click()
+    expect(page.get_by_label("Search")).to_have_value("sort")
+    expect(page.get_by_role("link", name="Sort the post")).to_be_visible()
+    page.get_by_label("Due").select_option("overdue")
+    page.wait_for_url(re.compile(r".*due=overdue.*"))
+    expect(page.get_by_text("No task matches this filter.")).to_be_visible()

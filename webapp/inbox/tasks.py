@@ -1,0 +1,277 @@
+"""The task inbox: lists with filters, the task page with its generated form, and task actions.
+
+Views stay thin: `services.tasks` decides access and runs each action as one locked transaction.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from flask import (
+    Response,
+    abort,
+    current_app,
+    flash,
+    make_response,
+    redirect,
+    render_template,
+    request,
+    url_for,
+)
+from flask_login import current_user, login_required
+from sqlalchemy import select
+
+from webapp.engine.context import context as instance_context
+from webapp.extensions import db
+from webapp.htmx_support import htmx_target, is_htmx
+from webapp.inbox import bp, formgen
+from webapp.inbox.filters import DUE, SORTS, TABS, InboxFilters
+from webapp.inbox.forms import ReassignForm
+from webapp.models import Process, Task
+from webapp.models.base import utcnow
+from webapp.pagination import paginate
+from webapp.permissions import can, partition_filter, permission_required
+from webapp.services import saved_filters, tasks
+from webapp.services.tasks import TaskError
+
+LIST_ID = "task-list"
+
+
+def _go(url: str) -> Response:
+    """Leave for `url`: htmx navigates the whole page (HX-Redirect), a plain form gets a 303."""
+    if is_htmx():
+        response = make_response("", 200)
+        response.headers["HX-Redirect"] = url
+        return response
+    return redirect(url, 303)
+
+
+# --- the lists --------------------------------------------------------------------------------
+
+
+def _process_names(keys: set[str]) -> dict[str, str]:
+    if not keys:
+        return {}
+    rows = db.session.execute(select(Process.key, Process.name).where(Process.key.in_(keys)))
+    return {key: name for key, name in rows}
+
+
+def _render_index(filters: InboxFilters, *, save_error: str = "", status: int = 200):
+    query = tasks.inbox_query(
+        current_user,
+        tab=filters.tab,
+        process=filters.process,
+        due=filters.due,
+        q=filters.q,
+        sort=filters.sort,
+    )
+    page = paginate(query, filters.page, current_app.config["PAGE_SIZE"])
+    context: dict[str, Any] = {
+        "filters": filters,
+        "page": page,
+        "names": _process_names({task.instance.process_key for task in page.items}),
+        "now": utcnow(),
+        "save_error": save_error,
+        "filter_name": request.form.get("name", ""),
+        "tabs": TABS,
+        "counts": tasks.open_counts(current_user),
+    }
+    if htmx_target() == LIST_ID:
+        return render_template("inbox/_task_list.html", oob_tabs=True, **context), status
+    context.update(
+        due_choices=DUE,
+        sorts=SORTS,
+        processes=db.session.execute(
+            select(Process.key, Process.name)
+            .where(partition_filter(Process.partition_id, current_user))
+            .order_by(Process.name)
+        ).all(),
+        saved=saved_filters.saved_filters(current_user),
+    )
+    return render_template("inbox/tasks.html", **context), status
+
+
+@bp.get("/tasks")
+@permission_required("tasks.work")
+def tasks_index():
+    return _render_index(InboxFilters.from_args(request.args))
+
+
+@bp.get("/count")
+@permission_required("tasks.work")
+def task_count():
+    """The navigation badge: open tasks assigned to the user plus those open for their roles."""
+    return render_template("inbox/_count.html", counts=tasks.open_counts(current_user))
+
+
+@bp.post("/filters")
+@permission_required("tasks.work")
+def save_filter():
+    """Keep the current filter (sent as hidden fields) under a name."""
+    filters = InboxFilters.from_args(request.form)
+    try:
+        saved = saved_filters.save_filter(
+            current_user, request.form.get("name", ""), filters.query_string()
+        )
+    except saved_filters.FilterError as error:
+        db.session.rollback()
+        return _render_index(filters, save_error=str(error), status=422)
+    flash(f"Saved the filter “{saved.name}”.", "success")
+    return redirect(url_for("inbox.tasks_index", **filters.args(page=1)), 303)
+
+
+@bp.post("/filters/<int:filter_id>/delete")
+@permission_required("tasks.work")
+def delete_filter(filter_id: int):
+    if not saved_filters.delete_filter(current_user, filter_id):
+        abort(404)
+    flash("Deleted the saved filter.", "success")
+    return redirect(url_for("inbox.tasks_index"), 303)
+
+
+# --- one task ---------------------------------------------------------------------------------
+
+
+def _task_or_404(task_id: int) -> Task:
+    try:
+        return tasks.get_task(current_user, task_id)
+    except TaskError:
+        abort(404)
+
+
+def _form(task: Task, formdata: Any = None, errors: dict[str, str] | None = None):
+    return formgen.build(
+        task.form,
+        instance_context(task.instance),
+        formdata,
+        errors=errors,
+        refresh_url=url_for("inbox.task_form", task_id=task.id),
+    )
+
+
+def _render_task(task: Task, form=None, *, status: int = 200, reassign: ReassignForm | None = None):
+    workable = tasks.may_work(current_user, task)
+    manage = tasks.may_manage(current_user, task)
+    if workable and form is None:
+        form = _form(task)
+    if manage and reassign is None:
+        reassign = ReassignForm(formdata=None)
+    if reassign is not None:
+        reassign.fill_roles()
+    context = {
+        "task": task,
+        "instance": task.instance,
+        "form": form if workable else None,
+        "refreshes": formgen.refreshes(task.form),
+        "summary": formgen.summary(task.form, task.result) if task.status == "completed" else [],
+        "now": utcnow(),
+        "may_claim": workable and task.assignee_id is None,
+        "may_release": task.status == "open"
+        and task.assignee_id == current_user.id
+        and task.candidate_role_id is not None,
+        "reassign": reassign if manage else None,
+        "may_read_instance": can(current_user, "instances.read", task.partition_id),
+    }
+    if form is not None and htmx_target() == "task-form":
+        return render_template("inbox/_task_form.html", **context), status
+    return render_template("inbox/task.html", **context), status
+
+
+def _refused(error: TaskError, task_id: int):
+    """A conflict (taken, completed, cancelled): say so plainly, change nothing."""
+    db.session.rollback()
+    if error.status == 404:
+        abort(404)
+    template = "inbox/_task_refused.html" if htmx_target() == "task-form" else "inbox/refused.html"
+    return render_template(template, message=error.message, task_id=task_id), error.status
+
+
+@bp.get("/tasks/<int:task_id>")
+@login_required
+def task(task_id: int):
+    return _render_task(_task_or_404(task_id))
+
+
+@bp.post("/tasks/<int:task_id>")
+@permission_required("tasks.work")
+def complete(task_id: int):
+    if "refresh" in request.form:
+        found = _task_or_404(task_id)
+        return _render_task(found, _form(found, request.form))
+    try:
+        done = tasks.complete(current_user, task_id, request.form)
+    except TaskError as error:
+        if error.code == "invalid":
+            found = _task_or_404(task_id)
+            return _render_task(found, _form(found, request.form, error.fields), status=422)
+        if error.by_self:
+            flash(error.message, "info")
+            return _go(url_for("inbox.tasks_index"))
+        return _refused(error, task_id)
+    flash(f"Completed “{done.task.title}”. {done.where}", "success")
+    if done.next_task is not None:
+        return _go(url_for("inbox.task", task_id=done.next_task.id))
+    return _go(url_for("inbox.tasks_index"))
+
+
+@bp.post("/tasks/<int:task_id>/form")
+@login_required
+def task_form(task_id: int):
+    """Re-render the form's fields for the answers so far (`visibleIf` on the server)."""
+    found = _task_or_404(task_id)
+    if not tasks.may_work(current_user, found):
+        abort(404)
+    return render_template("inbox/_spec_fields.html", form=_form(found, request.form))
+
+
+@bp.post("/tasks/<int:task_id>/claim")
+@permission_required("tasks.work")
+def claim(task_id: int):
+    try:
+        claimed = tasks.claim(current_user, task_id)
+    except TaskError as error:
+        return _refused(error, task_id)
+    flash(f"“{claimed.title}” is now yours.", "success")
+    return _go(url_for("inbox.task", task_id=task_id))
+
+
+@bp.post("/tasks/<int:task_id>/release")
+@permission_required("tasks.work")
+def release(task_id: int):
+    try:
+        released = tasks.release(current_user, task_id)
+    except TaskError as error:
+        return _refused(error, task_id)
+    flash(f"“{released.title}” went back to {released.candidate_role.name}.", "success")
+    return _go(url_for("inbox.tasks_index"))
+
+
+@bp.route("/tasks/<int:task_id>/reassign", methods=["GET", "POST"])
+@permission_required("instances.manage")
+def reassign(task_id: int):
+    """Operators give a task to a user or a role; the operations dashboard links here."""
+    found = db.session.get(Task, task_id)
+    if found is None or not tasks.may_manage(current_user, found):
+        abort(404)
+    form = ReassignForm()
+    if request.method == "POST" and form.validate():
+        try:
+            tasks.reassign(
+                current_user,
+                task_id,
+                username=form.username.data or "",
+                role=form.role.data or "",
+                note=form.note.data or "",
+            )
+        except TaskError as error:
+            if error.status != 422:
+                return _refused(error, task_id)
+            for name, message in error.fields.items():
+                target = getattr(form, name, None) or form.username
+                target.errors = [*target.errors, message]
+        else:
+            flash("Reassigned the task.", "success")
+            return _go(url_for("inbox.task", task_id=task_id))
+    status = 422 if request.method == "POST" else 200
+    found = db.session.get(Task, task_id)
+    return _render_task(found, status=status, reassign=form)

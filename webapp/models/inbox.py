@@ -1,0 +1,39 @@
+"""Inbox data: named filters an assignee saved, and the indexes the inbox lists rely on."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from sqlalchemy import ForeignKey, Index, String, UniqueConstraint
+from sqlalchemy.orm import Mapped, mapped_column
+
+from webapp.extensions import db
+from webapp.models.base import UTCDateTime, utcnow
+from webapp.models.runtime import Task
+
+
+class SavedFilter(db.Model):
+    """A named inbox filter: the query string of the inbox URL, kept per user."""
+
+    __tablename__ = "saved_filters"
+    __table_args__ = (UniqueConstraint("user_id", "name"),)
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    user_id: Mapped[int] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"))
+    name: Mapped[str] = mapped_column(String(100))
+    query: Mapped[str] = mapped_column(String(1000), default="")
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
+
+
+# The inbox tabs, badge and overdue lists; declared here (the tasks table is the engine's) so the
+# models and migration 0004 agree.
+tasks = Task.__table__
+Index("ix_tasks_assignee_id_status_due_at", tasks.c.assignee_id, tasks.c.status, tasks.c.due_at)
+Index(
+    "ix_tasks_candidate_role_id_status_assignee_id",
+    tasks.c.candidate_role_id,
+    tasks.c.status,
+    tasks.c.assignee_id,
+)
+Index("ix_tasks_completed_by_id_completed_at", tasks.c.completed_by_id, tasks.c.completed_at)
+Index("ix_tasks_status_due_at", tasks.c.status, tasks.c.due_at)

@@ -1,0 +1,435 @@
+"""User tasks: who may see and work a task, the inbox lists, and the task actions.
+
+Claim, release, reassign and complete are each one transaction that first locks the task's
+instance row as engine steps do (`engine.locking.begin_write`, then FOR UPDATE), re-reads the
+task, changes it and appends history with the actor. Completing runs the engine step in the same
+transaction, commits, then enqueues the step's jobs.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime, time, timedelta
+from typing import Any
+
+from sqlalchemy import ColumnElement, Select, and_, false, func, insert, or_, select
+from sqlalchemy.orm import selectinload
+
+from webapp.engine import EngineError, steps
+from webapp.engine.context import context as instance_context
+from webapp.engine.context import jsonable
+from webapp.engine.jobs import commit
+from webapp.engine.locking import begin_write
+from webapp.extensions import db
+from webapp.models import HistoryEntry, Instance, Role, Task, User
+from webapp.models.base import utcnow
+from webapp.permissions import can, partition_filter
+from webapp.process import forms
+from webapp.services.instances import InstanceError
+
+MAX_NOTE = 500
+
+
+class TaskError(InstanceError):
+    """A refused task action (409 unless said); `by_self`: the user had already completed it."""
+
+    def __init__(
+        self,
+        code: str,
+        message: str,
+        *,
+        status: int = 409,
+        fields: dict[str, str] | None = None,
+        by_self: bool = False,
+    ) -> None:
+        super().__init__(code, message, status=status, fields=fields)
+        self.by_self = by_self
+
+
+def _not_found(task_id: int) -> TaskError:
+    return TaskError("not_found", f"There is no task {task_id} you may see.", status=404)
+
+
+def _name(user: User | None) -> str:
+    return user.name if user is not None else "someone"
+
+
+# --- who may do what --------------------------------------------------------------------------
+
+
+def role_ids(user: User) -> list[int]:
+    return sorted(role.id for role in user.roles)
+
+
+def may_manage(user: User, task: Task) -> bool:
+    """Operators (instances.manage in the task's partition) may see and reassign any task."""
+    return can(user, "instances.manage", task.partition_id)
+
+
+def may_work(user: User, task: Task) -> bool:
+    """The assignee, or a member of the candidate role while nobody has claimed the task."""
+    if task.status != "open" or not can(user, "tasks.work", task.partition_id):
+        return False
+    if task.assignee_id is not None:
+        return task.assignee_id == user.id
+    return task.candidate_role_id is not None and task.candidate_role_id in role_ids(user)
+
+
+def may_see(user: User, task: Task, *, acting: bool = False) -> bool:
+    """Who may open a task; `acting` also lets candidate-role members hear why they are late."""
+    if may_manage(user, task):
+        return True
+    if not can(user, "tasks.work", task.partition_id):
+        return False
+    if user.id in (task.assignee_id, task.completed_by_id):
+        return True
+    in_role = task.candidate_role_id is not None and task.candidate_role_id in role_ids(user)
+    unclaimed = task.status == "open" and task.assignee_id is None
+    return in_role and (unclaimed or acting)
+
+
+def get_task(user: User, task_id: int) -> Task:
+    """The task if `user` may see it; TaskError 404 otherwise (so ids reveal nothing)."""
+    task = db.session.get(Task, task_id)
+    if task is None or not may_see(user, task):
+        raise _not_found(task_id)
+    return task
+
+
+# --- lists ------------------------------------------------------------------------------------
+
+
+def _tab(user: User, tab: str) -> ColumnElement[bool]:
+    if tab == "done":
+        return and_(Task.completed_by_id == user.id, Task.status == "completed")
+    if tab == "claimable":
+        roles = role_ids(user)
+        if not roles:
+            return false()
+        return and_(
+            Task.candidate_role_id.in_(roles), Task.status == "open", Task.assignee_id.is_(None)
+        )
+    return and_(Task.assignee_id == user.id, Task.status == "open")
+
+
+def _escape_like(text: str) -> str:
+    return text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+
+
+def due_window(due: str, now: datetime) -> tuple[datetime | None, datetime | None] | None:
+    """The [start, end) of due times a due filter keeps; None when it keeps every task.
+
+    "today" and "week" run from now to the end of the UTC day, or of Sunday; "overdue" is
+    everything due before now. "none" (no due time) is a separate condition of the query.
+    """
+    today = datetime.combine(now.date(), time(0), tzinfo=now.tzinfo)
+    if due == "overdue":
+        return None, now
+    if due == "today":
+        return now, today + timedelta(days=1)
+    if due == "week":
+        return now, today + timedelta(days=7 - now.weekday())
+    return None
+
+
+def inbox_query(
+    user: User,
+    *,
+    tab: str = "mine",
+    process: str = "",
+    due: str = "",
+    q: str = "",
+    sort: str = "due",
+    now: datetime | None = None,
+) -> Select:
+    """The tasks of one inbox tab (mine, claimable, done), narrowed and ordered."""
+    now = now or utcnow()
+    query = select(Task).where(_tab(user, tab), partition_filter(Task.partition_id, user))
+    if process or q:
+        query = query.join(Instance, Instance.id == Task.instance_id)
+    if process:
+        query = query.where(Instance.process_key == process)
+    if q:
+        like = f"%{_escape_like(q)}%"
+        query = query.where(
+            or_(
+                Task.title.ilike(like, escape="\\"),
+                Instance.business_key.ilike(like, escape="\\"),
+            )
+        )
+    window = due_window(due, now)
+    if due == "none":
+        query = query.where(Task.due_at.is_(None))
+    elif window is not None:
+        start, end = window
+        if start is not None:
+            query = query.where(Task.due_at >= start)
+        if end is not None:
+            query = query.where(Task.due_at < end)
+    if sort == "created":
+        order = (Task.created_at.desc(), Task.id.desc())
+    elif sort == "completed":
+        order = (Task.completed_at.desc(), Task.id.desc())
+    else:
+        order = (Task.due_at.asc().nulls_last(), Task.id.asc())
+    return query.order_by(*order).options(
+        selectinload(Task.instance), selectinload(Task.candidate_role)
+    )
+
+
+def count(user: User, tab: str) -> int:
+    query = select(func.count(Task.id)).where(
+        _tab(user, tab), partition_filter(Task.partition_id, user)
+    )
+    return db.session.scalar(query) or 0
+
+
+def open_counts(user: User) -> dict[str, int]:
+    """Open tasks assigned to the user and open for their roles (the navigation badge)."""
+    return {"mine": count(user, "mine"), "claimable": count(user, "claimable")}
+
+
+def next_task(user: User, instance_id: int | None = None) -> Task | None:
+    """The task to show after one is done: one of the same instance first, else the next due."""
+    workable = or_(_tab(user, "mine"), _tab(user, "claimable"))
+    base = select(Task).where(workable, partition_filter(Task.partition_id, user))
+    if instance_id is not None:
+        same = db.session.scalar(
+            base.where(Task.instance_id == instance_id).order_by(Task.id).limit(1)
+        )
+        if same is not None:
+            return same
+    mine = base.where(Task.assignee_id == user.id)
+    return db.session.scalar(mine.order_by(Task.due_at.asc().nulls_last(), Task.id).limit(1))
+
+
+def where_now(instance: Any) -> str:
+    """One sentence on where an instance (id, status) is now, said after completing a task."""
+    if instance.status == "completed":
+        return f"Instance {instance.id} is complete."
+    if instance.status == "failed":
+        return f"Instance {instance.id} stopped with an error; operators can see it."
+    titles = db.session.scalars(
+        select(Task.title)
+        .where(Task.instance_id == instance.id, Task.status == "open")
+        .order_by(Task.id)
+    ).all()
+    if titles:
+        return f"Instance {instance.id} moved on to: {', '.join(titles)}."
+    return f"Instance {instance.id} is {instance.status}."
+
+
+# --- actions ----------------------------------------------------------------------------------
+
+
+def _locked(user: User, task_id: int) -> Task:
+    """Begin the write, lock the task's instance row as engine steps do, read the task fresh.
+
+    SQLite: `begin_write` holds the database write lock; PostgreSQL: the row is FOR UPDATE.
+    """
+    begin_write(db.session)
+    instance_id = db.session.scalar(select(Task.instance_id).where(Task.id == task_id))
+    if instance_id is None:
+        raise _not_found(task_id)
+    db.session.execute(select(Instance.id).where(Instance.id == instance_id).with_for_update())
+    task = db.session.get(Task, task_id, populate_existing=True)
+    if task is None or not may_see(user, task, acting=True):
+        raise _not_found(task_id)
+    return task
+
+
+def _record(task: Task, kind: str, actor: User, **details: Any) -> None:
+    """Append one history line for a task action, with who did it."""
+    kept = {key: value for key, value in details.items() if value is not None}
+    db.session.execute(
+        insert(HistoryEntry),
+        [
+            {
+                "instance_id": task.instance_id,
+                "token_id": task.token_id,
+                "node_id": task.node_id,
+                "kind": kind,
+                "actor": actor.username,
+                "details": jsonable({"task": task.id, **kept}),
+                "created_at": utcnow(),
+            }
+        ],
+    )
+
+
+def _cancellation(task: Task) -> str:
+    entry = db.session.scalar(
+        select(HistoryEntry)
+        .where(HistoryEntry.instance_id == task.instance_id, HistoryEntry.kind == "cancelled")
+        .order_by(HistoryEntry.id.desc())
+        .limit(1)
+    )
+    details = entry.details if entry is not None else {}
+    who = f" by {entry.actor}" if entry is not None and entry.actor else ""
+    why = f" ({details['reason']})" if details.get("reason") else ""
+    return f"Instance {task.instance_id} was cancelled{who}{why}."
+
+
+def _ensure_open(user: User, task: Task) -> None:
+    """Refuse with a message that says who got there first, or that the instance stopped."""
+    if task.status == "completed":
+        by = db.session.get(User, task.completed_by_id) if task.completed_by_id else None
+        when = task.completed_at.strftime("%Y-%m-%d %H:%M UTC") if task.completed_at else ""
+        if by is not None and by.id == user.id:
+            message = f"You already completed this task ({when}); nothing was changed."
+        else:
+            message = f"This task was already completed by {_name(by)} ({when}); nothing changed."
+        raise TaskError("already_completed", message, by_self=by is not None and by.id == user.id)
+    if task.status != "open":
+        reason = _cancellation(task) if task.instance.status == "cancelled" else ""
+        raise TaskError("task_closed", f"{reason} This task is closed; nothing was saved.".strip())
+    if task.assignee_id not in (None, user.id):
+        raise TaskError(
+            "claimed", f"{_name(task.assignee)} has claimed this task; nothing was changed."
+        )
+
+
+def _ensure_workable(user: User, task: Task) -> None:
+    """Operators may see a task without working it: they hear so (403) instead of a 404."""
+    if may_work(user, task):
+        return
+    if not may_manage(user, task):
+        raise _not_found(task.id)
+    raise TaskError(
+        "not_workable",
+        "Only the assignee, or a member of its role, can work this task.",
+        status=403,
+    )
+
+
+def claim(user: User, task_id: int) -> Task:
+    """A role task becomes the user's; claiming one's own task again changes nothing."""
+    task = _locked(user, task_id)
+    _ensure_open(user, task)
+    if task.assignee_id == user.id:
+        db.session.rollback()
+        return task
+    _ensure_workable(user, task)
+    task.assignee_id = user.id
+    task.claimed_at = utcnow()
+    _record(task, "task_claimed", user, role=task.candidate_role.name)
+    db.session.commit()
+    return task
+
+
+def release(user: User, task_id: int) -> Task:
+    """A claimed task goes back to its candidate role."""
+    task = _locked(user, task_id)
+    _ensure_open(user, task)
+    if task.assignee_id != user.id:
+        raise TaskError("not_claimed", "You do not hold this task; nothing was changed.")
+    if task.candidate_role_id is None:
+        raise TaskError(
+            "no_role",
+            "This task was assigned to you directly and has no role to go back to; "
+            "ask an operator to reassign it.",
+        )
+    task.assignee_id = None
+    task.claimed_at = None
+    _record(task, "task_released", user, role=task.candidate_role.name)
+    db.session.commit()
+    return task
+
+
+def reassign(
+    manager: User, task_id: int, *, username: str = "", role: str = "", note: str = ""
+) -> Task:
+    """An operator gives an open task to a user, or offers it to a role (unclaimed)."""
+    if not can(manager, "instances.manage", scoped=False):
+        raise TaskError("forbidden", "You may not reassign tasks.", status=403)
+    note = (note or "").strip()
+    fields = _target_problems(username, role, note)
+    kept_note = note or None
+    if fields:
+        raise TaskError("invalid", "Some values need fixing.", status=422, fields=fields)
+    task = _locked(manager, task_id)
+    if not may_manage(manager, task):
+        raise _not_found(task_id)
+    if task.status != "open":
+        raise TaskError("task_closed", "This task is closed; it can no longer be reassigned.")
+    before = {
+        "from_user": task.assignee.username if task.assignee else None,
+        "from_role": task.candidate_role.name if task.candidate_role else None,
+    }
+    if username:
+        target = _assignable_user(username.strip().lower(), task)
+        task.assignee_id = target.id
+        task.claimed_at = utcnow()
+        _record(task, "task_reassigned", manager, to_user=target.username, note=kept_note, **before)
+    else:
+        offered = _candidate_role(role.strip())
+        task.assignee_id = None
+        task.claimed_at = None
+        task.candidate_role_id = offered.id
+        _record(task, "task_reassigned", manager, to_role=offered.name, note=kept_note, **before)
+    db.session.commit()
+    return task
+
+
+def _target_problems(username: str, role: str, note: str) -> dict[str, str]:
+    fields = {}
+    if bool((username or "").strip()) == bool((role or "").strip()):
+        fields["target"] = "Give either a user or a role."
+    if len(note) > MAX_NOTE:
+        fields["note"] = f"Use at most {MAX_NOTE} characters."
+    return fields
+
+
+def _assignable_user(username: str, task: Task) -> User:
+    user = db.session.scalar(select(User).where(User.username == username))
+    if user is None or not user.active:
+        raise _invalid("username", f"There is no active user '{username}'.")
+    if not can(user, "tasks.work", task.partition_id):
+        raise _invalid("username", f"{user.name} may not work tasks in this task's partition.")
+    return user
+
+
+def _candidate_role(name: str) -> Role:
+    role = db.session.scalar(select(Role).where(Role.name == name))
+    if role is None:
+        raise _invalid("role", f"There is no role '{name}'.")
+    if not role.permissions & {"tasks.work", "admin"}:
+        raise _invalid("role", f"The role '{name}' does not grant working tasks.")
+    return role
+
+
+def _invalid(field: str, message: str) -> TaskError:
+    db.session.rollback()
+    return TaskError("invalid", message, status=422, fields={field: message})
+
+
+@dataclass
+class Completed:
+    """A completed task, where its instance went, and the next task to show (if any)."""
+
+    task: Task
+    where: str
+    next_task: Task | None
+
+
+def complete(user: User, task_id: int, raw: Any) -> Completed:
+    """Validate the submitted form under the instance lock, run the engine step, commit."""
+    task = _locked(user, task_id)
+    _ensure_open(user, task)
+    _ensure_workable(user, task)
+    values, errors = forms.coerce_submission(task.form, raw, instance_context(task.instance))
+    if errors:
+        db.session.rollback()
+        raise TaskError("invalid", "Some values need fixing.", status=422, fields=errors)
+    if task.assignee_id is None:
+        task.assignee_id = user.id
+        task.claimed_at = utcnow()
+        db.session.flush()
+    try:
+        result = steps.complete_task(db.session, task.id, values, actor=user)
+    except EngineError as error:
+        db.session.rollback()
+        raise TaskError(error.code, error.message, status=error.status) from None
+    commit(result)
+    instance = result.instance
+    return Completed(task, where_now(instance), next_task(user, instance.id))
