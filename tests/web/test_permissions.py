@@ -15,6 +15,18 @@ ROUTES = [
     ("/admin/users/new", "admin"),
     ("/admin/roles", "admin"),
     ("/admin/partitions", "admin"),
+    ("/designer/", "processes.edit"),
+    ("/designer/new", "processes.edit"),
+    ("/designer/import", "processes.edit"),
+    ("/inbox/tasks", "tasks.work"),
+    ("/inbox/tasks?tab=claimable", "tasks.work"),
+    ("/inbox/count", "tasks.work"),
+    ("/operations/", "instances.read"),
+    ("/operations/instances", "instances.read"),
+    ("/operations/instances?status=failed&data=%24vars.amount+%3E+1000", "instances.read"),
+    ("/operations/heat", "instances.read"),
+    ("/operations/health", "instances.read"),
+    ("/operations/retention", "instances.read"),
 ]
 
 

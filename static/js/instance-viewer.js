@@ -1,0 +1,145 @@
+/* Read-only diagrams for operations pages (bpmn-js NavigatedViewer).
+ * Each `[data-instance-viewer]` container draws the XML from the JSON script named by
+ * `data-source` ({xml, heat?}). With `data-state`, it marks what the JSON script of that id holds
+ * ({visited: [ids], active: {id: n}, failed: {id: message}}) and marks again whenever the
+ * server replaces that script (the live region's htmx poll). Overlay content is built from DOM
+ * text nodes, never HTML strings, so nothing from the server is parsed as markup. */
+(function () {
+  'use strict';
+  if (typeof BpmnJS === 'undefined') return;
+
+  const MARKERS = ['op-visited', 'op-active', 'op-failed'];
+  const viewers = {};
+
+  function readJson(id) {
+    const element = id && document.getElementById(id);
+    if (!element) return null;
+    try {
+      return JSON.parse(element.textContent);
+    } catch (error) {
+      return null;
+    }
+  }
+
+  function badge(text, className) {
+    const element = document.createElement('div');
+    element.className = className ? `op-badge ${className}` : 'op-badge';
+    element.textContent = text;
+    return element;
+  }
+
+  function setTitle(canvas, id, text) {
+    const group = canvas.getGraphics(id);
+    if (!group) return;
+    group.querySelectorAll(':scope > title.op-title').forEach((old) => old.remove());
+    if (!text) return;
+    const title = document.createElementNS('http://www.w3.org/2000/svg', 'title');
+    title.setAttribute('class', 'op-title');
+    title.textContent = text;
+    group.insertBefore(title, group.firstChild);
+  }
+
+  function failedBadge(message) {
+    const element = badge('!', 'op-badge-failed');
+    element.tabIndex = 0;
+    element.setAttribute('role', 'img');
+    element.setAttribute('aria-label', `Failed: ${message}`);
+    const tip = document.createElement('span');
+    tip.className = 'op-tip';
+    tip.textContent = message;
+    element.appendChild(tip);
+    return element;
+  }
+
+  function mark(viewer, state) {
+    const canvas = viewer.get('canvas');
+    const registry = viewer.get('elementRegistry');
+    const overlays = viewer.get('overlays');
+    registry.getAll().forEach((element) => {
+      MARKERS.forEach((marker) => canvas.removeMarker(element.id, marker));
+      setTitle(canvas, element.id, '');
+    });
+    overlays.remove({ type: 'op-token' });
+    overlays.remove({ type: 'op-failed' });
+    (state.visited || []).forEach((id) => {
+      if (registry.get(id)) canvas.addMarker(id, 'op-visited');
+    });
+    Object.entries(state.active || {}).forEach(([id, count]) => {
+      if (!registry.get(id)) return;
+      canvas.addMarker(id, 'op-active');
+      overlays.add(id, 'op-token', {
+        position: { top: -11, right: 11 },
+        html: badge(String(Number(count) || 0)),
+      });
+    });
+    Object.entries(state.failed || {}).forEach(([id, message]) => {
+      if (!registry.get(id)) return;
+      const text = String(message || 'failed');
+      canvas.addMarker(id, 'op-failed');
+      setTitle(canvas, id, text);
+      overlays.add(id, 'op-failed', { position: { top: -11, left: -11 }, html: failedBadge(text) });
+    });
+  }
+
+  function heat(viewer, nodes) {
+    const canvas = viewer.get('canvas');
+    const registry = viewer.get('elementRegistry');
+    const overlays = viewer.get('overlays');
+    Object.entries(nodes || {}).forEach(([id, info]) => {
+      if (!registry.get(id)) return;
+      const label = document.createElement('div');
+      label.className = 'op-heat-label';
+      const parts = [];
+      if (info.waiting) {
+        canvas.addMarker(id, 'op-active');
+        parts.push(`${info.waiting} waiting · median ${info.median} · max ${info.longest}`);
+      }
+      if (info.failed) {
+        canvas.addMarker(id, 'op-failed');
+        label.classList.add('op-heat-failed');
+        parts.push(`${info.failed} failed`);
+      }
+      label.textContent = parts.join(' · ');
+      setTitle(canvas, id, label.textContent);
+      overlays.add(id, 'op-heat', { position: { bottom: -6, left: 0 }, html: label });
+    });
+  }
+
+  function watch(viewer, stateId) {
+    const source = document.getElementById(stateId);
+    const region = source && source.parentNode && source.parentNode.parentNode;
+    if (!region) return;
+    let last = source.textContent;
+    new MutationObserver(() => {
+      const current = document.getElementById(stateId);
+      if (!current || current.textContent === last) return;
+      last = current.textContent;
+      const state = readJson(stateId);
+      if (state) mark(viewer, state);
+    }).observe(region, { childList: true, subtree: true });
+  }
+
+  document.querySelectorAll('[data-instance-viewer]').forEach(async (container) => {
+    const data = readJson(container.dataset.source);
+    if (!data) return;
+    const viewer = new BpmnJS({ container });
+    viewers[container.dataset.source] = viewer;
+    try {
+      await viewer.importXML(data.xml);
+    } catch (error) {
+      container.textContent = `The diagram could not be drawn: ${error.message}`;
+      return;
+    }
+    const canvas = viewer.get('canvas');
+    canvas.zoom('fit-viewport', 'auto');
+    if (canvas.zoom() > 1) canvas.zoom(1, 'auto');
+    if (data.heat) heat(viewer, data.heat);
+    if (container.dataset.state) {
+      const state = readJson(container.dataset.state);
+      if (state) mark(viewer, state);
+      watch(viewer, container.dataset.state);
+    }
+    container.dataset.ready = 'true';
+  });
+  window.instanceViewers = viewers;
+}());

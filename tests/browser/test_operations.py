@@ -1,0 +1,107 @@
+"""An operator fixes an incident and cancels an instance through the operations pages, in Chromium,
+with a real worker process running the retried tool."""
+
+from __future__ import annotations
+
+import pytest
+from sqlalchemy import select
+
+from tests.browser.conftest import sign_in
+from tests.engine import conftest as engine_conftest
+from tests.operations.conftest import drain, flaky_doc, load, publish_document, published, start
+from webapp.models import BulkItem
+
+pytestmark = pytest.mark.browser
+
+# The engine tests' fixtures: an app context for the engine, test tools, worker processes.
+engine = engine_conftest.engine
+test_tools = engine_conftest.test_tools
+workers = engine_conftest.workers
+
+RED_NODE = '.djs-element.op-failed[data-element-id="call"]'
+
+
+def _failed_instance(session) -> int:
+    instance_id = start(session, publish_document(flaky_doc("browser", 1), key="payment"))
+    drain(session)
+    assert load(session, instance_id).status == "failed"
+    return instance_id
+
+
+def _watermark_is_visible(page) -> bool:
+    return page.evaluate(
+        """() => {
+          const link = document.querySelector('.op-viewer a.bjs-powered-by');
+          if (!link) return false;
+          const box = link.getBoundingClientRect();
+          const hit = document.elementFromPoint(box.x + box.width / 2, box.y + box.height / 2);
+          return box.width > 0 && !!hit && link.contains(hit);
+        }"""
+    )
+
+
+def test_operator_retries_a_failed_instance_and_watches_it_complete(
+    page, demo, engine, test_tools, workers
+):
+    instance_id = _failed_instance(engine)
+    workers.start(1)
+    sign_in(page, "operator")
+    page.goto(f"/operations/instances/{instance_id}")
+    page.wait_for_selector('[data-instance-viewer][data-ready="true"]')
+
+    assert page.locator(RED_NODE).count() == 1, "the failed node is red"
+    assert page.get_by_role("alert").filter(has_text="failure number 1").is_visible()
+    badge = page.get_by_role("img", name="Failed: flaky: failure number 1")
+    badge.hover()
+    assert page.locator(".op-tip").filter(has_text="flaky: failure number 1").is_visible()
+    assert _watermark_is_visible(page)
+
+    page.get_by_role("button", name="Retry").click()
+    page.wait_for_url(f"**/operations/instances/{instance_id}")
+    page.locator('#live tr[data-kind="completed"]').wait_for(timeout=30_000)
+    assert page.locator("#live .op-status-completed").is_visible()
+    kinds = page.locator("#live tr[data-kind]").evaluate_all(
+        "rows => rows.map(r => r.dataset.kind)"
+    )
+    assert kinds[0] == "completed" and "retried" in kinds, "the history, newest first, went live"
+    page.wait_for_function(f"!document.querySelector('{RED_NODE}')")
+    assert page.locator('.djs-element.op-visited[data-element-id="end"]').count() == 1
+    assert load(engine, instance_id).status == "completed", workers.logs()
+
+
+def test_operator_cancels_a_running_instance_from_the_list(page, demo, engine, workers):
+    version = published("invoice")
+    keep, cancel = start(engine, version), start(engine, version)
+    workers.start(1)
+    sign_in(page, "operator")
+    page.goto("/operations/instances?status=running")
+    page.get_by_label(f"Select instance {cancel}").check()
+    page.get_by_label("Action").select_option("cancel")
+    page.get_by_label("Reason (needed to cancel)").fill("customer withdrew")
+    page.get_by_role("button", name="Apply").click()
+    page.wait_for_url("**/operations/bulk/*")
+    page.locator('#bulk-progress[data-status="done"]').wait_for(timeout=30_000)
+    assert page.get_by_text("1 of 1 done").is_visible()
+    assert page.locator(f'tr[data-instance="{cancel}"][data-result="ok"]').is_visible()
+
+    assert load(engine, cancel).status == "cancelled", workers.logs()
+    assert load(engine, keep).status == "running"
+    engine.rollback()
+    assert engine.scalar(select(BulkItem.message)) == "Now cancelled."
+    page.get_by_role("link", name=f"#{cancel}").click()
+    assert page.locator("#live .op-status-cancelled").is_visible()
+    assert (
+        page.locator('#live tr[data-kind="cancelled"]')
+        .filter(has_text="customer withdrew")
+        .is_visible()
+    )
+
+
+def test_operations_pages_fit_a_phone(phone_page, demo, engine):
+    instance_id = start(engine, published("invoice"))
+    sign_in(phone_page, "operator")
+    for path in ("/operations/", "/operations/instances", f"/operations/instances/{instance_id}"):
+        phone_page.goto(path)
+        assert phone_page.evaluate("document.documentElement.scrollWidth") <= 390, path
+    phone_page.wait_for_selector('[data-instance-viewer][data-ready="true"]')
+    assert phone_page.locator('.djs-element.op-active[data-element-id="review"]').count() == 1

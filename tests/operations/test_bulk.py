@@ -1,0 +1,178 @@
+"""Bulk cancel and retry: fixed selection, a real worker process, a report per instance."""
+
+from __future__ import annotations
+
+import re
+
+from sqlalchemy import func, select
+
+from tests.conftest import csrf_token
+from tests.operations.conftest import (
+    drain,
+    flaky_doc,
+    load,
+    publish_document,
+    run_burst,
+    start,
+    start_many,
+    waiting_doc,
+)
+from webapp.models import BulkItem, BulkOperation, HistoryEntry, Instance
+
+
+def _submit(client, **data):
+    data = {"csrf_token": csrf_token(client, "/operations/instances"), **data}
+    return client.post("/operations/bulk", data=data)
+
+
+def _operation_id(response) -> int:
+    assert response.status_code == 303, response.get_data(as_text=True)[-3000:]
+    return int(re.search(r"/operations/bulk/(\d+)$", response.headers["Location"]).group(1))
+
+
+def test_a_bulk_retry_of_200_failed_instances_completes_them(
+    operator, engine, app_config, test_tools, db_session
+):
+    version = publish_document(flaky_doc("bulk-200", 200), key="flaky")
+    ids = start_many(engine, version, 200)
+    drain(engine)
+    statuses = engine.scalars(select(Instance.status).where(Instance.id.in_(ids))).all()
+    assert set(statuses) == {"failed"} and len(statuses) == 200
+
+    operation_id = _operation_id(
+        _submit(operator, action="retry", scope="filter", process="flaky", status="failed")
+    )
+    page = operator.get(f"/operations/bulk/{operation_id}").get_data(as_text=True)
+    assert "of 200 done" in page and 'hx-trigger="every 1s"' in page
+
+    run_burst(app_config)
+
+    db_session.rollback()
+    done = db_session.scalars(select(Instance.status).where(Instance.id.in_(ids))).all()
+    assert done == ["completed"] * 200
+    operation = db_session.get(BulkOperation, operation_id)
+    assert (operation.status, operation.total) == ("done", 200)
+    page = operator.get(f"/operations/bulk/{operation_id}").get_data(as_text=True)
+    assert "Finished:" in page and "200 ok" in page and 'hx-trigger="every 1s"' not in page
+    retried = db_session.scalar(
+        select(func.count()).where(HistoryEntry.kind == "retried", HistoryEntry.actor == "operator")
+    )
+    assert retried == 200
+
+
+def test_a_bulk_cancel_reports_each_instance(operator, engine, app_config, db_session):
+    waiting = start_many(engine, publish_document(waiting_doc(), key="wait"), 4)
+    finished = start(engine, publish_document(waiting_doc(), key="done"))
+    cancelled_first = waiting[0]
+    path = f"/operations/instances/{cancelled_first}"
+    operator.post(
+        f"{path}/cancel", data={"reason": "early", "csrf_token": csrf_token(operator, path)}
+    )
+    selection = [*waiting, finished]
+    response = _submit(
+        operator,
+        action="cancel",
+        reason="supplier went bust",
+        scope="selected",
+        ids=[str(i) for i in selection],
+    )
+    operation_id = _operation_id(response)
+    run_burst(app_config)
+
+    db_session.rollback()
+    items = dict(
+        db_session.execute(
+            select(BulkItem.instance_id, BulkItem.status).where(
+                BulkItem.operation_id == operation_id
+            )
+        ).all()
+    )
+    assert items == {
+        cancelled_first: "error",
+        waiting[1]: "ok",
+        waiting[2]: "ok",
+        waiting[3]: "ok",
+        finished: "ok",
+    }
+    page = operator.get(f"/operations/bulk/{operation_id}").get_data(as_text=True)
+    assert "4 ok" in page and "1 refused" in page
+    assert "only running or failed instances can be cancelled" in page
+    assert page.index(f'data-instance="{cancelled_first}"') < page.index(
+        f'data-instance="{waiting[1]}"'
+    ), "refusals come first"
+    for instance_id in waiting[1:]:
+        assert load(engine, instance_id).status == "cancelled"
+    reasons = db_session.scalars(
+        select(HistoryEntry.details).where(
+            HistoryEntry.kind == "cancelled", HistoryEntry.instance_id == waiting[1]
+        )
+    ).all()
+    assert reasons == [{"reason": "supplier went bust"}]
+
+
+def test_running_a_bulk_operation_twice_applies_each_instance_once(app, operator, engine):
+    from webapp.services.operations import bulk
+
+    ids = start_many(engine, publish_document(waiting_doc(), key="wait"), 3)
+    operation_id = _operation_id(
+        _submit(operator, action="cancel", reason="twice", scope="filter", process="wait")
+    )
+    with app.app_context():
+        first = bulk.run(operation_id)
+        second = bulk.run(operation_id)
+    assert first == second == {"pending": 0, "ok": 3, "error": 0, "done": 3}
+    engine.rollback()
+    cancelled = engine.scalar(
+        select(func.count()).where(
+            HistoryEntry.kind == "cancelled", HistoryEntry.instance_id.in_(ids)
+        )
+    )
+    assert cancelled == 3
+
+
+def test_bulk_input_problems_are_shown_on_the_list_with_a_422(operator, engine):
+    start(engine, publish_document(waiting_doc(), key="wait"))
+    no_reason = _submit(operator, action="cancel", scope="filter", process="wait")
+    assert no_reason.status_code == 422
+    assert "Say why these instances are cancelled." in no_reason.get_data(as_text=True)
+    nothing = _submit(operator, action="retry", scope="selected")
+    assert nothing.status_code == 422
+    assert "Select at least one instance" in nothing.get_data(as_text=True)
+    bad_filter = _submit(operator, action="retry", scope="filter", data="$vars.a >")
+    assert bad_filter.status_code == 422
+    assert "unexpected end of expression" in bad_filter.get_data(as_text=True)
+    assert engine.scalar(select(func.count()).select_from(BulkOperation)) == 0
+
+
+def test_a_bulk_selection_keeps_only_instances_the_user_may_see(app, operator, engine, db_session):
+    from tests.conftest import login
+    from webapp.services import accounts
+
+    hr_one = start(engine, publish_document(waiting_doc(), key="leave", partition="hr"))
+    finance_one = start(engine, publish_document(waiting_doc(), key="inv", partition="finance"))
+    role = accounts.ensure_role("finance-ops", ["instances.read", "instances.manage"])
+    finance = db_session.scalar(
+        select(accounts.Partition).where(accounts.Partition.key == "finance")
+    )
+    accounts.create_user("fin", "password-123", roles=[role], partitions=[finance])
+    db_session.commit()
+    fin = app.test_client()
+    login(fin, "fin", "password-123")
+    operation_id = _operation_id(
+        _submit(fin, action="cancel", reason="x", ids=[str(hr_one), str(finance_one)])
+    )
+    db_session.rollback()
+    selected = db_session.scalars(
+        select(BulkItem.instance_id).where(BulkItem.operation_id == operation_id)
+    ).all()
+    assert selected == [finance_one]
+    assert operator.get(f"/operations/bulk/{operation_id}").status_code == 404, (
+        "only its author (or an admin) follows an operation"
+    )
+
+
+def test_bulk_needs_the_manage_permission(login_as, engine):
+    start(engine, publish_document(waiting_doc(), key="wait"))
+    designer = login_as("designer")
+    response = _submit(designer, action="cancel", reason="x", scope="filter", process="wait")
+    assert response.status_code == 403

@@ -1,0 +1,228 @@
+"""One instance: diagram state, history pages, tasks and jobs; cancel, retry and variable edits."""
+
+from __future__ import annotations
+
+import json
+import re
+
+import pytest
+from sqlalchemy import insert, select
+
+from tests.conftest import csrf_token
+from tests.operations.conftest import (
+    drain,
+    failing_doc,
+    flaky_doc,
+    load,
+    publish_document,
+    start,
+    start_failed_gate,
+    user,
+    waiting_doc,
+)
+from webapp.models import HistoryEntry, Task
+
+
+def _state(page: str) -> dict:
+    match = re.search(r'<script type="application/json" id="instance-state">(.*?)</script>', page)
+    return json.loads(match.group(1))
+
+
+def _post(client, path: str, data: dict, page: str):
+    return client.post(path, data={**data, "csrf_token": csrf_token(client, page)})
+
+
+def test_a_waiting_instance_shows_its_token_task_and_visited_path(operator, engine):
+    version = publish_document(waiting_doc("alice"), key="invoice")
+    instance_id = start(engine, version, input={"amount": 1200}, business_key="INV-9")
+    page = operator.get(f"/operations/instances/{instance_id}").get_data(as_text=True)
+    state = _state(page)
+    assert state["active"] == {"review": 1}
+    assert state["failed"] == {}
+    assert set(state["visited"]) == {"start", "f1", "review"}
+    assert "assigned to alice" in page
+    assert "INV-9" in page and "&#34;amount&#34;: 1200" in page
+    assert 'data-instance-viewer data-source="instance-diagram"' in page
+    assert "bpmn-navigated-viewer.production.min.js" in page
+    assert 'hx-trigger="every 2s"' in page, "a running instance refreshes live"
+
+
+def test_a_failed_instance_shows_the_node_and_error_then_retry_completes(
+    operator, engine, test_tools
+):
+    version = publish_document(flaky_doc("detail", 1), key="charge")
+    instance_id = start(engine, version)
+    drain(engine)
+    assert load(engine, instance_id).status == "failed"
+    path = f"/operations/instances/{instance_id}"
+    page = operator.get(path).get_data(as_text=True)
+    assert _state(page)["failed"] == {"call": "flaky: failure number 1"}
+    assert "Failed at Call" in page and "failure number 1" in page
+    assert 'hx-trigger="every 2s"' not in page, "a failed instance does not poll"
+    assert "<code>flaky</code> failure number 1" in page, "the job's last error"
+
+    response = _post(operator, f"{path}/retry", {}, path)
+    assert response.status_code == 303
+    drain(engine)
+    instance = load(engine, instance_id)
+    assert instance.status == "completed"
+    page = operator.get(path).get_data(as_text=True)
+    kinds = re.findall(r'data-kind="(\w+)"', page)
+    assert kinds[0] == "completed" and "retried" in kinds, "newest first"
+    assert _state(page)["failed"] == {}
+
+
+def test_retry_of_a_running_instance_is_refused_with_409(operator, engine):
+    version = publish_document(waiting_doc(), key="invoice")
+    instance_id = start(engine, version)
+    path = f"/operations/instances/{instance_id}"
+    response = _post(operator, f"{path}/retry", {}, path)
+    assert response.status_code == 409
+    assert "only failed instances can be retried" in response.get_data(as_text=True)
+
+
+def test_cancel_needs_a_reason_and_closes_the_open_task_which_leaves_the_inbox(
+    operator, engine, db_session
+):
+    from webapp.services import tasks
+
+    version = publish_document(waiting_doc("alice"), key="invoice")
+    instance_id = start(engine, version)
+    alice = user(db_session, "alice")
+    inbox = db_session.scalars(tasks.inbox_query(alice, tab="mine")).all()
+    assert [task.instance_id for task in inbox] == [instance_id]
+
+    path = f"/operations/instances/{instance_id}"
+    refused = _post(operator, f"{path}/cancel", {"reason": "  "}, path)
+    assert refused.status_code == 422
+    assert "Say why the instance is cancelled." in refused.get_data(as_text=True)
+    assert load(engine, instance_id).status == "running"
+
+    done = _post(operator, f"{path}/cancel", {"reason": "duplicate invoice"}, path)
+    assert done.status_code == 303
+    assert load(engine, instance_id).status == "cancelled"
+    db_session.rollback()
+    task = db_session.scalar(select(Task).where(Task.instance_id == instance_id))
+    assert task.status == "cancelled"
+    assert db_session.scalars(tasks.inbox_query(alice, tab="mine")).all() == []
+    entry = db_session.scalar(
+        select(HistoryEntry).where(
+            HistoryEntry.instance_id == instance_id, HistoryEntry.kind == "cancelled"
+        )
+    )
+    assert (entry.actor, entry.details["reason"]) == ("operator", "duplicate invoice")
+
+
+def test_a_variable_edit_is_recorded_with_the_actor_and_lets_retry_complete(
+    operator, engine, db_session
+):
+    instance_id = start_failed_gate(engine)
+    assert load(engine, instance_id).status == "failed"
+    path = f"/operations/instances/{instance_id}"
+    for value in ('{"ok": "yes"}', '{"ok": false, "n": 1}', '{"ok": true}'):
+        response = _post(operator, f"{path}/variables", {"name": "check", "value": value}, path)
+        assert response.status_code == 303
+    assert load(engine, instance_id).vars == {"check": {"ok": True}}
+    db_session.rollback()
+    edits = db_session.scalars(
+        select(HistoryEntry)
+        .where(HistoryEntry.instance_id == instance_id, HistoryEntry.kind == "variable_set")
+        .order_by(HistoryEntry.id)
+    ).all()
+    assert [(e.actor, e.details) for e in edits] == [
+        ("operator", {"name": "check", "value": {"ok": "yes"}, "previous": {"ok": False}}),
+        ("operator", {"name": "check", "value": {"ok": False, "n": 1}, "previous": {"ok": "yes"}}),
+        ("operator", {"name": "check", "value": {"ok": True}, "previous": {"ok": False, "n": 1}}),
+    ]
+    _post(operator, f"{path}/retry", {}, path)
+    assert load(engine, instance_id).status == "completed"
+    page = operator.get(path).get_data(as_text=True)
+    assert "variable set" in page and "name: check" in page
+
+
+@pytest.mark.parametrize(
+    ("name", "value", "message"),
+    [
+        ("check", "{not json", "Not valid JSON: Expecting property name enclosed in double quotes"),
+        ("check", "NaN", "Not valid JSON: NaN is not allowed in JSON."),
+        ("check", "", "Not valid JSON: Expecting value (line 1, column 1)."),
+        ("9lives", "1", "Use letters, digits and _, not starting with a digit."),
+        ("a.b", "1", "Use letters, digits and _, not starting with a digit."),
+    ],
+)
+def test_bad_variable_edits_are_named_and_change_nothing(operator, engine, name, value, message):
+    instance_id = start_failed_gate(engine)
+    path = f"/operations/instances/{instance_id}"
+    response = _post(operator, f"{path}/variables", {"name": name, "value": value}, path)
+    assert response.status_code == 422
+    assert message in response.get_data(as_text=True)
+    assert load(engine, instance_id).vars == {"check": {"ok": False}}
+
+
+def test_variables_of_a_finished_or_busy_instance_cannot_change(operator, engine, test_tools):
+    finished = start(engine, publish_document(failing_doc(), key="pay"))
+    path = f"/operations/instances/{finished}"
+    _post(operator, f"{path}/cancel", {"reason": "test"}, path)
+    response = _post(operator, f"{path}/variables", {"name": "x", "value": "1"}, path)
+    assert response.status_code == 409
+    assert "variables can change only while it failed or waits" in response.get_data(as_text=True)
+
+    busy = start(engine, publish_document(flaky_doc("busy", 0), key="busy"))
+    path = f"/operations/instances/{busy}"
+    assert 'id="set-variable"' not in operator.get(path).get_data(as_text=True)
+    response = _post(operator, f"{path}/variables", {"name": "x", "value": "1"}, path)
+    assert response.status_code == 409, "a token is active: its tool job has not run yet"
+
+
+def test_readers_without_manage_may_look_but_not_change(app, login_as, engine):
+    instance_id = start_failed_gate(engine, partition="finance")
+    designer = login_as("designer")
+    path = f"/operations/instances/{instance_id}"
+    page = designer.get(path)
+    assert page.status_code == 200
+    assert "Cancel instance" not in page.get_data(as_text=True)
+    actions = {"retry": {}, "cancel": {"reason": "x"}, "variables": {"name": "a", "value": "1"}}
+    for action, data in actions.items():
+        assert _post(designer, f"{path}/{action}", data, path).status_code == 403
+    assert load(engine, instance_id).status == "failed"
+
+
+def test_history_is_paged_newest_first(operator, engine, db_session):
+    version = publish_document(waiting_doc(), key="chatty")
+    instance_id = start(engine, version)
+    engine.execute(
+        insert(HistoryEntry),
+        [
+            {"instance_id": instance_id, "kind": "message", "details": {"reason": f"n{n}"}}
+            for n in range(120)
+        ],
+    )
+    engine.commit()
+    path = f"/operations/instances/{instance_id}"
+    first = operator.get(path).get_data(as_text=True)
+    assert first.count('data-kind="message"') == 50
+    assert "reason: n119" in first and "reason: n70" in first and "reason: n69" not in first
+    older = re.search(r'href="([^"]+)#history" rel="next"', first).group(1)
+    second = operator.get(older.replace("&amp;", "&")).get_data(as_text=True)
+    assert "reason: n69" in second and "reason: n20" in second and "reason: n119" not in second
+    assert 'hx-trigger="every 2s"' not in second, "an older page does not poll"
+    third = operator.get(re.search(r'href="([^"]+)#history" rel="next"', second).group(1))
+    rest = third.get_data(as_text=True)
+    assert rest.count('data-kind="message"') == 20 and 'data-kind="started"' in rest
+    assert 'rel="next"' not in rest
+
+
+def test_the_live_region_alone_is_sent_to_htmx(operator, engine):
+    version = publish_document(waiting_doc(), key="invoice")
+    instance_id = start(engine, version)
+    response = operator.get(
+        f"/operations/instances/{instance_id}",
+        headers={"HX-Request": "true", "HX-Target": "div#live"},
+    )
+    fragment = response.get_data(as_text=True)
+    assert fragment.lstrip().startswith('<div id="live"')
+    assert "<html" not in fragment and 'id="instance-state"' in fragment
+
+
+def test_unknown_instances_are_404(operator):
+    assert operator.get("/operations/instances/999999").status_code == 404

@@ -1,0 +1,125 @@
+"""One instance: diagram with tokens, live history, data, tasks, jobs; cancel, retry, variables."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from flask import abort, flash, redirect, render_template, request, url_for
+from flask_login import current_user
+
+from webapp.extensions import db
+from webapp.htmx_support import htmx_target
+from webapp.operations import bp
+from webapp.permissions import can, permission_required
+from webapp.services import instances as instance_service
+from webapp.services.instances import InstanceError
+from webapp.services.operations import detail
+from webapp.services.operations.common import OperationsError, get_instance
+
+
+def _instance(instance_id: int, permission: str = "instances.read"):
+    try:
+        return get_instance(current_user, instance_id, permission)
+    except OperationsError:
+        abort(404)
+
+
+def _before() -> int | None:
+    value = request.args.get("before", "")
+    return int(value) if value.isdigit() else None
+
+
+def _live_context(instance, before: int | None = None) -> dict[str, Any]:
+    version = instance.process_version
+    nodes = version.document.get("nodes") or {}
+    return {
+        "instance": instance,
+        "titles": {node_id: node.get("title") or node_id for node_id, node in nodes.items()},
+        "state": detail.diagram_state(instance),
+        "history": detail.history_page(instance.id, before),
+        "before": before,
+        "tasks": detail.open_tasks(instance.id),
+        "jobs": detail.jobs(instance.id),
+        "polling": before is None and instance.status == "running",
+    }
+
+
+def render_detail(
+    instance,
+    *,
+    errors: dict[str, str] | None = None,
+    values: dict[str, str] | None = None,
+    status: int = 200,
+):
+    """The detail page; `errors` show inline (actions, cancel reason, variable fields)."""
+    context = _live_context(instance, _before())
+    context.update(
+        version=instance.process_version,
+        may_manage=can(current_user, "instances.manage", instance.partition_id),
+        editable=detail.editable(instance),
+        errors=errors or {},
+        values=values or {},
+    )
+    return render_template("operations/instance.html", **context), status
+
+
+@bp.route("/instances/<int:instance_id>")
+def instance_detail(instance_id: int):
+    instance = _instance(instance_id)
+    if htmx_target() == "live":
+        return render_template("operations/_live.html", **_live_context(instance, _before()))
+    return render_detail(instance)
+
+
+def _act(instance_id: int, change, done: str, values: dict[str, str] | None = None):
+    """Make one change to the instance; a refusal shows on its page with the fitting status."""
+    _instance(instance_id, "instances.manage")
+    try:
+        change()
+    except InstanceError as error:
+        db.session.rollback()
+        if error.status == 404:
+            abort(404)
+        errors = error.fields or {"action": error.message}
+        instance = _instance(instance_id)
+        return render_detail(instance, errors=errors, values=values, status=error.status)
+    flash(done, "success")
+    return redirect(url_for("operations.instance_detail", instance_id=instance_id), 303)
+
+
+@bp.route("/instances/<int:instance_id>/cancel", methods=["POST"])
+@permission_required("instances.manage")
+def cancel_instance(instance_id: int):
+    reason = request.form.get("reason", "").strip()
+    if not reason:
+        instance = _instance(instance_id, "instances.manage")
+        errors = {"reason": "Say why the instance is cancelled."}
+        return render_detail(instance, errors=errors, status=422)
+    return _act(
+        instance_id,
+        lambda: instance_service.cancel(current_user, instance_id, reason),
+        f"Instance {instance_id} was cancelled.",
+        {"reason": reason},
+    )
+
+
+@bp.route("/instances/<int:instance_id>/retry", methods=["POST"])
+@permission_required("instances.manage")
+def retry_instance(instance_id: int):
+    return _act(
+        instance_id,
+        lambda: instance_service.retry(current_user, instance_id),
+        f"Instance {instance_id} runs again.",
+    )
+
+
+@bp.route("/instances/<int:instance_id>/variables", methods=["POST"])
+@permission_required("instances.manage")
+def set_variable(instance_id: int):
+    name, value = request.form.get("name", ""), request.form.get("value", "")
+    return _act(
+        instance_id,
+        lambda: detail.set_variable(current_user, instance_id, name, value),
+        f"Variable {name.strip()} was set.",
+        {"name": name, "value": value},
+    )

@@ -1,0 +1,53 @@
+"""Template filters for operations pages: durations, JSON blocks, history details."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from webapp.operations import bp
+
+MAX_JSON = 100_000
+DETAIL_KEYS = ("code", "message", "status", "attempt", "flow", "reason", "name", "value", "via")
+
+
+@bp.app_template_filter("ops_duration")
+def duration(seconds: float | None) -> str:
+    """Seconds as a short human duration: 45s, 12m, 3h 5m, 2d 4h."""
+    if seconds is None:
+        return ""
+    seconds = int(seconds)
+    if seconds < 60:
+        return f"{seconds}s"
+    minutes, _ = divmod(seconds, 60)
+    if minutes < 60:
+        return f"{minutes}m"
+    hours, minutes = divmod(minutes, 60)
+    if hours < 24:
+        return f"{hours}h {minutes}m" if minutes else f"{hours}h"
+    days, hours = divmod(hours, 24)
+    return f"{days}d {hours}h" if hours else f"{days}d"
+
+
+@bp.app_template_filter("ops_json")
+def pretty_json(value: Any) -> str:
+    """Indented JSON for reading; very large values are cut with a note."""
+    text = json.dumps(value, indent=2, ensure_ascii=False, default=str)
+    if len(text) > MAX_JSON:
+        return text[:MAX_JSON] + f"\n… ({len(text) - MAX_JSON:,} more characters)"
+    return text
+
+
+@bp.app_template_filter("ops_details")
+def history_details(details: dict[str, Any] | None) -> str:
+    """The few details of a history line worth a glance, as `key: value` pairs."""
+    details = details or {}
+    parts = []
+    for key in DETAIL_KEYS:
+        if key in details and details[key] not in (None, ""):
+            value = details[key]
+            shown = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+            if len(shown) > 200:
+                shown = shown[:197] + "…"
+            parts.append(f"{key}: {shown}")
+    return " · ".join(parts)

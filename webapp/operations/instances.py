@@ -1,0 +1,57 @@
+"""The instance list: filters (including a data expression), keyset pages, row selection."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from flask import render_template, request
+from flask_login import current_user
+
+from webapp.operations import bp
+from webapp.permissions import can
+from webapp.services.operations import filters as listing
+from webapp.services.operations.common import OperationsError
+from webapp.services.operations.keyset import Cursor, KeysetPage
+
+PAGE_SIZE = 25
+
+
+def _cursor(name: str, problems: dict[str, str]) -> Cursor | None:
+    text = request.args.get(name, "")
+    if not text:
+        return None
+    try:
+        return Cursor.decode(text)
+    except ValueError:
+        problems[name] = "This list position is not valid; start from the first page."
+        return None
+
+
+def render_list(
+    filters: listing.Filters, *, bulk_errors: dict[str, str] | None = None, status: int = 200
+) -> tuple[str, int]:
+    """The list page for `filters`; filter problems show inline with a 422."""
+    problems: dict[str, str] = {}
+    after, before = _cursor("after", problems), _cursor("before", problems)
+    page = KeysetPage([], None, None)
+    try:
+        page = listing.list_page(current_user, filters, after=after, before=before, size=PAGE_SIZE)
+    except OperationsError as error:
+        problems.update(error.fields)
+    if problems or bulk_errors:
+        status = 422
+    context: dict[str, Any] = {
+        "filters": filters,
+        "args": filters.args(),
+        "page": page,
+        "problems": problems,
+        "bulk_errors": bulk_errors or {},
+        "choices": listing.filter_choices(current_user),
+        "selectable": can(current_user, "instances.manage", scoped=False) and not problems,
+    }
+    return render_template("operations/instances.html", **context), status
+
+
+@bp.route("/instances")
+def instance_list():
+    return render_list(listing.read_filters(request.args))

@@ -1,0 +1,216 @@
+"""Bulk cancel and retry: the selection is fixed when the operator submits, then an RQ job works
+through it, one engine transaction per instance, and records the outcome of each.
+
+An item is marked in the same transaction as its engine step, so a job run twice (resumed after
+a worker died) never applies a step twice: under the instance lock it skips items already done.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from flask import current_app
+from redis.exceptions import RedisError
+from sqlalchemy import func, insert, select, update
+
+from webapp.engine import EngineError, steps
+from webapp.engine.jobs import commit
+from webapp.engine.locking import begin_write, lock_instance
+from webapp.extensions import db
+from webapp.models import BulkItem, BulkOperation, Instance, User
+from webapp.models.base import utcnow
+from webapp.permissions import can
+from webapp.queue import get_queue
+from webapp.services.operations.common import OperationsError, visible
+from webapp.services.operations.filters import Filters, matching_ids
+
+log = logging.getLogger(__name__)
+
+ACTIONS = ("cancel", "retry")
+DEFAULT_LIMIT = 10_000
+MAX_REASON = 500
+BATCH = 20
+ENTRY_POINT = "webapp.services.operations.bulk.run"
+
+
+def limit() -> int:
+    return int(current_app.config.get("BULK_LIMIT", DEFAULT_LIMIT))
+
+
+def create(
+    user: User,
+    action: str,
+    *,
+    reason: str = "",
+    ids: list[int] | None = None,
+    filters: Filters | None = None,
+) -> BulkOperation:
+    """Fix the selection (ids, or everything matching `filters` now) and store the operation."""
+    fields: dict[str, str] = {}
+    if action not in ACTIONS:
+        fields["action"] = "Choose cancel or retry."
+    reason = (reason or "").strip()
+    if action == "cancel" and not reason:
+        fields["reason"] = "Say why these instances are cancelled."
+    if len(reason) > MAX_REASON:
+        fields["reason"] = f"Use at most {MAX_REASON} characters."
+    if not can(user, "instances.manage", scoped=False):
+        raise OperationsError("forbidden", "You may not change instances.", status=403)
+    most = limit()
+    if filters is not None:
+        selected = matching_ids(user, filters, most)
+    else:
+        wanted = sorted(set(ids or []))[: most + 1]
+        query = select(Instance.id).where(Instance.id.in_(wanted), visible(user))
+        selected = list(db.session.scalars(query.order_by(Instance.id))) if wanted else []
+    if not selected:
+        fields["selection"] = "Select at least one instance (or all matching the filter)."
+    elif len(selected) > most:
+        fields["selection"] = f"At most {most:,} instances at once; narrow the filter."
+    if fields:
+        raise OperationsError("invalid", "The bulk action needs fixing.", fields=fields)
+    now = utcnow()
+    scope = filters.describe() if filters is not None else f"{len(selected)} selected"
+    operation = BulkOperation(
+        action=action,
+        reason=reason,
+        scope=scope[:500],
+        status="queued",
+        total=len(selected),
+        actor_id=user.id,
+        created_at=now,
+    )
+    db.session.add(operation)
+    db.session.flush()
+    item = {"operation_id": operation.id, "status": "pending", "message": ""}
+    db.session.execute(insert(BulkItem), [{**item, "instance_id": i} for i in selected])
+    db.session.commit()
+    return operation
+
+
+def enqueue(operation: BulkOperation) -> bool:
+    """Hand the operation to a worker; False (logged) when Redis cannot be reached."""
+    try:
+        get_queue().enqueue_call(
+            ENTRY_POINT,
+            args=(operation.id,),
+            job_id=f"flowdesk-bulk-{operation.id}",
+            timeout=-1,
+            result_ttl=24 * 3600,
+            failure_ttl=7 * 24 * 3600,
+            description=f"flowdesk bulk {operation.action} {operation.id}",
+        )
+    except (RedisError, OSError) as error:
+        log.warning("bulk operation %s not enqueued: %s", operation.id, error)
+        return False
+    return True
+
+
+def get_operation(user: User, operation_id: int) -> BulkOperation:
+    """The operation if `user` started it (admins see all); 404 otherwise."""
+    operation = db.session.get(BulkOperation, operation_id)
+    if operation is None or not (operation.actor_id == user.id or "admin" in user.permissions):
+        message = f"There is no bulk operation {operation_id}."
+        raise OperationsError("not_found", message, status=404)
+    return operation
+
+
+def counts(operation: BulkOperation) -> dict[str, int]:
+    rows = db.session.execute(
+        select(BulkItem.status, func.count())
+        .where(BulkItem.operation_id == operation.id)
+        .group_by(BulkItem.status)
+    )
+    found = {"pending": 0, "ok": 0, "error": 0, **dict(rows.all())}
+    found["done"] = found["ok"] + found["error"]
+    return found
+
+
+def items(operation: BulkOperation, *, size: int = 200) -> list[BulkItem]:
+    """The report rows: failures first, then the rest in instance order."""
+    order = [BulkItem.status != "error"]
+    return list(
+        db.session.scalars(
+            select(BulkItem)
+            .where(BulkItem.operation_id == operation.id)
+            .order_by(*order, BulkItem.instance_id)
+            .limit(size)
+        )
+    )
+
+
+# --- the worker side --------------------------------------------------------------------------
+
+
+def run(operation_id: int) -> dict[str, Any]:
+    """RQ entry point: process the pending items in small batches; returns the counts."""
+    session = db.session
+    begin_write(session)
+    operation = session.get(BulkOperation, operation_id)
+    if operation is None:
+        session.rollback()
+        return {"missing": operation_id}
+    operation.status = "running"
+    operation.started_at = operation.started_at or utcnow()
+    actor_id, action, reason = operation.actor_id, operation.action, operation.reason
+    session.commit()
+    actor = session.get(User, actor_id) if actor_id is not None else None
+    while True:
+        batch = session.execute(
+            select(BulkItem.id, BulkItem.instance_id)
+            .where(BulkItem.operation_id == operation_id, BulkItem.status == "pending")
+            .order_by(BulkItem.id)
+            .limit(BATCH)
+        ).all()
+        session.rollback()
+        if not batch:
+            break
+        for item_id, instance_id in batch:
+            _process(action, reason, actor, item_id, instance_id)
+    begin_write(session)
+    session.execute(
+        update(BulkOperation)
+        .where(BulkOperation.id == operation_id)
+        .values(status="done", finished_at=utcnow())
+    )
+    session.commit()
+    return counts(session.get(BulkOperation, operation_id))
+
+
+def _process(action: str, reason: str, actor: User | None, item_id: int, instance_id: int) -> None:
+    session = db.session
+    try:
+        instance = lock_instance(session, instance_id)
+        item = session.get(BulkItem, item_id, populate_existing=True)
+        if item is None or item.status != "pending":
+            session.rollback()
+            return
+        if actor is None or not can(actor, "instances.manage", instance.partition_id):
+            raise EngineError("forbidden", "You may no longer change this instance.", status=403)
+        if action == "cancel":
+            result = steps.cancel_instance(session, instance_id, reason=reason, actor=actor)
+        else:
+            result = steps.retry_instance(session, instance_id, actor=actor)
+        item.status = "ok"
+        item.message = f"Now {result.instance.status}."
+        item.updated_at = utcnow()
+        commit(result)
+    except EngineError as error:
+        session.rollback()
+        _mark_error(item_id, error.message)
+    except Exception as error:
+        session.rollback()
+        log.exception("bulk item %s (instance %s) failed", item_id, instance_id)
+        _mark_error(item_id, f"Unexpected error: {type(error).__name__}.")
+
+
+def _mark_error(item_id: int, message: str) -> None:
+    session = db.session
+    begin_write(session)
+    session.execute(
+        update(BulkItem)
+        .where(BulkItem.id == item_id, BulkItem.status == "pending")
+        .values(status="error", message=message[:500], updated_at=utcnow())
+    )
+    session.commit()

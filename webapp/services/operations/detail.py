@@ -1,0 +1,174 @@
+"""One instance for operators: where its tokens are, its history page by page, its jobs and tasks,
+and the one change operators make by hand besides cancel and retry: setting a variable."""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from sqlalchemy import func, insert, select
+from sqlalchemy.orm import selectinload
+
+from webapp.engine.context import jsonable
+from webapp.engine.locking import lock_instance
+from webapp.extensions import db
+from webapp.models import HistoryEntry, Instance, Job, Task, Token, User
+from webapp.models.base import utcnow
+from webapp.services.operations.common import LIVE_TOKENS, OperationsError, get_instance
+
+HISTORY_PAGE = 50
+JOBS_SHOWN = 50
+VARIABLE_KIND = "variable_set"
+MAX_VALUE = 64 * 1024
+NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,99}$")
+
+
+@dataclass(frozen=True)
+class HistoryPage:
+    entries: list[HistoryEntry]
+    older: int | None  # the id to pass as `before` for the next (older) page
+
+
+def history_page(
+    instance_id: int, before: int | None = None, size: int = HISTORY_PAGE
+) -> HistoryPage:
+    """History newest first, `size` entries older than the entry id `before`."""
+    query = select(HistoryEntry).where(HistoryEntry.instance_id == instance_id)
+    if before is not None:
+        query = query.where(HistoryEntry.id < before)
+    rows = list(db.session.scalars(query.order_by(HistoryEntry.id.desc()).limit(size + 1)))
+    older = rows[size - 1].id if len(rows) > size else None
+    return HistoryPage(rows[:size], older)
+
+
+def diagram_state(instance: Instance) -> dict[str, Any]:
+    """What the viewer marks: visited nodes and flows, live tokens per node, failed nodes."""
+    entered = (HistoryEntry.instance_id == instance.id) & (HistoryEntry.kind == "entered")
+    nodes = db.session.scalars(select(HistoryEntry.node_id).where(entered).distinct())
+    flow = HistoryEntry.details["flow"].as_string()
+    flows = db.session.scalars(select(flow).where(entered, flow.is_not(None)).distinct())
+    tokens = db.session.execute(
+        select(Token.node_id, Token.status, func.count())
+        .where(Token.instance_id == instance.id, Token.status.in_((*LIVE_TOKENS, "failed")))
+        .group_by(Token.node_id, Token.status)
+    ).all()
+    active = {node: count for node, status, count in tokens if status in LIVE_TOKENS}
+    failed = {node: "" for node, status, _count in tokens if status == "failed"}
+    if failed:
+        errors = db.session.execute(
+            select(HistoryEntry.node_id, HistoryEntry.details)
+            .where(HistoryEntry.instance_id == instance.id, HistoryEntry.kind == "error")
+            .order_by(HistoryEntry.id.desc())
+            .limit(100)
+        )
+        for node, details in errors:
+            if node in failed and not failed[node]:
+                details = details or {}
+                failed[node] = f"{details.get('code', 'error')}: {details.get('message', '')}"
+    return {
+        "visited": sorted({*filter(None, nodes), *filter(None, flows)}),
+        "active": active,
+        "failed": failed,
+        "status": instance.status,
+    }
+
+
+def jobs(instance_id: int) -> list[Job]:
+    return list(
+        db.session.scalars(
+            select(Job)
+            .where(Job.instance_id == instance_id)
+            .order_by(Job.id.desc())
+            .limit(JOBS_SHOWN)
+        )
+    )
+
+
+def open_tasks(instance_id: int) -> list[Task]:
+    return list(
+        db.session.scalars(
+            select(Task)
+            .where(Task.instance_id == instance_id, Task.status == "open")
+            .options(selectinload(Task.assignee), selectinload(Task.candidate_role))
+            .order_by(Task.id)
+        )
+    )
+
+
+def editable(instance: Instance) -> bool:
+    """Variables may change while the instance failed, or runs with every token waiting."""
+    if instance.status == "failed":
+        return True
+    if instance.status != "running":
+        return False
+    active = db.session.scalar(
+        select(func.count())
+        .select_from(Token)
+        .where(Token.instance_id == instance.id, Token.status == "active")
+    )
+    return not active
+
+
+def parse_value(text: str) -> Any:
+    """A variable's new value from JSON text; OperationsError naming the field otherwise."""
+    if len(text.encode("utf-8")) > MAX_VALUE:
+        raise _invalid("value", f"Use at most {MAX_VALUE // 1024} KB of JSON.")
+
+    def refuse(name: str) -> None:
+        raise ValueError(f"{name} is not allowed in JSON")
+
+    try:
+        return json.loads(text, parse_constant=refuse)
+    except json.JSONDecodeError as error:
+        raise _invalid(
+            "value", f"Not valid JSON: {error.msg} (line {error.lineno}, column {error.colno})."
+        ) from None
+    except (ValueError, RecursionError) as error:
+        raise _invalid("value", f"Not valid JSON: {error}.") from None
+
+
+def set_variable(user: User, instance_id: int, name: str, text: str) -> Instance:
+    """Set `$vars.<name>` under the instance lock and record who changed what in the history."""
+    name = (name or "").strip()
+    if not NAME.match(name):
+        raise _invalid("name", "Use letters, digits and _, not starting with a digit.")
+    value = jsonable(parse_value(text or ""))
+    get_instance(user, instance_id, "instances.manage")
+    instance = lock_instance(db.session, instance_id)
+    if not editable(instance):
+        raise OperationsError(
+            "not_editable",
+            f"Instance {instance_id} is {instance.status} and busy or finished; variables can "
+            "change only while it failed or waits.",
+            status=409,
+        )
+    variables = dict(instance.vars or {})
+    details: dict[str, Any] = {"name": name, "value": value}
+    if name in variables:
+        details["previous"] = variables[name]
+    variables[name] = value
+    now = utcnow()
+    instance.vars = variables
+    instance.updated_at = now
+    db.session.execute(
+        insert(HistoryEntry),
+        [
+            {
+                "instance_id": instance.id,
+                "token_id": None,
+                "node_id": None,
+                "kind": VARIABLE_KIND,
+                "actor": user.username,
+                "details": details,
+                "created_at": now,
+            }
+        ],
+    )
+    db.session.commit()
+    return instance
+
+
+def _invalid(field: str, message: str) -> OperationsError:
+    return OperationsError("invalid", message, fields={field: message})

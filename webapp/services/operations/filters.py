@@ -1,0 +1,227 @@
+"""The instance list: filters read from the query string, checked, and turned into one query.
+
+Each filter narrows with an indexed column (see models/operations.py), so any single filter
+keeps a page at a few index lookups; the data filter is translated to SQL by `varfilter`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import asdict, dataclass, fields
+from datetime import UTC, date, datetime, timedelta
+from typing import Any
+
+from sqlalchemy import ColumnElement, Select, false, select
+
+from webapp.extensions import db
+from webapp.models import Instance, Partition, Process, ProcessVersion, User
+from webapp.permissions import partition_filter
+from webapp.services.operations.common import (
+    STATUSES,
+    OperationsError,
+    dialect,
+    names_by_id,
+    unindexed,
+    visible,
+)
+from webapp.services.operations.keyset import Cursor, KeysetPage, Window, keyset_page
+from webapp.services.operations.varfilter import FilterError, translate
+
+MAX_TEXT = 200
+MAX_EXPRESSION = 500
+WINDOW = 2_000  # rows read in date order before a JSON filter falls back to a table scan
+COLUMNS = (
+    Instance.id,
+    Instance.process_key,
+    Instance.version,
+    Instance.status,
+    Instance.business_key,
+    Instance.partition_id,
+    Instance.started_by_id,
+    Instance.error,
+    Instance.created_at,
+    Instance.updated_at,
+    Instance.ended_at,
+)
+
+
+@dataclass(frozen=True)
+class Filters:
+    """What the list is narrowed by; empty strings mean "any"."""
+
+    process: str = ""
+    version: str = ""
+    status: str = ""
+    partition: str = ""
+    business_key: str = ""
+    started_by: str = ""
+    since: str = ""
+    until: str = ""
+    data: str = ""
+    error_node: str = ""
+    error_code: str = ""
+
+    def args(self) -> dict[str, str]:
+        """The non-empty filters, for links and hidden form fields."""
+        return {key: value for key, value in asdict(self).items() if value}
+
+    def describe(self) -> str:
+        parts = [f"{key.replace('_', ' ')} {value}" for key, value in self.args().items()]
+        return "; ".join(parts) if parts else "all instances"
+
+
+def read_filters(args: Mapping[str, Any]) -> Filters:
+    """Filters from request arguments, trimmed and cut to a sane length (checked by `query`)."""
+    values = {}
+    for field in fields(Filters):
+        raw = args.get(field.name) or ""
+        limit = MAX_EXPRESSION if field.name == "data" else MAX_TEXT
+        values[field.name] = str(raw).strip()[: limit + 1]
+    return Filters(**values)
+
+
+def _day(text: str, name: str, problems: dict[str, str]) -> datetime | None:
+    if not text:
+        return None
+    try:
+        day = date.fromisoformat(text)
+    except ValueError:
+        problems[name] = "Use a date like 2026-01-31."
+        return None
+    return datetime(day.year, day.month, day.day, tzinfo=UTC)
+
+
+Clauses = list[ColumnElement[bool]]
+
+
+def conditions(user: User, filters: Filters) -> tuple[Clauses, Clauses]:
+    """The WHERE clauses of the filters: those an index serves, and those on JSON data that must
+    read each row. OperationsError (422) names every bad field."""
+    problems: dict[str, str] = {}
+    where: Clauses = [visible(user)]
+    scanned: Clauses = []
+    for name in ("process", "business_key", "started_by", "partition", "error_node"):
+        if len(getattr(filters, name)) > MAX_TEXT:
+            problems[name] = f"Use at most {MAX_TEXT} characters."
+    if filters.status:
+        if filters.status not in STATUSES:
+            problems["status"] = f"Use one of {', '.join(STATUSES)}."
+        where.append(Instance.status == filters.status)
+    if filters.version:
+        if not filters.version.isdigit() or not 0 < int(filters.version) < 2**31:
+            problems["version"] = "Use a version number such as 3."
+        elif filters.process:
+            where.append(Instance.version_id == _version_id(filters.process, int(filters.version)))
+        else:
+            where.append(Instance.version == int(filters.version))
+    if filters.process:
+        where.append(Instance.process_key == filters.process)
+    if filters.business_key:
+        where.append(Instance.business_key == filters.business_key)
+    if filters.partition:
+        partition_id = db.session.scalar(
+            select(Partition.id).where(Partition.key == filters.partition)
+        )
+        if partition_id is None:
+            problems["partition"] = f"There is no partition '{filters.partition}'."
+        where.append(Instance.partition_id == partition_id)
+    if filters.started_by:
+        user_id = db.session.scalar(
+            select(User.id).where(User.username == filters.started_by.lower())
+        )
+        if user_id is None:
+            problems["started_by"] = f"There is no user '{filters.started_by}'."
+        where.append(Instance.started_by_id == user_id)
+    since = _day(filters.since, "since", problems)
+    until = _day(filters.until, "until", problems)
+    if since is not None:
+        where.append(Instance.created_at >= since)
+    if until is not None:
+        where.append(Instance.created_at < until + timedelta(days=1))
+    if since is not None and until is not None and until < since:
+        problems["until"] = "The end date is before the start date."
+    if filters.error_node:
+        scanned.append(Instance.error["node"].as_string() == filters.error_node)
+    if filters.error_code:
+        scanned.append(Instance.error["code"].as_string() == filters.error_code)
+    if filters.data:
+        scanned.append(_data_condition(filters.data, problems))
+    if problems:
+        raise OperationsError(
+            "invalid", "Some filters need fixing: " + ", ".join(sorted(problems)), fields=problems
+        )
+    return where, scanned
+
+
+def _version_id(process: str, number: int) -> Any:
+    found = db.session.scalar(
+        select(ProcessVersion.id)
+        .join(Process, Process.id == ProcessVersion.process_id)
+        .where(Process.key == process, ProcessVersion.number == number)
+    )
+    return found if found is not None else -1
+
+
+def _data_condition(text: str, problems: dict[str, str]) -> ColumnElement[bool]:
+    if len(text) > MAX_EXPRESSION:
+        problems["data"] = f"Use at most {MAX_EXPRESSION} characters."
+        return false()
+    try:
+        return translate(text, dialect())
+    except FilterError as error:
+        problems["data"] = error.message
+        return false()
+
+
+def list_page(
+    user: User,
+    filters: Filters,
+    *,
+    after: Cursor | None = None,
+    before: Cursor | None = None,
+    size: int = 25,
+) -> KeysetPage:
+    """One page of matching instances, newest first, with labels for partition and starter."""
+    where, scanned = conditions(user, filters)
+    query = select(*COLUMNS).where(*where, *scanned)
+    options: dict[str, Any] = {}
+    if scanned:
+        # JSON filters match anything from no row to all: look among the next rows by date
+        # first, and when those do not fill the page, scan the table rather than walk an index.
+        names = tuple(column.key for column in COLUMNS)
+        options["window"] = Window(select(Instance).where(*where), scanned, names, WINDOW)
+        options["order"] = (unindexed(Instance.created_at), unindexed(Instance.id))
+    page = keyset_page(query, after=after, before=before, size=size, **options)
+    if before is not None and not page.rows:
+        page = keyset_page(query, size=size, **options)
+    partitions = names_by_id(Partition, "key", {row.partition_id for row in page.rows})
+    starters = names_by_id(User, "username", {row.started_by_id for row in page.rows})
+    rows = [
+        {
+            **row._asdict(),
+            "partition": partitions.get(row.partition_id),
+            "started_by": starters.get(row.started_by_id),
+        }
+        for row in page.rows
+    ]
+    return KeysetPage(rows, page.newer, page.older)
+
+
+def matching_ids(user: User, filters: Filters, limit: int) -> list[int]:
+    """Ids of the instances matching the filters now (at most `limit` + 1, to detect more)."""
+    where, scanned = conditions(user, filters)
+    query: Select = select(Instance.id).where(*where, *scanned)
+    return list(db.session.scalars(query.order_by(Instance.id).limit(limit + 1)))
+
+
+def filter_choices(user: User) -> dict[str, list[str]]:
+    """Values for the filter form's lists: visible processes and the user's partitions."""
+    processes = db.session.scalars(
+        select(Process.key)
+        .where(partition_filter(Process.partition_id, user))
+        .order_by(Process.key)
+    )
+    partitions = db.session.scalars(
+        select(Partition.key).where(partition_filter(Partition.id, user)).order_by(Partition.key)
+    )
+    return {"processes": list(processes), "partitions": list(partitions), "statuses": STATUSES}

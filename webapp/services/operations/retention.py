@@ -1,0 +1,200 @@
+"""Retention: finished instances (completed or cancelled) older than their process's limit are
+deleted with their tokens, jobs, tasks, subscriptions and history, a batch per transaction.
+
+The limit is RETENTION_DAYS (default 30) unless the process has its own policy; a policy without
+days keeps the process's instances forever. Failed and running instances are never deleted.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterable
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+
+from flask import Flask, current_app, has_app_context
+from redis.exceptions import RedisError
+from sqlalchemy import ColumnElement, and_, delete, false, func, or_, select, update
+from sqlalchemy.orm import Session
+
+from webapp.engine.locking import begin_write, is_sqlite
+from webapp.extensions import db
+from webapp.models import (
+    HistoryEntry,
+    Instance,
+    Job,
+    MessageSubscription,
+    OutboxMessage,
+    Process,
+    RetentionPolicy,
+    Task,
+    Token,
+    User,
+)
+from webapp.models.base import utcnow
+from webapp.permissions import can
+from webapp.services.operations.common import FINISHED, OperationsError
+
+log = logging.getLogger(__name__)
+
+DEFAULT_DAYS = 30
+MAX_DAYS = 36_500
+BATCH = 200
+CHILDREN = (HistoryEntry, MessageSubscription, Task, Job, Token)
+
+
+def default_days(app: Flask | None = None) -> int | None:
+    """RETENTION_DAYS from the settings; 0 or None keeps finished instances forever."""
+    app = app or (current_app if has_app_context() else None)
+    days = app.config.get("RETENTION_DAYS", DEFAULT_DAYS) if app is not None else DEFAULT_DAYS
+    return int(days) if days else None
+
+
+@dataclass(frozen=True)
+class Rule:
+    process_key: str | None  # None: every process without a policy of its own
+    days: int | None
+
+
+def rules(session: Session, default: int | None) -> list[Rule]:
+    """Each process policy, then the default rule for every other process."""
+    rows = session.execute(
+        select(Process.key, RetentionPolicy.days).join(
+            RetentionPolicy, RetentionPolicy.process_id == Process.id
+        )
+    ).all()
+    return [*(Rule(key, days) for key, days in rows), Rule(None, default)]
+
+
+def _expired(all_rules: Iterable[Rule], now: datetime) -> ColumnElement[bool]:
+    all_rules = list(all_rules)
+    named = [rule.process_key for rule in all_rules if rule.process_key is not None]
+    clauses = []
+    for rule in all_rules:
+        if rule.days is None:
+            continue
+        old = Instance.ended_at < now - timedelta(days=rule.days)
+        if rule.process_key is None:
+            clauses.append(and_(old, Instance.process_key.not_in(named)) if named else old)
+        else:
+            clauses.append(and_(old, Instance.process_key == rule.process_key))
+    if not clauses:
+        return false()
+    return and_(Instance.status.in_(FINISHED), or_(*clauses))
+
+
+def preview(session: Session, now: datetime | None = None) -> dict[str, int]:
+    """How many finished instances the next run would delete, per process."""
+    condition = _expired(rules(session, default_days()), now or utcnow())
+    rows = session.execute(
+        select(Instance.process_key, func.count()).where(condition).group_by(Instance.process_key)
+    )
+    return dict(sorted(rows.all()))
+
+
+def run_retention(session: Session, now: datetime | None = None, *, batch: int = BATCH) -> int:
+    """Delete expired finished instances and everything they own; returns how many went.
+
+    Each batch is its own transaction, so a long run never holds the write lock for long.
+    """
+    now = now or utcnow()
+    condition = _expired(rules(session, default_days()), now)
+    session.rollback()
+    deleted = 0
+    while True:
+        begin_write(session)
+        query = select(Instance.id).where(condition).order_by(Instance.id).limit(batch)
+        if not is_sqlite(session):
+            query = query.with_for_update(skip_locked=True)
+        ids = list(session.scalars(query))
+        if not ids:
+            session.rollback()
+            break
+        _delete(session, ids)
+        session.commit()
+        deleted += len(ids)
+    if deleted:
+        log.info("retention deleted %d finished instance(s)", deleted)
+    return deleted
+
+
+def _delete(session: Session, ids: list[int]) -> None:
+    session.execute(
+        update(OutboxMessage).where(OutboxMessage.instance_id.in_(ids)).values(instance_id=None)
+    )
+    for model in CHILDREN:
+        session.execute(delete(model).where(model.instance_id.in_(ids)))
+    session.execute(delete(Instance).where(Instance.id.in_(ids)))
+
+
+def retention_tick(app: Flask, *, interval: float | None = None) -> int | None:
+    """Run retention at most once per RETENTION_INTERVAL seconds across all workers.
+
+    For the worker's sweep loop: a Redis key paces it; errors are logged, never raised.
+    """
+    from webapp.queue import redis_connection
+
+    seconds = interval or float(app.config.get("RETENTION_INTERVAL", 3600))
+    key = f"flowdesk:retention:{app.config['RQ_QUEUE']}"
+    try:
+        if not redis_connection(app).set(key, "1", nx=True, px=max(1000, int(seconds * 1000))):
+            return None
+    except RedisError as error:
+        log.warning("retention skipped, Redis unavailable: %s", error)
+        return None
+    with app.app_context():
+        try:
+            return run_retention(db.session)
+        except Exception:
+            log.exception("retention failed")
+            db.session.rollback()
+            return None
+        finally:
+            db.session.remove()
+
+
+# --- policies ---------------------------------------------------------------------------------
+
+
+def policies() -> dict[int, RetentionPolicy]:
+    return {p.process_id: p for p in db.session.scalars(select(RetentionPolicy))}
+
+
+def parse_days(text: str) -> tuple[bool, int | None]:
+    """(has a policy, days) from the form: "" = use the default, "never" = keep forever."""
+    text = (text or "").strip().lower()
+    if text == "":
+        return False, None
+    if text in ("never", "forever", "0"):
+        return True, None
+    if not text.isdigit() or not 0 < int(text) <= MAX_DAYS:
+        message = f"Use a number of days (1-{MAX_DAYS}), 'never', or leave empty for the default."
+        raise OperationsError("invalid", message, fields={"days": message})
+    return True, int(text)
+
+
+def set_policy(user: User, process: Process, text: str) -> RetentionPolicy | None:
+    """Give `process` its own retention (or remove it); needs instances.manage for it."""
+    if not can(user, "instances.manage", process.partition_id):
+        raise OperationsError("not_found", f"There is no process '{process.key}'.", status=404)
+    has_policy, days = parse_days(text)
+    policy = db.session.scalar(
+        select(RetentionPolicy).where(RetentionPolicy.process_id == process.id)
+    )
+    if not has_policy:
+        if policy is not None:
+            db.session.delete(policy)
+        db.session.commit()
+        return None
+    if policy is None:
+        policy = RetentionPolicy(process_id=process.id)
+        db.session.add(policy)
+    policy.days = days
+    policy.updated_by_id = user.id
+    policy.updated_at = utcnow()
+    db.session.commit()
+    return policy
+
+
+def describe(days: int | None) -> str:
+    return "kept forever" if days is None else f"{days} day{'s' if days != 1 else ''}"
