@@ -11,7 +11,7 @@ from sqlalchemy.orm import Mapped, mapped_column, relationship
 from webapp.extensions import db
 from webapp.models.auth import Partition, User
 from webapp.models.base import UTCDateTime, utcnow
-from webapp.models.types import JSONType
+from webapp.models.types import OrderedJSON
 
 
 class Process(db.Model):
@@ -27,10 +27,10 @@ class Process(db.Model):
         ForeignKey("partitions.id", ondelete="RESTRICT"), index=True, nullable=True
     )
     draft_xml: Mapped[str | None] = mapped_column(Text, nullable=True)
-    draft_document: Mapped[dict[str, Any] | None] = mapped_column(JSONType, nullable=True)
+    draft_document: Mapped[dict[str, Any] | None] = mapped_column(OrderedJSON, nullable=True)
     draft_hash: Mapped[str | None] = mapped_column(String(64), nullable=True)
     draft_revision: Mapped[int] = mapped_column(Integer, default=0)
-    draft_problems: Mapped[list[dict[str, Any]]] = mapped_column(JSONType, default=list)
+    draft_problems: Mapped[list[dict[str, Any]]] = mapped_column(OrderedJSON, default=list)
     created_by_id: Mapped[int | None] = mapped_column(
         ForeignKey("users.id", ondelete="SET NULL"), nullable=True
     )
@@ -61,7 +61,7 @@ class ProcessVersion(db.Model):
         ForeignKey("processes.id", ondelete="CASCADE"), index=True
     )
     number: Mapped[int] = mapped_column(Integer)
-    document: Mapped[dict[str, Any]] = mapped_column(JSONType)
+    document: Mapped[dict[str, Any]] = mapped_column(OrderedJSON)
     bpmn_xml: Mapped[str] = mapped_column(Text)
     content_hash: Mapped[str] = mapped_column(String(64))
     change_note: Mapped[str] = mapped_column(String(500), default="")
