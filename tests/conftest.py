@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 import re
 import threading
+import time
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
@@ -13,6 +14,7 @@ from pathlib import Path
 import pytest
 from sqlalchemy import create_engine, text
 from sqlalchemy.engine import make_url
+from sqlalchemy.exc import OperationalError
 
 ROOT = Path(__file__).resolve().parent.parent
 TEST_SECRET = "test-secret-key-that-is-long-enough-for-production-checks"
@@ -94,13 +96,22 @@ def _clean(app) -> None:
     with app.app_context():
         db.session.remove()
         tables = [t for t in reversed(db.metadata.sorted_tables)]
-        with db.engine.begin() as conn:
-            if conn.dialect.name == "postgresql":
-                names = ", ".join(f'"{t.name}"' for t in tables)
-                conn.execute(text(f"TRUNCATE {names} RESTART IDENTITY CASCADE"))
-            else:
-                for table in tables:
-                    conn.execute(table.delete())
+        # A request or worker thread left over from the previous test (a browser's last poll)
+        # may still hold a table: PostgreSQL then picks the TRUNCATE as a deadlock victim.
+        for attempt in range(5):
+            try:
+                with db.engine.begin() as conn:
+                    if conn.dialect.name == "postgresql":
+                        names = ", ".join(f'"{t.name}"' for t in tables)
+                        conn.execute(text(f"TRUNCATE {names} RESTART IDENTITY CASCADE"))
+                    else:
+                        for table in tables:
+                            conn.execute(table.delete())
+                break
+            except OperationalError:
+                if attempt == 4:
+                    raise
+                time.sleep(0.2 * (attempt + 1))
         redis_connection(app).flushdb()
 
 
