@@ -28,6 +28,10 @@ KINDS = (
     "retried",
     "cancelled",
     "completed",
+    # Actions outside a step, by a person: see `append`.
+    "task_released",
+    "task_reassigned",
+    "variable_set",
 )
 
 
@@ -76,6 +80,34 @@ class History:
         ]
         conn.execute(INSERT, rows)
         self._entries.clear()
+
+
+def append(
+    session: Session,
+    instance_id: int,
+    kind: str,
+    *,
+    actor: str | None,
+    now: datetime,
+    token_id: int | None = None,
+    node_id: str | None = None,
+    **details: Any,
+) -> None:
+    """Insert one entry for an action taken outside a step (a person's), in the caller's
+    transaction; details that are None are left out."""
+    if kind not in KINDS:
+        raise ValueError(f"unknown history kind {kind!r}")
+    kept = {key: value for key, value in details.items() if value is not None}
+    row = {
+        "instance_id": instance_id,
+        "token_id": token_id,
+        "node_id": node_id,
+        "kind": kind,
+        "actor": actor,
+        "details": jsonable(kept),
+        "created_at": now,
+    }
+    session.execute(INSERT, [row])
 
 
 def entries(session: Session, instance_id: int, *, after: int = 0, limit: int = 500) -> list:

@@ -12,12 +12,11 @@ from dataclasses import dataclass
 from datetime import datetime, time, timedelta
 from typing import Any
 
-from sqlalchemy import ColumnElement, Select, and_, false, func, insert, or_, select
+from sqlalchemy import ColumnElement, Select, and_, false, func, or_, select
 from sqlalchemy.orm import selectinload
 
-from webapp.engine import EngineError, steps
+from webapp.engine import EngineError, history, steps
 from webapp.engine.context import context as instance_context
-from webapp.engine.context import jsonable
 from webapp.engine.jobs import commit
 from webapp.engine.locking import begin_write
 from webapp.extensions import db
@@ -240,20 +239,16 @@ def _locked(user: User, task_id: int) -> Task:
 
 def _record(task: Task, kind: str, actor: User, **details: Any) -> None:
     """Append one history line for a task action, with who did it."""
-    kept = {key: value for key, value in details.items() if value is not None}
-    db.session.execute(
-        insert(HistoryEntry),
-        [
-            {
-                "instance_id": task.instance_id,
-                "token_id": task.token_id,
-                "node_id": task.node_id,
-                "kind": kind,
-                "actor": actor.username,
-                "details": jsonable({"task": task.id, **kept}),
-                "created_at": utcnow(),
-            }
-        ],
+    history.append(
+        db.session,
+        task.instance_id,
+        kind,
+        actor=actor.username,
+        now=utcnow(),
+        token_id=task.token_id,
+        node_id=task.node_id,
+        task=task.id,
+        **details,
     )
 
 

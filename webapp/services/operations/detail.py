@@ -8,9 +8,10 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import func, insert, select
+from sqlalchemy import func, select
 from sqlalchemy.orm import selectinload
 
+from webapp.engine import history
 from webapp.engine.context import jsonable
 from webapp.engine.locking import lock_instance
 from webapp.extensions import db
@@ -152,20 +153,7 @@ def set_variable(user: User, instance_id: int, name: str, text: str) -> Instance
     now = utcnow()
     instance.vars = variables
     instance.updated_at = now
-    db.session.execute(
-        insert(HistoryEntry),
-        [
-            {
-                "instance_id": instance.id,
-                "token_id": None,
-                "node_id": None,
-                "kind": VARIABLE_KIND,
-                "actor": user.username,
-                "details": details,
-                "created_at": now,
-            }
-        ],
-    )
+    history.append(db.session, instance.id, VARIABLE_KIND, actor=user.username, now=now, **details)
     db.session.commit()
     return instance
 
