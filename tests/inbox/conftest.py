@@ -13,7 +13,7 @@ from tests.conftest import login
 from tests.engine.conftest import chain, node, publish_document
 
 # The inbox list (inbox.index).
-INBOX = "/inbox/tasks"
+INBOX = "/inbox/"
 
 FORM = {
     "fields": [

@@ -16,13 +16,6 @@ from webapp.services import instances
 from webapp.services.instances import InstanceError
 
 
-@bp.route("/")
-@login_required
-def index():
-    """Until the task inbox arrives, the inbox opens on the processes one may start."""
-    return redirect(url_for("inbox.processes"))
-
-
 @bp.route("/processes")
 @permission_required("instances.start")
 def processes():

@@ -91,9 +91,9 @@ def _render_index(filters: InboxFilters, *, save_error: str = "", status: int = 
     return render_template("inbox/tasks.html", **context), status
 
 
-@bp.get("/tasks")
+@bp.get("/")
 @permission_required("tasks.work")
-def tasks_index():
+def index():
     return _render_index(InboxFilters.from_args(request.args))
 
 
@@ -117,7 +117,7 @@ def save_filter():
         db.session.rollback()
         return _render_index(filters, save_error=str(error), status=422)
     flash(f"Saved the filter “{saved.name}”.", "success")
-    return redirect(url_for("inbox.tasks_index", **filters.args(page=1)), 303)
+    return redirect(url_for("inbox.index", **filters.args(page=1)), 303)
 
 
 @bp.post("/filters/<int:filter_id>/delete")
@@ -126,7 +126,7 @@ def delete_filter(filter_id: int):
     if not saved_filters.delete_filter(current_user, filter_id):
         abort(404)
     flash("Deleted the saved filter.", "success")
-    return redirect(url_for("inbox.tasks_index"), 303)
+    return redirect(url_for("inbox.index"), 303)
 
 
 # --- one task ---------------------------------------------------------------------------------
@@ -206,12 +206,12 @@ def complete(task_id: int):
             return _render_task(found, _form(found, request.form, error.fields), status=422)
         if error.by_self:
             flash(error.message, "info")
-            return _go(url_for("inbox.tasks_index"))
+            return _go(url_for("inbox.index"))
         return _refused(error, task_id)
     flash(f"Completed “{done.task.title}”. {done.where}", "success")
     if done.next_task is not None:
         return _go(url_for("inbox.task", task_id=done.next_task.id))
-    return _go(url_for("inbox.tasks_index"))
+    return _go(url_for("inbox.index"))
 
 
 @bp.post("/tasks/<int:task_id>/form")
@@ -243,7 +243,7 @@ def release(task_id: int):
     except TaskError as error:
         return _refused(error, task_id)
     flash(f"“{released.title}” went back to {released.candidate_role.name}.", "success")
-    return _go(url_for("inbox.tasks_index"))
+    return _go(url_for("inbox.index"))
 
 
 @bp.route("/tasks/<int:task_id>/reassign", methods=["GET", "POST"])
