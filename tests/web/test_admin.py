@@ -1,5 +1,7 @@
 """The admin area: users, passwords, roles and partitions, with bad input handled."""
 
+import re
+
 from sqlalchemy import select
 
 from tests.conftest import csrf_token, login
@@ -50,6 +52,10 @@ def test_bad_user_input_gets_field_messages_and_saves_nothing(login_as, db_sessi
     assert response.status_code == 422
     assert "Enter an address like name@example.org." in page
     assert "Field must be between 8 and 256 characters long." in page
+    email = re.search(r'<input[^>]*name="email"[^>]*>', page)[0]
+    assert 'aria-invalid="true"' in email and 'aria-describedby="email-msg"' in email
+    blank = client.get("/admin/users/new").get_data(as_text=True)
+    assert "aria-invalid" not in blank and '"None"' not in blank, "valid fields: no error state"
     response = client.post(
         "/admin/users/new",
         data={"csrf_token": token, "username": "alice", "password": "long-enough-1"},
