@@ -346,6 +346,10 @@ def test_spec_structure_problems() -> None:
     assert "more than 200" in validate_form_spec(form(*[{}] * 201))[0].message
     duplicate = validate_form_spec(form(field("a", "text"), field("a", "number")))
     assert [(p.key, p.message) for p in duplicate] == [("a", "Field key 'a' is used twice")]
+    for reserved in ("csrf_token", "business_key", "refresh"):
+        problems = validate_form_spec(form(field(reserved, "text")))
+        assert [p.key for p in problems] == [reserved]
+        assert "reserved" in problems[0].message
 
 
 def test_expression_syntax_problems_have_their_own_code() -> None:

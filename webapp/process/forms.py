@@ -30,6 +30,8 @@ MAX_OPTIONS = 500
 MAX_PATTERN_LENGTH = 500
 MAX_KEY_LENGTH = 64
 MAX_VALUE_LENGTH = 20_000
+# Names the pages that render a form post beside its fields (CSRF token, start page, live refresh).
+RESERVED_KEYS = frozenset({"csrf_token", "business_key", "refresh"})
 
 _RANGE = frozenset({"min", "max"})
 _TEXT = frozenset({"minLength", "maxLength", "pattern"})
@@ -488,6 +490,8 @@ def _check_field(field: dict[str, Any], index: int, seen: set[str]) -> list[Form
         return [
             FormSpecProblem(None, f"Field {index} needs a key that is an identifier, like amount")
         ]
+    if key in RESERVED_KEYS:
+        return [FormSpecProblem(key, f"Field key '{key}' is reserved; choose another key")]
     if key in seen:
         return [FormSpecProblem(key, f"Field key '{key}' is used twice")]
     seen.add(key)
