@@ -56,16 +56,16 @@ class ExpressionSyntaxError(ExpressionError):
     """The text is not a valid expression; ``position`` is the 0-based character offset."""
 
 
-# --- syntax tree: small immutable nodes ---------------------------------------------------------
+# --- syntax tree: small immutable nodes, public for translators (such as the SQL data filter) ---
 
-_Literal = namedtuple("_Literal", "value")
-_List = namedtuple("_List", "items")
-_Path = namedtuple("_Path", "root segments")
-_Unary = namedtuple("_Unary", "op operand pos")
-_Logical = namedtuple("_Logical", "op operands")
-_Arith = namedtuple("_Arith", "first rest")  # rest: ((op, pos, operand), ...), left to right
-_Compare = namedtuple("_Compare", "op left right pos")
-_Call = namedtuple("_Call", "name args pos")
+Literal = namedtuple("Literal", "value")
+List = namedtuple("List", "items")
+Path = namedtuple("Path", "root segments")
+Unary = namedtuple("Unary", "op operand pos")
+Logical = namedtuple("Logical", "op operands")
+Arith = namedtuple("Arith", "first rest")  # rest: ((op, pos, operand), ...), left to right
+Compare = namedtuple("Compare", "op left right pos")
+Call = namedtuple("Call", "name args pos")
 
 
 @dataclass(frozen=True, slots=True)
@@ -237,13 +237,13 @@ class _Parser:
         while self.accept("name", "or"):
             operands.append(self.conjunction())
         self.depth -= 1
-        return _Logical("or", tuple(operands)) if len(operands) > 1 else operands[0]
+        return Logical("or", tuple(operands)) if len(operands) > 1 else operands[0]
 
     def conjunction(self) -> Any:
         operands = [self.negation()]
         while self.accept("name", "and"):
             operands.append(self.negation())
-        return _Logical("and", tuple(operands)) if len(operands) > 1 else operands[0]
+        return Logical("and", tuple(operands)) if len(operands) > 1 else operands[0]
 
     def negation(self) -> Any:
         if not self.at("name", "not"):
@@ -252,7 +252,7 @@ class _Parser:
         self.nest(token.pos)
         operand = self.negation()
         self.depth -= 1
-        return _Unary("not", operand, token.pos)
+        return Unary("not", operand, token.pos)
 
     def comparison_op(self) -> tuple[str | None, int]:
         token = self.peek()
@@ -275,7 +275,7 @@ class _Parser:
         if self.comparison_op()[0] is not None:
             pos = self.peek().pos
             raise _syntax(f"comparisons cannot be chained at position {pos}; use 'and'", pos)
-        return _Compare(op, left, right, pos)
+        return Compare(op, left, right, pos)
 
     def arithmetic(self, level: int = 0) -> Any:
         inner = level + 1 < len(_ARITHMETIC)
@@ -284,7 +284,7 @@ class _Parser:
             self.advance()
             operand = self.arithmetic(level + 1) if inner else self.unary()
             rest.append((token.value, token.pos, operand))
-        return _Arith(first, tuple(rest)) if rest else first
+        return Arith(first, tuple(rest)) if rest else first
 
     def unary(self) -> Any:
         if not self.at("op", "-"):
@@ -293,13 +293,13 @@ class _Parser:
         self.nest(token.pos)
         operand = self.unary()
         self.depth -= 1
-        return _Unary("-", operand, token.pos)
+        return Unary("-", operand, token.pos)
 
     def primary(self) -> Any:
         token = self.peek()
         if token.kind in ("number", "string"):
             self.advance()
-            return _Literal(token.value)
+            return Literal(token.value)
         if token.kind == "root":
             return self.path()
         if token.kind == "name":
@@ -310,7 +310,7 @@ class _Parser:
                 tree = self.expression()
                 self.close(")", token)
                 return tree
-            return _List(self.items("]", token))
+            return List(self.items("]", token))
         raise self.unexpected(token)
 
     def items(self, closer: str, opener: _Token) -> tuple[Any, ...]:
@@ -326,7 +326,7 @@ class _Parser:
         token = self.advance()
         name = token.value
         if name in _CONSTANTS:
-            return _Literal(_CONSTANTS[name])
+            return Literal(_CONSTANTS[name])
         if name in FUNCTIONS:
             return self.call(token)
         if name in _KEYWORDS:
@@ -341,7 +341,7 @@ class _Parser:
             hint = _ROOT_HINT
         raise _syntax(f"unknown name '{name}' at position {token.pos}; {hint}", token.pos)
 
-    def call(self, token: _Token) -> _Call:
+    def call(self, token: _Token) -> Call:
         if not self.at("op", "("):
             pos = self.peek().pos
             raise _syntax(f"expected '(' after '{token.value}' at position {pos}", pos)
@@ -354,9 +354,9 @@ class _Parser:
                 f"got {len(args)}"
             )
             raise _syntax(message, token.pos)
-        return _Call(token.value, args, token.pos)
+        return Call(token.value, args, token.pos)
 
-    def path(self) -> _Path:
+    def path(self) -> Path:
         root = self.advance().value
         segments: list[str | int] = []
         names = [root]
@@ -379,7 +379,7 @@ class _Parser:
             else:
                 break
         self.paths.add(tuple(names))
-        return _Path(root, tuple(segments))
+        return Path(root, tuple(segments))
 
     def index_key(self) -> str | int:
         negative = self.accept("op", "-")
@@ -455,33 +455,33 @@ def _fail(message: str, pos: int | None = None) -> NoReturn:
 
 def _eval(node: Any, data: Mapping[str, Any], now: datetime | None) -> Any:
     match node:
-        case _Literal(value):
+        case Literal(value):
             return value
-        case _Path(root, segments):
+        case Path(root, segments):
             return _lookup(data.get(root), segments)
-        case _Logical(op, operands):
+        case Logical(op, operands):
             stop = op == "or"
             for operand in operands:
                 if bool(_eval(operand, data, now)) is stop:
                     return stop
             return not stop
-        case _Compare(op, left, right, pos):
+        case Compare(op, left, right, pos):
             return _compare(op, _eval(left, data, now), _eval(right, data, now), pos)
-        case _Arith(first, rest):
+        case Arith(first, rest):
             value = _eval(first, data, now)
             for op, pos, operand in rest:
                 value = _arith(op, value, _eval(operand, data, now), pos)
             return value
-        case _Unary("not", operand):
+        case Unary("not", operand):
             return not _eval(operand, data, now)
-        case _Unary(_, operand, pos):
+        case Unary(_, operand, pos):
             value = _eval(operand, data, now)
             if _kind(value) != "number":
                 _fail(f"cannot negate {_kind(value)}{_null_hint(value)}", pos)
             return _checked_number(-value, pos)
-        case _List(items):
+        case List(items):
             return [_eval(item, data, now) for item in items]
-        case _Call(name, args, pos):
+        case Call(name, args, pos):
             values = [_eval(arg, data, now) for arg in args]
             if name == "now":
                 return now if now is not None else datetime.now(UTC)

@@ -17,13 +17,13 @@ from sqlalchemy.sql import ColumnElement
 
 from webapp.models import Instance
 from webapp.process.expressions import (
+    Compare,
     ExpressionSyntaxError,
-    _Compare,
-    _List,
-    _Literal,
-    _Logical,
-    _Path,
-    _Unary,
+    List,
+    Literal,
+    Logical,
+    Path,
+    Unary,
     parse,
 )
 
@@ -58,15 +58,15 @@ def translate(text: str, dialect: str) -> ColumnElement[bool]:
 
 def _condition(node: Any, json: _Json) -> ColumnElement[bool]:
     match node:
-        case _Logical("and", operands):
+        case Logical("and", operands):
             return and_(*[_condition(operand, json) for operand in operands])
-        case _Logical("or", operands):
+        case Logical("or", operands):
             return or_(*[_condition(operand, json) for operand in operands])
-        case _Unary("not", operand, _):
+        case Unary("not", operand, _):
             return not_(_condition(operand, json))
-        case _Compare(op, left, right, pos):
+        case Compare(op, left, right, pos):
             return _comparison(op, left, right, pos, json)
-        case _Path():
+        case Path():
             shown = _shown(node)
             raise FilterError(f"A path alone is not a filter; compare it, e.g. {shown} == true.")
     raise FilterError(f"This filter cannot be searched in the database. {SUPPORTED}")
@@ -74,14 +74,14 @@ def _condition(node: Any, json: _Json) -> ColumnElement[bool]:
 
 def _comparison(op: str, left: Any, right: Any, pos: int, json: _Json) -> ColumnElement[bool]:
     if op in ("in", "not in"):
-        if not isinstance(left, _Path) or not isinstance(right, _List):
+        if not isinstance(left, Path) or not isinstance(right, List):
             raise FilterError(f"Use 'path in [values]' at position {pos}. {SUPPORTED}", pos)
         path = _path(left)
         found = or_(false(), *[json.equals(path, _value(item, pos)) for item in right.items])
         return found if op == "in" else not_(found)
-    if isinstance(right, _Path) and not isinstance(left, _Path):
+    if isinstance(right, Path) and not isinstance(left, Path):
         left, right, op = right, left, FLIPPED[op]
-    if not isinstance(left, _Path) or isinstance(right, _Path):
+    if not isinstance(left, Path) or isinstance(right, Path):
         raise FilterError(f"Compare one data path with a value at position {pos}. {SUPPORTED}", pos)
     path, value = _path(left), _value(right, pos)
     if op == "==":
@@ -93,11 +93,11 @@ def _comparison(op: str, left: Any, right: Any, pos: int, json: _Json) -> Column
     return json.ordered(path, op, value)
 
 
-def _shown(path: _Path) -> str:
+def _shown(path: Path) -> str:
     return path.root + "".join(f".{s}" if isinstance(s, str) else f"[{s}]" for s in path.segments)
 
 
-def _path(node: _Path) -> tuple[ColumnElement[Any], tuple[str | int, ...]]:
+def _path(node: Path) -> tuple[ColumnElement[Any], tuple[str | int, ...]]:
     column = COLUMNS.get(node.root)
     if column is None:
         raise FilterError(f"{node.root} is not stored on instances; use $vars, $input or $nodes.")
@@ -110,11 +110,11 @@ def _path(node: _Path) -> tuple[ColumnElement[Any], tuple[str | int, ...]]:
 
 
 def _value(node: Any, pos: int) -> Any:
-    if isinstance(node, _Unary) and node.op == "-" and isinstance(node.operand, _Literal):
+    if isinstance(node, Unary) and node.op == "-" and isinstance(node.operand, Literal):
         value = node.operand.value
         if isinstance(value, int | float) and not isinstance(value, bool):
             return _number(-value)
-    if not isinstance(node, _Literal):
+    if not isinstance(node, Literal):
         message = f"Compare with a value (number, 'text', true, false, null) at position {pos}."
         raise FilterError(message, pos)
     value = node.value
@@ -125,7 +125,7 @@ def _number(value: int | float) -> int | float:
     return float(value) if isinstance(value, int) and abs(value) > INT64 else value
 
 
-Path = tuple[ColumnElement[Any], tuple[str | int, ...]]
+Target = tuple[ColumnElement[Any], tuple[str | int, ...]]
 
 
 class _Json:
@@ -134,13 +134,13 @@ class _Json:
     NUMBER: tuple[str, ...]
     TEXT: str
 
-    def kind(self, path: Path) -> ColumnElement[Any]:
+    def kind(self, path: Target) -> ColumnElement[Any]:
         raise NotImplementedError
 
-    def scalar(self, path: Path, kind: str) -> ColumnElement[Any]:
+    def scalar(self, path: Target, kind: str) -> ColumnElement[Any]:
         raise NotImplementedError
 
-    def equals(self, path: Path, value: Any) -> ColumnElement[bool]:
+    def equals(self, path: Target, value: Any) -> ColumnElement[bool]:
         kind = self.kind(path)
         if value is None:
             return or_(kind.is_(None), kind == "null")
@@ -150,7 +150,7 @@ class _Json:
             return func.coalesce(self._typed(path, "text") == value, false())
         return func.coalesce(self._typed(path, "number") == literal(value), false())
 
-    def ordered(self, path: Path, op: str, value: int | float | str) -> ColumnElement[bool]:
+    def ordered(self, path: Target, op: str, value: int | float | str) -> ColumnElement[bool]:
         typed = self._typed(path, "text" if isinstance(value, str) else "number")
         bound = value if isinstance(value, str) else literal(value)
         return _OPERATORS[op](typed, bound)
@@ -158,7 +158,7 @@ class _Json:
     def boolean(self, value: bool) -> str:
         return "true" if value else "false"
 
-    def _typed(self, path: Path, kind: str) -> ColumnElement[Any]:
+    def _typed(self, path: Target, kind: str) -> ColumnElement[Any]:
         """The value when its JSON type is `kind`, else NULL (which never compares true)."""
         names = self.NUMBER if kind == "number" else (self.TEXT,)
         return case((self.kind(path).in_(names), self.scalar(path, kind)), else_=None)
@@ -171,25 +171,25 @@ class _Postgres(_Json):
     NUMBER = ("number",)
     TEXT = "string"
 
-    def element(self, path: Path) -> ColumnElement[Any]:
+    def element(self, path: Target) -> ColumnElement[Any]:
         column, segments = path
         return column.op("#>", return_type=JSONB)(_pg_path(segments))
 
-    def kind(self, path: Path) -> ColumnElement[Any]:
+    def kind(self, path: Target) -> ColumnElement[Any]:
         return func.jsonb_typeof(self.element(path))
 
-    def equals(self, path: Path, value: Any) -> ColumnElement[bool]:
+    def equals(self, path: Target, value: Any) -> ColumnElement[bool]:
         if value is None:
             return super().equals(path, value)
         return func.coalesce(self.element(path) == literal(value, JSONB), false())
 
-    def ordered(self, path: Path, op: str, value: int | float | str) -> ColumnElement[bool]:
+    def ordered(self, path: Target, op: str, value: int | float | str) -> ColumnElement[bool]:
         if isinstance(value, str):
             return super().ordered(path, op, value)
         compared = _OPERATORS[op](self.element(path), literal(value, JSONB))
         return and_(self.kind(path) == "number", compared)
 
-    def scalar(self, path: Path, kind: str) -> ColumnElement[Any]:
+    def scalar(self, path: Target, kind: str) -> ColumnElement[Any]:
         column, segments = path
         return column.op("#>>", return_type=Text)(_pg_path(segments)).collate("C")
 
@@ -198,11 +198,11 @@ class _Sqlite(_Json):
     NUMBER = ("integer", "real")
     TEXT = "text"
 
-    def kind(self, path: Path) -> ColumnElement[Any]:
+    def kind(self, path: Target) -> ColumnElement[Any]:
         column, segments = path
         return func.json_type(column, _sqlite_path(segments))
 
-    def scalar(self, path: Path, kind: str) -> ColumnElement[Any]:
+    def scalar(self, path: Target, kind: str) -> ColumnElement[Any]:
         column, segments = path
         return func.json_extract(column, _sqlite_path(segments))
 
