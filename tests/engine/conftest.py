@@ -57,6 +57,7 @@ FORM = {
             "type": "select",
             "options": [{"value": "travel", "label": "Travel"}, {"value": "food", "label": "Food"}],
         },
+        {"key": "venue", "label": "Venue", "type": "text", "visibleIf": "$form.kind == 'food'"},
     ]
 }
 

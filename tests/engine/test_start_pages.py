@@ -4,13 +4,15 @@ from __future__ import annotations
 
 import re
 
+from flask import render_template
 from sqlalchemy import select
 from werkzeug.datastructures import MultiDict
 
 from tests.conftest import csrf_token
 from tests.engine.conftest import FORM
-from webapp import forms_runtime
+from webapp import spec_forms
 from webapp.models import Instance
+from webapp.process import forms
 
 
 def _start(client, key: str, **data):
@@ -68,11 +70,31 @@ def test_the_start_form_shows_errors_inline_and_saves_nothing(login_as, publishe
     assert "Amount is required" in text
     assert 'aria-invalid="true"' in text
     assert "Use at most 200 characters." in text
-    assert '<option value="food" selected>' in text
+    assert re.search(r'<option selected value="food">|<option value="food" selected>', text)
     assert db_session.scalar(select(Instance)) is None
     good = _start(client, "form", amount="12.5", kind="travel")
     assert good.status_code == 302
     assert db_session.scalar(select(Instance)).input == {"amount": 12.5, "kind": "travel"}
+
+
+def test_the_start_form_shows_fields_as_answers_make_them_relevant(login_as, published):
+    client = login_as("alice")
+    page = client.get("/inbox/processes/form/start").get_data(as_text=True)
+    assert 'hx-post="/inbox/processes/form/start/form"' in page, "Kind controls Venue"
+    assert "field-venue" not in page
+    token = csrf_token(client, "/inbox/processes/form/start")
+    url = "/inbox/processes/form/start/form"
+    food = client.post(url, data={"csrf_token": token, "kind": "food"})
+    assert food.status_code == 200 and "<html" not in food.get_data(as_text=True)
+    assert 'id="field-venue"' in food.get_data(as_text=True)
+    travel = client.post(url, data={"csrf_token": token, "kind": "travel"}).get_data(as_text=True)
+    assert "field-venue" not in travel
+    assert (
+        client.post("/inbox/processes/open/start/form", data={"csrf_token": token}).status_code
+        == 404
+    )
+    no_js = _start(client, "form", amount="3", kind="food", refresh="1")
+    assert no_js.status_code == 200 and 'id="field-venue"' in no_js.get_data(as_text=True)
 
 
 def test_missing_processes_and_csrf(login_as, published):
@@ -100,7 +122,7 @@ def test_the_instance_page_is_for_its_starter_and_readers(login_as, client, publ
     assert client.get("/inbox/instances/99999").status_code == 404
 
 
-def test_form_fields_render_every_type_escaped():
+def test_form_fields_render_every_type_escaped(app):
     spec = {
         "fields": [
             {"key": "name", "label": "<b>Name</b>", "type": "text", "maxLength": 5, "help": "Hi"},
@@ -124,23 +146,30 @@ def test_form_fields_render_every_type_escaped():
             {"key": "extra", "label": "Extra", "type": "text", "visibleIf": "$form.ok == true"},
         ]
     }
-    html = forms_runtime.render_fields(forms_runtime.field_views(spec, {"$input": {"n": 21}}))
-    assert "&lt;b&gt;Name&lt;/b&gt;" in html and "<b>" not in html
-    assert 'maxlength="5"' in html and 'id="field-name-help"' in html
-    assert '<textarea id="field-note" name="note"' in html
-    assert 'type="checkbox" name="ok" value="true"' in html
-    assert 'type="radio" name="pick" value="b" required' in html
-    assert 'type="checkbox" name="many" value="y"' in html
-    assert 'type="date"' in html
-    assert "42" in html
-    assert "field-extra" not in html  # hidden until OK is ticked
-    assert forms_runtime.depends_on_form(spec)
-    raw = MultiDict([("ok", "true"), ("many", "y"), ("pick", "b"), ("name", "toolong")])
-    values, errors = forms_runtime.read_submission(spec, raw)
-    assert errors == {"name": "<b>Name</b> must be at most 5 characters"}
-    again = forms_runtime.render_fields(forms_runtime.field_views(spec, None, raw, errors))
+
+    def render(formdata=None, errors=None, context=None):
+        form = spec_forms.build(spec, context, formdata, errors=errors, refresh_url="/r")
+        return render_template("_spec_fields.html", form=form)
+
+    with app.test_request_context():
+        html = render(context={"$input": {"n": 21}})
+        assert "&lt;b&gt;Name&lt;/b&gt;" in html and "<b>" not in html
+        assert 'maxlength="5"' in html and 'id="field-name-help"' in html
+        assert 'id="field-note" name="note"' in html and "<textarea" in html
+        assert re.search(r'<input[^>]*name="ok"[^>]*type="checkbox"[^>]*value="true"', html)
+        assert re.search(r'name="pick"[^>]*required[^>]*type="radio"[^>]*value="b"', html)
+        assert re.search(r'name="many"[^>]*type="checkbox"[^>]*value="y"', html)
+        assert 'type="date"' in html
+        assert "42" in html
+        assert "field-extra" not in html  # hidden until OK is ticked
+        assert 'hx-post="/r"' in html, "OK controls Extra, so changing it refreshes the fields"
+        assert spec_forms.refreshes(spec)
+        raw = MultiDict([("ok", "true"), ("many", "y"), ("pick", "b"), ("name", "toolong")])
+        values, errors = forms.coerce_submission(spec, raw)
+        assert errors == {"name": "<b>Name</b> must be at most 5 characters"}
+        again = render(raw, errors)
     assert "field-extra" in again
-    assert 'value="y" checked' in again and 'value="b" checked' in again
+    assert re.search(r'checked[^>]*value="y"', again) and re.search(r'checked[^>]*value="b"', again)
     assert 'id="field-name-msg"' in again and "&lt;b&gt;Name&lt;/b&gt; must be at most" in again
     assert values["many"] == ["y"]
     assert FORM["fields"][0]["key"] == "amount"

@@ -224,7 +224,7 @@ def test_htmx_submissions_swap_the_form_or_navigate(users, flows, app, db_sessio
 
 
 def test_generated_forms_are_built_per_spec(app):
-    from webapp.inbox import formgen
+    from webapp import spec_forms
 
     spec = {
         "fields": [
@@ -237,7 +237,7 @@ def test_generated_forms_are_built_per_spec(app):
         ]
     }  # fmt: skip
     with app.test_request_context():
-        form = formgen.build(spec, {"$input": {"n": 41}}, refresh_url="/r")
+        form = spec_forms.build(spec, {"$input": {"n": 41}}, refresh_url="/r")
         shown = {item.key: item for item in form.shown}
         assert list(shown) == ["data", "meta", "when", "n", "more"]
         assert shown["data"].field.data == "x" and shown["data"].label == "<i>Data</i>"
@@ -245,8 +245,8 @@ def test_generated_forms_are_built_per_spec(app):
         assert shown["meta"].attrs["hx-post"] == "/r" and "hx-post" not in shown["data"].attrs
         assert shown["when"].field._value() == "2026-03-01T08:15"
         assert shown["n"].field.data == "42"
-        hidden = formgen.build(spec, {"$input": {"n": 1}}, MultiDict({"data": "y"}))
+        hidden = spec_forms.build(spec, {"$input": {"n": 1}}, MultiDict({"data": "y"}))
         assert [item.key for item in hidden.shown] == ["data", "meta", "when", "n"]
         assert hidden.shown[0].field.data == "y"
-    assert formgen.controlling_keys(spec) == {"meta"}
-    assert formgen.display_text([1.0, True, None]) == "1, Yes, "
+    assert spec_forms.controlling_keys(spec) == {"meta"}
+    assert spec_forms.display_text([1.0, True, None]) == "1, Yes, "

@@ -10,13 +10,12 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from markupsafe import Markup
 from wtforms import BooleanField, Form, HiddenField, SelectField, StringField, TextAreaField
 from wtforms.fields.choices import SelectChoice
 from wtforms.validators import Length, Optional
 
-from webapp.forms_runtime import field_views, render_fields
 from webapp.process.forms import FIELD_TYPES, iter_fields, validate_form_spec
+from webapp.spec_forms import SpecForm, build
 
 # Spec attributes a row edits; anything else a field carries is kept in the row's `extra`.
 _EDITED = {
@@ -267,8 +266,8 @@ def edit_rows(rows: list[dict[str, Any]], action: str) -> list[dict[str, Any]]:
     return rows
 
 
-def preview(spec: dict[str, Any] | None) -> tuple[Markup, list[tuple[str, str]]]:
-    """The form as the inbox will render it (every field shown), and the show-only-if notes."""
+def preview(spec: dict[str, Any] | None) -> tuple[SpecForm, list[tuple[str, str]]]:
+    """The form as the inbox will build it (every field shown), and the show-only-if notes."""
     fields = [{k: v for k, v in f.items() if k != "visibleIf"} for f in iter_fields(spec)]
     notes = [(str(f.get("key")), f["visibleIf"]) for f in iter_fields(spec) if f.get("visibleIf")]
-    return render_fields(field_views({"fields": fields})), notes
+    return build({"fields": fields}), notes

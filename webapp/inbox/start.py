@@ -5,13 +5,14 @@ from __future__ import annotations
 from flask import abort, flash, redirect, render_template, request, url_for
 from flask_login import current_user, login_required
 
-from webapp import forms_runtime
+from webapp import spec_forms
 from webapp.engine import history
 from webapp.extensions import db
 from webapp.htmx_support import htmx_target
 from webapp.inbox import bp
 from webapp.models import OutboxMessage
 from webapp.permissions import can, permission_required
+from webapp.process import forms
 from webapp.services import instances
 from webapp.services.instances import InstanceError
 
@@ -33,16 +34,25 @@ def _version_or_404(key: str):
         abort(404)
 
 
+def _start_form(version, formdata=None, errors=None):
+    """The start event's form, built as task forms are; None when the start has no form."""
+    spec = instances.start_form(version)
+    if not spec:
+        return None
+    refresh_url = url_for("inbox.start_fields", key=version.process.key)
+    return spec_forms.build(spec, None, formdata, errors=errors, refresh_url=refresh_url)
+
+
 @bp.route("/processes/<key>/start", methods=["GET", "POST"])
 @permission_required("instances.start")
 def start(key: str):
     version = _version_or_404(key)
     spec = instances.start_form(version)
     business_key = request.form.get("business_key", "")
-    raw = request.form if request.method == "POST" else None
+    formdata = request.form if request.method == "POST" else None
     errors: dict[str, str] = {}
     if request.method == "POST" and "refresh" not in request.form:
-        values, errors = forms_runtime.read_submission(spec, request.form) if spec else ({}, {})
+        values, errors = forms.coerce_submission(spec, request.form) if spec else ({}, {})
         try:
             clean_key = instances.clean_business_key(business_key)
             if not errors:
@@ -54,16 +64,25 @@ def start(key: str):
         except InstanceError as error:
             db.session.rollback()
             errors.update(error.fields)
-    fields = forms_runtime.field_views(spec, raw=raw, errors=errors) if spec else []
     status = 422 if errors else 200
     return render_template(
         "inbox/start_form.html",
         version=version,
-        fields=forms_runtime.render_fields(fields),
-        refresh=bool(spec) and forms_runtime.depends_on_form(spec),
+        form=_start_form(version, formdata, errors),
+        refreshes=bool(spec) and spec_forms.refreshes(spec),
         business_key=business_key,
         errors=errors,
     ), status
+
+
+@bp.post("/processes/<key>/start/form")
+@permission_required("instances.start")
+def start_fields(key: str):
+    """Re-render the start form's fields for the answers so far (`visibleIf` on the server)."""
+    form = _start_form(_version_or_404(key), request.form)
+    if form is None:
+        abort(404)
+    return render_template("_spec_fields.html", form=form)
 
 
 @bp.route("/instances/<int:instance_id>")

@@ -21,10 +21,11 @@ from flask import (
 from flask_login import current_user, login_required
 from sqlalchemy import select
 
+from webapp import spec_forms
 from webapp.engine.context import context as instance_context
 from webapp.extensions import db
 from webapp.htmx_support import htmx_target, is_htmx
-from webapp.inbox import bp, formgen
+from webapp.inbox import bp
 from webapp.inbox.filters import DUE, SORTS, TABS, InboxFilters
 from webapp.inbox.forms import ReassignForm
 from webapp.models import Process, Task
@@ -140,7 +141,7 @@ def _task_or_404(task_id: int) -> Task:
 
 
 def _form(task: Task, formdata: Any = None, errors: dict[str, str] | None = None):
-    return formgen.build(
+    return spec_forms.build(
         task.form,
         instance_context(task.instance),
         formdata,
@@ -162,8 +163,8 @@ def _render_task(task: Task, form=None, *, status: int = 200, reassign: Reassign
         "task": task,
         "instance": task.instance,
         "form": form if workable else None,
-        "refreshes": formgen.refreshes(task.form),
-        "summary": formgen.summary(task.form, task.result) if task.status == "completed" else [],
+        "refreshes": spec_forms.refreshes(task.form),
+        "summary": spec_forms.summary(task.form, task.result) if task.status == "completed" else [],
         "now": utcnow(),
         "may_claim": workable and task.assignee_id is None,
         "may_release": task.status == "open"
@@ -221,7 +222,7 @@ def task_form(task_id: int):
     found = _task_or_404(task_id)
     if not tasks.may_work(current_user, found):
         abort(404)
-    return render_template("inbox/_spec_fields.html", form=_form(found, request.form))
+    return render_template("_spec_fields.html", form=_form(found, request.form))
 
 
 @bp.post("/tasks/<int:task_id>/claim")

@@ -1,4 +1,4 @@
-"""WTForms forms built at runtime from a process form spec (user tasks and start events).
+"""WTForms forms built at runtime from a process form spec: user tasks, start events, previews.
 
 WTForms renders the controls and keeps what was typed; what is valid is decided by the process
 library (`forms.coerce_submission`), so the page, the engine and the API agree. `visibleIf` is
