@@ -44,6 +44,10 @@ def test_the_overview_counts_incidents_and_overdue_tasks(operator, engine):
     assert "status=failed" in page and "error_node=charge" in page and "error_code=failed" in page
     assert 'Overdue tasks <span class="badge">1</span>' in page
     assert f"#{waiting[1]}" in page
+    late = engine.scalar(select(Task.id).where(Task.instance_id == waiting[1]))
+    assert f'href="/inbox/tasks/{late}"' in page, "the operator can open the late task"
+    assert f'href="/inbox/tasks/{late}/reassign"' in page, "and hand it to someone else"
+    assert operator.get(f"/inbox/tasks/{late}/reassign").status_code == 200
     assert "Instances started, completed and failed per hour" in page
 
 
