@@ -21,49 +21,27 @@ import tempfile
 import threading
 import time
 import uuid
+from dataclasses import dataclass
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from sqlalchemy import create_engine, select, text  # noqa: E402
-from sqlalchemy.engine import make_url  # noqa: E402
 
 from tests.engine.documents import sample_document  # noqa: E402
+from webapp.scratch import is_postgres, scratch_database  # noqa: E402
 
 SECRET = "benchmark-secret-key-that-is-long-enough-to-pass"
 
 
+@dataclass(frozen=True)
 class Database:
-    """A fresh database: a SQLite file, or a PostgreSQL database created (and later dropped)."""
+    url: str
 
-    def __init__(self, workdir: Path) -> None:
-        from webapp.config import normalize_database_url
-
-        server = os.environ.get("DATABASE_URL", "")
-        self.admin = None
-        if server.startswith(("postgres://", "postgresql")):
-            base = make_url(normalize_database_url(server))
-            self.name = f"flowdesk_bench_{uuid.uuid4().hex[:8]}"
-            self.admin = create_engine(base.set(database="postgres"), isolation_level="AUTOCOMMIT")
-            with self.admin.connect() as conn:
-                conn.execute(text(f'CREATE DATABASE "{self.name}"'))
-            self.url = base.set(database=self.name).render_as_string(hide_password=False)
-            self.kind = "PostgreSQL"
-        else:
-            self.url = f"sqlite:///{workdir / 'bench.sqlite3'}"
-            self.kind = "SQLite"
-
-    def drop(self) -> None:
-        if self.admin is None:
-            return
-        with self.admin.connect() as conn:
-            conn.execute(
-                text("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = :n"),
-                {"n": self.name},
-            )
-            conn.execute(text(f'DROP DATABASE IF EXISTS "{self.name}"'))
-        self.admin.dispose()
+    @property
+    def kind(self) -> str:
+        return "PostgreSQL" if is_postgres(self.url) else "SQLite"
 
 
 def start_workers(count: int, env: dict, workdir: Path) -> list[subprocess.Popen]:
@@ -178,13 +156,11 @@ def main() -> None:
     parser.add_argument("--workers", type=int, default=2)
     args = parser.parse_args()
 
+    server = os.environ.get("DATABASE_URL")
     with tempfile.TemporaryDirectory(prefix="flowdesk-bench-") as tmp:
         workdir = Path(tmp)
-        database = Database(workdir)
-        try:
-            run(args, database, workdir)
-        finally:
-            database.drop()
+        with scratch_database(server, workdir, "flowdesk_bench") as url:
+            run(args, Database(url), workdir)
 
 
 def run(args: argparse.Namespace, database: Database, workdir: Path) -> None:

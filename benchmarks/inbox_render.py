@@ -22,7 +22,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from benchmarks.designer_save import stats, timed
-from benchmarks.engine_throughput import Database
+from webapp.scratch import scratch_database
 
 PASSWORD = "benchmark-password"
 USERS, ROLES, OPEN, DONE = 100, 10, 10_000, 10_000
@@ -217,17 +217,14 @@ def main(runs: int = 50) -> None:
         seed(app)
         measure(app, "SQLite", runs)
         if os.environ.get("DATABASE_URL", "").startswith(("postgres://", "postgresql")):
-            database = Database(workdir)
-            try:
-                app = make_app(database.url, workdir)
+            with scratch_database(os.environ["DATABASE_URL"], workdir, "flowdesk_bench") as url:
+                app = make_app(url, workdir)
                 seed(app)
                 measure(app, "PostgreSQL", runs)
                 with app.app_context():
                     from webapp.extensions import db
 
                     db.engine.dispose()
-            finally:
-                database.drop()
 
 
 if __name__ == "__main__":

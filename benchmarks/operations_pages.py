@@ -18,17 +18,16 @@ import statistics
 import sys
 import tempfile
 import time
-import uuid
 from collections.abc import Iterator
-from contextlib import contextmanager
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from sqlalchemy import create_engine, select, text
-from sqlalchemy.engine import make_url
+from sqlalchemy import select, text
+
+from webapp.scratch import scratch_database
 
 INSTANCES = 100_000
 HISTORY = 1_000_000
@@ -54,29 +53,6 @@ def _document(key: str) -> dict[str, Any]:
         "f2": {"source": "review", "target": "end", "condition": None, "default": False},
     }
     return {"format_version": 1, "key": key, "name": key, "nodes": nodes, "flows": flows}
-
-
-@contextmanager
-def database() -> Iterator[str]:
-    """A new, empty database: PostgreSQL when DATABASE_URL names one, else an SQLite file."""
-    url = os.environ.get("DATABASE_URL", "")
-    if not url.startswith(("postgres://", "postgresql")):
-        with tempfile.TemporaryDirectory() as folder:
-            yield f"sqlite:///{Path(folder) / 'bench.sqlite3'}"
-        return
-    from webapp.config import normalize_database_url
-
-    base = make_url(normalize_database_url(url))
-    name = f"flowdesk_bench_{uuid.uuid4().hex[:8]}"
-    admin = create_engine(base.set(database="postgres"), isolation_level="AUTOCOMMIT")
-    with admin.connect() as conn:
-        conn.execute(text(f'CREATE DATABASE "{name}"'))
-    try:
-        yield base.set(database=name).render_as_string(hide_password=False)
-    finally:
-        with admin.connect() as conn:
-            conn.execute(text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
-        admin.dispose()
 
 
 def _stamp(moment: datetime, sqlite: bool) -> str:
@@ -205,7 +181,12 @@ def main(runs: int = 30) -> None:
     from webapp.services import processes
     from webapp.services.demo import seed_demo
 
-    with database() as url, tempfile.TemporaryDirectory() as instance_path:
+    with (
+        tempfile.TemporaryDirectory() as instance_path,
+        scratch_database(
+            os.environ.get("DATABASE_URL"), Path(instance_path), "flowdesk_bench"
+        ) as url,
+    ):
         settings = {
             "TESTING": True,
             "SQLALCHEMY_DATABASE_URI": url,

@@ -7,47 +7,24 @@ import os
 import re
 import threading
 import time
-import uuid
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from sqlalchemy import create_engine, text
-from sqlalchemy.engine import make_url
+from sqlalchemy import text
 from sqlalchemy.exc import OperationalError
+
+from webapp.scratch import is_postgres, scratch_database
 
 ROOT = Path(__file__).resolve().parent.parent
 TEST_SECRET = "test-secret-key-that-is-long-enough-for-production-checks"
 
 
-def _postgres_database(url: str) -> Iterator[str]:
-    """Create a throw-away database on the server named by `url`; drop it afterwards."""
-    from webapp.config import normalize_database_url
-
-    base = make_url(normalize_database_url(url))
-    name = f"flowdesk_test_{uuid.uuid4().hex[:10]}"
-    admin = create_engine(base.set(database="postgres"), isolation_level="AUTOCOMMIT")
-    with admin.connect() as conn:
-        conn.execute(text(f'CREATE DATABASE "{name}"'))
-    try:
-        yield base.set(database=name).render_as_string(hide_password=False)
-    finally:
-        with admin.connect() as conn:
-            conn.execute(
-                text("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = :n"),
-                {"n": name},
-            )
-            conn.execute(text(f'DROP DATABASE IF EXISTS "{name}"'))
-        admin.dispose()
-
-
 @pytest.fixture(scope="session")
 def database_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    url = os.environ.get("DATABASE_URL")
-    if url and url.startswith(("postgres://", "postgresql")):
-        yield from _postgres_database(url)
-    else:
-        yield f"sqlite:///{tmp_path_factory.mktemp('db') / 'flowdesk.sqlite3'}"
+    folder = tmp_path_factory.mktemp("db")
+    with scratch_database(os.environ.get("DATABASE_URL"), folder, "flowdesk_test") as url:
+        yield url
 
 
 @pytest.fixture(scope="session")
@@ -209,7 +186,6 @@ def live_server(app):
 @pytest.fixture
 def fresh_database_url(database_url: str, tmp_path: Path) -> Iterator[str]:
     """A second, empty database of the same kind as the suite's."""
-    if database_url.startswith("sqlite"):
-        yield f"sqlite:///{tmp_path / 'fresh.sqlite3'}"
-    else:
-        yield from _postgres_database(os.environ["DATABASE_URL"])
+    server = os.environ.get("DATABASE_URL") if is_postgres(database_url) else None
+    with scratch_database(server, tmp_path, "flowdesk_fresh") as url:
+        yield url
