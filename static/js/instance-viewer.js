@@ -3,10 +3,11 @@
  * `data-source` ({xml, heat?}). With `data-state`, it marks what the JSON script of that id holds
  * ({visited: [ids], active: {id: n}, failed: {id: message}}) and marks again whenever the
  * server replaces that script (the live region's htmx poll). Overlay content is built from DOM
- * text nodes, never HTML strings, so nothing from the server is parsed as markup. */
+ * text nodes, never HTML strings, so nothing from the server is parsed as markup. Drawing itself
+ * is viewer.js's `flowdeskDiagram`. */
 (function () {
   'use strict';
-  if (typeof BpmnJS === 'undefined') return;
+  if (typeof window.flowdeskDiagram === 'undefined') return;
 
   const MARKERS = ['op-visited', 'op-active', 'op-failed'];
   const viewers = {};
@@ -122,17 +123,9 @@
   document.querySelectorAll('[data-instance-viewer]').forEach(async (container) => {
     const data = readJson(container.dataset.source);
     if (!data) return;
-    const viewer = new BpmnJS({ container });
+    const viewer = await window.flowdeskDiagram(container, data.xml);
+    if (!viewer) return;
     viewers[container.dataset.source] = viewer;
-    try {
-      await viewer.importXML(data.xml);
-    } catch (error) {
-      container.textContent = `The diagram could not be drawn: ${error.message}`;
-      return;
-    }
-    const canvas = viewer.get('canvas');
-    canvas.zoom('fit-viewport', 'auto');
-    if (canvas.zoom() > 1) canvas.zoom(1, 'auto');
     if (data.heat) heat(viewer, data.heat);
     if (container.dataset.state) {
       const state = readJson(container.dataset.state);
