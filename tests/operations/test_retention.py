@@ -7,6 +7,7 @@ from datetime import UTC, datetime, timedelta
 from sqlalchemy import func, insert, select
 
 from tests.conftest import csrf_token
+from tests.engine.conftest import run_burst
 from tests.operations.conftest import published, set_columns, start, start_failed_gate
 from webapp.models import (
     HistoryEntry,
@@ -90,6 +91,7 @@ def test_the_default_comes_from_the_settings(app, engine):
     from webapp.services.operations import run_retention
 
     instance_id = _finished(engine, "default", "completed", 8)
+    saved = app.config["RETENTION_DAYS"]
     app.config["RETENTION_DAYS"] = 7
     try:
         with app.app_context():
@@ -97,7 +99,7 @@ def test_the_default_comes_from_the_settings(app, engine):
 
             assert run_retention(db.session, NOW) == 1
     finally:
-        app.config.pop("RETENTION_DAYS")
+        app.config["RETENTION_DAYS"] = saved
     engine.rollback()
     assert engine.get(Instance, instance_id) is None
 
@@ -111,6 +113,17 @@ def test_retention_tick_runs_at_most_once_per_interval(app, engine, redis_client
     assert retention_tick(app, interval=60) is None, "paced by the Redis key"
     engine.rollback()
     assert engine.scalar(select(func.count()).select_from(Instance)) == 1
+
+
+def test_a_worker_runs_retention_with_its_sweep(app_config, engine):
+    """No separate scheduler to set up: `python worker.py` deletes what retention allows."""
+    now = datetime.now(UTC)
+    old = _finished(engine, "default", "completed", 31, now)
+    recent = _finished(engine, "default", "completed", 29, now)
+    run_burst(app_config)
+    engine.rollback()
+    assert engine.get(Instance, old) is None
+    assert engine.get(Instance, recent) is not None
 
 
 def test_the_page_shows_the_next_run_and_saves_a_policy(operator, engine, db_session):
