@@ -55,15 +55,19 @@ def create_user(username, password, display_name, email, roles, partitions) -> N
 
 
 @click.command("seed-demo")
-def seed_demo() -> None:
-    """Create (or reset) the demo users, roles and partitions."""
+@click.option("--no-processes", is_flag=True, help="Only users, roles and partitions.")
+def seed_demo(no_processes: bool) -> None:
+    """Create (or reset) the demo users, roles and partitions; publish the demo processes."""
     from webapp.services.demo import DEMO_PASSWORD
     from webapp.services.demo import seed_demo as run
+    from webapp.services.demo_processes import seed_demo_processes
 
     counts = run()
+    created = 0 if no_processes else seed_demo_processes()
     click.echo(
         f"demo data ready: {counts['users']} users, {counts['roles']} roles, "
-        f"{counts['partitions']} partitions; every demo password is {DEMO_PASSWORD!r}"
+        f"{counts['partitions']} partitions, {created} new demo processes; "
+        f"every demo password is {DEMO_PASSWORD!r}"
     )
 
 

@@ -40,6 +40,30 @@ def test_seed_demo_twice_gives_the_same_data(app, db_session):
     assert [u[0] for u in after[0]] == ["admin", "alice", "bob", "designer", "operator"]
 
 
+def test_seed_demo_publishes_processes_with_work_waiting(app, app_config, db_session):
+    """A newcomer's first `make run` has processes to open, tasks to work, instances to watch."""
+    from tests.engine.conftest import run_burst
+    from webapp.models import Instance, Process, Task
+
+    runner = app.test_cli_runner()
+    assert runner.invoke(args=["seed-demo"]).exit_code == 0
+    again = runner.invoke(args=["seed-demo"])
+    assert "0 new demo processes" in again.output, "a second run adds nothing"
+    published = db_session.scalars(select(Process).order_by(Process.key)).all()
+    assert [p.key for p in published] == ["customer-onboarding", "expense-approval"]
+    for process in published:
+        assert [v.number for v in process.versions] == [1]
+        assert all(p["severity"] != "error" for p in process.draft_problems), process.key
+    run_burst(app_config)
+    db_session.remove()
+    status = dict(db_session.execute(select(Instance.business_key, Instance.status)).all())
+    assert status == {"EXP-1001": "running", "EXP-1002": "completed", "CUST-17": "running"}
+    open_tasks = db_session.execute(select(Task.title, Task.status)).all()
+    assert sorted(open_tasks) == [("Approve expense", "open"), ("Welcome call", "open")]
+    quiet = runner.invoke(args=["seed-demo", "--no-processes"])
+    assert quiet.exit_code == 0 and "0 new demo processes" in quiet.output
+
+
 def test_create_user_command(app, demo, db_session):
     runner = app.test_cli_runner()
     result = runner.invoke(
