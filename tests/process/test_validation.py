@@ -776,6 +776,9 @@ def test_service_task_undeclared_input_is_a_warning() -> None:
     task = node("serviceTask", "Mail", tool="mail", inputs={"to": "$input.a", "bcc": "$input.b"})
     problem = only(validate(linear(task), TOOLS), "tool.input_unknown")
     assert (problem.element_id, problem.severity) == ("task", "warning")
+    setter = {"vars.set": ToolSpec("vars.set", any_inputs=True)}
+    computed = node("serviceTask", "Set", tool="vars.set", inputs={"large": "$input.n > 5"})
+    assert validate(linear(computed), setter) == [], "a tool that takes any inputs"
 
 
 def test_service_task_without_tool() -> None:

@@ -24,6 +24,8 @@ class ToolSpec:
     name: str
     description: str = ""
     inputs: tuple[ToolInput, ...] = ()
+    #: The tool takes inputs of any name (such as `vars.set`, which returns what it is given).
+    any_inputs: bool = False
 
     @property
     def required_inputs(self) -> tuple[str, ...]:

@@ -437,7 +437,7 @@ class _Validator:
                     f"{name} does not provide input '{required}' that tool '{tool_name}' needs.",
                 )
         for input_name in inputs:
-            if tool.input_named(input_name) is None:
+            if not tool.any_inputs and tool.input_named(input_name) is None:
                 self.warning(
                     "tool.input_unknown",
                     node_id,

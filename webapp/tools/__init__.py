@@ -66,8 +66,10 @@ def tool(
     optional: tuple[str, ...] = (),
     description: str = "",
     pure: bool = False,
+    any_inputs: bool = False,
 ) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
-    """Register a tool; `inputs` maps input name -> description (all required unless optional).
+    """Register a tool; `inputs` maps input name -> description (all required unless optional;
+    `any_inputs=True`: inputs of other names are welcome too).
 
     `pure=True` declares a tool without side effects that returns quickly: the engine may run it
     inside the step's transaction instead of leasing its job first.
@@ -84,7 +86,9 @@ def tool(
         if name in _REGISTRY and _REGISTRY[name].function is not function:
             raise ValueError(f"tool {name!r} is registered twice")
         _REGISTRY[name] = Tool(
-            ToolSpec(name, description or (function.__doc__ or "").strip(), declared),
+            ToolSpec(
+                name, description or (function.__doc__ or "").strip(), declared, any_inputs
+            ),
             function,
             pure,
         )

@@ -43,12 +43,18 @@ def email(inputs: dict[str, Any], call: ToolCall) -> dict[str, Any]:
     "vars.set",
     description="Returns its inputs (computed by expressions) so saveTo can store them.",
     pure=True,
+    any_inputs=True,
 )
 def vars_set(inputs: dict[str, Any], call: ToolCall) -> dict[str, Any]:
     return dict(inputs)
 
 
-@tool("noop", description="Does nothing and returns its inputs; for demos and tests.", pure=True)
+@tool(
+    "noop",
+    description="Does nothing and returns its inputs; for demos and tests.",
+    pure=True,
+    any_inputs=True,
+)
 def noop(inputs: dict[str, Any], call: ToolCall) -> dict[str, Any]:
     return dict(inputs)
 
