@@ -519,10 +519,22 @@
     });
   });
 
+  /* Fit the drawing into the canvas (never above 100 %), clear of the palette on the left. */
   function fit() {
     const canvas = get('canvas');
-    canvas.zoom('fit-viewport', 'auto');
-    if (canvas.zoom() > 1) canvas.zoom(1, 'auto');
+    const { inner, outer } = canvas.viewbox();
+    if (!inner.width || !inner.height || !outer.width || !outer.height) return;
+    const palette = document.querySelector('.djs-palette');
+    const left = (palette ? palette.offsetLeft + palette.offsetWidth : 0) + 24;
+    const scale = Math.max(0.2, Math.min(
+      1, (outer.width - left - 24) / inner.width, (outer.height - 48) / inner.height,
+    ));
+    canvas.viewbox({
+      x: inner.x - left / scale,
+      y: inner.y - (outer.height / scale - inner.height) / 2,
+      width: outer.width / scale,
+      height: outer.height / scale,
+    });
   }
 
   (async function start() {

@@ -21,9 +21,16 @@ def _flow(source: str, target: str, condition: str | None = None, *, default: bo
     return {"source": source, "target": target, "condition": condition, "default": default}
 
 
-def _document(key: str, name: str, nodes: dict, flows: dict) -> dict[str, Any]:
+def _document(
+    key: str, name: str, nodes: dict, flows: dict, places: dict | None = None
+) -> dict[str, Any]:
+    """The document, laid out automatically unless `places` gives each node's top-left corner."""
     doc = {"format_version": 1, "key": key, "name": name, "nodes": nodes, "flows": flows}
-    return auto_layout(doc)
+    if places is None:
+        return auto_layout(doc)
+    for node_id, (x, y) in places.items():
+        nodes[node_id]["position"] = {"x": x, "y": y}
+    return doc
 
 
 def expense_approval() -> dict[str, Any]:
@@ -114,7 +121,16 @@ def customer_onboarding() -> dict[str, Any]:
         "f6": _flow("account", "join"),
         "f7": _flow("join", "done"),
     }
-    return _document("customer-onboarding", "Customer onboarding", nodes, flows)
+    places = {
+        "signed": (100, 182),
+        "split": (190, 175),
+        "call": (300, 60),
+        "wait": (332, 282),
+        "account": (430, 260),
+        "join": (590, 175),
+        "done": (690, 182),
+    }
+    return _document("customer-onboarding", "Customer onboarding", nodes, flows, places)
 
 
 # (document builder, partition key, [(starter, input, business key)])
