@@ -10,22 +10,25 @@ from flask_login import current_user
 
 from webapp.permissions import can
 
-# (label, endpoint, permission): an area appears in the navigation only if its blueprint exists.
+# (label, endpoint, permission, unless): an area appears in the navigation when its blueprint
+# exists and the user holds `permission` but not `unless`. Starting a process lives in the inbox;
+# who may start but has no inbox gets its own entry.
 NAVIGATION = [
-    ("Designer", "designer.index", "processes.edit"),
-    ("Inbox", "inbox.index", "tasks.work"),
-    ("Operations", "operations.index", "instances.read"),
-    ("Admin", "admin.index", "admin"),
+    ("Designer", "designer.index", "processes.edit", None),
+    ("Inbox", "inbox.index", "tasks.work", None),
+    ("Start", "inbox.processes", "instances.start", "tasks.work"),
+    ("Operations", "operations.index", "instances.read", None),
+    ("Admin", "admin.index", "admin", None),
 ]
 
 
 def navigation_for(user: Any, app: Flask) -> list[dict[str, str]]:
     """The areas `user` may open, in menu order."""
     items = []
-    for label, endpoint, permission in NAVIGATION:
+    for label, endpoint, permission, unless in NAVIGATION:
         if endpoint not in app.view_functions:
             continue
-        if can(user, permission, scoped=False):
+        if can(user, permission, scoped=False) and not (unless and can(user, unless, scoped=False)):
             items.append({"label": label, "url": url_for(endpoint), "endpoint": endpoint})
     return items
 

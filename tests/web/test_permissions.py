@@ -65,6 +65,19 @@ def test_navigation_hides_admin_from_clerks(app, demo):
     assert 'href="/admin/"' not in page
 
 
+def test_who_may_start_but_has_no_inbox_gets_a_start_entry(app, demo):
+    def nav(username: str) -> str:
+        client = app.test_client()
+        login(client, username)
+        page = client.get("/").get_data(as_text=True)
+        return page[page.index('<nav aria-label="Main">') : page.index("</nav>")]
+
+    operator = nav("operator")
+    assert '<a href="/inbox/processes">Start</a>' in operator and 'href="/inbox/"' not in operator
+    alice = nav("alice")
+    assert 'href="/inbox/"' in alice and 'href="/inbox/processes"' not in alice, "her inbox has it"
+
+
 def test_can_scopes_objects_by_partition(app, demo, db_session):
     alice = db_session.scalar(select(User).where(User.username == "alice"))
     admin = db_session.scalar(select(User).where(User.username == "admin"))
