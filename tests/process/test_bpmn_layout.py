@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import copy
+import subprocess
+import sys
 from itertools import combinations, pairwise
+from pathlib import Path
 from typing import Any
 
 from hypothesis import given, settings
@@ -11,6 +14,8 @@ from hypothesis import strategies as st
 
 from webapp.process.bpmn import auto_layout
 from webapp.process.bpmn.layout import COLUMN, node_box, route
+
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def graph(edges: list[tuple[str, str]], kinds: dict[str, str] | None = None) -> dict[str, Any]:
@@ -107,3 +112,55 @@ def test_routes_start_and_end_on_shape_borders() -> None:
     assert straight == [{"x": 100, "y": 40}, {"x": 200, "y": 40}]
     back = route((200, 0, 100, 80), (0, 0, 100, 80))
     assert back[0] == {"x": 250, "y": 80} and back[-1] == {"x": 50, "y": 80}
+
+
+def test_a_flow_that_skips_layers_gets_its_own_lane() -> None:
+    """The onboarding shape: a task in parallel with a longer branch, joined later."""
+    doc = auto_layout(
+        graph(
+            [("start", "split"), ("split", "call"), ("split", "wait"), ("wait", "account"),
+             ("call", "join"), ("account", "join"), ("join", "end")],
+            {"start": "startEvent", "split": "parallelGateway", "join": "parallelGateway",
+             "wait": "timerCatch", "end": "endEvent"},
+        )
+    )  # fmt: skip
+    assert_no_overlap(doc)
+    long_flow = next(f for f in doc["flows"].values() if f["source"] == "call")
+    points = long_flow["waypoints"]
+    assert len(points) >= 2
+    assert all(a["x"] == b["x"] or a["y"] == b["y"] for a, b in pairwise(points)), "orthogonal"
+    call, join = node_box(doc["nodes"]["call"]), node_box(doc["nodes"]["join"])
+    assert points[0]["x"] == call[0] + call[2] and points[-1]["x"] == join[0]
+    for node_id, node in doc["nodes"].items():
+        if node_id in ("call", "join"):
+            continue
+        x, y, w, h = node_box(node)
+        for a, b in pairwise(points):
+            left, right = sorted((a["x"], b["x"]))
+            low, high = sorted((a["y"], b["y"]))
+            crosses = left < x + w and right > x and low < y + h and high > y
+            assert not crosses, f"the call's flow runs through {node_id}"
+    short = [f for f in doc["flows"].values() if f["source"] != "call"]
+    assert all(f["waypoints"] == [] for f in short), "neighbouring layers: the writer routes them"
+
+
+def test_the_layout_does_not_depend_on_string_hashing() -> None:
+    script = (
+        "import json; from webapp.process.bpmn import auto_layout; "
+        "from tests.process.test_bpmn_layout import PROCESS, graph; "
+        "doc = graph([('s','g'),('g','a'),('g','b'),('g','c'),('a','j'),('c','j'),('b','x'),"
+        "('x','j'),('j','e')], {'s': 'startEvent'}); "
+        "print(json.dumps(auto_layout(doc), sort_keys=True))"
+    )
+    runs = {
+        subprocess.run(
+            [sys.executable, "-c", script],
+            capture_output=True,
+            text=True,
+            check=True,
+            env={"PYTHONHASHSEED": seed, "PATH": "/usr/bin:/bin"},
+            cwd=ROOT,
+        ).stdout
+        for seed in ("1", "2", "3")
+    }
+    assert len(runs) == 1

@@ -21,16 +21,9 @@ def _flow(source: str, target: str, condition: str | None = None, *, default: bo
     return {"source": source, "target": target, "condition": condition, "default": default}
 
 
-def _document(
-    key: str, name: str, nodes: dict, flows: dict, places: dict | None = None
-) -> dict[str, Any]:
-    """The document, laid out automatically unless `places` gives each node's top-left corner."""
+def _document(key: str, name: str, nodes: dict, flows: dict) -> dict[str, Any]:
     doc = {"format_version": 1, "key": key, "name": name, "nodes": nodes, "flows": flows}
-    if places is None:
-        return auto_layout(doc)
-    for node_id, (x, y) in places.items():
-        nodes[node_id]["position"] = {"x": x, "y": y}
-    return doc
+    return auto_layout(doc)
 
 
 def expense_approval() -> dict[str, Any]:
@@ -121,16 +114,7 @@ def customer_onboarding() -> dict[str, Any]:
         "f6": _flow("account", "join"),
         "f7": _flow("join", "done"),
     }
-    places = {
-        "signed": (100, 182),
-        "split": (190, 175),
-        "call": (300, 60),
-        "wait": (332, 282),
-        "account": (430, 260),
-        "join": (590, 175),
-        "done": (690, 182),
-    }
-    return _document("customer-onboarding", "Customer onboarding", nodes, flows, places)
+    return _document("customer-onboarding", "Customer onboarding", nodes, flows)
 
 
 # (document builder, partition key, [(starter, input, business key)])

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Mapping, Sequence
+from itertools import pairwise
 from typing import Any
 
 from webapp.process.kinds import default_size
@@ -38,18 +39,23 @@ def node_box(node: Mapping[str, Any]) -> Box | None:
 
 
 def auto_layout(doc: Mapping[str, Any]) -> dict[str, Any]:
-    """Return a copy of `doc` with every node placed on a layered grid and waypoints cleared."""
+    """Return a copy of `doc` with every node placed on a layered grid.
+
+    A flow that skips layers gets a reserved slot in each layer it crosses (so no shape sits on
+    it) and waypoints through those slots; every other flow's waypoints are cleared.
+    """
     result = copy.deepcopy(dict(doc))
     nodes: dict[str, dict[str, Any]] = result.get("nodes") or {}
     flows: dict[str, dict[str, Any]] = result.get("flows") or {}
-    layers = _order_layers(nodes, _edges(nodes, flows))
+    layers, passes = _order_layers(nodes, _edges(nodes, flows))
     sizes = {node_id: _size(node) for node_id, node in nodes.items()}
     widest_layer = max((len(layer) for layer in layers), default=0)
     row = max([ROW, *(h + _MIN_GAP_Y for _, h in sizes.values())])
+    centres: dict[str, tuple[float, float]] = {}
     centre_x: float = MARGIN_X
     previous_width = 0.0
     for number, layer in enumerate(layers):
-        width = max((sizes[node_id][0] for node_id in layer), default=0)
+        width = max((sizes[node_id][0] for node_id in layer if node_id in sizes), default=0)
         if number == 0:
             centre_x += width / 2
         else:
@@ -57,16 +63,19 @@ def auto_layout(doc: Mapping[str, Any]) -> dict[str, Any]:
         previous_width = width
         top = MARGIN_Y + (widest_layer - len(layer)) * row / 2
         for index, node_id in enumerate(layer):
+            centres[node_id] = (centre_x, top + index * row + row / 2)
+    for node_id, (x, y) in centres.items():
+        if node_id in nodes:
             w, h = sizes[node_id]
-            centre_y = top + index * row + row / 2
             nodes[node_id]["position"] = {
-                "x": _number(centre_x - w / 2),
-                "y": _number(centre_y - h / 2),
+                "x": _number(x - w / 2),
+                "y": _number(y - h / 2),
                 "width": w,
                 "height": h,
             }
-    for flow in flows.values():
-        flow["waypoints"] = []
+    for flow_id, flow in flows.items():
+        slots = passes.get(flow_id)
+        flow["waypoints"] = _through(nodes, flow, [centres[s] for s in slots]) if slots else []
     return result
 
 
@@ -113,10 +122,33 @@ def _number(value: float) -> float:
     return int(value) if float(value).is_integer() else round(value, 2)
 
 
-def _edges(nodes: Mapping[str, Any], flows: Mapping[str, Any]) -> list[tuple[str, str]]:
+def _through(
+    nodes: Mapping[str, Any], flow: Mapping[str, Any], slots: list[tuple[float, float]]
+) -> list[dict[str, float]]:
+    """Orthogonal waypoints from the source's right side through `slots` to the target's left."""
+    sx, sy, sw, sh = node_box(nodes[flow["source"]])  # type: ignore[misc]
+    tx, ty, _, th = node_box(nodes[flow["target"]])  # type: ignore[misc]
+    anchors = [(sx + sw, sy + sh / 2), *slots, (tx, ty + th / 2)]
+    path = [anchors[0]]
+    for a, b in pairwise(anchors):
+        if abs(a[1] - b[1]) >= 1:
+            bend = (a[0] + b[0]) / 2
+            path += [(bend, a[1]), (bend, b[1])]
+        path.append(b)
+    kept = [path[0]]
+    for point, after in pairwise(path[1:]):
+        before = kept[-1]
+        if not (before[0] == point[0] == after[0] or before[1] == point[1] == after[1]):
+            kept.append(point)
+    kept.append(path[-1])
+    return [{"x": _number(x), "y": _number(y)} for x, y in kept]
+
+
+def _edges(nodes: Mapping[str, Any], flows: Mapping[str, Any]) -> list[tuple[str, str, str]]:
+    """(flow id, source, target) of each flow between two existing nodes."""
     return [
-        (flow.get("source"), flow.get("target"))
-        for flow in flows.values()
+        (flow_id, flow.get("source"), flow.get("target"))
+        for flow_id, flow in flows.items()
         if flow.get("source") in nodes and flow.get("target") in nodes
     ]
 
@@ -151,9 +183,14 @@ def _acyclic(nodes: Mapping[str, Any], edges: list[tuple[str, str]]) -> list[tup
     return [edge for edge in edges if edge not in back]
 
 
-def _order_layers(nodes: Mapping[str, Any], edges: list[tuple[str, str]]) -> list[list[str]]:
-    """Longest-path layering (start events alone in the first layer), then barycenter ordering."""
-    dag = _acyclic(nodes, edges)
+def _order_layers(
+    nodes: Mapping[str, Any], edges: list[tuple[str, str, str]]
+) -> tuple[list[list[str]], dict[str, list[str]]]:
+    """Longest-path layering (start events alone in the first layer), a pass-through slot per
+    skipped layer for long flows, then barycenter ordering. Returns the layers and, per long
+    flow id, its slots in layer order (slot ids start with a space, which no BPMN id can)."""
+    # dict, not set: iteration keeps document order, so the layout is the same in every process.
+    dag = dict.fromkeys(_acyclic(nodes, [(source, target) for _, source, target in edges]))
     predecessors: dict[str, list[str]] = {node_id: [] for node_id in nodes}
     successors: dict[str, list[str]] = {node_id: [] for node_id in nodes}
     for source, target in dag:
@@ -172,9 +209,24 @@ def _order_layers(nodes: Mapping[str, Any], edges: list[tuple[str, str]]) -> lis
             remaining[child] -= 1
             if remaining[child] == 0:
                 ready.append(child)
+    passes: dict[str, list[str]] = {}
+    for flow_id, source, target in edges:
+        if (source, target) not in dag or layer[target] - layer[source] < 2:
+            continue
+        chain = [f" {flow_id} {k}" for k in range(layer[source] + 1, layer[target])]
+        for slot, number in zip(chain, range(layer[source] + 1, layer[target]), strict=True):
+            layer[slot] = number
+        passes[flow_id] = chain
+        hops = [source, *chain, target]
+        if source in predecessors[target]:
+            predecessors[target].remove(source)
+            successors[source].remove(target)
+        for a, b in pairwise(hops):
+            successors.setdefault(a, []).append(b)
+            predecessors.setdefault(b, []).append(a)
     layers: list[list[str]] = [[] for _ in range(max(layer.values(), default=-1) + 1)]
-    for node_id in nodes:
-        layers[layer[node_id]].append(node_id)
+    for item in [*nodes, *(slot for chain in passes.values() for slot in chain)]:
+        layers[layer[item]].append(item)
     for sweep in range(_SWEEPS):
         downward = sweep % 2 == 0
         indices = range(1, len(layers)) if downward else range(len(layers) - 2, -1, -1)
@@ -182,7 +234,7 @@ def _order_layers(nodes: Mapping[str, Any], edges: list[tuple[str, str]]) -> lis
             neighbours = predecessors if downward else successors
             reference = {n: pos for pos, n in enumerate(layers[i - 1 if downward else i + 1])}
             layers[i] = _by_barycenter(layers[i], neighbours, reference)
-    return layers
+    return layers, passes
 
 
 def _by_barycenter(
