@@ -86,9 +86,7 @@ def tool(
         if name in _REGISTRY and _REGISTRY[name].function is not function:
             raise ValueError(f"tool {name!r} is registered twice")
         _REGISTRY[name] = Tool(
-            ToolSpec(
-                name, description or (function.__doc__ or "").strip(), declared, any_inputs
-            ),
+            ToolSpec(name, description or (function.__doc__ or "").strip(), declared, any_inputs),
             function,
             pure,
         )
