@@ -190,12 +190,12 @@ def measure(app, kind: str, runs: int) -> None:
     print(f"\n{kind}: {OPEN:,} open + {DONE:,} completed tasks, {USERS} users, {ROLES} roles;")
     print(f"u007 holds 2 roles in 1 partition and has {mine} open tasks assigned")
     pages = {
-        "inbox: assigned to me (default)": "/inbox/tasks",
-        "inbox: open for my roles": "/inbox/tasks?tab=claimable",
-        "inbox: completed by me": "/inbox/tasks?tab=done",
-        "inbox: overdue, sorted by creation": "/inbox/tasks?due=overdue&sort=created",
-        "inbox: text search 'approve'": "/inbox/tasks?tab=claimable&q=approve",
-        "inbox: htmx list fragment, process filter": "/inbox/tasks?process=invoice",
+        "inbox: assigned to me (default)": "/inbox/",
+        "inbox: open for my roles": "/inbox/?tab=claimable",
+        "inbox: completed by me": "/inbox/?tab=done",
+        "inbox: overdue, sorted by creation": "/inbox/?due=overdue&sort=created",
+        "inbox: text search 'approve'": "/inbox/?tab=claimable&q=approve",
+        "inbox: htmx list fragment, process filter": "/inbox/?process=invoice",
         "count badge": "/inbox/count",
     }
     for label, path in pages.items():
