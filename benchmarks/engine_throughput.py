@@ -168,10 +168,10 @@ def run(args: argparse.Namespace, database: Database, workdir: Path) -> None:
 
     from webapp import create_app
     from webapp.engine import steps
-    from webapp.engine.jobs import commit
     from webapp.extensions import db
     from webapp.models import ProcessVersion
     from webapp.services import processes
+    from webapp.services.jobs import commit
 
     redis_url = os.environ.get("REDIS_URL")
     embedded = None

@@ -42,8 +42,8 @@ class Sweeper(threading.Thread):
 
     def sweep_once(self) -> bool:
         """Sweep if no other process did within the interval; True when this call swept."""
-        from webapp.engine.jobs import engine_queue
         from webapp.engine.sweep import sweep
+        from webapp.services.jobs import engine_queue
         from webapp.services.operations import retention_tick
 
         milliseconds = max(50, int(self.interval * 1000))

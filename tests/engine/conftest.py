@@ -128,11 +128,11 @@ def redis_client(app):
 
 def drain(session, rounds: int = 200, wait: float = 1.0) -> int:
     """Run pending jobs in-process, as a worker would, until none is due within `wait` seconds."""
-    from webapp.engine import jobs
     from webapp.engine.dispatch import ENTRY_POINTS
     from webapp.engine.runtime import entry_point
     from webapp.models import Job
     from webapp.models.base import utcnow
+    from webapp.services import jobs
 
     ran = 0
     for _ in range(rounds):

@@ -15,13 +15,13 @@ from tests.engine.test_steps import load, start
 from webapp.engine import definitions, steps
 from webapp.engine.calls import Outcome
 from webapp.engine.dispatch import JobRef, enqueue, rq_job_id
-from webapp.engine.jobs import commit, engine_queue
 from webapp.engine.sweep import sweep
 from webapp.extensions import db
 from webapp.models import HistoryEntry, Job, ProcessVersion
 from webapp.models.base import utcnow
 from webapp.process.bpmn import export_bpmn
 from webapp.process.document import content_hash, normalize
+from webapp.services.jobs import commit, engine_queue
 
 
 def _join_document():

@@ -18,8 +18,8 @@ from tests.engine.conftest import (
     sample_document,
 )
 from webapp.engine import EngineError, steps
-from webapp.engine.jobs import commit
 from webapp.models import HistoryEntry, Instance, Job, Token
+from webapp.services.jobs import commit
 
 
 def start(session, version, **kwargs):

@@ -10,9 +10,9 @@ from sqlalchemy import func, select
 from tests.engine.conftest import chain, history, node, publish_document
 from tests.engine.test_steps import load, start
 from webapp.engine import EngineError, steps
-from webapp.engine.jobs import commit
 from webapp.models import HistoryEntry, Job, MessageSubscription, Role, Task, Token, User
 from webapp.models.base import utcnow
+from webapp.services.jobs import commit
 
 
 def test_timer_waits_until_due_then_fires(engine):

@@ -20,8 +20,8 @@ from tests.engine.conftest import (
 )
 from tests.engine.test_steps import load, start
 from webapp.engine import steps
-from webapp.engine.jobs import commit
 from webapp.models import HistoryEntry, Job
+from webapp.services.jobs import commit
 
 
 def _status(engine, instance_id: int) -> str:

@@ -66,9 +66,9 @@ def flows(app, demo):
 def start(app, key: str, *, input: dict | None = None, business_key: str | None = None) -> int:
     """Start an instance of the latest version of `key` in its process's partition."""
     from webapp.engine import steps
-    from webapp.engine.jobs import commit
     from webapp.extensions import db
     from webapp.models import Process, ProcessVersion
+    from webapp.services.jobs import commit
 
     with app.app_context():
         process = db.session.scalar(select(Process).where(Process.key == key))

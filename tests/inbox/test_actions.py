@@ -29,8 +29,8 @@ def details(db_session, instance_id: int, kind: str) -> list[dict]:
 
 def cancel(app, instance_id: int, reason: str) -> None:
     from webapp.engine import steps
-    from webapp.engine.jobs import commit
     from webapp.extensions import db
+    from webapp.services.jobs import commit
 
     with app.app_context():
         operator = db.session.scalar(select(User).where(User.username == "operator"))

@@ -86,7 +86,7 @@ def published(key: str, partition: str | None = None):
 
 def start(session, version, **kwargs) -> int:
     from webapp.engine import steps
-    from webapp.engine.jobs import commit
+    from webapp.services.jobs import commit
 
     kwargs.setdefault("partition_id", version.process.partition_id)
     result = steps.start_instance(session, version, **kwargs)

@@ -20,9 +20,9 @@ from webapp.models.base import utcnow
 log = logging.getLogger(__name__)
 
 ENTRY_POINTS = {
-    "tool": "webapp.engine.jobs.run_tool",
-    "inline": "webapp.engine.jobs.run_inline_tool",
-    "timer": "webapp.engine.jobs.fire_timer",
+    "tool": "webapp.services.jobs.run_tool",
+    "inline": "webapp.services.jobs.run_inline_tool",
+    "timer": "webapp.services.jobs.fire_timer",
 }
 FAILURE_TTL = 7 * 24 * 3600
 # Kept briefly: expiring a finished job costs RQ one command, deleting it costs many.

@@ -1,7 +1,7 @@
 """Instances for the web and the API: start, cancel, retry, messages and lists, permission-checked.
 
 Every change is one engine step: the service checks permissions and input, runs the step, commits,
-and only then enqueues the jobs the step wrote (`engine.jobs.commit`).
+and only then enqueues the jobs the step wrote (`services.jobs.commit`).
 """
 
 from __future__ import annotations
@@ -12,7 +12,6 @@ from typing import Any
 from sqlalchemy import Select, false, func, select
 
 from webapp.engine import EngineError, steps
-from webapp.engine.jobs import commit
 from webapp.engine.locking import begin_write
 from webapp.engine.nodes import correlation_text
 from webapp.engine.runtime import StepResult
@@ -20,6 +19,7 @@ from webapp.extensions import db
 from webapp.models import Instance, Partition, Process, ProcessVersion, User
 from webapp.permissions import can, partition_filter, visible_partition_ids
 from webapp.process import forms
+from webapp.services.jobs import commit
 
 STATUSES = ("running", "completed", "failed", "cancelled")
 MAX_BUSINESS_KEY = 200

@@ -17,7 +17,6 @@ from sqlalchemy.orm import selectinload
 
 from webapp.engine import EngineError, history, steps
 from webapp.engine.context import context as instance_context
-from webapp.engine.jobs import commit
 from webapp.engine.locking import begin_write
 from webapp.extensions import db
 from webapp.models import HistoryEntry, Instance, Role, Task, User
@@ -25,6 +24,7 @@ from webapp.models.base import utcnow
 from webapp.permissions import can, partition_filter
 from webapp.process import forms
 from webapp.services.instances import InstanceError
+from webapp.services.jobs import commit
 
 MAX_NOTE = 500
 

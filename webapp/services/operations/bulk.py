@@ -15,13 +15,13 @@ from redis.exceptions import RedisError
 from sqlalchemy import func, insert, select, update
 
 from webapp.engine import EngineError, steps
-from webapp.engine.jobs import commit
 from webapp.engine.locking import begin_write, lock_instance
 from webapp.extensions import db
 from webapp.models import BulkItem, BulkOperation, Instance, User
 from webapp.models.base import utcnow
 from webapp.permissions import can
 from webapp.queue import get_queue
+from webapp.services.jobs import commit
 from webapp.services.operations.common import OperationsError, visible
 from webapp.services.operations.filters import Filters, matching_ids
 

@@ -1,7 +1,7 @@
 """RQ entry points (module-level, ids only) and the commit-then-enqueue helper.
 
-This is the one engine module bound to the app: AppWorker runs these inside the app context, so
-they take the database session, the queue and the settings from it.
+The engine itself takes a session and knows no Flask; this service binds it to the app: AppWorker
+runs these inside the app context, so they take the session, the queue and the settings from it.
 """
 
 from __future__ import annotations
