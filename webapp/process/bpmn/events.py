@@ -9,7 +9,7 @@ unsupported. Intermediate catch events with exactly one timer or message definit
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from lxml import etree
@@ -70,8 +70,13 @@ def read_event(
     return None
 
 
+def message_names(root: etree._Element) -> dict[str, str | None]:
+    """Each `<bpmn:message>` id with its name; read once per file, not once per catch event."""
+    return {m.get("id"): m.get("name") for m in root.iter(q(BPMN, "message")) if m.get("id")}
+
+
 def standard_config(
-    element: etree._Element, kind: str, warn: Warn, root: etree._Element
+    element: etree._Element, kind: str, warn: Warn, messages: Mapping[str, str | None]
 ) -> dict[str, Any]:
     """The config standard BPMN carries: timer duration/date and the message name."""
     if kind == "timerCatch":
@@ -83,12 +88,11 @@ def standard_config(
             warn("import.message_missing", "Message catch names no message")
             return {}
         ref = ref.strip().rpartition(":")[2]
-        for message in root.iter(q(BPMN, "message")):
-            if message.get("id") == ref:
-                if message.get("name"):
-                    return {"message": message.get("name")}
-                warn("import.message_missing", f"Message '{ref}' has no name")
-                return {}
+        if ref in messages:
+            if messages[ref]:
+                return {"message": messages[ref]}
+            warn("import.message_missing", f"Message '{ref}' has no name")
+            return {}
         warn("import.message_missing", f"Message '{ref}' is not defined in the file")
     return {}
 

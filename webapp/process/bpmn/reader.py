@@ -104,6 +104,7 @@ class _Reader:
         self.unsupported: list[UnsupportedElement] = []
         self.ids = {str(e.get("id")) for e in root.iter() if isinstance(e.tag, str) and e.get("id")}
         self.renamed: dict[str, str] = {}
+        self.messages = events.message_names(root)
 
     def warn(self, code: str, element_id: str | None, message: str) -> None:
         self.warnings.append(Problem(code, "warning", element_id, message))
@@ -270,7 +271,7 @@ class _Reader:
             ):
                 self.skip(child, child_local, f"on {local} '{node_id}'", child.get("id") or node_id)
         config.update(self.blob(element, "config"))
-        config.update(events.standard_config(element, kind, warn, self.root))
+        config.update(events.standard_config(element, kind, warn, self.messages))
         node: dict[str, Any] = {"kind": kind, "title": element.get("name", ""), "config": config}
         node.update(self.blob(element, "node"))
         if node["kind"] == "messageCatch" and "correlationKey" not in node["config"]:

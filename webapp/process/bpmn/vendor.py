@@ -44,10 +44,10 @@ def vendor_attr(element: etree._Element, name: str) -> str | None:
 
 
 def _extensions(element: etree._Element) -> list[etree._Element]:
+    namespace = split(element.tag)[0]
     return [
         child
-        for container in element
-        if split(container.tag) == (split(element.tag)[0], "extensionElements")
+        for container in element.iterchildren(q(namespace, "extensionElements"))
         for child in container
         if isinstance(child.tag, str)
     ]
