@@ -425,6 +425,7 @@ def _watermark_visible(page) -> bool:
     return page.evaluate(
         """(() => {
           const link = document.querySelector('.bjs-powered-by');
+          link.scrollIntoView({ block: 'center', inline: 'center' });
           const r = link.getBoundingClientRect();
           const hit = document.elementFromPoint(r.left + r.width / 2, r.top + r.height / 2);
           return !!hit && (hit === link || link.contains(hit));
