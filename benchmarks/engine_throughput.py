@@ -8,6 +8,10 @@ the completion rate and the start-to-complete latency (p50/p95/p99).
 
     .venv/bin/python benchmarks/engine_throughput.py [--count 600] [--rate 60] [--workers 2]
     .venv/bin/python benchmarks/engine_throughput.py --rate 0   # start all at once: drain rate
+    .venv/bin/python benchmarks/engine_throughput.py --leased   # tools leased as side effects
+
+The sample's tools are `noop`, which is pure: run inside its step, 4 transactions an instance.
+`--leased` uses a tool with side effects: each call is leased first, 7 transactions an instance.
 """
 
 from __future__ import annotations
@@ -154,7 +158,14 @@ def main() -> None:
         help="starts per second (default 70 on PostgreSQL, 35 on SQLite; 0 = all at once)",
     )
     parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument(
+        "--leased",
+        action="store_true",
+        help="tools with side effects (leased, 2 transactions a call) instead of pure `noop`",
+    )
     args = parser.parse_args()
+    if args.leased:
+        os.environ["FLOWDESK_EXTRA_TOOL_MODULES"] = "benchmarks.bench_tools"
 
     server = os.environ.get("DATABASE_URL")
     with tempfile.TemporaryDirectory(prefix="flowdesk-bench-") as tmp:
@@ -192,8 +203,13 @@ def run(args: argparse.Namespace, database: Database, workdir: Path) -> None:
     app = create_app(config)
     with app.app_context():
         upgrade()
+        document = sample_document()
+        if args.leased:
+            for node in document["nodes"].values():
+                if node["kind"] == "serviceTask":
+                    node["config"]["tool"] = "bench.echo"
         process = processes.create_process(
-            "bench", "Benchmark", partition_id=None, actor=None, document=sample_document()
+            "bench", "Benchmark", partition_id=None, actor=None, document=document
         )
         db.session.flush()
         published = processes.publish(process, actor=None)
@@ -253,7 +269,8 @@ def report(args, database, rate, completions, warm, started, finished, cpu) -> N
     cut = statistics.quantiles(latencies, n=100) if len(latencies) >= 2 else [0.0] * 99
     cores = os.cpu_count() or 1
     offered = "as fast as possible" if rate <= 0 else f"{rate:g}/s"
-    print(f"database: {database.kind}   workers: {args.workers}   cpus: {cores}")
+    tools = "bench.echo (leased)" if args.leased else "noop (pure)"
+    print(f"database: {database.kind}   workers: {args.workers}   cpus: {cores}   tools: {tools}")
     print(
         f"offered: {args.count} instances at {offered} "
         f"(started in {started:.1f} s = {args.count / started:.1f}/s)"
