@@ -8,7 +8,16 @@ from tests.engine.conftest import chain, node, publish_document, run_burst
 pytestmark = pytest.mark.browser
 
 FORM = {
-    "fields": [{"key": "amount", "label": "Amount", "type": "number", "required": True, "min": 1}]
+    "fields": [
+        {"key": "amount", "label": "Amount", "type": "number", "required": True, "min": 1},
+        {
+            "key": "kind",
+            "label": "Kind",
+            "type": "select",
+            "options": [{"value": "travel", "label": "Travel"}, {"value": "food", "label": "Food"}],
+        },
+        {"key": "venue", "label": "Venue", "type": "text", "visibleIf": "$form.kind == 'food'"},
+    ]
 }
 
 
@@ -33,6 +42,10 @@ def test_alice_starts_a_process_with_a_start_form(page, processes):
     page.get_by_role("button", name="Start", exact=True).click()
     assert page.get_by_text("Amount must be at least 1").is_visible()
     page.get_by_label("Amount").fill("250")
+    assert page.get_by_label("Venue").count() == 0
+    page.get_by_label("Kind").select_option("food")
+    page.get_by_label("Venue").fill("Canteen")  # appears once Food is chosen (htmx refresh)
+    assert page.get_by_label("Amount").input_value() == "250", "the refresh keeps typed values"
     page.get_by_label("Business key").fill("EXP-1")
     page.get_by_role("button", name="Start", exact=True).click()
     page.wait_for_url("**/inbox/instances/*")
