@@ -7,6 +7,7 @@ runs these inside the app context, so they take the session, the queue and the s
 from __future__ import annotations
 
 import logging
+from collections import deque
 from collections.abc import Callable, Iterable
 
 from flask import current_app
@@ -16,9 +17,11 @@ from redis.retry import Retry
 from rq import Queue
 
 from webapp.engine import calls, dispatch, steps
+from webapp.engine.dispatch import JobRef
 from webapp.engine.errors import EngineError
 from webapp.engine.runtime import StepResult
 from webapp.extensions import db
+from webapp.models.base import utcnow
 from webapp.queue import redis_url
 
 log = logging.getLogger(__name__)
@@ -64,8 +67,51 @@ def _run(step: Callable[[], StepResult]) -> str:
     except BaseException:
         db.session.rollback()
         raise
-    commit(result)
+    _commit_and_follow_on(result)
     return "applied" if result.applied else result.note
+
+
+# At most this many pure-tool jobs one delivery runs after its own step, so one instance cannot
+# hold a worker for long.
+FOLLOW_ON_LIMIT = 50
+
+
+def _commit_and_follow_on(result: StepResult) -> None:
+    """Commit; then run here, each in its own transaction, the pure-tool jobs the step made due
+    now, instead of a round trip through Redis for each. Every other job goes to RQ. The rows are
+    committed first, so a worker that dies half-way leaves them to the sweep like any lost
+    delivery."""
+    budget = FOLLOW_ON_LIMIT
+    waiting: deque[JobRef] = deque()
+    current: StepResult | None = result
+    while current is not None:
+        db.session.commit()
+        now = utcnow()
+        here = [r for r in current.jobs if r.entry == "inline" and r.due_at <= now][:budget]
+        budget -= len(here)
+        later = [r for r in current.jobs if r not in here]
+        if later:
+            dispatch.enqueue(engine_queue(), later)
+        waiting.extend(here)
+        current = None
+        while waiting and current is None:
+            ref = waiting.popleft()
+            try:
+                current = _inline_step(ref.id, ref.instance_id)
+            except EngineError:
+                db.session.rollback()
+            except Exception:
+                db.session.rollback()
+                log.exception("follow-on job %s failed; handing it to the queue", ref.id)
+                dispatch.enqueue(engine_queue(), [ref, *waiting])
+                return
+
+
+def _inline_step(job_id: int, instance_id: int) -> StepResult:
+    config = current_app.config
+    return steps.run_inline_tool(
+        db.session, job_id, instance_id, lambda call: calls.invoke(call, config)
+    )
 
 
 def run_tool(job_id: int, instance_id: int) -> str:
@@ -90,12 +136,7 @@ def run_tool(job_id: int, instance_id: int) -> str:
 
 def run_inline_tool(job_id: int, instance_id: int) -> str:
     """A pure tool: call it inside the step's transaction."""
-    config = current_app.config
-    return _run(
-        lambda: steps.run_inline_tool(
-            db.session, job_id, instance_id, lambda call: calls.invoke(call, config)
-        )
-    )
+    return _run(lambda: _inline_step(job_id, instance_id))
 
 
 def fire_timer(job_id: int, instance_id: int) -> str:
