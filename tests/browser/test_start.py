@@ -3,22 +3,9 @@
 import pytest
 
 from tests.browser.conftest import sign_in
-from tests.engine.conftest import chain, node, publish_document, run_burst
+from tests.engine.conftest import FORM, chain, node, publish_document, run_burst
 
 pytestmark = pytest.mark.browser
-
-FORM = {
-    "fields": [
-        {"key": "amount", "label": "Amount", "type": "number", "required": True, "min": 1},
-        {
-            "key": "kind",
-            "label": "Kind",
-            "type": "select",
-            "options": [{"value": "travel", "label": "Travel"}, {"value": "food", "label": "Food"}],
-        },
-        {"key": "venue", "label": "Venue", "type": "text", "visibleIf": "$form.kind == 'food'"},
-    ]
-}
 
 
 @pytest.fixture

@@ -58,3 +58,26 @@ def sample_document() -> dict[str, Any]:
         "f7": flow("join", "end"),
     }
     return document(nodes, flows)
+
+
+def parallel_join(a: dict[str, Any], b: dict[str, Any]) -> dict[str, Any]:
+    """start -> split -> the service tasks `a` and `b` in parallel -> join -> noop -> end."""
+    nodes = {
+        "start": node("startEvent"),
+        "split": node("parallelGateway"),
+        "a": a,
+        "b": b,
+        "join": node("parallelGateway"),
+        "after": node("serviceTask", tool="noop"),
+        "end": node("endEvent"),
+    }
+    flows = {
+        "f1": flow("start", "split"),
+        "f2": flow("split", "a"),
+        "f3": flow("split", "b"),
+        "f4": flow("a", "join"),
+        "f5": flow("b", "join"),
+        "f6": flow("join", "after"),
+        "f7": flow("after", "end"),
+    }
+    return document(nodes, flows)

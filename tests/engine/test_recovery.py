@@ -11,6 +11,7 @@ from rq.registry import ScheduledJobRegistry
 from sqlalchemy import select
 
 from tests.engine.conftest import chain, document, flow, history, node, publish_document
+from tests.engine.documents import parallel_join
 from tests.engine.test_steps import load, start
 from webapp.engine import definitions, steps
 from webapp.engine.calls import Outcome
@@ -25,25 +26,10 @@ from webapp.services.jobs import commit, engine_queue
 
 
 def _join_document():
-    nodes = {
-        "start": node("startEvent"),
-        "split": node("parallelGateway"),
-        "a": node("serviceTask", tool="test.record", inputs={"name": "'a'"}),
-        "b": node("serviceTask", tool="test.record", inputs={"name": "'b'"}),
-        "join": node("parallelGateway"),
-        "after": node("serviceTask", tool="noop"),
-        "end": node("endEvent"),
-    }
-    flows = {
-        "f1": flow("start", "split"),
-        "f2": flow("split", "a"),
-        "f3": flow("split", "b"),
-        "f4": flow("a", "join"),
-        "f5": flow("b", "join"),
-        "f6": flow("join", "after"),
-        "f7": flow("after", "end"),
-    }
-    return document(nodes, flows)
+    return parallel_join(
+        node("serviceTask", tool="test.record", inputs={"name": "'a'"}),
+        node("serviceTask", tool="test.record", inputs={"name": "'b'"}),
+    )
 
 
 def test_a_join_reached_by_two_steps_at_once_continues_exactly_once(app, engine, test_tools):

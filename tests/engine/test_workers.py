@@ -9,8 +9,6 @@ from sqlalchemy import select
 from tests.engine import tools_for_tests
 from tests.engine.conftest import (
     chain,
-    document,
-    flow,
     history,
     node,
     publish_document,
@@ -18,6 +16,7 @@ from tests.engine.conftest import (
     sample_document,
     wait_for,
 )
+from tests.engine.documents import parallel_join
 from tests.engine.test_steps import load, start
 from webapp.engine import steps
 from webapp.models import HistoryEntry, Job
@@ -40,25 +39,11 @@ def test_the_sample_process_completes_with_a_burst_worker(engine, app_config):
 
 
 def _barrier_join():
-    nodes = {
-        "start": node("startEvent"),
-        "split": node("parallelGateway"),
-        "a": node("serviceTask", tool="test.barrier", inputs={"name": "$input.id", "parties": "2"}),
-        "b": node("serviceTask", tool="test.barrier", inputs={"name": "$input.id", "parties": "2"}),
-        "join": node("parallelGateway"),
-        "after": node("serviceTask", tool="noop"),
-        "end": node("endEvent"),
-    }
-    flows = {
-        "f1": flow("start", "split"),
-        "f2": flow("split", "a"),
-        "f3": flow("split", "b"),
-        "f4": flow("a", "join"),
-        "f5": flow("b", "join"),
-        "f6": flow("join", "after"),
-        "f7": flow("after", "end"),
-    }
-    return document(nodes, flows)
+    def barrier() -> dict:
+        inputs = {"name": "$input.id", "parties": "2"}
+        return node("serviceTask", tool="test.barrier", inputs=inputs)
+
+    return parallel_join(barrier(), barrier())
 
 
 def test_a_join_reached_by_two_workers_at_once_continues_exactly_once(engine, workers, test_tools):
