@@ -44,6 +44,10 @@ def expense_approval() -> dict[str, Any]:
         "fields": [
             {"key": "summary", "label": "Request", "type": "display",
              "value": "$input.purpose"},
+            {"key": "amount", "label": "Amount (EUR)", "type": "display",
+             "value": "$input.amount"},
+            {"key": "category", "label": "Category", "type": "display",
+             "value": "$input.category"},
             {"key": "decision", "label": "Decision", "type": "radio", "required": True,
              "options": [{"value": "approve", "label": "Approve"},
                          {"value": "reject", "label": "Reject"}]},
