@@ -222,6 +222,22 @@ def test_service_task_tool_picker_inputs_and_numbers(designer, pid):
         assert message in response.get_data(as_text=True), fields
 
 
+def test_a_tool_that_takes_any_inputs_gets_named_inputs_added(designer, pid):
+    base = {"element_id": "call", "kind": "serviceTask", "original": "{}", "title": "Set"}
+    first = panel_post(designer, pid, {**base, "tool": "vars.set", "action": "refresh"})
+    assert "takes inputs of any name" in first.get_data(as_text=True)
+    added = panel_post(designer, pid, {**base, "tool": "vars.set", "action": "input-add"})
+    html = added.get_data(as_text=True)
+    assert "Name of the new input" in html and 'name="inputs-0-name"' in html
+    row = {"inputs-0-name": "large", "inputs-0-expression": "$input.n > 5"}
+    event = applied(panel_post(designer, pid, {**base, "tool": "vars.set", **row}))
+    assert event["config"]["inputs"] == {"large": "$input.n > 5"}
+    bad = {"inputs-0-name": "2 big", "inputs-0-expression": "1"}
+    refused = panel_post(designer, pid, {**base, "tool": "vars.set", "action": "apply", **bad})
+    assert refused.status_code == 422
+    assert "Name the input with letters" in refused.get_data(as_text=True)
+
+
 def test_a_flow_condition_default_and_checks(designer, pid):
     base = {"element_id": "f3", "kind": "sequenceFlow", "original": "{}", "title": "",
             "source_kind": "exclusiveGateway", "action": "apply"}  # fmt: skip

@@ -119,6 +119,8 @@ def refreshed(form: PanelForm, action: str, context: PanelContext) -> dict[str, 
         data["fields"] = edit_rows(data["fields"], action)
     if "inputs" in data:
         data["inputs"] = input_rows(context.tools.get(data.get("tool") or ""), data["inputs"])
+        if action == "input-add":
+            data["inputs"].append({"name": "", "expression": ""})
     return data
 
 

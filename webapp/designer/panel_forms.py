@@ -406,7 +406,11 @@ def _read_service_task(
     for entry in form.inputs.entries:
         name = (entry.form.name.data or "").strip()
         text = _expression_error(entry.form.expression)
-        if name and text:
+        if text and not is_identifier(name):
+            entry.form.expression.errors.append(
+                "Name the input with letters, digits and _, not starting with a digit."
+            )
+        elif name and text:
             inputs[name] = text
     config["inputs"] = inputs
     save_to = _save_to(form.save_to)
