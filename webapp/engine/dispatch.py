@@ -11,6 +11,7 @@ import logging
 from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import datetime, timedelta
+from typing import Any
 
 from redis.exceptions import RedisError
 from rq import Queue
@@ -60,7 +61,7 @@ def enqueue(queue: Queue | None, refs: Iterable[JobRef], *, now: datetime | None
     try:
         with queue.connection.pipeline() as pipe:
             for ref in refs:
-                options = {
+                options: dict[str, Any] = {
                     "args": (ref.id, ref.instance_id),
                     "job_id": ref.rq_id,
                     "timeout": -1,

@@ -135,7 +135,7 @@ class Step:
             self.history.add("entered", token, flow=via)
             node = self.definition.nodes.get(node_id)
             handler = HANDLERS.get(node["kind"]) if node else None
-            if handler is None:
+            if node is None or handler is None:
                 self.fail(token, "unknown_node", f"Node '{node_id}' cannot be run.")
                 continue
             handler(self, token, node)
@@ -176,7 +176,11 @@ class Step:
         self.history.write(self.conn)
         refs = [
             JobRef(
-                job.id, job.instance_id, entry_point(job.kind, job.tool), job.due_at, job.attempt
+                store.saved_id(job.id),
+                job.instance_id,
+                entry_point(job.kind, job.tool),
+                job.due_at,
+                job.attempt,
             )
             for job in [*new_jobs, *self._jobs]
             if job.status == "pending"
@@ -233,8 +237,8 @@ class Step:
         jobs = [
             JobRow(
                 id=None,
-                instance_id=self.instance.id,
-                token_id=token.id,
+                instance_id=store.saved_id(self.instance.id),
+                token_id=store.saved_id(token.id),
                 node_id=token.node_id,
                 key=f"{token.id}:{token.node_id}:{token.step}",
                 actor=self.starter,

@@ -73,7 +73,7 @@ def _pending(step: Step, job: JobRow | None, kind: str) -> TokenRow | None:
 def _due(step: Step, job: JobRow | None, kind: str) -> TokenRow | str:
     """The token of a pending job that is due, else why the delivery is dropped."""
     token = _pending(step, job, kind)
-    if token is None:
+    if job is None or token is None:
         return "job no longer pending"
     if job.due_at > step.now + EARLY_TOLERANCE:
         return "not due yet"
@@ -156,7 +156,7 @@ def claim_tool_job(
 
 def _call(job: JobRow) -> Call:
     return Call(
-        job_id=job.id,
+        job_id=store.saved_id(job.id),
         instance_id=job.instance_id,
         node_id=job.node_id,
         tool=job.tool or "",

@@ -23,6 +23,13 @@ JOBS = Job.__table__
 OPEN = ("active", "waiting", "failed")
 
 
+def saved_id(row_id: int | None) -> int:
+    """The id of a row the step has inserted; ids are None only before that insert."""
+    if row_id is None:
+        raise RuntimeError("a row was used before it was inserted")
+    return row_id
+
+
 @dataclass(eq=False)
 class InstanceRow:
     """The instance as a step sees it; `finish` writes back what changed."""
@@ -111,7 +118,7 @@ _JOB_COLUMNS = [JOBS.c[name] for name in JOB_FIELDS]
 
 def _update(table: Any, key: str, columns: tuple[str, ...]) -> Any:
     """UPDATE table SET <columns> = :<column> WHERE id = :<key>, built once."""
-    values = {name: bindparam(name) for name in columns}
+    values: dict[str, Any] = {name: bindparam(name) for name in columns}
     return update(table).where(table.c.id == bindparam(key)).values(values)
 
 

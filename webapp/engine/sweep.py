@@ -7,8 +7,10 @@ job is still pending for its token. The sweep only reads the database; it never 
 from __future__ import annotations
 
 import logging
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
+from typing import Any
 
 from redis.exceptions import RedisError
 from rq import Queue
@@ -71,7 +73,7 @@ def sweep(
     return report
 
 
-def _enqueue_lost(queue: Queue, rows: list, now: datetime, grace: float) -> int:
+def _enqueue_lost(queue: Queue, rows: Sequence[Any], now: datetime, grace: float) -> int:
     with queue.connection.pipeline(transaction=False) as pipe:
         for row in rows:
             pipe.hmget(RQJob.key_for(rq_job_id(row.id, row.attempt)), "status", "started_at")
