@@ -40,8 +40,11 @@ class Sweeper(threading.Thread):
     def stop(self) -> None:
         self.stopped.set()
 
-    def sweep_once(self) -> bool:
-        """Sweep if no other process did within the interval; True when this call swept."""
+    def sweep_once(self, grace: float | None = None) -> bool:
+        """Sweep if no other process did within the interval; True when this call swept.
+
+        `grace` overrides SWEEP_GRACE: a worker starting up takes over at once what a process
+        that stopped left behind (such as `seed-demo`'s jobs); a second delivery is harmless."""
         from webapp.engine.sweep import sweep
         from webapp.services.jobs import engine_queue
         from webapp.services.operations import retention_tick
@@ -60,7 +63,8 @@ class Sweeper(threading.Thread):
             try:
                 queue = engine_queue()
                 if queue is not None:
-                    sweep(db.session, queue, grace=float(self.app.config["SWEEP_GRACE"]))
+                    wait = float(self.app.config["SWEEP_GRACE"]) if grace is None else grace
+                    sweep(db.session, queue, grace=wait)
             except Exception:
                 log.exception("sweep failed")
                 db.session.rollback()
@@ -120,7 +124,7 @@ class AppWorker(SimpleWorker):
     def work(self, burst: bool = False, *args: Any, **kwargs: Any) -> bool:
         """Sweep once before working (so `--burst` also recovers lost jobs), then periodically."""
         self.sweeper = Sweeper(self.app)
-        self.sweeper.sweep_once()
+        self.sweeper.sweep_once(grace=0)
         if not burst:
             self.sweeper.start()
         try:

@@ -38,6 +38,16 @@ def test_the_sample_process_completes_with_a_burst_worker(engine, app_config):
     assert history(engine, instances[2]).count(("left", "join")) == 1
 
 
+def test_a_starting_worker_takes_over_jobs_that_were_never_delivered(engine, app_config):
+    """A process that stopped right after committing (seed-demo, a crashed web worker) leaves
+    job rows without an RQ delivery; the next worker to start runs them at once."""
+    version = publish_document(sample_document())
+    result = steps.start_instance(engine, version, input={"amount": 500})
+    engine.commit()  # committed, never enqueued
+    run_burst(app_config, SWEEP_GRACE=600)  # later sweeps would wait; the first one does not
+    assert _status(engine, result.instance.id) == "completed"
+
+
 def _barrier_join():
     def barrier() -> dict:
         inputs = {"name": "$input.id", "parties": "2"}
