@@ -164,3 +164,11 @@ def test_the_layout_does_not_depend_on_string_hashing() -> None:
         for seed in ("1", "2", "3")
     }
     assert len(runs) == 1
+
+
+def test_a_flow_going_back_runs_below_the_shapes_it_spans() -> None:
+    source, target = (400, 0, 100, 80), (0, 0, 100, 80)
+    between = (200, 60, 100, 80)  # lower than both ends
+    points = route(source, target, [source, target, between])
+    assert points[1]["y"] > between[1] + between[3], "below the shape in between"
+    assert route(source, target)[1]["y"] == 80 + 40, "without others: just below the two ends"

@@ -92,8 +92,12 @@ def place_missing(doc: dict[str, Any], missing: Sequence[str]) -> None:
         node["position"] = {"x": x, "y": _number(top), "width": w, "height": h}
 
 
-def route(source: Box, target: Box) -> list[dict[str, float]]:
-    """Orthogonal waypoints from the source shape's border to the target shape's border."""
+def route(source: Box, target: Box, others: Sequence[Box] = ()) -> list[dict[str, float]]:
+    """Orthogonal waypoints from the source shape's border to the target shape's border.
+
+    A flow going back (right to left) runs below the two shapes and below every box of `others`
+    that stands between them, so a loop does not cross the shapes it spans.
+    """
     sx, sy, sw, sh = source
     tx, ty, tw, th = target
     s_mid_y, t_mid_y = sy + sh / 2, ty + th / 2
@@ -105,7 +109,9 @@ def route(source: Box, target: Box) -> list[dict[str, float]]:
             bend = (start[0] + end[0]) / 2
             points = [start, (bend, start[1]), (bend, end[1]), end]
     else:
-        below = max(sy + sh, ty + th) + _MIN_GAP_Y
+        left, right = min(sx, tx), max(sx + sw, tx + tw)
+        spanned = [y + h for x, y, w, h in others if x < right and x + w > left]
+        below = max([sy + sh, ty + th, *spanned]) + _MIN_GAP_Y
         start, end = (sx + sw / 2, sy + sh), (tx + tw / 2, ty + th)
         points = [start, (start[0], below), (end[0], below), end]
     return [{"x": _number(x), "y": _number(y)} for x, y in points]

@@ -234,7 +234,9 @@ class _Writer:
             edge.set("bpmnElement", flow_id)
             points = flow["waypoints"]
             if len(points) < 2 or any(set(p) != {"x", "y"} for p in points):
-                points = layout.route(boxes[flow["source"]], boxes[flow["target"]])
+                points = layout.route(
+                    boxes[flow["source"]], boxes[flow["target"]], list(boxes.values())
+                )
                 edge.set(q(FLOWDESK, "generated"), "true")
             for point in points:
                 waypoint = etree.SubElement(edge, q(DI, "waypoint"))
