@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
-from typing import Any
+import functools
+from collections.abc import Callable
+from typing import Any, TypeVar
 
 from flask import Flask
 from sqlalchemy import event
 from sqlalchemy.engine import Engine
 
 from webapp.extensions import db
+
+F = TypeVar("F", bound=Callable[..., Any])
 
 
 def configure(app: Flask) -> None:
@@ -59,3 +63,19 @@ def begin_write() -> None:
 
 def is_sqlite() -> bool:
     return db.engine.dialect.name == "sqlite"
+
+
+def transactional(function: F) -> F:
+    """A service that owns its transaction: commit when it returns, roll back when it raises."""
+
+    @functools.wraps(function)
+    def run(*args: Any, **kwargs: Any) -> Any:
+        try:
+            result = function(*args, **kwargs)
+        except BaseException:
+            db.session.rollback()
+            raise
+        db.session.commit()
+        return result
+
+    return run  # type: ignore[return-value]

@@ -25,7 +25,6 @@ from flask_login import current_user
 from webapp.designer import bp
 from webapp.designer.access import base_revision, can_publish, load_process
 from webapp.designer.forms import PublishForm
-from webapp.extensions import db
 from webapp.htmx_support import is_htmx
 from webapp.process.bpmn import export_bpmn
 from webapp.process.validation import has_errors, validate
@@ -76,13 +75,10 @@ def save(process_id: int):
             process, request.get_data(), base_revision=revision, actor=current_user
         )
     except StaleDraft as exc:
-        db.session.rollback()
         return _error(409, exc.code, exc.message, revision=process.draft_revision)
     except ImportRefused as exc:
-        db.session.rollback()
         unsupported = [processes.unsupported_dict(u) for u in exc.unsupported]
         return _error(exc.status, exc.code, exc.message, line=exc.line, unsupported=unsupported)
-    db.session.commit()
     response = jsonify({**result.as_dict(), "saved_by": current_user.name})
     response.headers["Server-Timing"] = f"save;dur={(time.perf_counter() - began) * 1000:.1f}"
     return response
@@ -98,11 +94,9 @@ def layout(process_id: int):
             process, base_revision=base_revision(), actor=current_user
         )
     except StaleDraft as exc:
-        db.session.rollback()
         if wants_json:
             return _error(409, exc.code, exc.message, revision=process.draft_revision)
         abort(409, exc.message)
-    db.session.commit()
     if wants_json:
         problems = [p.as_dict() for p in result.problems]
         return jsonify(revision=result.revision, problems=problems, xml=process.draft_xml)
@@ -122,19 +116,19 @@ def publish(process_id: int):
     refusal = None
     if form.validate_on_submit():
         try:
-            processes.check_revision(process, int(form.revision.data))
-            version = processes.publish(process, actor=current_user, note=form.note.data)
+            revision = int(form.revision.data)
+        except ValueError:
+            abort(400)
+        try:
+            version = processes.publish(
+                process, actor=current_user, note=form.note.data, base_revision=revision
+            )
         except StaleDraft as exc:
-            db.session.rollback()
             refusal, status = exc.message, 409
             form.revision.data = str(process.draft_revision)
         except ProcessError as exc:
-            db.session.rollback()
             refusal, status = exc.message, exc.status
-        except ValueError:
-            abort(400)
         else:
-            db.session.commit()
             flash(f"Published version {version.number} of {process.name}.", "success")
             target = url_for("designer.versions", process_id=process.id)
             if is_htmx():

@@ -20,7 +20,6 @@ from webapp.designer.forms import AddNodeForm, ConnectForm, RenameForm, Revision
 from webapp.designer.panel import applied_note, handle_post, panel_context, render_panel
 from webapp.designer.panel_forms import FLOW, PanelContext, PanelForm, initial_data, input_rows
 from webapp.designer.panel_forms import make_form as make_panel_form
-from webapp.extensions import db
 from webapp.htmx_support import is_htmx
 from webapp.models import Process
 from webapp.process.kinds import KINDS
@@ -89,13 +88,10 @@ def _apply(
     try:
         processes.edit_draft(process, run, base_revision=base_revision(), actor=current_user)
     except StaleDraft as exc:
-        db.session.rollback()
         message = exc.message + " The outline below is the current draft; repeat your change."
         return _page(process, 409, message, **forms)
     except ProcessError as exc:
-        db.session.rollback()
         return _page(process, exc.status, exc.message, **forms)
-    db.session.commit()
     flash(success, "success")
     return redirect(url_for("designer.outline", process_id=process.id) + anchor)
 
@@ -223,12 +219,10 @@ def edit_element(process_id: int, element_id: str):
         try:
             processes.edit_draft(process, change, base_revision=revision, actor=current_user)
         except ProcessError as exc:
-            db.session.rollback()
             form.form_errors.append(exc.message)
             return render_panel(
                 process, form, context, post_url=post_url, status=exc.status, mode="outline"
             )
-        db.session.commit()
         flash(f"'{element_id}': {applied_note(form, values)}", "success")
         target = url_for("designer.outline", process_id=process.id) + f"#node-{element_id}"
         if is_htmx():

@@ -82,10 +82,8 @@ def new():
                 actor=current_user,
             )
         except ProcessError as exc:
-            db.session.rollback()
             form.key.errors.append(exc.message)
         else:
-            db.session.commit()
             flash(f"Process {process.name} created.", "success")
             return redirect(url_for("designer.editor", process_id=process.id))
     status = 422 if request.method == "POST" else 200
@@ -102,8 +100,7 @@ def _upload(field: Any) -> bytes:
 
 
 def _imported(process: Process, result: DraftImport):
-    """Commit an import and open the designer, saying what was imported and what left out."""
-    db.session.commit()
+    """Open the designer, saying what was imported and what was left out."""
     flash(_imported_message(process, result), "success")
     return redirect(url_for("designer.editor", process_id=process.id))
 
@@ -138,10 +135,8 @@ def import_new():
                 allow_unsupported=form.allow_unsupported.data,
             )
         except ImportRefused as exc:
-            db.session.rollback()
             refusal, status = exc, exc.status
         except ProcessError as exc:
-            db.session.rollback()
             form.key.errors.append(f"{exc.message} Choose another key.")
             status = 422
         else:
@@ -168,7 +163,7 @@ def import_draft(process_id: int):
                 allow_unsupported=form.allow_unsupported.data,
             )
         except (ImportRefused, StaleDraft) as exc:
-            db.session.rollback()
+            db.session.rollback()  # the file may be refused before the service runs
             refusal, status = exc, exc.status
             form.revision.data = str(process.draft_revision)
         else:

@@ -153,9 +153,7 @@ def seed_demo_processes() -> int:
         process = processes.create_process(
             doc["key"], doc["name"], partition_id=partition_id, actor=designer, document=doc
         )
-        db.session.flush()
         version = processes.publish(process, actor=designer, note="Demo process")
-        db.session.commit()
         created += 1
         for username, data, business_key in starts:
             starter = accounts.find_user(username)

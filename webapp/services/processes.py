@@ -1,4 +1,8 @@
-"""Processes: create, save drafts (with a revision check), publish immutable versions."""
+"""Processes: create, save drafts (with a revision check), publish immutable versions.
+
+Each public change is one transaction of its own: committed when it returns, rolled back when it
+raises (`transactional`), so views only call and answer.
+"""
 
 from __future__ import annotations
 
@@ -10,6 +14,7 @@ from typing import Any
 
 from sqlalchemy import func, select
 
+from webapp.database import transactional
 from webapp.extensions import db
 from webapp.models import Process, ProcessVersion, User
 from webapp.models.base import utcnow
@@ -68,6 +73,7 @@ def check_key(key: str) -> str:
     return key
 
 
+@transactional
 def create_process(
     key: str,
     name: str,
@@ -76,7 +82,7 @@ def create_process(
     actor: User | None,
     document: dict[str, Any] | None = None,
 ) -> Process:
-    """Add a process with an empty (or given) draft; the caller commits."""
+    """Add a process with an empty (or given) draft."""
     key = check_key(key)
     if db.session.scalar(select(Process.id).where(Process.key == key)) is not None:
         raise ProcessError("key.taken", f"A process with the key {key!r} exists.")
@@ -109,10 +115,11 @@ def _store_draft(
     return problems
 
 
+@transactional
 def save_draft(
     process: Process, doc: dict[str, Any], *, base_revision: int, actor: User | None
 ) -> SaveResult:
-    """Replace the draft unless someone saved since `base_revision`; the caller commits."""
+    """Replace the draft unless someone saved since `base_revision`."""
     check_revision(process, base_revision)
     problems = _store_draft(process, documents.normalize(doc), actor)
     return SaveResult(process.draft_revision, problems)
@@ -137,8 +144,14 @@ def latest_version(process: Process) -> ProcessVersion | None:
     )
 
 
-def publish(process: Process, *, actor: User | None, note: str = "") -> ProcessVersion:
-    """Publish the draft as version N+1; refused with errors or when nothing changed."""
+@transactional
+def publish(
+    process: Process, *, actor: User | None, note: str = "", base_revision: int | None = None
+) -> ProcessVersion:
+    """Publish the draft as version N+1; refused with errors, when nothing changed, or when
+    someone saved since `base_revision` (when given)."""
+    if base_revision is not None:
+        check_revision(process, base_revision)
     doc = process.draft_document or documents.new_document(process.key, process.name)
     problems = validate(doc, tool_specs())
     if has_errors(problems):
@@ -256,10 +269,11 @@ def _refuse_unsupported(result: ImportResult, what: str) -> None:
         )
 
 
+@transactional
 def save_draft_xml(
     process: Process, xml: bytes | str, *, base_revision: int, actor: User | None
 ) -> DraftImport:
-    """Save a diagram drawn in the designer; the caller commits.
+    """Save a diagram drawn in the designer.
 
     The posted XML is stored as is (it imports to exactly the stored document), so what the
     modeller drew, label positions included, comes back on reload.
@@ -274,6 +288,7 @@ def save_draft_xml(
     return DraftImport(process.draft_revision, problems, result.warnings, [])
 
 
+@transactional
 def import_draft(
     process: Process,
     data: bytes | str,
@@ -291,6 +306,7 @@ def import_draft(
     return DraftImport(process.draft_revision, problems, result.warnings, result.unsupported)
 
 
+@transactional
 def create_imported(
     key: str,
     name: str,
@@ -318,6 +334,7 @@ def create_imported(
     )
 
 
+@transactional
 def edit_draft(
     process: Process,
     edit: Callable[[dict[str, Any]], dict[str, Any]],
@@ -331,6 +348,7 @@ def edit_draft(
     return save_draft(process, edit(doc), base_revision=base_revision, actor=actor)
 
 
+@transactional
 def auto_layout_draft(process: Process, *, base_revision: int, actor: User | None) -> SaveResult:
     """Lay the draft out left to right (every position and route recomputed)."""
     return edit_draft(process, auto_layout, base_revision=base_revision, actor=actor)
