@@ -50,7 +50,6 @@ def create_user(username, password, display_name, email, roles, partitions) -> N
         )
     except accounts.AccountError as error:
         raise click.ClickException(f"{error.field}: {error.message}") from error
-    db.session.commit()
     click.echo(f"created user {username.strip().lower()}")
 
 

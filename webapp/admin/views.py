@@ -75,10 +75,8 @@ def new_user():
                 partitions=_by_ids(Partition, form.partitions.data),
             )
         except accounts.AccountError as error:
-            db.session.rollback()
             getattr(form, error.field).errors.append(error.message)
         else:
-            db.session.commit()
             flash(f"User {form.username.data.strip().lower()} created.", "success")
             return redirect(url_for("admin.users"))
     status = 422 if request.method == "POST" else 200
@@ -97,12 +95,14 @@ def edit_user(user_id: int):
     _fill_choices(form)
     form.username.render_kw = {"readonly": True}
     if form.validate_on_submit():
-        user.display_name = (form.display_name.data or "").strip()
-        user.email = (form.email.data or "").strip()
-        user.active = form.active.data
-        user.roles = _by_ids(Role, form.roles.data)
-        user.partitions = _by_ids(Partition, form.partitions.data)
-        db.session.commit()
+        accounts.update_user(
+            user,
+            display_name=form.display_name.data or "",
+            email=form.email.data or "",
+            active=form.active.data,
+            roles=_by_ids(Role, form.roles.data),
+            partitions=_by_ids(Partition, form.partitions.data),
+        )
         flash(f"User {user.username} saved.", "success")
         return redirect(url_for("admin.users"))
     status = 422 if request.method == "POST" else 200
@@ -116,11 +116,14 @@ def reset_password(user_id: int):
     user = db.get_or_404(User, user_id)
     form = PasswordForm()
     if form.validate_on_submit():
-        user.set_password(form.password.data)
-        db.session.commit()
-        return render_template(
-            "admin/_password_form.html", form=PasswordForm(formdata=None), user=user, saved=True
-        )
+        try:
+            accounts.reset_password(user, form.password.data)
+        except accounts.AccountError as error:
+            form.password.errors.append(error.message)
+        else:
+            return render_template(
+                "admin/_password_form.html", form=PasswordForm(formdata=None), user=user, saved=True
+            )
     return render_template("admin/_password_form.html", form=form, user=user), 422
 
 
@@ -128,13 +131,11 @@ def reset_password(user_id: int):
 def roles():
     form = RoleForm()
     if form.validate_on_submit():
-        if db.session.scalar(select(Role).where(Role.name == form.name.data.strip())):
-            form.name.errors.append("A role with this name exists.")
+        try:
+            accounts.create_role(form.name.data, form.permissions.data, form.description.data or "")
+        except accounts.AccountError as error:
+            getattr(form, error.field).errors.append(error.message)
         else:
-            accounts.ensure_role(
-                form.name.data.strip(), form.permissions.data, form.description.data or ""
-            )
-            db.session.commit()
             flash(f"Role {form.name.data.strip()} created.", "success")
             return redirect(url_for("admin.roles"))
     status = 422 if request.method == "POST" else 200
@@ -151,9 +152,9 @@ def edit_role(role_id: int):
     )
     form.name.render_kw = {"readonly": True}
     if form.validate_on_submit():
-        role.description = form.description.data or ""
-        role.set_permissions(form.permissions.data)
-        db.session.commit()
+        accounts.update_role(
+            role, permissions=form.permissions.data, description=form.description.data or ""
+        )
         flash(f"Role {role.name} saved.", "success")
         return redirect(url_for("admin.roles"))
     status = 422 if request.method == "POST" else 200
@@ -164,11 +165,11 @@ def edit_role(role_id: int):
 def partitions():
     form = PartitionForm()
     if form.validate_on_submit():
-        if db.session.scalar(select(Partition).where(Partition.key == form.key.data)):
-            form.key.errors.append("A partition with this key exists.")
+        try:
+            accounts.create_partition(form.key.data, form.name.data)
+        except accounts.AccountError as error:
+            getattr(form, error.field).errors.append(error.message)
         else:
-            accounts.ensure_partition(form.key.data, form.name.data.strip())
-            db.session.commit()
             flash(f"Partition {form.key.data} created.", "success")
             return redirect(url_for("admin.partitions"))
     status = 422 if request.method == "POST" else 200

@@ -1,4 +1,8 @@
-"""Accounts: users, roles, partitions, and sign-in with throttling."""
+"""Accounts: users, roles, partitions, and sign-in with throttling.
+
+The changes an admin makes are each one transaction (`transactional`); `ensure_role` and
+`ensure_partition` leave committing to their caller, so the demo seed is one transaction.
+"""
 
 from __future__ import annotations
 
@@ -9,6 +13,7 @@ from datetime import timedelta
 from flask import current_app
 from sqlalchemy import func, select
 
+from webapp.database import transactional
 from webapp.extensions import db
 from webapp.models import LoginFailure, Partition, Role, User
 from webapp.models.base import utcnow
@@ -54,6 +59,7 @@ def find_user(username: str) -> User | None:
     return db.session.scalar(select(User).where(User.username == username.strip().lower()))
 
 
+@transactional
 def create_user(
     username: str,
     password: str,
@@ -64,7 +70,7 @@ def create_user(
     partitions: list[Partition] | None = None,
     check_strength: bool = True,
 ) -> User:
-    """Add a user to the session (the caller commits); raises AccountError on bad data."""
+    """Add a user; raises AccountError (nothing saved) on bad data."""
     username = check_username(username)
     if check_strength:
         check_password_strength(password)
@@ -154,6 +160,55 @@ def ensure_partition(key: str, name: str) -> Partition:
         db.session.add(partition)
     partition.name = name
     return partition
+
+
+@transactional
+def update_user(
+    user: User,
+    *,
+    display_name: str,
+    email: str,
+    active: bool,
+    roles: list[Role],
+    partitions: list[Partition],
+) -> User:
+    user.display_name = display_name.strip()
+    user.email = email.strip()
+    user.active = active
+    user.roles = list(roles)
+    user.partitions = list(partitions)
+    return user
+
+
+@transactional
+def reset_password(user: User, password: str) -> None:
+    check_password_strength(password)
+    user.set_password(password)
+
+
+@transactional
+def create_role(name: str, permissions: list[str], description: str = "") -> Role:
+    name = name.strip()
+    if db.session.scalar(select(Role.id).where(Role.name == name)) is not None:
+        raise AccountError("name", "A role with this name exists.")
+    return ensure_role(name, permissions, description)
+
+
+@transactional
+def update_role(role: Role, *, permissions: list[str], description: str) -> Role:
+    unknown = set(permissions) - set(PERMISSIONS)
+    if unknown:
+        raise AccountError("permissions", f"Unknown permissions: {', '.join(sorted(unknown))}")
+    role.description = description
+    role.set_permissions(permissions)
+    return role
+
+
+@transactional
+def create_partition(key: str, name: str) -> Partition:
+    if db.session.scalar(select(Partition.id).where(Partition.key == key)) is not None:
+        raise AccountError("key", "A partition with this key exists.")
+    return ensure_partition(key, name.strip())
 
 
 def user_count() -> int:
