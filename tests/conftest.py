@@ -143,6 +143,47 @@ def client(app):
     return app.test_client()
 
 
+def worker_env(app_config: dict, **settings: object) -> dict[str, str]:
+    """The environment a `python worker.py` process needs to join the suite's database and Redis,
+    plus `settings` (such as SWEEP_GRACE) as environment variables."""
+    env = dict(
+        os.environ,
+        DATABASE_URL=app_config["SQLALCHEMY_DATABASE_URI"],
+        REDIS_URL=app_config["REDIS_URL"],
+        SECRET_KEY=app_config["SECRET_KEY"],
+        RQ_QUEUE=app_config["RQ_QUEUE"],
+        FLOWDESK_ENV="testing",
+        PYTHONPATH=str(ROOT),
+    )
+    env.update({key: str(value) for key, value in settings.items()})
+    return env
+
+
+TEST_PASSWORD = "password-123"
+
+
+def make_user(
+    username: str,
+    permissions: list[str],
+    partitions: tuple[str, ...] | list[str] = (),
+    *,
+    role: str | None = None,
+    password: str = TEST_PASSWORD,
+):
+    """A committed user holding `permissions` (through the role `role`, by default named after
+    the user) in the partitions with these keys; needs an app context."""
+    from sqlalchemy import select
+
+    from webapp.extensions import db
+    from webapp.models import Partition
+    from webapp.services import accounts
+
+    granted = accounts.ensure_role(role or f"role-{username}", permissions)
+    found = [db.session.scalar(select(Partition).where(Partition.key == k)) for k in partitions]
+    assert all(found), f"unknown partition in {partitions}"
+    return accounts.create_user(username, password, roles=[granted], partitions=found)
+
+
 CSRF = re.compile(r'name="csrf_token"[^>]*?value="([^"]+)"')
 
 
@@ -169,6 +210,20 @@ def login_as(client, demo):
         return client
 
     return sign_in
+
+
+@pytest.fixture
+def user_with(app, db_session, demo):
+    """A signed-in client for a new user holding `permissions` in `partitions`."""
+
+    def make(permissions: list[str], partitions: tuple[str, ...] | list[str] = ()):
+        name = "-".join(p.replace(".", "") for p in permissions) + "-" + "-".join(partitions)
+        user = make_user(f"u-{name}"[:64], permissions, partitions, role=f"r-{name}"[:64])
+        client = app.test_client()
+        assert login(client, user.username, TEST_PASSWORD).status_code == 302
+        return client
+
+    return make
 
 
 @pytest.fixture(scope="session")

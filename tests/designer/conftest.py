@@ -8,10 +8,10 @@ from typing import Any
 import pytest
 from sqlalchemy import select
 
-from tests.conftest import csrf_token, login
+from tests.conftest import csrf_token
 from webapp.models import Partition, Process, User
 from webapp.process.bpmn import export_bpmn
-from webapp.services import accounts, processes
+from webapp.services import processes
 
 USER_TASK = {
     "assignee": {"type": "user", "value": "alice"},
@@ -68,25 +68,6 @@ def make_process(db_session, demo):
 @pytest.fixture
 def designer(login_as):
     return login_as("designer")
-
-
-@pytest.fixture
-def user_with(app, db_session, demo):
-    """A signed-in client for a new user holding `permissions` in `partitions`."""
-
-    def make(permissions: list[str], partitions: list[str] = ()):
-        name = "-".join(p.replace(".", "") for p in permissions) + "-" + "-".join(partitions)
-        role = accounts.ensure_role(f"r-{name}"[:64], permissions)
-        parts = [db_session.scalar(select(Partition).where(Partition.key == k)) for k in partitions]
-        user = accounts.create_user(
-            f"u-{name}"[:64], "password-123", roles=[role], partitions=parts
-        )
-        db_session.commit()
-        client = app.test_client()
-        assert login(client, user.username, "password-123").status_code == 302
-        return client
-
-    return make
 
 
 def token(client, path: str = "/designer/") -> str:

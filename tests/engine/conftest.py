@@ -16,6 +16,8 @@ from typing import Any
 import pytest
 from sqlalchemy import func, select
 
+from tests.conftest import make_user
+from tests.conftest import worker_env as base_worker_env
 from tests.engine.documents import chain, document, flow, node, sample_document  # noqa: F401
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -72,16 +74,13 @@ def published(app, demo):
     """Processes: open (no partition, waits at a task), finance, hr, a start form, a message,
     and one that fails; and `finance-op`, an operator in finance only."""
     with app.app_context():
-        from webapp.extensions import db
-        from webapp.services import accounts
-
-        accounts.create_user(
+        make_user(
             "finance-op",
-            "flowdesk-demo",
-            roles=[accounts.ensure_role("manager", ["instances.read", "instances.manage"])],
-            partitions=[accounts.ensure_partition("finance", "Finance")],
+            ["instances.read", "instances.manage"],
+            ["finance"],
+            role="manager",
+            password="flowdesk-demo",
         )
-        db.session.commit()
         wait = (
             "review",
             node("userTask", "Review", assignee={"type": "role", "value": "approver"}),
@@ -182,18 +181,8 @@ def wait_for(check: Callable[[], Any], timeout: float = 30.0, what: str = "condi
 
 
 def worker_env(app_config: dict, **extra: Any) -> dict[str, str]:
-    env = dict(
-        os.environ,
-        DATABASE_URL=app_config["SQLALCHEMY_DATABASE_URI"],
-        REDIS_URL=app_config["REDIS_URL"],
-        SECRET_KEY=app_config["SECRET_KEY"],
-        RQ_QUEUE=app_config["RQ_QUEUE"],
-        FLOWDESK_ENV="testing",
-        FLOWDESK_EXTRA_TOOL_MODULES=TOOL_MODULE,
-        PYTHONPATH=str(ROOT),
-    )
-    env.update({key: str(value) for key, value in {**FAST, **extra}.items()})
-    return env
+    """A worker with the test tools and quick sweeps; `extra` settings override."""
+    return base_worker_env(app_config, FLOWDESK_EXTRA_TOOL_MODULES=TOOL_MODULE, **{**FAST, **extra})
 
 
 def run_burst(app_config: dict, **extra: Any) -> subprocess.CompletedProcess:

@@ -8,7 +8,7 @@ from flask import render_template
 from sqlalchemy import select
 from werkzeug.datastructures import MultiDict
 
-from tests.conftest import csrf_token
+from tests.conftest import csrf_token, make_user
 from tests.engine.conftest import FORM
 from webapp import spec_forms
 from webapp.models import Instance
@@ -30,13 +30,9 @@ def test_the_start_page_lists_what_the_user_may_start(login_as, published):
 
 def test_users_without_instances_start_are_refused(client, app, published):
     from tests.conftest import login
-    from webapp.extensions import db
-    from webapp.services import accounts
 
     with app.app_context():
-        role = accounts.ensure_role("reader", ["tasks.work"])
-        accounts.create_user("reader", "reader-password", roles=[role])
-        db.session.commit()
+        make_user("reader", ["tasks.work"], role="reader", password="reader-password")
     login(client, "reader", "reader-password")
     assert client.get("/inbox/processes").status_code == 403
     assert client.post("/inbox/processes/open/start").status_code in (400, 403)

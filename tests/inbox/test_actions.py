@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 from sqlalchemy import select
 
+from tests.conftest import make_user
 from tests.inbox.conftest import INBOX, htmx, kinds, open_task, post, start
 from webapp.models import HistoryEntry, Instance, Task, User
 
@@ -130,17 +131,15 @@ def test_reassign_checks_its_input(users, flows, app, db_session, data, message)
 
 
 def test_reassign_is_for_operators_of_the_partition(users, flows, app, db_session, demo):
-    from webapp.extensions import db
-    from webapp.services import accounts
 
     with app.app_context():
-        accounts.create_user(
+        make_user(
             "fin-op",
-            "flowdesk-demo",
-            roles=[accounts.ensure_role("manager", ["instances.read", "instances.manage"])],
-            partitions=[accounts.ensure_partition("finance", "Finance")],
+            ["instances.read", "instances.manage"],
+            ["finance"],
+            role="manager",
+            password="flowdesk-demo",
         )
-        db.session.commit()
     screen = open_task(db_session, start(app, "hr"))
     assert (
         post(users("alice"), f"/inbox/tasks/{screen.id}/reassign", {"role": "clerk"}).status_code

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.conftest import csrf_token, login
+from tests.conftest import csrf_token, login, make_user
 from tests.operations.conftest import published, start_failed_gate
 
 # (path, whether it shows one finance object: then 404 for a reader of another partition)
@@ -29,23 +29,15 @@ ACTIONS = [
 
 @pytest.fixture
 def people(app, demo, db_session):
-    from sqlalchemy import select
 
-    from webapp.models import Partition
-    from webapp.services import accounts
-
-    hr = db_session.scalar(select(Partition).where(Partition.key == "hr"))
-    finance = db_session.scalar(select(Partition).where(Partition.key == "finance"))
     made = {
-        "nobody": ([], [finance]),
-        "reader": (["instances.read"], [finance]),
-        "manager": (["instances.read", "instances.manage"], [finance]),
-        "hr_manager": (["instances.read", "instances.manage"], [hr]),
+        "nobody": ([], ["finance"]),
+        "reader": (["instances.read"], ["finance"]),
+        "manager": (["instances.read", "instances.manage"], ["finance"]),
+        "hr_manager": (["instances.read", "instances.manage"], ["hr"]),
     }
     for name, (permissions, partitions) in made.items():
-        role = accounts.ensure_role(f"role-{name}", permissions or ["tasks.work"])
-        accounts.create_user(name, "password-123", roles=[role], partitions=partitions)
-    db_session.commit()
+        make_user(name, permissions or ["tasks.work"], partitions)
 
     def client_for(name: str):
         client = app.test_client()

@@ -6,7 +6,7 @@ import re
 
 from sqlalchemy import func, select
 
-from tests.conftest import csrf_token
+from tests.conftest import csrf_token, make_user
 from tests.operations.conftest import (
     drain,
     flaky_doc,
@@ -146,16 +146,10 @@ def test_bulk_input_problems_are_shown_on_the_list_with_a_422(operator, engine):
 
 def test_a_bulk_selection_keeps_only_instances_the_user_may_see(app, operator, engine, db_session):
     from tests.conftest import login
-    from webapp.services import accounts
 
     hr_one = start(engine, publish_document(waiting_doc(), key="leave", partition="hr"))
     finance_one = start(engine, publish_document(waiting_doc(), key="inv", partition="finance"))
-    role = accounts.ensure_role("finance-ops", ["instances.read", "instances.manage"])
-    finance = db_session.scalar(
-        select(accounts.Partition).where(accounts.Partition.key == "finance")
-    )
-    accounts.create_user("fin", "password-123", roles=[role], partitions=[finance])
-    db_session.commit()
+    make_user("fin", ["instances.read", "instances.manage"], ["finance"], role="finance-ops")
     fin = app.test_client()
     login(fin, "fin", "password-123")
     operation_id = _operation_id(

@@ -6,6 +6,7 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
+from tests.conftest import make_user
 from tests.operations.conftest import (
     listed_ids,
     partition_id,
@@ -65,11 +66,8 @@ def test_each_filter_narrows_the_list(operator, spread, query, expected):
 
 
 def test_the_list_shows_only_the_users_partitions(app, login_as, spread, db_session):
-    from webapp.services import accounts
 
-    role = accounts.ensure_role("hr-reader", ["instances.read"])
-    accounts.create_user("hannah", "password-123", roles=[role], partitions=[])
-    db_session.commit()
+    make_user("hannah", ["instances.read"], role="hr-reader")
     hannah = app.test_client()
     from tests.conftest import login
 

@@ -1,12 +1,12 @@
 """CLI commands, the embedded Redis, and a real RQ job run by a real worker process."""
 
-import os
 import subprocess
 import sys
 from pathlib import Path
 
 from sqlalchemy import func, select
 
+from tests.conftest import worker_env
 from webapp.models import Partition, Role, User
 from webapp.queue import get_queue
 from webapp.redis_server import EmbeddedRedis
@@ -104,18 +104,10 @@ def test_embedded_redis_starts_once_and_stops(tmp_path):
 def test_a_real_worker_process_runs_a_job_in_the_app_context(app, app_config, demo):
     with app.app_context():
         job = get_queue().enqueue("webapp.jobs.healthcheck")
-    env = dict(
-        os.environ,
-        DATABASE_URL=app_config["SQLALCHEMY_DATABASE_URI"],
-        REDIS_URL=app_config["REDIS_URL"],
-        SECRET_KEY=app_config["SECRET_KEY"],
-        RQ_QUEUE=app_config["RQ_QUEUE"],
-        FLOWDESK_ENV="testing",
-    )
     done = subprocess.run(
         [sys.executable, "worker.py", "--burst"],
         cwd=ROOT,
-        env=env,
+        env=worker_env(app_config),
         capture_output=True,
         text=True,
         timeout=60,

@@ -3,10 +3,9 @@
 import pytest
 from sqlalchemy import select
 
-from tests.conftest import login
+from tests.conftest import login, make_user
 from webapp.models import Partition, Role, User
 from webapp.permissions import PERMISSIONS, can, partition_filter, visible_partition_ids
-from webapp.services import accounts
 
 # (path, permission it needs). Each later area adds its routes here.
 ROUTES = [
@@ -33,11 +32,7 @@ ROUTES = [
 
 def _user_with(db_session, permissions: list[str], partitions: list[str] = ()) -> User:
     name = f"role-{len(permissions)}-{sorted(permissions)[0].replace('.', '-')}"
-    role = accounts.ensure_role(name, permissions)
-    parts = [db_session.scalar(select(Partition).where(Partition.key == k)) for k in partitions]
-    user = accounts.create_user(f"user-{name}", "password-123", roles=[role], partitions=parts)
-    db_session.commit()
-    return user
+    return make_user(f"user-{name}", permissions, partitions, role=name)
 
 
 @pytest.mark.parametrize(("path", "permission"), ROUTES)
