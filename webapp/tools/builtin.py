@@ -39,24 +39,23 @@ def email(inputs: dict[str, Any], call: ToolCall) -> dict[str, Any]:
     return send_email(inputs, call)
 
 
-@tool(
+def echo(inputs: dict[str, Any], call: ToolCall) -> dict[str, Any]:
+    """Return the inputs, already computed by their expressions."""
+    return dict(inputs)
+
+
+tool(
     "vars.set",
     description="Returns its inputs (computed by expressions) so saveTo can store them.",
     pure=True,
     any_inputs=True,
-)
-def vars_set(inputs: dict[str, Any], call: ToolCall) -> dict[str, Any]:
-    return dict(inputs)
-
-
-@tool(
+)(echo)
+tool(
     "noop",
     description="Does nothing and returns its inputs; for demos and tests.",
     pure=True,
     any_inputs=True,
-)
-def noop(inputs: dict[str, Any], call: ToolCall) -> dict[str, Any]:
-    return dict(inputs)
+)(echo)
 
 
 @tool(
