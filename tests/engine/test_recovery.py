@@ -10,18 +10,16 @@ from rq.job import Job as RQJob
 from rq.registry import ScheduledJobRegistry
 from sqlalchemy import select
 
-from tests.engine.conftest import chain, document, flow, history, node, publish_document
+from tests.engine.conftest import chain, history, node, publish_document
 from tests.engine.documents import parallel_join
 from tests.engine.test_steps import load, start
-from webapp.engine import definitions, steps
+from webapp.engine import steps
 from webapp.engine.calls import Outcome
 from webapp.engine.dispatch import JobRef, enqueue, rq_job_id
 from webapp.engine.sweep import sweep
 from webapp.extensions import db
-from webapp.models import HistoryEntry, Job, ProcessVersion
+from webapp.models import HistoryEntry, Job
 from webapp.models.base import utcnow
-from webapp.process.bpmn import export_bpmn
-from webapp.process.document import content_hash, normalize
 from webapp.services.jobs import commit, engine_queue
 
 
@@ -200,34 +198,3 @@ def test_enqueue_without_redis_is_logged_not_raised_and_does_not_wait(app_config
         began = time.monotonic()
         assert enqueue(engine_queue(), [ref]) is False
         assert time.monotonic() - began < 1
-
-
-def test_document_order_is_recovered_when_the_database_reorders_keys():
-    nodes = {
-        "start": node("startEvent"),
-        "gw": node("exclusiveGateway"),
-        "z_end": node("endEvent"),
-        "a_end": node("endEvent"),
-    }
-    flows = {
-        "f": flow("start", "gw"),
-        "zz_first": flow("gw", "z_end", "true"),
-        "a_second": flow("gw", "a_end", default=True),
-    }
-    doc = normalize(document(nodes, flows, key="order"))
-    shuffled = {
-        **doc,
-        "nodes": dict(sorted(doc["nodes"].items())),
-        "flows": dict(sorted(doc["flows"].items())),
-    }
-    version = ProcessVersion(
-        id=-7,
-        number=1,
-        document=shuffled,
-        bpmn_xml=export_bpmn(doc),
-        content_hash=content_hash(doc),
-    )
-    ordered = definitions.in_document_order(version)
-    assert list(ordered["flows"]) == ["f", "zz_first", "a_second"]
-    assert list(ordered["nodes"]) == ["start", "gw", "z_end", "a_end"]
-    assert content_hash(ordered) == version.content_hash

@@ -1,30 +1,22 @@
 """Published versions as the engine reads them, parsed once per process and cached by version id.
 
-A version is immutable, so caching it is not engine state. Flow order decides exclusive gateways;
-versions stored as JSONB on PostgreSQL before migration 0006 lost their key order, so for them the
-order is recovered from the version's BPMN XML and checked against the version's content hash.
+A version is immutable, so caching it is not engine state. Flow order decides exclusive gateways:
+the stored document keeps it (plain JSON, never JSONB; migration 0006).
 """
 
 from __future__ import annotations
 
-import logging
 import threading
 from collections import OrderedDict
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from lxml import etree
 from sqlalchemy.orm import Session
 
 from webapp.models import ProcessVersion
-from webapp.process.bpmn.namespaces import BPMN, q
-from webapp.process.document import content_hash
-
-log = logging.getLogger(__name__)
 
 CACHE_SIZE = 256
-_PARSER = etree.XMLParser(resolve_entities=False, no_network=True, huge_tree=False)
 
 
 @dataclass(frozen=True)
@@ -88,36 +80,8 @@ def for_version_id(session: Session, version_id: int, content_hash: str) -> Defi
     return for_version(version)
 
 
-def in_document_order(version: ProcessVersion) -> dict[str, Any]:
-    """The version's document with nodes and flows in the order they were published."""
-    doc = version.document
-    if content_hash(doc) == version.content_hash:
-        return doc
-    order = _xml_order(version.bpmn_xml)
-    rank = {element_id: index for index, element_id in enumerate(order)}
-    last = len(rank)
-    reordered = dict(doc)
-    for part in ("nodes", "flows"):
-        items = (doc.get(part) or {}).items()
-        reordered[part] = dict(sorted(items, key=lambda item: rank.get(item[0], last)))
-    if content_hash(reordered) != version.content_hash:
-        log.warning("version %s: document order could not be verified", version.id)
-    return reordered
-
-
-def _xml_order(xml: str) -> list[str]:
-    try:
-        root = etree.fromstring(xml.encode("utf-8"), _PARSER)
-    except (etree.XMLSyntaxError, ValueError):
-        return []
-    process = root.find(q(BPMN, "process"))
-    if process is None:
-        return []
-    return [child.get("id") for child in process if isinstance(child.tag, str) and child.get("id")]
-
-
 def _build(version: ProcessVersion) -> Definition:
-    doc = in_document_order(version)
+    doc = version.document
     nodes = doc.get("nodes") or {}
     flows = doc.get("flows") or {}
     outgoing: dict[str, list[tuple[str, dict[str, Any]]]] = {node_id: [] for node_id in nodes}
