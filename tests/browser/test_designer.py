@@ -12,6 +12,7 @@ from tests.browser.conftest import sign_in
 from tests.designer import conftest as designer_fixtures
 from tests.designer.conftest import approval_document, get_process
 from webapp.models import Process, ProcessVersion
+from webapp.process.bpmn import export_bpmn
 
 pytestmark = pytest.mark.browser
 
@@ -450,3 +451,25 @@ def test_designer_layout_at_desktop_and_phone_width(browser, live_server, make_p
     assert page.evaluate("document.documentElement.scrollWidth") <= width
     page.screenshot(path=str(ARTIFACTS / f"outline-{width}.png"), full_page=True)
     context.close()
+
+
+def test_a_bpmn_file_is_imported_through_the_page(page, demo, db_session, tmp_path):
+    broken = tmp_path / "broken.bpmn"
+    broken.write_text('<?xml version="1.0"?>\n<definitions>\n  <process>\n</definitions>')
+    good = tmp_path / "approval.bpmn"
+    good.write_text(export_bpmn(approval_document()))
+    sign_in(page, "designer")
+    page.goto("/designer/")
+    page.get_by_role("link", name="Import BPMN").click()
+    page.get_by_label("BPMN or JSON file").set_input_files(str(broken))
+    page.get_by_role("button", name="Import").click()
+    assert page.get_by_text("line 4").first.is_visible(), "the refusal names the line"
+    assert db_session.scalar(select(Process)) is None, "nothing saved"
+    page.get_by_label("BPMN or JSON file").set_input_files(str(good))
+    page.get_by_label("Key").fill("imported")
+    page.get_by_role("button", name="Import").click()
+    page.wait_for_selector("#designer[data-ready=true]")
+    assert page.get_by_text("Imported").first.is_visible()
+    assert page.locator(".djs-shape[data-element-id=review]").is_visible()
+    db_session.rollback()
+    assert db_session.scalar(select(Process.key)) == "imported"

@@ -105,3 +105,24 @@ def test_operations_pages_fit_a_phone(phone_page, demo, engine):
         assert phone_page.evaluate("document.documentElement.scrollWidth") <= 390, path
     phone_page.wait_for_selector('[data-instance-viewer][data-ready="true"]')
     assert phone_page.locator('.djs-element.op-active[data-element-id="review"]').count() == 1
+
+
+def test_operator_reads_the_heat_view_and_sets_a_retention_policy(page, demo, engine):
+    for _ in range(2):
+        start(engine, published("invoice"))
+    sign_in(page, "operator")
+    page.goto("/operations/")
+    page.get_by_role("link", name="Heat view").first.click()
+    page.wait_for_selector('[data-instance-viewer][data-ready="true"]')
+    assert page.locator(".op-heat-label").first.inner_text().startswith("2 waiting")
+    assert page.locator('.djs-element.op-active[data-element-id="review"]').count() == 1
+
+    page.get_by_role("link", name="Retention").click()
+    days = page.get_by_label("Days for invoice")
+    days.fill("soon")
+    days.press("Enter")
+    assert page.get_by_text("Use a number of days").is_visible()  # refused, nothing saved
+    page.get_by_label("Days for invoice").fill("90")
+    page.get_by_label("Days for invoice").press("Enter")
+    row = page.get_by_role("row").filter(has_text="invoice")
+    assert "90 days" in row.inner_text()
