@@ -231,6 +231,20 @@ def test_retry_only_failed_instances(api, app):
     )
 
 
+def test_a_cancelled_instance_is_not_retried(api, app):
+    from webapp.extensions import db
+
+    failing = start(api, process_key="fail").json["id"]
+    with app.app_context():
+        drain(db.session)
+        db.session.remove()
+    cancelled = api("operator").post(f"/api/instances/{failing}/cancel", json={"reason": "x"})
+    assert cancelled.json["status"] == "cancelled"
+    refused = api("operator").post(f"/api/instances/{failing}/retry")
+    assert (refused.status_code, refused.json["error"]) == (409, "not_failed")
+    assert api("operator").get(f"/api/instances/{failing}").json["status"] == "cancelled"
+
+
 def test_messages_wake_only_matching_visible_instances(api, db_session):
     first = start(api, user="admin", process_key="msg", input={"order": "A-1"}).json["id"]
     second = start(api, user="admin", process_key="msg", input={"order": "B-2"}).json["id"]

@@ -103,6 +103,31 @@ def test_first_true_flow_in_document_order_wins(engine):
     assert ("entered", "third") in history(engine, none)
 
 
+def test_a_default_flow_listed_first_is_only_taken_when_no_condition_holds(engine):
+    # BPMN files from other tools often list the default flow first; it must not stop the scan.
+    nodes = {
+        "start": node("startEvent"),
+        "gw": node("exclusiveGateway"),
+        "fallback": node("endEvent"),
+        "big": node("endEvent"),
+        "small": node("endEvent"),
+    }
+    flows = {
+        "s": flow("start", "gw"),
+        "d": flow("gw", "fallback", default=True),
+        "f_big": flow("gw", "big", "$input.n > 10"),
+        "f_small": flow("gw", "small", "$input.n > 0"),
+    }
+    version = publish_document(document(nodes, flows))
+    big = start(engine, version, input={"n": 50})
+    small = start(engine, version, input={"n": 5})
+    neither = start(engine, version, input={"n": 0})
+    for instance_id, reached in ((big, "big"), (small, "small"), (neither, "fallback")):
+        taken = [n for kind, n in history(engine, instance_id) if kind == "entered"]
+        assert taken[-1] == reached
+        assert load(engine, instance_id).status == "completed"
+
+
 def test_no_branch_fails_the_token_and_instance(engine):
     nodes = {
         "start": node("startEvent"),

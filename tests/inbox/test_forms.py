@@ -250,3 +250,49 @@ def test_generated_forms_are_built_per_spec(app):
         assert hidden.shown[0].field.data == "y"
     assert spec_forms.controlling_keys(spec) == {"meta"}
     assert spec_forms.display_text([1.0, True, None]) == "1, Yes, "
+
+
+CONDITIONAL = {
+    "fields": [
+        {"key": "reason", "label": "Reason", "type": "text", "required": True,
+         "visibleIf": "$input.amount > 1000"},
+        {"key": "note", "label": "Note", "type": "text", "required": True,
+         "visibleIf": "$vars.review.flagged"},
+    ]
+}  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("data", "missing"),
+    [
+        ({"amount": 5000}, ["Reason is required"]),
+        ({"amount": 10, "flag": True}, ["Note is required"]),
+        ({"amount": 10}, []),
+    ],
+)
+def test_the_server_decides_visibility_with_the_instance_data(
+    users, app, db_session, data, missing
+):
+    """A required field shown because of $input or $vars must be filled; hidden, it must not."""
+    flag_form = {"fields": [{"key": "flagged", "label": "Flagged", "type": "boolean"}]}
+    with app.app_context():
+        publish_document(
+            chain(
+                ("prep", user_task("Prepare", "user", "alice", flag_form, saveTo="review")),
+                ("fill", user_task("Explain", "user", "alice", CONDITIONAL, saveTo="filled")),
+            ),
+            key="conditional",
+        )
+    alice = users("alice")
+    instance_id = start(app, "conditional", input={"amount": data["amount"]})
+    prep = open_task(db_session, instance_id, "prep")
+    answer = {"flagged": "true"} if data.get("flag") else {}
+    assert post(alice, f"/inbox/tasks/{prep.id}", answer).status_code == 303
+    task = open_task(db_session, instance_id, "fill")
+    response = post(alice, f"/inbox/tasks/{task.id}", {})
+    text = response.get_data(as_text=True)
+    if missing:
+        assert response.status_code == 422
+        assert all(message in text for message in missing)
+    else:
+        assert response.status_code == 303

@@ -170,3 +170,32 @@ def test_bulk_needs_the_manage_permission(login_as, engine):
     designer = login_as("designer")
     response = _submit(designer, action="cancel", reason="x", scope="filter", process="wait")
     assert response.status_code == 403
+
+
+def test_a_bulk_operation_checks_the_partition_again_when_it_runs(
+    app, operator, engine, db_session
+):
+    from tests.conftest import login
+    from webapp.extensions import db
+    from webapp.models import User
+    from webapp.services import accounts
+    from webapp.services.operations import bulk
+
+    invoice = start(engine, publish_document(waiting_doc(), key="inv", partition="finance"))
+    with app.app_context():
+        make_user("fin", ["instances.read", "instances.manage"], ["finance"], role="finance-ops")
+    fin = app.test_client()
+    login(fin, "fin", "password-123")
+    operation_id = _operation_id(_submit(fin, action="cancel", reason="x", ids=[str(invoice)]))
+
+    with app.app_context():
+        member = db.session.scalar(select(User).where(User.username == "fin"))
+        accounts.update_user(
+            member, display_name="fin", email="", active=True, roles=member.roles, partitions=[]
+        )
+        report = bulk.run(operation_id)
+    assert (report["ok"], report["error"]) == (0, 1)
+    db_session.rollback()
+    item = db_session.scalar(select(BulkItem).where(BulkItem.operation_id == operation_id))
+    assert item.status == "error" and "no longer" in item.message
+    assert load(engine, invoice).status == "running"

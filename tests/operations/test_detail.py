@@ -226,3 +226,43 @@ def test_the_live_region_alone_is_sent_to_htmx(operator, engine):
 
 def test_unknown_instances_are_404(operator):
     assert operator.get("/operations/instances/999999").status_code == 404
+
+
+def test_a_cancelled_instance_cannot_be_retried_on_its_page_or_in_bulk(
+    operator, engine, app_config, db_session, test_tools
+):
+    from tests.operations.conftest import run_burst
+    from webapp.models import BulkItem
+
+    version = publish_document(flaky_doc("cancelled-retry", 1), key="charge")
+    instance_id = start(engine, version)
+    drain(engine)
+    path = f"/operations/instances/{instance_id}"
+    assert _post(operator, f"{path}/cancel", {"reason": "duplicate"}, path).status_code == 303
+    assert load(engine, instance_id).status == "cancelled"
+
+    response = _post(operator, f"{path}/retry", {}, path)
+    assert response.status_code == 409
+    assert "only failed instances can be retried" in response.get_data(as_text=True)
+
+    bulk = operator.post(
+        "/operations/bulk",
+        data={
+            "csrf_token": csrf_token(operator, "/operations/instances"),
+            "action": "retry",
+            "scope": "selected",
+            "ids": [str(instance_id)],
+        },
+    )
+    assert bulk.status_code == 303
+    run_burst(app_config)
+    drain(engine)
+    db_session.rollback()
+    item = db_session.scalar(select(BulkItem).where(BulkItem.instance_id == instance_id))
+    assert item.status == "error" and "only failed instances" in (item.message or "")
+    instance = load(engine, instance_id)
+    assert instance.status == "cancelled"
+    kinds = [k for k, in engine.execute(
+        select(HistoryEntry.kind).where(HistoryEntry.instance_id == instance_id)
+    )]  # fmt: skip
+    assert "retried" not in kinds

@@ -278,6 +278,17 @@ class FlowAnalysis:
         own = [flow_id for flow_id, source in inputs if dominates(self.dominance, join, source)]
         return own if len(own) < len(inputs) else []
 
+    def refilled_inputs(self, join: int) -> list[str]:
+        """Incoming flows of ``join`` that can get a token again after ``join`` has fired, when
+        some other input cannot.
+
+        The join's own output reaches those inputs' sources, so a token coming round that loop
+        arrives while the other inputs stay empty for good: the join waits forever.
+        """
+        inputs = self.graph.in_flows[join]
+        again = [flow_id for flow_id, source in inputs if self.ancestors[source] >> join & 1]
+        return again if 0 < len(again) < len(inputs) else []
+
     def separates(self, split: int, join: int) -> bool:
         """Tell whether exclusive ``split`` lets only some of ``join``'s incoming flows get a token.
 

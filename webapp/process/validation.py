@@ -596,6 +596,18 @@ class _Validator:
                     f"{self.name(graph.ids[culprit])} sends the token down only one path, so the "
                     "instance would wait forever. Merge those paths with an exclusive gateway.",
                 )
+                continue
+            again = flow.refilled_inputs(join)
+            if again:
+                listed = ", ".join(self.flow_name(f) for f in again)
+                self.error(
+                    "parallel.deadlock",
+                    graph.ids[join],
+                    f"{self.name(graph.ids[join])} can get a token again on {listed} after it "
+                    "has fired, but its other incoming flows cannot, so the instance would wait "
+                    "there forever. Let the loop go back before the branches split, or merge it "
+                    "with an exclusive gateway.",
+                )
         joined = reachable(graph.pred, joins)
         for split in parallel:
             outs = graph.out_flows[split]
