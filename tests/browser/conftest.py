@@ -39,7 +39,7 @@ def browser():
 REPORT_VIOLATIONS = """
 document.addEventListener('securitypolicyviolation', (event) => {
   window.__reportCspViolation(
-    `${event.violatedDirective} blocked ${event.blockedURI || 'inline'}`
+    `${event.effectiveDirective} blocked ${event.blockedURI || 'inline'}`
     + ` at ${event.sourceFile}:${event.lineNumber} on ${document.location.pathname}`
     + (event.sample ? ` (${event.sample})` : ''));
 });
@@ -80,6 +80,7 @@ def _page(browser, live_server: str, width: int, height: int):
 
 
 def close_context(context) -> None:
+    """Close a context from `new_context`; fail if any page of it reported a CSP violation."""
     violations = list(context.csp_violations)
     context.close()
     assert not violations, "Content-Security-Policy violations:\n" + "\n".join(violations)

@@ -11,7 +11,7 @@ import pytest
 from playwright.sync_api import expect
 from sqlalchemy import select
 
-from tests.browser.conftest import close_context, new_context, sign_in
+from tests.browser.conftest import new_context, sign_in
 from tests.browser.test_designer import apply, bo, click_shape, open_designer, pad, panel_for
 from tests.designer.conftest import approval_document
 from tests.engine import conftest as engine_conftest
@@ -69,10 +69,10 @@ def visit(browser, live_server):
         return page
 
     yield open_as
-    unprotected = [line for context in contexts for line in context.unprotected]
+    problems = [line for c in contexts for line in c.csp_violations + c.unprotected]
     for context in contexts:
-        close_context(context)
-    assert not unprotected, "responses without security headers:\n" + "\n".join(unprotected)
+        context.close()
+    assert not problems, "policy violations or unprotected responses:\n" + "\n".join(problems)
 
 
 def assert_drawn(page, container: str) -> None:
