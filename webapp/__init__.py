@@ -31,11 +31,12 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     _init_extensions(app)
     _register_blueprints(app)
 
-    from webapp import cli, errors, templating
+    from webapp import cli, errors, security_headers, templating
 
     errors.register(app)
     templating.register(app)
     cli.register(app)
+    security_headers.register(app)
     return app
 
 

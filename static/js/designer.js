@@ -102,6 +102,28 @@
   }
   FlowdeskReplaceMenu.$inject = ['popupMenu'];
 
+  /* bpmn-js draws the align and distribute icons from markup with style="" attributes, which the
+   * Content-Security-Policy refuses; the same values as SVG presentation attributes are allowed. */
+  const presentational = (html) => html.replace(/\sstyle="([^"]*)"/g, (match, css) => css.split(';')
+    .map((rule) => rule.split(':').map((part) => part.trim()))
+    .filter(([name, value]) => name && value)
+    .map(([name, value]) => ` ${name}="${value}"`)
+    .join(''));
+
+  function FlowdeskAlignIcons(contextPad, popupMenu) {
+    const rewrite = (key) => () => (entries) => {
+      Object.values(entries).forEach((entry) => {
+        if (typeof entry[key] === 'string') entry[key] = presentational(entry[key]);
+      });
+      return entries;
+    };
+    this.getMultiElementContextPadEntries = rewrite('html');
+    this.getPopupMenuEntries = rewrite('imageHtml');
+    contextPad.registerProvider(500, this);
+    popupMenu.registerProvider('align-elements', 500, this);
+  }
+  FlowdeskAlignIcons.$inject = ['contextPad', 'popupMenu'];
+
   /* One undoable step for a panel apply, however many properties it touches. */
   function ApplyHandler() {}
   ApplyHandler.prototype.preExecute = function (context) { context.run(); };
@@ -109,10 +131,11 @@
   ApplyHandler.prototype.revert = function () { return []; };
 
   const FlowdeskModule = {
-    __init__: ['flowdeskPalette', 'flowdeskContextPad', 'flowdeskReplaceMenu'],
+    __init__: ['flowdeskPalette', 'flowdeskContextPad', 'flowdeskReplaceMenu', 'flowdeskAlignIcons'],
     flowdeskPalette: ['type', FlowdeskPalette],
     flowdeskContextPad: ['type', FlowdeskContextPad],
     flowdeskReplaceMenu: ['type', FlowdeskReplaceMenu],
+    flowdeskAlignIcons: ['type', FlowdeskAlignIcons],
   };
 
   const modeler = new BpmnJS({

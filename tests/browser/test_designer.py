@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from sqlalchemy import select
 
-from tests.browser.conftest import sign_in
+from tests.browser.conftest import close_context, new_context, sign_in, wait_until
 from tests.designer import conftest as designer_fixtures
 from tests.designer.conftest import approval_document, get_process
 from webapp.models import Process, ProcessVersion
@@ -38,6 +38,12 @@ FLOW_POINT = """(id) => {
 }"""
 
 
+def screenshot(page, name: str, full_page: bool = False) -> None:
+    """Keep the caret: hiding it leaves `style=""` on inputs, which htmx copies into swapped
+    content, and the Content-Security-Policy refuses that inline style."""
+    page.screenshot(path=str(ARTIFACTS / name), full_page=full_page, caret="initial")
+
+
 def open_designer(page, process_id: int) -> None:
     page.goto(f"/designer/{process_id}/")
     page.wait_for_selector("#designer[data-ready=true]")
@@ -48,9 +54,7 @@ def selected(page) -> list[str]:
 
 
 def wait_selected(page, element_id: str) -> None:
-    page.wait_for_function(
-        f"modeler.get('selection').get().map(e => e.id).join() === '{element_id}'"
-    )
+    wait_until(page, f"modeler.get('selection').get().map(e => e.id).join() === '{element_id}'")
 
 
 def click_shape(page, element_id: str) -> None:
@@ -167,7 +171,7 @@ def test_draw_configure_save_publish_edit_and_compare(page, demo, db_session):
     marker = f".djs-element.problem-warning[data-element-id='{gateway}']"
     page.wait_for_selector(marker)
     assert "no default flow" in page.locator("#problem-list").inner_text()
-    page.screenshot(path=str(ARTIFACTS / "designer-warning-1280.png"))
+    screenshot(page, "designer-warning-1280.png")
 
     page.locator("#problem-list button").first.click()
     wait_selected(page, gateway)
@@ -210,7 +214,7 @@ def test_draw_configure_save_publish_edit_and_compare(page, demo, db_session):
         ).count()
         == 1
     )
-    page.screenshot(path=str(ARTIFACTS / "designer-compare-1280.png"), full_page=True)
+    screenshot(page, "designer-compare-1280.png", full_page=True)
     versions = db_session.scalars(
         select(ProcessVersion.number).where(ProcessVersion.process_id == process_id)
     ).all()
@@ -437,7 +441,7 @@ def _watermark_visible(page) -> bool:
 @pytest.mark.parametrize("width", [1280, 390])
 def test_designer_layout_at_desktop_and_phone_width(browser, live_server, make_process, width):
     pid = make_process(doc=approval_document())
-    context = browser.new_context(base_url=live_server, viewport={"width": width, "height": 844})
+    context = new_context(browser, live_server, width, 844)
     page = context.new_page()
     sign_in(page, "designer")
     open_designer(page, pid)
@@ -446,11 +450,11 @@ def test_designer_layout_at_desktop_and_phone_width(browser, live_server, make_p
     page.evaluate("window.scrollTo(0, 0)")
     assert _watermark_visible(page)
     assert page.evaluate("document.documentElement.scrollWidth") <= width
-    page.screenshot(path=str(ARTIFACTS / f"designer-{width}.png"), full_page=True)
+    screenshot(page, f"designer-{width}.png", full_page=True)
     page.goto(f"/designer/{pid}/outline")
     assert page.evaluate("document.documentElement.scrollWidth") <= width
-    page.screenshot(path=str(ARTIFACTS / f"outline-{width}.png"), full_page=True)
-    context.close()
+    screenshot(page, f"outline-{width}.png", full_page=True)
+    close_context(context)
 
 
 def test_a_bpmn_file_is_imported_through_the_page(page, demo, db_session, tmp_path):

@@ -6,7 +6,7 @@ import pytest
 from playwright.sync_api import expect
 from sqlalchemy import select
 
-from tests.browser.conftest import sign_in
+from tests.browser.conftest import close_context, new_context, sign_in
 from tests.engine.conftest import chain, node, publish_document
 from tests.inbox.conftest import INBOX, start
 
@@ -83,7 +83,7 @@ def test_bob_claims_a_role_task_and_it_leaves_alices_list(
     page.goto(f"{INBOX}?tab=claimable")
     assert page.get_by_role("link", name="Sort the post").is_visible()
 
-    context = browser.new_context(base_url=live_server, viewport={"width": 1280, "height": 800})
+    context = new_context(browser, live_server)
     try:
         bob = context.new_page()
         sign_in(bob, "bob")
@@ -93,7 +93,7 @@ def test_bob_claims_a_role_task_and_it_leaves_alices_list(
         assert bob.get_by_text("“Sort the post” is now yours.").is_visible()
         assert bob.get_by_role("button", name="Release to clerk").is_visible()
     finally:
-        context.close()
+        close_context(context)
 
     page.reload()
     assert page.get_by_role("link", name="Sort the post").count() == 0

@@ -64,7 +64,7 @@ def test_operator_retries_a_failed_instance_and_watches_it_complete(
         "rows => rows.map(r => r.dataset.kind)"
     )
     assert kinds[0] == "completed" and "retried" in kinds, "the history, newest first, went live"
-    page.wait_for_function(f"!document.querySelector('{RED_NODE}')")
+    page.locator(RED_NODE).wait_for(state="detached")
     assert page.locator('.djs-element.op-visited[data-element-id="end"]').count() == 1
     assert load(engine, instance_id).status == "completed", workers.logs()
 

@@ -1,6 +1,7 @@
 """Alice starts published processes from the Start page and watches them run."""
 
 import pytest
+from playwright.sync_api import expect
 
 from tests.browser.conftest import sign_in
 from tests.engine.conftest import FORM, chain, node, publish_document, run_burst
@@ -48,9 +49,7 @@ def test_alice_starts_a_process_and_sees_it_complete(page, processes, app_config
     page.wait_for_url("**/inbox/instances/*")
     assert page.locator("#instance-status").inner_text() == "Running"
     run_burst(app_config)
-    page.wait_for_function(
-        "document.querySelector('#instance-status').innerText === 'Completed'", timeout=15_000
-    )
+    expect(page.locator("#instance-status")).to_have_text("Completed", timeout=15_000)
     assert page.get_by_role("cell", name="tool attempt (ok)").is_visible()
 
 
