@@ -2,7 +2,7 @@
 
 A real outage without touching the shared server: `cut()` closes every proxied connection and
 stops listening (new connections are refused), `restore()` listens again on the same port.
-`lose_commit_reply()` lets the next COMMIT reach the server and then drops the connection before
+`lose_commit_reply()` lets a COMMIT reach the server and then drops the connection before
 the server's answer reaches the app, so the commit happens but the app cannot know it.
 """
 
@@ -26,7 +26,7 @@ class DatabaseProxy:
         self._listener: socket.socket | None = None
         self._pairs: list[_Pair] = []
         self._lock = threading.Lock()
-        self._drop_after_commit = threading.Event()
+        self._drop_after: bytes | None = None
         self.commits_lost = 0
         self.commit_done = threading.Event()
         self._listen()
@@ -50,9 +50,10 @@ class DatabaseProxy:
         if self._listener is None:
             self._listen()
 
-    def lose_commit_reply(self) -> None:
-        """The next COMMIT is delivered and carried out, but its reply never reaches the app."""
-        self._drop_after_commit.set()
+    def lose_commit_reply(self, after: bytes) -> None:
+        """The next COMMIT of a transaction that sent `after` (a piece of SQL such as
+        b"INSERT INTO instances") is carried out, but its reply never reaches the app."""
+        self._drop_after = after
 
     def close(self) -> None:
         self.cut()
@@ -93,8 +94,11 @@ class DatabaseProxy:
                 break
             if not data:
                 break
-            if self._drop_after_commit.is_set() and COMMIT_MESSAGE in data:
-                self._drop_after_commit.clear()
+            marker = self._drop_after
+            if marker is not None and marker in data:
+                pair.armed = True
+            if pair.armed and marker is not None and COMMIT_MESSAGE in data:
+                self._drop_after = None
                 pair.muted = True
                 _close(pair.client)
             try:
@@ -128,6 +132,7 @@ class _Pair:
     def __init__(self, client: socket.socket, server: socket.socket) -> None:
         self.client = client
         self.server = server
+        self.armed = False
         self.muted = False
 
     def close(self) -> None:
