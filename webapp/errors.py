@@ -4,6 +4,8 @@ half-written stays; a database outage answers 503 with Retry-After, rendered wit
 
 from __future__ import annotations
 
+from typing import Any
+
 from flask import Flask, Response, g, jsonify, render_template, request, url_for
 from flask_wtf.csrf import CSRFError
 from markupsafe import escape
@@ -45,11 +47,13 @@ def wants_json() -> bool:
     return request.path.startswith("/api/") or (request.accept_mimetypes.best == "application/json")
 
 
-def render_error(status: int, detail: str | None = None, *, code: str | None = None) -> Response:
+def render_error(
+    status: int, detail: str | None = None, *, code: str | None = None, details: Any = None
+) -> Response:
     title, message = MESSAGES.get(status, ("Error", "Something went wrong."))
     message = detail or message
     if wants_json():
-        response = jsonify(error=code or title, message=message, status=status)
+        response = jsonify(error=code or title, message=message, status=status, details=details)
     else:
         response = Response(_page(status, title, message), mimetype="text/html")
     response.status_code = status
@@ -65,7 +69,7 @@ def database_unavailable() -> Response:
         detail = API_UNKNOWN
     else:
         detail = f"{MESSAGES[503][1]} Try again in a few seconds. {OUTCOMES[outcome]}"
-    response = render_error(503, detail, code=code)
+    response = render_error(503, detail, code=code, details={"retry_after": RETRY_AFTER})
     response.headers["Retry-After"] = str(RETRY_AFTER)
     return response
 

@@ -96,3 +96,37 @@ def test_a_sqlite_write_lock_held_too_long_answers_503_then_writes_go_through(
         holder.close()
     started = client.post("/api/instances", json=START, headers=basic("operator"))
     assert started.status_code == 201, started.json
+
+
+def test_a_sqlite_file_that_cannot_be_opened_answers_503_until_it_is_back(
+    app_config, fresh_database_url, tmp_path
+):
+    if is_postgres(fresh_database_url):
+        pytest.skip("SQLite only")
+    from flask_migrate import upgrade
+    from sqlalchemy.pool import NullPool
+
+    folder = tmp_path / "data"
+    folder.mkdir()
+    url = f"sqlite:///{folder / 'flowdesk.sqlite3'}"
+    # Without a pool every request opens the file, as each new process or connection does.
+    app = create_app(
+        dict(
+            app_config,
+            SQLALCHEMY_DATABASE_URI=url,
+            SQLALCHEMY_ENGINE_OPTIONS={"poolclass": NullPool},
+        )
+    )
+    with app.app_context():
+        upgrade()
+    client = app.test_client()
+    assert client.get("/api/instances", headers=basic("nobody")).status_code == 401
+    folder.rename(tmp_path / "moved")
+    try:
+        gone = client.get("/api/instances", headers=basic("nobody"))
+        assert (gone.status_code, gone.json["error"]) == (503, "database_unavailable")
+        assert gone.headers["Retry-After"] == "5"
+        assert_styled_503(login(client, "nobody"))
+    finally:
+        (tmp_path / "moved").rename(folder)
+    assert client.get("/api/instances", headers=basic("nobody")).status_code == 401
