@@ -4,9 +4,11 @@ a request tells a database outage (and a commit whose outcome is unknown) from a
 from __future__ import annotations
 
 import functools
+import sqlite3
 from collections.abc import Callable, Iterator
 from typing import Any, TypeVar
 
+import psycopg
 from flask import Flask, g, has_request_context
 from sqlalchemy import event
 from sqlalchemy import exc as sa_exc
@@ -131,17 +133,13 @@ def is_unavailable(error: BaseException) -> bool:
         if isinstance(cause, sa_exc.DBAPIError) and cause.connection_invalidated:
             return True
         original = cause.orig if isinstance(cause, sa_exc.DBAPIError) else cause
-        module = type(original).__module__.split(".")[0]
-        kind = type(original).__mro__
-        names = {klass.__name__ for klass in kind}
-        if module == "psycopg":
-            if "InterfaceError" in names:
+        if isinstance(original, psycopg.InterfaceError):  # e.g. "the connection is closed"
+            return True
+        if isinstance(original, psycopg.OperationalError):
+            state = original.sqlstate
+            if state is None or state.startswith(_TRANSIENT_STATES):
                 return True
-            if "OperationalError" in names:
-                state = getattr(original, "sqlstate", None)
-                if state is None or state.startswith(_TRANSIENT_STATES):
-                    return True
-        elif module == "sqlite3" and "OperationalError" in names:
+        if isinstance(original, sqlite3.OperationalError):
             code = getattr(original, "sqlite_errorcode", None)
             if code is not None and code & 0xFF in _TRANSIENT_SQLITE:
                 return True
@@ -161,7 +159,7 @@ def _track_commits(engine: Engine) -> None:
     def executed(*args: Any) -> None:
         statement = args[2]
         if has_request_context() and not g.get("db_writing"):
-            words = statement.lstrip().split(None, 1)
+            words = statement.lstrip()[:16].split(None, 1)
             g.db_writing = bool(words) and words[0].upper() not in _READS
 
     @event.listens_for(engine, "commit")
