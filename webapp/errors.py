@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from flask import Flask, Response, g, jsonify, render_template, request, url_for
+from flask import Flask, Response, current_app, g, jsonify, render_template, request, url_for
 from flask_wtf.csrf import CSRFError
 from markupsafe import escape
 from werkzeug.exceptions import HTTPException
@@ -84,7 +84,8 @@ def _page(status: int, title: str, message: str) -> str:
         return render_template("errors/error.html", **context)
     except Exception as error:
         if not is_unavailable(error):
-            raise
+            current_app.logger.exception("the styled error page failed")
+            return _plain_page(status, title, message)
     reset_session()
     _as_anonymous()
     try:

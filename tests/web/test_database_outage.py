@@ -6,12 +6,14 @@ from __future__ import annotations
 import sqlite3
 
 import pytest
+from sqlalchemy import func, select
 from sqlalchemy.engine import make_url
 
-from tests.conftest import login
+from tests.conftest import csrf_token, login
 from tests.db_proxy import proxied
 from tests.engine.conftest import basic, published  # noqa: F401 - shared fixture
 from webapp import create_app
+from webapp.models import Instance
 from webapp.scratch import is_postgres
 
 START = {"process_key": "open"}
@@ -130,3 +132,23 @@ def test_a_sqlite_file_that_cannot_be_opened_answers_503_until_it_is_back(
     finally:
         (tmp_path / "moved").rename(folder)
     assert client.get("/api/instances", headers=basic("nobody")).status_code == 401
+
+
+def test_a_start_form_whose_commit_answer_is_lost_says_the_outcome_is_unknown(
+    outage_app, db_session
+):
+    """The instance was started, but the page cannot know it and must not say otherwise."""
+    proxy, app = outage_app
+    client = app.test_client()
+    assert login(client, "operator").status_code == 302
+    token = csrf_token(client, "/inbox/processes/open/start")
+    proxy.lose_commit_reply(after=b"INSERT INTO instances")
+    response = client.post(
+        "/inbox/processes/open/start", data={"csrf_token": token, "business_key": "FORM-1"}
+    )
+    page = assert_styled_503(response)
+    assert "the outcome is unknown" in page and "may or may not have been saved" in page
+    assert "nothing was saved" not in page.lower()
+    assert proxy.commit_done.wait(10)
+    started = select(func.count()).where(Instance.business_key == "FORM-1")
+    assert db_session.scalar(started) == 1
