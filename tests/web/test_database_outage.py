@@ -71,6 +71,18 @@ def test_pages_and_api_answer_503_while_postgresql_is_down_and_recover(outage_ap
     assert started.status_code == 201, started.json
 
 
+def test_connections_dropped_while_the_app_was_idle_are_replaced_unseen(outage_app):
+    """The database restarts between two requests: the pooled connections are dead, yet the next
+    request is served (each is checked before use) instead of failing once per connection."""
+    proxy, app = outage_app
+    client = app.test_client()
+    assert login(client, "operator").status_code == 302
+    assert client.get("/operations/").status_code == 200
+    proxy.cut()
+    proxy.restore()
+    assert client.get("/operations/").status_code == 200
+
+
 @pytest.mark.usefixtures("published")
 def test_a_sqlite_write_lock_held_too_long_answers_503_then_writes_go_through(
     app, app_config, database_url
