@@ -1,27 +1,40 @@
-"""Database engine settings per backend and the instance-row lock every engine step takes."""
+"""Database engine settings per backend, the instance-row lock every engine step takes, and how
+a request tells a database outage (and a commit whose outcome is unknown) from a bug."""
 
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable
+import sqlite3
+from collections.abc import Callable, Iterator
 from typing import Any, TypeVar
 
-from flask import Flask
+import psycopg
+from flask import Flask, g, has_request_context
 from sqlalchemy import event
+from sqlalchemy import exc as sa_exc
 from sqlalchemy.engine import Engine
 
 from webapp.extensions import db
 
 F = TypeVar("F", bound=Callable[..., Any])
 
+# Seconds a PostgreSQL connection attempt may take before the request gives up (503).
+POSTGRES_CONNECT_TIMEOUT = 5
+# Seconds a SQLite writer waits for another one's lock before giving up (503).
+SQLITE_BUSY_TIMEOUT = 30.0
+
 
 def configure(app: Flask) -> None:
-    """SQLite: WAL, foreign keys, a busy timeout; writing requests begin with the write lock."""
+    """SQLite: WAL, foreign keys, a busy timeout; writing requests begin with the write lock.
+    PostgreSQL: a connect timeout. Both: commits are tracked per request (`commit_outcome`)."""
     with app.app_context():
         engine = db.engine
+    _track_commits(engine)
+    if engine.dialect.name == "postgresql":
+        _configure_postgres(engine)
     if engine.dialect.name != "sqlite":
         return
-    _configure_sqlite(engine)
+    _configure_sqlite(engine, float(app.config.get("SQLITE_BUSY_TIMEOUT", SQLITE_BUSY_TIMEOUT)))
 
     @app.before_request
     def lock_for_writes() -> None:
@@ -31,7 +44,13 @@ def configure(app: Flask) -> None:
             begin_write()
 
 
-def _configure_sqlite(engine: Engine) -> None:
+def _configure_postgres(engine: Engine) -> None:
+    @event.listens_for(engine, "do_connect")
+    def with_timeout(_dialect: Any, _record: Any, _args: Any, params: dict[str, Any]) -> None:
+        params.setdefault("connect_timeout", POSTGRES_CONNECT_TIMEOUT)
+
+
+def _configure_sqlite(engine: Engine, busy_timeout: float) -> None:
     @event.listens_for(engine, "connect")
     def on_connect(dbapi_connection: Any, _record: Any) -> None:
         # Let SQLAlchemy, not pysqlite, decide when transactions begin.
@@ -39,7 +58,7 @@ def _configure_sqlite(engine: Engine) -> None:
         cursor = dbapi_connection.cursor()
         cursor.execute("PRAGMA journal_mode=WAL")
         cursor.execute("PRAGMA foreign_keys=ON")
-        cursor.execute("PRAGMA busy_timeout=30000")
+        cursor.execute(f"PRAGMA busy_timeout={int(busy_timeout * 1000)}")
         cursor.execute("PRAGMA synchronous=NORMAL")
         cursor.close()
 
@@ -79,3 +98,96 @@ def transactional(function: F) -> F:
         return result
 
     return run  # type: ignore[return-value]
+
+
+# --- outages and commits whose outcome is unknown ---------------------------------------------
+
+# Seconds a client is asked to wait (Retry-After) when the database is unavailable.
+RETRY_AFTER = 5
+
+# PostgreSQL SQLSTATEs that mean "not now" rather than "wrong": connection exceptions (08),
+# insufficient resources (53), shutdown and "cannot connect now" (57P), system errors (58),
+# serialization failures and deadlocks, lock and statement timeouts.
+_TRANSIENT_STATES = ("08", "53", "57P", "58", "40001", "40P01", "55P03", "57014")
+# SQLite primary result codes of the same kind: BUSY, LOCKED, READONLY, IOERR, FULL, CANTOPEN,
+# PROTOCOL.
+_TRANSIENT_SQLITE = {5, 6, 8, 10, 13, 14, 15}
+_READS = {"SELECT", "BEGIN", "PRAGMA", "SAVEPOINT", "RELEASE", "SHOW", "SET", "ROLLBACK"}
+
+
+def _causes(error: BaseException) -> Iterator[BaseException]:
+    seen: set[int] = set()
+    current: BaseException | None = error
+    while current is not None and id(current) not in seen:
+        seen.add(id(current))
+        yield current
+        current = current.__cause__ or current.__context__
+
+
+def is_unavailable(error: BaseException) -> bool:
+    """True when `error` (or what caused it) says the database is unreachable or too busy right
+    now: worth a 503 and a retry, not a bug."""
+    for cause in _causes(error):
+        if isinstance(cause, sa_exc.TimeoutError):  # no pooled connection came free in time
+            return True
+        if isinstance(cause, sa_exc.DBAPIError) and cause.connection_invalidated:
+            return True
+        original = cause.orig if isinstance(cause, sa_exc.DBAPIError) else cause
+        if isinstance(original, psycopg.InterfaceError):  # e.g. "the connection is closed"
+            return True
+        if isinstance(original, psycopg.OperationalError):
+            state = original.sqlstate
+            if state is None or state.startswith(_TRANSIENT_STATES):
+                return True
+        if isinstance(original, sqlite3.OperationalError):
+            code = getattr(original, "sqlite_errorcode", None)
+            if code is not None and code & 0xFF in _TRANSIENT_SQLITE:
+                return True
+    return False
+
+
+def _track_commits(engine: Engine) -> None:
+    """Note, per request, whether a transaction that wrote has been committed, or had its COMMIT
+    sent without an answer: a connection lost then leaves the outcome unknown."""
+
+    @event.listens_for(engine, "begin")
+    def began(_conn: Any) -> None:
+        if has_request_context():
+            g.db_writing = False
+
+    @event.listens_for(engine, "after_cursor_execute")
+    def executed(*args: Any) -> None:
+        statement = args[2]
+        if has_request_context() and not g.get("db_writing"):
+            words = statement.lstrip()[:16].split(None, 1)
+            g.db_writing = bool(words) and words[0].upper() not in _READS
+
+    @event.listens_for(engine, "commit")
+    def committing(_conn: Any) -> None:
+        if has_request_context() and g.get("db_writing"):
+            g.db_commit_sent = True
+
+
+@event.listens_for(db.session, "after_commit")
+def _committed(_session: Any) -> None:
+    if has_request_context() and g.get("db_commit_sent"):
+        g.db_commit_sent = False
+        g.db_committed = True
+
+
+def commit_outcome() -> str:
+    """What this request's failure left in the database: "none" (nothing was committed),
+    "saved" (some of it was committed), or "unknown" (the connection failed during a COMMIT)."""
+    if g.get("db_commit_sent") and db.engine.dialect.name != "sqlite":
+        return "unknown"
+    return "saved" if g.get("db_committed") else "none"
+
+
+def reset_session() -> None:
+    """End the request's transaction after an error. A connection the database dropped is
+    invalidated by SQLAlchemy, never returned to the pool; a failing rollback discards the
+    session."""
+    try:
+        db.session.rollback()
+    except Exception:
+        db.session.remove()

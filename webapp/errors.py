@@ -1,12 +1,18 @@
-"""Styled error pages; a 500 rolls the database session back so nothing half-written stays."""
+"""Styled error pages (JSON under /api). A 500 rolls the database session back so nothing
+half-written stays; a database outage answers 503 with Retry-After, rendered without the database.
+"""
 
 from __future__ import annotations
 
-from flask import Flask, jsonify, render_template, request
+from typing import Any
+
+from flask import Flask, Response, current_app, g, jsonify, render_template, request, url_for
 from flask_wtf.csrf import CSRFError
+from markupsafe import escape
 from werkzeug.exceptions import HTTPException
 
-from webapp.extensions import db
+from webapp.database import RETRY_AFTER, commit_outcome, is_unavailable, reset_session
+from webapp.extensions import login_manager
 
 MESSAGES = {
     400: ("Bad request", "The request could not be understood."),
@@ -17,27 +23,95 @@ MESSAGES = {
     413: ("Too large", "What you sent is larger than Flowdesk accepts."),
     422: ("Invalid input", "Some values need fixing."),
     429: ("Too many requests", "Slow down and try again shortly."),
-    500: ("Something went wrong", "The error was logged and nothing was saved."),
+    500: ("Something went wrong", "The error was logged."),
+    503: ("Database unavailable", "Flowdesk cannot reach its database right now."),
 }
+
+# What a failed request left behind, by `database.commit_outcome()`; said with every 500 and 503.
+OUTCOMES = {
+    "none": "Nothing was saved.",
+    "saved": "Part of the change was saved before the error: check before you repeat it.",
+    "unknown": (
+        "The connection to the database was lost while saving, so the outcome is unknown: "
+        "your change may or may not have been saved. Check before you repeat it."
+    ),
+}
+API_UNKNOWN = (
+    "The connection to the database was lost while saving, so the outcome is unknown: the "
+    "change may or may not have been saved. Retry with the same Idempotency-Key (or message_id) "
+    "to get the first result if it was saved; without one, check before repeating the request."
+)
 
 
 def wants_json() -> bool:
     return request.path.startswith("/api/") or (request.accept_mimetypes.best == "application/json")
 
 
-def render_error(status: int, detail: str | None = None):
+def render_error(
+    status: int, detail: str | None = None, *, code: str | None = None, details: Any = None
+) -> Response:
     title, message = MESSAGES.get(status, ("Error", "Something went wrong."))
+    message = detail or message
     if wants_json():
-        return jsonify(error=title, message=detail or message, status=status), status
-    return render_template(
-        "errors/error.html", status=status, title=title, message=detail or message
-    ), status
+        response = jsonify(error=code or title, message=message, status=status, details=details)
+    else:
+        response = Response(_page(status, title, message), mimetype="text/html")
+    response.status_code = status
+    return response
+
+
+def database_unavailable() -> Response:
+    """503 with Retry-After for a database that is down, locked or was lost during a commit."""
+    outcome = commit_outcome()
+    reset_session()
+    code = "outcome_unknown" if outcome == "unknown" else "database_unavailable"
+    if outcome == "unknown" and request.path.startswith("/api/"):
+        detail = API_UNKNOWN
+    else:
+        detail = f"{MESSAGES[503][1]} Try again in a few seconds. {OUTCOMES[outcome]}"
+    response = render_error(503, detail, code=code, details={"retry_after": RETRY_AFTER})
+    response.headers["Retry-After"] = str(RETRY_AFTER)
+    return response
+
+
+def _page(status: int, title: str, message: str) -> str:
+    """The styled error page; while the database is unreachable it renders for an anonymous
+    visitor (no user lookup, no navigation), and if even that fails, as plain styled HTML."""
+    context = {"status": status, "title": title, "message": message}
+    if status == 503:
+        _as_anonymous()
+    try:
+        return render_template("errors/error.html", **context)
+    except Exception as error:
+        if not is_unavailable(error):
+            current_app.logger.exception("the styled error page failed")
+            return _plain_page(status, title, message)
+    reset_session()
+    _as_anonymous()
+    try:
+        return render_template("errors/error.html", **context)
+    except Exception:
+        return _plain_page(status, title, message)
+
+
+def _as_anonymous() -> None:
+    g._login_user = login_manager.anonymous_user()
+
+
+def _plain_page(status: int, title: str, message: str) -> str:
+    css = escape(url_for("static", filename="css/app.css"))
+    return (
+        f'<!doctype html><html lang="en"><head><meta charset="utf-8"><title>{escape(title)} · '
+        f'Flowdesk</title><link rel="stylesheet" href="{css}"></head><body><main id="main">'
+        f'<section class="narrow error-page"><p class="status">{status}</p><h1>{escape(title)}'
+        f"</h1><p>{escape(message)}</p></section></main></body></html>"
+    )
 
 
 def register(app: Flask) -> None:
     @app.errorhandler(CSRFError)
     def csrf_error(error: CSRFError):
-        db.session.rollback()
+        reset_session()
         return render_error(
             400,
             "The form expired or was sent without its security token. "
@@ -49,11 +123,26 @@ def register(app: Flask) -> None:
         if error.code is None or error.code < 400:
             return error
         if error.code >= 500:
-            db.session.rollback()
+            original = getattr(error, "original_exception", None)
+            if original is not None and is_unavailable(original):
+                return database_unavailable()
+            if error.code == 500:
+                return _server_error()
+            reset_session()
         return render_error(error.code, error.description if error.code == 409 else None)
 
     @app.errorhandler(Exception)
     def unhandled(error: Exception):
-        db.session.rollback()
+        if is_unavailable(error):
+            app.logger.warning(
+                "database unavailable on %s %s: %s", request.method, request.path, error
+            )
+            return database_unavailable()
         app.logger.exception("unhandled error on %s %s", request.method, request.path)
-        return render_error(500)
+        return _server_error()
+
+
+def _server_error() -> Response:
+    outcome = commit_outcome()
+    reset_session()
+    return render_error(500, f"{MESSAGES[500][1]} {OUTCOMES[outcome]}", code="server_error")

@@ -15,7 +15,12 @@ NAMING_CONVENTION = {
     "pk": "pk_%(table_name)s",
 }
 
-db = SQLAlchemy(metadata=MetaData(naming_convention=NAMING_CONVENTION))
+# A pooled connection is checked before use, so one the database dropped (a restart, an outage)
+# is replaced instead of failing the next request.
+db = SQLAlchemy(
+    metadata=MetaData(naming_convention=NAMING_CONVENTION),
+    engine_options={"pool_pre_ping": True},
+)
 migrate = Migrate(compare_type=True, render_as_batch=True)
 login_manager = LoginManager()
 csrf = CSRFProtect()

@@ -36,3 +36,21 @@ def test_404_and_405_pages(client):
     response = client.get("/logout")
     assert response.status_code == 405
     assert "Method not allowed" in response.get_data(as_text=True)
+
+
+def test_a_500_after_a_commit_does_not_claim_that_nothing_was_saved(app_config, db_session):
+    failing = create_app(app_config)
+
+    @failing.route("/half", methods=["POST"])
+    def half():
+        db.session.add(Partition(key="saved-first", name="Saved first"))
+        db.session.commit()
+        raise RuntimeError("a bug after the commit")
+
+    failing.config["WTF_CSRF_ENABLED"] = False
+    response = failing.test_client().post("/half")
+    assert response.status_code == 500
+    page = response.get_data(as_text=True)
+    assert "nothing was saved" not in page.lower()
+    assert "Part of the change was saved" in page
+    assert db_session.scalar(select(Partition).where(Partition.key == "saved-first"))

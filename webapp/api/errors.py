@@ -8,8 +8,9 @@ from flask import Response, jsonify
 from werkzeug.exceptions import HTTPException
 
 from webapp.api import bp
+from webapp.database import is_unavailable, reset_session
 from webapp.engine import EngineError
-from webapp.extensions import db
+from webapp.errors import database_unavailable
 from webapp.services.instances import InstanceError
 
 CODES = {
@@ -42,25 +43,28 @@ def api_error(code: str, message: str | None, status: int, details: Any = None) 
 
 @bp.errorhandler(InstanceError)
 def instance_error(error: InstanceError) -> Response:
-    db.session.rollback()
+    reset_session()
     details = {"fields": error.fields} if error.fields else None
     return api_error(error.code, error.message, error.status, details)
 
 
 @bp.errorhandler(EngineError)
 def engine_error(error: EngineError) -> Response:
-    db.session.rollback()
+    reset_session()
     return api_error(error.code, error.message, error.status, error.details)
 
 
 @bp.errorhandler(BadRequest)
 def bad_request(error: BadRequest) -> Response:
-    db.session.rollback()
+    reset_session()
     return api_error(error.code, error.message, 400)
 
 
 @bp.errorhandler(HTTPException)
 def http_error(error: HTTPException) -> Response:
-    db.session.rollback()
+    original = getattr(error, "original_exception", None)
+    if original is not None and is_unavailable(original):
+        return database_unavailable()
+    reset_session()
     status = error.code or 500
     return api_error(CODES.get(status, "error"), error.description, status)

@@ -49,10 +49,15 @@ def whole_number(name: str, default: int, low: int, high: int) -> int:
 
 @bp.post("/instances")
 def start_instance():
-    instance = instances.start_from_request(g.api_user, json_body(), via="api")
+    retry_key = request.headers.get(instances.IDEMPOTENCY_HEADER)
+    instance, created = instances.start_from_request(
+        g.api_user, json_body(), via="api", idempotency_key=retry_key
+    )
     response = jsonify(instances.as_dict(instance, detail=True))
-    response.status_code = 201
+    response.status_code = 201 if created else 200
     response.headers["Location"] = url_for("api.get_instance", instance_id=instance.id)
+    if not created:
+        response.headers["Idempotent-Replayed"] = "true"
     return response
 
 
@@ -116,5 +121,6 @@ def retry_instance(instance_id: int):
 
 @bp.post("/messages")
 def send_message():
-    delivered = instances.deliver_message(g.api_user, json_body())
-    return jsonify(delivered=delivered)
+    retry_key = request.headers.get(instances.IDEMPOTENCY_HEADER)
+    delivery = instances.deliver_message(g.api_user, json_body(), idempotency_key=retry_key)
+    return jsonify(delivery.as_dict())

@@ -25,9 +25,21 @@ LIVE_TOKEN = ("active", "waiting")
 
 
 class Instance(db.Model):
-    """One run of a published version; it stays on that version until it ends."""
+    """One run of a published version; it stays on that version until it ends.
+
+    `idempotency_key` (unique per starter) and `request_hash` are the API start request's
+    Idempotency-Key and a digest of its body, so a retried start returns this instance.
+    """
 
     __tablename__ = "instances"
+    __table_args__ = (
+        Index(
+            "uq_instances_started_by_id_idempotency_key",
+            "started_by_id",
+            "idempotency_key",
+            unique=True,
+        ),
+    )
 
     id: Mapped[int] = mapped_column(primary_key=True)
     version_id: Mapped[int] = mapped_column(
@@ -51,6 +63,8 @@ class Instance(db.Model):
     created_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow, index=True)
     updated_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
     ended_at: Mapped[datetime | None] = mapped_column(UTCDateTime(), nullable=True)
+    idempotency_key: Mapped[str | None] = mapped_column(String(255), nullable=True)
+    request_hash: Mapped[str | None] = mapped_column(String(64), nullable=True)
 
     process_version: Mapped[ProcessVersion] = relationship(lazy="select")
     partition: Mapped[Partition | None] = relationship(lazy="select")
@@ -129,6 +143,25 @@ class MessageSubscription(db.Model):
     node_id: Mapped[str] = mapped_column(String(255))
     name: Mapped[str] = mapped_column(String(200))
     correlation_key: Mapped[str] = mapped_column(String(500))
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
+
+
+class MessageReceipt(db.Model):
+    """A message id an instance has received: the same id delivered again is acknowledged and not
+    applied. Written in the step that applied the message; `request_hash` digests the message."""
+
+    __tablename__ = "message_receipts"
+    __table_args__ = (
+        Index(
+            "uq_message_receipts_instance_id_message_id", "instance_id", "message_id", unique=True
+        ),
+        Index("ix_message_receipts_message_id", "message_id"),
+    )
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    instance_id: Mapped[int] = mapped_column(ForeignKey("instances.id", ondelete="CASCADE"))
+    message_id: Mapped[str] = mapped_column(String(255))
+    request_hash: Mapped[str] = mapped_column(String(64))
     created_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
 
 

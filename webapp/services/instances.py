@@ -6,10 +6,14 @@ and only then enqueues the jobs the step wrote (`services.jobs.commit`).
 
 from __future__ import annotations
 
+import hashlib
+import json
+import re
 from collections.abc import Callable, Mapping
-from typing import Any
+from typing import Any, NamedTuple
 
-from sqlalchemy import Select, false, func, select
+from sqlalchemy import Select, false, func, select, update
+from sqlalchemy.exc import IntegrityError
 
 from webapp.engine import EngineError, steps
 from webapp.engine.locking import begin_write
@@ -17,6 +21,7 @@ from webapp.engine.nodes import correlation_text
 from webapp.engine.runtime import StepResult
 from webapp.extensions import db
 from webapp.models import Instance, Partition, Process, ProcessVersion, User
+from webapp.models.runtime import MessageReceipt
 from webapp.permissions import can, partition_filter, visible_partition_ids
 from webapp.process import forms
 from webapp.services.jobs import commit
@@ -25,6 +30,9 @@ STATUSES = ("running", "completed", "failed", "cancelled")
 MAX_BUSINESS_KEY = 200
 MAX_REASON = 500
 MAX_NAME = 200
+IDEMPOTENCY_HEADER = "Idempotency-Key"
+# An idempotency key or message id: 1-255 visible ASCII characters (a UUID, say).
+_IDEMPOTENCY_KEY = re.compile(r"[\x21-\x7e]{1,255}")
 
 
 class InstanceError(Exception):
@@ -43,6 +51,47 @@ class InstanceError(Exception):
 def _invalid(fields: dict[str, str]) -> InstanceError:
     names = ", ".join(sorted(fields))
     return InstanceError("invalid", f"Some values need fixing: {names}.", fields=fields)
+
+
+# --- idempotency keys -------------------------------------------------------------------------
+
+
+def clean_idempotency_key(value: Any, name: str = IDEMPOTENCY_HEADER) -> str | None:
+    """The key as sent, or None when none was sent; 400 naming `name` when it is malformed."""
+    if value is None:
+        return None
+    if not isinstance(value, str) or not _IDEMPOTENCY_KEY.fullmatch(value):
+        raise InstanceError(
+            "invalid_idempotency_key",
+            f"{name} must be 1-255 visible ASCII characters (such as a UUID).",
+            status=400,
+            fields={name: "Use 1-255 visible ASCII characters: letters, digits, punctuation."},
+        )
+    return value
+
+
+def request_digest(data: Any) -> str:
+    """A digest of a request body, to tell a retry from another request under the same key."""
+    text = json.dumps(data, sort_keys=True, separators=(",", ":"), ensure_ascii=True)
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+def _reused(name: str, what: str) -> InstanceError:
+    return InstanceError(
+        "idempotency_key_reused",
+        f"This {name} was already used for a different {what}; use a new {name} for it.",
+        fields={name: f"Already used for a different {what}."},
+    )
+
+
+def _started_with(user: User, key: str, digest: str) -> Instance | None:
+    """The instance `user` started with this Idempotency-Key; 422 if that was another request."""
+    instance = db.session.scalar(
+        select(Instance).where(Instance.started_by_id == user.id, Instance.idempotency_key == key)
+    )
+    if instance is not None and instance.request_hash != digest:
+        raise _reused(IDEMPOTENCY_HEADER, "request (process or body)")
+    return instance
 
 
 # --- processes a user may start ---------------------------------------------------------------
@@ -165,8 +214,13 @@ def start(
     business_key: str | None = None,
     partition: Any = None,
     via: str = "api",
+    idempotency: tuple[str, str] | None = None,
 ) -> Instance:
-    """Start an instance of `version` with checked input; commits, then enqueues its jobs."""
+    """Start an instance of `version` with checked input; commits, then enqueues its jobs.
+
+    `idempotency` (key, request digest) is stored on the instance in the same transaction; the
+    unique (starter, key) index makes a concurrent start with the same key fail (IntegrityError).
+    """
     begin_write(db.session)
     partition_id = _partition_for(user, version.process, partition)
     result = steps.start_instance(
@@ -178,12 +232,34 @@ def start(
         actor=user,
         via=via,
     )
+    if idempotency is not None:
+        key, digest = idempotency
+        db.session.execute(
+            update(Instance)
+            .where(Instance.id == result.instance.id)
+            .values(idempotency_key=key, request_hash=digest)
+        )
     commit(result)
     return db.session.get(Instance, result.instance.id)
 
 
-def start_from_request(user: User, payload: Mapping[str, Any], *, via: str = "api") -> Instance:
-    """The API's start: checks every field of the JSON body, naming the wrong ones."""
+def start_from_request(
+    user: User,
+    payload: Mapping[str, Any],
+    *,
+    via: str = "api",
+    idempotency_key: str | None = None,
+) -> tuple[Instance, bool]:
+    """The API's start: checks every field of the JSON body, naming the wrong ones. Returns the
+    instance and whether it was created now: with an Idempotency-Key already used by this user
+    for the same request, the instance started then comes back instead of a new one."""
+    retry_key = clean_idempotency_key(idempotency_key)
+    digest = request_digest(payload) if retry_key else ""
+    if retry_key:
+        begin_write(db.session)
+        earlier = _started_with(user, retry_key, digest)
+        if earlier is not None:
+            return earlier, False
     fields: dict[str, str] = {}
     key = payload.get("process_key")
     if not isinstance(key, str) or not key.strip():
@@ -208,14 +284,24 @@ def start_from_request(user: User, payload: Mapping[str, Any], *, via: str = "ap
         raise _invalid(fields)
     business_key = clean_business_key(payload.get("business_key"))
     version = find_version(user, key.strip(), number)
-    return start(
-        user,
-        version,
-        input=check_input(version, data),
-        business_key=business_key,
-        partition=partition,
-        via=via,
-    )
+    try:
+        instance = start(
+            user,
+            version,
+            input=check_input(version, data),
+            business_key=business_key,
+            partition=partition,
+            via=via,
+            idempotency=(retry_key, digest) if retry_key else None,
+        )
+    except IntegrityError:
+        # A concurrent request with the same key committed first: answer with its instance.
+        db.session.rollback()
+        winner = _started_with(user, retry_key, digest) if retry_key else None
+        if winner is None:
+            raise
+        return winner, False
+    return instance, True
 
 
 # --- reading ----------------------------------------------------------------------------------
@@ -300,10 +386,32 @@ def _engine(step: Callable[[], StepResult]) -> StepResult:
         raise InstanceError(error.code, error.message, status=error.status) from None
 
 
-def deliver_message(user: User, payload: Mapping[str, Any]) -> list[int]:
-    """Wake every visible instance waiting for the message; one step (and commit) per instance."""
+class Delivery(NamedTuple):
+    """The instances that received a message (with a message id: now or before) and whether
+    this request applied it nowhere new because every one had it already."""
+
+    delivered: list[int]
+    message_id: str | None = None
+    duplicate: bool = False
+
+    def as_dict(self) -> dict[str, Any]:
+        if self.message_id is None:
+            return {"delivered": self.delivered}
+        return self._asdict()
+
+
+def deliver_message(
+    user: User, payload: Mapping[str, Any], *, idempotency_key: str | None = None
+) -> Delivery:
+    """Wake every visible instance waiting for the message; one step (and commit) per instance.
+
+    With a message id (the body's `message_id` or the Idempotency-Key header) each instance
+    applies that id once: a second delivery is acknowledged with the instances that had it, and
+    goes on only to instances still waiting that never got it (the rest of a delivery cut short).
+    """
     if not can(user, "instances.manage", scoped=False):
         raise InstanceError("forbidden", "You may not send messages to instances.", status=403)
+    message_id = _message_id(payload, idempotency_key)
     fields: dict[str, str] = {}
     name = payload.get("name")
     if not isinstance(name, str) or not name.strip() or len(name) > MAX_NAME:
@@ -311,32 +419,77 @@ def deliver_message(user: User, payload: Mapping[str, Any]) -> list[int]:
     raw_key = payload.get("correlation_key")
     if isinstance(raw_key, bool) or not isinstance(raw_key, str | int | float):
         fields["correlation_key"] = "Give the correlation key as text or a number."
-    unknown = sorted(set(payload) - {"name", "correlation_key", "payload"})
+    unknown = sorted(set(payload) - {"name", "correlation_key", "payload", "message_id"})
     for field in unknown:
         fields[field] = "Unknown field."
     if fields:
         raise _invalid(fields)
     key = correlation_text(raw_key)
     name = name.strip()
+    digest = request_digest(
+        {"name": name, "correlation_key": key, "payload": payload.get("payload")}
+    )
+    partitions = visible_partition_ids(user)
     begin_write(db.session)
-    targets = steps.message_targets(db.session, name, key, visible_partition_ids(user))
-    delivered = []
+    earlier = _received(message_id, digest, partitions) if message_id else set()
+    targets = steps.message_targets(db.session, name, key, partitions)
+    delivered: set[int] = set()
     for instance_id in targets:
-        result = _engine(
-            lambda i=instance_id: steps.deliver_message(
-                db.session, i, name, key, payload.get("payload"), actor=user
+        if instance_id in earlier:
+            continue
+        try:
+            result = _engine(
+                lambda i=instance_id: steps.deliver_message(
+                    db.session, i, name, key, payload.get("payload"), actor=user
+                )
             )
-        )
-        commit(result)
+            if result.applied and message_id:
+                db.session.add(
+                    MessageReceipt(
+                        instance_id=instance_id, message_id=message_id, request_hash=digest
+                    )
+                )
+                db.session.flush()
+            commit(result)
+        except IntegrityError:
+            # A concurrent delivery of the same message id reached this instance first.
+            db.session.rollback()
+            earlier.add(instance_id)
+            continue
         if result.applied:
-            delivered.append(instance_id)
-    if not delivered:
+            delivered.add(instance_id)
+    if not delivered and not earlier:
         raise InstanceError(
             "no_match",
             f"No instance waits for message '{name}' with correlation key '{key}'.",
             status=404,
         )
-    return delivered
+    return Delivery(sorted(delivered | earlier), message_id, duplicate=not delivered)
+
+
+def _message_id(payload: Mapping[str, Any], header: str | None) -> str | None:
+    """The message id from the body or the Idempotency-Key header (the same if both)."""
+    from_body = clean_idempotency_key(payload.get("message_id"), "message_id")
+    from_header = clean_idempotency_key(header)
+    if from_body and from_header and from_body != from_header:
+        raise _invalid({"message_id": f"Differs from the {IDEMPOTENCY_HEADER} header."})
+    return from_body or from_header
+
+
+def _received(message_id: str, digest: str, partitions: set[int] | None) -> set[int]:
+    """Visible instances that already applied `message_id`; 422 if it was another message."""
+    query = (
+        select(MessageReceipt.instance_id, MessageReceipt.request_hash)
+        .join(Instance, Instance.id == MessageReceipt.instance_id)
+        .where(MessageReceipt.message_id == message_id)
+    )
+    if partitions is not None:
+        allowed = Instance.partition_id.in_(sorted(partitions)) if partitions else false()
+        query = query.where(Instance.partition_id.is_(None) | allowed)
+    rows = db.session.execute(query).all()
+    if any(row.request_hash != digest for row in rows):
+        raise _reused("message_id", "message (name, correlation key or payload)")
+    return {row.instance_id for row in rows}
 
 
 # --- presenting -------------------------------------------------------------------------------
