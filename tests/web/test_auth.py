@@ -1,7 +1,11 @@
 """Signing in and out, throttling, CSRF, and safe redirects."""
 
+import base64
 import statistics
 import time
+import urllib.error
+import urllib.request
+from concurrent.futures import ThreadPoolExecutor
 from datetime import timedelta
 
 import pytest
@@ -270,3 +274,29 @@ def test_a_sign_in_brings_an_old_password_hash_to_the_current_method(scrypt_app,
     alice = db_session.scalar(select(User).where(User.username == "alice"))
     assert alice.password_hash.startswith("scrypt:")
     assert sign_in_from(scrypt_app, USER_ADDRESS, "alice").status_code == 302
+
+
+def test_concurrent_failures_are_all_counted_and_never_fail(
+    app, demo, db_session, live_server, monkeypatch
+):
+    """Failed HTTP Basic sign-ins for one username, at once over real HTTP (each request with
+    its own database connection, as in separate processes): none is lost, none errs."""
+    attempts = 12
+    monkeypatch.setitem(app.config, "LOGIN_MAX_FAILURES", attempts + 1)
+    credentials = base64.b64encode(b"bob:wrong-password").decode()
+
+    def attempt(_: int) -> int:
+        request = urllib.request.Request(  # noqa: S310 - the test's own http:// server
+            f"{live_server}/api/instances", headers={"Authorization": f"Basic {credentials}"}
+        )
+        try:
+            with urllib.request.urlopen(request, timeout=30) as response:  # noqa: S310
+                return response.status
+        except urllib.error.HTTPError as error:
+            return error.code
+
+    with ThreadPoolExecutor(max_workers=6) as pool:
+        statuses = list(pool.map(attempt, range(attempts)))
+    assert statuses == [401] * attempts
+    counts = sorted(db_session.scalars(select(LoginFailure.count)))
+    assert counts == [attempts, attempts], "the (bob, address) pair and the address"
