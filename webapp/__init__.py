@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from flask import Flask
+from werkzeug.middleware.proxy_fix import ProxyFix
 
 from webapp.config import load_config
 
@@ -27,6 +28,11 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     app.config.update(load_config(Path(app.instance_path), config))
     if app.config["SQLALCHEMY_DATABASE_URI"].startswith("sqlite:"):
         Path(app.instance_path).mkdir(parents=True, exist_ok=True)
+
+    if app.config["TRUSTED_PROXIES"]:
+        # Client address and scheme from the X-Forwarded-* headers the trusted proxies add.
+        hops = app.config["TRUSTED_PROXIES"]
+        app.wsgi_app = ProxyFix(app.wsgi_app, x_for=hops, x_proto=hops)  # type: ignore[method-assign]
 
     _init_extensions(app)
     _register_blueprints(app)
@@ -55,12 +61,9 @@ def _init_extensions(app: Flask) -> None:
     login_manager.login_message_category = "info"
     login_manager.session_protection = "strong"
 
-    from webapp.models import User
+    from webapp.services.accounts import session_user
 
-    @login_manager.user_loader
-    def load_user(user_id: str) -> User | None:
-        user = db.session.get(User, int(user_id)) if user_id.isdigit() else None
-        return user if user is not None and user.active else None
+    login_manager.user_loader(session_user)
 
 
 def _register_blueprints(app: Flask) -> None:

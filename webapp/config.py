@@ -9,6 +9,7 @@ from __future__ import annotations
 import os
 import secrets
 from collections.abc import Mapping
+from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
@@ -32,7 +33,10 @@ DEFAULTS: dict[str, Any] = {
     "WTF_CSRF_TIME_LIMIT": None,
     "MAX_CONTENT_LENGTH": 10 * 1024 * 1024,
     "LOGIN_MAX_FAILURES": 5,
+    "LOGIN_ADDRESS_MAX_FAILURES": 50,
     "LOGIN_LOCKOUT_SECONDS": 15 * 60,
+    "SESSION_DAYS": 30,
+    "TRUSTED_PROXIES": 0,
     "RQ_QUEUE": "flowdesk",
     "PAGE_SIZE": 25,
     # Engine and workers (docs/engine.md).
@@ -71,7 +75,10 @@ ENVIRONMENT_SETTINGS: dict[str, tuple[str, Any]] = {
     "SECRET_KEY": ("SECRET_KEY", str),
     "SESSION_COOKIE_SECURE": ("SESSION_COOKIE_SECURE", lambda v: v.lower() in ("1", "true", "yes")),
     "LOGIN_MAX_FAILURES": ("LOGIN_MAX_FAILURES", int),
+    "LOGIN_ADDRESS_MAX_FAILURES": ("LOGIN_ADDRESS_MAX_FAILURES", int),
     "LOGIN_LOCKOUT_SECONDS": ("LOGIN_LOCKOUT_SECONDS", int),
+    "SESSION_DAYS": ("SESSION_DAYS", int),
+    "TRUSTED_PROXIES": ("TRUSTED_PROXIES", int),
     "RQ_QUEUE": ("RQ_QUEUE", str),
     "SWEEP_INTERVAL": ("SWEEP_INTERVAL", float),
     "SWEEP_GRACE": ("SWEEP_GRACE", float),
@@ -153,8 +160,20 @@ def _check(config: dict[str, Any], instance_path: Path) -> None:
         raise ConfigError("SECRET_KEY is too short: use at least 32 random characters")
     config["SECRET_KEY"] = key
 
-    if not isinstance(config.get("LOGIN_MAX_FAILURES"), int) or config["LOGIN_MAX_FAILURES"] < 1:
-        raise ConfigError("LOGIN_MAX_FAILURES must be a whole number of at least 1")
+    for name in (
+        "LOGIN_MAX_FAILURES",
+        "LOGIN_ADDRESS_MAX_FAILURES",
+        "LOGIN_LOCKOUT_SECONDS",
+        "SESSION_DAYS",
+    ):
+        if not isinstance(config.get(name), int) or config[name] < 1:
+            raise ConfigError(f"{name} must be a whole number of at least 1")
+    if not isinstance(config.get("TRUSTED_PROXIES"), int) or config["TRUSTED_PROXIES"] < 0:
+        raise ConfigError("TRUSTED_PROXIES must be a whole number, 0 or more")
+    # Sign-ins (and their remember-me cookies) end SESSION_DAYS after they began; the
+    # remember-me cookie is as Secure as the session cookie unless set on its own.
+    config["REMEMBER_COOKIE_DURATION"] = timedelta(days=config["SESSION_DAYS"])
+    config.setdefault("REMEMBER_COOKIE_SECURE", bool(config.get("SESSION_COOKIE_SECURE")))
     for name in ("SWEEP_INTERVAL", "SWEEP_GRACE", "JOB_LEASE_GRACE", "RETENTION_INTERVAL"):
         if not isinstance(config.get(name), int | float) or config[name] < 0:
             raise ConfigError(f"{name} must be a number of seconds, 0 or more")

@@ -51,3 +51,15 @@ def test_login_page_fits_a_phone(phone_page, demo):
     assert width <= 390
     sign_in(phone_page, "admin")
     assert phone_page.evaluate("document.documentElement.scrollWidth") <= 390
+
+
+def test_account_page_signs_out_everywhere(page, demo):
+    sign_in(page, "alice")
+    page.get_by_role("link", name="Alice Clerk").click()
+    assert page.get_by_role("heading", name="Your account").is_visible()
+    assert page.get_by_text("You are signed in on 1 browser").is_visible()
+    page.get_by_role("button", name="Sign out everywhere").click()
+    page.wait_for_url("**/login")
+    assert page.get_by_text("You are signed out on every device.").is_visible()
+    page.goto("/")
+    page.wait_for_url("**/login?next=%2F")

@@ -16,7 +16,7 @@ from tests.engine.test_steps import load, start
 from webapp import tools
 from webapp.models import OutboxMessage
 from webapp.tools import ToolCall, ToolError
-from webapp.tools.web import host_allowed, public_address
+from webapp.tools.web import address_problem, host_allowed, public_address
 
 
 class Handler(BaseHTTPRequestHandler):
@@ -37,6 +37,11 @@ class Handler(BaseHTTPRequestHandler):
             self._send(200, b"plain words", "text/plain; charset=utf-8")
         elif self.path.startswith("/fail"):
             self._send(503, b'{"error": "busy"}')
+        elif self.path.startswith("/redirect"):
+            self.send_response(302)
+            self.send_header("Location", "http://169.254.169.254/latest/meta-data/")
+            self.send_header("Content-Length", "0")
+            self.end_headers()
         elif self.path.startswith("/missing"):
             self._send(404, b"{}")
         else:
@@ -153,6 +158,113 @@ def test_host_patterns_and_address_checks():
         assert not public_address(private), private
     assert public_address("93.184.216.34")
     assert public_address("2606:4700:4700::1111")
+
+
+# (address, public?) — IPv6 forms that reach an IPv4 host are judged by that IPv4 host.
+ADDRESSES = [
+    ("93.184.216.34", True),
+    ("2606:4700:4700::1111", True),
+    ("::ffff:93.184.216.34", True),  # IPv4-mapped public
+    ("64:ff9b::5db8:d822", True),  # NAT64 of 93.184.216.34
+    ("2002:5db8:d822::1", True),  # 6to4 of 93.184.216.34
+    ("::127.0.0.1", False),  # IPv4-compatible loopback
+    ("::7f00:1", False),
+    ("::ffff:127.0.0.1", False),  # IPv4-mapped
+    ("::ffff:0:127.0.0.1", False),  # IPv4-translated (SIIT)
+    ("::ffff:10.0.0.1", False),
+    ("64:ff9b::7f00:1", False),  # NAT64 well-known prefix
+    ("64:ff9b::a9fe:a9fe", False),  # NAT64 of 169.254.169.254
+    ("64:ff9b:1::5db8:d822", False),  # local-use NAT64
+    ("2002:7f00:1::", False),  # 6to4 of 127.0.0.1
+    ("2002:c0a8:1::1", False),  # 6to4 of 192.168.0.1
+    ("2002:a9fe:a9fe::", False),  # 6to4 of 169.254.169.254
+    ("2001:0:4136:e378:8000:63bf:80ff:fffe", False),  # Teredo, client 127.0.0.1 (inverted)
+    ("2001:0:7f00:1::1", False),  # Teredo, server 127.0.0.1
+    ("2001:0:4136:e378:8000:63bf:a2ca:2dcb", False),  # Teredo, public ends: still not global
+    ("10.1.2.3", False),
+    ("172.16.0.1", False),
+    ("192.168.0.1", False),
+    ("127.0.0.1", False),
+    ("127.255.255.254", False),
+    ("169.254.169.254", False),
+    ("100.64.0.1", False),  # shared address space (CGN)
+    ("192.0.0.1", False),
+    ("198.18.0.1", False),  # benchmarking
+    ("192.0.2.1", False),  # documentation
+    ("240.0.0.1", False),  # reserved
+    ("255.255.255.255", False),
+    ("0.0.0.0", False),  # noqa: S104 - an address to refuse, not one to bind
+    ("224.0.0.1", False),
+    ("::", False),
+    ("::1", False),
+    ("fe80::1", False),
+    ("fe80::1%eth0", False),
+    ("fec0::1", False),  # site-local
+    ("fc00::1", False),
+    ("fd12:3456::1", False),
+    ("ff02::1", False),
+    ("ff0e::1", False),  # global-scope multicast
+    ("2001:db8::1", False),
+    ("100::1", False),  # discard-only
+    ("not-an-address", False),
+]
+
+
+@pytest.mark.parametrize(("address", "public"), ADDRESSES)
+def test_address_guard(address, public):
+    assert public_address(address) is public, address_problem(address)
+
+
+@pytest.mark.parametrize(
+    ("host", "inner"),
+    [
+        ("[::127.0.0.1]", "127.0.0.1"),
+        ("[64:ff9b::7f00:1]", "127.0.0.1"),
+        ("[2002:7f00:1::]", "127.0.0.1"),
+        ("[::ffff:7f00:1]", None),
+        ("[2001:0:4136:e378:8000:63bf:80ff:fffe]", "127.0.0.1"),
+    ],
+)
+def test_http_to_an_ipv6_form_of_loopback_is_refused(http_server, host, inner):
+    port = http_server.rsplit(":", 1)[1]
+    with pytest.raises(ToolError) as refused:
+        http({"url": f"http://{host}:{port}/json"}, {"HTTP_ALLOWED_HOSTS": ["*"]})
+    assert (refused.value.code, refused.value.retryable) == ("address_not_allowed", False)
+    assert "HTTP_ALLOW_PRIVATE" in refused.value.message
+    if inner:
+        assert host.strip("[]") in refused.value.message
+        assert f"embeds the IPv4 address {inner}" in refused.value.message
+
+
+def test_http_does_not_follow_redirects(http_server):
+    with pytest.raises(ToolError) as moved:
+        http({"url": f"{http_server}/redirect"}, OPEN)
+    assert (moved.value.code, moved.value.retryable) == ("http_302", False)
+
+
+def test_a_process_calling_a_disguised_loopback_address_fails_naming_it(
+    engine, app, http_server, monkeypatch
+):
+    monkeypatch.setitem(app.config, "HTTP_ALLOWED_HOSTS", ["*"])
+    port = http_server.rsplit(":", 1)[1]
+    doc = chain(
+        (
+            "fetch",
+            node(
+                "serviceTask",
+                tool="http.request",
+                inputs={"url": f"'http://[64:ff9b::7f00:1]:{port}/json'"},
+                saveTo="fetched",
+            ),
+        )
+    )
+    instance_id = start(engine, publish_document(doc))
+    drain(engine)
+    instance = load(engine, instance_id)
+    assert instance.status == "failed"
+    assert instance.error["code"] == "address_not_allowed"
+    assert "64:ff9b::7f00:1" in instance.error["message"]
+    assert "127.0.0.1" in instance.error["message"]
 
 
 class SMTPHandler(socketserver.StreamRequestHandler):

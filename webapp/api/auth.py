@@ -31,6 +31,8 @@ def authenticate():
                 "unauthorized" if status == 401 else "locked", result.error, status
             )
             response.headers["WWW-Authenticate"] = 'Basic realm="Flowdesk"'
+            if result.locked:
+                response.headers["Retry-After"] = str(result.retry_after)
             return response
         g.api_user = result.user
         return None

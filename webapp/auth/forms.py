@@ -1,8 +1,8 @@
-"""Sign-in form."""
+"""Sign-in, sign-out and account forms."""
 
 from flask_wtf import FlaskForm
 from wtforms import BooleanField, PasswordField, StringField
-from wtforms.validators import DataRequired, Length
+from wtforms.validators import DataRequired, EqualTo, Length
 
 
 class LoginForm(FlaskForm):
@@ -21,3 +21,25 @@ class LoginForm(FlaskForm):
 
 class LogoutForm(FlaskForm):
     """Empty form: sign-out is a POST so it carries a CSRF token."""
+
+
+class PasswordChangeForm(FlaskForm):
+    current_password = PasswordField(
+        "Current password",
+        validators=[DataRequired(), Length(max=256)],
+        render_kw={"autocomplete": "current-password"},
+    )
+    password = PasswordField(
+        "New password",
+        validators=[DataRequired(), Length(min=8, max=256)],
+        render_kw={"autocomplete": "new-password"},
+    )
+    confirm = PasswordField(
+        "Repeat it",
+        validators=[EqualTo("password", "The passwords differ.")],
+        render_kw={"autocomplete": "new-password"},
+    )
+
+
+class SignOutEverywhereForm(FlaskForm):
+    """Empty form: ends every sign-in of the user, as a POST with a CSRF token."""

@@ -1,14 +1,14 @@
-"""Sign-in and sign-out views."""
+"""Sign-in, sign-out and the user's own account page."""
 
 from __future__ import annotations
 
 from urllib.parse import urlsplit
 
-from flask import flash, redirect, render_template, request, url_for
-from flask_login import current_user, login_user, logout_user
+from flask import current_app, flash, redirect, render_template, request, session, url_for
+from flask_login import current_user, login_required, login_user, logout_user
 
 from webapp.auth import bp
-from webapp.auth.forms import LoginForm, LogoutForm
+from webapp.auth.forms import LoginForm, LogoutForm, PasswordChangeForm, SignOutEverywhereForm
 from webapp.services import accounts
 
 
@@ -22,28 +22,85 @@ def _safe_next(target: str | None) -> str:
     return target
 
 
+def _remembered() -> bool:
+    return current_app.config.get("REMEMBER_COOKIE_NAME", "remember_token") in request.cookies
+
+
 @bp.route("/login", methods=["GET", "POST"])
 def login():
     if current_user.is_authenticated:
         return redirect(url_for("home.index"))
     form = LoginForm()
     status = 200
+    headers = {}
     if form.validate_on_submit():
         result = accounts.authenticate(form.username.data, form.password.data, request.remote_addr)
         if result.user is not None:
+            accounts.sign_in(result.user)
             login_user(result.user, remember=form.remember.data)
+            if not form.remember.data:
+                session["_remember"] = "clear"  # drop a remember-me cookie of an earlier sign-in
             return redirect(_safe_next(request.args.get("next")))
         form.form_errors.append(result.error)
         status = 429 if result.locked else 401
+        if result.locked:
+            headers["Retry-After"] = str(result.retry_after)
     elif request.method == "POST":
         status = 422
-    return render_template("auth/login.html", form=form), status
+    return render_template("auth/login.html", form=form), status, headers
 
 
 @bp.route("/logout", methods=["POST"])
 def logout():
     form = LogoutForm()
     if form.validate_on_submit():
+        if current_user.is_authenticated:
+            accounts.end_session(current_user._get_current_object())
         logout_user()
         flash("You are signed out.", "info")
     return redirect(url_for("auth.login"))
+
+
+def _account_page(password_form: PasswordChangeForm, status: int = 200):
+    user = current_user._get_current_object()
+    return render_template(
+        "auth/account.html",
+        password_form=password_form,
+        everywhere_form=SignOutEverywhereForm(),
+        sessions=accounts.session_count(user),
+    ), status
+
+
+@bp.route("/account")
+@login_required
+def account():
+    return _account_page(PasswordChangeForm(formdata=None))
+
+
+@bp.route("/account/password", methods=["POST"])
+@login_required
+def change_password():
+    form = PasswordChangeForm()
+    if form.validate_on_submit():
+        user = current_user._get_current_object()
+        try:
+            accounts.change_password(user, form.current_password.data, form.password.data)
+        except accounts.AccountError as error:
+            getattr(form, error.field).errors.append(error.message)
+        else:
+            login_user(user, remember=_remembered())  # this browser's new sign-in
+            flash("Password changed. You are signed out on every other device.", "success")
+            return redirect(url_for("auth.account"))
+    return _account_page(form, 422)
+
+
+@bp.route("/account/sign-out-everywhere", methods=["POST"])
+@login_required
+def sign_out_everywhere():
+    form = SignOutEverywhereForm()
+    if form.validate_on_submit():
+        accounts.sign_out_everywhere(current_user._get_current_object())
+        logout_user()
+        flash("You are signed out on every device.", "info")
+        return redirect(url_for("auth.login"))
+    return redirect(url_for("auth.account"))

@@ -1,6 +1,6 @@
 """Database models. Every table is created by a migration under migrations/, never create_all."""
 
-from webapp.models.auth import LoginFailure, Partition, Role, RolePermission, User
+from webapp.models.auth import LoginFailure, Partition, Role, RolePermission, User, UserSession
 from webapp.models.inbox import SavedFilter
 from webapp.models.operations import BulkItem, BulkOperation, RetentionPolicy  # noqa: F401
 from webapp.models.process import Process, ProcessVersion
@@ -30,4 +30,5 @@ __all__ = [
     "Task",
     "Token",
     "User",
+    "UserSession",
 ]

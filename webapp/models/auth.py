@@ -101,6 +101,20 @@ class User(UserMixin, db.Model):
         return self.active
 
     @property
+    def session_token(self) -> str | None:
+        """The token of the sign-in this object was loaded for (not stored on the user)."""
+        token = self.__dict__.get("_session_token")
+        return token if isinstance(token, str) else None
+
+    @session_token.setter
+    def session_token(self, token: str | None) -> None:
+        self.__dict__["_session_token"] = token
+
+    def get_id(self) -> str:
+        """What Flask-Login keeps in the session and remember-me cookie: user id and sign-in."""
+        return f"{self.id}:{self.session_token or ''}"
+
+    @property
     def name(self) -> str:
         return self.display_name or self.username
 
@@ -127,12 +141,24 @@ class User(UserMixin, db.Model):
         return f"<User {self.username}>"
 
 
+class UserSession(db.Model):
+    """One sign-in (a browser): its cookies carry the token; deleting the row signs it out."""
+
+    __tablename__ = "user_sessions"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    user_id: Mapped[int] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"), index=True)
+    token_hash: Mapped[str] = mapped_column(String(64), unique=True)
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
+
+
 class LoginFailure(db.Model):
-    """Failed sign-ins per key (username or client address), for throttling across processes."""
+    """Recent failed sign-ins per key (a username from an address, or an address), shared by
+    every process for throttling; `key` is a hash, so any username or address fits."""
 
     __tablename__ = "login_failures"
 
     key: Mapped[str] = mapped_column(String(200), primary_key=True)
     count: Mapped[int] = mapped_column(Integer, default=0)
-    first_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
+    last_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
     locked_until: Mapped[datetime | None] = mapped_column(UTCDateTime(), nullable=True)
