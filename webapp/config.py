@@ -6,8 +6,10 @@ that names the setting, so a misconfigured production deploy never half-starts.
 
 from __future__ import annotations
 
+import math
 import os
 import secrets
+from collections import Counter
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -149,8 +151,8 @@ def _check(config: dict[str, Any], instance_path: Path) -> None:
         if production:
             raise ConfigError("SECRET_KEY is not set: production needs a long random value")
         key = _development_secret(instance_path)
-    elif production and len(key) < 32:
-        raise ConfigError("SECRET_KEY is too short: use at least 32 random characters")
+    elif production:
+        _check_secret(key)
     config["SECRET_KEY"] = key
 
     if not isinstance(config.get("LOGIN_MAX_FAILURES"), int) or config["LOGIN_MAX_FAILURES"] < 1:
@@ -161,6 +163,26 @@ def _check(config: dict[str, Any], instance_path: Path) -> None:
     for name in ("RETENTION_DAYS", "BULK_LIMIT"):
         if not isinstance(config.get(name), int) or config[name] < 0:
             raise ConfigError(f"{name} must be a whole number, 0 or more")
+
+
+KEY_COMMAND = "python3 -c 'import secrets; print(secrets.token_urlsafe(48))'"
+
+
+def secret_strength(key: str) -> float:
+    """Estimated bits of randomness: the key's length times its Shannon entropy per character."""
+    counts = Counter(key)
+    return -len(key) * sum(n / len(key) * math.log2(n / len(key)) for n in counts.values())
+
+
+def _check_secret(key: str) -> None:
+    """Production keys sign sessions and CSRF tokens: long, and random rather than repeated."""
+    if len(key) < 32:
+        problem = "is too short: use at least 32 random characters"
+    elif len(set(key)) < 12 or secret_strength(key) < 100:
+        problem = "is not random enough (repeated or too few different characters)"
+    else:
+        return
+    raise ConfigError(f"SECRET_KEY {problem}; generate one with: {KEY_COMMAND}")
 
 
 def _development_secret(instance_path: Path) -> str:
