@@ -31,8 +31,9 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     _init_extensions(app)
     _register_blueprints(app)
 
-    from webapp import cli, errors, templating
+    from webapp import assets, cli, errors, templating
 
+    assets.register(app)
     errors.register(app)
     templating.register(app)
     cli.register(app)
