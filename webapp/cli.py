@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import click
 from flask import Flask
+from flask.cli import with_appcontext
 from sqlalchemy import select
 
 from webapp.extensions import db
@@ -56,6 +57,7 @@ def create_user(username, password, display_name, email, roles, partitions) -> N
 @click.command("seed-demo")
 @click.option("--no-processes", is_flag=True, help="Only users, roles and partitions.")
 @click.option("--force", is_flag=True, help="Seed even in production (public password).")
+@with_appcontext
 def seed_demo(no_processes: bool, force: bool) -> None:
     """Create (or reset) the demo users, roles and partitions; publish the demo processes."""
     from flask import current_app

@@ -118,16 +118,22 @@ def test_a_real_worker_process_runs_a_job_in_the_app_context(app, app_config, de
     assert job.return_value() == {"users": 5}
 
 
-def test_seed_demo_refuses_production_unless_forced(app, db_session):
+def test_seed_demo_refuses_production_unless_forced(app):
+    from webapp.extensions import db
+
+    def users() -> int:
+        with app.app_context():
+            return db.session.scalar(select(func.count()).select_from(User))
+
     runner = app.test_cli_runner()
     app.config["FLOWDESK_ENV"] = "production"
     try:
         refused = runner.invoke(args=["seed-demo"])
         assert refused.exit_code != 0
         assert "refusing to seed demo data in production" in refused.output
-        assert db_session.scalar(select(func.count()).select_from(User)) == 0
+        assert users() == 0
         forced = runner.invoke(args=["seed-demo", "--force", "--no-processes"])
         assert forced.exit_code == 0, forced.output
     finally:
         app.config["FLOWDESK_ENV"] = "testing"
-    assert db_session.scalar(select(func.count()).select_from(User)) == 5
+    assert users() == 5
