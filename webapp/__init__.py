@@ -11,6 +11,7 @@ from typing import Any
 
 from flask import Flask
 
+from webapp import logs
 from webapp.config import load_config
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -25,6 +26,7 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
         static_folder=str(ROOT / "static"),
     )
     app.config.update(load_config(Path(app.instance_path), config))
+    logs.configure(app)
     if app.config["SQLALCHEMY_DATABASE_URI"].startswith("sqlite:"):
         Path(app.instance_path).mkdir(parents=True, exist_ok=True)
 

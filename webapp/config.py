@@ -37,6 +37,8 @@ DEFAULTS: dict[str, Any] = {
     "LOGIN_LOCKOUT_SECONDS": 15 * 60,
     "RQ_QUEUE": "flowdesk",
     "PAGE_SIZE": 25,
+    "LOG_LEVEL": "INFO",
+    "LOG_FORMAT": "text",
     # Engine and workers (docs/engine.md).
     "SWEEP_INTERVAL": 5.0,
     "SWEEP_GRACE": 10.0,
@@ -75,6 +77,8 @@ ENVIRONMENT_SETTINGS: dict[str, tuple[str, Any]] = {
     "LOGIN_MAX_FAILURES": ("LOGIN_MAX_FAILURES", int),
     "LOGIN_LOCKOUT_SECONDS": ("LOGIN_LOCKOUT_SECONDS", int),
     "RQ_QUEUE": ("RQ_QUEUE", str),
+    "LOG_LEVEL": ("LOG_LEVEL", str.upper),
+    "LOG_FORMAT": ("LOG_FORMAT", str.lower),
     "SWEEP_INTERVAL": ("SWEEP_INTERVAL", float),
     "SWEEP_GRACE": ("SWEEP_GRACE", float),
     "JOB_LEASE_GRACE": ("JOB_LEASE_GRACE", float),
@@ -155,6 +159,10 @@ def _check(config: dict[str, Any], instance_path: Path) -> None:
         _check_secret(key)
     config["SECRET_KEY"] = key
 
+    if config.get("LOG_LEVEL") not in ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL"):
+        raise ConfigError("LOG_LEVEL must be DEBUG, INFO, WARNING, ERROR or CRITICAL")
+    if config.get("LOG_FORMAT") not in ("text", "json"):
+        raise ConfigError("LOG_FORMAT must be text or json")
     if not isinstance(config.get("LOGIN_MAX_FAILURES"), int) or config["LOGIN_MAX_FAILURES"] < 1:
         raise ConfigError("LOGIN_MAX_FAILURES must be a whole number of at least 1")
     for name in ("SWEEP_INTERVAL", "SWEEP_GRACE", "JOB_LEASE_GRACE", "RETENTION_INTERVAL"):
