@@ -17,13 +17,14 @@ from flask import Flask
 
 F = TypeVar("F", bound=Callable[..., Any])
 
-_ids: ContextVar[dict[str, Any]] = ContextVar("flowdesk_log_ids", default={})
+_ids: ContextVar[tuple[tuple[str, Any], ...]] = ContextVar("flowdesk_log_ids", default=())
 
 
 @contextmanager
 def about(**ids: Any) -> Iterator[None]:
     """Lines logged inside the block name these ids (e.g. instance=12, job=40)."""
-    token = _ids.set({**_ids.get(), **{k: v for k, v in ids.items() if v is not None}})
+    merged = {**dict(_ids.get()), **{k: v for k, v in ids.items() if v is not None}}
+    token = _ids.set(tuple(merged.items()))
     try:
         yield
     finally:
@@ -43,7 +44,7 @@ def about_job(function: F) -> F:
 
 class _Ids(logging.Filter):
     def filter(self, record: logging.LogRecord) -> bool:
-        ids = _ids.get()
+        ids = dict(_ids.get())
         record.ids = ids
         record.about = " [" + " ".join(f"{k}={v}" for k, v in ids.items()) + "]" if ids else ""
         return True

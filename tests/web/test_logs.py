@@ -1,4 +1,4 @@
-"""Web and worker processes log in one format: UTC date and time, level, logger, instance and job."""
+"""Web and workers log in one format: UTC date and time, level, logger, instance and job."""
 
 from __future__ import annotations
 
