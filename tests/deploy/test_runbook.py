@@ -204,51 +204,54 @@ def test_upgrading_a_database_that_holds_work_keeps_it_and_the_work_resumes(
 # --- Rolling restarts ----------------------------------------------------------------------
 
 
-def _tool(name: str) -> dict[str, Any]:
+def _tool(name: str, sleep: float = 0.1) -> dict[str, Any]:
     # The short timeout makes a call cut short show up as a second call within seconds.
-    return node(
-        "serviceTask", tool="test.record", timeout=2, inputs={"name": f"'{name}'", "sleep": "0.1"}
-    )
-
-
-def _stop_gracefully(process: subprocess.Popen) -> int:
-    """What systemd does on `systemctl restart`: SIGTERM to the unit's processes, then wait."""
-    os.killpg(process.pid, signal.SIGTERM)
-    return process.wait(timeout=20)
+    inputs = {"name": f"'{name}'", "sleep": str(sleep)}
+    return node("serviceTask", tool="test.record", timeout=3, inputs=inputs)
 
 
 def test_a_rolling_restart_of_workers_finishes_every_instance_exactly_once(
     engine, workers, test_tools, redis_client
 ):
-    """Workers restarted one at a time with SIGTERM while 30 instances flow (tools, timers,
-    joins): each worker finishes the call in hand, nothing runs twice, nothing is left behind."""
+    """Workers restarted one at a time with SIGTERM, as `systemctl restart` does, while 30
+    instances flow (tools, timers, joins): each worker finishes the call in hand before it exits,
+    nothing runs twice, nothing is left behind."""
     both = publish_document(parallel_join(_tool("roll"), _tool("roll")), key="two-tools")
     timed = parallel_join(_tool("roll"), node("timerCatch", duration="PT1S"))
     with_timer = publish_document(timed, key="tool-and-timer")
-    running = workers.start(2)
-    instances: list[int] = []
+    slow = publish_document(chain(("slow", _tool("slow", sleep=1.0))), key="slow")
+    running = {process.pid: process for process in workers.start(2)}
+    flowing: list[int] = []
+    stopped: list[int] = []
 
-    def calls_by(pid: int) -> int:
-        return sum(1 for s in tools_for_tests.seen(redis_client, "roll") if s["pid"] == pid)
-
-    for restart in range(3):  # the first worker, the second, then the first's replacement
-        for n in range(8):
+    def start_flowing(count: int) -> None:
+        for n in range(count):
             version = with_timer if n % 3 == 0 else both
-            instances.append(start(engine, version, input={"n": len(instances)}))
-        old = running[restart % 2]
-        busy_before = calls_by(old.pid)
-        wait_for(lambda pid=old.pid, n=busy_before: calls_by(pid) > n, what="a call in the worker")
-        assert _stop_gracefully(old) == 0, workers.logs()
-        running[restart % 2] = workers.start(1)[0]
-    for n in range(6):
-        instances.append(start(engine, with_timer if n % 3 == 0 else both, input={"n": n}))
+            flowing.append(start(engine, version, input={"n": len(flowing)}))
 
+    for restart in range(3):
+        start_flowing(8)
+        stopped.append(start(engine, slow, input={"n": restart}))
+        calls = wait_for(
+            lambda n=restart: tools_for_tests.seen(redis_client, "slow")[n:], what="the slow call"
+        )
+        began = time.monotonic()
+        busy = running.pop(calls[0]["pid"])
+        os.killpg(busy.pid, signal.SIGTERM)  # systemd's default KillMode: the whole group
+        assert busy.wait(timeout=20) == 0, workers.logs()
+        assert time.monotonic() - began > 0.8, "the worker left before its call was done"
+        running.update({p.pid: p for p in workers.start(1)})
+    start_flowing(6)
+
+    instances = flowing + stopped
     wait_for(lambda: _all_completed(engine, instances), timeout=60, what="every instance")
-    assert len(instances) == 30
-    for instance_id in instances:
+    assert len(flowing) == 30
+    for instance_id in flowing:
         taken = Counter(history(engine, instance_id))
         assert taken[("left", "split")] == 2 and taken[("entered", "join")] == 2, taken
         assert taken[("left", "join")] == 1, taken
+    for instance_id in instances:
+        taken = Counter(history(engine, instance_id))
         assert taken[("completed", None)] == 1, taken
         repeated = {
             step: count
@@ -256,15 +259,12 @@ def test_a_rolling_restart_of_workers_finishes_every_instance_exactly_once(
             if count > 1 and step not in (("left", "split"), ("entered", "join"))
         }
         assert not repeated, f"instance {instance_id} applied steps twice: {repeated}"
-    calls = Counter(s["key"] for s in tools_for_tests.seen(redis_client, "roll"))
+    seen = tools_for_tests.seen(redis_client, "roll") + tools_for_tests.seen(redis_client, "slow")
+    calls = Counter(entry["key"] for entry in seen)
     twice = {key: count for key, count in calls.items() if count > 1}
     assert not twice, f"tools called again after a restart: {twice}"
-    expected = sum(2 if version == both.id else 1 for version in _versions(engine, instances))
+    expected = sum(2 if load(engine, i).version_id == both.id else 1 for i in instances)
     assert sum(calls.values()) == expected
-
-
-def _versions(session, instance_ids: list[int]) -> list[int]:
-    return [load(session, i).version_id for i in instance_ids]
 
 
 # --- What to back up -----------------------------------------------------------------------
