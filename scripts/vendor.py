@@ -10,30 +10,22 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-FILES = {
-    "htmx.org": ["dist/htmx.min.js", "LICENSE"],
-    "bpmn-js": [
-        "dist/bpmn-modeler.production.min.js",
-        "dist/bpmn-navigated-viewer.production.min.js",
-        "dist/assets/diagram-js.css",
-        "dist/assets/bpmn-js.css",
-        "dist/assets/bpmn-font/css/bpmn-embedded.css",
-        "LICENSE",
-    ],
-}
+sys.path.insert(0, str(ROOT))
+
+from webapp.assets import VENDOR_FILES, served_path  # noqa: E402
 
 
 def main() -> int:
     source_root = ROOT / "node_modules"
     target_root = ROOT / "static" / "vendor"
     missing = []
-    for package, files in FILES.items():
+    for package, files in VENDOR_FILES.items():
         for name in files:
             source = source_root / package / name
             if not source.exists():
                 missing.append(str(source))
                 continue
-            target = target_root / package / name.removeprefix("dist/")
+            target = ROOT / "static" / served_path(package, name)
             target.parent.mkdir(parents=True, exist_ok=True)
             shutil.copy2(source, target)
     if missing:

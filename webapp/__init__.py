@@ -12,6 +12,7 @@ from typing import Any
 from flask import Flask
 from werkzeug.middleware.proxy_fix import ProxyFix
 
+from webapp import logs
 from webapp.config import load_config
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -26,6 +27,7 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
         static_folder=str(ROOT / "static"),
     )
     app.config.update(load_config(Path(app.instance_path), config))
+    logs.configure(app)
     if app.config["SQLALCHEMY_DATABASE_URI"].startswith("sqlite:"):
         Path(app.instance_path).mkdir(parents=True, exist_ok=True)
 
@@ -37,8 +39,9 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     _init_extensions(app)
     _register_blueprints(app)
 
-    from webapp import cli, errors, security_headers, templating
+    from webapp import assets, cli, errors, security_headers, templating
 
+    assets.register(app)
     errors.register(app)
     templating.register(app)
     cli.register(app)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import click
 from flask import Flask
+from flask.cli import with_appcontext
 from sqlalchemy import select
 
 from webapp.extensions import db
@@ -55,12 +56,21 @@ def create_user(username, password, display_name, email, roles, partitions) -> N
 
 @click.command("seed-demo")
 @click.option("--no-processes", is_flag=True, help="Only users, roles and partitions.")
-def seed_demo(no_processes: bool) -> None:
+@click.option("--force", is_flag=True, help="Seed even in production (public password).")
+@with_appcontext
+def seed_demo(no_processes: bool, force: bool) -> None:
     """Create (or reset) the demo users, roles and partitions; publish the demo processes."""
+    from flask import current_app
+
     from webapp.services.demo import DEMO_PASSWORD
     from webapp.services.demo import seed_demo as run
     from webapp.services.demo_processes import seed_demo_processes
 
+    if current_app.config["FLOWDESK_ENV"] == "production" and not force:
+        raise click.ClickException(
+            "refusing to seed demo data in production: it creates five users whose password "
+            f"is the public {DEMO_PASSWORD!r}. Add --force if you really mean it."
+        )
     counts = run()
     created = 0 if no_processes else seed_demo_processes()
     click.echo(

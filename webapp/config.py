@@ -6,8 +6,10 @@ that names the setting, so a misconfigured production deploy never half-starts.
 
 from __future__ import annotations
 
+import math
 import os
 import secrets
+from collections import Counter
 from collections.abc import Mapping
 from datetime import timedelta
 from pathlib import Path
@@ -39,6 +41,8 @@ DEFAULTS: dict[str, Any] = {
     "TRUSTED_PROXIES": 0,
     "RQ_QUEUE": "flowdesk",
     "PAGE_SIZE": 25,
+    "LOG_LEVEL": "INFO",
+    "LOG_FORMAT": "text",
     # Engine and workers (docs/engine.md).
     "SWEEP_INTERVAL": 5.0,
     "SWEEP_GRACE": 10.0,
@@ -80,6 +84,8 @@ ENVIRONMENT_SETTINGS: dict[str, tuple[str, Any]] = {
     "SESSION_DAYS": ("SESSION_DAYS", int),
     "TRUSTED_PROXIES": ("TRUSTED_PROXIES", int),
     "RQ_QUEUE": ("RQ_QUEUE", str),
+    "LOG_LEVEL": ("LOG_LEVEL", str.upper),
+    "LOG_FORMAT": ("LOG_FORMAT", str.lower),
     "SWEEP_INTERVAL": ("SWEEP_INTERVAL", float),
     "SWEEP_GRACE": ("SWEEP_GRACE", float),
     "JOB_LEASE_GRACE": ("JOB_LEASE_GRACE", float),
@@ -156,10 +162,14 @@ def _check(config: dict[str, Any], instance_path: Path) -> None:
         if production:
             raise ConfigError("SECRET_KEY is not set: production needs a long random value")
         key = _development_secret(instance_path)
-    elif production and len(key) < 32:
-        raise ConfigError("SECRET_KEY is too short: use at least 32 random characters")
+    elif production:
+        _check_secret(key)
     config["SECRET_KEY"] = key
 
+    if config.get("LOG_LEVEL") not in ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL"):
+        raise ConfigError("LOG_LEVEL must be DEBUG, INFO, WARNING, ERROR or CRITICAL")
+    if config.get("LOG_FORMAT") not in ("text", "json"):
+        raise ConfigError("LOG_FORMAT must be text or json")
     for name in (
         "LOGIN_MAX_FAILURES",
         "LOGIN_ADDRESS_MAX_FAILURES",
@@ -180,6 +190,26 @@ def _check(config: dict[str, Any], instance_path: Path) -> None:
     for name in ("RETENTION_DAYS", "BULK_LIMIT"):
         if not isinstance(config.get(name), int) or config[name] < 0:
             raise ConfigError(f"{name} must be a whole number, 0 or more")
+
+
+KEY_COMMAND = "python3 -c 'import secrets; print(secrets.token_urlsafe(48))'"
+
+
+def secret_strength(key: str) -> float:
+    """Estimated bits of randomness: the key's length times its Shannon entropy per character."""
+    counts = Counter(key)
+    return -len(key) * sum(n / len(key) * math.log2(n / len(key)) for n in counts.values())
+
+
+def _check_secret(key: str) -> None:
+    """Production keys sign sessions and CSRF tokens: long, and random rather than repeated."""
+    if len(key) < 32:
+        problem = "is too short: use at least 32 random characters"
+    elif len(set(key)) < 12 or secret_strength(key) < 100:
+        problem = "is not random enough (repeated or too few different characters)"
+    else:
+        return
+    raise ConfigError(f"SECRET_KEY {problem}; generate one with: {KEY_COMMAND}")
 
 
 def _development_secret(instance_path: Path) -> str:

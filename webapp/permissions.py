@@ -24,6 +24,21 @@ PERMISSIONS: dict[str, str] = {
     "admin": "Administer users, roles and partitions (implies every permission)",
 }
 
+# The roles every installation starts with (migration 0009 creates them); admins may add more.
+BUILT_IN_ROLES: dict[str, tuple[list[str], str]] = {
+    "admin": (["admin"], "Administers Flowdesk."),
+    "designer": (
+        ["processes.edit", "processes.publish", "instances.start", "instances.read"],
+        "Models and publishes processes.",
+    ),
+    "operator": (
+        ["instances.read", "instances.manage", "instances.start"],
+        "Watches running instances and fixes incidents.",
+    ),
+    "clerk": (["tasks.work", "instances.start"], "Works tasks and starts requests."),
+    "approver": (["tasks.work"], "Approves or rejects requests."),
+}
+
 F = TypeVar("F", bound=Callable[..., Any])
 
 

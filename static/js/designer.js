@@ -9,7 +9,12 @@
   'use strict';
 
   const root = document.getElementById('designer');
-  if (!root || typeof BpmnJS === 'undefined') return;
+  if (!root) return;
+  if (typeof BpmnJS === 'undefined') {
+    const status = document.getElementById('save-status');
+    if (status) status.textContent = 'The diagram editor could not load: its front-end files are missing on the server.';
+    return;
+  }
 
   const AUTOSAVE_MS = Number(root.dataset.autosaveMs || 3000);
   const CONFIG = 'flowdesk:config';

@@ -4,7 +4,12 @@
  * (a version, or both sides of a comparison). */
 (function () {
   'use strict';
-  if (typeof BpmnJS === 'undefined') return;
+  if (typeof BpmnJS === 'undefined') {
+    document.querySelectorAll('[data-viewer], [data-instance-viewer]').forEach((container) => {
+      container.textContent = 'The diagram could not be drawn: its front-end files are missing on the server.';
+    });
+    return;
+  }
 
   async function flowdeskDiagram(container, xml) {
     const viewer = new BpmnJS({ container: container });

@@ -212,3 +212,52 @@ def test_redis_down_while_starting_then_the_job_runs_when_it_is_back(app_config,
         assert _status(engine, instance_id) == "completed"
     finally:
         server.stop()
+
+
+def test_one_step_that_makes_a_timer_and_a_tool_due_delivers_both_on_time(
+    engine, workers, test_tools, redis_client
+):
+    """A parallel split starting a timer and a tool in one step: both reach RQ in one enqueue,
+    so the tool runs at once and the timer on time, with no help from the sweep."""
+    from rq import Worker
+
+    record = node("serviceTask", tool="test.record", inputs={"name": "'split'"})
+    version = publish_document(parallel_join(record, node("timerCatch", duration="PT2S")))
+    workers.start(1, SWEEP_GRACE=600)
+    wait_for(lambda: Worker.all(connection=redis_client), what="the worker to register")
+    began = time.monotonic()
+    instance_id = start(engine, version)
+    wait_for(lambda: tools_for_tests.seen(redis_client, "split"), what="the tool", timeout=3)
+    tool_ran = time.monotonic() - began
+    wait_for(lambda: _status(engine, instance_id) == "completed", what="the timer", timeout=6)
+    finished = time.monotonic() - began
+    assert tool_ran < 1.5, tool_ran
+    assert 2 <= finished < 4, finished
+    assert "could not enqueue" not in workers.logs()
+
+
+def test_any_mix_of_immediate_and_delayed_jobs_is_enqueued_in_one_call(app, redis_client):
+    from datetime import timedelta
+
+    from rq import Queue
+    from rq.registry import ScheduledJobRegistry
+
+    from webapp.engine.dispatch import JobRef, enqueue
+    from webapp.models.base import utcnow
+
+    queue = Queue("mix", connection=redis_client)
+    now = utcnow()
+    later = now + timedelta(seconds=30)
+    batches = [
+        [JobRef(1, 1, "timer", later, 1), JobRef(2, 1, "tool", now, 1)],
+        [
+            JobRef(3, 1, "tool", now, 1),
+            JobRef(4, 1, "timer", later, 1),
+            JobRef(5, 1, "tool", now, 1),
+        ],
+    ]
+    for batch in batches:
+        assert enqueue(queue, batch, now=now)
+    assert queue.job_ids == ["flowdesk-job-2-1", "flowdesk-job-3-1", "flowdesk-job-5-1"]
+    scheduled = ScheduledJobRegistry(queue=queue).get_job_ids()
+    assert sorted(scheduled) == ["flowdesk-job-1-1", "flowdesk-job-4-1"]

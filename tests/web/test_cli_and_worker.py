@@ -116,3 +116,24 @@ def test_a_real_worker_process_runs_a_job_in_the_app_context(app, app_config, de
     job.refresh()
     assert job.get_status() == "finished", done.stderr
     assert job.return_value() == {"users": 5}
+
+
+def test_seed_demo_refuses_production_unless_forced(app):
+    from webapp.extensions import db
+
+    def users() -> int:
+        with app.app_context():
+            return db.session.scalar(select(func.count()).select_from(User))
+
+    runner = app.test_cli_runner()
+    app.config["FLOWDESK_ENV"] = "production"
+    try:
+        refused = runner.invoke(args=["seed-demo"])
+        assert refused.exit_code != 0
+        assert "refusing to seed demo data in production" in refused.output
+        assert users() == 0
+        forced = runner.invoke(args=["seed-demo", "--force", "--no-processes"])
+        assert forced.exit_code == 0, forced.output
+    finally:
+        app.config["FLOWDESK_ENV"] = "testing"
+    assert users() == 5

@@ -1,5 +1,7 @@
 """The app factory and its settings: defaults, environment, overrides, and fail-fast checks."""
 
+import secrets
+
 import pytest
 
 from webapp import create_app
@@ -65,6 +67,23 @@ def test_production_fails_fast_naming_the_setting(tmp_path, monkeypatch, env, me
         create_app({"INSTANCE_PATH": str(tmp_path), "FLOWDESK_ENV": "production"})
 
 
+@pytest.mark.parametrize("key", [" " * 32, "a" * 32, "ab" * 20, "0123456789" * 4, "password" * 5])
+def test_production_refuses_a_secret_key_without_randomness(tmp_path, monkeypatch, key):
+    monkeypatch.setenv("FLOWDESK_ENV", "production")
+    settings = {
+        "INSTANCE_PATH": str(tmp_path),
+        "FLOWDESK_ENV": "production",
+        "SQLALCHEMY_DATABASE_URI": "postgresql://h/d",
+        "REDIS_URL": "redis://r",
+        "SECRET_KEY": key,
+    }
+    with pytest.raises(ConfigError, match="SECRET_KEY is not random enough") as refused:
+        create_app(settings)
+    assert "secrets.token_urlsafe(48)" in str(refused.value), "says how to make a good one"
+    good = secrets.token_urlsafe(48)
+    assert create_app({**settings, "SECRET_KEY": good}).config["SECRET_KEY"] == good
+
+
 def test_unknown_environment_and_bad_numbers_are_named(tmp_path, monkeypatch):
     with pytest.raises(ConfigError, match="FLOWDESK_ENV must be one of"):
         create_app({"INSTANCE_PATH": str(tmp_path), "FLOWDESK_ENV": "staging"})
@@ -81,7 +100,7 @@ def test_production_with_complete_settings_starts(tmp_path, monkeypatch):
             "FLOWDESK_ENV": "production",
             "SQLALCHEMY_DATABASE_URI": "postgresql://u@localhost/flow",
             "REDIS_URL": "redis://localhost:6379/0",
-            "SECRET_KEY": "k" * 40,
+            "SECRET_KEY": secrets.token_urlsafe(48),
         }
     )
     assert app.config["FLOWDESK_ENV"] == "production"

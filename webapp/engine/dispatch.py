@@ -60,6 +60,9 @@ def enqueue(queue: Queue | None, refs: Iterable[JobRef], *, now: datetime | None
     now = now or utcnow()
     try:
         with queue.connection.pipeline() as pipe:
+            # RQ's enqueue_call opens MULTI on a caller's pipeline unless one is open, which
+            # fails once enqueue_at has queued commands; open it first so any mix works.
+            pipe.multi()
             for ref in refs:
                 options: dict[str, Any] = {
                     "args": (ref.id, ref.instance_id),

@@ -3,23 +3,10 @@
 from __future__ import annotations
 
 from webapp.extensions import db
+from webapp.permissions import BUILT_IN_ROLES as ROLES
 from webapp.services import accounts
 
 DEMO_PASSWORD = "flowdesk-demo"  # noqa: S105 - documented demo password
-
-ROLES = {
-    "admin": (["admin"], "Administers Flowdesk."),
-    "designer": (
-        ["processes.edit", "processes.publish", "instances.start", "instances.read"],
-        "Models and publishes processes.",
-    ),
-    "operator": (
-        ["instances.read", "instances.manage", "instances.start"],
-        "Watches running instances and fixes incidents.",
-    ),
-    "clerk": (["tasks.work", "instances.start"], "Works tasks and starts requests."),
-    "approver": (["tasks.work"], "Approves or rejects requests."),
-}
 
 PARTITIONS = {"finance": "Finance", "hr": "Human resources"}
 

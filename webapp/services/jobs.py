@@ -21,6 +21,7 @@ from webapp.engine.dispatch import JobRef
 from webapp.engine.errors import EngineError
 from webapp.engine.runtime import StepResult
 from webapp.extensions import db
+from webapp.logs import about_job
 from webapp.models.base import utcnow
 from webapp.queue import redis_url
 
@@ -114,6 +115,7 @@ def _inline_step(job_id: int, instance_id: int) -> StepResult:
     )
 
 
+@about_job
 def run_tool(job_id: int, instance_id: int) -> str:
     """Lease the job, call the tool outside any transaction, then apply the outcome as a step."""
     session = db.session
@@ -134,10 +136,12 @@ def run_tool(job_id: int, instance_id: int) -> str:
     )
 
 
+@about_job
 def run_inline_tool(job_id: int, instance_id: int) -> str:
     """A pure tool: call it inside the step's transaction."""
     return _run(lambda: _inline_step(job_id, instance_id))
 
 
+@about_job
 def fire_timer(job_id: int, instance_id: int) -> str:
     return _run(lambda: steps.fire_timer(db.session, job_id, instance_id))
