@@ -13,13 +13,19 @@ from flask import Flask
 from werkzeug.middleware.proxy_fix import ProxyFix
 
 from webapp import logs
-from webapp.config import load_config
+from webapp.config import ConfigError, load_config
 
 ROOT = Path(__file__).resolve().parent.parent
 
 
 def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     """Build the Flask app: defaults, then environment variables, then `config`."""
+    if not (ROOT / "templates").is_dir() or not (ROOT / "migrations").is_dir():
+        raise ConfigError(
+            f"Flowdesk runs from its checkout, but {ROOT} has no templates/ or migrations/: it "
+            "was installed with a plain `pip install .`. Install it in the checkout with "
+            "`make setup` (or `pip install -e .`); see docs/deploy.md."
+        )
     app = Flask(
         __name__,
         instance_path=str((config or {}).get("INSTANCE_PATH") or ROOT / "instance"),

@@ -98,3 +98,5 @@ def configure(app: Flask) -> None:
     json_lines = app.config["LOG_FORMAT"] == "json"
     handler.setFormatter(JsonFormatter() if json_lines else TextFormatter())
     root.setLevel(app.config["LOG_LEVEL"])
+    # Alembic announces each of its plugins whenever an app starts: noise unless debugging.
+    logging.getLogger("alembic.runtime.plugins").setLevel(logging.WARNING)
