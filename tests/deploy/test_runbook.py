@@ -47,7 +47,9 @@ from webapp.scratch import is_postgres, scratch_database
 
 # A column a migration renamed: (table, its name at head) -> its name in older revisions.
 # Add the rename here with the migration, so old rows are still compared under their new name.
-RENAMED: dict[tuple[str, str], str] = {}
+RENAMED: dict[tuple[str, str], str] = {("login_failures", "last_at"): "first_at"}
+# Tables a migration empties on purpose (table -> that revision): sign-in throttling state only.
+RESET_BY: dict[str, str] = {"login_failures": "0008"}
 
 
 def _older_revisions() -> list[str]:
@@ -130,7 +132,7 @@ def _write_rows(bind: Engine, rows: dict[str, list[dict[str, Any]]]) -> dict[str
             names = {}
             for column in source[0]:
                 for name in (column, RENAMED.get((table.name, column))):
-                    if name in table.columns:
+                    if name is not None and name in table.columns:
                         names[column] = name
                         break
             required = {
@@ -189,6 +191,9 @@ def test_upgrading_a_database_that_holds_work_keeps_it_and_the_work_resumes(
             upgrade()
             after = _snapshot(db.engine)
             for table, columns in written.items():
+                if table in RESET_BY and revision < RESET_BY[table]:
+                    assert after[table] == [], f"{table} is reset by {RESET_BY[table]}"
+                    continue
                 lost = _rows_as_text(rows[table], columns) - _rows_as_text(after[table], columns)
                 assert not lost, f"{table} lost rows upgrading from {revision}: {list(lost)[:3]}"
 
