@@ -45,11 +45,12 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     _init_extensions(app)
     _register_blueprints(app)
 
-    from webapp import assets, cli, errors, security_headers, templating
+    from webapp import assets, cli, errors, security_headers, templating, transport
 
     assets.register(app)
     errors.register(app)
     templating.register(app)
+    transport.register(app)
     cli.register(app)
     security_headers.register(app)
     return app

@@ -13,6 +13,7 @@ from werkzeug.exceptions import HTTPException
 
 from webapp.database import RETRY_AFTER, commit_outcome, is_unavailable, reset_session
 from webapp.extensions import login_manager
+from webapp.transport import insecure_transport
 
 MESSAGES = {
     400: ("Bad request", "The request could not be understood."),
@@ -114,7 +115,8 @@ def register(app: Flask) -> None:
         reset_session()
         return render_error(
             400,
-            "The form expired or was sent without its security token. "
+            insecure_transport()
+            or "The form expired or was sent without its security token. "
             "Reload the page and try again.",
         )
 
