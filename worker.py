@@ -20,12 +20,13 @@ EMBEDDED_REDIS_WARNING = (
 )
 
 
-def main() -> None:
+def main(argv: list[str] | None = None, config: dict | None = None) -> None:
+    """Start a worker; `config` overrides settings as in `create_app` (for tests)."""
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--burst", action="store_true", help="drain the queue, then exit")
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
     try:
-        app = create_app()
+        app = create_app(config)
     except ConfigError as error:
         sys.exit(f"worker not started: {error}")
     if not app.config.get("REDIS_URL"):

@@ -1,5 +1,6 @@
 """CLI commands, the embedded Redis, and a real RQ job run by a real worker process."""
 
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -137,3 +138,34 @@ def test_seed_demo_refuses_production_unless_forced(app):
     finally:
         app.config["FLOWDESK_ENV"] = "testing"
     assert users() == 5
+
+
+def test_a_worker_refuses_incomplete_production_settings_naming_them(tmp_path):
+    env = {k: v for k, v in os.environ.items() if k not in ("DATABASE_URL", "REDIS_URL")}
+    refused = subprocess.run(
+        [sys.executable, "worker.py", "--burst"],
+        cwd=ROOT,
+        env={**env, "FLOWDESK_ENV": "production", "PYTHONPATH": str(ROOT)},
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert refused.returncode != 0
+    assert refused.stderr.strip() == (
+        "worker not started: DATABASE_URL is not set: production needs a PostgreSQL URL"
+    )
+
+
+def test_a_worker_on_the_embedded_redis_says_so(app_config, tmp_path, caplog):
+    import logging
+
+    import worker
+
+    config = {k: v for k, v in app_config.items() if k != "REDIS_URL"}
+    with caplog.at_level(logging.WARNING, logger="flowdesk.worker"):
+        worker.main(["--burst"], {**config, "INSTANCE_PATH": str(tmp_path)})
+    warning = next(r.getMessage() for r in caplog.records if r.name == "flowdesk.worker")
+    assert warning.startswith(
+        f"REDIS_URL is not set: this worker uses the embedded Redis under {tmp_path}"
+    )
+    assert "In production set FLOWDESK_ENV=production, REDIS_URL" in warning
