@@ -1,15 +1,26 @@
-"""Delivery faults with real worker processes: a delivery stuck half-way into a worker."""
+"""Delivery faults with real worker processes: a delivery stuck half-way into a worker, and Redis
+going away under a running worker (a private Redis the test kills and restarts)."""
 
 from __future__ import annotations
 
+import os
+import signal
 import time
+from collections.abc import Iterator
+from pathlib import Path
 
+import pytest
+from redis import Redis
+from rq import Worker
 from rq.job import Job as RQJob
+from sqlalchemy import select
 
 from tests.engine.conftest import chain, history, node, publish_document, wait_for
 from tests.engine.test_steps import load
 from webapp.engine import steps
 from webapp.engine.dispatch import ENTRY_POINTS, JobRef
+from webapp.models import HistoryEntry
+from webapp.redis_server import EmbeddedRedis
 from webapp.services.jobs import commit, engine_queue
 
 # Sweep timings for these tests: small, but large enough to measure the bound against.
@@ -57,9 +68,7 @@ def _stranded(queue, ref: JobRef) -> bool:
     )
 
 
-def test_a_delivery_stuck_in_the_intermediate_list_is_sent_again_in_bounded_time(
-    engine, workers, capsys
-):
+def test_a_delivery_stuck_in_the_intermediate_list_is_sent_again_in_bounded_time(engine, workers):
     """RQ's worker moves the id out of the queue list and only then marks the job started; one
     killed in between leaves `queued` forever (until RQ's own clean-up, 10+ minutes later)."""
     version = publish_document(chain(("a", node("serviceTask", tool="noop", saveTo="a"))))
@@ -85,9 +94,124 @@ def test_a_delivery_stuck_in_the_intermediate_list_is_sent_again_in_bounded_time
         instance = load(engine, result.instance.id)
         assert instance.vars == {"a": {}}
         assert history(engine, result.instance.id).count(("left", "a")) == 1
-    with capsys.disabled():
-        print(
-            f"\nstuck delivery recovered {at_start:.2f} s after starting a worker and "
-            f"{while_running:.2f} s after it was due with a worker running "
-            f"(SWEEP_INTERVAL={INTERVAL}, SWEEP_GRACE={GRACE})"
+    print(  # shown with `pytest -s`
+        f"\nstuck delivery recovered {at_start:.2f} s after starting a worker and "
+        f"{while_running:.2f} s after it was due with a worker running "
+        f"(SWEEP_INTERVAL={INTERVAL}, SWEEP_GRACE={GRACE})"
+    )
+
+
+# --- Redis going away under a running worker ---------------------------------------------------
+
+
+@pytest.fixture
+def private_redis(tmp_path: Path) -> Iterator[EmbeddedRedis]:
+    server = EmbeddedRedis(tmp_path / "redis")
+    server.ensure_running()
+    yield server
+    server.stop()
+
+
+def _kill(server: EmbeddedRedis) -> None:
+    """SIGKILL the server: every connection drops at once, nothing is saved."""
+    assert server.process is not None
+    os.kill(server.process.pid, signal.SIGKILL)
+    server.process.wait(timeout=10)
+    server.process = None
+
+
+def _log(tmp_path: Path) -> str:
+    """The whole log of the test's first worker (`Workers.logs` keeps only its tail)."""
+    return (tmp_path / "worker-0.log").read_text()
+
+
+def test_a_worker_outlives_redis_dropping_during_a_tool_call(
+    engine, workers, private_redis, tmp_path, test_tools
+):
+    gate = tmp_path / "gate"
+    gate.mkdir()
+    inputs = {"dir": "$input.dir"}
+    version = publish_document(
+        chain(
+            ("first", node("serviceTask", tool="test.gate", inputs=inputs, saveTo="first")),
+            ("second", node("serviceTask", tool="test.gate", inputs=inputs, saveTo="second")),
         )
+    )
+    result = steps.start_instance(engine, version, input={"dir": str(gate)})
+    engine.commit()  # not enqueued: the worker's first sweep sends it to the private Redis
+    instance_id = result.instance.id
+    worker = workers.start(1, REDIS_URL=private_redis.url, SWEEP_INTERVAL=0.5, SWEEP_GRACE=0.5)[0]
+    wait_for(lambda: (gate / "started").exists(), what="the tool call to start")
+
+    _kill(private_redis)
+    (gate / "open").touch()  # the tool returns while Redis is down
+    wait_for(
+        lambda: worker.poll() is not None or "lost Redis" in _log(tmp_path),
+        timeout=60,
+        what="the worker to meet the outage",
+    )
+    assert worker.poll() is None, _log(tmp_path)[-3000:]
+
+    def first_applied() -> bool:
+        engine.rollback()
+        entry = engine.scalar(
+            select(HistoryEntry).where(
+                HistoryEntry.kind == "tool_attempt", HistoryEntry.node_id == "first"
+            )
+        )
+        return entry is not None and entry.details["status"] == "ok"
+
+    assert first_applied()  # the result landed in the database while Redis was down
+    private_redis.ensure_running()  # the same socket, empty
+    wait_for(lambda: _status(engine, instance_id) == "completed", 60, "the second step")
+    assert worker.poll() is None
+    instance = load(engine, instance_id)
+    assert instance.vars == {"first": {"pid": worker.pid}, "second": {"pid": worker.pid}}
+    taken = history(engine, instance_id)
+    assert taken.count(("tool_attempt", "first")) == taken.count(("tool_attempt", "second")) == 1
+    assert "quitting" not in _log(tmp_path)
+
+
+def test_a_worker_outlives_redis_dropping_while_it_waits_for_jobs(
+    engine, workers, private_redis, app_config, tmp_path
+):
+    """An idle worker survived before too, but Redis came back without its registration (the
+    health page showed no worker) and without RQ's scheduler, so timers waited for the sweep."""
+    from webapp import create_app
+    from webapp.extensions import db
+    from webapp.models import ProcessVersion
+
+    version_id = publish_document(chain(("wait", node("timerCatch", duration="PT1S")))).id
+    client = Redis.from_url(private_redis.url)
+    # A long grace: only RQ's scheduler, not the sweep, can deliver the timer in time.
+    worker = workers.start(1, REDIS_URL=private_redis.url, SWEEP_GRACE=120)[0]
+
+    def registered() -> bool:
+        try:
+            workers_seen = [w.pid for w in Worker.all(connection=client)]
+            return workers_seen == [worker.pid] and bool(
+                client.exists(f"rq:scheduler-lock:{app_config['RQ_QUEUE']}")
+            )
+        except OSError:
+            return False
+
+    wait_for(registered, what="the worker and its scheduler to register")
+    _kill(private_redis)
+    # Until RQ's scheduler process meets the outage (before the fix, it died of it).
+    wait_for(
+        lambda: any(m in _log(tmp_path) for m in ("Scheduler lost Redis", "raised an exception")),
+        timeout=60,
+        what="the scheduler to meet the outage",
+    )
+    private_redis.ensure_running()
+    wait_for(registered, timeout=30, what="the worker to register again")
+    assert worker.poll() is None
+
+    other = create_app(dict(app_config, REDIS_URL=private_redis.url))
+    with other.app_context():
+        result = steps.start_instance(db.session, db.session.get(ProcessVersion, version_id))
+        commit(result)  # scheduled in the private Redis
+        instance_id = result.instance.id
+        db.session.remove()
+    _completed_within(engine, instance_id, 1 + 5)
+    assert worker.poll() is None
