@@ -20,12 +20,14 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 from flask import Flask
+from redis import Redis
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import RedisError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 from rq import SimpleWorker, worker_registration
 from rq.defaults import DEFAULT_LOGGING_DATE_FORMAT, DEFAULT_LOGGING_FORMAT
 from rq.job import Job as RQJob
+from rq.logutils import setup_loghandlers
 from rq.queue import Queue
 from rq.scheduler import RQScheduler
 from rq.worker import WorkerStatus
@@ -54,6 +56,24 @@ def _sleep_unless(stop: Callable[[], bool], seconds: float) -> None:
     deadline = time.monotonic() + seconds
     while not stop() and time.monotonic() < deadline:
         time.sleep(min(0.1, seconds))
+
+
+def wait_for_redis(
+    connection: Redis, who: str = "Worker", stopping: Callable[[], bool] = lambda: False
+) -> None:
+    """Try Redis with growing pauses until it answers (or `stopping()`), logging each miss."""
+    for attempt, pause in enumerate(_pauses()):
+        if stopping():
+            return
+        try:
+            connection.ping()
+        except REDIS_DOWN as error:
+            log.warning("%s: Redis unavailable (%s); trying again in %.0f s", who, error, pause)
+            _sleep_unless(stopping, pause)
+            continue
+        if attempt:
+            log.info("%s: Redis is back", who)
+        return
 
 
 class Sweeper(threading.Thread):
@@ -288,24 +308,7 @@ class AppWorker(SimpleWorker):
         self.log.warning("Worker %s: lost Redis while %s: %s", self.name, doing, error)
 
     def _wait_for_redis(self) -> None:
-        """Try Redis with growing pauses until it answers (or the worker is asked to stop)."""
-        for attempt, pause in enumerate(_pauses()):
-            if self._stop_requested:
-                return
-            try:
-                self.connection.ping()
-            except REDIS_DOWN as error:
-                self.log.warning(
-                    "Worker %s: Redis unavailable (%s); trying again in %.0f s",
-                    self.name,
-                    error,
-                    pause,
-                )
-                time.sleep(pause)
-                continue
-            if attempt:
-                self.log.info("Worker %s: Redis is back", self.name)
-            return
+        wait_for_redis(self.connection, f"Worker {self.name}", lambda: self._stop_requested)
 
     def _register_again(self) -> None:
         """Redis came back without this worker's record (it restarted empty): write it as RQ
@@ -327,6 +330,10 @@ def build_worker(app: Flask, name: str | None = None) -> AppWorker:
 
 
 def run(app: Flask, *, burst: bool = False, with_scheduler: bool = True) -> bool:
-    """Work until stopped (or, with burst, until the queue is empty)."""
+    """Work until stopped (or, with burst, until the queue is empty); a worker started while
+    Redis is down waits for it. Flowdesk's own log lines (the sweep, outages) are written like
+    RQ's."""
+    setup_loghandlers("INFO", name="webapp")
+    wait_for_redis(redis_connection(app))
     worker = build_worker(app)
     return worker.work(burst=burst, with_scheduler=with_scheduler, logging_level="INFO")

@@ -215,3 +215,22 @@ def test_a_worker_outlives_redis_dropping_while_it_waits_for_jobs(
         db.session.remove()
     _completed_within(engine, instance_id, 1 + 5)
     assert worker.poll() is None
+
+
+def test_a_worker_started_while_redis_is_down_waits_for_it(
+    engine, workers, private_redis, tmp_path
+):
+    version = publish_document(chain(("a", node("serviceTask", tool="noop", saveTo="a"))))
+    result = steps.start_instance(engine, version)
+    engine.commit()
+    private_redis.stop()
+    worker = workers.start(1, REDIS_URL=private_redis.url)[0]
+    wait_for(
+        lambda: worker.poll() is not None or "Worker: Redis unavailable" in _log(tmp_path),
+        timeout=60,
+        what="the worker to find Redis down",
+    )
+    assert worker.poll() is None, _log(tmp_path)[-3000:]
+    private_redis.ensure_running()
+    _completed_within(engine, result.instance.id, 20)
+    assert worker.poll() is None
