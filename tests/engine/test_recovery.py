@@ -183,6 +183,30 @@ def test_a_started_delivery_is_left_alone_unless_it_is_stale(engine):
     assert sweep(engine, queue, grace=0).enqueued == 1
 
 
+def test_a_tool_job_started_but_never_leased_is_sent_again_after_the_grace(engine, test_tools):
+    """A worker killed after RQ marked the job started but before it leased the row: nothing
+    runs it, however long the tool's timeout."""
+    version = publish_document(
+        chain(
+            ("call", node("serviceTask", tool="test.record", inputs={"name": "'t'"}, timeout=600))
+        )
+    )
+    result = steps.start_instance(engine, version)
+    ref = result.jobs[0]
+    past = utcnow() - timedelta(seconds=30)
+    engine.execute(Job.__table__.update().where(Job.id == ref.id).values(due_at=past))
+    engine.commit()
+    queue = engine_queue()
+    assert enqueue(queue, [ref])
+    assert queue.connection.lpop(queue.key) == ref.rq_id.encode()
+    key = RQJob.key_for(ref.rq_id)
+    queue.connection.hset(key, mapping={"status": "started", "started_at": _rq_time(utcnow())})
+    assert sweep(engine, queue, grace=2).enqueued == 0  # its worker may be about to lease it
+    began = _rq_time(utcnow() - timedelta(seconds=3))
+    queue.connection.hset(key, mapping={"started_at": began})
+    assert sweep(engine, queue, grace=2).enqueued == 1
+
+
 def _rq_time(value) -> str:
     from rq.utils import utcformat
 

@@ -1,9 +1,10 @@
 """Recovery: enqueue again the jobs whose delivery was lost, whose worker died, or whose time came.
 
-No RQ state is trusted for ever: `started` for the job's timeout, `scheduled` until the job is
-due, `queued` only while the id waits in the queue list. Delivery is at least once: a job enqueued
-twice is harmless, because applying it checks that the job is still pending for its token. The
-sweep only reads the database; it never changes instances.
+No RQ state is trusted for ever: `started` only until the job should have been leased (a pure tool:
+until its timeout), `scheduled` until the job is due, `queued` only while the id waits in the queue
+list. Delivery is at least once: a job enqueued twice is harmless, because applying it checks that
+the job is still pending for its token. The sweep only reads the database; it never changes
+instances.
 """
 
 from __future__ import annotations
@@ -139,7 +140,10 @@ def _lost(row, state: str | None, started_at: bytes | None, now: datetime, grace
     """Whether no live delivery will run this due job, from an RQ state other than a waiting one.
 
     The RQ id follows the job's attempt, so after a lease expired (its worker died or hung) the
-    id looked up is the next attempt's, which does not exist until the sweep enqueues it.
+    id looked up is the next attempt's, which does not exist until the sweep enqueues it. A job
+    still `started` under the id of its current attempt has not been leased yet: a tool job is
+    leased and a timer fires within moments of starting, so past the grace its worker died
+    first; a pure tool runs inside its step, for up to its timeout.
     """
     if state is None or state in ("finished", "failed", "stopped", "canceled"):
         return True
@@ -152,7 +156,8 @@ def _lost(row, state: str | None, started_at: bytes | None, now: datetime, grace
     if began is None:
         return True
     began = began if began.tzinfo else began.replace(tzinfo=now.tzinfo)
-    return began < now - timedelta(seconds=row.timeout + grace)
+    running = row.timeout if entry_point(row.kind, row.tool) == "inline" else 0
+    return began < now - timedelta(seconds=running + grace)
 
 
 def _stranded(queue: Queue, waiting: Sequence[tuple[Any, bytes]], handover: float) -> list[Any]:
