@@ -259,6 +259,14 @@ class AppWorker(SimpleWorker):
         finally:
             self.sweeper.stop()
 
+    def set_shutdown_requested_date(self) -> None:
+        """Called by the SIGTERM handler, in the middle of a job: an outage raised there would
+        surface in the tool call as its own failure."""
+        try:
+            super().set_shutdown_requested_date()
+        except REDIS_DOWN as error:
+            self._lost_redis("noting the shutdown request", error)
+
     def teardown(self) -> None:
         """Leaving during an outage: the worker's key expires in Redis on its own."""
         try:

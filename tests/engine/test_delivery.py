@@ -234,3 +234,29 @@ def test_a_worker_started_while_redis_is_down_waits_for_it(
     private_redis.ensure_running()
     _completed_within(engine, result.instance.id, 20)
     assert worker.poll() is None
+
+
+def test_a_worker_stopped_during_an_outage_finishes_its_tool_call_first(
+    engine, workers, private_redis, tmp_path, test_tools
+):
+    """SIGTERM while a tool runs and Redis is down: the call completes and counts (RQ's handler
+    used to raise the outage inside the tool call, which then counted as the tool's failure)."""
+    gate = tmp_path / "gate"
+    gate.mkdir()
+    version = publish_document(
+        chain(("call", node("serviceTask", tool="test.gate", inputs={"dir": "$input.dir"})))
+    )
+    result = steps.start_instance(engine, version, input={"dir": str(gate)})
+    engine.commit()
+    worker = workers.start(1, REDIS_URL=private_redis.url)[0]
+    wait_for(lambda: (gate / "started").exists(), what="the tool call to start")
+    _kill(private_redis)
+    os.kill(worker.pid, signal.SIGTERM)
+    wait_for(lambda: "warm shut down requested" in _log(tmp_path), what="the signal handled")
+    (gate / "open").touch()
+    assert worker.wait(timeout=60) == 0, _log(tmp_path)[-3000:]
+    assert _status(engine, result.instance.id) == "completed"
+    attempts = engine.scalars(
+        select(HistoryEntry.details).where(HistoryEntry.kind == "tool_attempt")
+    ).all()
+    assert [a["status"] for a in attempts] == ["ok"]
