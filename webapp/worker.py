@@ -235,7 +235,7 @@ class AppWorker(SimpleWorker):
             super().execute_job(job, queue)
         except REDIS_DOWN as error:
             self._lost_redis(f"handling job {job.id}", error)
-            self.executions.clear()
+            self.execution = None
             self._state, self._state_saved = WorkerStatus.IDLE, False
             self._wait_for_redis()
 
