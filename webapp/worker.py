@@ -3,6 +3,11 @@
 Each worker also runs the engine's sweep every SWEEP_INTERVAL seconds in a background thread,
 under a Redis lock so that only one process sweeps at a time however many workers run; the sweep
 also deletes finished instances past retention, at most once per RETENTION_INTERVAL.
+
+A worker outlives Redis outages: RQ quits on a dropped connection anywhere but in its wait for the
+next job, so each step of RQ's loop here logs the outage, waits for Redis with growing pauses and
+carries on. RQ's record of a job in hand is then abandoned; the database holds the job's truth,
+and the sweep delivers again whatever did not run.
 """
 
 from __future__ import annotations
@@ -11,16 +16,64 @@ import logging
 import threading
 import time
 import uuid
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from flask import Flask
+from redis import Redis
+from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import RedisError
-from rq import SimpleWorker
+from redis.exceptions import TimeoutError as RedisTimeoutError
+from rq import SimpleWorker, worker_registration
+from rq.defaults import DEFAULT_LOGGING_DATE_FORMAT, DEFAULT_LOGGING_FORMAT
+from rq.job import Job as RQJob
+from rq.logutils import setup_loghandlers
+from rq.queue import Queue
+from rq.scheduler import RQScheduler
+from rq.worker import WorkerStatus
 
 from webapp.extensions import db
 from webapp.queue import get_queue, redis_connection
 
 log = logging.getLogger(__name__)
+
+# What a Redis outage raises: a dropped or refused connection, a timeout, a server still loading.
+REDIS_DOWN = (RedisConnectionError, RedisTimeoutError)
+# The longest pause between two tries to reach Redis again (RQ's own default is 60 s).
+MAX_REDIS_WAIT = 10.0
+
+
+def _pauses(first: float = 1.0) -> Iterator[float]:
+    """Pauses doubling from `first` up to MAX_REDIS_WAIT."""
+    pause = first
+    while True:
+        yield pause
+        pause = min(pause * 2, MAX_REDIS_WAIT)
+
+
+def _sleep_unless(stop: Callable[[], bool], seconds: float) -> None:
+    """Sleep `seconds`, or less as soon as `stop()` is true."""
+    deadline = time.monotonic() + seconds
+    while not stop() and time.monotonic() < deadline:
+        time.sleep(min(0.1, seconds))
+
+
+def wait_for_redis(
+    connection: Redis, who: str = "Worker", stopping: Callable[[], bool] = lambda: False
+) -> None:
+    """Try Redis with growing pauses until it answers (or `stopping()`), logging each miss."""
+    for attempt, pause in enumerate(_pauses()):
+        if stopping():
+            return
+        try:
+            connection.ping()
+        except REDIS_DOWN as error:
+            log.warning("%s: Redis unavailable (%s); trying again in %.0f s", who, error, pause)
+            _sleep_unless(stopping, pause)
+            continue
+        if attempt:
+            log.info("%s: Redis is back", who)
+        return
 
 
 class Sweeper(threading.Thread):
@@ -32,10 +85,14 @@ class Sweeper(threading.Thread):
         self.interval = float(app.config["SWEEP_INTERVAL"])
         self.lock_key = f"flowdesk:sweep:{app.config['RQ_QUEUE']}"
         self.stopped = threading.Event()
+        self.redis_down = False
 
     def run(self) -> None:
         while not self.stopped.wait(self.interval):
-            self.sweep_once()
+            try:
+                self.sweep_once()
+            except Exception:  # the thread must outlive anything one sweep meets
+                log.exception("sweep failed")
 
     def stop(self) -> None:
         self.stopped.set()
@@ -55,8 +112,13 @@ class Sweeper(threading.Thread):
                 self.lock_key, uuid.uuid4().hex, nx=True, px=milliseconds
             )
         except RedisError as error:
-            log.warning("sweep skipped, Redis unavailable: %s", error)
+            if not self.redis_down:
+                log.warning("sweeps skipped until Redis is back: %s", error)
+            self.redis_down = True
             return False
+        if self.redis_down:
+            log.info("Redis is back: sweeping again")
+            self.redis_down = False
         if not mine:
             return False
         with self.app.app_context():
@@ -74,6 +136,25 @@ class Sweeper(threading.Thread):
         return True
 
 
+class AppScheduler(RQScheduler):
+    """RQ's scheduler process (it moves delayed jobs to the queue when due), kept alive through
+    Redis outages: RQ's exits on the first one and is restarted only by the worker's ten-minute
+    maintenance, leaving timers and retries to the sweep meanwhile."""
+
+    def work(self) -> None:
+        pauses = _pauses()
+        while True:
+            try:
+                super().work()
+                return
+            except REDIS_DOWN as error:
+                if self._stop_requested:
+                    return
+                pause = next(pauses)
+                self.log.warning("Scheduler lost Redis (%s); trying again in %.0f s", error, pause)
+                _sleep_unless(lambda: self._stop_requested, pause)
+
+
 class AppWorker(SimpleWorker):
     """Runs each job in the worker process itself (no fork), inside an app context.
 
@@ -83,36 +164,80 @@ class AppWorker(SimpleWorker):
 
     app: Flask
     sweeper: Sweeper | None = None
+    max_connection_wait_time = MAX_REDIS_WAIT  # the ceiling of RQ's own retries while dequeuing
     _last_beat = 0.0
     _last_suspension_check = 0.0
+    _state_saved = True
 
     # RQ's bookkeeping costs several Redis round trips per job; the three overrides below drop
     # the ones that repeat what was just written, which matters at hundreds of jobs a second.
 
     def set_state(self, state: str, pipeline: Any = None) -> None:
         """Write the worker's state only when it changes (RQ sets 'idle' twice per job)."""
-        if pipeline is None and state == getattr(self, "_state", None):
+        if pipeline is None and state == getattr(self, "_state", None) and self._state_saved:
             return
+        self._state_saved = False
         super().set_state(state, pipeline)
+        self._state_saved = True
 
     def check_for_suspension(self, burst: bool) -> None:
         """`rq suspend` is noticed within a second instead of before every job."""
         if time.monotonic() - self._last_suspension_check < 1.0:
             return
         self._last_suspension_check = time.monotonic()
-        super().check_for_suspension(burst)
+        try:
+            super().check_for_suspension(burst)
+        except REDIS_DOWN as error:
+            self._lost_redis("checking for `rq suspend`", error)
 
     def heartbeat(self, timeout: int | None = None, pipeline: Any = None) -> None:
-        """One beat a second, in one round trip, keeps the worker's key alive just as well."""
+        """One beat a second, in one round trip, keeps the worker's key alive just as well; it
+        also notices when Redis came back without this worker's record, and writes it again."""
         if pipeline is not None or timeout is not None:
             super().heartbeat(timeout, pipeline)
             return
         if time.monotonic() - self._last_beat < 1.0:
             return
         self._last_beat = time.monotonic()
-        with self.connection.pipeline() as beat:
-            super().heartbeat(None, beat)
-            beat.execute()
+        try:
+            with self.connection.pipeline() as beat:
+                beat.hexists(self.key, "birth")
+                super().heartbeat(None, beat)
+                registered = beat.execute()[0]
+            if not registered:
+                self._register_again()
+        except REDIS_DOWN as error:  # the next Redis call in RQ's loop waits for it
+            self.log.debug("Worker %s: no heartbeat, Redis unavailable: %s", self.name, error)
+
+    def run_maintenance_tasks(self) -> None:
+        try:
+            super().run_maintenance_tasks()
+        except REDIS_DOWN as error:
+            self._lost_redis("cleaning RQ's registries", error)
+
+    def dequeue_job_and_maintain_ttl(
+        self, timeout: int | None, max_idle_time: int | None = None
+    ) -> tuple[RQJob, Queue] | None:
+        """RQ retries a dropped connection while it waits for a job, but not while it marks
+        the worker idle first."""
+        while True:
+            try:
+                return super().dequeue_job_and_maintain_ttl(timeout, max_idle_time)
+            except REDIS_DOWN as error:
+                self._lost_redis("waiting for a job", error)
+                self._wait_for_redis()
+
+    def execute_job(self, job: RQJob, queue: Queue) -> None:
+        """Run the job; when Redis drops on the way, leave RQ's record of it as it is and wait
+        for Redis. What the job wrote to the database stands; if it did not get to run, its row
+        is still pending and the sweep sends it again."""
+        try:
+            super().execute_job(job, queue)
+        except REDIS_DOWN as error:
+            self._lost_redis(f"handling job {job.id}", error)
+            self.execution = None
+            self._state, self._state_saved = WorkerStatus.IDLE, False
+            self._wait_for_redis()
 
     def perform_job(self, *args: Any, **kwargs: Any) -> Any:
         with self.app.app_context():
@@ -122,7 +247,9 @@ class AppWorker(SimpleWorker):
                 db.session.remove()
 
     def work(self, burst: bool = False, *args: Any, **kwargs: Any) -> bool:
-        """Sweep once before working (so `--burst` also recovers lost jobs), then periodically."""
+        """Sweep once before working (so `--burst` also recovers lost jobs), then periodically;
+        a worker started during an outage waits for Redis first."""
+        self._wait_for_redis()
         self.sweeper = Sweeper(self.app)
         self.sweeper.sweep_once(grace=0)
         if not burst:
@@ -131,6 +258,76 @@ class AppWorker(SimpleWorker):
             return super().work(burst, *args, **kwargs)
         finally:
             self.sweeper.stop()
+
+    def set_shutdown_requested_date(self) -> None:
+        """Called by the SIGTERM handler, in the middle of a job: an outage raised there would
+        surface in the tool call as its own failure."""
+        try:
+            super().set_shutdown_requested_date()
+        except REDIS_DOWN as error:
+            self._lost_redis("noting the shutdown request", error)
+
+    def teardown(self) -> None:
+        """Leaving during an outage: the worker's key expires in Redis on its own."""
+        try:
+            super().teardown()
+        except REDIS_DOWN as error:
+            self.log.warning(
+                "Worker %s: could not sign off, Redis unavailable: %s", self.name, error
+            )
+
+    def _start_scheduler(
+        self,
+        burst: bool = False,
+        logging_level: str | None = "INFO",
+        date_format: str = DEFAULT_LOGGING_DATE_FORMAT,
+        log_format: str = DEFAULT_LOGGING_FORMAT,
+    ) -> None:
+        """RQ's start-up of its scheduler (the same steps), with the one that outlives outages."""
+        self.scheduler = scheduler = AppScheduler(
+            self.queues,
+            connection=self.connection,
+            logging_level=logging_level if logging_level is not None else self.log.level,
+            date_format=date_format,
+            log_format=log_format,
+            serializer=self.serializer,
+        )
+        scheduler.acquire_locks()
+        if not scheduler.acquired_locks:
+            return
+        if not burst:
+            scheduler.start()
+            return
+        try:
+            scheduler.register_birth()
+            scheduler.enqueue_scheduled_jobs()
+        finally:
+            scheduler.release_locks()
+            scheduler.register_death()
+
+    def _pubsub_exception_handler(self, exc: Exception, pubsub: Any, pubsub_thread: Any) -> None:
+        """RQ retries a dropped connection of the thread that receives `rq` commands, but a
+        timeout ends that thread; retry after both."""
+        if isinstance(exc, RedisTimeoutError):
+            exc = RedisConnectionError(str(exc))
+        super()._pubsub_exception_handler(exc, pubsub, pubsub_thread)
+
+    def _lost_redis(self, doing: str, error: Exception) -> None:
+        self.log.warning("Worker %s: lost Redis while %s: %s", self.name, doing, error)
+
+    def _wait_for_redis(self) -> None:
+        wait_for_redis(self.connection, f"Worker {self.name}", lambda: self._stop_requested)
+
+    def _register_again(self) -> None:
+        """Redis came back without this worker's record (it restarted empty): write it as RQ
+        does at start, so the health page and `rq info` list the worker again."""
+        with self.connection.pipeline() as pipe:
+            pipe.hset(self.key, mapping={**self.serialize(), "state": self.get_state()})
+            worker_registration.register(self, pipe)
+            pipe.expire(self.key, self.worker_ttl + 60)
+            pipe.execute()
+        self._state_saved = True
+        self.log.info("Worker %s: registered again after Redis lost its record", self.name)
 
 
 def build_worker(app: Flask, name: str | None = None) -> AppWorker:
@@ -141,6 +338,10 @@ def build_worker(app: Flask, name: str | None = None) -> AppWorker:
 
 
 def run(app: Flask, *, burst: bool = False, with_scheduler: bool = True) -> bool:
-    """Work until stopped (or, with burst, until the queue is empty)."""
+    """Work until stopped (or, with burst, until the queue is empty); a worker started while
+    Redis is down waits for it. Flowdesk's own log lines (the sweep, outages) are written like
+    RQ's."""
+    setup_loghandlers("INFO", name="webapp")
+    wait_for_redis(redis_connection(app))
     worker = build_worker(app)
     return worker.work(burst=burst, with_scheduler=with_scheduler, logging_level="INFO")

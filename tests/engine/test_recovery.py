@@ -10,6 +10,7 @@ from rq.job import Job as RQJob
 from rq.registry import ScheduledJobRegistry
 from sqlalchemy import select
 
+from tests.engine import tools_for_tests
 from tests.engine.conftest import chain, history, node, publish_document
 from tests.engine.documents import parallel_join
 from tests.engine.test_steps import load, start
@@ -185,6 +186,30 @@ def test_a_started_delivery_is_left_alone_unless_it_is_stale(engine):
     assert sweep(engine, queue, grace=0).enqueued == 1
 
 
+def test_a_tool_job_started_but_never_leased_is_sent_again_after_the_grace(engine, test_tools):
+    """A worker killed after RQ marked the job started but before it leased the row: nothing
+    runs it, however long the tool's timeout."""
+    version = publish_document(
+        chain(
+            ("call", node("serviceTask", tool="test.record", inputs={"name": "'t'"}, timeout=600))
+        )
+    )
+    result = steps.start_instance(engine, version)
+    ref = result.jobs[0]
+    past = utcnow() - timedelta(seconds=30)
+    engine.execute(Job.__table__.update().where(Job.id == ref.id).values(due_at=past))
+    engine.commit()
+    queue = engine_queue()
+    assert enqueue(queue, [ref])
+    assert queue.connection.lpop(queue.key) == ref.rq_id.encode()
+    key = RQJob.key_for(ref.rq_id)
+    queue.connection.hset(key, mapping={"status": "started", "started_at": _rq_time(utcnow())})
+    assert sweep(engine, queue, grace=2).enqueued == 0  # its worker may be about to lease it
+    began = _rq_time(utcnow() - timedelta(seconds=3))
+    queue.connection.hset(key, mapping={"started_at": began})
+    assert sweep(engine, queue, grace=2).enqueued == 1
+
+
 def _rq_time(value) -> str:
     from rq.utils import utcformat
 
@@ -201,3 +226,108 @@ def test_enqueue_without_redis_is_logged_not_raised_and_does_not_wait(app_config
         began = time.monotonic()
         assert enqueue(engine_queue(), [ref]) is False
         assert time.monotonic() - began < 1
+
+
+def _noop_jobs(engine, count: int) -> list[JobRef]:
+    """`count` due noop jobs, each enqueued in RQ (one instance each)."""
+    version = publish_document(chain(("a", node("serviceTask", tool="noop"))))
+    refs = []
+    for _ in range(count):
+        result = steps.start_instance(engine, version)
+        engine.commit()
+        refs.append(result.jobs[0])
+    assert enqueue(engine_queue(), refs)
+    return refs
+
+
+def _take(queue, ref: JobRef) -> None:
+    """What RQ's worker does first when it takes a job: the id moves to the intermediate list."""
+    queue.connection.lrem(queue.key, 0, ref.rq_id)
+    queue.connection.rpush(queue.intermediate_queue_key, ref.rq_id)
+
+
+def _listed(queue, key: str) -> list[str]:
+    return [item.decode() for item in queue.connection.lrange(key, 0, -1)]
+
+
+def test_the_sweep_sends_again_a_queued_job_that_left_the_queue_list_but_never_started(engine):
+    backlog, stranded, vanished, deferred = _noop_jobs(engine, 4)
+    queue = engine_queue()
+    _take(queue, stranded)  # a worker took it and was killed before marking it started
+    queue.connection.lrem(queue.key, 0, vanished.rq_id)  # e.g. taken with LPOP (Redis < 6.2)
+    queue.connection.lrem(queue.key, 0, deferred.rq_id)
+    queue.connection.hset(RQJob.key_for(deferred.rq_id), "status", "deferred")
+    assert _listed(queue, queue.key) == [backlog.rq_id]
+
+    report = sweep(engine, queue, grace=0, handover=0)
+    assert (report.examined, report.enqueued) == (4, 3)
+    assert sorted(_listed(queue, queue.key)) == sorted(
+        [backlog.rq_id, stranded.rq_id, vanished.rq_id, deferred.rq_id]
+    )  # the backlog job was not queued a second time
+    assert _listed(queue, queue.intermediate_queue_key) == []
+    assert set(_states(queue, [stranded.rq_id, deferred.rq_id]).values()) == {"queued"}
+    assert sweep(engine, queue, grace=0, handover=0).enqueued == 0
+
+
+def test_a_job_a_live_worker_is_taking_is_not_sent_again(engine):
+    """Between taking the id and marking the job started a live worker needs milliseconds: the
+    sweep looks again before it sends a second delivery."""
+    (ref,) = _noop_jobs(engine, 1)
+    queue = engine_queue()
+    _take(queue, ref)
+
+    def start_it() -> None:
+        time.sleep(0.2)
+        queue.connection.hset(RQJob.key_for(ref.rq_id), "status", "started")
+        queue.connection.lrem(queue.intermediate_queue_key, 0, ref.rq_id)
+
+    worker = threading.Thread(target=start_it)
+    worker.start()
+    report = sweep(engine, queue, grace=0, handover=2)
+    worker.join()
+    assert report.enqueued == 0
+    assert _listed(queue, queue.key) == []
+
+
+def test_a_queue_list_too_long_to_read_leaves_only_the_intermediate_list_to_check(
+    engine, monkeypatch
+):
+    from webapp.engine import sweep as sweep_module
+
+    monkeypatch.setattr(sweep_module, "QUEUE_READ_LIMIT", 2)
+    first, second, third, stranded, vanished = _noop_jobs(engine, 5)
+    queue = engine_queue()
+    _take(queue, stranded)
+    queue.connection.lrem(queue.key, 0, vanished.rq_id)
+    assert sweep(engine, queue, grace=0, handover=0).enqueued == 1
+    assert _listed(queue, queue.key) == [r.rq_id for r in (first, second, third, stranded)]
+
+
+def test_a_second_delivery_of_any_kind_of_job_is_dropped(engine, test_tools, redis_client):
+    """What makes the sweep's extra deliveries harmless: each entry point checks the job is
+    still pending for its token, so the second delivery of a tool, pure tool or timer does
+    nothing."""
+    from webapp.services import jobs
+
+    version = publish_document(
+        chain(
+            ("call", node("serviceTask", tool="test.record", inputs={"name": "'once'"})),
+            ("pure", node("serviceTask", tool="noop")),
+            ("wait", node("timerCatch", duration="PT0S")),
+        )
+    )
+    instance_id = start(engine, version)
+
+    def job(node_id: str) -> int:
+        engine.rollback()
+        return engine.scalar(select(Job.id).where(Job.node_id == node_id))
+
+    assert jobs.run_tool(job("call"), instance_id) == "applied"  # the pure tool follows on
+    assert jobs.run_tool(job("call"), instance_id) == "not claimed"
+    assert jobs.run_inline_tool(job("pure"), instance_id) == "job no longer pending"
+    assert jobs.fire_timer(job("wait"), instance_id) == "applied"
+    assert jobs.fire_timer(job("wait"), instance_id) == "job no longer pending"
+    assert load(engine, instance_id).status == "completed"
+    taken = history(engine, instance_id)
+    assert [taken.count(("left", n)) for n in ("call", "pure", "wait")] == [1, 1, 1]
+    assert len(tools_for_tests.seen(redis_client, "once")) == 1

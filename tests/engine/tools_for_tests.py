@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import os
 import time
+from pathlib import Path
 from typing import Any
 
 from redis import Redis
@@ -72,6 +73,19 @@ def barrier(inputs: dict[str, Any], call: ToolCall) -> dict[str, Any]:
     return {"arrived": arrived}
 
 
+def gate(inputs: dict[str, Any], call: ToolCall) -> dict[str, Any]:
+    """Touches `<dir>/started`, then waits until the test creates `<dir>/open`; uses no Redis,
+    so it keeps running while the test takes Redis down."""
+    folder = Path(inputs["dir"])
+    (folder / "started").touch()
+    deadline = time.monotonic() + 60
+    while not (folder / "open").exists():
+        if time.monotonic() > deadline:
+            raise ToolError("gate_closed", "the test never opened the gate")
+        time.sleep(0.01)
+    return {"pid": os.getpid()}
+
+
 def fatal(inputs: dict[str, Any], call: ToolCall) -> dict[str, Any]:
     raise ToolError("bad_request", "this request can never succeed", retryable=False)
 
@@ -81,6 +95,7 @@ TOOLS = {
     "test.flaky": (flaky, {"name": "", "fail_times": ""}, ()),
     "test.barrier": (barrier, {"name": "", "parties": ""}, ()),
     "test.fatal": (fatal, {}, ()),
+    "test.gate": (gate, {"dir": ""}, ()),
 }
 
 

@@ -1,12 +1,16 @@
 """Recovery: enqueue again the jobs whose delivery was lost, whose worker died, or whose time came.
 
-Delivery is at least once: a job enqueued twice is harmless, because applying it checks that the
-job is still pending for its token. The sweep only reads the database; it never changes instances.
+No RQ state is trusted for ever: `started` only until the job should have been leased (a pure tool:
+until its timeout), `scheduled` until the job is due, `queued` only while the id waits in the queue
+list. Delivery is at least once: a job enqueued twice is harmless, because applying it checks that
+the job is still pending for its token. The sweep only reads the database; it never changes
+instances.
 """
 
 from __future__ import annotations
 
 import logging
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
@@ -29,6 +33,13 @@ log = logging.getLogger(__name__)
 
 BATCH = 500
 MAX_BATCHES = 20
+# RQ states after which no delivery is under way, or whose own clock the sweep reads; any other
+# (queued, deferred, ...) is trusted only while the id waits in the queue list.
+SETTLED = frozenset({"finished", "failed", "stopped", "canceled", "scheduled", "started"})
+# Seconds a live worker may take between taking a job from the queue list and marking it started.
+HANDOVER = 0.25
+# A queue list longer than this is not read at each sweep (see `_stranded`).
+QUEUE_READ_LIMIT = 50_000
 
 
 @dataclass
@@ -38,78 +49,146 @@ class SweepReport:
 
 
 def sweep(
-    session: Session, queue: Queue, *, grace: float, now: datetime | None = None
+    session: Session,
+    queue: Queue,
+    *,
+    grace: float,
+    now: datetime | None = None,
+    handover: float = HANDOVER,
 ) -> SweepReport:
     """Enqueue due pending jobs that no live delivery will run; jobs due less than `grace`
     seconds ago are left alone (their own enqueue may still be on its way)."""
     now = now or utcnow()
     report = SweepReport()
+    waiting: list[tuple[Any, bytes]] = []
     after = 0
-    for _ in range(MAX_BATCHES):
-        rows = session.execute(
-            select(Job.id, Job.instance_id, Job.kind, Job.tool, Job.attempt, Job.timeout)
-            .where(
-                Job.status == "pending",
-                Job.due_at <= now - timedelta(seconds=grace),
-                or_(Job.lease_until.is_(None), Job.lease_until <= now),
-                Job.id > after,
-            )
-            .order_by(Job.id)
-            .limit(BATCH)
-        ).all()
-        session.rollback()
-        report.examined += len(rows)
-        if rows:
-            try:
-                report.enqueued += _enqueue_lost(queue, rows, now, grace)
-            except RedisError as error:
-                log.warning("sweep could not reach Redis: %s", error)
+    try:
+        for _ in range(MAX_BATCHES):
+            rows = session.execute(
+                select(Job.id, Job.instance_id, Job.kind, Job.tool, Job.attempt, Job.timeout)
+                .where(
+                    Job.status == "pending",
+                    Job.due_at <= now - timedelta(seconds=grace),
+                    or_(Job.lease_until.is_(None), Job.lease_until <= now),
+                    Job.id > after,
+                )
+                .order_by(Job.id)
+                .limit(BATCH)
+            ).all()
+            session.rollback()
+            report.examined += len(rows)
+            if rows:
+                lost = _classify(queue, rows, now, grace, waiting)
+                report.enqueued += _send_again(queue, lost, now)
+                after = rows[-1].id
+            if len(rows) < BATCH:
                 break
-            after = rows[-1].id
-        if len(rows) < BATCH:
-            break
+        report.enqueued += _send_again(queue, _stranded(queue, waiting, handover), now)
+    except RedisError as error:
+        log.warning("sweep could not reach Redis: %s", error)
     if report.enqueued:
         log.info("sweep enqueued %d job(s) again", report.enqueued)
     return report
 
 
-def _enqueue_lost(queue: Queue, rows: Sequence[Any], now: datetime, grace: float) -> int:
+def _classify(
+    queue: Queue,
+    rows: Sequence[Any],
+    now: datetime,
+    grace: float,
+    waiting: list[tuple[Any, bytes]],
+) -> list[Any]:
+    """The rows whose RQ state shows no delivery will run them; rows in a waiting state (queued,
+    deferred, ...) go to `waiting` with that state, for `_stranded` to decide."""
     with queue.connection.pipeline(transaction=False) as pipe:
         for row in rows:
             pipe.hmget(RQJob.key_for(rq_job_id(row.id, row.attempt)), "status", "started_at")
         states = pipe.execute()
-    refs: list[JobRef] = []
+    lost: list[Any] = []
     late: list[str] = []
     for row, (status, started_at) in zip(rows, states, strict=True):
         state = status.decode() if status else None
-        if not _lost(row, state, started_at, now, grace):
-            continue
-        ref = JobRef(row.id, row.instance_id, entry_point(row.kind, row.tool), now, row.attempt)
-        refs.append(ref)
-        if state == "scheduled":
-            late.append(ref.rq_id)
+        if state is not None and state not in SETTLED:
+            waiting.append((row, status))
+        elif _lost(row, state, started_at, now, grace):
+            lost.append(row)
+            if state == "scheduled":
+                late.append(rq_job_id(row.id, row.attempt))
     if late:
         queue.connection.zrem(ScheduledJobRegistry(queue=queue).key, *late)
-    return len(refs) if refs and enqueue(queue, refs, now=now) else 0
+    return lost
+
+
+def _send_again(queue: Queue, rows: Sequence[Any], now: datetime) -> int:
+    """Enqueue fresh deliveries; a copy of the id left in the intermediate list goes first, or
+    RQ's clean-up of that list would later mark the fresh delivery (same id) failed."""
+    if not rows:
+        return 0
+    ids = [rq_job_id(row.id, row.attempt) for row in rows]
+    with queue.connection.pipeline(transaction=False) as pipe:
+        for rq_id in ids:
+            pipe.lrem(queue.intermediate_queue_key, 0, rq_id)
+        pipe.execute()
+    refs = [
+        JobRef(row.id, row.instance_id, entry_point(row.kind, row.tool), now, row.attempt)
+        for row in rows
+    ]
+    return len(refs) if enqueue(queue, refs, now=now) else 0
 
 
 def _lost(row, state: str | None, started_at: bytes | None, now: datetime, grace: float) -> bool:
-    """Whether no live delivery will run this due job.
+    """Whether no live delivery will run this due job, from an RQ state other than a waiting one.
 
     The RQ id follows the job's attempt, so after a lease expired (its worker died or hung) the
-    id looked up is the next attempt's, which does not exist until the sweep enqueues it.
+    id looked up is the next attempt's, which does not exist until the sweep enqueues it. A job
+    still `started` under the id of its current attempt has not been leased yet: a tool job is
+    leased and a timer fires within moments of starting, so past the grace its worker died
+    first; a pure tool runs inside its step, for up to its timeout.
     """
     if state is None or state in ("finished", "failed", "stopped", "canceled"):
         return True
-    if state == "scheduled":
-        return True  # due for longer than the grace: the scheduler is late or gone
-    if state == "started":
-        try:
-            began = utcparse(started_at.decode()) if started_at else None
-        except ValueError:
-            began = None
-        if began is None:
-            return True
-        began = began if began.tzinfo else began.replace(tzinfo=now.tzinfo)
-        return began < now - timedelta(seconds=row.timeout + grace)
-    return False
+    if state != "started":
+        return True  # scheduled, and due for longer than the grace: the scheduler is late or gone
+    try:
+        began = utcparse(started_at.decode()) if started_at else None
+    except ValueError:
+        began = None
+    if began is None:
+        return True
+    began = began if began.tzinfo else began.replace(tzinfo=now.tzinfo)
+    running = row.timeout if entry_point(row.kind, row.tool) == "inline" else 0
+    return began < now - timedelta(seconds=running + grace)
+
+
+def _stranded(queue: Queue, waiting: Sequence[tuple[Any, bytes]], handover: float) -> list[Any]:
+    """The jobs RQ calls queued (or deferred, ...) that no worker will take: not in the queue list.
+
+    RQ's worker moves a job's id from the queue list to `<queue>:intermediate` and only then
+    marks it started; one killed in between leaves `queued` for good. A live worker takes
+    milliseconds over that, so a job found outside the list is looked at again `handover`
+    seconds later and sent again only if its state has not moved. A job still in the list is a
+    backlog: a second copy would only queue behind the first. A list too long to read at every
+    sweep is not read; then only the ids in the intermediate list count as stranded.
+    """
+    if not waiting:
+        return []
+    connection = queue.connection
+    queued = connection.lrange(queue.key, 0, QUEUE_READ_LIMIT)
+    if len(queued) <= QUEUE_READ_LIMIT:
+        listed = set(queued)
+        outside = [(r, s) for r, s in waiting if _rq_key(r) not in listed]
+    else:
+        taken = set(connection.lrange(queue.intermediate_queue_key, 0, QUEUE_READ_LIMIT))
+        outside = [(r, s) for r, s in waiting if _rq_key(r) in taken]
+    if not outside:
+        return []
+    time.sleep(handover)
+    with connection.pipeline(transaction=False) as pipe:
+        for row, _ in outside:
+            pipe.hget(RQJob.key_for(rq_job_id(row.id, row.attempt)), "status")
+        again = pipe.execute()
+    return [row for (row, first), then in zip(outside, again, strict=True) if then == first]
+
+
+def _rq_key(row: Any) -> bytes:
+    return rq_job_id(row.id, row.attempt).encode()
