@@ -81,6 +81,11 @@ class FlowdeskHandler(logging.StreamHandler):
     """The process's one handler on the root logger (standard error)."""
 
 
+def configured() -> bool:
+    """Whether this process logs through `configure`'s handler."""
+    return any(isinstance(h, FlowdeskHandler) for h in logging.getLogger().handlers)
+
+
 def configure(app: Flask) -> None:
     """Log every process's lines, Flask's, RQ's and the engine's, through one handler.
 

@@ -32,6 +32,7 @@ from rq.queue import Queue
 from rq.scheduler import RQScheduler
 from rq.worker import WorkerStatus
 
+from webapp import logs
 from webapp.extensions import db
 from webapp.queue import get_queue, redis_connection
 
@@ -339,9 +340,10 @@ def build_worker(app: Flask, name: str | None = None) -> AppWorker:
 
 def run(app: Flask, *, burst: bool = False, with_scheduler: bool = True) -> bool:
     """Work until stopped (or, with burst, until the queue is empty); a worker started while
-    Redis is down waits for it. Flowdesk's own log lines (the sweep, outages) are written like
-    RQ's."""
-    setup_loghandlers("INFO", name="webapp")
+    Redis is down waits for it. Flowdesk's own lines (the sweep, outages) share RQ's handler
+    where `webapp.logs` installed none (under a test runner)."""
+    if not logs.configured():
+        setup_loghandlers(app.config["LOG_LEVEL"], name="webapp")
     wait_for_redis(redis_connection(app))
     worker = build_worker(app)
     return worker.work(burst=burst, with_scheduler=with_scheduler, logging_level="INFO")
