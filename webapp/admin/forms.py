@@ -3,9 +3,9 @@
 from flask_wtf import FlaskForm
 from wtforms import BooleanField, PasswordField, StringField, TextAreaField
 from wtforms.fields.choices import SelectChoice
-from wtforms.validators import DataRequired, EqualTo, Length, Optional, Regexp
+from wtforms.validators import DataRequired, Length, Optional, Regexp
 
-from webapp.forms import MultiCheckboxField
+from webapp.forms import MultiCheckboxField, NewPasswordForm
 from webapp.permissions import PERMISSIONS
 
 
@@ -35,17 +35,8 @@ class NewUserForm(UserForm):
     )
 
 
-class PasswordForm(FlaskForm):
-    password = PasswordField(
-        "New password",
-        validators=[DataRequired(), Length(min=8, max=256)],
-        render_kw={"autocomplete": "new-password"},
-    )
-    confirm = PasswordField(
-        "Repeat it",
-        validators=[EqualTo("password", "The passwords differ.")],
-        render_kw={"autocomplete": "new-password"},
-    )
+class PasswordForm(NewPasswordForm):
+    """An admin sets a user's password."""
 
 
 class RoleForm(FlaskForm):

@@ -2,7 +2,9 @@
 
 from flask_wtf import FlaskForm
 from wtforms import BooleanField, PasswordField, StringField
-from wtforms.validators import DataRequired, EqualTo, Length
+from wtforms.validators import DataRequired, Length
+
+from webapp.forms import NewPasswordForm
 
 
 class LoginForm(FlaskForm):
@@ -23,21 +25,13 @@ class LogoutForm(FlaskForm):
     """Empty form: sign-out is a POST so it carries a CSRF token."""
 
 
-class PasswordChangeForm(FlaskForm):
+class PasswordChangeForm(NewPasswordForm):
+    """A user changes their own password: the current one proves it is them."""
+
     current_password = PasswordField(
         "Current password",
         validators=[DataRequired(), Length(max=256)],
         render_kw={"autocomplete": "current-password"},
-    )
-    password = PasswordField(
-        "New password",
-        validators=[DataRequired(), Length(min=8, max=256)],
-        render_kw={"autocomplete": "new-password"},
-    )
-    confirm = PasswordField(
-        "Repeat it",
-        validators=[EqualTo("password", "The passwords differ.")],
-        render_kw={"autocomplete": "new-password"},
     )
 
 

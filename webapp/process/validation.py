@@ -575,39 +575,9 @@ class _Validator:
         ]
         flow = FlowAnalysis(graph, self.cyclic, self.ancestors, self.starts, self.ends)
         for join in joins:
-            own = flow.self_fed_inputs(join)
-            if own:
-                listed = ", ".join(self.flow_name(f) for f in own)
-                self.error(
-                    "parallel.deadlock",
-                    graph.ids[join],
-                    f"{self.name(graph.ids[join])} waits for {listed}, which only gets a token "
-                    "after the gateway itself has fired, so the instance would wait forever. "
-                    "Merge a loop back with an exclusive gateway.",
-                )
-                continue
-            culprit = next((x for x in splits if flow.separates(x, join)), None)
-            if culprit is not None:
-                self.error(
-                    "parallel.deadlock",
-                    graph.ids[join],
-                    f"{self.name(graph.ids[join])} waits for all "
-                    f"{len(graph.in_flows[join])} incoming flows, but "
-                    f"{self.name(graph.ids[culprit])} sends the token down only one path, so the "
-                    "instance would wait forever. Merge those paths with an exclusive gateway.",
-                )
-                continue
-            again = flow.refilled_inputs(join)
-            if again:
-                listed = ", ".join(self.flow_name(f) for f in again)
-                self.error(
-                    "parallel.deadlock",
-                    graph.ids[join],
-                    f"{self.name(graph.ids[join])} can get a token again on {listed} after it "
-                    "has fired, but its other incoming flows cannot, so the instance would wait "
-                    "there forever. Let the loop go back before the branches split, or merge it "
-                    "with an exclusive gateway.",
-                )
+            message = self._join_deadlock(flow, splits, join)
+            if message:
+                self.error("parallel.deadlock", graph.ids[join], message)
         joined = reachable(graph.pred, joins)
         for split in parallel:
             outs = graph.out_flows[split]
@@ -620,3 +590,31 @@ class _Validator:
                     f"{self.name(graph.ids[split])} starts branches that never meet at a parallel "
                     f"gateway ({listed}); each finishes on its own.",
                 )
+
+    def _join_deadlock(self, flow: FlowAnalysis, splits: list[int], join: int) -> str | None:
+        """Why parallel join `join` can wait forever, or None."""
+        name = self.name(self.graph.ids[join])
+        own = flow.self_fed_inputs(join)
+        if own:
+            listed = ", ".join(self.flow_name(f) for f in own)
+            return (
+                f"{name} waits for {listed}, which only gets a token after the gateway itself "
+                "has fired, so the instance would wait forever. Merge a loop back with an "
+                "exclusive gateway."
+            )
+        culprit = next((x for x in splits if flow.separates(x, join)), None)
+        if culprit is not None:
+            return (
+                f"{name} waits for all {len(self.graph.in_flows[join])} incoming flows, but "
+                f"{self.name(self.graph.ids[culprit])} sends the token down only one path, so the "
+                "instance would wait forever. Merge those paths with an exclusive gateway."
+            )
+        again = flow.refilled_inputs(join)
+        if again:
+            listed = ", ".join(self.flow_name(f) for f in again)
+            return (
+                f"{name} can get a token again on {listed} after it has fired, but its other "
+                "incoming flows cannot, so the instance would wait there forever. Let the loop "
+                "go back before the branches split, or merge it with an exclusive gateway."
+            )
+        return None
