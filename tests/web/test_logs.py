@@ -66,15 +66,9 @@ def test_json_lines_for_log_collectors(tmp_path):
 
 
 def test_worker_lines_from_rq_carry_the_date(app, app_config):
-    done = subprocess.run(
-        [sys.executable, "worker.py", "--burst"],
-        cwd=ROOT,
-        env=worker_env(app_config),
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
-    assert done.returncode == 0, done.stderr
+    from tests.engine.conftest import run_burst
+
+    done = run_burst(app_config)
     output = (done.stdout + done.stderr).splitlines()
     rq_lines = [line for line in output if " rq.worker " in line]
     assert rq_lines, output
