@@ -29,6 +29,9 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
         Path(app.instance_path).mkdir(parents=True, exist_ok=True)
 
     _init_extensions(app)
+    from webapp import guard
+
+    guard.register(app)  # before the blueprints: it replaces the `int` URL converter
     _register_blueprints(app)
 
     from webapp import cli, errors, templating
