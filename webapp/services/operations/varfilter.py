@@ -216,7 +216,7 @@ class _Sqlite(_Json):
             try:
                 value = float(value)
             except OverflowError:
-                value = math.copysign(math.inf, value)
+                value = math.inf if value > 0 else -math.inf
         return literal(value)
 
 
