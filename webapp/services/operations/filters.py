@@ -142,7 +142,7 @@ def conditions(user: User, filters: Filters) -> tuple[Clauses, Clauses]:
     until = _day(filters.until, "until", problems)
     if since is not None:
         where.append(Instance.created_at >= since)
-    if until is not None:
+    if until is not None and until.date() < date.max:  # the last day ends after any instance
         where.append(Instance.created_at < until + timedelta(days=1))
     if since is not None and until is not None and until < since:
         problems["until"] = "The end date is before the start date."
