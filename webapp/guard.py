@@ -56,6 +56,7 @@ def register(app: Flask) -> None:
 
 
 def _guard() -> None:
+    """Refuse text no query or column can take before any view reads it."""
     if text_problem(request.path):
         raise InputError("path", "The address contains a character that is not allowed.", 404)
     for name, value in request.headers.items():
