@@ -43,6 +43,9 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
         app.wsgi_app = ProxyFix(app.wsgi_app, x_for=hops, x_proto=hops)  # type: ignore[method-assign]
 
     _init_extensions(app)
+    from webapp import guard
+
+    guard.register(app)  # before the blueprints: it replaces the `int` URL converter
     _register_blueprints(app)
 
     from webapp import assets, cli, errors, security_headers, templating, transport

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from flask import g, jsonify, request, url_for
 
+from webapp import inputs
 from webapp.api import bp
 from webapp.api.errors import BadRequest
 from webapp.engine import history
@@ -19,16 +19,19 @@ MAX_HISTORY = 1000
 
 
 def json_body(required: bool = True) -> dict[str, Any]:
-    """The request's JSON object; 400 for malformed JSON or another type of value."""
+    """The request's JSON object; 400 for malformed JSON or another type of value, 400/422
+    naming the field for what cannot be stored (too deep, NUL, NaN, numbers out of range)."""
     raw = request.get_data(cache=True)
     if not raw.strip():
         if required:
             raise BadRequest("malformed_json", "Send a JSON object as the request body.")
         return {}
     try:
-        data = json.loads(raw)
-    except (ValueError, UnicodeDecodeError) as error:
-        raise BadRequest("malformed_json", f"The body is not valid JSON: {error}") from None
+        data = inputs.parse_json(raw)
+    except inputs.InputError as error:
+        if error.field == "body" and error.status == 400:
+            raise BadRequest("malformed_json", f"body: {error.message}") from None
+        raise
     if not isinstance(data, dict):
         raise BadRequest("malformed_json", "The body must be a JSON object.")
     return data
@@ -38,13 +41,14 @@ def whole_number(name: str, default: int, low: int, high: int) -> int:
     raw = request.args.get(name)
     if raw is None or raw == "":
         return default
-    if not raw.isdigit() or not low <= int(raw) <= high:
+    value = inputs.whole_number(raw, low, high)
+    if value is None:
         raise InstanceError(
             "invalid",
             f"Some values need fixing: {name}.",
             fields={name: f"Use a whole number from {low} to {high}."},
         )
-    return int(raw)
+    return value
 
 
 @bp.post("/instances")

@@ -14,6 +14,7 @@ from wtforms import BooleanField, Form, HiddenField, SelectField, StringField, T
 from wtforms.fields.choices import SelectChoice
 from wtforms.validators import Length, Optional
 
+from webapp.inputs import parse_json, whole_number
 from webapp.process.forms import FIELD_TYPES, iter_fields, validate_form_spec
 from webapp.spec_forms import SpecForm, build
 
@@ -198,7 +199,7 @@ def row_field(row: dict[str, Any]) -> tuple[dict[str, Any], list[str]]:
     extra = row.get("extra") or ""
     if extra:
         try:
-            kept = json.loads(extra)
+            kept = parse_json(extra, "extra")
         except ValueError:
             kept = {}
         if isinstance(kept, dict):
@@ -254,9 +255,9 @@ def edit_rows(rows: list[dict[str, Any]], action: str) -> list[dict[str, Any]]:
         rows.append(row_data({"key": f"field{number}", "label": "", "type": "text"}))
         return rows
     verb, _, raw = action.rpartition("-")
-    if not raw.isdigit() or not 0 <= int(raw) < len(rows):
+    index = whole_number(raw, 0, len(rows) - 1)
+    if index is None:
         return rows
-    index = int(raw)
     if verb == "field-remove":
         del rows[index]
     elif verb == "field-up" and index > 0:

@@ -38,6 +38,7 @@ from webapp.designer.panel_forms import (
 )
 from webapp.extensions import db
 from webapp.htmx_support import is_htmx
+from webapp.inputs import parse_json
 from webapp.models import Process, Role, User
 from webapp.models.auth import user_partitions
 from webapp.process import expressions
@@ -184,7 +185,7 @@ def panel(process_id: int):
         )
         return render_template("designer/panel/_message.html", message=message)
     try:
-        config = json.loads(request.args.get("config") or "{}")
+        config = parse_json(request.args.get("config") or "{}", "config")
     except ValueError:
         config = None
     if not isinstance(config, dict):

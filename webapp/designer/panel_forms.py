@@ -29,6 +29,7 @@ from wtforms.fields.choices import SelectChoice
 from wtforms.validators import Length, NumberRange, Optional
 
 from webapp.designer.form_spec import FieldRow, row_data, spec_from_rows, spec_problems
+from webapp.inputs import parse_json
 from webapp.process import expressions
 from webapp.process.bpmn.writer import xml_safe
 from webapp.process.document import is_identifier
@@ -286,7 +287,7 @@ def input_rows(tool: ToolSpec | None, rows: list[dict[str, Any]]) -> list[dict[s
 
 def original_values(form: PanelForm) -> dict[str, Any]:
     try:
-        values = json.loads(form.original.data or "{}")
+        values = parse_json(form.original.data or "{}", "original")
     except ValueError:
         return {}
     return values if isinstance(values, dict) else {}

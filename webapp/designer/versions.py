@@ -10,6 +10,7 @@ from flask import abort, render_template, request
 from webapp.designer import bp
 from webapp.designer.access import can_publish, load_process
 from webapp.designer.views import document_json, download
+from webapp.inputs import MAX_INT32, whole_number
 from webapp.models import Process, ProcessVersion
 from webapp.services import processes
 
@@ -71,8 +72,8 @@ def compare(process_id: int):
     items = processes.versions(process)
     if len(items) < 2:
         return render_template("designer/compare.html", process=process, versions=items, diff=None)
-    a = request.args.get("a", items[1].number, type=int)
-    b = request.args.get("b", items[0].number, type=int)
+    a = whole_number(request.args.get("a"), 1, MAX_INT32) or items[1].number
+    b = whole_number(request.args.get("b"), 1, MAX_INT32) or items[0].number
     old, new = _version(process, a), _version(process, b)
     diff = processes.compare_versions(old, new)
     statuses = diff.statuses()

@@ -10,6 +10,8 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 from urllib.parse import urlencode
 
+from webapp.inputs import MAX_INT32, text_problem, whole_number
+
 TABS = {"mine": "Assigned to me", "claimable": "Open for my roles", "done": "Completed by me"}
 DUE = {
     "": "Any due date",
@@ -42,8 +44,15 @@ class InboxFilters:
         """Read the filters from query arguments; bad values are dropped with a notice."""
         notices: list[str] = []
 
+        def text(name: str) -> str:
+            value = str(args.get(name) or "")
+            if text_problem(value):
+                notices.append(f"The {name} filter held a character text cannot contain.")
+                return ""
+            return value
+
         def choice(name: str, allowed: Mapping[str, str], default: str) -> str:
-            value = str(args.get(name) or "").strip()
+            value = text(name).strip()
             if value and value not in allowed:
                 notices.append(f"Unknown {name} '{value[:40]}' was ignored.")
                 return default
@@ -51,17 +60,14 @@ class InboxFilters:
 
         tab = choice("tab", TABS, "mine")
         sort = choice("sort", SORTS, DEFAULT_SORT[tab])
-        q = " ".join(str(args.get("q") or "").split())
+        q = " ".join(text("q").split())
         if len(q) > MAX_QUERY:
             notices.append(f"The search was cut to {MAX_QUERY} characters.")
             q = q[:MAX_QUERY]
-        try:
-            page = max(1, int(args.get("page") or 1))
-        except (TypeError, ValueError):
-            page = 1
+        page = whole_number(str(args.get("page") or ""), 1, MAX_INT32) or 1
         return cls(
             tab=tab,
-            process=str(args.get("process") or "").strip()[:100],
+            process=text("process").strip()[:100],
             due=choice("due", DUE, ""),
             q=q,
             sort=sort,

@@ -24,6 +24,7 @@ from sqlalchemy import select
 from webapp import spec_forms
 from webapp.engine.context import context as instance_context
 from webapp.extensions import db
+from webapp.guard import checks_own_text
 from webapp.htmx_support import htmx_target, is_htmx
 from webapp.inbox import bp
 from webapp.inbox.filters import DUE, SORTS, TABS, InboxFilters
@@ -94,6 +95,7 @@ def _render_index(filters: InboxFilters, *, save_error: str = "", status: int = 
 
 @bp.get("/")
 @permission_required("tasks.work")
+@checks_own_text
 def index():
     return _render_index(InboxFilters.from_args(request.args))
 

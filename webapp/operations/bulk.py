@@ -7,6 +7,7 @@ from flask_login import current_user
 
 from webapp.extensions import db
 from webapp.htmx_support import htmx_target
+from webapp.inputs import MAX_INT32, whole_number
 from webapp.operations import bp
 from webapp.operations.instances import render_list
 from webapp.permissions import permission_required
@@ -20,7 +21,7 @@ from webapp.services.operations.filters import read_filters
 def bulk_submit():
     filters = read_filters(request.form)
     everything = request.form.get("scope") == "filter"
-    ids = [int(v) for v in request.form.getlist("ids") if v.isdigit() and len(v) < 12]
+    ids = [i for v in request.form.getlist("ids") if (i := whole_number(v, 1, MAX_INT32))]
     try:
         operation = bulk.create(
             current_user,

@@ -9,6 +9,7 @@ from flask_login import current_user
 
 from webapp.extensions import db
 from webapp.htmx_support import htmx_target
+from webapp.inputs import MAX_INT64, whole_number
 from webapp.operations import bp
 from webapp.permissions import can, permission_required
 from webapp.services import instances as instance_service
@@ -25,8 +26,7 @@ def _instance(instance_id: int, permission: str = "instances.read"):
 
 
 def _before() -> int | None:
-    value = request.args.get("before", "")
-    return int(value) if value.isdigit() else None
+    return whole_number(request.args.get("before", ""), 0, MAX_INT64)
 
 
 def _live_context(instance, before: int | None = None) -> dict[str, Any]:

@@ -7,6 +7,7 @@ from typing import Any
 from flask import render_template, request
 from flask_login import current_user
 
+from webapp.guard import checks_own_text
 from webapp.operations import bp
 from webapp.permissions import can
 from webapp.services.operations import filters as listing
@@ -53,5 +54,6 @@ def render_list(
 
 
 @bp.route("/instances")
+@checks_own_text
 def instance_list():
     return render_list(listing.read_filters(request.args))

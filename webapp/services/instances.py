@@ -20,6 +20,7 @@ from webapp.engine.locking import begin_write
 from webapp.engine.nodes import correlation_text
 from webapp.engine.runtime import StepResult
 from webapp.extensions import db
+from webapp.inputs import MAX_INT32
 from webapp.models import Instance, Partition, Process, ProcessVersion, User
 from webapp.models.runtime import MessageReceipt
 from webapp.permissions import can, partition_filter, visible_partition_ids
@@ -265,8 +266,10 @@ def start_from_request(
     if not isinstance(key, str) or not key.strip():
         fields["process_key"] = "Give the key of a published process."
     number = payload.get("version")
-    if number is not None and (isinstance(number, bool) or not isinstance(number, int)):
-        fields["version"] = "The version must be a whole number."
+    if number is not None and (
+        isinstance(number, bool) or not isinstance(number, int) or not 0 < number <= MAX_INT32
+    ):
+        fields["version"] = "The version must be a whole number such as 3."
     data = payload.get("input", {})
     if data is None:
         data = {}

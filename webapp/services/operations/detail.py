@@ -3,7 +3,6 @@ and the one change operators make by hand besides cancel and retry: setting a va
 
 from __future__ import annotations
 
-import json
 import re
 from dataclasses import dataclass
 from typing import Any
@@ -15,6 +14,7 @@ from webapp.engine import history
 from webapp.engine.context import jsonable
 from webapp.engine.locking import lock_instance
 from webapp.extensions import db
+from webapp.inputs import InputError, parse_json
 from webapp.models import HistoryEntry, Instance, Job, Task, Token, User
 from webapp.models.base import utcnow
 from webapp.services.operations.common import LIVE_TOKENS, OperationsError, get_instance
@@ -114,20 +114,13 @@ def editable(instance: Instance) -> bool:
 
 def parse_value(text: str) -> Any:
     """A variable's new value from JSON text; OperationsError naming the field otherwise."""
-    if len(text.encode("utf-8")) > MAX_VALUE:
+    if len(text.encode("utf-8", "surrogatepass")) > MAX_VALUE:
         raise _invalid("value", f"Use at most {MAX_VALUE // 1024} KB of JSON.")
-
-    def refuse(name: str) -> None:
-        raise ValueError(f"{name} is not allowed in JSON")
-
     try:
-        return json.loads(text, parse_constant=refuse)
-    except json.JSONDecodeError as error:
-        raise _invalid(
-            "value", f"Not valid JSON: {error.msg} (line {error.lineno}, column {error.colno})."
-        ) from None
-    except (ValueError, RecursionError) as error:
-        raise _invalid("value", f"Not valid JSON: {error}.") from None
+        return parse_json(text, "value")
+    except InputError as error:
+        where = "" if error.field == "value" else f"{error.field}: "
+        raise _invalid("value", where + error.message) from None
 
 
 def set_variable(user: User, instance_id: int, name: str, text: str) -> Instance:

@@ -7,13 +7,14 @@ keeps a page at a few index lookups; the data filter is translated to SQL by `va
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import asdict, dataclass, fields
+from dataclasses import asdict, dataclass, fields, replace
 from datetime import UTC, date, datetime, timedelta
 from typing import Any
 
 from sqlalchemy import ColumnElement, Select, false, select
 
 from webapp.extensions import db
+from webapp.inputs import MAX_INT32, text_problem, whole_number
 from webapp.models import Instance, Partition, Process, ProcessVersion, User
 from webapp.permissions import partition_filter
 from webapp.services.operations.common import (
@@ -100,20 +101,25 @@ def conditions(user: User, filters: Filters) -> tuple[Clauses, Clauses]:
     problems: dict[str, str] = {}
     where: Clauses = [visible(user)]
     scanned: Clauses = []
-    for name in ("process", "business_key", "started_by", "partition", "error_node"):
-        if len(getattr(filters, name)) > MAX_TEXT:
+    for name, value in filters.args().items():
+        problem = text_problem(value)
+        if problem:  # a text no query can carry: reported, then left out of the query
+            problems[name] = problem
+            filters = replace(filters, **{name: ""})
+        elif name != "data" and len(value) > MAX_TEXT:
             problems[name] = f"Use at most {MAX_TEXT} characters."
     if filters.status:
         if filters.status not in STATUSES:
             problems["status"] = f"Use one of {', '.join(STATUSES)}."
         where.append(Instance.status == filters.status)
     if filters.version:
-        if not filters.version.isdigit() or not 0 < int(filters.version) < 2**31:
+        number = whole_number(filters.version, 1, MAX_INT32)
+        if number is None:
             problems["version"] = "Use a version number such as 3."
         elif filters.process:
-            where.append(Instance.version_id == _version_id(filters.process, int(filters.version)))
+            where.append(Instance.version_id == _version_id(filters.process, number))
         else:
-            where.append(Instance.version == int(filters.version))
+            where.append(Instance.version == number)
     if filters.process:
         where.append(Instance.process_key == filters.process)
     if filters.business_key:
@@ -136,7 +142,7 @@ def conditions(user: User, filters: Filters) -> tuple[Clauses, Clauses]:
     until = _day(filters.until, "until", problems)
     if since is not None:
         where.append(Instance.created_at >= since)
-    if until is not None:
+    if until is not None and until.date() < date.max:  # the last day ends after any instance
         where.append(Instance.created_at < until + timedelta(days=1))
     if since is not None and until is not None and until < since:
         problems["until"] = "The end date is before the start date."

@@ -16,7 +16,7 @@ from webapp.models import Instance
 from webapp.models.base import UTCDateTime
 
 EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
-_CURSOR = re.compile(r"^(-?\d{1,20})\.(\d{1,18})$")
+_CURSOR = re.compile(r"(-?[0-9]{1,20})\.([0-9]{1,18})")
 
 
 @dataclass(frozen=True)
@@ -33,10 +33,13 @@ class Cursor:
     @classmethod
     def decode(cls, text: str) -> Cursor:
         """Read an encoded cursor; ValueError when the text is not one."""
-        match = _CURSOR.match(text or "")
+        match = _CURSOR.fullmatch(text or "")
         if match is None:
             raise ValueError("not a list position")
-        moment = EPOCH + timedelta(microseconds=int(match.group(1)))
+        try:
+            moment = EPOCH + timedelta(microseconds=int(match.group(1)))
+        except OverflowError:
+            raise ValueError("not a list position") from None
         return cls(moment, int(match.group(2)))
 
 

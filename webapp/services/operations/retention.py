@@ -19,6 +19,7 @@ from sqlalchemy.orm import Session
 
 from webapp.engine.locking import begin_write, is_sqlite
 from webapp.extensions import db
+from webapp.inputs import whole_number
 from webapp.models import (
     HistoryEntry,
     Instance,
@@ -167,10 +168,11 @@ def parse_days(text: str) -> tuple[bool, int | None]:
         return False, None
     if text in ("never", "forever", "0"):
         return True, None
-    if not text.isdigit() or not 0 < int(text) <= MAX_DAYS:
+    days = whole_number(text, 1, MAX_DAYS)
+    if days is None:
         message = f"Use a number of days (1-{MAX_DAYS}), 'never', or leave empty for the default."
         raise OperationsError("invalid", message, fields={"days": message})
-    return True, int(text)
+    return True, days
 
 
 def set_policy(user: User, process: Process, text: str) -> RetentionPolicy | None:

@@ -8,6 +8,7 @@ A row matches when the expression would be true for it; a value of another type 
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from typing import Any
 
@@ -15,6 +16,7 @@ from sqlalchemy import Text, and_, case, false, func, literal, not_, or_
 from sqlalchemy.dialects.postgresql import ARRAY, JSONB
 from sqlalchemy.sql import ColumnElement
 
+from webapp.inputs import text_problem
 from webapp.models import Instance
 from webapp.process.expressions import (
     Compare,
@@ -48,6 +50,9 @@ class FilterError(Exception):
 
 def translate(text: str, dialect: str) -> ColumnElement[bool]:
     """A WHERE clause for `text` on the `dialect` ("postgresql" or "sqlite"); FilterError else."""
+    problem = text_problem(text)
+    if problem:
+        raise FilterError(problem)
     try:
         expression = parse(text)
     except ExpressionSyntaxError as error:
@@ -113,16 +118,11 @@ def _value(node: Any, pos: int) -> Any:
     if isinstance(node, Unary) and node.op == "-" and isinstance(node.operand, Literal):
         value = node.operand.value
         if isinstance(value, int | float) and not isinstance(value, bool):
-            return _number(-value)
+            return -value
     if not isinstance(node, Literal):
         message = f"Compare with a value (number, 'text', true, false, null) at position {pos}."
         raise FilterError(message, pos)
-    value = node.value
-    return _number(value) if isinstance(value, int) and not isinstance(value, bool) else value
-
-
-def _number(value: int | float) -> int | float:
-    return float(value) if isinstance(value, int) and abs(value) > INT64 else value
+    return node.value
 
 
 Target = tuple[ColumnElement[Any], tuple[str | int, ...]]
@@ -148,12 +148,15 @@ class _Json:
             return func.coalesce(kind == self.boolean(value), false())
         if isinstance(value, str):
             return func.coalesce(self._typed(path, "text") == value, false())
-        return func.coalesce(self._typed(path, "number") == literal(value), false())
+        return func.coalesce(self._typed(path, "number") == self.number(value), false())
 
     def ordered(self, path: Target, op: str, value: int | float | str) -> ColumnElement[bool]:
         typed = self._typed(path, "text" if isinstance(value, str) else "number")
-        bound = value if isinstance(value, str) else literal(value)
+        bound = value if isinstance(value, str) else self.number(value)
         return _OPERATORS[op](typed, bound)
+
+    def number(self, value: int | float) -> ColumnElement[Any]:
+        return literal(value)
 
     def boolean(self, value: bool) -> str:
         return "true" if value else "false"
@@ -205,6 +208,16 @@ class _Sqlite(_Json):
     def scalar(self, path: Target, kind: str) -> ColumnElement[Any]:
         column, segments = path
         return func.json_extract(column, _sqlite_path(segments))
+
+    def number(self, value: int | float) -> ColumnElement[Any]:
+        """SQLite binds 64-bit integers; beyond, it compares as a float (or an infinity beyond
+        the float range, which orders the same against every stored number)."""
+        if isinstance(value, int) and abs(value) > INT64:
+            try:
+                value = float(value)
+            except OverflowError:
+                value = math.inf if value > 0 else -math.inf
+        return literal(value)
 
 
 def _pg_path(segments: tuple[str | int, ...]) -> ColumnElement[Any]:
