@@ -387,3 +387,28 @@ def test_tools_inside_a_process(engine, app, http_server, monkeypatch):
         "status GET",
         instance_id,
     )
+
+
+def test_a_tool_s_unstorable_text_is_kept_as_replacement_characters(engine, test_tools):
+    """NUL and lone surrogates from a tool (output or error) cannot crash the step on PostgreSQL."""
+    from tests.engine.conftest import chain, drain, node, publish_document
+    from tests.engine.test_steps import load, start
+
+    ok = publish_document(
+        chain(("call", node("serviceTask", tool="test.odd_text", saveTo="got"))), key="odd"
+    )
+    failing = publish_document(
+        chain(("call", node("serviceTask", tool="test.odd_text", retries=0,
+                            inputs={"fail": "true"}))), key="odd-fail",
+    )  # fmt: skip
+    done, failed = start(engine, ok), start(engine, failing)
+    drain(engine)
+    instance = load(engine, done)
+    assert instance.status == "completed"
+    assert instance.vars["got"] == {"key\ufffd": ["nul \ufffd", "surrogate \ufffd"], "fine": "ok"}
+    incident = load(engine, failed)
+    assert incident.status == "failed"
+    assert (incident.error["code"], incident.error["message"]) == (
+        "odd\ufffdcode",
+        "upstream said \ufffd\ufffd",
+    )

@@ -90,12 +90,20 @@ def fatal(inputs: dict[str, Any], call: ToolCall) -> dict[str, Any]:
     raise ToolError("bad_request", "this request can never succeed", retryable=False)
 
 
+def odd_text(inputs: dict[str, Any], call: ToolCall) -> dict[str, Any]:
+    """Text PostgreSQL cannot store (NUL, a lone surrogate), as a remote service might send."""
+    if inputs.get("fail"):
+        raise ToolError("odd\x00code", "upstream said \x00\ud800", retryable=False)
+    return {"key\x00": ["nul \x00", "surrogate \ud800"], "fine": "ok"}
+
+
 TOOLS = {
     "test.record": (record, {"name": "", "sleep": "", "block_first": ""}, ("sleep", "block_first")),
     "test.flaky": (flaky, {"name": "", "fail_times": ""}, ()),
     "test.barrier": (barrier, {"name": "", "parties": ""}, ()),
     "test.fatal": (fatal, {}, ()),
     "test.gate": (gate, {"dir": ""}, ()),
+    "test.odd_text": (odd_text, {"fail": ""}, ("fail",)),
 }
 
 

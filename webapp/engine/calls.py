@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from webapp import tools
+from webapp.engine.context import storable_text
 from webapp.tools import ToolCall, ToolError
 
 log = logging.getLogger(__name__)
@@ -110,8 +111,8 @@ def invoke(call: Call, config: Mapping[str, Any]) -> Outcome:
     return Outcome(
         outcome.ok,
         outcome.output,
-        outcome.code[:64],
-        outcome.message[:MAX_MESSAGE],
+        storable_text(outcome.code[:64]),
+        storable_text(outcome.message[:MAX_MESSAGE]),
         outcome.retryable,
         elapsed,
     )

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import re
 from datetime import date, datetime, time
 from decimal import Decimal
 from typing import Any
@@ -19,14 +20,25 @@ def context(instance: Instance) -> dict[str, Any]:
     }
 
 
+_UNSTORABLE = re.compile("[\x00\ud800-\udfff]")
+
+
+def storable_text(text: str) -> str:
+    """`text` with NUL and lone surrogates (which PostgreSQL and UTF-8 refuse) as U+FFFD."""
+    return _UNSTORABLE.sub("\ufffd", text)
+
+
 def jsonable(value: Any) -> Any:
-    """A copy of `value` that JSON columns accept: datetimes as ISO text, NaN as null."""
-    if value is None or isinstance(value, str | int):
+    """A copy of `value` that JSON columns accept: datetimes as ISO text, NaN as null, NUL and
+    lone surrogates in text (from a tool's output or error) as U+FFFD."""
+    if value is None or isinstance(value, bool | int):
         return value
+    if isinstance(value, str):
+        return storable_text(value)
     if isinstance(value, float):
         return value if math.isfinite(value) else None
     if isinstance(value, dict):
-        return {str(key): jsonable(item) for key, item in value.items()}
+        return {storable_text(str(key)): jsonable(item) for key, item in value.items()}
     if isinstance(value, list | tuple | set | frozenset):
         return [jsonable(item) for item in value]
     if isinstance(value, datetime | date | time):
@@ -35,4 +47,4 @@ def jsonable(value: Any) -> Any:
         return jsonable(float(value))
     if isinstance(value, bytes):
         return value.decode("utf-8", "replace")
-    return str(value)
+    return storable_text(str(value))
