@@ -253,6 +253,7 @@ def test_a_cancelled_instance_cannot_be_retried_on_its_page_or_in_bulk(
             "action": "retry",
             "scope": "selected",
             "ids": [str(instance_id)],
+            "confirm": "yes",
         },
     )
     assert bulk.status_code == 303
