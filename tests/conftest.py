@@ -195,6 +195,22 @@ def csrf_token(client, path: str = "/login") -> str:
     return match.group(1)
 
 
+def failed_page(client, response, path: str, status: int = 200) -> str:
+    """A failed form post: a 303 back to the GET page `path` (so a reload never re-posts); that
+    page, fetched twice as a reload would, shows the same focused message. Returns its text."""
+    assert response.status_code == 303, response.get_data(as_text=True)[-2000:]
+    location = response.headers["Location"]
+    assert re.fullmatch(rf"{re.escape(path)}\?(.*&)?failed=[\w-]+", location), location
+    page = client.get(location)
+    assert page.status_code == status
+    text = page.get_data(as_text=True)
+    alert = re.compile(r'<div [^>]*role="alert" tabindex="-1" autofocus>.*?</div>', re.S)
+    assert alert.search(text), "the message is in an alert that takes the focus"
+    reloaded = client.get(location).get_data(as_text=True)
+    assert alert.findall(reloaded) == alert.findall(text), "a reload shows the same message"
+    return text
+
+
 def login(client, username: str, password: str = "flowdesk-demo"):
     token = csrf_token(client, "/login")
     return client.post(

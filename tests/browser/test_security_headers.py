@@ -188,7 +188,9 @@ def test_operations_pages_work_under_the_policy(visit, world):
     page.get_by_label(f"Select instance {world['failed']}").check()
     page.get_by_label("Action").select_option("retry")
     page.get_by_role("button", name="Apply").click()
-    page.wait_for_url("**/operations/bulk/*")
+    page.wait_for_url("**/operations/bulk/confirm?*")
+    page.get_by_role("button", name="Yes, retry 1 instance").click()
+    page.wait_for_url(re.compile(r"/operations/bulk/\d+$"))
     page.goto("/operations/instances/999999999")  # the styled 404 page
     assert page.get_by_text("Not found").first.is_visible()
 

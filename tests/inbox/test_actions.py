@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from sqlalchemy import select
 
-from tests.conftest import make_user
+from tests.conftest import failed_page, make_user
 from tests.inbox.conftest import INBOX, htmx, kinds, open_task, post, start
 from webapp.models import HistoryEntry, Instance, Task, User
 
@@ -52,8 +52,8 @@ def test_claim_and_release_write_history(users, flows, app, db_session):
     assert claimed.assignee_id == user_id(db_session, "bob") and claimed.claimed_at is not None
     assert alice.get(f"/inbox/tasks/{review.id}").status_code == 404, "no longer alice's to see"
     late = post(alice, f"/inbox/tasks/{review.id}/claim")
-    assert late.status_code == 409
-    assert "Bob Approver has claimed this task" in late.get_data(as_text=True)
+    page = failed_page(alice, late, f"/inbox/tasks/{review.id}", 409)
+    assert "Bob Approver has claimed this task" in page
     again = post(bob, f"/inbox/tasks/{review.id}/claim")
     assert again.status_code == 303, "claiming one's own task again is harmless"
 
@@ -254,7 +254,8 @@ def test_a_task_of_a_cancelled_instance(users, flows, app, db_session):
         "This task is closed; nothing was saved."
     ) in refused.get_data(as_text=True)
     assert task_of(db_session, review.id).status == "cancelled"
-    assert post(alice, f"/inbox/tasks/{review.id}/claim").status_code == 409
+    claim = post(alice, f"/inbox/tasks/{review.id}/claim")
+    assert "was cancelled" in failed_page(alice, claim, f"/inbox/tasks/{review.id}", 409)
     assert ("task_completed", "alice") not in kinds(db_session, review.instance_id)
 
 

@@ -6,7 +6,7 @@ import re
 
 from sqlalchemy import func, select
 
-from tests.conftest import csrf_token, make_user
+from tests.conftest import csrf_token, failed_page, make_user
 from tests.operations.conftest import (
     drain,
     flaky_doc,
@@ -20,8 +20,11 @@ from tests.operations.conftest import (
 from webapp.models import BulkItem, BulkOperation, HistoryEntry, Instance
 
 
-def _submit(client, **data):
+def _submit(client, confirm: str | None = "yes", **data):
+    """Post the bulk form, by default as the confirmation page does."""
     data = {"csrf_token": csrf_token(client, "/operations/instances"), **data}
+    if confirm is not None:
+        data["confirm"] = confirm
     return client.post("/operations/bulk", data=data)
 
 
@@ -130,18 +133,81 @@ def test_running_a_bulk_operation_twice_applies_each_instance_once(app, operator
     assert cancelled == 3
 
 
-def test_bulk_input_problems_are_shown_on_the_list_with_a_422(operator, engine):
+def test_bulk_input_problems_are_shown_on_the_list(operator, engine):
     start(engine, publish_document(waiting_doc(), key="wait"))
-    no_reason = _submit(operator, action="cancel", scope="filter", process="wait")
-    assert no_reason.status_code == 422
-    assert "Say why these instances are cancelled." in no_reason.get_data(as_text=True)
-    nothing = _submit(operator, action="retry", scope="selected")
-    assert nothing.status_code == 422
-    assert "Select at least one instance" in nothing.get_data(as_text=True)
-    bad_filter = _submit(operator, action="retry", scope="filter", data="$vars.a >")
-    assert bad_filter.status_code == 422
-    assert "unexpected end of expression" in bad_filter.get_data(as_text=True)
+    for confirm in (None, "yes"):
+        no_reason = _submit(operator, confirm, action="cancel", scope="filter", process="wait")
+        page = failed_page(operator, no_reason, "/operations/instances")
+        assert "Say why these instances are cancelled." in page
+        nothing = _submit(operator, confirm, action="retry", scope="selected")
+        assert "Select at least one instance" in failed_page(
+            operator, nothing, "/operations/instances"
+        )
+        no_action = _submit(operator, confirm, action="", scope="filter", process="wait")
+        page = failed_page(operator, no_action, "/operations/instances")
+        assert "Choose cancel or retry." in page
+        bad_filter = _submit(operator, confirm, action="retry", scope="filter", data="$vars.a >")
+        page = failed_page(operator, bad_filter, "/operations/instances", 422)
+        assert "unexpected end of expression" in page
     assert engine.scalar(select(func.count()).select_from(BulkOperation)) == 0
+
+
+def _ticked(page: str) -> list[int]:
+    boxes = re.findall(r'<input type="checkbox" name="ids" value="(\d+)"[^>]*>', page)
+    checked = re.findall(r'<input type="checkbox" name="ids" value="(\d+)"[^>]* checked>', page)
+    assert set(checked) <= set(boxes)
+    return sorted(int(i) for i in checked)
+
+
+def test_a_refused_bulk_action_keeps_the_ticks_and_what_was_typed(operator, engine):
+    version = publish_document(waiting_doc(), key="wait")
+    ids = start_many(engine, version, 3)
+    listed = operator.get("/operations/instances?process=wait").get_data(as_text=True)
+    assert _ticked(listed) == [], "nothing is ticked to begin with"
+    assert '<option value="" selected>Choose…</option>' in listed, "no action is preselected"
+    response = _submit(
+        operator, None, action="cancel", reason="", ids=[str(i) for i in ids[:2]], process="wait"
+    )
+    page = failed_page(operator, response, "/operations/instances")
+    assert response.headers["Location"].startswith("/operations/instances?process=wait&")
+    assert "Say why these instances are cancelled." in page
+    assert _ticked(page) == sorted(ids[:2]), "the ticks stay"
+    assert '<option value="cancel" selected>' in page
+    assert engine.scalar(select(func.count()).select_from(BulkOperation)) == 0
+
+
+def test_a_bulk_cancel_asks_cancel_n_instances_first(operator, engine, db_session):
+    version = publish_document(waiting_doc(), key="wait")
+    ids = start_many(engine, version, 3)
+    chosen = [str(i) for i in ids[:2]]
+    asked = _submit(operator, None, action="cancel", reason="dupes", ids=chosen, process="wait")
+    assert asked.status_code == 303
+    assert asked.location.startswith("/operations/bulk/confirm?")
+    confirm = operator.get(asked.location)
+    page = confirm.get_data(as_text=True)
+    assert confirm.status_code == 200
+    assert "<h1>Cancel 2 instances?</h1>" in page and "Reason: “dupes”" in page
+    assert "Yes, cancel 2 instances</button>" in page
+    assert engine.scalar(select(func.count()).select_from(BulkOperation)) == 0, "not yet"
+    back = re.search(r'<a class="button" href="([^"]+)">No, go back</a>', page)[1]
+    listed = operator.get(back.replace("&amp;", "&")).get_data(as_text=True)
+    assert _ticked(listed) == sorted(ids[:2]), "going back keeps the ticks"
+    assert 'value="dupes"' in listed
+
+    form = dict(re.findall(r'<input type="hidden" name="(\w+)" value="([^"]*)">', page))
+    assert form["confirm"] == "yes" and form["action"] == "cancel"
+    hidden_ids = re.findall(r'<input type="hidden" name="ids" value="(\d+)">', page)
+    assert sorted(hidden_ids) == sorted(chosen)
+    operation_id = _operation_id(
+        operator.post("/operations/bulk", data={**form, "ids": hidden_ids})
+    )
+    db_session.rollback()
+    operation = db_session.get(BulkOperation, operation_id)
+    assert (operation.action, operation.reason, operation.total) == ("cancel", "dupes", 2)
+
+    everything = _submit(operator, None, action="retry", scope="filter", process="wait")
+    page = operator.get(everything.location).get_data(as_text=True)
+    assert "<h1>Retry 3 instances?</h1>" in page and "all instances matching" in page.lower()
 
 
 def test_a_bulk_selection_keeps_only_instances_the_user_may_see(app, operator, engine, db_session):

@@ -8,7 +8,7 @@ import re
 import pytest
 from sqlalchemy import insert, select
 
-from tests.conftest import csrf_token
+from tests.conftest import csrf_token, failed_page
 from tests.operations.conftest import (
     drain,
     failing_doc,
@@ -77,8 +77,7 @@ def test_retry_of_a_running_instance_is_refused_with_409(operator, engine):
     instance_id = start(engine, version)
     path = f"/operations/instances/{instance_id}"
     response = _post(operator, f"{path}/retry", {}, path)
-    assert response.status_code == 409
-    assert "only failed instances can be retried" in response.get_data(as_text=True)
+    assert "only failed instances can be retried" in failed_page(operator, response, path)
 
 
 def test_cancel_needs_a_reason_and_closes_the_open_task_which_leaves_the_inbox(
@@ -94,8 +93,9 @@ def test_cancel_needs_a_reason_and_closes_the_open_task_which_leaves_the_inbox(
 
     path = f"/operations/instances/{instance_id}"
     refused = _post(operator, f"{path}/cancel", {"reason": "  "}, path)
-    assert refused.status_code == 422
-    assert "Say why the instance is cancelled." in refused.get_data(as_text=True)
+    page = failed_page(operator, refused, path)
+    assert "Say why the instance is cancelled." in page
+    assert '<details class="op-confirm" open>' in page, "the cancel form stays open"
     assert load(engine, instance_id).status == "running"
 
     done = _post(operator, f"{path}/cancel", {"reason": "duplicate invoice"}, path)
@@ -154,8 +154,9 @@ def test_bad_variable_edits_are_named_and_change_nothing(operator, engine, name,
     instance_id = start_failed_gate(engine)
     path = f"/operations/instances/{instance_id}"
     response = _post(operator, f"{path}/variables", {"name": name, "value": value}, path)
-    assert response.status_code == 422
-    assert message in response.get_data(as_text=True)
+    page = failed_page(operator, response, path)
+    assert message in page
+    assert f'id="var-name" name="name" type="text" value="{name}"' in page, "typed name kept"
     assert load(engine, instance_id).vars == {"check": {"ok": False}}
 
 
@@ -164,14 +165,15 @@ def test_variables_of_a_finished_or_busy_instance_cannot_change(operator, engine
     path = f"/operations/instances/{finished}"
     _post(operator, f"{path}/cancel", {"reason": "test"}, path)
     response = _post(operator, f"{path}/variables", {"name": "x", "value": "1"}, path)
-    assert response.status_code == 409
-    assert "variables can change only while it failed or waits" in response.get_data(as_text=True)
+    page = failed_page(operator, response, path)
+    assert "variables can change only while it failed or waits" in page
 
     busy = start(engine, publish_document(flaky_doc("busy", 0), key="busy"))
     path = f"/operations/instances/{busy}"
     assert 'id="set-variable"' not in operator.get(path).get_data(as_text=True)
     response = _post(operator, f"{path}/variables", {"name": "x", "value": "1"}, path)
-    assert response.status_code == 409, "a token is active: its tool job has not run yet"
+    page = failed_page(operator, response, path)
+    assert "variables can change only" in page, "a token is active: its tool job has not run yet"
 
 
 def test_readers_without_manage_may_look_but_not_change(app, login_as, engine):
@@ -242,8 +244,7 @@ def test_a_cancelled_instance_cannot_be_retried_on_its_page_or_in_bulk(
     assert load(engine, instance_id).status == "cancelled"
 
     response = _post(operator, f"{path}/retry", {}, path)
-    assert response.status_code == 409
-    assert "only failed instances can be retried" in response.get_data(as_text=True)
+    assert "only failed instances can be retried" in failed_page(operator, response, path)
 
     bulk = operator.post(
         "/operations/bulk",
@@ -252,6 +253,7 @@ def test_a_cancelled_instance_cannot_be_retried_on_its_page_or_in_bulk(
             "action": "retry",
             "scope": "selected",
             "ids": [str(instance_id)],
+            "confirm": "yes",
         },
     )
     assert bulk.status_code == 303

@@ -6,7 +6,7 @@ from datetime import UTC, datetime, timedelta
 
 from sqlalchemy import func, insert, select
 
-from tests.conftest import csrf_token
+from tests.conftest import csrf_token, failed_page
 from tests.engine.conftest import run_burst
 from tests.operations.conftest import published, set_columns, start, start_failed_gate
 from webapp.models import (
@@ -141,8 +141,9 @@ def test_the_page_shows_the_next_run_and_saves_a_policy(operator, engine, db_ses
     assert "The next run deletes <strong>2</strong> instances." in page
 
     bad = operator.post("/operations/retention/invoice", data={"days": "-3", "csrf_token": token})
-    assert bad.status_code == 422
-    assert "Use a number of days (1-36500)" in bad.get_data(as_text=True)
+    page = failed_page(operator, bad, "/operations/retention")
+    assert "Use a number of days (1-36500)" in page
+    assert 'placeholder="default"\n                 value="-3"' in page, "what was typed stays"
     operator.post("/operations/retention/invoice", data={"days": "never", "csrf_token": token})
     db_session.rollback()
     assert db_session.scalar(select(RetentionPolicy.days)) is None
@@ -150,6 +151,33 @@ def test_the_page_shows_the_next_run_and_saves_a_policy(operator, engine, db_ses
     operator.post("/operations/retention/invoice", data={"days": "", "csrf_token": token})
     db_session.rollback()
     assert db_session.scalar(select(func.count()).select_from(RetentionPolicy)) == 0
+
+
+def test_zero_days_keeps_forever_as_the_message_and_retention_days_say(
+    operator, engine, db_session
+):
+    _finished(engine, "invoice", "completed", 400)
+    token = csrf_token(operator, "/operations/retention")
+    page = operator.get("/operations/retention").get_data(as_text=True)
+    assert "<code>0</code> or <code>never</code> to keep" in page
+    for zero in ("0", "00", " 0 "):
+        saved = operator.post(
+            "/operations/retention/invoice", data={"days": zero, "csrf_token": token}
+        )
+        assert saved.status_code == 303, zero
+        db_session.rollback()
+        assert db_session.scalar(select(RetentionPolicy.days)) is None, zero
+        page = operator.get("/operations/retention").get_data(as_text=True)
+        assert "The next run deletes <strong>0</strong> instances." in page
+    for bad in ("-1", "36501", "0.5", "1e3"):
+        response = operator.post(
+            "/operations/retention/invoice", data={"days": bad, "csrf_token": token}
+        )
+        page = failed_page(operator, response, "/operations/retention")
+        message = "Use a number of days (1-36500), 0 or &#39;never&#39; to keep them forever"
+        assert message in page, bad
+    db_session.rollback()
+    assert db_session.scalar(select(RetentionPolicy.days)) is None, "nothing saved on bad input"
 
 
 def test_changing_retention_needs_manage(login_as, engine):

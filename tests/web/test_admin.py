@@ -94,6 +94,42 @@ def test_edit_user_roles_and_deactivate(login_as, db_session):
     assert bob.partitions == []
 
 
+def _ticked(page: str, name: str) -> list[str]:
+    """The values of the checked `name` checkboxes in a rendered form."""
+    boxes = re.findall(rf'<input[^>]*name="{name}"[^>]*>', page)
+    return [re.search(r'value="([^"]*)"', box)[1] for box in boxes if " checked" in box]
+
+
+def test_edit_user_shows_current_memberships_and_keeps_them_when_one_is_added(login_as, db_session):
+    client = login_as("admin")
+    bob = db_session.scalar(select(User).where(User.username == "bob"))
+    page = client.get(f"/admin/users/{bob.id}").get_data(as_text=True)
+    roles = _ids(db_session, Role, Role.name, ["approver", "clerk"])
+    finance = _ids(db_session, Partition, Partition.key, ["finance"])
+    assert sorted(_ticked(page, "roles")) == sorted(roles), "bob's roles are ticked"
+    assert _ticked(page, "partitions") == finance, "bob's partition is ticked"
+    assert 'name="active"' in page and _ticked(page, "active") == ["y"]
+
+    operator = _ids(db_session, Role, Role.name, ["operator"])
+    response = client.post(
+        f"/admin/users/{bob.id}",
+        data={
+            "csrf_token": csrf_token(client, f"/admin/users/{bob.id}"),
+            "username": "bob",
+            "display_name": "Bob Approver",
+            "active": "y",
+            "roles": _ticked(page, "roles") + operator,
+            "partitions": _ticked(page, "partitions"),
+        },
+    )
+    assert response.status_code == 302
+    db_session.expire_all()
+    bob = db_session.get(User, bob.id)
+    assert sorted(r.name for r in bob.roles) == ["approver", "clerk", "operator"]
+    assert [p.key for p in bob.partitions] == ["finance"]
+    assert bob.active is True
+
+
 def test_reset_password_through_htmx_fragment(login_as, db_session):
     client = login_as("admin")
     alice = db_session.scalar(select(User).where(User.username == "alice"))

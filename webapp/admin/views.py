@@ -36,6 +36,19 @@ def _by_ids(model, ids: list[int]) -> list:
     return list(db.session.scalars(select(model).where(model.id.in_(ids)))) if ids else []
 
 
+def _user_data(user: User) -> dict:
+    """The edit form's values from the user; memberships as the ids the checkboxes carry (with
+    `obj=user` WTForms would take the Role and Partition objects and tick nothing)."""
+    return {
+        "username": user.username,
+        "display_name": user.display_name,
+        "email": user.email,
+        "active": user.active,
+        "roles": [r.id for r in user.roles],
+        "partitions": [p.id for p in user.partitions],
+    }
+
+
 @bp.route("/")
 def index():
     counts = {
@@ -86,12 +99,7 @@ def new_user():
 @bp.route("/users/<int:user_id>", methods=["GET", "POST"])
 def edit_user(user_id: int):
     user = db.get_or_404(User, user_id)
-    form = UserForm(
-        obj=user,
-        data=None
-        if request.method == "POST"
-        else {"roles": [r.id for r in user.roles], "partitions": [p.id for p in user.partitions]},
-    )
+    form = UserForm(data=_user_data(user))
     _fill_choices(form)
     form.username.render_kw = {"readonly": True}
     if form.validate_on_submit():

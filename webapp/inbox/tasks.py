@@ -24,6 +24,7 @@ from sqlalchemy import select
 from webapp import spec_forms
 from webapp.engine.context import context as instance_context
 from webapp.extensions import db
+from webapp.failed_forms import failed_form, redirect_failed
 from webapp.guard import checks_own_text
 from webapp.htmx_support import htmx_target, is_htmx
 from webapp.inbox import bp
@@ -58,7 +59,8 @@ def _process_names(keys: set[str]) -> dict[str, str]:
     return {key: name for key, name in rows}
 
 
-def _render_index(filters: InboxFilters, *, save_error: str = "", status: int = 200):
+def _render_index(filters: InboxFilters):
+    failed = failed_form("save_filter")
     query = tasks.inbox_query(
         current_user,
         tab=filters.tab,
@@ -73,13 +75,13 @@ def _render_index(filters: InboxFilters, *, save_error: str = "", status: int = 
         "page": page,
         "names": _process_names({task.instance.process_key for task in page.items}),
         "now": utcnow(),
-        "save_error": save_error,
-        "filter_name": request.form.get("name", ""),
+        "save_error": failed.errors.get("name", "") if failed else "",
+        "filter_name": failed.value("name") if failed else "",
         "tabs": TABS,
         "counts": tasks.open_counts(current_user),
     }
     if htmx_target() == LIST_ID:
-        return render_template("inbox/_task_list.html", oob_tabs=True, **context), status
+        return render_template("inbox/_task_list.html", oob_tabs=True, **context)
     context.update(
         due_choices=DUE,
         sorts=SORTS,
@@ -90,7 +92,7 @@ def _render_index(filters: InboxFilters, *, save_error: str = "", status: int = 
         ).all(),
         saved=saved_filters.saved_filters(current_user),
     )
-    return render_template("inbox/tasks.html", **context), status
+    return render_template("inbox/tasks.html", **context)
 
 
 @bp.get("/")
@@ -118,7 +120,9 @@ def save_filter():
         )
     except saved_filters.FilterError as error:
         db.session.rollback()
-        return _render_index(filters, save_error=str(error), status=422)
+        url = url_for("inbox.index", **filters.args(page=1))
+        typed = {"name": request.form.get("name", "")}
+        return redirect_failed(url, "save_filter", {"name": str(error)}, typed)
     flash(f"Saved the filter “{saved.name}”.", "success")
     return redirect(url_for("inbox.index", **filters.args(page=1)), 303)
 
@@ -152,7 +156,14 @@ def _form(task: Task, formdata: Any = None, errors: dict[str, str] | None = None
     )
 
 
-def _render_task(task: Task, form=None, *, status: int = 200, reassign: ReassignForm | None = None):
+def _render_task(
+    task: Task,
+    form=None,
+    *,
+    status: int = 200,
+    reassign: ReassignForm | None = None,
+    claim_error: str = "",
+):
     workable = tasks.may_work(current_user, task)
     manage = tasks.may_manage(current_user, task)
     if workable and form is None:
@@ -174,6 +185,7 @@ def _render_task(task: Task, form=None, *, status: int = 200, reassign: Reassign
         and task.candidate_role_id is not None,
         "reassign": reassign if manage else None,
         "may_read_instance": can(current_user, "instances.read", task.partition_id),
+        "claim_error": claim_error,
     }
     if form is not None and htmx_target() == "task-form":
         return render_template("inbox/_task_form.html", **context), status
@@ -189,10 +201,28 @@ def _refused(error: TaskError, task_id: int):
     return render_template(template, message=error.message, task_id=task_id), error.status
 
 
+def _claim_refused(error: TaskError, task_id: int):
+    """A refused claim from a plain form goes back to the task page with the reason
+    (Post/Redirect/Get); htmx swaps the message into the form as other refusals do."""
+    if is_htmx() or error.status == 404:
+        return _refused(error, task_id)
+    db.session.rollback()
+    url = url_for("inbox.task", task_id=task_id)
+    return redirect_failed(url, "claim", {"claim": error.message})
+
+
 @bp.get("/tasks/<int:task_id>")
 @login_required
 def task(task_id: int):
-    return _render_task(_task_or_404(task_id))
+    failed = failed_form("claim")
+    if failed is None:
+        return _render_task(_task_or_404(task_id))
+    try:
+        found = tasks.get_task(current_user, task_id)
+    except TaskError:
+        message = failed.errors.get("claim", "")
+        return render_template("inbox/refused.html", message=message, task_id=task_id), 409
+    return _render_task(found, claim_error=failed.errors.get("claim", ""))
 
 
 @bp.post("/tasks/<int:task_id>")
@@ -233,7 +263,7 @@ def claim(task_id: int):
     try:
         claimed = tasks.claim(current_user, task_id)
     except TaskError as error:
-        return _refused(error, task_id)
+        return _claim_refused(error, task_id)
     flash(f"“{claimed.title}” is now yours.", "success")
     return _go(url_for("inbox.task", task_id=task_id))
 

@@ -6,38 +6,96 @@ from flask import abort, flash, redirect, render_template, request, url_for
 from flask_login import current_user
 
 from webapp.extensions import db
+from webapp.failed_forms import redirect_failed
 from webapp.htmx_support import htmx_target
 from webapp.inputs import MAX_INT32, whole_number
 from webapp.operations import bp
-from webapp.operations.instances import render_list
 from webapp.permissions import permission_required
 from webapp.services.operations import bulk
 from webapp.services.operations.common import OperationsError
-from webapp.services.operations.filters import read_filters
+from webapp.services.operations.filters import Filters, read_filters
+
+CONFIRM = "yes"
+
+
+def _request_parts(values) -> tuple[str, str, str, list[int], Filters]:
+    """(action, reason, scope, ticked ids, filters) of a bulk form or its confirmation URL."""
+    ids = [i for v in values.getlist("ids") if (i := whole_number(v, 1, MAX_INT32))]
+    scope = "filter" if values.get("scope") == "filter" else "selected"
+    return values.get("action", ""), values.get("reason", ""), scope, ids, read_filters(values)
+
+
+def _selection(action: str, reason: str, scope: str, ids: list[int], filters: Filters) -> list[int]:
+    everything = scope == "filter"
+    return bulk.selection(
+        current_user,
+        action,
+        reason=reason,
+        ids=None if everything else ids,
+        filters=filters if everything else None,
+    )
+
+
+def _back_to_list(error: OperationsError, action, reason, scope, ids, filters: Filters):
+    """Back to the list with the errors, the ticks and what was typed (Post/Redirect/Get)."""
+    db.session.rollback()
+    if error.status == 403:
+        abort(403)
+    typed = {"action": action, "reason": reason, "scope": scope, "ids": [str(i) for i in ids]}
+    url = url_for("operations.instance_list", **filters.args())
+    return redirect_failed(url, "bulk", error.fields or {"selection": error.message}, typed)
 
 
 @bp.route("/bulk", methods=["POST"])
 @permission_required("instances.manage")
 def bulk_submit():
-    filters = read_filters(request.form)
-    everything = request.form.get("scope") == "filter"
-    ids = [i for v in request.form.getlist("ids") if (i := whole_number(v, 1, MAX_INT32))]
+    """Check the action; unconfirmed, show the confirmation; confirmed, start it."""
+    action, reason, scope, ids, filters = _request_parts(request.form)
+    if request.form.get("confirm") != CONFIRM:
+        try:
+            _selection(action, reason, scope, ids, filters)
+        except OperationsError as error:
+            return _back_to_list(error, action, reason, scope, ids, filters)
+        wanted = {"action": action, "reason": reason.strip(), "scope": scope, **filters.args()}
+        return redirect(url_for("operations.bulk_confirm", ids=ids, **wanted), 303)
+    everything = scope == "filter"
     try:
         operation = bulk.create(
             current_user,
-            request.form.get("action", ""),
-            reason=request.form.get("reason", ""),
+            action,
+            reason=reason,
             ids=None if everything else ids,
             filters=filters if everything else None,
         )
     except OperationsError as error:
-        db.session.rollback()
-        if error.status == 403:
-            abort(403)
-        return render_list(filters, bulk_errors=error.fields or {"selection": error.message})
+        return _back_to_list(error, action, reason, scope, ids, filters)
     if not bulk.enqueue(operation):
         flash("The queue could not be reached; press Resume once it is back.", "error")
     return redirect(url_for("operations.bulk_progress", operation_id=operation.id), 303)
+
+
+@bp.route("/bulk/confirm")
+@permission_required("instances.manage")
+def bulk_confirm():
+    """ "Cancel N instances?": what the action would take now, to confirm or go back."""
+    action, reason, scope, ids, filters = _request_parts(request.args)
+    try:
+        selected = _selection(action, reason, scope, ids, filters)
+    except OperationsError as error:
+        return _back_to_list(error, action, reason, scope, ids, filters)
+    back = url_for("operations.instance_list", ids=ids, action=action, reason=reason.strip(),
+                   scope=scope, **filters.args())  # fmt: skip
+    return render_template(
+        "operations/bulk_confirm.html",
+        action=action,
+        reason=reason.strip(),
+        scope=scope,
+        ids=ids,
+        filters=filters,
+        selected=selected,
+        back=back,
+        confirm=CONFIRM,
+    )
 
 
 def _operation(operation_id: int):

@@ -8,6 +8,7 @@ from flask import abort, flash, redirect, render_template, request, url_for
 from flask_login import current_user
 
 from webapp.extensions import db
+from webapp.failed_forms import failed_form, redirect_failed
 from webapp.htmx_support import htmx_target
 from webapp.inputs import MAX_INT64, whole_number
 from webapp.operations import bp
@@ -68,11 +69,20 @@ def instance_detail(instance_id: int):
     instance = _instance(instance_id)
     if htmx_target() == "live":
         return render_template("operations/_live.html", **_live_context(instance, _before()))
+    failed = failed_form("instance")
+    if failed is not None:
+        return render_detail(instance, errors=failed.errors, values=failed.value_map())
     return render_detail(instance)
 
 
+def _failed(instance_id: int, errors: dict[str, str], values: dict[str, str] | None = None):
+    """Back to the instance page with the errors and typed values (Post/Redirect/Get)."""
+    url = url_for("operations.instance_detail", instance_id=instance_id)
+    return redirect_failed(url, "instance", errors, values)
+
+
 def _act(instance_id: int, change, done: str, values: dict[str, str] | None = None):
-    """Make one change to the instance; a refusal shows on its page with the fitting status."""
+    """Make one change to the instance; a refusal goes back to its page with the message."""
     _instance(instance_id, "instances.manage")
     try:
         change()
@@ -80,9 +90,7 @@ def _act(instance_id: int, change, done: str, values: dict[str, str] | None = No
         db.session.rollback()
         if error.status == 404:
             abort(404)
-        errors = error.fields or {"action": error.message}
-        instance = _instance(instance_id)
-        return render_detail(instance, errors=errors, values=values, status=error.status)
+        return _failed(instance_id, error.fields or {"action": error.message}, values)
     flash(done, "success")
     return redirect(url_for("operations.instance_detail", instance_id=instance_id), 303)
 
@@ -92,9 +100,8 @@ def _act(instance_id: int, change, done: str, values: dict[str, str] | None = No
 def cancel_instance(instance_id: int):
     reason = request.form.get("reason", "").strip()
     if not reason:
-        instance = _instance(instance_id, "instances.manage")
-        errors = {"reason": "Say why the instance is cancelled."}
-        return render_detail(instance, errors=errors, status=422)
+        _instance(instance_id, "instances.manage")
+        return _failed(instance_id, {"reason": "Say why the instance is cancelled."})
     return _act(
         instance_id,
         lambda: instance_service.cancel(current_user, instance_id, reason),

@@ -7,6 +7,7 @@ from flask_login import current_user
 from sqlalchemy import select
 
 from webapp.extensions import db
+from webapp.failed_forms import failed_form, redirect_failed
 from webapp.models import Process
 from webapp.operations import bp
 from webapp.permissions import can, partition_filter, permission_required
@@ -14,7 +15,10 @@ from webapp.services.operations import retention
 from webapp.services.operations.common import OperationsError
 
 
-def render_retention(errors: dict[str, dict[str, str]] | None = None, status: int = 200):
+def render_retention():
+    """The page; a failed save (kept by `set_retention`) shows on its process's row."""
+    failed = failed_form("retention")
+    key = failed.value("key") if failed else ""
     processes = db.session.scalars(
         select(Process)
         .where(partition_filter(Process.partition_id, current_user))
@@ -29,9 +33,9 @@ def render_retention(errors: dict[str, dict[str, str]] | None = None, status: in
         preview={key: n for key, n in retention.preview(db.session).items() if key in shown},
         describe=retention.describe,
         may_manage={p.id: can(current_user, "instances.manage", p.partition_id) for p in processes},
-        errors=errors or {},
-        values=request.form if request.method == "POST" else {},
-    ), status
+        errors={key: failed.errors} if failed else {},
+        values=failed.value_map() if failed else {},
+    )
 
 
 @bp.route("/retention")
@@ -51,7 +55,9 @@ def set_retention(key: str):
         db.session.rollback()
         if error.status == 404:
             abort(404)
-        return render_retention({process.key: error.fields}, 422)
+        url = url_for("operations.retention_settings")
+        typed = {"key": process.key, "days": request.form.get("days", "")}
+        return redirect_failed(url, "retention", error.fields, typed)
     days = retention.default_days() if policy is None else policy.days
     shown = retention.describe(days) + (" (the default)" if policy is None else "")
     flash(f"Finished instances of {process.key}: {shown}.", "success")

@@ -38,15 +38,16 @@ def limit() -> int:
     return int(current_app.config.get("BULK_LIMIT", DEFAULT_LIMIT))
 
 
-def create(
+def selection(
     user: User,
     action: str,
     *,
     reason: str = "",
     ids: list[int] | None = None,
     filters: Filters | None = None,
-) -> BulkOperation:
-    """Fix the selection (ids, or everything matching `filters` now) and store the operation."""
+) -> list[int]:
+    """The instance ids a bulk action would take now (ids, or everything matching `filters`);
+    OperationsError naming each field that needs fixing. For the confirmation and `create`."""
     fields: dict[str, str] = {}
     if action not in ACTIONS:
         fields["action"] = "Choose cancel or retry."
@@ -70,6 +71,20 @@ def create(
         fields["selection"] = f"At most {most:,} instances at once; narrow the filter."
     if fields:
         raise OperationsError("invalid", "The bulk action needs fixing.", fields=fields)
+    return selected
+
+
+def create(
+    user: User,
+    action: str,
+    *,
+    reason: str = "",
+    ids: list[int] | None = None,
+    filters: Filters | None = None,
+) -> BulkOperation:
+    """Fix the selection (ids, or everything matching `filters` now) and store the operation."""
+    selected = selection(user, action, reason=reason, ids=ids, filters=filters)
+    reason = (reason or "").strip()
     now = utcnow()
     scope = filters.describe() if filters is not None else f"{len(selected)} selected"
     operation = BulkOperation(

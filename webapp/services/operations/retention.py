@@ -161,18 +161,24 @@ def policies() -> dict[int, RetentionPolicy]:
     return {p.process_id: p for p in db.session.scalars(select(RetentionPolicy))}
 
 
+DAYS_MESSAGE = (
+    f"Use a number of days (1-{MAX_DAYS}), 0 or 'never' to keep them forever,"
+    " or leave empty for the default."
+)
+
+
 def parse_days(text: str) -> tuple[bool, int | None]:
-    """(has a policy, days) from the form: "" = use the default, "never" = keep forever."""
+    """(has a policy, days) from the form: "" = use the default; "never" or 0 = keep forever,
+    as RETENTION_DAYS=0 does."""
     text = (text or "").strip().lower()
     if text == "":
         return False, None
-    if text in ("never", "forever", "0"):
+    if text in ("never", "forever"):
         return True, None
-    days = whole_number(text, 1, MAX_DAYS)
+    days = whole_number(text, 0, MAX_DAYS)
     if days is None:
-        message = f"Use a number of days (1-{MAX_DAYS}), 'never', or leave empty for the default."
-        raise OperationsError("invalid", message, fields={"days": message})
-    return True, days
+        raise OperationsError("invalid", DAYS_MESSAGE, fields={"days": DAYS_MESSAGE})
+    return True, days or None
 
 
 def set_policy(user: User, process: Process, text: str) -> RetentionPolicy | None:
