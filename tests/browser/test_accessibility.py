@@ -39,3 +39,21 @@ def test_claim_buttons_name_the_instance(page, demo, app):
     page.goto("/inbox/?tab=claimable")
     assert page.get_by_role("button", name="Claim Approve, PO-7").is_visible()
     assert page.get_by_role("button", name="Claim Approve, PO-8").is_visible()
+
+
+def test_the_approver_sees_the_request_beside_the_form(page, demo, app):
+    from tests.engine.conftest import chain, publish_document
+    from tests.inbox.conftest import start, user_task
+
+    decision = {"fields": [{"key": "ok", "label": "Approve", "type": "boolean"}]}
+    with app.app_context():
+        publish_document(
+            chain(("approve", user_task("Approve purchase", "user", "bob", decision))),
+            key="purchase",
+        )
+    start(app, "purchase", input={"item": "Laptop", "amount": 1800}, business_key="PO-1")
+    sign_in(page, "bob")
+    page.get_by_role("link", name="Approve purchase").click()
+    context = page.get_by_role("region", name="About this PO-1")
+    assert context.get_by_text("Laptop").is_visible()
+    assert context.get_by_text("1800").is_visible()
