@@ -179,10 +179,12 @@ def _unbound(spec: Mapping[str, Any], default: Any, context: Mapping[str, Any] |
 
 def _attrs(spec: Mapping[str, Any], controls: bool, refresh_url: str | None) -> dict[str, Any]:
     kind = spec["type"]
-    names = {"min": "min", "max": "max", "minLength": "minlength", "maxLength": "maxlength"}
+    names = {"min": "min", "max": "max", "minLength": "minlength"}
     attrs: dict[str, Any] = {
         html: spec[key] for key, html in names.items() if spec.get(key) is not None
     }
+    if forms.max_length(spec) is not None:
+        attrs["maxlength"] = forms.max_length(spec)
     if isinstance(spec.get("placeholder"), str) and spec["placeholder"]:
         attrs["placeholder"] = spec["placeholder"]
     if spec.get("required") is True and kind not in ("multiselect", "display"):

@@ -313,3 +313,11 @@ def test_a_task_page_shows_the_request_it_decides(users, flows, app, db_session)
         "<dt>item</dt><dd>Monitor</dd>" in context and "<dt>requested</dt><dd>250</dd>" in context
     )
     assert "<dt>review</dt><dd>{&#34;amount&#34;: 80" in context, "what the review collected"
+
+
+def test_text_inputs_carry_their_length_limit(users, every_type):
+    page = users("alice").get(f"/inbox/tasks/{every_type.id}").get_data(as_text=True)
+    notes = page.split('id="field-notes"')[1].split(">")[0]
+    assert 'maxlength="20"' in notes
+    mail = page.split('id="field-mail"')[1].split(">")[0]
+    assert 'maxlength="254"' in mail, "the default for e-mail addresses"
