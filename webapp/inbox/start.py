@@ -13,7 +13,7 @@ from webapp.inbox import bp
 from webapp.models import OutboxMessage
 from webapp.permissions import can, permission_required
 from webapp.process import forms
-from webapp.services import instances
+from webapp.services import instances, tasks
 from webapp.services.instances import InstanceError
 
 
@@ -60,6 +60,9 @@ def start(key: str):
                     current_user, version, input=values, business_key=clean_key, via="ui"
                 )
                 flash(f"Started instance {instance.id} of {version.process.name}.", "success")
+                first = tasks.next_task(current_user, instance.id)
+                if first is not None:
+                    return redirect(url_for("inbox.task", task_id=first.id))
                 return redirect(url_for("inbox.instance", instance_id=instance.id))
         except InstanceError as error:
             db.session.rollback()
