@@ -151,3 +151,19 @@ def test_the_list_and_tab_counts_follow_the_badge(page, demo, app):
     expect(page.get_by_role("link", name="Check order")).to_have_count(2)
     tabs = page.get_by_role("navigation", name="Task lists")
     expect(tabs.get_by_role("link", name="Open for my roles 2")).to_be_visible()
+
+
+def test_a_requester_follows_their_request(page, demo, app):
+    from tests.inbox.conftest import user_task
+
+    with app.app_context():
+        publish_document(chain(("ok", user_task("Approve trip", "role", "approver"))), key="trip")
+    sign_in(page, "alice")
+    page.goto("/inbox/processes")
+    page.get_by_label("Business key").first.fill("TRIP-3")
+    page.get_by_role("button", name="Start").first.click()
+    page.goto("/inbox/")
+    page.get_by_role("link", name="My requests").click()
+    row = page.get_by_role("row").filter(has_text="TRIP-3")
+    expect(row.get_by_text("running")).to_be_visible()
+    expect(row.get_by_text("Approve trip")).to_be_visible()
