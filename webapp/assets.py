@@ -20,6 +20,8 @@ BUILD_COMMAND = "npm ci && python scripts/vendor.py"
 # with a leading dist/ removed.
 VENDOR_FILES: dict[str, list[str]] = {
     "htmx.org": ["dist/htmx.min.js", "LICENSE"],
+    # The accessibility audit the browser tests run on every page (never loaded by pages).
+    "axe-core": ["axe.min.js", "LICENSE"],
     "bpmn-js": [
         "dist/bpmn-modeler.production.min.js",
         "dist/bpmn-navigated-viewer.production.min.js",

@@ -7,6 +7,7 @@ evaluated here on the server: a field that other fields depend on re-renders the
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -178,10 +179,12 @@ def _unbound(spec: Mapping[str, Any], default: Any, context: Mapping[str, Any] |
 
 def _attrs(spec: Mapping[str, Any], controls: bool, refresh_url: str | None) -> dict[str, Any]:
     kind = spec["type"]
-    names = {"min": "min", "max": "max", "minLength": "minlength", "maxLength": "maxlength"}
+    names = {"min": "min", "max": "max", "minLength": "minlength"}
     attrs: dict[str, Any] = {
         html: spec[key] for key, html in names.items() if spec.get(key) is not None
     }
+    if forms.max_length(spec) is not None:
+        attrs["maxlength"] = forms.max_length(spec)
     if isinstance(spec.get("placeholder"), str) and spec["placeholder"]:
         attrs["placeholder"] = spec["placeholder"]
     if spec.get("required") is True and kind not in ("multiselect", "display"):
@@ -250,4 +253,26 @@ def summary(spec: Any, values: Mapping[str, Any] | None) -> list[tuple[str, str]
         (forms.field_label(item), display_text(values[item["key"]]))
         for item in forms.iter_fields(spec)
         if item["type"] != "display" and item.get("key") in values
+    ]
+
+
+def data_facts(data: Mapping[str, Any] | None) -> list[tuple[str, str]]:
+    """(key, text) of an instance's input or variables, for the read-only panel on task pages."""
+    return [
+        (
+            str(key),
+            json.dumps(value, ensure_ascii=False)
+            if isinstance(value, dict)
+            else display_text(value),
+        )
+        for key, value in (data or {}).items()
+    ]
+
+
+def display_facts(spec: Any, context: Mapping[str, Any]) -> list[tuple[str, str]]:
+    """(label, text) of the spec's `display` fields, evaluated with the instance's data."""
+    return [
+        (forms.field_label(item), display_text(forms.display_value(item, context)))
+        for item in forms.iter_fields(spec)
+        if item["type"] == "display"
     ]

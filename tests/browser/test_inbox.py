@@ -131,3 +131,39 @@ def test_filters_live_in_the_url_and_can_be_saved(page, processes, app):
     page.get_by_label("Due").select_option("overdue")
     page.wait_for_url(re.compile(r".*due=overdue.*"))
     expect(page.get_by_text("No task matches this filter.")).to_be_visible()
+
+
+def test_the_list_and_tab_counts_follow_the_badge(page, demo, app):
+    """A task that arrives while the inbox is open shows up when the badge next refreshes."""
+    from playwright.sync_api import expect
+
+    from tests.engine.conftest import chain, publish_document
+    from tests.inbox.conftest import start, user_task
+
+    with app.app_context():
+        publish_document(chain(("ok", user_task("Check order", "role", "approver"))), key="live")
+    start(app, "live", business_key="ORD-1")
+    sign_in(page, "bob")
+    page.goto("/inbox/?tab=claimable")
+    expect(page.get_by_role("link", name="Check order")).to_have_count(1)
+    start(app, "live", business_key="ORD-2")
+    page.evaluate("htmx.ajax('GET', '/inbox/count', {target: '#inbox-count', swap: 'outerHTML'})")
+    expect(page.get_by_role("link", name="Check order")).to_have_count(2)
+    tabs = page.get_by_role("navigation", name="Task lists")
+    expect(tabs.get_by_role("link", name="Open for my roles 2")).to_be_visible()
+
+
+def test_a_requester_follows_their_request(page, demo, app):
+    from tests.inbox.conftest import user_task
+
+    with app.app_context():
+        publish_document(chain(("ok", user_task("Approve trip", "role", "approver"))), key="trip")
+    sign_in(page, "alice")
+    page.goto("/inbox/processes")
+    page.get_by_label("Business key").first.fill("TRIP-3")
+    page.get_by_role("button", name="Start").first.click()
+    page.goto("/inbox/")
+    page.get_by_role("link", name="My requests").click()
+    row = page.get_by_role("row").filter(has_text="TRIP-3")
+    expect(row.get_by_text("running")).to_be_visible()
+    expect(row.get_by_text("Approve trip")).to_be_visible()

@@ -347,3 +347,11 @@ def test_an_unknown_kind_posted_is_refused(designer, pid):
     response = panel_post(designer, pid, {"kind": "robotTask", "element_id": "x"})
     assert response.status_code == 422
     assert "Unknown kind" in response.get_data(as_text=True)
+
+
+def test_the_form_builder_says_what_an_empty_max_length_means(designer, pid):
+    config = json.dumps(
+        {"form": {"fields": [{"key": "note", "label": "Note", "type": "textarea"}]}}
+    )
+    page = panel_get(designer, pid, id="review", kind="userTask", config=config)
+    assert "Empty: at most 10,000 characters." in page.get_data(as_text=True)

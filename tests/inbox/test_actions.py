@@ -267,3 +267,34 @@ def test_a_task_completed_without_a_claim_becomes_the_completers(users, flows, a
     assert (done.status, done.assignee_id, done.completed_by_id) == ("completed", bob, bob)
     assert users("bob").get(f"/inbox/tasks/{review.id}").status_code == 200
     assert users("alice").get(f"/inbox/tasks/{review.id}").status_code == 404
+
+
+def test_after_a_step_only_a_task_of_the_same_instance_comes_next(users, flows, app, db_session):
+    """Done with an instance's last task for you: back to the list, not into another request."""
+    other = start(app, "expense", business_key="EXP-OTHER")
+    other_review = open_task(db_session, other, "review")
+    alice = users("alice")
+    assert post(alice, f"/inbox/tasks/{other_review.id}", {"amount": "10"}).status_code == 303
+    instance_id = start(app, "expense", business_key="EXP-8")
+    review = open_task(db_session, instance_id, "review")
+    done = post(alice, f"/inbox/tasks/{review.id}", {"amount": "40"})
+    approve = open_task(db_session, instance_id, "approve")
+    assert done.headers["Location"] == f"/inbox/tasks/{approve.id}"
+    finished = post(alice, f"/inbox/tasks/{approve.id}", {"decision": "yes"})
+    assert finished.headers["Location"] == INBOX, "alice's open task of EXP-OTHER is not forced"
+
+
+def test_starting_a_process_opens_the_starter_s_first_task(users, flows, app, db_session, demo):
+    from tests.conftest import csrf_token
+
+    alice = users("alice")
+    page = "/inbox/processes/expense/start"
+    started = alice.post(page, data={"csrf_token": csrf_token(alice, page)})
+    assert started.status_code == 302
+    instance = db_session.scalar(select(Instance).order_by(Instance.id.desc()))
+    review = open_task(db_session, instance.id, "review")
+    assert started.headers["Location"] == f"/inbox/tasks/{review.id}", "alice holds the clerk role"
+    bob_started = users("operator").post(
+        page, data={"csrf_token": csrf_token(users("operator"), page)}
+    )
+    assert bob_started.headers["Location"].startswith("/inbox/instances/"), "no task: the request"

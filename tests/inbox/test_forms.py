@@ -296,3 +296,28 @@ def test_the_server_decides_visibility_with_the_instance_data(
         assert all(message in text for message in missing)
     else:
         assert response.status_code == 303
+
+
+def test_a_task_page_shows_the_request_it_decides(users, flows, app, db_session):
+    """The approver sees what was asked for and what earlier steps collected, read-only."""
+    instance_id = start(
+        app, "expense", input={"requested": 250, "item": "Monitor"}, business_key="EXP-9"
+    )
+    review = open_task(db_session, instance_id, "review")
+    assert post(users("alice"), f"/inbox/tasks/{review.id}", {"amount": "80"}).status_code == 303
+    approve = open_task(db_session, instance_id, "approve")
+    page = users("alice").get(f"/inbox/tasks/{approve.id}").get_data(as_text=True)
+    context = page.split('id="context-heading"')[1].split("</section>")[0]
+    assert "About this EXP-9" in context
+    assert (
+        "<dt>item</dt><dd>Monitor</dd>" in context and "<dt>requested</dt><dd>250</dd>" in context
+    )
+    assert "<dt>review</dt><dd>{&#34;amount&#34;: 80" in context, "what the review collected"
+
+
+def test_text_inputs_carry_their_length_limit(users, every_type):
+    page = users("alice").get(f"/inbox/tasks/{every_type.id}").get_data(as_text=True)
+    notes = page.split('id="field-notes"')[1].split(">")[0]
+    assert 'maxlength="20"' in notes
+    mail = page.split('id="field-mail"')[1].split(">")[0]
+    assert 'maxlength="254"' in mail, "the default for e-mail addresses"

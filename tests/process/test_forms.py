@@ -93,6 +93,20 @@ def test_textarea_keeps_surrounding_whitespace() -> None:
     assert value_of(field("notes", "textarea"), " \n ") is None
 
 
+@pytest.mark.parametrize(("type_", "default"), [("text", 500), ("url", 2000), ("textarea", 10_000)])
+def test_text_fields_without_a_max_length_take_their_type_s_default(type_, default) -> None:
+    value = "x" * default if type_ != "url" else None
+    if value is not None:
+        assert value_of(field("notes", type_), value) == value
+    too_long = "x" * (default + 1)
+    if type_ == "url":
+        too_long = "https://" + "x" * default
+    assert (
+        error_of(field("notes", type_), too_long) == f"Notes must be at most {default} characters"
+    )
+    assert value_of(field("notes", "text", maxLength=2000), "y" * 1500) == "y" * 1500
+
+
 def test_overlong_values_are_rejected() -> None:
     assert "longer than" in error_of(field("notes", "textarea"), "x" * 20_001)
 

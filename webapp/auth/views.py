@@ -9,16 +9,19 @@ from flask_login import current_user, login_required, login_user, logout_user
 
 from webapp.auth import bp
 from webapp.auth.forms import LoginForm, LogoutForm, PasswordChangeForm, SignOutEverywhereForm
+from webapp.home import landing_url
+from webapp.models import User
 from webapp.services import accounts
 
 
-def _safe_next(target: str | None) -> str:
-    """Only same-site relative paths, so the login page is no open redirect."""
+def _safe_next(target: str | None, user: User) -> str:
+    """Only same-site relative paths, so the login page is no open redirect; without one, the
+    page where the user works."""
     if not target:
-        return url_for("home.index")
+        return landing_url(user)
     parts = urlsplit(target)
     if parts.scheme or parts.netloc or not target.startswith("/") or target.startswith("//"):
-        return url_for("home.index")
+        return landing_url(user)
     return target
 
 
@@ -29,7 +32,7 @@ def _remembered() -> bool:
 @bp.route("/login", methods=["GET", "POST"])
 def login():
     if current_user.is_authenticated:
-        return redirect(url_for("home.index"))
+        return redirect(landing_url(current_user))
     form = LoginForm()
     status = 200
     headers = {}
@@ -40,7 +43,7 @@ def login():
             login_user(result.user, remember=form.remember.data)
             if not form.remember.data:
                 session["_remember"] = "clear"  # drop a remember-me cookie of an earlier sign-in
-            return redirect(_safe_next(request.args.get("next")))
+            return redirect(_safe_next(request.args.get("next"), result.user))
         form.form_errors.append(result.error)
         status = 429 if result.locked else 401
         if result.locked:

@@ -15,7 +15,7 @@ from wtforms.fields.choices import SelectChoice
 from wtforms.validators import Length, Optional
 
 from webapp.inputs import parse_json, whole_number
-from webapp.process.forms import FIELD_TYPES, iter_fields, validate_form_spec
+from webapp.process.forms import DEFAULT_MAX_LENGTH, FIELD_TYPES, iter_fields, validate_form_spec
 from webapp.spec_forms import SpecForm, build
 
 # Spec attributes a row edits; anything else a field carries is kept in the row's `extra`.
@@ -272,3 +272,9 @@ def preview(spec: dict[str, Any] | None) -> tuple[SpecForm, list[tuple[str, str]
     fields = [{k: v for k, v in f.items() if k != "visibleIf"} for f in iter_fields(spec)]
     notes = [(str(f.get("key")), f["visibleIf"]) for f in iter_fields(spec) if f.get("visibleIf")]
     return build({"fields": fields}), notes
+
+
+def max_length_hint(kind: str | None) -> str | None:
+    """What an empty Max. length means for a field type, shown under the input."""
+    default = DEFAULT_MAX_LENGTH.get(kind or "")
+    return f"Empty: at most {default:,} characters." if default else None

@@ -19,6 +19,7 @@ from webapp.designer import bp
 from webapp.designer.access import load_process
 from webapp.designer.form_spec import (
     edit_rows,
+    max_length_hint,
     shown_attributes,
     spec_from_rows,
 )
@@ -50,8 +51,9 @@ MAX_PICKER = 1000
 
 @bp.context_processor
 def preview_helper() -> dict[str, Any]:
-    """The panel's macros render the form preview with the inbox's own renderer."""
-    return {"render_preview": form_preview}
+    """The panel's macros render the form preview with the inbox's own renderer, and say what
+    an empty Max. length means."""
+    return {"render_preview": form_preview, "max_length_hint": max_length_hint}
 
 
 def panel_context(process: Process) -> PanelContext:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from flask import abort, flash, redirect, render_template, request, url_for
+from flask import abort, current_app, flash, redirect, render_template, request, url_for
 from flask_login import current_user, login_required
 
 from webapp import spec_forms
@@ -10,10 +10,11 @@ from webapp.engine import history
 from webapp.extensions import db
 from webapp.htmx_support import htmx_target
 from webapp.inbox import bp
+from webapp.inputs import whole_number
 from webapp.models import OutboxMessage
 from webapp.permissions import can, permission_required
 from webapp.process import forms
-from webapp.services import instances
+from webapp.services import instances, my_requests, tasks
 from webapp.services.instances import InstanceError
 
 
@@ -25,6 +26,18 @@ def processes():
         for process, version in instances.startable_processes(current_user)
     ]
     return render_template("inbox/start.html", rows=rows)
+
+
+@bp.route("/requests", endpoint="requests")
+@permission_required("instances.start")
+def my_requests_page():
+    """The instances this person started: where each is now, or how it ended."""
+    page, rows = my_requests.page_of_requests(
+        current_user,
+        whole_number(request.args.get("page"), 1, 1_000_000) or 1,
+        current_app.config["PAGE_SIZE"],
+    )
+    return render_template("inbox/requests.html", page=page, rows=rows)
 
 
 def _version_or_404(key: str):
@@ -60,6 +73,9 @@ def start(key: str):
                     current_user, version, input=values, business_key=clean_key, via="ui"
                 )
                 flash(f"Started instance {instance.id} of {version.process.name}.", "success")
+                first = tasks.next_task(current_user, instance.id)
+                if first is not None:
+                    return redirect(url_for("inbox.task", task_id=first.id))
                 return redirect(url_for("inbox.instance", instance_id=instance.id))
         except InstanceError as error:
             db.session.rollback()

@@ -156,6 +156,18 @@ def _form(task: Task, formdata: Any = None, errors: dict[str, str] | None = None
     )
 
 
+def _facts(task: Task, *, show_display: bool) -> dict[str, list[tuple[str, str]]]:
+    """What the person working a task needs to know: the form's display fields (when the form
+    is not shown), the instance's start input and the variables collected so far."""
+    instance = task.instance
+    shown = spec_forms.display_facts(task.form, instance_context(instance)) if show_display else []
+    return {
+        "display": shown,
+        "input": spec_forms.data_facts(instance.input),
+        "vars": spec_forms.data_facts(instance.vars),
+    }
+
+
 def _render_task(
     task: Task,
     form=None,
@@ -186,6 +198,7 @@ def _render_task(
         "reassign": reassign if manage else None,
         "may_read_instance": can(current_user, "instances.read", task.partition_id),
         "claim_error": claim_error,
+        "facts": _facts(task, show_display=not (workable and form is not None)),
     }
     if form is not None and htmx_target() == "task-form":
         return render_template("inbox/_task_form.html", **context), status

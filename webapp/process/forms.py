@@ -30,6 +30,8 @@ MAX_OPTIONS = 500
 MAX_PATTERN_LENGTH = 500
 MAX_KEY_LENGTH = 64
 MAX_VALUE_LENGTH = 20_000
+# Characters a text field takes when its spec declares no maxLength.
+DEFAULT_MAX_LENGTH = {"text": 500, "email": 254, "url": 2000, "textarea": 10_000}
 # Names the pages that render a form post beside its fields (CSRF token, start page, live refresh).
 RESERVED_KEYS = frozenset({"csrf_token", "business_key", "refresh"})
 
@@ -264,7 +266,7 @@ def _constraint_error(field: Mapping[str, Any], value: Any) -> str | None:
         if isinstance(high, str) and value > high:
             return f"{label} must be on or before {high}"
     if kind in ("text", "textarea", "email", "url"):
-        shortest, longest = field.get("minLength"), field.get("maxLength")
+        shortest, longest = field.get("minLength"), max_length(field)
         if _is_count(shortest) and len(value) < shortest:
             return f"{label} must be at least {shortest} characters"
         if _is_count(longest) and len(value) > longest:
@@ -275,6 +277,12 @@ def _constraint_error(field: Mapping[str, Any], value: Any) -> str | None:
             if compiled is not None and compiled.fullmatch(value) is None:
                 return f"{label} does not match the required format"
     return None
+
+
+def max_length(field: Mapping[str, Any]) -> int | None:
+    """The most characters a field takes: its maxLength, else its type's default."""
+    declared = field.get("maxLength")
+    return declared if _is_count(declared) else DEFAULT_MAX_LENGTH.get(field.get("type", ""))
 
 
 def _is_number(value: Any) -> TypeGuard[int | float]:

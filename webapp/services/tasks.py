@@ -188,18 +188,14 @@ def open_counts(user: User) -> dict[str, int]:
     return {"mine": count(user, "mine"), "claimable": count(user, "claimable")}
 
 
-def next_task(user: User, instance_id: int | None = None) -> Task | None:
-    """The task to show after one is done: one of the same instance first, else the next due."""
+def next_task(user: User, instance_id: int) -> Task | None:
+    """The user's next open task in this instance (assigned to them or open for their roles):
+    where they go after starting it or completing a step of it."""
     workable = or_(_tab(user, "mine"), _tab(user, "claimable"))
-    base = select(Task).where(workable, partition_filter(Task.partition_id, user))
-    if instance_id is not None:
-        same = db.session.scalar(
-            base.where(Task.instance_id == instance_id).order_by(Task.id).limit(1)
-        )
-        if same is not None:
-            return same
-    mine = base.where(Task.assignee_id == user.id)
-    return db.session.scalar(mine.order_by(Task.due_at.asc().nulls_last(), Task.id).limit(1))
+    query = select(Task).where(
+        workable, partition_filter(Task.partition_id, user), Task.instance_id == instance_id
+    )
+    return db.session.scalar(query.order_by(Task.id).limit(1))
 
 
 def where_now(instance: Any) -> str:

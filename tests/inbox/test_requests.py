@@ -1,0 +1,44 @@
+"""My requests: the instances a person started, where each is now, or how it ended."""
+
+from __future__ import annotations
+
+from tests.conftest import csrf_token
+from tests.inbox.conftest import open_task, post
+
+
+def _start(client, key: str, business_key: str) -> None:
+    page = f"/inbox/processes/{key}/start"
+    data = {"csrf_token": csrf_token(client, page), "business_key": business_key}
+    assert client.post(page, data=data).status_code == 302
+
+
+def test_my_requests_show_where_each_is_and_how_it_ended(users, flows, app, db_session):
+    alice, operator = users("alice"), users("operator")
+    _start(operator, "expense", "EXP-A")
+    _start(operator, "expense", "EXP-B")
+    _start(alice, "expense", "EXP-ALICE")
+    from sqlalchemy import select
+
+    from webapp.models import Instance
+
+    done_id = db_session.scalar(select(Instance.id).where(Instance.business_key == "EXP-B"))
+    review = open_task(db_session, done_id, "review")
+    assert post(alice, f"/inbox/tasks/{review.id}", {"amount": "30"}).status_code == 303
+    approve = open_task(db_session, done_id, "approve")
+    assert post(alice, f"/inbox/tasks/{approve.id}", {"decision": "yes"}).status_code == 303
+
+    page = operator.get("/inbox/requests").get_data(as_text=True)
+    rows = page.split("<tbody>")[1].split("</tbody>")[0].split("<tr>")[1:]
+    assert [("EXP-B" in r, "EXP-A" in r) for r in rows] == [(True, False), (False, True)]
+    assert "EXP-ALICE" not in page, "only what this person started"
+    finished, waiting = rows
+    assert "completed" in finished and "Ended: " in finished and "decision: yes" in finished
+    assert "running" in waiting and ">Review expense</a>" in waiting and "(role clerk)" in waiting
+    assert 'href="/inbox/requests"' in operator.get("/inbox/processes").get_data(as_text=True)
+
+
+def test_my_requests_need_the_start_permission(users, flows, user_with):
+    assert users("designer").get("/inbox/requests").status_code == 200
+    assert user_with(["tasks.work"]).get("/inbox/requests").status_code == 403
+    empty = users("bob").get("/inbox/requests").get_data(as_text=True)
+    assert "You have not started anything yet." in empty
