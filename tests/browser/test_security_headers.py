@@ -164,8 +164,8 @@ def test_inbox_and_start_pages_work_under_the_policy(visit, world):
     page.get_by_label("Kind").select_option("food")
     page.get_by_label("Venue").fill("Canteen")  # shown by the visibleIf refresh (htmx)
     page.get_by_role("button", name="Start", exact=True).click()
-    page.wait_for_url("**/inbox/instances/*")
-    expect(page.locator("#instance-status")).to_have_text("Running")
+    page.wait_for_url("**/inbox/tasks/*")  # alice's own first task of the new instance
+    expect(page.get_by_role("region", name=re.compile(r"^About this"))).to_contain_text("250")
 
 
 def test_operations_pages_work_under_the_policy(visit, world):
