@@ -2,7 +2,7 @@
  * Each `[data-instance-viewer]` container draws the XML from the JSON script named by
  * `data-source` ({xml, heat?}). With `data-state`, it marks what the JSON script of that id holds
  * ({visited: [ids], active: {id: n}, failed: {id: message}}) and marks again whenever the
- * server replaces that script (the live region's htmx poll). Overlay content is built from DOM
+ * server replaces that script (the live poll swaps its region). Overlay content is built from DOM
  * text nodes, never HTML strings, so nothing from the server is parsed as markup. Drawing itself
  * is viewer.js's `flowdeskDiagram`. */
 (function () {
@@ -107,17 +107,14 @@
   }
 
   function watch(viewer, stateId) {
-    const source = document.getElementById(stateId);
-    const region = source && source.parentNode && source.parentNode.parentNode;
-    if (!region) return;
-    let last = source.textContent;
+    let last = (document.getElementById(stateId) || {}).textContent;
     new MutationObserver(() => {
       const current = document.getElementById(stateId);
       if (!current || current.textContent === last) return;
       last = current.textContent;
       const state = readJson(stateId);
       if (state) mark(viewer, state);
-    }).observe(region, { childList: true, subtree: true });
+    }).observe(document.querySelector('main') || document.body, { childList: true, subtree: true });
   }
 
   document.querySelectorAll('[data-instance-viewer]').forEach(async (container) => {

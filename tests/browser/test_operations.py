@@ -6,9 +6,18 @@ from __future__ import annotations
 import pytest
 from sqlalchemy import select
 
-from tests.browser.conftest import sign_in
+from tests.browser.conftest import sign_in, wait_until
 from tests.engine import conftest as engine_conftest
-from tests.operations.conftest import drain, flaky_doc, load, publish_document, published, start
+from tests.operations.conftest import (
+    chain,
+    drain,
+    flaky_doc,
+    load,
+    node,
+    publish_document,
+    published,
+    start,
+)
 from webapp.models import BulkItem
 
 pytestmark = pytest.mark.browser
@@ -126,3 +135,57 @@ def test_operator_reads_the_heat_view_and_sets_a_retention_policy(page, demo, en
     page.get_by_label("Days for invoice").press("Enter")
     row = page.get_by_role("row").filter(has_text="invoice")
     assert "90 days" in row.inner_text()
+
+
+def _live_polls(page) -> list[str]:
+    """The URLs of the live regions' polls this page makes from now on."""
+    polls: list[str] = []
+    page.on("request", lambda request: polls.append(request.url) if "/live?" in request.url else 0)
+    return polls
+
+
+def test_live_refresh_keeps_the_opened_panels_open_while_the_instance_moves(
+    page, demo, engine, workers
+):
+    doc = chain(
+        ("wait", node("timerCatch", "Wait a moment", duration="PT3S")),
+        ("calc", node("serviceTask", "Calculate", tool="vars.set", saveTo="calc",
+                      inputs={"total": "$input.amount"})),
+        ("review", node("userTask", "Review", assignee={"type": "user", "value": "alice"})),
+    )  # fmt: skip
+    instance_id = start(engine, publish_document(doc, key="live"), input={"amount": 21})
+    workers.start(1)
+    sign_in(page, "operator")
+    polls = _live_polls(page)
+    page.goto(f"/operations/instances/{instance_id}")
+    page.wait_for_selector('[data-instance-viewer][data-ready="true"]')
+    assert page.locator('.djs-element.op-active[data-element-id="wait"]').count() == 1
+    assert page.locator("#live-poll").get_attribute("data-live") == "fast"
+    page.get_by_text("Input ($input)").click()
+    page.get_by_text("Node outputs ($nodes)").click()
+    variables = page.locator("details").filter(has_text="Variables ($vars)")
+    assert variables.evaluate("details => details.open"), "open from the start"
+
+    page.locator('.djs-element.op-active[data-element-id="review"]').wait_for(timeout=30_000)
+    wait_until(page, "document.getElementById('live-poll').dataset.live === 'slow'")
+    assert len(polls) >= 2, "the page refreshed several times while the instance moved"
+    opened = page.locator("#live details").evaluate_all("all => all.map(d => d.open)")
+    assert opened == [True, True, True], "Variables, Input and Node outputs stayed open"
+    assert '"total": 21' in page.locator("#data-vars").inner_text()
+    assert '"calc"' in page.locator("#data-nodes").inner_text()
+    assert "assigned to alice" in page.locator("#live-tasks").inner_text()
+    assert page.locator('.djs-element.op-visited[data-element-id="calc"]').count() == 1
+    assert page.locator('.djs-element.op-active[data-element-id="wait"]').count() == 0
+    assert page.locator('#history tr[data-kind="task_created"]').count() == 1
+    assert "waiting on people" in page.locator("#live-facts").inner_text()
+
+
+def test_a_page_whose_tokens_all_wait_on_people_does_not_poll(page, demo, engine):
+    instance_id = start(engine, published("invoice"))
+    sign_in(page, "operator")
+    polls = _live_polls(page)
+    page.goto(f"/operations/instances/{instance_id}")
+    page.wait_for_selector('[data-instance-viewer][data-ready="true"]')
+    page.wait_for_timeout(5_000)
+    assert polls == [], "two and a half fast intervals passed without a request"
+    assert page.locator("#live-poll").get_attribute("data-live") == "slow"

@@ -7,8 +7,8 @@ from typing import Any
 from flask import abort, flash, redirect, render_template, request, url_for
 from flask_login import current_user
 
+from webapp import live
 from webapp.extensions import db
-from webapp.htmx_support import htmx_target
 from webapp.inputs import MAX_INT64, whole_number
 from webapp.operations import bp
 from webapp.permissions import can, permission_required
@@ -16,6 +16,18 @@ from webapp.services import instances as instance_service
 from webapp.services.instances import InstanceError
 from webapp.services.operations import detail
 from webapp.services.operations.common import OperationsError, get_instance
+from webapp.services.watch import live_mode
+
+# Region element id -> template; the history region only on its first (newest) page.
+REGIONS = {
+    "live-facts": "operations/live/_facts.html",
+    "live-tasks": "operations/live/_tasks.html",
+    "live-jobs": "operations/live/_jobs.html",
+    "data-vars": "operations/live/_vars.html",
+    "data-nodes": "operations/live/_nodes.html",
+}
+HISTORY_REGION = {"history": "operations/_history.html"}
+POLLER = "live-poll"
 
 
 def _instance(instance_id: int, permission: str = "instances.read"):
@@ -30,9 +42,11 @@ def _before() -> int | None:
 
 
 def _live_context(instance, before: int | None = None) -> dict[str, Any]:
+    """The live regions, rendered, and the poller that refreshes those that change."""
     version = instance.process_version
     nodes = version.document.get("nodes") or {}
-    return {
+    mode = live_mode(instance)
+    context = {
         "instance": instance,
         "titles": {node_id: node.get("title") or node_id for node_id, node in nodes.items()},
         "state": detail.diagram_state(instance),
@@ -40,8 +54,11 @@ def _live_context(instance, before: int | None = None) -> dict[str, Any]:
         "before": before,
         "tasks": detail.open_tasks(instance.id),
         "jobs": detail.jobs(instance.id),
-        "polling": before is None and instance.status == "running",
+        "mode": mode,
     }
+    templates = REGIONS if before is not None else {**REGIONS, **HISTORY_REGION}
+    context["regions"] = live.render_regions(templates, context)
+    return context
 
 
 def render_detail(
@@ -52,8 +69,17 @@ def render_detail(
     status: int = 200,
 ):
     """The detail page; `errors` show inline (actions, cancel reason, variable fields)."""
-    context = _live_context(instance, _before())
+    before = _before()
+    context = _live_context(instance, before)
     context.update(
+        poller=live.poller(
+            POLLER,
+            "operations.instance_live",
+            context["regions"],
+            context["mode"],
+            instance_id=instance.id,
+            **({"before": before} if before is not None else {}),
+        ),
         version=instance.process_version,
         may_manage=can(current_user, "instances.manage", instance.partition_id),
         editable=detail.editable(instance),
@@ -65,10 +91,23 @@ def render_detail(
 
 @bp.route("/instances/<int:instance_id>")
 def instance_detail(instance_id: int):
+    return render_detail(_instance(instance_id))
+
+
+@bp.route("/instances/<int:instance_id>/live")
+def instance_live(instance_id: int):
+    """The page's poll: the regions that changed since the digests in the query, or 204."""
     instance = _instance(instance_id)
-    if htmx_target() == "live":
-        return render_template("operations/_live.html", **_live_context(instance, _before()))
-    return render_detail(instance)
+    before = _before()
+    context = _live_context(instance, before)
+    return live.poll_response(
+        POLLER,
+        "operations.instance_live",
+        context["regions"],
+        context["mode"],
+        instance_id=instance.id,
+        **({"before": before} if before is not None else {}),
+    )
 
 
 def _act(instance_id: int, change, done: str, values: dict[str, str] | None = None):
