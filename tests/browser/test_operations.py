@@ -17,6 +17,7 @@ from tests.operations.conftest import (
     publish_document,
     published,
     start,
+    user,
 )
 from webapp.models import BulkItem
 
@@ -144,16 +145,21 @@ def _live_polls(page) -> list[str]:
     return polls
 
 
-def test_live_refresh_keeps_the_opened_panels_open_while_the_instance_moves(
-    page, demo, engine, workers
-):
+def _moving_instance(session, **kwargs) -> int:
+    """Waits 3 s at a timer, then a worker runs a tool, then it waits for alice at Review."""
     doc = chain(
         ("wait", node("timerCatch", "Wait a moment", duration="PT3S")),
         ("calc", node("serviceTask", "Calculate", tool="vars.set", saveTo="calc",
                       inputs={"total": "$input.amount"})),
         ("review", node("userTask", "Review", assignee={"type": "user", "value": "alice"})),
     )  # fmt: skip
-    instance_id = start(engine, publish_document(doc, key="live"), input={"amount": 21})
+    return start(session, publish_document(doc, key="live"), input={"amount": 21}, **kwargs)
+
+
+def test_live_refresh_keeps_the_opened_panels_open_while_the_instance_moves(
+    page, demo, engine, workers
+):
+    instance_id = _moving_instance(engine)
     workers.start(1)
     sign_in(page, "operator")
     polls = _live_polls(page)
@@ -189,3 +195,22 @@ def test_a_page_whose_tokens_all_wait_on_people_does_not_poll(page, demo, engine
     page.wait_for_timeout(5_000)
     assert polls == [], "two and a half fast intervals passed without a request"
     assert page.locator("#live-poll").get_attribute("data-live") == "slow"
+
+
+def test_the_requesters_instance_page_keeps_the_input_open_while_it_moves(
+    page, demo, engine, workers
+):
+    instance_id = _moving_instance(engine, actor=user(engine, "alice"))
+    workers.start(1)
+    sign_in(page, "alice")
+    polls = _live_polls(page)
+    page.goto(f"/inbox/instances/{instance_id}")
+    assert "Wait a moment" in page.locator("#instance-where").inner_text()
+    page.get_by_text("Your input").click()
+
+    page.locator(".now-at").filter(has_text="Review").wait_for(timeout=30_000)
+    assert len(polls) >= 2, "the page refreshed several times while the instance moved"
+    assert page.locator("details.instance-input").evaluate("details => details.open")
+    assert '"amount": 21' in page.locator("#instance-input").inner_text()
+    assert page.locator('#instance-history tr[data-kind="task_created"]').count() == 1
+    wait_until(page, "document.getElementById('instance-poll').dataset.live === 'slow'")
