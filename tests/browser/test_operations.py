@@ -105,6 +105,10 @@ def test_operator_cancels_a_running_instance_from_the_list(page, demo, engine, w
         .filter(has_text="customer withdrew")
         .is_visible()
     )
+    page.wait_for_selector('[data-instance-viewer][data-ready="true"]')
+    assert page.locator('.djs-element.op-cancelled[data-element-id="review"]').count() == 1
+    assert page.get_by_role("img", name="Stopped here by the cancel (1 token)").is_visible()
+    assert page.locator(".djs-element.op-active").count() == 0
 
 
 def test_operations_pages_fit_a_phone(phone_page, demo, engine):
@@ -219,3 +223,37 @@ def test_the_requesters_instance_page_keeps_the_input_open_while_it_moves(
     assert '"amount": 21' in page.locator("#instance-input").inner_text()
     assert page.locator('#instance-history tr[data-kind="task_created"]').count() == 1
     wait_until(page, "document.getElementById('instance-poll').dataset.live === 'slow'")
+
+
+def _fill(page, element_id: str) -> str:
+    return page.locator(
+        f'.djs-element[data-element-id="{element_id}"] .djs-visual > *'
+    ).first.evaluate("shape => getComputedStyle(shape).fill")
+
+
+def test_a_failed_then_cancelled_instance_stays_red_with_the_reason_on_top(
+    page, demo, engine, test_tools
+):
+    instance_id = _failed_instance(engine)
+    sign_in(page, "operator")
+    page.goto(f"/operations/instances/{instance_id}")
+    page.get_by_text("Cancel instance…").click()
+    page.get_by_label("Reason").fill("customer withdrew")
+    page.get_by_role("button", name=f"Yes, cancel instance {instance_id}").click()
+    page.wait_for_url(f"**/operations/instances/{instance_id}")
+    page.wait_for_selector('[data-instance-viewer][data-ready="true"]')
+
+    assert page.locator(RED_NODE).count() == 1, "the node that failed stays red"
+    assert _fill(page, "call") == "rgb(253, 236, 234)", "red, not the visited green"
+    assert _fill(page, "start") == "rgb(227, 242, 227)", "the path before it is green"
+    name = "Failed: flaky: failure number 1 (then cancelled)"
+    assert page.get_by_role("img", name=name).count() == 1
+    outcome = page.locator("#live-outcome")
+    text = outcome.inner_text()
+    assert "Failed at Call" in text and "Then cancelled" in text and "by operator" in text
+    assert "Reason: customer withdrew" in text
+    above = outcome.evaluate(
+        "box => box.getBoundingClientRect().bottom <= "
+        "document.querySelector('.op-viewer').getBoundingClientRect().top"
+    )
+    assert above, "what happened is shown above the diagram"

@@ -331,3 +331,39 @@ def test_a_cancelled_instance_cannot_be_retried_on_its_page_or_in_bulk(
         select(HistoryEntry.kind).where(HistoryEntry.instance_id == instance_id)
     )]  # fmt: skip
     assert "retried" not in kinds
+
+
+def test_a_failed_then_cancelled_instance_shows_both_and_the_reason_at_the_top(
+    operator, engine, test_tools
+):
+    instance_id = start(engine, publish_document(flaky_doc("cancel-failed", 1), key="charge"))
+    drain(engine)
+    path = f"/operations/instances/{instance_id}"
+    response = _post(operator, f"{path}/cancel", {"reason": "customer withdrew"}, path)
+    assert response.status_code == 303
+    page = operator.get(path).get_data(as_text=True)
+    state = _state(page)
+    assert state["failed"] == {"call": "flaky: failure number 1 (then cancelled)"}
+    assert state["cancelled"] == {} and state["active"] == {}
+    top = page.split('<section aria-label="Diagram"')[0]
+    outcome = re.sub(r"<[^>]+>", "", top.split('id="live-outcome"')[1])
+    assert "Failed at Call (call): flaky · failure number 1" in outcome
+    assert "Then cancelled" in outcome and "by operator" in outcome
+    assert "Reason: customer withdrew" in outcome
+    assert 'role="alert"' not in page, "no live incident: the instance is over"
+    inbox = operator.get(f"/inbox/instances/{instance_id}").get_data(as_text=True)
+    assert "then cancelled" in inbox and "Reason: customer withdrew" in inbox
+
+
+def test_a_cancelled_waiting_instance_marks_where_it_stopped(operator, engine):
+    instance_id = start(engine, publish_document(waiting_doc(), key="invoice"))
+    path = f"/operations/instances/{instance_id}"
+    assert _post(operator, f"{path}/cancel", {"reason": "duplicate"}, path).status_code == 303
+    page = operator.get(path).get_data(as_text=True)
+    state = _state(page)
+    assert state["cancelled"] == {"review": 1} and state["failed"] == {}
+    assert state["active"] == {}
+    outcome = re.sub(r"<[^>]+>", "", page.split('id="live-outcome"')[1].split("</section>")[0])
+    assert "Cancelled" in outcome and "Reason: duplicate" in outcome
+    assert "Failed" not in outcome
+    assert _poller(page)[0] == "off"

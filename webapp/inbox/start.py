@@ -14,6 +14,7 @@ from webapp.permissions import can, permission_required
 from webapp.process import forms
 from webapp.services import instances
 from webapp.services.instances import InstanceError
+from webapp.services.operations.detail import cancellation
 from webapp.services.watch import live_mode
 
 # Region element id -> template of the requester's instance page (see webapp/live.py).
@@ -103,6 +104,7 @@ def _instance_context(instance_id: int) -> dict:
     context = {
         "instance": found,
         "mode": live_mode(found),
+        "cancellation": cancellation(found),
         "tokens": instances.current_tokens(found),
         "tasks": instances.open_tasks(found),
         "entries": history.entries(db.session, found.id, limit=200),

@@ -20,6 +20,7 @@ from webapp.services.watch import live_mode
 
 # Region element id -> template; the history region only on its first (newest) page.
 REGIONS = {
+    "live-outcome": "operations/live/_outcome.html",
     "live-facts": "operations/live/_facts.html",
     "live-tasks": "operations/live/_tasks.html",
     "live-jobs": "operations/live/_jobs.html",
@@ -55,6 +56,7 @@ def _live_context(instance, before: int | None = None) -> dict[str, Any]:
         "tasks": detail.open_tasks(instance.id),
         "jobs": detail.jobs(instance.id),
         "mode": mode,
+        "cancellation": detail.cancellation(instance),
     }
     templates = REGIONS if before is not None else {**REGIONS, **HISTORY_REGION}
     context["regions"] = live.render_regions(templates, context)
