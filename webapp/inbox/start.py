@@ -19,7 +19,7 @@ from webapp.services.watch import live_mode
 
 # Region element id -> template of the requester's instance page (see webapp/live.py).
 REGIONS = {
-    "instance-status": "inbox/live/_status.html",
+    "instance-summary": "inbox/live/_status.html",
     "instance-where": "inbox/live/_where.html",
     "instance-outbox": "inbox/live/_outbox.html",
     "instance-history": "inbox/live/_history.html",
