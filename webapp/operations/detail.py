@@ -42,6 +42,10 @@ def _before() -> int | None:
     return whole_number(request.args.get("before", ""), 0, MAX_INT64)
 
 
+def _poll_args(instance, before: int | None) -> dict[str, Any]:
+    return {"instance_id": instance.id, **({"before": before} if before is not None else {})}
+
+
 def _live_context(instance, before: int | None = None) -> dict[str, Any]:
     """The live regions, rendered, and the poller that refreshes those that change."""
     version = instance.process_version
@@ -79,8 +83,7 @@ def render_detail(
             "operations.instance_live",
             context["regions"],
             context["mode"],
-            instance_id=instance.id,
-            **({"before": before} if before is not None else {}),
+            **_poll_args(instance, before),
         ),
         version=instance.process_version,
         may_manage=can(current_user, "instances.manage", instance.partition_id),
@@ -107,8 +110,7 @@ def instance_live(instance_id: int):
         "operations.instance_live",
         context["regions"],
         context["mode"],
-        instance_id=instance.id,
-        **({"before": before} if before is not None else {}),
+        **_poll_args(instance, before),
     )
 
 
