@@ -53,10 +53,7 @@ def diagram_state(instance: Instance) -> dict[str, Any]:
     flows = db.session.scalars(select(flow).where(entered, flow.is_not(None)).distinct())
     tokens = db.session.execute(
         select(Token.node_id, Token.status, func.count())
-        .where(
-            Token.instance_id == instance.id,
-            Token.status.in_((*LIVE_TOKENS, "failed", "cancelled")),
-        )
+        .where(Token.instance_id == instance.id, Token.status.in_((*LIVE_TOKENS, "failed")))
         .group_by(Token.node_id, Token.status)
     ).all()
     active = {node: count for node, status, count in tokens if status in LIVE_TOKENS}
