@@ -1,15 +1,15 @@
 /* Read-only diagrams for operations pages (bpmn-js NavigatedViewer).
  * Each `[data-instance-viewer]` container draws the XML from the JSON script named by
  * `data-source` ({xml, heat?}). With `data-state`, it marks what the JSON script of that id holds
- * ({visited: [ids], active: {id: n}, failed: {id: message}}) and marks again whenever the
- * server replaces that script (the live region's htmx poll). Overlay content is built from DOM
+ * ({visited: [ids], active: {id: n}, failed: {id: message}, cancelled: {id: n}}) and marks again whenever the
+ * server replaces that script (the live poll swaps its region). Overlay content is built from DOM
  * text nodes, never HTML strings, so nothing from the server is parsed as markup. Drawing itself
  * is viewer.js's `flowdeskDiagram`. */
 (function () {
   'use strict';
   if (typeof window.flowdeskDiagram === 'undefined') return;
 
-  const MARKERS = ['op-visited', 'op-active', 'op-failed'];
+  const MARKERS = ['op-visited', 'op-active', 'op-failed', 'op-cancelled'];
   const viewers = {};
 
   function readJson(id) {
@@ -62,6 +62,7 @@
     });
     overlays.remove({ type: 'op-token' });
     overlays.remove({ type: 'op-failed' });
+    overlays.remove({ type: 'op-cancelled' });
     (state.visited || []).forEach((id) => {
       if (registry.get(id)) canvas.addMarker(id, 'op-visited');
     });
@@ -72,6 +73,16 @@
         position: { top: -11, right: 11 },
         html: badge(String(Number(count) || 0)),
       });
+    });
+    Object.entries(state.cancelled || {}).forEach(([id, count]) => {
+      if (!registry.get(id)) return;
+      const text = `Stopped here by the cancel (${Number(count) || 1} token${count > 1 ? 's' : ''})`;
+      canvas.addMarker(id, 'op-cancelled');
+      setTitle(canvas, id, text);
+      const element = badge('\u00d7', 'op-badge-cancelled');
+      element.setAttribute('role', 'img');
+      element.setAttribute('aria-label', text);
+      overlays.add(id, 'op-cancelled', { position: { top: -11, right: 11 }, html: element });
     });
     Object.entries(state.failed || {}).forEach(([id, message]) => {
       if (!registry.get(id)) return;
@@ -107,17 +118,14 @@
   }
 
   function watch(viewer, stateId) {
-    const source = document.getElementById(stateId);
-    const region = source && source.parentNode && source.parentNode.parentNode;
-    if (!region) return;
-    let last = source.textContent;
+    let last = (document.getElementById(stateId) || {}).textContent;
     new MutationObserver(() => {
       const current = document.getElementById(stateId);
       if (!current || current.textContent === last) return;
       last = current.textContent;
       const state = readJson(stateId);
       if (state) mark(viewer, state);
-    }).observe(region, { childList: true, subtree: true });
+    }).observe(document.querySelector('main') || document.body, { childList: true, subtree: true });
   }
 
   document.querySelectorAll('[data-instance-viewer]').forEach(async (container) => {

@@ -9,9 +9,19 @@ import pytest
 from playwright.sync_api import expect
 from sqlalchemy import select
 
-from tests.browser.conftest import sign_in
+from tests.browser.conftest import sign_in, wait_until
 from tests.engine import conftest as engine_conftest
-from tests.operations.conftest import drain, flaky_doc, load, publish_document, published, start
+from tests.operations.conftest import (
+    chain,
+    drain,
+    flaky_doc,
+    load,
+    node,
+    publish_document,
+    published,
+    start,
+    user,
+)
 from webapp.models import BulkItem
 
 pytestmark = pytest.mark.browser
@@ -100,6 +110,10 @@ def test_operator_cancels_a_running_instance_from_the_list(page, demo, engine, w
         .filter(has_text="customer withdrew")
         .is_visible()
     )
+    page.wait_for_selector('[data-instance-viewer][data-ready="true"]')
+    assert page.locator('.djs-element.op-cancelled[data-element-id="review"]').count() == 1
+    assert page.get_by_role("img", name="Stopped here by the cancel (1 token)").is_visible()
+    assert page.locator(".djs-element.op-active").count() == 0
 
 
 def test_operations_pages_fit_a_phone(phone_page, demo, engine):
@@ -131,3 +145,120 @@ def test_operator_reads_the_heat_view_and_sets_a_retention_policy(page, demo, en
     page.get_by_label("Days for invoice").press("Enter")
     row = page.get_by_role("row").filter(has_text="invoice")
     assert "90 days" in row.inner_text()
+
+
+def _live_polls(page) -> list[str]:
+    """The URLs of the requests the page's scripts (htmx) make from now on."""
+    polls: list[str] = []
+
+    def seen(request) -> None:
+        if request.resource_type in ("fetch", "xhr") and "/instances/" in request.url:
+            polls.append(request.url)
+
+    page.on("request", seen)
+    return polls
+
+
+def _moving_instance(session, **kwargs) -> int:
+    """Waits 3 s at a timer, then a worker runs a tool, then it waits for alice at Review."""
+    doc = chain(
+        ("wait", node("timerCatch", "Wait a moment", duration="PT3S")),
+        ("calc", node("serviceTask", "Calculate", tool="vars.set", saveTo="calc",
+                      inputs={"total": "$input.amount"})),
+        ("review", node("userTask", "Review", assignee={"type": "user", "value": "alice"})),
+    )  # fmt: skip
+    return start(session, publish_document(doc, key="live"), input={"amount": 21}, **kwargs)
+
+
+def test_live_refresh_keeps_the_opened_panels_open_while_the_instance_moves(
+    page, demo, engine, workers
+):
+    instance_id = _moving_instance(engine)
+    workers.start(1)
+    sign_in(page, "operator")
+    polls = _live_polls(page)
+    page.goto(f"/operations/instances/{instance_id}")
+    page.wait_for_selector('[data-instance-viewer][data-ready="true"]')
+    assert page.locator('.djs-element.op-active[data-element-id="wait"]').count() == 1
+    page.get_by_text("Input ($input)").click()
+    page.get_by_text("Node outputs ($nodes)").click()
+    variables = page.locator("details").filter(has_text="Variables ($vars)")
+    assert variables.evaluate("details => details.open"), "open from the start"
+
+    page.locator('.djs-element.op-active[data-element-id="review"]').wait_for(timeout=30_000)
+    opened = page.locator("#live details").evaluate_all("all => all.map(d => d.open)")
+    assert opened == [True, True, True], "Variables, Input and Node outputs stayed open"
+    assert len(polls) >= 2, "the page refreshed several times while the instance moved"
+    wait_until(page, "document.getElementById('live-poll').dataset.live === 'slow'")
+    assert '"total": 21' in page.locator("#data-vars").inner_text()
+    assert '"calc"' in page.locator("#data-nodes").inner_text()
+    assert "assigned to alice" in page.locator("#live-tasks").inner_text()
+    assert page.locator('.djs-element.op-visited[data-element-id="calc"]').count() == 1
+    assert page.locator('.djs-element.op-active[data-element-id="wait"]').count() == 0
+    assert page.locator('#history tr[data-kind="task_created"]').count() == 1
+    assert "waiting on people" in page.locator("#live-facts").inner_text()
+
+
+def test_a_page_whose_tokens_all_wait_on_people_does_not_poll(page, demo, engine):
+    instance_id = start(engine, published("invoice"))
+    sign_in(page, "operator")
+    polls = _live_polls(page)
+    page.goto(f"/operations/instances/{instance_id}")
+    page.wait_for_selector('[data-instance-viewer][data-ready="true"]')
+    page.wait_for_timeout(5_000)
+    assert polls == [], "two and a half fast intervals passed without a request"
+    assert page.locator("#live-poll").get_attribute("data-live") == "slow"
+    assert "waiting on people" in page.locator("#live").inner_text()
+
+
+def test_the_requesters_instance_page_keeps_the_input_open_while_it_moves(
+    page, demo, engine, workers
+):
+    instance_id = _moving_instance(engine, actor=user(engine, "alice"))
+    workers.start(1)
+    sign_in(page, "alice")
+    polls = _live_polls(page)
+    page.goto(f"/inbox/instances/{instance_id}")
+    assert "Wait a moment" in page.locator("#instance-where").inner_text()
+    page.get_by_text("Your input").click()
+
+    page.locator(".now-at").filter(has_text="Review").wait_for(timeout=30_000)
+    assert len(polls) >= 2, "the page refreshed several times while the instance moved"
+    assert page.locator("details.instance-input").evaluate("details => details.open")
+    assert '"amount": 21' in page.locator("#instance-input").inner_text()
+    assert page.locator('#instance-history tr[data-kind="task_created"]').count() == 1
+    wait_until(page, "document.getElementById('instance-poll').dataset.live === 'slow'")
+
+
+def _fill(page, element_id: str) -> str:
+    return page.locator(
+        f'.djs-element[data-element-id="{element_id}"] .djs-visual > *'
+    ).first.evaluate("shape => getComputedStyle(shape).fill")
+
+
+def test_a_failed_then_cancelled_instance_stays_red_with_the_reason_on_top(
+    page, demo, engine, test_tools
+):
+    instance_id = _failed_instance(engine)
+    sign_in(page, "operator")
+    page.goto(f"/operations/instances/{instance_id}")
+    page.get_by_text("Cancel instance…").click()
+    page.get_by_label("Reason").fill("customer withdrew")
+    page.get_by_role("button", name=f"Yes, cancel instance {instance_id}").click()
+    page.wait_for_url(f"**/operations/instances/{instance_id}")
+    page.wait_for_selector('[data-instance-viewer][data-ready="true"]')
+
+    assert page.locator(RED_NODE).count() == 1, "the node that failed stays red"
+    assert _fill(page, "call") == "rgb(253, 236, 234)", "red, not the visited green"
+    assert _fill(page, "start") == "rgb(227, 242, 227)", "the path before it is green"
+    name = "Failed: flaky: failure number 1 (then cancelled)"
+    assert page.get_by_role("img", name=name).count() == 1
+    outcome = page.locator("#live-outcome")
+    text = outcome.inner_text()
+    assert "Failed at Call" in text and "Then cancelled" in text and "by operator" in text
+    assert "Reason: customer withdrew" in text
+    above = outcome.evaluate(
+        "box => box.getBoundingClientRect().bottom <= "
+        "document.querySelector('.op-viewer').getBoundingClientRect().top"
+    )
+    assert above, "what happened is shown above the diagram"

@@ -103,15 +103,18 @@ def test_missing_processes_and_csrf(login_as, published):
 def test_the_instance_page_is_for_its_starter_and_readers(login_as, client, published):
     alice = login_as("alice")
     location = _start(alice, "open").headers["Location"]
-    partial = alice.get(location, headers={"HX-Request": "true", "HX-Target": "div#instance-body"})
-    body = partial.get_data(as_text=True)
-    assert body.lstrip().startswith('<div id="instance-body"') and "<html" not in body
-    assert 'hx-trigger="every 2s"' in body
+    page = alice.get(location).get_data(as_text=True)
+    assert 'hx-trigger="every 30s"' in page, "waiting on an approver: a slow check, no 2 s poll"
+    poll = re.search(r'id="instance-poll"[^>]* hx-get="([^"]+)"', page)[1].replace("&amp;", "&")
+    assert poll.startswith(f"{location}/live?")
+    assert alice.get(poll).status_code == 204, "nothing changed since the page was rendered"
+    assert alice.get(f"{location}/live").get_data(as_text=True).count('id="instance-') >= 4
     from tests.conftest import login
 
     client.post("/logout", data={"csrf_token": csrf_token(client, "/")})
     login(client, "bob")
     assert client.get(location).status_code == 404
+    assert client.get(f"{location}/live").status_code == 404
     client.post("/logout", data={"csrf_token": csrf_token(client, "/")})
     login(client, "operator")
     assert client.get(location).status_code == 200

@@ -16,6 +16,7 @@ READS = [
     ("/operations/health", False),
     ("/operations/retention", False),
     ("/operations/instances/{id}", True),
+    ("/operations/instances/{id}/live", True),
     ("/operations/heat/invoice", True),
 ]
 ACTIONS = [

@@ -10,10 +10,12 @@ from sqlalchemy import insert, select
 
 from tests.conftest import csrf_token, failed_page
 from tests.operations.conftest import (
+    chain,
     drain,
     failing_doc,
     flaky_doc,
     load,
+    node,
     publish_document,
     start,
     start_failed_gate,
@@ -44,7 +46,8 @@ def test_a_waiting_instance_shows_its_token_task_and_visited_path(operator, engi
     assert "INV-9" in page and "&#34;amount&#34;: 1200" in page
     assert 'data-instance-viewer data-source="instance-diagram"' in page
     assert "bpmn-navigated-viewer.production.min.js" in page
-    assert 'hx-trigger="every 2s"' in page, "a running instance refreshes live"
+    assert 'hx-trigger="every 2s"' not in page, "waiting on alice, nothing changes by itself"
+    assert 'hx-trigger="every 30s"' in page, "a slow check notices alice completing the task"
 
 
 def test_a_failed_instance_shows_the_node_and_error_then_retry_completes(
@@ -214,16 +217,78 @@ def test_history_is_paged_newest_first(operator, engine, db_session):
     assert 'rel="next"' not in rest
 
 
-def test_the_live_region_alone_is_sent_to_htmx(operator, engine):
-    version = publish_document(waiting_doc(), key="invoice")
-    instance_id = start(engine, version)
-    response = operator.get(
-        f"/operations/instances/{instance_id}",
-        headers={"HX-Request": "true", "HX-Target": "div#live"},
+POLLER = re.compile(r'<div id="live-poll" hidden data-live="(\w+)"(?: hx-get="([^"]+)")?')
+
+
+def _poller(html: str) -> tuple[str, str | None]:
+    """The poller's mode and URL (None when it does not poll)."""
+    mode, url = POLLER.search(html).groups()
+    return mode, url and url.replace("&amp;", "&")
+
+
+def _regions(fragment: str) -> set[str]:
+    return set(re.findall(r'<(?:div|pre|section)[^>]* id="(live-facts|live-tasks|live-jobs|'
+                          r'data-vars|data-nodes|history)"', fragment))  # fmt: skip
+
+
+def test_the_poll_answers_204_until_something_changes_then_only_the_changed_regions(
+    operator, engine
+):
+    instance_id = start(engine, publish_document(waiting_doc(), key="invoice"))
+    path = f"/operations/instances/{instance_id}"
+    page = operator.get(path).get_data(as_text=True)
+    mode, url = _poller(page)
+    assert mode == "slow" and url.startswith(f"{path}/live?")
+    assert _regions(page) == {"live-facts", "live-tasks", "live-jobs", "data-vars",
+                              "data-nodes", "history"}  # fmt: skip
+    nothing = operator.get(url)
+    assert nothing.status_code == 204 and nothing.get_data() == b""
+
+    assert _post(operator, f"{path}/variables", {"name": "note", "value": '"checked"'}, path)
+    fragment = operator.get(url).get_data(as_text=True)
+    assert _regions(fragment) == {"data-vars", "history"}, (
+        "status, tasks, jobs and node outputs did not change, so they are not sent"
     )
-    fragment = response.get_data(as_text=True)
-    assert fragment.lstrip().startswith('<div id="live"')
-    assert "<html" not in fragment and 'id="instance-state"' in fragment
+    assert "&#34;note&#34;: &#34;checked&#34;" in fragment
+    assert "<details" not in fragment and 'id="data-input"' not in fragment
+    assert "<html" not in fragment
+    new_mode, new_url = _poller(fragment)
+    assert new_mode == "slow" and new_url != url
+    assert operator.get(new_url).status_code == 204
+
+
+@pytest.mark.parametrize(
+    ("doc", "mode"),
+    [
+        (chain(("wait", node("timerCatch", duration="PT1H"))), "fast"),
+        (chain(("paid", node("messageCatch", message="paid", correlationKey="'A1'"))), "fast"),
+        (chain(("call", node("serviceTask", tool="vars.set", inputs={"a": "1"}))), "fast"),
+        (waiting_doc(), "slow"),
+        (failing_doc(), "slow"),
+        (chain(("call", node("serviceTask", tool="vars.set", inputs={"a": "1"}))), "off"),
+    ],
+    ids=["timer", "message", "tool-job", "user-task", "failed", "completed"],
+)
+def test_the_page_polls_fast_only_while_a_worker_or_the_outside_can_move_it(
+    operator, engine, doc, mode
+):
+    instance_id = start(engine, publish_document(doc, key="proc"))
+    if mode != "fast":
+        drain(engine)
+    page = operator.get(f"/operations/instances/{instance_id}").get_data(as_text=True)
+    assert _poller(page)[0] == mode
+    expected = {"fast": "every 2s", "slow": "every 30s"}.get(mode)
+    triggers = re.findall(r'hx-trigger="(every \w+)"', page)
+    assert triggers == ([expected] if expected else []), page
+
+
+def test_an_older_history_page_polls_without_the_history_region(operator, engine):
+    instance_id = start(engine, publish_document(waiting_doc(), key="invoice"))
+    path = f"/operations/instances/{instance_id}"
+    page = operator.get(f"{path}?before=999999").get_data(as_text=True)
+    url = _poller(page)[1]
+    assert "before=999999" in url and "history=" not in url
+    assert operator.get(url).status_code == 204
 
 
 def test_unknown_instances_are_404(operator):
@@ -268,3 +333,39 @@ def test_a_cancelled_instance_cannot_be_retried_on_its_page_or_in_bulk(
         select(HistoryEntry.kind).where(HistoryEntry.instance_id == instance_id)
     )]  # fmt: skip
     assert "retried" not in kinds
+
+
+def test_a_failed_then_cancelled_instance_shows_both_and_the_reason_at_the_top(
+    operator, engine, test_tools
+):
+    instance_id = start(engine, publish_document(flaky_doc("cancel-failed", 1), key="charge"))
+    drain(engine)
+    path = f"/operations/instances/{instance_id}"
+    response = _post(operator, f"{path}/cancel", {"reason": "customer withdrew"}, path)
+    assert response.status_code == 303
+    page = operator.get(path).get_data(as_text=True)
+    state = _state(page)
+    assert state["failed"] == {"call": "flaky: failure number 1 (then cancelled)"}
+    assert state["cancelled"] == {} and state["active"] == {}
+    top = page.split('<section aria-label="Diagram"')[0]
+    outcome = re.sub(r"<[^>]+>", "", top.split('id="live-outcome"')[1])
+    assert "Failed at Call (call): flaky · failure number 1" in outcome
+    assert "Then cancelled" in outcome and "by operator" in outcome
+    assert "Reason: customer withdrew" in outcome
+    assert 'role="alert"' not in page, "no live incident: the instance is over"
+    inbox = operator.get(f"/inbox/instances/{instance_id}").get_data(as_text=True)
+    assert "then cancelled" in inbox and "Reason: customer withdrew" in inbox
+
+
+def test_a_cancelled_waiting_instance_marks_where_it_stopped(operator, engine):
+    instance_id = start(engine, publish_document(waiting_doc(), key="invoice"))
+    path = f"/operations/instances/{instance_id}"
+    assert _post(operator, f"{path}/cancel", {"reason": "duplicate"}, path).status_code == 303
+    page = operator.get(path).get_data(as_text=True)
+    state = _state(page)
+    assert state["cancelled"] == {"review": 1} and state["failed"] == {}
+    assert state["active"] == {}
+    outcome = re.sub(r"<[^>]+>", "", page.split('id="live-outcome"')[1].split("</section>")[0])
+    assert "Cancelled" in outcome and "Reason: duplicate" in outcome
+    assert "Failed" not in outcome
+    assert _poller(page)[0] == "off"

@@ -5,10 +5,9 @@ from __future__ import annotations
 from flask import abort, current_app, flash, redirect, render_template, request, url_for
 from flask_login import current_user, login_required
 
-from webapp import spec_forms
+from webapp import live, spec_forms
 from webapp.engine import history
 from webapp.extensions import db
-from webapp.htmx_support import htmx_target
 from webapp.inbox import bp
 from webapp.inputs import whole_number
 from webapp.models import OutboxMessage
@@ -16,6 +15,17 @@ from webapp.permissions import can, permission_required
 from webapp.process import forms
 from webapp.services import instances, my_requests, tasks
 from webapp.services.instances import InstanceError
+from webapp.services.operations.detail import cancellation
+from webapp.services.watch import live_mode
+
+# Region element id -> template of the requester's instance page (see webapp/live.py).
+REGIONS = {
+    "instance-summary": "inbox/live/_status.html",
+    "instance-where": "inbox/live/_where.html",
+    "instance-outbox": "inbox/live/_outbox.html",
+    "instance-history": "inbox/live/_history.html",
+}
+POLLER = "instance-poll"
 
 
 @bp.route("/processes")
@@ -101,15 +111,16 @@ def start_fields(key: str):
     return render_template("_spec_fields.html", form=form)
 
 
-@bp.route("/instances/<int:instance_id>")
-@login_required
-def instance(instance_id: int):
+def _instance_context(instance_id: int) -> dict:
+    """The requester's view of an instance, its live regions rendered."""
     try:
         found = instances.get_instance(current_user, instance_id)
     except InstanceError:
         abort(404)
     context = {
         "instance": found,
+        "mode": live_mode(found),
+        "cancellation": cancellation(found),
         "tokens": instances.current_tokens(found),
         "tasks": instances.open_tasks(found),
         "entries": history.entries(db.session, found.id, limit=200),
@@ -124,6 +135,25 @@ def instance(instance_id: int):
         },
         "may_manage": can(current_user, "instances.manage", found.partition_id),
     }
-    if htmx_target() == "instance-body":
-        return render_template("inbox/start_instance_body.html", **context)
+    context["regions"] = live.render_regions(REGIONS, context)
+    return context
+
+
+@bp.route("/instances/<int:instance_id>")
+@login_required
+def instance(instance_id: int):
+    context = _instance_context(instance_id)
+    context["poller"] = live.poller(
+        POLLER, "inbox.instance_live", context["regions"], context["mode"], instance_id=instance_id
+    )
     return render_template("inbox/start_instance.html", **context)
+
+
+@bp.route("/instances/<int:instance_id>/live")
+@login_required
+def instance_live(instance_id: int):
+    """The page's poll: the regions that changed since the digests in the query, or 204."""
+    context = _instance_context(instance_id)
+    return live.poll_response(
+        POLLER, "inbox.instance_live", context["regions"], context["mode"], instance_id=instance_id
+    )

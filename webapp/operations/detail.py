@@ -7,9 +7,9 @@ from typing import Any
 from flask import abort, flash, redirect, render_template, request, url_for
 from flask_login import current_user
 
+from webapp import live
 from webapp.extensions import db
 from webapp.failed_forms import failed_form, redirect_failed
-from webapp.htmx_support import htmx_target
 from webapp.inputs import MAX_INT64, whole_number
 from webapp.operations import bp
 from webapp.permissions import can, permission_required
@@ -17,6 +17,19 @@ from webapp.services import instances as instance_service
 from webapp.services.instances import InstanceError
 from webapp.services.operations import detail
 from webapp.services.operations.common import OperationsError, get_instance
+from webapp.services.watch import live_mode
+
+# Region element id -> template; the history region only on its first (newest) page.
+REGIONS = {
+    "live-outcome": "operations/live/_outcome.html",
+    "live-facts": "operations/live/_facts.html",
+    "live-tasks": "operations/live/_tasks.html",
+    "live-jobs": "operations/live/_jobs.html",
+    "data-vars": "operations/live/_vars.html",
+    "data-nodes": "operations/live/_nodes.html",
+}
+HISTORY_REGION = {"history": "operations/_history.html"}
+POLLER = "live-poll"
 
 
 def _instance(instance_id: int, permission: str = "instances.read"):
@@ -30,10 +43,16 @@ def _before() -> int | None:
     return whole_number(request.args.get("before", ""), 0, MAX_INT64)
 
 
+def _poll_args(instance, before: int | None) -> dict[str, Any]:
+    return {"instance_id": instance.id, **({"before": before} if before is not None else {})}
+
+
 def _live_context(instance, before: int | None = None) -> dict[str, Any]:
+    """The live regions, rendered, and the poller that refreshes those that change."""
     version = instance.process_version
     nodes = version.document.get("nodes") or {}
-    return {
+    mode = live_mode(instance)
+    context = {
         "instance": instance,
         "titles": {node_id: node.get("title") or node_id for node_id, node in nodes.items()},
         "state": detail.diagram_state(instance),
@@ -41,8 +60,12 @@ def _live_context(instance, before: int | None = None) -> dict[str, Any]:
         "before": before,
         "tasks": detail.open_tasks(instance.id),
         "jobs": detail.jobs(instance.id),
-        "polling": before is None and instance.status == "running",
+        "mode": mode,
+        "cancellation": detail.cancellation(instance),
     }
+    templates = REGIONS if before is not None else {**REGIONS, **HISTORY_REGION}
+    context["regions"] = live.render_regions(templates, context)
+    return context
 
 
 def render_detail(
@@ -53,8 +76,16 @@ def render_detail(
     status: int = 200,
 ):
     """The detail page; `errors` show inline (actions, cancel reason, variable fields)."""
-    context = _live_context(instance, _before())
+    before = _before()
+    context = _live_context(instance, before)
     context.update(
+        poller=live.poller(
+            POLLER,
+            "operations.instance_live",
+            context["regions"],
+            context["mode"],
+            **_poll_args(instance, before),
+        ),
         version=instance.process_version,
         may_manage=can(current_user, "instances.manage", instance.partition_id),
         editable=detail.editable(instance),
@@ -67,12 +98,25 @@ def render_detail(
 @bp.route("/instances/<int:instance_id>")
 def instance_detail(instance_id: int):
     instance = _instance(instance_id)
-    if htmx_target() == "live":
-        return render_template("operations/_live.html", **_live_context(instance, _before()))
     failed = failed_form("instance")
     if failed is not None:
         return render_detail(instance, errors=failed.errors, values=failed.value_map())
     return render_detail(instance)
+
+
+@bp.route("/instances/<int:instance_id>/live")
+def instance_live(instance_id: int):
+    """The page's poll: the regions that changed since the digests in the query, or 204."""
+    instance = _instance(instance_id)
+    before = _before()
+    context = _live_context(instance, before)
+    return live.poll_response(
+        POLLER,
+        "operations.instance_live",
+        context["regions"],
+        context["mode"],
+        **_poll_args(instance, before),
+    )
 
 
 def _failed(instance_id: int, errors: dict[str, str], values: dict[str, str] | None = None):

@@ -45,7 +45,8 @@ def history_page(
 
 
 def diagram_state(instance: Instance) -> dict[str, Any]:
-    """What the viewer marks: visited nodes and flows, live tokens per node, failed nodes."""
+    """What the viewer marks: visited nodes and flows, live tokens per node, failed nodes, and
+    for a cancelled instance where each token stood: failed there (then cancelled) or waiting."""
     entered = (HistoryEntry.instance_id == instance.id) & (HistoryEntry.kind == "entered")
     nodes = db.session.scalars(select(HistoryEntry.node_id).where(entered).distinct())
     flow = HistoryEntry.details["flow"].as_string()
@@ -57,7 +58,10 @@ def diagram_state(instance: Instance) -> dict[str, Any]:
     ).all()
     active = {node: count for node, status, count in tokens if status in LIVE_TOKENS}
     failed = {node: "" for node, status, _count in tokens if status == "failed"}
-    if failed:
+    cancelled: dict[str, int] = {}
+    if instance.status == "cancelled":
+        failed, cancelled = _where_cancelled(instance.id)
+    elif failed:
         errors = db.session.execute(
             select(HistoryEntry.node_id, HistoryEntry.details)
             .where(HistoryEntry.instance_id == instance.id, HistoryEntry.kind == "error")
@@ -66,13 +70,65 @@ def diagram_state(instance: Instance) -> dict[str, Any]:
         )
         for node, details in errors:
             if node in failed and not failed[node]:
-                details = details or {}
-                failed[node] = f"{details.get('code', 'error')}: {details.get('message', '')}"
+                failed[node] = _error_text(details)
     return {
         "visited": sorted({*filter(None, nodes), *filter(None, flows)}),
         "active": active,
         "failed": failed,
+        "cancelled": cancelled,
         "status": instance.status,
+    }
+
+
+def _error_text(details: dict[str, Any] | None) -> str:
+    details = details or {}
+    return f"{details.get('code', 'error')}: {details.get('message', '')}"
+
+
+def _where_cancelled(instance_id: int) -> tuple[dict[str, str], dict[str, int]]:
+    """The nodes a cancelled instance's tokens stood at: those whose last history line is an
+    error had failed there (error text, "then cancelled"), the others waited (token counts)."""
+    last = (
+        select(func.max(HistoryEntry.id))
+        .join(Token, Token.id == HistoryEntry.token_id)
+        .where(
+            HistoryEntry.instance_id == instance_id,
+            Token.instance_id == instance_id,
+            Token.status == "cancelled",
+        )
+        .group_by(HistoryEntry.token_id)
+    )
+    failed: dict[str, str] = {}
+    waited: dict[str, int] = {}
+    rows = db.session.execute(
+        select(Token.node_id, HistoryEntry.kind, HistoryEntry.details)
+        .join(Token, Token.id == HistoryEntry.token_id)
+        .where(HistoryEntry.id.in_(last))
+    )
+    for node, kind, details in rows:
+        if kind == "error":
+            failed[node] = f"{_error_text(details)} (then cancelled)"
+        else:
+            waited[node] = waited.get(node, 0) + 1
+    return failed, waited
+
+
+def cancellation(instance: Instance) -> dict[str, Any] | None:
+    """Who cancelled the instance, when and why (its last `cancelled` history line)."""
+    if instance.status != "cancelled":
+        return None
+    entry = db.session.scalar(
+        select(HistoryEntry)
+        .where(HistoryEntry.instance_id == instance.id, HistoryEntry.kind == "cancelled")
+        .order_by(HistoryEntry.id.desc())
+        .limit(1)
+    )
+    if entry is None:
+        return {"at": instance.ended_at, "actor": None, "reason": None}
+    return {
+        "at": entry.created_at,
+        "actor": entry.actor,
+        "reason": (entry.details or {}).get("reason"),
     }
 
 
