@@ -477,3 +477,100 @@ def test_a_bpmn_file_is_imported_through_the_page(page, demo, db_session, tmp_pa
     assert page.locator(".djs-shape[data-element-id=review]").is_visible()
     db_session.rollback()
     assert db_session.scalar(select(Process.key)) == "imported"
+
+
+def wait_named(page, element_id: str, name: str) -> None:
+    element = f"modeler.get('elementRegistry').get('{element_id}')"
+    wait_until(page, f"{element}.businessObject.name === '{name}'")
+
+
+def status_text(page) -> str:
+    return page.locator("#save-status").inner_text()
+
+
+def test_panel_edits_apply_as_you_type_and_when_another_element_is_selected(
+    page, make_process, db_session
+):
+    pid = make_process(doc=approval_document())
+    sign_in(page, "designer")
+    open_designer(page, pid)
+    click_shape(page, "done")
+    panel_for(page, "done").get_by_label("Title").fill("Finished")
+    assert "Saved" not in status_text(page), "unapplied edits are not reported as saved"
+    wait_named(page, "done", "Finished")
+    page.evaluate("modeler.get('commandStack').undo()")
+    assert bo(page, "done", "bo.name") == "Done", "one undo step per field change"
+    page.evaluate("modeler.get('commandStack').redo()")
+
+    click_shape(page, "review")
+    panel = panel_for(page, "review")
+    panel.get_by_label("Title").fill("Typed and left at once")
+    panel.get_by_label("Due in").fill("P2D")
+    click_shape(page, "start")
+    panel_for(page, "start")
+    assert bo(page, "review", "bo.name") == "Typed and left at once"
+    assert bo(page, "review", "JSON.parse(bo.extensionElements.values[0].body).dueIn") == "P2D"
+    save(page)
+    doc = get_process(db_session, pid).draft_document
+    assert doc["nodes"]["review"]["title"] == "Typed and left at once"
+    assert doc["nodes"]["review"]["config"]["dueIn"] == "P2D"
+    assert doc["nodes"]["done"]["title"] == "Finished"
+
+
+def test_an_invalid_panel_value_is_kept_until_the_user_discards_it(page, make_process):
+    pid = make_process(doc=approval_document())
+    sign_in(page, "designer")
+    open_designer(page, pid)
+    click_shape(page, "review")
+    panel_for(page, "review").get_by_label("Due in").fill("tomorrow")
+    page.wait_for_selector("#panel-status:has-text('nothing was applied')")
+    assert "not valid" in status_text(page)
+    dialogs: list[str] = []
+
+    def answer(accept: bool):
+        def handle(dialog):
+            dialogs.append(dialog.message)
+            dialog.accept() if accept else dialog.dismiss()
+
+        return handle
+
+    page.once("dialog", answer(False))
+    box = page.locator('.djs-shape[data-element-id="done"]').bounding_box()
+    page.mouse.click(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+    wait_until(page, "document.activeElement && document.activeElement.id === 'due_in'")
+    assert "not valid" in dialogs[0]
+    assert selected(page) == ["review"], "the panel's element stays selected"
+    assert page.locator("#props-form input[name=element_id]").input_value() == "review"
+    assert page.get_by_label("Due in").input_value() == "tomorrow"
+    assert bo(page, "review", "JSON.parse(bo.extensionElements.values[0].body).dueIn") is None
+
+    page.once("dialog", answer(True))
+    page.mouse.click(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+    panel_for(page, "done")
+    assert len(dialogs) == 2
+    assert bo(page, "review", "JSON.parse(bo.extensionElements.values[0].body).dueIn") is None
+
+
+def test_leaving_right_after_typing_in_the_panel_asks_and_keeps_the_edit(
+    page, make_process, db_session
+):
+    pid = make_process(doc=approval_document())
+    sign_in(page, "designer")
+    open_designer(page, pid)
+    click_shape(page, "review")
+    panel_for(page, "review").get_by_label("Title").fill("Not lost")
+    dialogs = []
+
+    def dismiss(dialog):
+        dialogs.append(dialog.type)
+        dialog.dismiss()
+
+    page.on("dialog", dismiss)
+    page.click("a[href='/designer/']")
+    wait_named(page, "review", "Not lost")
+    assert dialogs == ["beforeunload"]
+    save(page)
+    assert get_process(db_session, pid).draft_document["nodes"]["review"]["title"] == "Not lost"
+    page.click("a[href='/designer/']")
+    page.wait_for_url("**/designer/")
+    assert dialogs == ["beforeunload"], "nothing unapplied or unsaved: no prompt"
