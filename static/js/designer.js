@@ -538,7 +538,7 @@
 
   /* --- the properties panel follows the selection --- */
 
-  const panel = { applied: '', invalid: false, busy: 0, idle: [] };
+  const panel = { applied: '', lastSent: '', invalid: false, busy: 0, idle: [] };
   const props = byId('props');
   const NOT_EDITED = new Set(['action', 'csrf_token', 'original', 'revision']);
   const panelForm = () => props.querySelector('#props-form');
@@ -567,6 +567,7 @@
       panel.invalid = true;
     } else if (form && status === 200 && ctx.request.method === 'GET') {
       panel.invalid = false;
+      panel.lastSent = '';
       panel.applied = snapshot(new FormData(form));
     } else if (form && status === 200 && trigger.includes('bpmn-apply')) {
       const active = document.activeElement;
@@ -591,9 +592,19 @@
   document.addEventListener('htmx:before:request', (event) => {
     const ctx = event.detail && event.detail.ctx;
     if (!ctx || ctx.target !== props) return;
-    panel.busy += 1;
     const body = ctx.request.body;
     const sent = body && typeof body.forEach === 'function' ? body : new FormData();
+    if (ctx.request.method === 'POST' && (sent.get('action') || 'apply') === 'apply') {
+      /* A blur right after a debounced apply, or Apply after it, sends the same values again;
+       * a late duplicate could redo an apply the user has just undone. */
+      const values = snapshot(sent);
+      if (values === panel.lastSent) {
+        event.preventDefault();
+        return;
+      }
+      panel.lastSent = values;
+    }
+    panel.busy += 1;
     const source = event.target;
     const done = (finished) => {
       if (finished.detail.ctx !== ctx) return;
