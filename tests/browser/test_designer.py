@@ -20,7 +20,7 @@ make_process = designer_fixtures.make_process
 ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts"
 CLICK_TRAP_MS = 500  # diagram-js swallows the click right after a create/connect/append
 
-FLOW_POINT = """(id) => {
+FLOW_POINT = """([id, at]) => {
   const canvas = modeler.get('canvas');
   const element = modeler.get('elementRegistry').get(id);
   const box = canvas.viewbox();
@@ -31,7 +31,7 @@ FLOW_POINT = """(id) => {
     const length = Math.hypot(b.x - a.x, b.y - a.y);
     if (length > longest) {
       longest = length;
-      best = {x: a.x + (b.x - a.x) * 0.3, y: a.y + (b.y - a.y) * 0.3};
+      best = {x: a.x + (b.x - a.x) * at, y: a.y + (b.y - a.y) * at};
     }
   }
   return {x: rect.left + (best.x - box.x) * box.scale, y: rect.top + (best.y - box.y) * box.scale};
@@ -63,10 +63,10 @@ def click_shape(page, element_id: str) -> None:
     wait_selected(page, element_id)
 
 
-def click_flow(page, flow_id: str) -> None:
+def click_flow(page, flow_id: str, at: float = 0.3) -> None:
     """Select a flow by clicking its longest segment (not its middle: that is a drag handle)."""
     if selected(page) != [flow_id]:
-        point = page.evaluate(FLOW_POINT, flow_id)
+        point = page.evaluate(FLOW_POINT, [flow_id, at])
         page.mouse.click(point["x"], point["y"])
         wait_selected(page, flow_id)
 
@@ -574,3 +574,22 @@ def test_leaving_right_after_typing_in_the_panel_asks_and_keeps_the_edit(
     page.click("a[href='/designer/']")
     page.wait_for_url("**/designer/")
     assert dialogs == ["beforeunload"], "nothing unapplied or unsaved: no prompt"
+
+
+def test_a_default_flow_shows_why_it_has_no_condition(page, make_process):
+    pid = make_process(doc=approval_document())
+    sign_in(page, "designer")
+    open_designer(page, pid)
+    click_flow(page, "f4")
+    panel = panel_for(page, "f4")
+    assert panel.locator("#condition").count() == 0
+    assert "A default flow takes no condition" in panel.locator("#default-note").inner_text()
+    click_flow(page, "f3", at=0.85)  # clear of the segment it shares with f4
+    panel = panel_for(page, "f3")
+    assert panel.get_by_label("Condition", exact=True).is_visible()
+    panel.get_by_label("Default flow").check()
+    page.wait_for_selector("#panel-status:has-text('condition was removed')")
+    assert panel.locator("[name=condition]").count() == 0, "not even hidden: it was removed"
+    assert panel.locator("#default-note").is_visible()
+    assert bo(page, "f3", "bo.conditionExpression === undefined")
+    assert bo(page, "f3", "bo.sourceRef.default && bo.sourceRef.default.id") == "f3"
