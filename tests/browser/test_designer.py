@@ -593,3 +593,41 @@ def test_a_default_flow_shows_why_it_has_no_condition(page, make_process):
     assert panel.locator("#default-note").is_visible()
     assert bo(page, "f3", "bo.conditionExpression === undefined")
     assert bo(page, "f3", "bo.sourceRef.default && bo.sourceRef.default.id") == "f3"
+
+
+UNCOVERED = """(selector) => {
+  const el = selector ? document.querySelector(selector) : document.activeElement;
+  const r = el.getBoundingClientRect();
+  const hit = document.elementFromPoint(r.left + r.width / 2, r.top + r.height / 2);
+  if (hit && (hit === el || el.contains(hit))) return '';
+  const what = el.id || el.name || el.textContent.trim();
+  return `${what} is under ${hit ? hit.outerHTML.slice(0, 80) : 'nothing'}`;
+}"""
+
+
+def test_every_panel_field_is_reachable_and_the_apply_status_stays_in_view(page, make_process):
+    pid = make_process(doc=approval_document())
+    sign_in(page, "designer")
+    open_designer(page, pid)
+    click_shape(page, "review")
+    panel = panel_for(page, "review")
+    panel.get_by_label("Title").focus()
+    covered = []
+    for _ in range(80):
+        if not page.evaluate("document.querySelector('#props-form:focus-within')"):
+            break
+        covered.append(page.evaluate(UNCOVERED, None))
+        page.keyboard.press("Tab")
+    assert [c for c in covered if c] == [], "a focused field is hidden under the Apply bar"
+    assert len(covered) > 8
+
+    last = page.locator("#props-form input[type=text]:visible").last
+    last.focus()
+    last.press("End")
+    last.press_sequentially(" (yes/no)")
+    page.wait_for_selector("#panel-status:has-text('Applied')")
+    assert page.evaluate(UNCOVERED, "#panel-status") == "", "the status is in view"
+    assert page.evaluate(UNCOVERED, None) == "", "the field typed in is in view"
+    apply_button = panel.get_by_role("button", name="Apply")
+    apply_button.focus()
+    assert page.evaluate(UNCOVERED, None) == "", "Apply stays reachable from the keyboard"
