@@ -311,15 +311,26 @@
     return JSON.stringify(sorted(configOf(bo, detail.kind))) === JSON.stringify(sorted(detail.config || {}));
   }
 
-  byId('canvas').addEventListener('bpmn-apply', (event) => {
-    const detail = event.detail || {};
+  /* A command ends direct editing on the canvas (a label typed after a panel edit), so an apply
+   * that arrives meanwhile waits until that editing is done. */
+  function applyWhenNotEditing(detail) {
+    if (get('directEditing').isActive()) {
+      setTimeout(() => applyWhenNotEditing(detail), 100);
+      return;
+    }
+    applyDetail(detail);
+  }
+
+  byId('canvas').addEventListener('bpmn-apply', (event) => applyWhenNotEditing(event.detail || {}));
+
+  function applyDetail(detail) {
     const element = get('elementRegistry').get(detail.id);
     if (!element || unchanged(element, detail)) return;
     get('commandStack').execute('flowdesk.apply', {
       run: () => (detail.kind === 'sequenceFlow' ? applyFlow(element, detail) : applyNode(element, detail)),
     });
     state.panelKey = JSON.stringify(panelValues(element));
-  });
+  }
 
   /* --- state, saving, conflicts --- */
 
@@ -600,6 +611,7 @@
       const values = snapshot(sent);
       if (values === panel.lastSent) {
         event.preventDefault();
+        setTimeout(showPanelState, 0);
         return;
       }
       panel.lastSent = values;

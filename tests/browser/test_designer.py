@@ -86,8 +86,10 @@ def panel_for(page, element_id: str):
 
 
 def apply(page, text: str = "Applied") -> None:
+    """Press Apply and wait until nothing typed in the panel is left to apply."""
     page.locator("#props").get_by_role("button", name="Apply").click()
     page.wait_for_selector(f"#panel-status:has-text('{text}')")
+    wait_until(page, "!document.getElementById('save-status').textContent.includes('not applied')")
 
 
 def save(page) -> int:
