@@ -3,7 +3,9 @@
  * The diagram lives in the browser until it is saved: Save (or autosave a few seconds after an
  * edit) posts the XML with the revision it was based on; the server answers with the problem list,
  * shown as a list and as markers. Selecting an element fetches its server-rendered properties
- * panel (htmx); a valid panel submit comes back as a `bpmn-apply` event applied here.
+ * panel (htmx); a valid panel submit comes back as a `bpmn-apply` event applied here. The panel
+ * applies as you type (the form's own debounced trigger); edits still unapplied are applied before
+ * another element is shown, before a save, and a leave is refused while any remain.
  */
 (function () {
   'use strict';
@@ -297,15 +299,38 @@
     if (!detail.default && isDefault) modeling.updateProperties(source, { default: undefined });
   }
 
-  byId('canvas').addEventListener('bpmn-apply', (event) => {
-    const detail = event.detail || {};
+  /* Whether an apply would change nothing (a blur after a debounced apply): no empty undo step. */
+  function unchanged(element, detail) {
+    const bo = element.businessObject;
+    if ((bo.name || '') !== (detail.title || '')) return false;
+    if (detail.kind === 'sequenceFlow') {
+      const condition = bo.conditionExpression ? bo.conditionExpression.body || '' : '';
+      const isDefault = !!element.source && element.source.businessObject.default === bo;
+      return condition === (detail.condition || '') && isDefault === !!detail.default;
+    }
+    return JSON.stringify(sorted(configOf(bo, detail.kind))) === JSON.stringify(sorted(detail.config || {}));
+  }
+
+  /* A command ends direct editing on the canvas (a label typed after a panel edit), so an apply
+   * that arrives meanwhile waits until that editing is done. */
+  function applyWhenNotEditing(detail) {
+    if (get('directEditing').isActive()) {
+      setTimeout(() => applyWhenNotEditing(detail), 100);
+      return;
+    }
+    applyDetail(detail);
+  }
+
+  byId('canvas').addEventListener('bpmn-apply', (event) => applyWhenNotEditing(event.detail || {}));
+
+  function applyDetail(detail) {
     const element = get('elementRegistry').get(detail.id);
-    if (!element) return;
+    if (!element || unchanged(element, detail)) return;
     get('commandStack').execute('flowdesk.apply', {
       run: () => (detail.kind === 'sequenceFlow' ? applyFlow(element, detail) : applyNode(element, detail)),
     });
     state.panelKey = JSON.stringify(panelValues(element));
-  });
+  }
 
   /* --- state, saving, conflicts --- */
 
@@ -323,6 +348,12 @@
   const dirty = () => state.edits !== state.savedEdits;
 
   function setStatus(message, tone) {
+    if (tone === 'ok' && panelPending()) {
+      message += panel.invalid
+        ? ' · a value in the properties panel is not valid and was not applied'
+        : ' · the properties panel has changes not applied yet';
+      tone = panel.invalid ? 'error' : 'dirty';
+    }
     const status = byId('save-status');
     status.textContent = message;
     status.dataset.tone = tone || '';
@@ -339,7 +370,7 @@
       return dirty() ? save() : !state.conflict;
     }
     clearTimeout(state.timer);
-    state.saving = doSave();
+    state.saving = flushPanel().then(doSave);
     try {
       return await state.saving;
     } finally {
@@ -443,7 +474,7 @@
   }
 
   window.addEventListener('beforeunload', (event) => {
-    if (dirty() || state.saving) {
+    if (dirty() || state.saving || panelPending()) {
       event.preventDefault();
       event.returnValue = '';
     }
@@ -518,18 +549,145 @@
 
   /* --- the properties panel follows the selection --- */
 
+  const panel = { applied: '', lastSent: '', invalid: false, busy: 0, idle: [] };
+  const props = byId('props');
+  const NOT_EDITED = new Set(['action', 'csrf_token', 'original', 'revision']);
+  const panelForm = () => props.querySelector('#props-form');
+
+  function snapshot(data) {
+    const pairs = [];
+    data.forEach((value, name) => { if (!NOT_EDITED.has(name)) pairs.push([name, typeof value === 'string' ? value : '']); });
+    return JSON.stringify(pairs);
+  }
+
+  /* Edits in the panel not yet in the diagram: typed since the last apply, refused, or in flight. */
+  function panelPending() {
+    const form = panelForm();
+    return !!form && (panel.busy > 0 || panel.invalid || snapshot(new FormData(form)) !== panel.applied);
+  }
+
+  function panelIdle() {
+    return panel.busy ? new Promise((resolve) => panel.idle.push(resolve)) : Promise.resolve();
+  }
+
+  function panelSettled(ctx, sent) {
+    const form = panelForm();
+    const status = ctx.response ? ctx.response.status : 0;
+    const trigger = ctx.response ? ctx.response.headers.get('HX-Trigger') || '' : '';
+    if (form && status === 422) {
+      panel.invalid = true;
+    } else if (form && status === 200 && ctx.request.method === 'GET') {
+      panel.invalid = false;
+      panel.lastSent = '';
+      panel.applied = snapshot(new FormData(form));
+    } else if (form && status === 200 && trigger.includes('bpmn-apply')) {
+      const active = document.activeElement;
+      const typedSince = active && form.contains(active) && active.name && sent.has(active.name)
+        && active.type !== 'checkbox' && active.type !== 'radio' && sent.get(active.name) !== active.value;
+      panel.invalid = false;
+      panel.applied = typedSince ? snapshot(sent) : snapshot(new FormData(form));
+    } else if (form && status === 200) {
+      panel.invalid = false;
+    }
+    showPanelState();
+  }
+
+  function showPanelState() {
+    if (state.conflict || state.saving || panel.busy) return;
+    if (panel.invalid) setStatus('Not applied: a value in the properties panel is not valid', 'error');
+    else if (panelPending()) setStatus('The properties panel has changes not applied yet', 'dirty');
+    else if (dirty()) setStatus('Unsaved changes', 'dirty');
+    else setStatus(`Saved · revision ${state.revision} · ${state.summary}`, 'ok');
+  }
+
+  document.addEventListener('htmx:before:request', (event) => {
+    const ctx = event.detail && event.detail.ctx;
+    if (!ctx || ctx.target !== props) return;
+    const body = ctx.request.body;
+    const sent = body && typeof body.forEach === 'function' ? body : new FormData();
+    if (ctx.request.method === 'POST' && (sent.get('action') || 'apply') === 'apply') {
+      /* A blur right after a debounced apply, or Apply after it, sends the same values again;
+       * a late duplicate could redo an apply the user has just undone. */
+      const values = snapshot(sent);
+      if (values === panel.lastSent) {
+        event.preventDefault();
+        setTimeout(showPanelState, 0);
+        return;
+      }
+      panel.lastSent = values;
+    }
+    panel.busy += 1;
+    const source = event.target;
+    const done = (finished) => {
+      if (finished.detail.ctx !== ctx) return;
+      source.removeEventListener('htmx:finally:request', done);
+      panel.busy -= 1;
+      panelSettled(ctx, sent);
+      if (!panel.busy) panel.idle.splice(0).forEach((resolve) => resolve());
+    };
+    source.addEventListener('htmx:finally:request', done);
+  });
+
+  /* The panel is swapped by morphing (focus and caret stay); keep what the user opened. */
+  let openDetails = [];
+  document.addEventListener('htmx:before:swap', (event) => {
+    const ctx = event.detail && event.detail.ctx;
+    if (!ctx || ctx.target !== props) return;
+    openDetails = Array.from(props.querySelectorAll('details')).map((d) => d.open);
+  });
+  document.addEventListener('htmx:after:swap', (event) => {
+    const ctx = event.detail && event.detail.ctx;
+    if (!ctx || ctx.target !== props || ctx.request.method === 'GET') return;
+    props.querySelectorAll('details').forEach((d, i) => { if (openDetails[i]) d.open = true; });
+  });
+
+  ['input', 'change'].forEach((type) => props.addEventListener(type, () => {
+    if (panelForm() && !state.conflict) setStatus('The properties panel has changes not applied yet', 'dirty');
+  }));
+
+  /* Apply what the panel holds; false when it holds a value the server refused. */
+  async function flushPanel() {
+    await panelIdle();
+    const form = panelForm();
+    if (!form || !panelPending()) return true;
+    await htmx.ajax('POST', form.getAttribute('hx-post'), { source: form, target: '#props', swap: 'innerMorph' });
+    await panelIdle();
+    return !panel.invalid;
+  }
+
+  function wantedPanel() {
+    const selected = get('selection').get();
+    return selected.length === 1 && selected[0].businessObject && selected[0].type !== 'label'
+      ? panelValues(selected[0])
+      : { count: String(selected.length) };
+  }
+
+  async function followSelection() {
+    if (JSON.stringify(wantedPanel()) === state.panelKey) return;
+    const form = panelForm();
+    if (form && !(await flushPanel())) {
+      const shown = get('elementRegistry').get(form.elements.element_id.value);
+      const name = (form.elements.title && form.elements.title.value) || form.elements.element_id.value;
+      if (shown && !window.confirm(`“${name}” has a value that is not valid, so it was not applied. Discard it?`)) {
+        get('selection').select(shown);
+        const bad = props.querySelector('.has-error input, .has-error select, .has-error textarea, [aria-invalid=true]');
+        if (bad) bad.focus();
+        return;
+      }
+    }
+    const values = wantedPanel();
+    const key = JSON.stringify(values);
+    if (key === state.panelKey) return;
+    state.panelKey = key;
+    await htmx.ajax('GET', root.dataset.panelUrl, { source: '#props', target: '#props', swap: 'innerHTML', values: values });
+  }
+
   let panelTimer = null;
+  let panelQueue = Promise.resolve();
   function requestPanel() {
     clearTimeout(panelTimer);
     panelTimer = setTimeout(() => {
-      const selected = get('selection').get();
-      const values = selected.length === 1 && selected[0].businessObject && selected[0].type !== 'label'
-        ? panelValues(selected[0])
-        : { count: String(selected.length) };
-      const key = JSON.stringify(values);
-      if (key === state.panelKey) return;
-      state.panelKey = key;
-      htmx.ajax('GET', root.dataset.panelUrl, { source: '#props', target: '#props', swap: 'innerHTML', values: values });
+      panelQueue = panelQueue.then(followSelection).catch(() => {});
     }, 60);
   }
 

@@ -20,7 +20,7 @@ make_process = designer_fixtures.make_process
 ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts"
 CLICK_TRAP_MS = 500  # diagram-js swallows the click right after a create/connect/append
 
-FLOW_POINT = """(id) => {
+FLOW_POINT = """([id, at]) => {
   const canvas = modeler.get('canvas');
   const element = modeler.get('elementRegistry').get(id);
   const box = canvas.viewbox();
@@ -31,7 +31,7 @@ FLOW_POINT = """(id) => {
     const length = Math.hypot(b.x - a.x, b.y - a.y);
     if (length > longest) {
       longest = length;
-      best = {x: a.x + (b.x - a.x) * 0.3, y: a.y + (b.y - a.y) * 0.3};
+      best = {x: a.x + (b.x - a.x) * at, y: a.y + (b.y - a.y) * at};
     }
   }
   return {x: rect.left + (best.x - box.x) * box.scale, y: rect.top + (best.y - box.y) * box.scale};
@@ -63,10 +63,10 @@ def click_shape(page, element_id: str) -> None:
     wait_selected(page, element_id)
 
 
-def click_flow(page, flow_id: str) -> None:
+def click_flow(page, flow_id: str, at: float = 0.3) -> None:
     """Select a flow by clicking its longest segment (not its middle: that is a drag handle)."""
     if selected(page) != [flow_id]:
-        point = page.evaluate(FLOW_POINT, flow_id)
+        point = page.evaluate(FLOW_POINT, [flow_id, at])
         page.mouse.click(point["x"], point["y"])
         wait_selected(page, flow_id)
 
@@ -86,8 +86,10 @@ def panel_for(page, element_id: str):
 
 
 def apply(page, text: str = "Applied") -> None:
+    """Press Apply and wait until nothing typed in the panel is left to apply."""
     page.locator("#props").get_by_role("button", name="Apply").click()
     page.wait_for_selector(f"#panel-status:has-text('{text}')")
+    wait_until(page, "!document.getElementById('save-status').textContent.includes('not applied')")
 
 
 def save(page) -> int:
@@ -477,3 +479,157 @@ def test_a_bpmn_file_is_imported_through_the_page(page, demo, db_session, tmp_pa
     assert page.locator(".djs-shape[data-element-id=review]").is_visible()
     db_session.rollback()
     assert db_session.scalar(select(Process.key)) == "imported"
+
+
+def wait_named(page, element_id: str, name: str) -> None:
+    element = f"modeler.get('elementRegistry').get('{element_id}')"
+    wait_until(page, f"{element}.businessObject.name === '{name}'")
+
+
+def status_text(page) -> str:
+    return page.locator("#save-status").inner_text()
+
+
+def test_panel_edits_apply_as_you_type_and_when_another_element_is_selected(
+    page, make_process, db_session
+):
+    pid = make_process(doc=approval_document())
+    sign_in(page, "designer")
+    open_designer(page, pid)
+    click_shape(page, "done")
+    panel_for(page, "done").get_by_label("Title").fill("Finished")
+    assert "Saved" not in status_text(page), "unapplied edits are not reported as saved"
+    wait_named(page, "done", "Finished")
+    page.evaluate("modeler.get('commandStack').undo()")
+    assert bo(page, "done", "bo.name") == "Done", "one undo step per field change"
+    page.evaluate("modeler.get('commandStack').redo()")
+
+    click_shape(page, "review")
+    panel = panel_for(page, "review")
+    panel.get_by_label("Title").fill("Typed and left at once")
+    panel.get_by_label("Due in").fill("P2D")
+    click_shape(page, "start")
+    panel_for(page, "start")
+    assert bo(page, "review", "bo.name") == "Typed and left at once"
+    assert bo(page, "review", "JSON.parse(bo.extensionElements.values[0].body).dueIn") == "P2D"
+    save(page)
+    doc = get_process(db_session, pid).draft_document
+    assert doc["nodes"]["review"]["title"] == "Typed and left at once"
+    assert doc["nodes"]["review"]["config"]["dueIn"] == "P2D"
+    assert doc["nodes"]["done"]["title"] == "Finished"
+
+
+def test_an_invalid_panel_value_is_kept_until_the_user_discards_it(page, make_process):
+    pid = make_process(doc=approval_document())
+    sign_in(page, "designer")
+    open_designer(page, pid)
+    click_shape(page, "review")
+    panel_for(page, "review").get_by_label("Due in").fill("tomorrow")
+    page.wait_for_selector("#panel-status:has-text('nothing was applied')")
+    assert "not valid" in status_text(page)
+    dialogs: list[str] = []
+
+    def answer(accept: bool):
+        def handle(dialog):
+            dialogs.append(dialog.message)
+            dialog.accept() if accept else dialog.dismiss()
+
+        return handle
+
+    page.once("dialog", answer(False))
+    box = page.locator('.djs-shape[data-element-id="done"]').bounding_box()
+    page.mouse.click(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+    wait_until(page, "document.activeElement && document.activeElement.id === 'due_in'")
+    assert "not valid" in dialogs[0]
+    assert selected(page) == ["review"], "the panel's element stays selected"
+    assert page.locator("#props-form input[name=element_id]").input_value() == "review"
+    assert page.get_by_label("Due in").input_value() == "tomorrow"
+    assert bo(page, "review", "JSON.parse(bo.extensionElements.values[0].body).dueIn") is None
+
+    page.once("dialog", answer(True))
+    page.mouse.click(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+    panel_for(page, "done")
+    assert len(dialogs) == 2
+    assert bo(page, "review", "JSON.parse(bo.extensionElements.values[0].body).dueIn") is None
+
+
+def test_leaving_right_after_typing_in_the_panel_asks_and_keeps_the_edit(
+    page, make_process, db_session
+):
+    pid = make_process(doc=approval_document())
+    sign_in(page, "designer")
+    open_designer(page, pid)
+    click_shape(page, "review")
+    panel_for(page, "review").get_by_label("Title").fill("Not lost")
+    dialogs = []
+
+    def dismiss(dialog):
+        dialogs.append(dialog.type)
+        dialog.dismiss()
+
+    page.on("dialog", dismiss)
+    page.click("a[href='/designer/']")
+    wait_named(page, "review", "Not lost")
+    assert dialogs == ["beforeunload"]
+    save(page)
+    assert get_process(db_session, pid).draft_document["nodes"]["review"]["title"] == "Not lost"
+    page.click("a[href='/designer/']")
+    page.wait_for_url("**/designer/")
+    assert dialogs == ["beforeunload"], "nothing unapplied or unsaved: no prompt"
+
+
+def test_a_default_flow_shows_why_it_has_no_condition(page, make_process):
+    pid = make_process(doc=approval_document())
+    sign_in(page, "designer")
+    open_designer(page, pid)
+    click_flow(page, "f4")
+    panel = panel_for(page, "f4")
+    assert panel.locator("#condition").count() == 0
+    assert "A default flow takes no condition" in panel.locator("#default-note").inner_text()
+    click_flow(page, "f3", at=0.85)  # clear of the segment it shares with f4
+    panel = panel_for(page, "f3")
+    assert panel.get_by_label("Condition", exact=True).is_visible()
+    panel.get_by_label("Default flow").check()
+    page.wait_for_selector("#panel-status:has-text('condition was removed')")
+    assert panel.locator("[name=condition]").count() == 0, "not even hidden: it was removed"
+    assert panel.locator("#default-note").is_visible()
+    assert bo(page, "f3", "bo.conditionExpression === undefined")
+    assert bo(page, "f3", "bo.sourceRef.default && bo.sourceRef.default.id") == "f3"
+
+
+UNCOVERED = """(selector) => {
+  const el = selector ? document.querySelector(selector) : document.activeElement;
+  const r = el.getBoundingClientRect();
+  const hit = document.elementFromPoint(r.left + r.width / 2, r.top + r.height / 2);
+  if (hit && (hit === el || el.contains(hit))) return '';
+  const what = el.id || el.name || el.textContent.trim();
+  return `${what} is under ${hit ? hit.outerHTML.slice(0, 80) : 'nothing'}`;
+}"""
+
+
+def test_every_panel_field_is_reachable_and_the_apply_status_stays_in_view(page, make_process):
+    pid = make_process(doc=approval_document())
+    sign_in(page, "designer")
+    open_designer(page, pid)
+    click_shape(page, "review")
+    panel = panel_for(page, "review")
+    panel.get_by_label("Title").focus()
+    covered = []
+    for _ in range(80):
+        if not page.evaluate("document.querySelector('#props-form:focus-within')"):
+            break
+        covered.append(page.evaluate(UNCOVERED, None))
+        page.keyboard.press("Tab")
+    assert [c for c in covered if c] == [], "a focused field is hidden under the Apply bar"
+    assert len(covered) > 8
+
+    last = page.locator("#props-form input[type=text]:visible").last
+    last.focus()
+    last.press("End")
+    last.press_sequentially(" (yes/no)")
+    page.wait_for_selector("#panel-status:has-text('Applied')")
+    assert page.evaluate(UNCOVERED, "#panel-status") == "", "the status is in view"
+    assert page.evaluate(UNCOVERED, None) == "", "the field typed in is in view"
+    apply_button = panel.get_by_role("button", name="Apply")
+    apply_button.focus()
+    assert page.evaluate(UNCOVERED, None) == "", "Apply stays reachable from the keyboard"

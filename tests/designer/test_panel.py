@@ -257,6 +257,28 @@ def test_a_flow_condition_default_and_checks(designer, pid):
     assert from_task["default"] is False
 
 
+def test_a_default_flow_offers_no_condition_and_ignores_one_posted(designer, pid):
+    html = panel_get(
+        designer, pid, id="f3", kind="sequenceFlow", condition="$x == 1", default="1",
+        source_kind="exclusiveGateway",
+    ).get_data(as_text=True)  # fmt: skip
+    assert 'id="condition"' not in html, "no condition field on a default flow"
+    assert "A default flow takes no condition" in html
+    assert "its condition is removed when applied" in html
+    base = {"element_id": "f3", "kind": "sequenceFlow", "original": "{}", "title": "",
+            "source_kind": "exclusiveGateway", "default": "y", "action": "apply"}  # fmt: skip
+    for condition in ("$input.amount > 10", "$input.amount >"):
+        response = panel_post(designer, pid, {**base, "condition": condition})
+        event = applied(response)
+        assert (event["condition"], event["default"]) == (None, True)
+        html = response.get_data(as_text=True)
+        assert "condition was removed" in html and 'name="condition"' not in html
+    plain = panel_post(designer, pid, base)
+    assert applied(plain)["condition"] is None
+    assert "Applied." in plain.get_data(as_text=True)
+    assert "condition was removed" not in plain.get_data(as_text=True)
+
+
 def test_timer_and_message_settings(designer, pid):
     timer = {"element_id": "t", "kind": "timerCatch", "original": "{}", "title": "Wait",
              "action": "apply"}  # fmt: skip

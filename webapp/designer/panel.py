@@ -31,6 +31,7 @@ from webapp.designer.panel_forms import (
     PANELS,
     PanelContext,
     PanelForm,
+    UserTaskPanel,
     has_errors,
     initial_data,
     input_rows,
@@ -160,6 +161,8 @@ def applied_form(form: PanelForm, values: dict[str, Any], context: PanelContext)
     state = dict(values, source_kind=form.source_kind.data) if kind == FLOW else values["config"]
     data = initial_data(kind, form.element_id.data, values["title"], state)
     data["revision"] = form.revision.data
+    if isinstance(form, UserTaskPanel):
+        data["assignee_type"] = form.assignee_type.data or data["assignee_type"]
     if kind == "serviceTask":
         data["inputs"] = input_rows(context.tools.get(data.get("tool") or ""), data["inputs"])
     return make_form(kind, context, formdata=None, data=data)

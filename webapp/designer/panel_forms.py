@@ -334,9 +334,9 @@ def read_values(form: PanelForm, context: PanelContext) -> dict[str, Any]:
         form.title.errors.append("The title contains control characters; remove them.")
     if kind == FLOW:
         assert isinstance(form, FlowPanel)
-        condition = _expression_error(form.condition)
         default = bool(form.default.data) and form.source_kind.data == "exclusiveGateway"
-        return {"title": title, "condition": None if default else condition, "default": default}
+        condition = None if default else _expression_error(form.condition)
+        return {"title": title, "condition": condition, "default": default}
     original = original_values(form)
     config = {k: v for k, v in original.items() if k not in KINDS[kind].config_keys}
     if isinstance(form, _WithForm):
