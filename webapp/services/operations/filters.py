@@ -17,6 +17,7 @@ from webapp.extensions import db
 from webapp.inputs import MAX_INT32, text_problem, whole_number
 from webapp.models import Instance, Partition, Process, ProcessVersion, User
 from webapp.permissions import partition_filter
+from webapp.services.operations import labels
 from webapp.services.operations.common import (
     STATUSES,
     OperationsError,
@@ -35,6 +36,7 @@ COLUMNS = (
     Instance.id,
     Instance.process_key,
     Instance.version,
+    Instance.version_id,
     Instance.status,
     Instance.business_key,
     Instance.partition_id,
@@ -202,10 +204,16 @@ def list_page(
         page = keyset_page(query, size=size, **options)
     partitions = names_by_id(Partition, "key", {row.partition_id for row in page.rows})
     starters = names_by_id(User, "username", {row.started_by_id for row in page.rows})
+    partition_names = labels.partition_names(partitions)
+    process_names = labels.process_names(row.process_key for row in page.rows)
+    titles = labels.version_titles(row.version_id for row in page.rows if row.error)
     rows = [
         {
             **row._asdict(),
             "partition": partitions.get(row.partition_id),
+            "partition_name": partition_names.get(row.partition_id),
+            "process_name": process_names.get(row.process_key),
+            "titles": titles.get(row.version_id, {}),
             "started_by": starters.get(row.started_by_id),
         }
         for row in page.rows
