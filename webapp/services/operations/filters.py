@@ -114,6 +114,11 @@ def conditions(user: User, filters: Filters) -> tuple[Clauses, Clauses]:
         if filters.status not in STATUSES:
             problems["status"] = f"Use one of {', '.join(STATUSES)}."
         where.append(Instance.status == filters.status)
+    if filters.process:
+        key, problem = process_key(user, filters.process)
+        if problem:
+            problems["process"] = problem
+        filters = replace(filters, process=key or filters.process)
     if filters.version:
         number = whole_number(filters.version, 1, MAX_INT32)
         if number is None:
@@ -159,6 +164,36 @@ def conditions(user: User, filters: Filters) -> tuple[Clauses, Clauses]:
             "invalid", "Some filters need fixing: " + ", ".join(sorted(problems)), fields=problems
         )
     return where, scanned
+
+
+def _visible_processes(user: User) -> list[tuple[str, str]]:
+    rows = db.session.execute(
+        select(Process.key, Process.name)
+        .where(partition_filter(Process.partition_id, user))
+        .order_by(Process.name, Process.key)
+    )
+    return [(key, name) for key, name in rows]
+
+
+def process_label(key: str, name: str) -> str:
+    """How the process filter offers a process: "Name (key)", or the key when they agree."""
+    return key if name.casefold() == key.casefold() else f"{name} ({key})"
+
+
+def process_key(user: User, text: str) -> tuple[str | None, str]:
+    """The key of the process `user` sees that `text` names (its key, its name or the offered
+    "Name (key)", ignoring case), or None and what is wrong."""
+    wanted = text.strip().casefold()
+    visible_processes = _visible_processes(user)
+    for key, name in visible_processes:
+        if wanted in (key.casefold(), process_label(key, name).casefold()):
+            return key, ""
+    named = [key for key, name in visible_processes if name.casefold() == wanted]
+    if len(named) > 1:
+        return None, f"Several processes are called '{text}': pick one from the list."
+    if named:
+        return named[0], ""
+    return None, f"There is no process '{text}'; pick one from the list."
 
 
 def _version_id(process: str, number: int) -> Any:
@@ -229,12 +264,9 @@ def matching_ids(user: User, filters: Filters, limit: int) -> list[int]:
 
 
 def filter_choices(user: User) -> dict[str, list[str]]:
-    """Values for the filter form's lists: visible processes and the user's partitions."""
-    processes = db.session.scalars(
-        select(Process.key)
-        .where(partition_filter(Process.partition_id, user))
-        .order_by(Process.key)
-    )
+    """Values for the filter form's lists: visible processes ("Name (key)") and the user's
+    partitions."""
+    processes = [process_label(key, name) for key, name in _visible_processes(user)]
     partitions = db.session.scalars(
         select(Partition.key).where(partition_filter(Partition.id, user)).order_by(Partition.key)
     )
