@@ -633,3 +633,31 @@ def test_every_panel_field_is_reachable_and_the_apply_status_stays_in_view(page,
     apply_button = panel.get_by_role("button", name="Apply")
     apply_button.focus()
     assert page.evaluate(UNCOVERED, None) == "", "Apply stays reachable from the keyboard"
+
+
+def test_outline_and_compare_show_names_not_ids(page, make_process, db_session):
+    from webapp.services import processes
+
+    doc = approval_document()
+    doc["nodes"]["ok"]["title"] = ""
+    pid = make_process(doc=doc)
+    process = get_process(db_session, pid)
+    processes.publish(process, actor=None, note="one")
+    db_session.commit()
+    doc["nodes"]["review"]["config"]["dueIn"] = "P1D"
+    process = get_process(db_session, pid)
+    processes.save_draft(process, doc, base_revision=process.draft_revision, actor=None)
+    processes.publish(process, actor=None, note="two")
+    db_session.commit()
+
+    sign_in(page, "designer")
+    page.goto(f"/designer/{pid}/outline")
+    review = page.locator("#node-review .links")
+    assert review.inner_text().split() == ["From:", "Start", "start", "·", "To:", "ok"]
+    page.get_by_label("New title for Review").fill("Check budget")
+    page.get_by_label("New title for Review").press("Enter")
+    assert page.get_by_text("'Review' renamed to 'Check budget'.").is_visible()
+
+    page.goto(f"/designer/{pid}/compare?a=1&b=2")
+    changed = page.locator('[data-element="review"] tbody tr')
+    assert changed.first.locator("td").first.inner_text() == "Due in config.dueIn"

@@ -7,13 +7,14 @@ import re
 
 import pytest
 from playwright.sync_api import expect
-from sqlalchemy import select
+from sqlalchemy import select, update
 
 from tests.browser.conftest import sign_in, wait_until
 from tests.engine import conftest as engine_conftest
 from tests.operations.conftest import (
     chain,
     drain,
+    failing_doc,
     flaky_doc,
     load,
     node,
@@ -22,7 +23,7 @@ from tests.operations.conftest import (
     start,
     user,
 )
-from webapp.models import BulkItem
+from webapp.models import BulkItem, Process
 
 pytestmark = pytest.mark.browser
 
@@ -262,3 +263,34 @@ def test_a_failed_then_cancelled_instance_stays_red_with_the_reason_on_top(
         "document.querySelector('.op-viewer').getBoundingClientRect().top"
     )
     assert above, "what happened is shown above the diagram"
+
+
+def test_operator_sees_names_and_finds_a_process_by_its_name(page, demo, engine):
+    instance_id = start(engine, publish_document(failing_doc(), key="pay", partition="hr"))
+    drain(engine)
+    engine.execute(update(Process).where(Process.key == "pay").values(name="Card payment"))
+    engine.commit()
+    sign_in(page, "operator")
+    page.goto("/operations/")
+    incidents = page.locator("section[aria-labelledby=incidents] tbody tr")
+    expect(incidents).to_have_count(1)
+    expect(incidents).to_contain_text("Card payment")
+    expect(incidents).to_contain_text("Human resources")
+    expect(incidents).to_contain_text("Charge")
+    expect(incidents).to_contain_text("card declined")
+
+    page.goto("/operations/instances")
+    page.get_by_label("Process").fill("card PAYMENT")
+    page.get_by_role("button", name="Filter").click()
+    page.wait_for_url("**/operations/instances?*process=card+PAYMENT*")
+    rows = page.locator("table.op-instances tbody tr")
+    expect(rows).to_have_count(1)
+    expect(rows).to_contain_text("Card payment")
+    expect(rows).to_contain_text("Charge")
+    options = page.locator("#process-choices option").evaluate_all(
+        "options => options.map(o => o.value)"
+    )
+    assert "Card payment (pay)" in options
+
+    page.get_by_role("link", name=f"#{instance_id}").click()
+    expect(page.locator("#live-jobs tbody tr").first).to_contain_text("Charge")

@@ -188,3 +188,25 @@ def test_outline_routes_are_partition_scoped(user_with, pid):
     assert (
         post(outsider, f"/designer/{pid}/outline/nodes/done/rename", title="x").status_code == 404
     )
+
+
+def test_the_outline_and_its_messages_name_nodes_by_title(designer, make_process):
+    doc = approval_document()
+    doc["nodes"]["ok"]["title"] = ""
+    pid = make_process(doc=doc)
+    page = designer.get(f"/designer/{pid}/outline").get_data(as_text=True)
+    assert 'From: Start <span class="hint"><code>start</code></span>' in page
+    assert "To: <code>ok</code>\n" in page, "an untitled node keeps its id"
+
+    post(designer, f"/designer/{pid}/outline/nodes/review/rename", title="Check budget")
+    page = designer.get(f"/designer/{pid}/outline").get_data(as_text=True)
+    assert "&#39;Review&#39; renamed to &#39;Check budget&#39;." in page
+    post(designer, f"/designer/{pid}/outline/flows", 2, source="start", target="ok")
+    page = designer.get(f"/designer/{pid}/outline").get_data(as_text=True)
+    assert "Connected &#39;Start&#39; to Exclusive gateway &#39;ok&#39;." in page
+    post(designer, f"/designer/{pid}/outline/flows/f1/delete", 3)
+    page = designer.get(f"/designer/{pid}/outline").get_data(as_text=True)
+    assert "The flow from &#39;Start&#39; to &#39;Check budget&#39; deleted." in page
+    post(designer, f"/designer/{pid}/outline/nodes/done/delete", 4)
+    page = designer.get(f"/designer/{pid}/outline").get_data(as_text=True)
+    assert "&#39;Done&#39; and its flows deleted." in page

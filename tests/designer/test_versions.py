@@ -84,6 +84,32 @@ def test_compare_lists_and_colours_what_changed(designer, two_versions):
     assert "From v1 to v2" in default
 
 
+def test_compare_names_settings_in_words_with_the_path_as_detail(designer, two_versions):
+    page = designer.get(f"/designer/{two_versions}/compare?a=1&b=2").get_data(as_text=True)
+    assert '<td>Due in <span class="hint"><code>config.dueIn</code></span></td>' in page
+    assert "<td>Title</td>" in page
+    assert "Flow OK? → Archived" in page, "flows by the titles of their ends"
+
+
+@pytest.mark.parametrize(
+    ("path", "label"),
+    [
+        ("config.dueIn", "Due in"),
+        ("config.saveTo", "Save result as"),
+        ("config.form[2].label", "Form field 2 label"),
+        ("config.inputs.amountDue", "Input amountDue"),
+        ("config.assignee.value", "Assignee"),
+        ("config.correlationKey", "Correlation key"),
+        ("outgoing flow order", "Outgoing flow order"),
+        ("config.someNewSetting", "Some new setting"),
+    ],
+)
+def test_change_paths_read_as_words(path, label):
+    from webapp.process.diff import path_label
+
+    assert path_label(path) == label
+
+
 def test_compare_needs_two_versions_and_existing_numbers(designer, make_process, two_versions):
     single = make_process("single")
     assert "needs two published versions" in designer.get(f"/designer/{single}/compare").get_data(

@@ -282,3 +282,52 @@ def test_data_filter_pages_are_the_same_whether_found_in_the_window_or_by_a_scan
         last = operator.get(url).get_data(as_text=True)
         back.append(listed_ids(last))
     assert back == pages[-2::-1], "newer pages, walked back, are the same pages"
+
+
+def _name_processes(engine) -> None:
+    from sqlalchemy import update
+
+    from webapp.models import Process
+
+    engine.execute(update(Process).where(Process.key == "invoice").values(name="Refund check"))
+    engine.execute(update(Process).where(Process.key == "leave").values(name="Leave request"))
+    engine.commit()
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["Refund check", "refund CHECK", "  Refund check ", "Refund check (invoice)", "INVOICE"],
+)
+def test_the_process_filter_takes_a_name_or_key_in_any_case(operator, engine, spread, text):
+    _name_processes(engine)
+    response = operator.get("/operations/instances", query_string={"process": text})
+    assert response.status_code == 200
+    assert listed_ids(response.get_data(as_text=True)) == [spread["v2"], spread["v1"]]
+    with_version = operator.get(
+        "/operations/instances", query_string={"process": text, "version": "1"}
+    )
+    assert listed_ids(with_version.get_data(as_text=True)) == [spread["v1"]]
+
+
+def test_the_process_filter_offers_names_and_keys(operator, engine, spread):
+    _name_processes(engine)
+    page = operator.get("/operations/instances").get_data(as_text=True)
+    assert '<datalist id="process-choices">' in page
+    assert '<option value="Leave request (leave)"><option value="Refund check (invoice)">' in page
+
+
+def test_an_unknown_process_is_named_in_the_form(operator, engine, spread):
+    _name_processes(engine)
+    response = operator.get("/operations/instances?process=Refund+chek")
+    assert response.status_code == 422
+    assert "There is no process &#39;Refund chek&#39;" in response.get_data(as_text=True)
+
+
+def test_processes_of_other_partitions_are_neither_offered_nor_found(engine, spread, user_with):
+    _name_processes(engine)
+    reader = user_with(["instances.read"], ["finance"])
+    page = reader.get("/operations/instances").get_data(as_text=True)
+    assert "Refund check (invoice)" in page
+    assert "Leave request" not in page, "processes of other partitions are not offered"
+    assert reader.get("/operations/instances?process=Leave+request").status_code == 422
+    assert reader.get("/operations/instances?process=leave").status_code == 422

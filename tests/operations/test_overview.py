@@ -37,10 +37,15 @@ def test_the_overview_counts_incidents_and_overdue_tasks(operator, engine):
     counts = {s: n for n, s in re.findall(r'op-count-n">([\d,]+)</span> <span>(\w+)', page)}
     assert counts == {"running": "2", "completed": "1", "failed": "3", "cancelled": "0"}
     incidents = re.findall(
-        r"<td>(\w+)</td>\s*<td><code>(\w+)</code></td>\s*<td><code>(\w+)</code></td>\s*<td><a[^>]*>(\d+)</a>",
-        page,
+        r"<tr>\s*<td>(.*?)</td>\s*<td>(.*?)</td>\s*<td>(.*?)</td>\s*<td><a[^>]*>(\d+)</a>",
+        page[page.index('id="incidents"') : page.index('id="last-day"')],
     )
-    assert incidents == [("pay", "charge", "failed", "2"), ("gate", "gate", "no_branch", "1")]
+    assert [(node, count) for _, node, _, count in incidents] == [
+        ('Charge <span class="hint"><code>charge</code></span>', "2"),
+        ('Fixed? <span class="hint"><code>gate</code></span>', "1"),
+    ], "nodes by their titles, the ids as secondary detail"
+    assert incidents[0][2].startswith("card declined "), "the error message, then its code"
+    assert "<code>failed</code>" in incidents[0][2]
     assert "status=failed" in page and "error_node=charge" in page and "error_code=failed" in page
     assert 'Overdue tasks <span class="badge">1</span>' in page
     assert f"#{waiting[1]}" in page
@@ -94,7 +99,10 @@ def test_the_heat_view_shows_waiting_counts_and_times(operator, engine):
         )
     engine.commit()
     page = operator.get("/operations/heat/invoice").get_data(as_text=True)
-    assert "<td><code>review</code></td><td>3</td><td>30m</td><td>10h</td><td>0</td>" in page
+    assert (
+        '<td>Review <span class="hint"><code>review</code></span></td>'
+        "<td>3</td><td>30m</td><td>10h</td><td>0</td>"
+    ) in page
     assert '"review": {"failed": 0, "longest": "10h", "median": "30m", "waiting": 3}' in page
     assert operator.get("/operations/heat/nothing").status_code == 404
 

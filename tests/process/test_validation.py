@@ -1241,3 +1241,49 @@ def test_join_that_its_own_output_feeds_again_deadlocks() -> None:
     assert problem.element_id == "j"
     assert "Flow 'f4'" in problem.message
     assert "after it has fired" in problem.message
+
+
+def test_an_untitled_node_is_named_by_its_titled_neighbour_or_its_id() -> None:
+    after = make(
+        {
+            "start": "startEvent",
+            "check": user("Check budget"),
+            "Gateway_140zdct": node("exclusiveGateway"),
+            "t0": user("Pay"),
+            "t1": user("Refuse"),
+            "end": "endEvent",
+        },
+        ("start", "check"),
+        ("check", "Gateway_140zdct"),
+        ("Gateway_140zdct", "t0", {}),
+        ("Gateway_140zdct", "t1", {}),
+        ("t0", "end"),
+        ("t1", "end"),
+    )
+    problem = only(validate(after), "gateway.condition_missing")
+    assert problem.message.startswith("Exclusive gateway after 'Check budget' has 2 outgoing")
+    assert problem.element_id == "Gateway_140zdct", "the id stays as detail"
+
+    between = make(
+        {
+            "start": "startEvent",
+            "a": user("A"),
+            "b": user("B"),
+            "split": node("parallelGateway"),
+            "gw": node("exclusiveGateway"),
+            "t0": user("Pay"),
+            "t1": user("Refuse"),
+            "end": "endEvent",
+        },
+        ("start", "split"),
+        ("split", "a"),
+        ("split", "b"),
+        ("a", "gw"),
+        ("b", "gw"),
+        ("gw", "t0", {}),
+        ("gw", "t1", {}),
+        ("t0", "end"),
+        ("t1", "end"),
+    )
+    problem = only(validate(between), "gateway.condition_missing")
+    assert problem.message.startswith("Exclusive gateway 'gw' has"), "no single neighbour: its id"

@@ -31,6 +31,26 @@ def _draft(process: Process) -> dict[str, Any]:
     return process.draft_document or {"nodes": {}, "flows": {}}
 
 
+def _named(process: Process, node_id: str) -> str:
+    """A node as messages name it: its title, or for an untitled node its kind and id."""
+    node = _draft(process)["nodes"].get(node_id)
+    if node is None:
+        return f"'{node_id}'"
+    if node.get("title"):
+        return f"'{node['title']}'"
+    kind = KINDS.get(node.get("kind", ""))
+    return f"{kind.label if kind else 'Node'} '{node_id}'"
+
+
+def _flow_named(process: Process, flow_id: str) -> str:
+    flow = _draft(process)["flows"].get(flow_id)
+    if flow is None:
+        return f"Flow '{flow_id}'"
+    if flow.get("title"):
+        return f"Flow '{flow['title']}'"
+    return f"The flow from {_named(process, flow['source'])} to {_named(process, flow['target'])}"
+
+
 def _node_choices(process: Process, blank: str | None = None) -> list[SelectChoice]:
     nodes = _draft(process)["nodes"]
     choices = [
@@ -123,16 +143,21 @@ def rename(process_id: int, node_id: str):
     return _apply(
         process,
         lambda doc: draft_edits.rename(doc, node_id, title),
-        f"'{node_id}' renamed to '{title}'.",
+        f"{_named(process, node_id)} renamed to '{title}'.",
         f"#node-{node_id}",
     )
 
 
-def _delete(process_id: int, change: Callable[[dict[str, Any]], Any], success: str, anchor: str):
+def _delete(
+    process_id: int,
+    change: Callable[[dict[str, Any]], Any],
+    success: Callable[[Process], str],
+    anchor: str,
+):
     process = load_process(process_id, lock=True)
     if not RevisionForm().validate():
         return _page(process, 422, "The form was incomplete; try again.")
-    return _apply(process, change, success, anchor)
+    return _apply(process, change, success(process), anchor)
 
 
 @bp.post("/<int:process_id>/outline/nodes/<node_id>/delete")
@@ -140,7 +165,7 @@ def delete_node(process_id: int, node_id: str):
     return _delete(
         process_id,
         lambda doc: draft_edits.delete_node(doc, node_id),
-        f"Node '{node_id}' and its flows deleted.",
+        lambda process: f"{_named(process, node_id)} and its flows deleted.",
         "#nodes",
     )
 
@@ -155,7 +180,7 @@ def connect(process_id: int):
     return _apply(
         process,
         lambda doc: draft_edits.connect(doc, form.source.data, form.target.data),
-        f"Connected '{form.source.data}' to '{form.target.data}'.",
+        f"Connected {_named(process, form.source.data)} to {_named(process, form.target.data)}.",
         connect_form=form,
     )
 
@@ -165,7 +190,7 @@ def delete_flow(process_id: int, flow_id: str):
     return _delete(
         process_id,
         lambda doc: draft_edits.delete_flow(doc, flow_id),
-        f"Flow '{flow_id}' deleted.",
+        lambda process: f"{_flow_named(process, flow_id)} deleted.",
         "#flows",
     )
 

@@ -12,7 +12,7 @@ from webapp.operations import bp
 from webapp.operations.formatting import duration
 from webapp.permissions import can, partition_filter
 from webapp.services import processes
-from webapp.services.operations import overview
+from webapp.services.operations import labels, overview
 
 VERSIONS_DRAWN = 5
 
@@ -60,4 +60,5 @@ def heat(key: str):
         drawn=drawn,
         quiet=[v for v in versions if v not in drawn],
         by_version=by_version,
+        titles=labels.version_titles(v.id for v in drawn),
     )

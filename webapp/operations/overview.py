@@ -9,7 +9,7 @@ from sqlalchemy import select
 from webapp.extensions import db
 from webapp.models import BulkOperation
 from webapp.operations import bp
-from webapp.services.operations import overview
+from webapp.services.operations import labels, overview
 
 
 @bp.route("/")
@@ -17,6 +17,7 @@ def index():
     totals, per_process = overview.status_counts(current_user)
     overdue_count, overdue = overview.overdue_tasks(current_user)
     hours = overview.last_day(current_user)
+    incidents = overview.incidents(current_user)
     recent_bulk = db.session.scalars(
         select(BulkOperation)
         .where(BulkOperation.actor_id == current_user.id)
@@ -27,7 +28,10 @@ def index():
         "operations/index.html",
         totals=totals,
         per_process=per_process,
-        incidents=overview.incidents(current_user),
+        incidents=incidents,
+        process_names=labels.process_names(
+            [*per_process, *(row["process_key"] for row in incidents)]
+        ),
         overdue_count=overdue_count,
         overdue=overdue,
         hours=hours,

@@ -6,6 +6,7 @@ A node or flow whose only difference is its position or route counts as ``moved`
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
@@ -26,6 +27,11 @@ class Change:
     path: str
     old: Any
     new: Any
+
+    @property
+    def label(self) -> str:
+        """The path as a person reads it: ``config.dueIn`` is "Due in"."""
+        return path_label(self.path)
 
     @property
     def added(self) -> bool:
@@ -76,7 +82,16 @@ def diff_documents(old: Mapping[str, Any], new: Mapping[str, Any]) -> DocumentDi
     nodes = tuple(_element_diffs(old_doc["nodes"], new_doc["nodes"], "node", _node_label)) + tuple(
         _flow_order_changes(old_doc, new_doc)
     )
-    flows = tuple(_element_diffs(old_doc["flows"], new_doc["flows"], "flow", _flow_label))
+    titles = {
+        node_id: node.get("title") or node_id
+        for doc in (old_doc, new_doc)
+        for node_id, node in doc["nodes"].items()
+    }
+
+    def flow_label(flow_id: str, flow: Mapping[str, Any]) -> str:
+        return _flow_label(flow_id, flow, titles)
+
+    flows = tuple(_element_diffs(old_doc["flows"], new_doc["flows"], "flow", flow_label))
     return DocumentDiff(_merge(nodes), flows)
 
 
@@ -158,13 +173,57 @@ def _merge(items: tuple[ElementDiff, ...]) -> tuple[ElementDiff, ...]:
     return tuple(merged.values())
 
 
+# Names the designer's panel gives these settings; any other key is spelled out from camelCase.
+_SETTING_LABELS = {
+    "config": "",
+    "form": "Form field",
+    "assignee": "Assignee",
+    "type": "type",
+    "value": "",
+    "dueIn": "Due in",
+    "saveTo": "Save result as",
+    "inputs": "Input",
+    "backoff": "Backoff (seconds)",
+    "timeout": "Timeout (seconds)",
+    "message": "Message name",
+    "correlationKey": "Correlation key",
+    "default": "Default flow",
+    "source": "From",
+    "target": "To",
+}
+_INDEX = re.compile(r"^(.*)\[(\d+)\]$")
+
+
+def _spelled(key: str) -> str:
+    words = re.sub(r"(?<=[a-z0-9])(?=[A-Z])", " ", key).replace("_", " ").split()
+    return " ".join(words).lower() if words else key
+
+
+def path_label(path: str) -> str:
+    """A change's dotted path in words: ``config.dueIn`` -> "Due in", ``config.form[2].label``
+    -> "Form field 2 label", ``config.inputs.amount`` -> "Input amount"."""
+    parts: list[str] = []
+    for segment in path.split("."):
+        match = _INDEX.match(segment)
+        key, index = (match.group(1), match.group(2)) if match else (segment, "")
+        # An input's name is the tool's own key: kept as written.
+        word = key if parts and parts[-1] == "Input" else _SETTING_LABELS.get(key, _spelled(key))
+        if word:
+            parts.append(word)
+        if index:
+            parts.append(index)
+    text = " ".join(parts)
+    return text[:1].upper() + text[1:] if text else path
+
+
 def _node_label(node_id: str, node: Mapping[str, Any]) -> str:
     kind = KINDS.get(node.get("kind", ""))
     what = kind.label if kind else str(node.get("kind", "Node"))
     return f"{what} '{node.get('title') or node_id}'"
 
 
-def _flow_label(flow_id: str, flow: Mapping[str, Any]) -> str:
+def _flow_label(flow_id: str, flow: Mapping[str, Any], titles: Mapping[str, str]) -> str:
     title = flow.get("title")
-    ends = f"{flow.get('source')} → {flow.get('target')}"
+    source, target = str(flow.get("source")), str(flow.get("target"))
+    ends = f"{titles.get(source, source)} → {titles.get(target, target)}"
     return f"Flow '{title}' ({ends})" if title else f"Flow {ends}"

@@ -156,7 +156,20 @@ class _Validator:
             return f"'{node_id}'"
         kind = KINDS.get(node["kind"])
         label = kind.label if kind else "Node"
-        return f"{label} '{node['title'] or node_id}'"
+        if node["title"]:
+            return f"{label} '{node['title']}'"
+        return f"{label} {self.whereabouts(node_id)}"
+
+    def whereabouts(self, node_id: str) -> str:
+        """An untitled node by a titled neighbour ("after 'Check budget'"), else by its id."""
+        for end, other, word in (("target", "source", "after"), ("source", "target", "before")):
+            neighbours = [flow[other] for flow in self.flows.values() if flow.get(end) == node_id]
+            titled = [
+                self.nodes[n]["title"] for n in neighbours if self.nodes.get(n, {}).get("title")
+            ]
+            if len(titled) == 1:
+                return f"{word} '{titled[0]}'"
+        return f"'{node_id}'"
 
     def flow_name(self, flow_id: str) -> str:
         return f"Flow '{self.flows[flow_id]['title'] or flow_id}'"

@@ -17,6 +17,7 @@ from webapp.extensions import db
 from webapp.inputs import MAX_INT32, text_problem, whole_number
 from webapp.models import Instance, Partition, Process, ProcessVersion, User
 from webapp.permissions import partition_filter
+from webapp.services.operations import labels
 from webapp.services.operations.common import (
     STATUSES,
     OperationsError,
@@ -35,6 +36,7 @@ COLUMNS = (
     Instance.id,
     Instance.process_key,
     Instance.version,
+    Instance.version_id,
     Instance.status,
     Instance.business_key,
     Instance.partition_id,
@@ -112,6 +114,11 @@ def conditions(user: User, filters: Filters) -> tuple[Clauses, Clauses]:
         if filters.status not in STATUSES:
             problems["status"] = f"Use one of {', '.join(STATUSES)}."
         where.append(Instance.status == filters.status)
+    if filters.process:
+        key, problem = process_key(user, filters.process)
+        if problem:
+            problems["process"] = problem
+        filters = replace(filters, process=key or filters.process)
     if filters.version:
         number = whole_number(filters.version, 1, MAX_INT32)
         if number is None:
@@ -159,6 +166,36 @@ def conditions(user: User, filters: Filters) -> tuple[Clauses, Clauses]:
     return where, scanned
 
 
+def _visible_processes(user: User) -> list[tuple[str, str]]:
+    rows = db.session.execute(
+        select(Process.key, Process.name)
+        .where(partition_filter(Process.partition_id, user))
+        .order_by(Process.name, Process.key)
+    )
+    return [(key, name) for key, name in rows]
+
+
+def process_label(key: str, name: str) -> str:
+    """How the process filter offers a process: "Name (key)", or the key when they agree."""
+    return key if name.casefold() == key.casefold() else f"{name} ({key})"
+
+
+def process_key(user: User, text: str) -> tuple[str | None, str]:
+    """The key of the process `user` sees that `text` names (its key, its name or the offered
+    "Name (key)", ignoring case), or None and what is wrong."""
+    wanted = text.strip().casefold()
+    visible_processes = _visible_processes(user)
+    for key, name in visible_processes:
+        if wanted in (key.casefold(), process_label(key, name).casefold()):
+            return key, ""
+    named = [key for key, name in visible_processes if name.casefold() == wanted]
+    if len(named) > 1:
+        return None, f"Several processes are called '{text}': pick one from the list."
+    if named:
+        return named[0], ""
+    return None, f"There is no process '{text}'; pick one from the list."
+
+
 def _version_id(process: str, number: int) -> Any:
     found = db.session.scalar(
         select(ProcessVersion.id)
@@ -202,10 +239,16 @@ def list_page(
         page = keyset_page(query, size=size, **options)
     partitions = names_by_id(Partition, "key", {row.partition_id for row in page.rows})
     starters = names_by_id(User, "username", {row.started_by_id for row in page.rows})
+    partition_names = labels.partition_names(partitions)
+    process_names = labels.process_names(row.process_key for row in page.rows)
+    titles = labels.version_titles(row.version_id for row in page.rows if row.error)
     rows = [
         {
             **row._asdict(),
             "partition": partitions.get(row.partition_id),
+            "partition_name": partition_names.get(row.partition_id),
+            "process_name": process_names.get(row.process_key),
+            "titles": titles.get(row.version_id, {}),
             "started_by": starters.get(row.started_by_id),
         }
         for row in page.rows
@@ -221,12 +264,9 @@ def matching_ids(user: User, filters: Filters, limit: int) -> list[int]:
 
 
 def filter_choices(user: User) -> dict[str, list[str]]:
-    """Values for the filter form's lists: visible processes and the user's partitions."""
-    processes = db.session.scalars(
-        select(Process.key)
-        .where(partition_filter(Process.partition_id, user))
-        .order_by(Process.key)
-    )
+    """Values for the filter form's lists: visible processes ("Name (key)") and the user's
+    partitions."""
+    processes = [process_label(key, name) for key, name in _visible_processes(user)]
     partitions = db.session.scalars(
         select(Partition.key).where(partition_filter(Partition.id, user)).order_by(Partition.key)
     )

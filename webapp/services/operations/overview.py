@@ -15,6 +15,7 @@ from webapp.extensions import db
 from webapp.models import Instance, Process, Task, Token, User
 from webapp.models.base import utcnow
 from webapp.permissions import partition_filter
+from webapp.services.operations import labels
 from webapp.services.operations.common import (
     LIVE_TOKENS,
     STATUSES,
@@ -39,14 +40,17 @@ def status_counts(user: User) -> tuple[dict[str, int], dict[str, dict[str, int]]
 
 
 def incidents(user: User) -> list[dict[str, Any]]:
-    """Failed instances grouped by process, node and error code, largest group first."""
+    """Failed instances grouped by process, node and error code, largest group first, with one
+    of the group's error messages, the node titles and the process's partition name."""
     node = Instance.error["node"].as_string()
     code = Instance.error["code"].as_string()
+    message = Instance.error["message"].as_string()
     rows = db.session.execute(
         select(
             Instance.process_key,
             node.label("node"),
             code.label("code"),
+            func.max(message).label("message"),
             func.count().label("count"),
             func.max(Instance.updated_at).label("latest"),
         )
@@ -55,7 +59,18 @@ def incidents(user: User) -> list[dict[str, Any]]:
         .order_by(func.count().desc(), Instance.process_key)
         .limit(100)
     )
-    return [row._asdict() for row in rows]
+    found = [row._asdict() for row in rows]
+    keys = {row["process_key"] for row in found}
+    titles = labels.process_titles(keys)
+    partitions = labels.process_partitions(keys)
+    return [
+        {
+            **row,
+            "titles": titles.get(row["process_key"], {}),
+            "partition": partitions.get(row["process_key"]),
+        }
+        for row in found
+    ]
 
 
 def overdue_tasks(user: User, now: datetime | None = None) -> tuple[int, list[Task]]:
