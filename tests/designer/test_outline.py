@@ -1,6 +1,8 @@
 """The outline view: add, rename, connect, delete and configure with plain forms; stale forms
 get 409 with the current outline; bad input gets 422 and changes nothing."""
 
+import re
+
 import pytest
 
 from tests.designer.conftest import approval_document, get_process, token
@@ -188,3 +190,14 @@ def test_outline_routes_are_partition_scoped(user_with, pid):
     assert (
         post(outsider, f"/designer/{pid}/outline/nodes/done/rename", title="x").status_code == 404
     )
+
+
+def test_connect_defaults_to_two_different_nodes_and_deletes_ask_first(designer, pid):
+    page = designer.get(f"/designer/{pid}/outline").get_data(as_text=True)
+    source = re.search(r'<select[^>]*name="source".*?</select>', page, re.S).group(0)
+    target = re.search(r'<select[^>]*name="target".*?</select>', page, re.S).group(0)
+    chosen = [re.search(r'<option selected value="([^"]*)"', s) for s in (source, target)]
+    assert all(chosen), "both selects have a chosen node"
+    assert chosen[0].group(1) != chosen[1].group(1)
+    assert 'data-confirm="Delete “Review” and its flows?"' in page
+    assert "confirm.js" in page

@@ -144,6 +144,15 @@ def latest_version(process: Process) -> ProcessVersion | None:
     )
 
 
+def unchanged_since(process: Process) -> ProcessVersion | None:
+    """The latest version when the draft has the same content (publishing would be refused)."""
+    latest = latest_version(process)
+    doc = process.draft_document or documents.new_document(process.key, process.name)
+    if latest is not None and latest.content_hash == documents.content_hash(doc):
+        return latest
+    return None
+
+
 @transactional
 def publish(
     process: Process, *, actor: User | None, note: str = "", base_revision: int | None = None
