@@ -691,8 +691,25 @@
     }, 60);
   }
 
+  /* The condition's live check reads the diagram as drawn (saved or not) for its data
+   * references, as the validator will. */
+  let canvasXml = '';
+  async function refreshCanvasXml() {
+    try {
+      canvasXml = (await modeler.saveXML()).xml;
+    } catch (error) {
+      canvasXml = '';
+    }
+  }
+  document.addEventListener('htmx:config:request', (event) => {
+    const ctx = event.detail && event.detail.ctx;
+    if (!ctx || !ctx.target || ctx.target.id !== 'condition-check' || !canvasXml) return;
+    ctx.request.body.set('canvas_xml', canvasXml);
+  });
+
   modeler.on('selection.changed', requestPanel);
   modeler.on('commandStack.changed', () => {
+    refreshCanvasXml();
     state.edits += 1;
     setStatus('Unsaved changes', 'dirty');
     schedule();
@@ -731,6 +748,7 @@
       return;
     }
     performance.mark('flowdesk:drawn');
+    refreshCanvasXml();
     fit();
     showProblems(readJSON('draft-problems'));
     setStatus(`Saved · revision ${state.revision} · ${state.summary}`, 'ok');

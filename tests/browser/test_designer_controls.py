@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from tests.browser.conftest import sign_in
+from tests.browser.conftest import sign_in, wait_until
+from tests.browser.test_designer import click_flow, open_designer, panel_for
 from tests.designer import conftest as designer_fixtures
 from tests.designer.conftest import approval_document, get_process
 
@@ -51,3 +52,21 @@ def test_outline_connect_defaults_apart_and_delete_asks_first(page, make_process
     page.wait_for_selector("#node-review", state="detached")
     db_session.expire_all()
     assert "review" not in get_process(db_session, pid).draft_document["nodes"]
+
+
+def test_the_condition_check_names_data_that_no_step_saves(page, make_process):
+    pid = make_process(doc=approval_document())
+    sign_in(page, "designer")
+    open_designer(page, pid)
+    click_flow(page, "f3", at=0.85)
+    panel = panel_for(page, "f3")
+    condition = panel.get_by_label("Condition", exact=True)
+    condition.fill("")
+    condition.press_sequentially("$vars.aproval.approved")
+    check = page.locator("#condition-check")
+    wait_until(page, "document.getElementById('condition-check').textContent.includes('aproval')")
+    assert "no step in the process saves its result to 'aproval'" in check.inner_text()
+    assert "Valid expression" not in check.inner_text()
+    condition.fill("")
+    condition.press_sequentially("$vars.review.approved")
+    wait_until(page, "document.getElementById('condition-check').textContent.includes('Valid')")
