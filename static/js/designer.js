@@ -724,21 +724,23 @@
 
   /* Fit the drawing into the canvas (never above 100 %), clear of the palette on the left. */
   function fit() {
-    const canvas = get('canvas');
-    const { inner, outer } = canvas.viewbox();
-    if (!inner.width || !inner.height || !outer.width || !outer.height) return;
     const palette = document.querySelector('.djs-palette');
-    const left = (palette ? palette.offsetLeft + palette.offsetWidth : 0) + 24;
-    const scale = Math.max(0.2, Math.min(
-      1, (outer.width - left - 24) / inner.width, (outer.height - 48) / inner.height,
-    ));
-    canvas.viewbox({
-      x: inner.x - left / scale,
-      y: inner.y - (outer.height / scale - inner.height) / 2,
-      width: outer.width / scale,
-      height: outer.height / scale,
+    const left = palette ? palette.offsetLeft + palette.offsetWidth : 0;
+    window.flowdeskZoom.fit(get('canvas'), { left: left });
+  }
+
+  /* Palette icons carry their name as a tooltip and an accessible name. */
+  function namePaletteEntries() {
+    const entries = get('palette').getEntries();
+    document.querySelectorAll('.djs-palette .entry').forEach((entry) => {
+      const known = entries[entry.dataset.action];
+      const name = (known && known.title) || entry.getAttribute('title');
+      if (!name) return;
+      entry.setAttribute('title', name);
+      entry.setAttribute('aria-label', name);
     });
   }
+  modeler.on('palette.changed', namePaletteEntries);
 
   (async function start() {
     try {
@@ -750,6 +752,8 @@
     performance.mark('flowdesk:drawn');
     refreshCanvasXml();
     fit();
+    window.flowdeskZoom.controls(get('canvas'), byId('canvas'), fit);
+    namePaletteEntries();
     showProblems(readJSON('draft-problems'));
     setStatus(`Saved · revision ${state.revision} · ${state.summary}`, 'ok');
     root.dataset.ready = 'true';

@@ -3,12 +3,15 @@ controls and tooltips, label and flow clicks, and room for appended shapes."""
 
 from __future__ import annotations
 
+import copy
+
 import pytest
 
 from tests.browser.conftest import sign_in, wait_until
 from tests.browser.test_designer import click_flow, open_designer, panel_for
 from tests.designer import conftest as designer_fixtures
 from tests.designer.conftest import approval_document, get_process
+from webapp.services import processes
 
 pytestmark = pytest.mark.browser
 
@@ -70,3 +73,89 @@ def test_the_condition_check_names_data_that_no_step_saves(page, make_process):
     condition.fill("")
     condition.press_sequentially("$vars.review.approved")
     wait_until(page, "document.getElementById('condition-check').textContent.includes('Valid')")
+
+
+def publish_two_versions(db_session, pid: int) -> None:
+    """v1 as given, v2 with the review task renamed and moved (through the service)."""
+    process = get_process(db_session, pid)
+    processes.publish(process, actor=None, note="First")
+    doc = copy.deepcopy(process.draft_document)
+    doc["nodes"]["review"]["title"] = "Review the claim"
+    doc["nodes"]["review"]["position"]["y"] += 40
+    processes.save_draft(process, doc, base_revision=process.draft_revision, actor=None)
+    processes.publish(process, actor=None, note="Second")
+    db_session.commit()
+
+
+ZOOM = "window.viewers['{}'].get('canvas').zoom()"
+SHAPES_INSIDE = """([selector, margin]) => {
+  const box = document.querySelector(selector).getBoundingClientRect();
+  const out = [];
+  document.querySelectorAll(`${selector} .djs-shape`).forEach((shape) => {
+    const r = shape.getBoundingClientRect();
+    if (r.left < box.left + margin || r.right > box.right - margin
+        || r.top < box.top + margin || r.bottom > box.bottom - margin) {
+      out.push(shape.dataset.elementId);
+    }
+  });
+  return out;
+}"""
+
+
+def test_designer_zoom_buttons_and_palette_tooltips(page, make_process):
+    pid = make_process(doc=approval_document())
+    sign_in(page, "designer")
+    open_designer(page, pid)
+    zoom = "modeler.get('canvas').zoom()"
+    start = page.evaluate(zoom)
+    page.get_by_role("button", name="Zoom in").click()
+    assert page.evaluate(zoom) > start * 1.1
+    page.get_by_role("button", name="Zoom out").click()
+    page.get_by_role("button", name="Zoom out").click()
+    assert page.evaluate(zoom) < start
+    page.get_by_role("button", name="Reset zoom to 100 %").click()
+    assert abs(page.evaluate(zoom) - 1) < 0.01
+    for _ in range(4):
+        page.get_by_role("button", name="Zoom in").click()
+    page.get_by_role("button", name="Fit the diagram").click()
+    assert page.evaluate(SHAPES_INSIDE, ["#canvas", 8]) == []
+    palette_right = page.locator(".djs-palette").bounding_box()
+    start_box = page.locator('.djs-shape[data-element-id="start"]').bounding_box()
+    assert start_box["x"] > palette_right["x"] + palette_right["width"], "clear of the palette"
+
+    user_task = page.locator('.djs-palette .entry[data-action="create.user-task"]')
+    assert user_task.get_attribute("title") == "Create user task"
+    assert user_task.get_attribute("aria-label") == "Create user task"
+    unnamed = page.evaluate(
+        "Array.from(document.querySelectorAll('.djs-palette .entry'))"
+        ".filter(e => !e.getAttribute('title') || !e.getAttribute('aria-label')).length"
+    )
+    assert unnamed == 0
+
+
+def test_version_and_compare_views_fit_with_room_and_zoom(page, make_process, db_session):
+    pid = make_process(doc=approval_document())
+    publish_two_versions(db_session, pid)
+    sign_in(page, "designer")
+    page.goto(f"/designer/{pid}/versions/1")
+    page.wait_for_selector("[data-viewer=version-xml][data-ready=true]")
+    before = page.evaluate(ZOOM.format("version-xml"))
+    page.get_by_role("button", name="Zoom in").click()
+    assert page.evaluate(ZOOM.format("version-xml")) > before
+    page.get_by_role("button", name="Fit the diagram").click()
+    assert page.evaluate(SHAPES_INSIDE, ["[data-viewer=version-xml]", 8]) == []
+
+    page.goto(f"/designer/{pid}/compare")
+    for side in ("old-diagram", "new-diagram"):
+        page.wait_for_selector(f"[data-viewer={side}][data-ready=true]")
+        cropped = page.evaluate(SHAPES_INSIDE, [f"[data-viewer={side}]", 8])
+        assert cropped == [], f"{side}: {cropped} touch or cross the edge"
+        zoom_in = page.locator(f"[data-viewer={side}]").get_by_role("button", name="Zoom in")
+        before = page.evaluate(ZOOM.format(side))
+        zoom_in.click()
+        assert page.evaluate(ZOOM.format(side)) > before
+    differences = page.locator("main").inner_text()
+    assert "Review the claim" in differences
+    assert page.locator(".djs-connection.diff-moved").count() == 0, (
+        "the flows only followed the moved task"
+    )
