@@ -707,6 +707,13 @@
     ctx.request.body.set('canvas_xml', canvasXml);
   });
 
+  /* A click on a label (an event's or gateway's name, a flow's title) selects what it names,
+   * so its properties open; the label itself can still be dragged. */
+  modeler.on('selection.changed', 2000, (event) => {
+    if (!event.newSelection.some((element) => element.labelTarget)) return;
+    const named = event.newSelection.map((element) => element.labelTarget || element);
+    get('selection').select(Array.from(new Set(named)));
+  });
   modeler.on('selection.changed', requestPanel);
   modeler.on('commandStack.changed', () => {
     refreshCanvasXml();

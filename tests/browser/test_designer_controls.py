@@ -8,7 +8,13 @@ import copy
 import pytest
 
 from tests.browser.conftest import sign_in, wait_until
-from tests.browser.test_designer import click_flow, open_designer, panel_for
+from tests.browser.test_designer import (
+    click_flow,
+    click_shape,
+    open_designer,
+    panel_for,
+    wait_selected,
+)
 from tests.designer import conftest as designer_fixtures
 from tests.designer.conftest import approval_document, get_process
 from webapp.services import processes
@@ -159,3 +165,52 @@ def test_version_and_compare_views_fit_with_room_and_zoom(page, make_process, db
     assert page.locator(".djs-connection.diff-moved").count() == 0, (
         "the flows only followed the moved task"
     )
+
+
+LABEL_CENTRE = """(id) => {
+  const label = modeler.get('elementRegistry').get(id).label;
+  const r = document.querySelector(`.djs-element[data-element-id="${label.id}"]`)
+    .getBoundingClientRect();
+  return {x: r.left + r.width / 2, y: r.top + r.height / 2};
+}"""
+
+BESIDE_FLOW = """([id, units]) => {
+  const canvas = modeler.get('canvas');
+  const flow = modeler.get('elementRegistry').get(id);
+  const box = canvas.viewbox();
+  const rect = canvas.getContainer().getBoundingClientRect();
+  let best = null, longest = -1;
+  for (let i = 0; i < flow.waypoints.length - 1; i++) {
+    const a = flow.waypoints[i], b = flow.waypoints[i + 1];
+    const length = Math.hypot(b.x - a.x, b.y - a.y);
+    if (length > longest) { longest = length; best = [a, b, length]; }
+  }
+  const [a, b, length] = best;
+  const x = a.x + (b.x - a.x) * 0.3 - (b.y - a.y) / length * units;
+  const y = a.y + (b.y - a.y) * 0.3 + (b.x - a.x) / length * units;
+  return {x: rect.left + (x - box.x) * box.scale, y: rect.top + (y - box.y) * box.scale};
+}"""
+
+
+def test_clicking_a_label_selects_its_element_and_flows_are_easy_to_hit(page, make_process):
+    doc = approval_document()
+    doc["flows"]["f3"]["title"] = "Approved"
+    pid = make_process(doc=doc)
+    sign_in(page, "designer")
+    open_designer(page, pid)
+    page.get_by_role("button", name="Reset zoom to 100 %").click()
+    for element_id in ("ok", "start", "f3"):
+        page.get_by_role("button", name="Fit the diagram").click()
+        point = page.evaluate(LABEL_CENTRE, element_id)
+        page.mouse.click(point["x"], point["y"])
+        wait_selected(page, element_id)
+        panel_for(page, element_id)
+        page.mouse.click(5, 5)  # outside the canvas: nothing selected afterwards
+        page.keyboard.press("Escape")
+
+    page.get_by_role("button", name="Reset zoom to 100 %").click()
+    click_shape(page, "review")
+    point = page.evaluate(BESIDE_FLOW, ["f1", 11])
+    page.mouse.click(point["x"], point["y"])
+    wait_selected(page, "f1")
+    panel_for(page, "f1")
