@@ -137,8 +137,38 @@
   ApplyHandler.prototype.execute = function () { return []; };
   ApplyHandler.prototype.revert = function () { return []; };
 
+  /* Appended shapes go right of the source with room for its context pad (bpmn-js leaves about
+   * 50 px, under the pad), moved down past anything already there. */
+  const APPEND_GAP = 120;
+  const APPEND_MARGIN = 30;
+  function FlowdeskAutoPlace(eventBus, elementRegistry) {
+    const overlaps = (box) => elementRegistry.filter((element) => !element.waypoints
+      && element.type !== 'label' && element.parent && element.width !== undefined)
+      .some((other) => other.x < box.x + box.width + APPEND_MARGIN
+        && box.x < other.x + other.width + APPEND_MARGIN
+        && other.y < box.y + box.height + APPEND_MARGIN
+        && box.y < other.y + other.height + APPEND_MARGIN);
+    const snap = (value) => Math.round(value / 10) * 10;
+    /* Above bpmn-js's grid-snapping placement (2000), which would otherwise decide. */
+    eventBus.on('autoPlace', 2500, (context) => {
+      const { source, shape } = context;
+      if (!source || source.waypoints || !shape) return undefined;
+      const box = {
+        x: source.x + source.width + APPEND_GAP,
+        y: source.y + source.height / 2 - shape.height / 2,
+        width: shape.width,
+        height: shape.height,
+      };
+      for (let tries = 0; tries < 20 && overlaps(box); tries += 1) box.y += shape.height + APPEND_MARGIN;
+      return { x: snap(box.x + shape.width / 2), y: snap(box.y + shape.height / 2) };
+    });
+  }
+  FlowdeskAutoPlace.$inject = ['eventBus', 'elementRegistry'];
+
   const FlowdeskModule = {
-    __init__: ['flowdeskPalette', 'flowdeskContextPad', 'flowdeskReplaceMenu', 'flowdeskAlignIcons'],
+    __init__: ['flowdeskPalette', 'flowdeskContextPad', 'flowdeskReplaceMenu', 'flowdeskAlignIcons',
+      'flowdeskAutoPlace'],
+    flowdeskAutoPlace: ['type', FlowdeskAutoPlace],
     flowdeskPalette: ['type', FlowdeskPalette],
     flowdeskContextPad: ['type', FlowdeskContextPad],
     flowdeskReplaceMenu: ['type', FlowdeskReplaceMenu],

@@ -12,6 +12,7 @@ from tests.browser.test_designer import (
     click_flow,
     click_shape,
     open_designer,
+    pad,
     panel_for,
     wait_selected,
 )
@@ -214,3 +215,45 @@ def test_clicking_a_label_selects_its_element_and_flows_are_easy_to_hit(page, ma
     page.mouse.click(point["x"], point["y"])
     wait_selected(page, "f1")
     panel_for(page, "f1")
+
+
+def diagram_box(page, element_id: str) -> dict:
+    return page.evaluate(
+        f"(() => {{ const e = modeler.get('elementRegistry').get('{element_id}'); "
+        "return {x: e.x, y: e.y, width: e.width, height: e.height}; })()"
+    )
+
+
+def test_appended_shapes_land_clear_of_the_context_pad(page, make_process):
+    pid = make_process(doc=approval_document())
+    sign_in(page, "designer")
+    open_designer(page, pid)
+    page.get_by_role("button", name="Reset zoom to 100 %").click()
+    click_shape(page, "ok")
+    scale = page.evaluate("modeler.get('canvas').zoom()")
+    context_pad = page.locator(".djs-context-pad").bounding_box()
+    gateway = page.locator('.djs-shape[data-element-id="ok"] .djs-visual').bounding_box()
+    pad_reach = (context_pad["x"] + context_pad["width"] - gateway["x"] - gateway["width"]) / scale
+    source = diagram_box(page, "ok")
+    first = pad(page, "append.user-task")
+    assert first and first != "ok"
+    box = diagram_box(page, first)
+    gap = box["x"] - (source["x"] + source["width"])
+    assert gap >= pad_reach + 10, f"under the context pad: {gap} <= {pad_reach}"
+    assert gap >= 100
+
+    click_shape(page, "ok")
+    second = pad(page, "append.service-task")
+    other = diagram_box(page, second)
+    apart = (
+        other["y"] >= box["y"] + box["height"] + 20 or box["y"] >= other["y"] + other["height"] + 20
+    )
+    assert apart, "a second append from the same shape does not sit on the first"
+    for node in ("done", "rejected"):
+        fixed = diagram_box(page, node)
+        for placed in (box, other):
+            assert (
+                placed["x"] >= fixed["x"] + fixed["width"] + 20
+                or placed["y"] >= fixed["y"] + fixed["height"] + 20
+                or fixed["y"] >= placed["y"] + placed["height"] + 20
+            ), f"an appended shape sits on {node}"
