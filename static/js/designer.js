@@ -137,8 +137,38 @@
   ApplyHandler.prototype.execute = function () { return []; };
   ApplyHandler.prototype.revert = function () { return []; };
 
+  /* Appended shapes go right of the source with room for its context pad (bpmn-js leaves about
+   * 50 px, under the pad), moved down past anything already there. */
+  const APPEND_GAP = 120;
+  const APPEND_MARGIN = 30;
+  function FlowdeskAutoPlace(eventBus, elementRegistry) {
+    const overlaps = (box) => elementRegistry.filter((element) => !element.waypoints
+      && element.type !== 'label' && element.parent && element.width !== undefined)
+      .some((other) => other.x < box.x + box.width + APPEND_MARGIN
+        && box.x < other.x + other.width + APPEND_MARGIN
+        && other.y < box.y + box.height + APPEND_MARGIN
+        && box.y < other.y + other.height + APPEND_MARGIN);
+    const snap = (value) => Math.round(value / 10) * 10;
+    /* Above bpmn-js's grid-snapping placement (2000), which would otherwise decide. */
+    eventBus.on('autoPlace', 2500, (context) => {
+      const { source, shape } = context;
+      if (!source || source.waypoints || !shape) return undefined;
+      const box = {
+        x: source.x + source.width + APPEND_GAP,
+        y: source.y + source.height / 2 - shape.height / 2,
+        width: shape.width,
+        height: shape.height,
+      };
+      for (let tries = 0; tries < 20 && overlaps(box); tries += 1) box.y += shape.height + APPEND_MARGIN;
+      return { x: snap(box.x + shape.width / 2), y: snap(box.y + shape.height / 2) };
+    });
+  }
+  FlowdeskAutoPlace.$inject = ['eventBus', 'elementRegistry'];
+
   const FlowdeskModule = {
-    __init__: ['flowdeskPalette', 'flowdeskContextPad', 'flowdeskReplaceMenu', 'flowdeskAlignIcons'],
+    __init__: ['flowdeskPalette', 'flowdeskContextPad', 'flowdeskReplaceMenu', 'flowdeskAlignIcons',
+      'flowdeskAutoPlace'],
+    flowdeskAutoPlace: ['type', FlowdeskAutoPlace],
     flowdeskPalette: ['type', FlowdeskPalette],
     flowdeskContextPad: ['type', FlowdeskContextPad],
     flowdeskReplaceMenu: ['type', FlowdeskReplaceMenu],
@@ -691,8 +721,32 @@
     }, 60);
   }
 
+  /* The condition's live check reads the diagram as drawn (saved or not) for its data
+   * references, as the validator will. */
+  let canvasXml = '';
+  async function refreshCanvasXml() {
+    try {
+      canvasXml = (await modeler.saveXML()).xml;
+    } catch (error) {
+      canvasXml = '';
+    }
+  }
+  document.addEventListener('htmx:config:request', (event) => {
+    const ctx = event.detail && event.detail.ctx;
+    if (!ctx || !ctx.target || ctx.target.id !== 'condition-check' || !canvasXml) return;
+    ctx.request.body.set('canvas_xml', canvasXml);
+  });
+
+  /* A click on a label (an event's or gateway's name, a flow's title) selects what it names,
+   * so its properties open; the label itself can still be dragged. */
+  modeler.on('selection.changed', 2000, (event) => {
+    if (!event.newSelection.some((element) => element.labelTarget)) return;
+    const named = event.newSelection.map((element) => element.labelTarget || element);
+    get('selection').select(Array.from(new Set(named)));
+  });
   modeler.on('selection.changed', requestPanel);
   modeler.on('commandStack.changed', () => {
+    refreshCanvasXml();
     state.edits += 1;
     setStatus('Unsaved changes', 'dirty');
     schedule();
@@ -707,21 +761,23 @@
 
   /* Fit the drawing into the canvas (never above 100 %), clear of the palette on the left. */
   function fit() {
-    const canvas = get('canvas');
-    const { inner, outer } = canvas.viewbox();
-    if (!inner.width || !inner.height || !outer.width || !outer.height) return;
     const palette = document.querySelector('.djs-palette');
-    const left = (palette ? palette.offsetLeft + palette.offsetWidth : 0) + 24;
-    const scale = Math.max(0.2, Math.min(
-      1, (outer.width - left - 24) / inner.width, (outer.height - 48) / inner.height,
-    ));
-    canvas.viewbox({
-      x: inner.x - left / scale,
-      y: inner.y - (outer.height / scale - inner.height) / 2,
-      width: outer.width / scale,
-      height: outer.height / scale,
+    const left = palette ? palette.offsetLeft + palette.offsetWidth : 0;
+    window.flowdeskZoom.fit(get('canvas'), { left: left });
+  }
+
+  /* Palette icons carry their name as a tooltip and an accessible name. */
+  function namePaletteEntries() {
+    const entries = get('palette').getEntries();
+    document.querySelectorAll('.djs-palette .entry').forEach((entry) => {
+      const known = entries[entry.dataset.action];
+      const name = (known && known.title) || entry.getAttribute('title');
+      if (!name) return;
+      entry.setAttribute('title', name);
+      entry.setAttribute('aria-label', name);
     });
   }
+  modeler.on('palette.changed', namePaletteEntries);
 
   (async function start() {
     try {
@@ -731,7 +787,10 @@
       return;
     }
     performance.mark('flowdesk:drawn');
+    refreshCanvasXml();
     fit();
+    window.flowdeskZoom.controls(get('canvas'), byId('canvas'), fit);
+    namePaletteEntries();
     showProblems(readJSON('draft-problems'));
     setStatus(`Saved · revision ${state.revision} · ${state.summary}`, 'ok');
     root.dataset.ready = 'true';

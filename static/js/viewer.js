@@ -1,5 +1,6 @@
 /* Read-only diagrams (bpmn-js NavigatedViewer) shared by the designer and operations pages.
- * `flowdeskDiagram(container, xml)` draws and fits a diagram, or says why it could not.
+ * `flowdeskDiagram(container, xml)` draws and fits a diagram (with a margin, and zoom buttons),
+ * or says why it could not.
  * Each `[data-viewer=ID]` container is filled from the JSON script #ID: {xml, marks: {id: status}}
  * (a version, or both sides of a comparison). */
 (function () {
@@ -20,8 +21,14 @@
       return null;
     }
     const canvas = viewer.get('canvas');
-    canvas.zoom('fit-viewport', 'auto');
-    if (canvas.zoom() > 1) canvas.zoom(1, 'auto');
+    if (window.flowdeskZoom) {
+      const fitDiagram = () => window.flowdeskZoom.fit(canvas);
+      fitDiagram();
+      window.flowdeskZoom.controls(canvas, container, fitDiagram);
+    } else {
+      canvas.zoom('fit-viewport', 'auto');
+      if (canvas.zoom() > 1) canvas.zoom(1, 'auto');
+    }
     return viewer;
   }
   window.flowdeskDiagram = flowdeskDiagram;

@@ -177,7 +177,7 @@ def test_draw_configure_save_publish_edit_and_compare(page, demo, db_session):
 
     page.locator("#problem-list button").first.click()
     wait_selected(page, gateway)
-    click_flow(page, flows[1])
+    click_flow(page, flows[1], at=0.85)  # clear of the selected gateway's context pad
     panel_for(page, flows[1]).get_by_label("Default flow").check()
     apply(page, "condition was removed")
     save(page)
@@ -394,7 +394,9 @@ def test_outline_alone_builds_a_process(page, demo, db_session):
     page.wait_for_selector("#designer[data-ready=true]")
     page.get_by_role("link", name="Outline").click()
 
+    page.once("dialog", lambda dialog: dialog.accept())
     page.get_by_role("button", name="Delete flow flow_1").click()
+    page.wait_for_selector("#node-flow_1", state="detached")
     page.get_by_label("Kind").select_option("userTask")
     page.get_by_label("Title", exact=True).fill("Approve leave")
     page.get_by_label("Connect from").select_option("start")

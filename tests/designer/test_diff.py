@@ -57,3 +57,24 @@ def test_value_changes_walks_dicts_and_same_length_lists():
     ]
     assert list(value_changes([1], [1, 2])) == [Change("", [1], [1, 2])]
     assert list(value_changes(1, 1.0)) == [Change("", 1, 1.0)]
+
+
+def test_a_flow_is_moved_only_when_its_own_route_changed():
+    old, new = approval_document(), approval_document()
+    old["flows"]["f2"]["waypoints"] = [{"x": 100, "y": 100}, {"x": 200, "y": 100}]
+    new["flows"]["f2"]["waypoints"] = [{"x": 100, "y": 100}, {"x": 200, "y": 160}]
+    old["flows"]["f3"]["waypoints"] = [{"x": 300, "y": 100}, {"x": 400, "y": 100}]
+    new["flows"]["f3"]["waypoints"] = [{"x": 300, "y": 100}, {"x": 400, "y": 100}]
+    new["nodes"]["review"]["position"] = {"x": 180, "y": 130}
+    new["flows"]["f1"]["waypoints"] = [{"x": 50, "y": 100}, {"x": 180, "y": 170}]
+    assert diff_documents(old, new).statuses() == {"review": "moved"}, (
+        "f1 and f2 only followed the moved review task; f3 kept its route"
+    )
+
+    rerouted = approval_document()
+    rerouted["flows"]["f3"]["waypoints"] = [{"x": 300, "y": 100}, {"x": 300, "y": 40}]
+    old["flows"]["f3"]["waypoints"] = [{"x": 300, "y": 100}, {"x": 400, "y": 100}]
+    assert diff_documents(old, rerouted).statuses()["f3"] == "moved"
+    assert "f3" not in diff_documents(approval_document(), rerouted).statuses(), (
+        "a route drawn for the first time is not a move"
+    )

@@ -1,6 +1,8 @@
 """The outline view: add, rename, connect, delete and configure with plain forms; stale forms
 get 409 with the current outline; bad input gets 422 and changes nothing."""
 
+import re
+
 import pytest
 
 from tests.designer.conftest import approval_document, get_process, token
@@ -210,3 +212,14 @@ def test_the_outline_and_its_messages_name_nodes_by_title(designer, make_process
     post(designer, f"/designer/{pid}/outline/nodes/done/delete", 4)
     page = designer.get(f"/designer/{pid}/outline").get_data(as_text=True)
     assert "&#39;Done&#39; and its flows deleted." in page
+
+
+def test_connect_defaults_to_two_different_nodes_and_deletes_ask_first(designer, pid):
+    page = designer.get(f"/designer/{pid}/outline").get_data(as_text=True)
+    source = re.search(r'<select[^>]*name="source".*?</select>', page, re.S).group(0)
+    target = re.search(r'<select[^>]*name="target".*?</select>', page, re.S).group(0)
+    chosen = [re.search(r'<option selected value="([^"]*)"', s) for s in (source, target)]
+    assert all(chosen), "both selects have a chosen node"
+    assert chosen[0].group(1) != chosen[1].group(1)
+    assert 'data-confirm="Delete “Review” and its flows?"' in page
+    assert "confirm.js" in page

@@ -6,6 +6,7 @@ import json
 import pytest
 
 from tests.designer.conftest import approval_document, token
+from webapp.process.bpmn import export_bpmn
 
 HX = {"HX-Request": "true", "HX-Target": "section#props"}
 
@@ -354,6 +355,30 @@ def test_preview_and_expression_check(designer, pid):
     assert "Not valid: unexpected end of expression" in check("$input.a ==")
     assert "Valid expression" in check("$input.a == 1")
     assert "No condition" in check("  ")
+
+
+def test_the_condition_check_reports_data_no_step_saves(designer, pid):
+    csrf = token(designer, f"/designer/{pid}/")
+
+    def check(text, **extra):
+        return designer.post(
+            f"/designer/{pid}/check-expression?element=f3&field=condition",
+            data={"condition": text, **extra},
+            headers={**HX, "X-CSRFToken": csrf},
+        ).get_data(as_text=True)
+
+    typo = check("$vars.aproval.approved")
+    assert "Valid expression" not in typo
+    assert "no step in the process saves its result to &#39;aproval&#39;" in typo
+    assert "Valid expression" in check("$vars.review.approved")
+    assert "there is no node &#39;nowhere&#39;" in check("$nodes.nowhere.x == 1")
+
+    drawn = approval_document()
+    drawn["nodes"]["review"]["config"]["saveTo"] = "aproval"
+    canvas = export_bpmn(drawn)
+    assert "Valid expression" in check("$vars.aproval.approved", canvas_xml=canvas), (
+        "the diagram as drawn, not yet saved, is what counts"
+    )
 
 
 def test_panel_routes_are_partition_scoped_and_need_the_permission(make_process, user_with):

@@ -107,3 +107,12 @@ def test_htmx_publish_redirects_with_hx_redirect(designer, make_process):
     response = publish(designer, pid, **{"HX-Request": "true"})
     assert response.status_code == 204
     assert response.headers["HX-Redirect"] == f"/designer/{pid}/versions"
+
+
+def test_an_unchanged_draft_says_so_before_anyone_submits(designer, make_process):
+    pid = make_process(doc=approval_document())
+    assert publish(designer, pid).status_code == 302
+    page = designer.get(f"/designer/{pid}/publish").get_data(as_text=True)
+    assert "the draft is the same as version 1" in page
+    assert "Publish version 2" not in page
+    assert f'action="/designer/{pid}/publish"' not in page

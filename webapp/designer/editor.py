@@ -146,4 +146,5 @@ def publish(process_id: int):
         blocked=has_errors(problems),
         refusal=refusal,
         latest=processes.latest_version(process),
+        unchanged=processes.unchanged_since(process),
     ), status

@@ -69,6 +69,9 @@ def _forms(process: Process, **given: FlaskForm) -> dict[str, FlaskForm]:
     connect = given.get("connect_form") or ConnectForm(formdata=None, revision=revision)
     connect.source.choices = _node_choices(process)
     connect.target.choices = _node_choices(process)
+    if "connect_form" not in given and len(connect.target.choices) > 1:
+        connect.source.data = connect.source.choices[0].value
+        connect.target.data = connect.target.choices[1].value
     for form in (add, connect):
         form.revision.data = str(revision)
     return {"add_form": add, "connect_form": connect}

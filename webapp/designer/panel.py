@@ -240,9 +240,17 @@ def preview(process_id: int):
 
 
 @bp.post("/check-expression")
-def check_expression():
-    """Syntax check of one expression field while the modeller types."""
+@bp.post("/<int:process_id>/check-expression")
+def check_expression(process_id: int | None = None):
+    """Check one expression field while the modeller types: its syntax, and for a flow's
+    condition the same data-reference check as the validator (the canvas's XML when sent)."""
     name = request.args.get("field", "")
     text = (request.form.get(name) or "").strip()
     error = expressions.check(text) if text else None
-    return render_template("designer/panel/_check.html", text=text, error=error)
+    problems = []
+    element_id = request.args.get("element", "")
+    if text and error is None and process_id is not None and element_id:
+        process = load_process(process_id)
+        canvas_xml = request.form.get("canvas_xml") or None
+        problems = processes.condition_problems(process, element_id, text, canvas_xml)
+    return render_template("designer/panel/_check.html", text=text, error=error, problems=problems)

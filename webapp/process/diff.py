@@ -1,7 +1,8 @@
 """Compare two process documents: which nodes and flows were added, removed or changed, and how.
 
 Pure: the designer's version comparison renders the result as a list and as diagram colours.
-A node or flow whose only difference is its position or route counts as ``moved``, not changed.
+A node or flow whose only difference is its position or route counts as ``moved``, not changed;
+a flow counts as moved only when its own route changed, not when it just followed a moved node.
 """
 
 from __future__ import annotations
@@ -91,8 +92,26 @@ def diff_documents(old: Mapping[str, Any], new: Mapping[str, Any]) -> DocumentDi
     def flow_label(flow_id: str, flow: Mapping[str, Any]) -> str:
         return _flow_label(flow_id, flow, titles)
 
-    flows = tuple(_element_diffs(old_doc["flows"], new_doc["flows"], "flow", flow_label))
+    shifted = {
+        node_id
+        for node_id, node in new_doc["nodes"].items()
+        if node_id in old_doc["nodes"] and old_doc["nodes"][node_id]["position"] != node["position"]
+    }
+    flows = tuple(
+        item
+        for item in _element_diffs(old_doc["flows"], new_doc["flows"], "flow", flow_label)
+        if item.status != "moved"
+        or _rerouted(old_doc["flows"][item.id], new_doc["flows"][item.id], shifted)
+    )
     return DocumentDiff(_merge(nodes), flows)
+
+
+def _rerouted(before: Mapping[str, Any], after: Mapping[str, Any], shifted: set[str]) -> bool:
+    """A flow moved by itself: its own route changed, not just followed a moved end node (or
+    was drawn for the first time)."""
+    if not before["waypoints"] or not after["waypoints"]:
+        return False
+    return before["source"] not in shifted and before["target"] not in shifted
 
 
 def value_changes(old: Any, new: Any, path: str = "") -> Iterator[Change]:

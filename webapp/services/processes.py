@@ -144,6 +144,15 @@ def latest_version(process: Process) -> ProcessVersion | None:
     )
 
 
+def unchanged_since(process: Process) -> ProcessVersion | None:
+    """The latest version when the draft has the same content (publishing would be refused)."""
+    latest = latest_version(process)
+    doc = process.draft_document or documents.new_document(process.key, process.name)
+    if latest is not None and latest.content_hash == documents.content_hash(doc):
+        return latest
+    return None
+
+
 @transactional
 def publish(
     process: Process, *, actor: User | None, note: str = "", base_revision: int | None = None
@@ -352,6 +361,26 @@ def edit_draft(
 def auto_layout_draft(process: Process, *, base_revision: int, actor: User | None) -> SaveResult:
     """Lay the draft out left to right (every position and route recomputed)."""
     return edit_draft(process, auto_layout, base_revision=base_revision, actor=actor)
+
+
+def condition_problems(
+    process: Process, flow_id: str, condition: str, canvas_xml: str | None = None
+) -> list[Problem]:
+    """What the validator would say about `condition` on `flow_id`: its data references checked
+    against the canvas the modeller sees (`canvas_xml`) or, without it, the saved draft."""
+    doc: dict[str, Any] | None = None
+    if canvas_xml:
+        try:
+            doc = read_upload(canvas_xml).document
+        except ImportRefused:
+            doc = None
+    if doc is None:
+        doc = process.draft_document
+    if not doc or flow_id not in doc.get("flows", {}):
+        return []
+    flows = {**doc["flows"], flow_id: {**doc["flows"][flow_id], "condition": condition}}
+    problems = validate({**doc, "flows": flows}, tool_specs())
+    return [p for p in problems if p.element_id == flow_id and p.code.startswith("expression.")]
 
 
 def lock_process(process_id: int) -> Process | None:
