@@ -126,7 +126,10 @@ def test_reassign_checks_its_input(users, flows, app, db_session, data, message)
     review = open_task(db_session, start(app, "expense"), "review")
     response = post(users("operator"), f"/inbox/tasks/{review.id}/reassign", data)
     assert response.status_code == 422
-    assert message in response.get_data(as_text=True)
+    page = response.get_data(as_text=True)
+    assert message in page
+    summary = page.split('id="errors" role="alert" tabindex="-1" autofocus>')[1].split("</div>")[0]
+    assert "The task was not reassigned:" in summary and message in summary
     assert details(db_session, review.instance_id, "task_reassigned") == []
 
 

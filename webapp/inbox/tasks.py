@@ -201,6 +201,7 @@ def _render_task(
         "may_read_instance": can(current_user, "instances.read", task.partition_id),
         "claim_error": claim_error,
         "facts": _facts(task, show_display=not (workable and form is not None)),
+        "failed": spec_forms.error_summary(form if workable else None),
     }
     if form is not None and htmx_target() == "task-form":
         return render_template("inbox/_task_form.html", **context), status
