@@ -8,7 +8,7 @@ evaluated here on the server: a field that other fields depend on re-renders the
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
@@ -276,3 +276,24 @@ def display_facts(spec: Any, context: Mapping[str, Any]) -> list[tuple[str, str]
         for item in forms.iter_fields(spec)
         if item["type"] == "display"
     ]
+
+
+def error_summary(
+    form: SpecForm | None,
+    errors: Mapping[str, str] | None = None,
+    others: Iterable[tuple[str, str, str]] = (),
+) -> tuple[dict[str, str], list[tuple[str, str, str]]]:
+    """Messages and (key, field id, label) triples for the `error_summary` macro: the failed
+    fields of `form`, then `others` outside it, then any other message in `errors` unlinked."""
+    messages = dict(errors or {})
+    fields = []
+    for item in form.shown if form is not None else []:
+        if item.field.errors:
+            messages[item.key] = item.field.errors[0]
+            grouped = item.type in ("radio", "multiselect")
+            target = f"{item.field.id}-0" if grouped else item.field.id
+            fields.append((item.key, target, item.label))
+    fields.extend(others)
+    known = {key for key, _, _ in fields}
+    fields.extend((key, "", "") for key in messages if key not in known)
+    return messages, fields

@@ -111,3 +111,38 @@ def test_main_pages_pass_the_accessibility_audit(browser, live_server, demo, app
         assert found == {}, found
     finally:
         close_context(context)
+
+
+def test_reassigning_and_failed_forms_pass_the_accessibility_audit(page, demo, app):
+    from tests.engine.conftest import chain, publish_document
+    from tests.inbox.conftest import start, user_task
+
+    form = {"fields": [{"key": "why", "label": "Why", "type": "text", "required": True}]}
+    with app.app_context():
+        publish_document(chain(("ok", user_task("Review", "user", "alice", form))), key="audit")
+        publish_document(chain(("sort", user_task("Sort", "role", "clerk"))), key="sorting")
+    start(app, "audit")
+    start(app, "sorting", starter="alice")
+    sign_in(page, "alice")
+    page.goto("/inbox/")
+    page.get_by_role("link", name="Review").click()
+    page.get_by_role("button", name="Complete").click()
+    page.locator("#errors").wait_for()
+    assert _serious_violations(page) == []
+
+    page.context.clear_cookies()
+    sign_in(page, "operator")
+    from sqlalchemy import select
+
+    from webapp.extensions import db
+    from webapp.models import Task
+
+    with app.app_context():
+        task_id = db.session.scalar(select(Task.id).where(Task.node_id == "sort"))
+        db.session.remove()
+    page.goto(f"/inbox/tasks/{task_id}")
+    assert _serious_violations(page) == []
+    page.get_by_label("User").fill("alice")
+    page.get_by_role("button", name="Reassign").click()
+    page.get_by_role("button", name="Yes, reassign to alice").wait_for()
+    assert _serious_violations(page) == []

@@ -66,6 +66,9 @@ def test_the_start_form_shows_errors_inline_and_saves_nothing(login_as, publishe
     assert "Amount is required" in text
     assert 'aria-invalid="true"' in text
     assert "Use at most 200 characters." in text
+    summary = text.split('id="errors" role="alert" tabindex="-1" autofocus>')[1].split("</div>")[0]
+    assert '<li><a href="#field-amount">Amount</a>: Amount is required' in summary
+    assert '<li><a href="#business_key">Business key</a>: Use at most 200 characters.' in summary
     assert re.search(r'<option selected value="food">|<option value="food" selected>', text)
     assert db_session.scalar(select(Instance)) is None
     good = _start(client, "form", amount="12.5", kind="travel")

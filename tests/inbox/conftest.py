@@ -63,11 +63,18 @@ def flows(app, demo):
     return True
 
 
-def start(app, key: str, *, input: dict | None = None, business_key: str | None = None) -> int:
+def start(
+    app,
+    key: str,
+    *,
+    input: dict | None = None,
+    business_key: str | None = None,
+    starter: str | None = None,
+) -> int:
     """Start an instance of the latest version of `key` in its process's partition."""
     from webapp.engine import steps
     from webapp.extensions import db
-    from webapp.models import Process, ProcessVersion
+    from webapp.models import Process, ProcessVersion, User
     from webapp.services.jobs import commit
 
     with app.app_context():
@@ -84,6 +91,9 @@ def start(app, key: str, *, input: dict | None = None, business_key: str | None 
             business_key=business_key,
             partition_id=process.partition_id,
             via="test",
+            actor=db.session.scalar(select(User).where(User.username == starter))
+            if starter
+            else None,
         )
         commit(result)
         instance_id = result.instance.id

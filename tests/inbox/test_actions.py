@@ -126,7 +126,10 @@ def test_reassign_checks_its_input(users, flows, app, db_session, data, message)
     review = open_task(db_session, start(app, "expense"), "review")
     response = post(users("operator"), f"/inbox/tasks/{review.id}/reassign", data)
     assert response.status_code == 422
-    assert message in response.get_data(as_text=True)
+    page = response.get_data(as_text=True)
+    assert message in page
+    summary = page.split('id="errors" role="alert" tabindex="-1" autofocus>')[1].split("</div>")[0]
+    assert "The task was not reassigned:" in summary and message in summary
     assert details(db_session, review.instance_id, "task_reassigned") == []
 
 
@@ -298,3 +301,56 @@ def test_starting_a_process_opens_the_starter_s_first_task(users, flows, app, db
         page, data={"csrf_token": csrf_token(users("operator"), page)}
     )
     assert bob_started.headers["Location"].startswith("/inbox/instances/"), "no task: the request"
+
+
+def test_reassign_offers_the_users_who_hold_the_task_s_role(users, flows, app, db_session):
+    review = open_task(db_session, start(app, "expense", starter="alice"), "review")
+    page = users("operator").get(f"/inbox/tasks/{review.id}").get_data(as_text=True)
+    listed = page.split('<datalist id="eligible-users">')[1].split("</datalist>")[0]
+    assert '<option value="bob">Bob Approver</option>' in listed
+    assert 'value="alice"' not in listed, "the starter needs a confirmation"
+    assert 'value="admin"' not in listed and 'value="operator"' not in listed
+    assert 'list="eligible-users"' in page
+
+
+@pytest.mark.parametrize(
+    ("username", "concern", "message"),
+    [
+        ("admin", "no_role", "Ada Admin does not hold the role clerk."),
+        ("alice", "starter", "Alice Clerk started instance"),
+    ],
+)
+def test_reassign_outside_the_role_or_to_the_starter_asks_first(
+    users, flows, app, db_session, username, concern, message
+):
+    review = open_task(db_session, start(app, "expense", starter="alice"), "review")
+    operator = users("operator")
+    url = f"/inbox/tasks/{review.id}/reassign"
+    asked = post(operator, url, {"username": username, "note": "cover"})
+    page = asked.get_data(as_text=True)
+    assert asked.status_code == 200 and message in page
+    assert f'name="confirmed" type="hidden" value="{concern}"' in page
+    assert f'action="{url}"' in page and 'name="note" value="cover"' in page
+    assert task_of(db_session, review.id).assignee_id is None, "nothing changes before the yes"
+    assert details(db_session, review.instance_id, "task_reassigned") == []
+
+    wrong = post(operator, url, {"username": username, "confirmed": "other"})
+    assert wrong.status_code == 200 and message in wrong.get_data(as_text=True)
+    done = post(operator, url, {"username": username, "note": "cover", "confirmed": concern})
+    assert done.status_code == 303
+    assert task_of(db_session, review.id).assignee_id == user_id(db_session, username)
+    assert details(db_session, review.instance_id, "task_reassigned") == [
+        {"actor": "operator", "node": "review", "task": review.id, "to_user": username,
+         "from_role": "clerk", "note": "cover", "confirmed": concern},
+    ]  # fmt: skip
+
+
+def test_the_task_breadcrumb_never_leads_to_a_403(users, flows, app, db_session):
+    review = open_task(db_session, start(app, "expense"), "review")
+    operator_page = users("operator").get(f"/inbox/tasks/{review.id}").get_data(as_text=True)
+    crumbs = operator_page.split('<p class="crumbs">')[1].split("</p>")[0]
+    assert 'href="/inbox/"' not in crumbs
+    assert f'href="/operations/instances/{review.instance_id}"' in crumbs
+    assert users("operator").get("/inbox/").status_code == 403
+    alice_page = users("alice").get(f"/inbox/tasks/{review.id}").get_data(as_text=True)
+    assert '<p class="crumbs"><a href="/inbox/">Inbox</a></p>' in alice_page

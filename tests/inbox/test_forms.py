@@ -100,7 +100,14 @@ def test_each_field_type_is_checked_inline(users, every_type, db_session, key, v
     assert found, f"no inline message for {key}"
     assert found.group(1).startswith(message.replace("<", "&lt;"))
     assert page.count('class="error"') == 1, "only the wrong field complains"
-    assert "Some values need fixing; nothing was saved." in page
+    summary = page.split('<div class="alert error-summary" id="errors"')[1].split("</div>")[0]
+    assert "Some values need fixing; nothing was saved:" in summary
+    grouped = key in ("tags", "size")
+    target = f"field-{key}-0" if grouped else f"field-{key}"
+    listed = rf'<li><a href="#{target}">[^<]+</a>: {re.escape(found.group(1))}</li>'
+    assert re.search(listed, summary)
+    assert summary.count("<li>") == 1, "the summary lists the wrong field only"
+    assert f'id="{target}"' in page, "the link leads to the field"
     db_session.refresh(every_type)
     assert every_type.status == "open"
     assert ("task_completed", "alice") not in kinds(db_session, every_type.instance_id)

@@ -43,6 +43,9 @@ def test_a_waiting_instance_shows_its_token_task_and_visited_path(operator, engi
     assert state["failed"] == {}
     assert set(state["visited"]) == {"start", "f1", "review"}
     assert "assigned to alice" in page
+    task_id = engine.scalar(select(Task.id).where(Task.instance_id == instance_id))
+    assert f'<a href="/inbox/tasks/{task_id}">' in page, "open tasks link to the task"
+    assert f'href="/inbox/tasks/{task_id}/reassign">Reassign' in page
     assert "INV-9" in page and "&#34;amount&#34;: 1200" in page
     assert 'data-instance-viewer data-source="instance-diagram"' in page
     assert "bpmn-navigated-viewer.production.min.js" in page

@@ -52,6 +52,9 @@ def test_bad_user_input_gets_field_messages_and_saves_nothing(login_as, db_sessi
     assert response.status_code == 422
     assert "Enter an address like name@example.org." in page
     assert "Field must be between 8 and 256 characters long." in page
+    summary = page.split('id="errors" role="alert" tabindex="-1" autofocus>')[1].split("</div>")[0]
+    assert '<a href="#email">E-mail</a>: Enter an address like name@example.org.' in summary
+    assert '<a href="#password">' in summary and summary.count("<li>") == 2
     email = re.search(r'<input[^>]*name="email"[^>]*>', page)[0]
     assert 'aria-invalid="true"' in email and 'aria-describedby="email-msg"' in email
     blank = client.get("/admin/users/new").get_data(as_text=True)
@@ -141,6 +144,8 @@ def test_reset_password_through_htmx_fragment(login_as, db_session):
     )
     assert bad.status_code == 422
     assert "The passwords differ." in bad.get_data(as_text=True)
+    assert 'error-summary" id="errors"' in bad.get_data(as_text=True)
+    assert '<a href="#confirm">' in bad.get_data(as_text=True)
     good = client.post(
         f"/admin/users/{alice.id}/password",
         headers={"HX-Request": "true"},

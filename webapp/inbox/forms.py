@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from flask_wtf import FlaskForm
 from sqlalchemy import select
-from wtforms import SelectField, StringField, TextAreaField
+from wtforms import HiddenField, SelectField, StringField, TextAreaField
 from wtforms.fields.choices import SelectChoice
 from wtforms.validators import Length, Optional
 
@@ -18,10 +18,12 @@ class ReassignForm(FlaskForm):
     username = StringField(
         "User",
         validators=[Optional(), Length(max=64)],
-        description="A username; the task becomes theirs.",
+        description="Pick someone who holds the task's role, or type a username.",
+        render_kw={"list": "eligible-users", "autocomplete": "off"},
     )
     role = SelectField("Or offer it to a role", choices=[], validate_choice=False)
     note = TextAreaField("Note for the history", validators=[Optional(), Length(max=500)])
+    confirmed = HiddenField(validators=[Optional(), Length(max=64)])
 
     def fill_roles(self) -> None:
         roles = db.session.scalars(select(Role).order_by(Role.name))

@@ -91,14 +91,19 @@ def start(key: str):
             db.session.rollback()
             errors.update(error.fields)
     status = 422 if errors else 200
+    form = _start_form(version, formdata, errors)
     return render_template(
         "inbox/start_form.html",
         version=version,
-        form=_start_form(version, formdata, errors),
+        form=form,
+        failed=spec_forms.error_summary(form, errors, [BUSINESS_KEY]),
         refreshes=bool(spec) and spec_forms.refreshes(spec),
         business_key=business_key,
         errors=errors,
     ), status
+
+
+BUSINESS_KEY = ("business_key", "business_key", "Business key")
 
 
 @bp.post("/processes/<key>/start/form")

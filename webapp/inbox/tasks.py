@@ -196,9 +196,12 @@ def _render_task(
         and task.assignee_id == current_user.id
         and task.candidate_role_id is not None,
         "reassign": reassign if manage else None,
+        "eligible": tasks.eligible_users(task) if manage and task.status == "open" else [],
+        "may_work_tasks": can(current_user, "tasks.work", task.partition_id),
         "may_read_instance": can(current_user, "instances.read", task.partition_id),
         "claim_error": claim_error,
         "facts": _facts(task, show_display=not (workable and form is not None)),
+        "failed": spec_forms.error_summary(form if workable else None),
     }
     if form is not None and htmx_target() == "task-form":
         return render_template("inbox/_task_form.html", **context), status
@@ -308,8 +311,11 @@ def reassign(task_id: int):
                 username=form.username.data or "",
                 role=form.role.data or "",
                 note=form.note.data or "",
+                confirmed=form.confirmed.data or "",
             )
         except TaskError as error:
+            if error.code == "unconfirmed":
+                return _confirm_reassign(db.session.get(Task, task_id), form, error)
             if error.status != 422:
                 return _refused(error, task_id)
             for name, message in error.fields.items():
@@ -321,3 +327,11 @@ def reassign(task_id: int):
     status = 422 if request.method == "POST" else 200
     found = db.session.get(Task, task_id)
     return _render_task(found, status=status, reassign=form)
+
+
+def _confirm_reassign(task: Task, form: ReassignForm, error: TaskError):
+    """The confirm step: the same values again, with what the operator is confirming."""
+    form.confirmed.data = error.fields.get("confirm", "")
+    return render_template(
+        "inbox/reassign_confirm.html", task=task, form=form, message=error.message
+    )

@@ -328,9 +328,19 @@ def release(user: User, task_id: int) -> Task:
 
 
 def reassign(
-    manager: User, task_id: int, *, username: str = "", role: str = "", note: str = ""
+    manager: User,
+    task_id: int,
+    *,
+    username: str = "",
+    role: str = "",
+    note: str = "",
+    confirmed: str = "",
 ) -> Task:
-    """An operator gives an open task to a user, or offers it to a role (unclaimed)."""
+    """An operator gives an open task to a user, or offers it to a role (unclaimed).
+
+    Giving it to someone outside the task's role, or to the instance's starter, needs
+    `confirmed` to name that concern (see `concerns`); the history records what was confirmed.
+    """
     if not can(manager, "instances.manage", scoped=False):
         raise TaskError("forbidden", "You may not reassign tasks.", status=403)
     note = (note or "").strip()
@@ -349,9 +359,26 @@ def reassign(
     }
     if username:
         target = _assignable_user(username.strip().lower(), task)
+        asked = concerns(target, task)
+        if asked and (confirmed or "").strip() != ",".join(asked):
+            db.session.rollback()
+            raise TaskError(
+                "unconfirmed",
+                _concern_message(target, task, asked),
+                fields={"confirm": ",".join(asked)},
+            )
         task.assignee_id = target.id
         task.claimed_at = utcnow()
-        _record(task, "task_reassigned", manager, to_user=target.username, note=kept_note, **before)
+        extra = {"confirmed": ",".join(asked)} if asked else {}
+        _record(
+            task,
+            "task_reassigned",
+            manager,
+            to_user=target.username,
+            note=kept_note,
+            **before,
+            **extra,
+        )
     else:
         offered = _candidate_role(role.strip())
         task.assignee_id = None
@@ -360,6 +387,39 @@ def reassign(
         _record(task, "task_reassigned", manager, to_role=offered.name, note=kept_note, **before)
     db.session.commit()
     return task
+
+
+def concerns(user: User, task: Task) -> list[str]:
+    """What an operator must confirm before `user` gets `task`: "no_role" when the user does
+    not hold the task's role, "starter" when the user started the instance (four eyes)."""
+    found = []
+    if task.candidate_role_id is not None and task.candidate_role_id not in role_ids(user):
+        found.append("no_role")
+    if task.instance.started_by_id is not None and task.instance.started_by_id == user.id:
+        found.append("starter")
+    return found
+
+
+def _concern_message(user: User, task: Task, asked: list[str]) -> str:
+    parts = []
+    if "no_role" in asked and task.candidate_role is not None:
+        parts.append(f"{user.name} does not hold the role {task.candidate_role.name}")
+    if "starter" in asked:
+        parts.append(f"{user.name} started instance {task.instance_id}")
+    return "; ".join(parts) + "."
+
+
+def eligible_users(task: Task) -> list[User]:
+    """Active users who may work `task` without a confirmation: they hold its role (any worker
+    when it has none) in its partition, and did not start its instance."""
+    query = select(User).where(User.active.is_(True)).order_by(User.username)
+    if task.candidate_role_id is not None:
+        query = query.where(User.roles.any(Role.id == task.candidate_role_id))
+    return [
+        user
+        for user in db.session.scalars(query)
+        if can(user, "tasks.work", task.partition_id) and not concerns(user, task)
+    ]
 
 
 def _target_problems(username: str, role: str, note: str) -> dict[str, str]:
