@@ -238,7 +238,9 @@ def test_a_rolling_restart_of_workers_finishes_every_instance_exactly_once(
         start_flowing(8)
         stopped.append(start(engine, slow, input={"n": restart}))
         calls = wait_for(
-            lambda n=restart: tools_for_tests.seen(redis_client, "slow")[n:], what="the slow call"
+            lambda n=restart: tools_for_tests.seen(redis_client, "slow")[n:],
+            timeout=90,  # behind the backlog and a replacement worker's start on a busy machine
+            what="the slow call",
         )
         began = time.monotonic()
         busy = running.pop(calls[0]["pid"])
