@@ -161,9 +161,9 @@ def _live_polls(page) -> list[str]:
 
 
 def _moving_instance(session, **kwargs) -> int:
-    """Waits 3 s at a timer, then a worker runs a tool, then it waits for alice at Review."""
+    """Waits 5 s at a timer, then a worker runs a tool, then it waits for alice at Review."""
     doc = chain(
-        ("wait", node("timerCatch", "Wait a moment", duration="PT3S")),
+        ("wait", node("timerCatch", "Wait a moment", duration="PT5S")),
         ("calc", node("serviceTask", "Calculate", tool="vars.set", saveTo="calc",
                       inputs={"total": "$input.amount"})),
         ("review", node("userTask", "Review", assignee={"type": "user", "value": "alice"})),
@@ -174,9 +174,9 @@ def _moving_instance(session, **kwargs) -> int:
 def test_live_refresh_keeps_the_opened_panels_open_while_the_instance_moves(
     page, demo, engine, workers
 ):
+    sign_in(page, "operator")  # first: the timer runs from the start, sign-in takes its time
     instance_id = _moving_instance(engine)
     workers.start(1)
-    sign_in(page, "operator")
     polls = _live_polls(page)
     page.goto(f"/operations/instances/{instance_id}")
     page.wait_for_selector('[data-instance-viewer][data-ready="true"]')
@@ -215,9 +215,9 @@ def test_a_page_whose_tokens_all_wait_on_people_does_not_poll(page, demo, engine
 def test_the_requesters_instance_page_keeps_the_input_open_while_it_moves(
     page, demo, engine, workers
 ):
+    sign_in(page, "alice")  # first: the timer runs from the start, sign-in takes its time
     instance_id = _moving_instance(engine, actor=user(engine, "alice"))
     workers.start(1)
-    sign_in(page, "alice")
     polls = _live_polls(page)
     page.goto(f"/inbox/instances/{instance_id}")
     assert "Wait a moment" in page.locator("#instance-where").inner_text()
