@@ -45,6 +45,9 @@ def _kind(**kwargs: Any) -> NodeKind:
     return NodeKind(**kwargs)
 
 
+# Text settings of events that wait for or throw something.
+EVENT_TEXT = ("event", "code", "duration", "date", "cycle", "message", "correlationKey")
+
 EVENT_SIZE = {"width": 36, "height": 36}
 TASK_SIZE = {"width": 100, "height": 80}
 GATEWAY_SIZE = {"width": 50, "height": 50}
@@ -61,8 +64,22 @@ KINDS: Mapping[str, NodeKind] = MappingProxyType(
                 max_in=0,
                 min_out=1,
                 max_out=1,
-                config_keys=("form",),
-                config_types={"form": (dict,)},
+                config_keys=(
+                    "form",
+                    "event",
+                    "interrupting",
+                    "code",
+                    "duration",
+                    "date",
+                    "cycle",
+                    "message",
+                    "correlationKey",
+                ),
+                config_types={
+                    "form": (dict,),
+                    "interrupting": (bool,),
+                    **{key: (str,) for key in EVENT_TEXT},
+                },
                 **EVENT_SIZE,
             ),
             _kind(
@@ -73,7 +90,8 @@ KINDS: Mapping[str, NodeKind] = MappingProxyType(
                 max_in=None,
                 min_out=0,
                 max_out=0,
-                config_keys=(),
+                config_keys=("event", "code"),
+                config_types={"event": (str,), "code": (str,)},
                 **EVENT_SIZE,
             ),
             _kind(
@@ -84,8 +102,9 @@ KINDS: Mapping[str, NodeKind] = MappingProxyType(
                 max_in=None,
                 min_out=1,
                 max_out=1,
-                config_keys=("assignee", "form", "dueIn", "saveTo"),
+                config_keys=("assignee", "form", "dueIn", "saveTo", "multiInstance"),
                 config_types={
+                    "multiInstance": (dict,),
                     "assignee": (dict,),
                     "form": (dict,),
                     "dueIn": (str,),
@@ -101,9 +120,18 @@ KINDS: Mapping[str, NodeKind] = MappingProxyType(
                 max_in=None,
                 min_out=1,
                 max_out=1,
-                config_keys=("tool", "inputs", "saveTo", "retries", "backoff", "timeout"),
+                config_keys=(
+                    "tool",
+                    "inputs",
+                    "saveTo",
+                    "retries",
+                    "backoff",
+                    "timeout",
+                    "multiInstance",
+                ),
                 defaults={"inputs": {}, "retries": 3, "backoff": 2.0, "timeout": 30},
                 config_types={
+                    "multiInstance": (dict,),
                     "tool": (str,),
                     "inputs": (dict,),
                     "saveTo": (str,),
@@ -159,8 +187,112 @@ KINDS: Mapping[str, NodeKind] = MappingProxyType(
                 config_types={"message": (str,), "correlationKey": (str,), "saveTo": (str,)},
                 **EVENT_SIZE,
             ),
+            _kind(
+                name="subProcess",
+                label="Sub-process",
+                role="task",
+                min_in=1,
+                max_in=None,
+                min_out=1,
+                max_out=1,
+                config_keys=("collapsed", "multiInstance"),
+                config_types={"collapsed": (bool,), "multiInstance": (dict,)},
+                width=350,
+                height=200,
+            ),
+            _kind(
+                name="eventSubProcess",
+                label="Event sub-process",
+                role="task",
+                min_in=0,
+                max_in=0,
+                min_out=0,
+                max_out=0,
+                config_keys=("collapsed",),
+                config_types={"collapsed": (bool,)},
+                width=350,
+                height=200,
+            ),
+            _kind(
+                name="callActivity",
+                label="Call activity",
+                role="task",
+                min_in=1,
+                max_in=None,
+                min_out=1,
+                max_out=1,
+                config_keys=("process", "binding", "version", "inputs", "saveTo", "multiInstance"),
+                defaults={"binding": "latest", "inputs": {}},
+                config_types={
+                    "process": (str,),
+                    "binding": (str,),
+                    "version": (int,),
+                    "inputs": (dict,),
+                    "saveTo": (str,),
+                    "multiInstance": (dict,),
+                },
+                **TASK_SIZE,
+            ),
+            _kind(
+                name="boundaryEvent",
+                label="Boundary event",
+                role="event",
+                min_in=0,
+                max_in=0,
+                min_out=1,
+                max_out=1,
+                config_keys=(
+                    "attachedTo",
+                    "event",
+                    "interrupting",
+                    "code",
+                    "duration",
+                    "date",
+                    "cycle",
+                    "message",
+                    "correlationKey",
+                    "saveTo",
+                ),
+                defaults={"interrupting": True},
+                config_types={
+                    "attachedTo": (str,),
+                    "interrupting": (bool,),
+                    "saveTo": (str,),
+                    **{key: (str,) for key in EVENT_TEXT},
+                },
+                **EVENT_SIZE,
+            ),
+            _kind(
+                name="escalationThrow",
+                label="Escalation",
+                role="event",
+                min_in=1,
+                max_in=None,
+                min_out=1,
+                max_out=1,
+                config_keys=("code",),
+                config_types={"code": (str,)},
+                **EVENT_SIZE,
+            ),
         )
     }
+)
+
+# Kinds that may hold other nodes (their `parent`), and that may carry `multiInstance`.
+SCOPE_KINDS: tuple[str, ...] = ("subProcess", "eventSubProcess")
+MULTI_INSTANCE_KINDS: tuple[str, ...] = ("userTask", "serviceTask", "subProcess", "callActivity")
+# Boundary events attach to these; what each `event` value means per kind.
+BOUNDARY_HOSTS: tuple[str, ...] = ("userTask", "serviceTask", "subProcess", "callActivity")
+BOUNDARY_EVENTS: tuple[str, ...] = ("timer", "message", "error", "escalation")
+END_EVENTS: tuple[str, ...] = ("", "error", "escalation", "terminate")
+EVENT_START_EVENTS: tuple[str, ...] = ("timer", "message", "error", "escalation")
+MULTI_INSTANCE_KEYS: tuple[str, ...] = (
+    "sequential",
+    "collection",
+    "cardinality",
+    "element",
+    "completion",
+    "output",
 )
 
 ASSIGNEE_TYPES: tuple[str, ...] = ("user", "role", "expression")
