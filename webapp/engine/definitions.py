@@ -9,7 +9,7 @@ from __future__ import annotations
 import threading
 from collections import OrderedDict
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from sqlalchemy.orm import Session
@@ -21,7 +21,12 @@ CACHE_SIZE = 256
 
 @dataclass(frozen=True)
 class Definition:
-    """A version's nodes with their outgoing flows (document order) and incoming flow ids."""
+    """A version's nodes with their outgoing flows (document order) and incoming flow ids.
+
+    Compiled once per version so steps do no graph search: each node's scope (`parent`), each
+    scope's plain start event, the boundary events of each host and the event sub-processes of
+    each scope (None is the process level).
+    """
 
     version_id: int
     process_key: str
@@ -31,6 +36,10 @@ class Definition:
     outgoing: Mapping[str, list[tuple[str, dict[str, Any]]]]
     incoming: Mapping[str, list[str]]
     start: str
+    parent: Mapping[str, str | None] = field(default_factory=dict)
+    starts: Mapping[str, str] = field(default_factory=dict)
+    boundaries: Mapping[str, list[str]] = field(default_factory=dict)
+    event_subprocesses: Mapping[str | None, list[str]] = field(default_factory=dict)
 
     def node(self, node_id: str) -> dict[str, Any]:
         return self.nodes[node_id]
@@ -40,6 +49,31 @@ class Definition:
 
     def title(self, node_id: str) -> str:
         return self.nodes.get(node_id, {}).get("title") or node_id
+
+    def kind(self, node_id: str) -> str:
+        return self.nodes.get(node_id, {}).get("kind") or ""
+
+    def multi_instance(self, node_id: str) -> dict[str, Any] | None:
+        """The node's multi-instance settings, or None when it runs once."""
+        settings = self.config(node_id).get("multiInstance")
+        return settings if isinstance(settings, dict) and settings else None
+
+    def catchers(self, node_ids: list[str], event: str, code: str | None) -> str | None:
+        """Of these boundary or event-start nodes, the one catching `event` with `code`.
+
+        A catcher naming the code wins over a catch-all (empty code); None when none catches.
+        """
+        catch_all = None
+        for node_id in node_ids:
+            config = self.config(node_id)
+            if config.get("event") != event:
+                continue
+            caught = config.get("code") or ""
+            if caught and caught == (code or ""):
+                return node_id
+            if not caught and catch_all is None:
+                catch_all = node_id
+        return catch_all
 
 
 # Keyed by (version id, content hash): a reused id (a deleted row on SQLite) cannot match.
@@ -89,9 +123,27 @@ def _build(version: ProcessVersion) -> Definition:
     for flow_id, flow in flows.items():
         outgoing.setdefault(flow["source"], []).append((flow_id, flow))
         incoming.setdefault(flow["target"], []).append(flow_id)
-    starts = [node_id for node_id, node in nodes.items() if node.get("kind") == "startEvent"]
-    if len(starts) != 1:
-        raise ValueError(f"version {version.id} has {len(starts)} start events, not 1")
+    parent = {node_id: node.get("parent") or None for node_id, node in nodes.items()}
+    starts: dict[str, str] = {}
+    root_starts = []
+    boundaries: dict[str, list[str]] = {}
+    event_subprocesses: dict[str | None, list[str]] = {}
+    for node_id, node in nodes.items():
+        kind = node.get("kind")
+        config = node.get("config") or {}
+        scope = parent[node_id]
+        if kind == "startEvent":
+            if scope is None:
+                if not config.get("event"):
+                    root_starts.append(node_id)
+            else:
+                starts.setdefault(scope, node_id)
+        elif kind == "boundaryEvent":
+            boundaries.setdefault(config.get("attachedTo") or "", []).append(node_id)
+        elif kind == "eventSubProcess":
+            event_subprocesses.setdefault(scope, []).append(node_id)
+    if len(root_starts) != 1:
+        raise ValueError(f"version {version.id} has {len(root_starts)} start events, not 1")
     return Definition(
         version_id=version.id,
         process_key=doc.get("key") or "",
@@ -100,5 +152,9 @@ def _build(version: ProcessVersion) -> Definition:
         flows=flows,
         outgoing=outgoing,
         incoming=incoming,
-        start=starts[0],
+        start=root_starts[0],
+        parent=parent,
+        starts=starts,
+        boundaries=boundaries,
+        event_subprocesses=event_subprocesses,
     )

@@ -7,6 +7,7 @@ step costs little more than the round trips it needs.
 
 from __future__ import annotations
 
+import copy
 from dataclasses import dataclass, field, fields
 from datetime import datetime
 from typing import Any
@@ -54,15 +55,21 @@ class InstanceRow:
 
 @dataclass(eq=False)
 class TokenRow:
+    """A token as a step sees it; `parent` is the scope's token object (also before insert)."""
+
     id: int | None
     node_id: str
     arrived_via: str | None
     status: str
     step: int = 0
+    parent_id: int | None = None
+    locals: dict[str, Any] | None = None
     saved: tuple = field(default=(), repr=False)
+    parent: TokenRow | None = field(default=None, repr=False)
 
     def snapshot(self) -> tuple:
-        return (self.node_id, self.arrived_via, self.status, self.step)
+        kept = copy.deepcopy(self.locals) if self.locals is not None else None
+        return (self.node_id, self.arrived_via, self.status, self.step, kept)
 
     def values(self) -> dict[str, Any]:
         return {
@@ -70,11 +77,17 @@ class TokenRow:
             "arrived_via": self.arrived_via,
             "status": self.status,
             "step": self.step,
+            "locals": self.locals,
         }
 
     @property
     def changed(self) -> bool:
         return self.snapshot() != self.saved
+
+    @property
+    def listener(self) -> bool:
+        """A token that only listens for an event sub-process's start; it keeps no scope alive."""
+        return bool(self.locals and self.locals.get("listen"))
 
 
 # What steps change on an existing job.
@@ -111,7 +124,8 @@ class JobRow:
 
 
 _INSTANCE_COLUMNS = [INSTANCES.c[f.name] for f in fields(InstanceRow)]
-_TOKEN_COLUMNS = [TOKENS.c[name] for name in ("id", "node_id", "arrived_via", "status", "step")]
+_TOKEN_FIELDS = ("id", "node_id", "arrived_via", "status", "step", "parent_id", "locals")
+_TOKEN_COLUMNS = [TOKENS.c[name] for name in _TOKEN_FIELDS]
 JOB_FIELDS = [f.name for f in fields(JobRow) if f.name != "saved"]
 _JOB_COLUMNS = [JOBS.c[name] for name in JOB_FIELDS]
 
@@ -140,7 +154,7 @@ TOKENS_AND_JOB = (
     .order_by(TOKENS.c.id)
 )
 UPDATE_TOKEN = _update(
-    TOKENS, "token_id", ("node_id", "arrived_via", "status", "step", "updated_at")
+    TOKENS, "token_id", ("node_id", "arrived_via", "status", "step", "locals", "updated_at")
 )
 UPDATE_INSTANCE = _update(INSTANCES, "instance_id", ("status", "error", "ended_at", "updated_at"))
 UPDATE_INSTANCE_DATA = _update(
@@ -170,14 +184,16 @@ def open_tokens(
     job = None
     for row in conn.execute(TOKENS_AND_JOB, {"instance_id": instance_id, "job_id": job_id or 0}):
         values = row._mapping
-        token = TokenRow(
-            values["id"], values["node_id"], values["arrived_via"], values["status"], values["step"]
-        )
+        token = TokenRow(**{name: values[name] for name in _TOKEN_FIELDS})
         token.saved = token.snapshot()
         tokens.append(token)
         if values["job_id"] is not None:
             job = JobRow(**{c.name: values[f"job_{c.name}"] for c in _JOB_COLUMNS})
             job.saved = job.snapshot()
+    by_id = {token.id: token for token in tokens}
+    for token in tokens:
+        if token.parent_id is not None:
+            token.parent = by_id.get(token.parent_id)
     return tokens, job
 
 

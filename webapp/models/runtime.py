@@ -65,6 +65,12 @@ class Instance(db.Model):
     ended_at: Mapped[datetime | None] = mapped_column(UTCDateTime(), nullable=True)
     idempotency_key: Mapped[str | None] = mapped_column(String(255), nullable=True)
     request_hash: Mapped[str | None] = mapped_column(String(64), nullable=True)
+    # A child started by a call activity: the calling instance and its waiting token.
+    parent_id: Mapped[int | None] = mapped_column(
+        ForeignKey("instances.id", ondelete="SET NULL"), index=True, nullable=True
+    )
+    parent_token_id: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    call_depth: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
 
     process_version: Mapped[ProcessVersion] = relationship(lazy="select")
     partition: Mapped[Partition | None] = relationship(lazy="select")
@@ -86,6 +92,12 @@ class Token(db.Model):
     arrived_via: Mapped[str | None] = mapped_column(String(255), nullable=True)
     status: Mapped[str] = mapped_column(String(16), default="active")
     step: Mapped[int] = mapped_column(Integer, default=0)
+    # The token of the enclosing scope (a sub-process or multi-instance body); None at the top.
+    parent_id: Mapped[int | None] = mapped_column(
+        ForeignKey("tokens.id", ondelete="CASCADE"), index=True, nullable=True
+    )
+    # A scope's own values: a multi-instance element and counters, an event listener's mark.
+    locals: Mapped[dict[str, Any] | None] = mapped_column(JSONType, nullable=True)
     created_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
     updated_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
 
@@ -107,7 +119,10 @@ class Job(db.Model):
     instance_id: Mapped[int] = mapped_column(
         ForeignKey("instances.id", ondelete="CASCADE"), index=True
     )
-    token_id: Mapped[int] = mapped_column(ForeignKey("tokens.id", ondelete="CASCADE"), index=True)
+    # None for a hand-over to another instance (a called child's start, resume or cancel).
+    token_id: Mapped[int | None] = mapped_column(
+        ForeignKey("tokens.id", ondelete="CASCADE"), index=True, nullable=True
+    )
     node_id: Mapped[str] = mapped_column(String(255))
     kind: Mapped[str] = mapped_column(String(8))
     key: Mapped[str] = mapped_column(String(300), unique=True)

@@ -7,7 +7,8 @@ negative durations are rejected; zero (``PT0S``) is allowed. Parsing is exact to
 from __future__ import annotations
 
 import re
-from datetime import timedelta
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
 from decimal import ROUND_HALF_EVEN, Decimal
 
 MAX_LENGTH = 64
@@ -78,3 +79,39 @@ def format_duration(value: timedelta) -> str:
         time_part += f"{seconds}{fraction}S"
     result = "P" + (f"{days}D" if days else "") + (f"T{time_part}" if time_part else "")
     return result if result != "P" else "PT0S"
+
+
+@dataclass(frozen=True)
+class Cycle:
+    """A repeating timer: ``repeat`` times (None: without end), every ``interval``, from ``start``."""
+
+    repeat: int | None
+    interval: timedelta
+    start: datetime | None = None
+
+
+def parse_cycle(text: str) -> Cycle:
+    """Parse an ISO-8601 repeating interval: ``R3/PT1H``, ``R/P1D``, ``R5/2027-01-01T08:00Z/P1D``.
+
+    Raises ValueError naming what is wrong; the interval must be longer than zero.
+    """
+    if not isinstance(text, str):
+        raise ValueError(f"cycle must be text like R3/PT1H, not {type(text).__name__}")
+    parts = text.strip().split("/")
+    if len(parts) not in (2, 3) or not parts[0].upper().startswith("R"):
+        raise ValueError(f"invalid cycle {text!r}; use R3/PT1H (3 times hourly) or R/P1D (daily)")
+    count = parts[0][1:]
+    if count and (not count.isascii() or not count.isdigit() or len(count) > 9):
+        raise ValueError(f"the repeat count of cycle {text!r} must be a whole number")
+    start = None
+    if len(parts) == 3:
+        try:
+            start = datetime.fromisoformat(parts[1].strip().replace("Z", "+00:00"))
+        except ValueError:
+            raise ValueError(f"the start of cycle {text!r} is not an ISO date and time") from None
+        if start.tzinfo is None:
+            start = start.replace(tzinfo=UTC)
+    interval = parse_duration(parts[-1])
+    if interval <= timedelta(0):
+        raise ValueError(f"the interval of cycle {text!r} must be longer than zero")
+    return Cycle(int(count) if count else None, interval, start)
