@@ -1,8 +1,8 @@
 """scopes: tokens form a tree (sub-processes, multi-instance), instances call child instances
 
 `tokens.parent_id` is the token of the enclosing scope and `tokens.locals` a scope's own values
-(a multi-instance element and counters). `instances.parent_id` / `parent_token_id` link a called
-child to the call activity that started it. Jobs may belong to an instance without a token (a
+(a multi-instance element and counters). `instances.parent_*` link a called child to the call activity
+(token, node and the token's step) that started it. Jobs may belong to an instance without a token (a
 hand-over to a child or parent instance).
 
 Revision ID: 0010
@@ -34,6 +34,8 @@ def upgrade() -> None:
     with op.batch_alter_table("instances") as batch:
         batch.add_column(sa.Column("parent_id", sa.Integer(), nullable=True))
         batch.add_column(sa.Column("parent_token_id", sa.Integer(), nullable=True))
+        batch.add_column(sa.Column("parent_node_id", sa.String(255), nullable=True))
+        batch.add_column(sa.Column("parent_step", sa.Integer(), nullable=True))
         batch.add_column(sa.Column("call_depth", sa.Integer(), nullable=False, server_default="0"))
         batch.create_foreign_key(
             "fk_instances_parent_id_instances",
@@ -55,6 +57,8 @@ def downgrade() -> None:
         batch.drop_index("ix_instances_parent_id")
         batch.drop_constraint("fk_instances_parent_id_instances", type_="foreignkey")
         batch.drop_column("call_depth")
+        batch.drop_column("parent_step")
+        batch.drop_column("parent_node_id")
         batch.drop_column("parent_token_id")
         batch.drop_column("parent_id")
     with op.batch_alter_table("tokens") as batch:

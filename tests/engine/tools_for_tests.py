@@ -15,7 +15,7 @@ from typing import Any
 from redis import Redis
 
 from webapp import tools
-from webapp.tools import ToolCall, ToolError, tool
+from webapp.tools import BusinessError, ToolCall, ToolError, tool
 
 PREFIX = "fdtest"
 _clients: dict[str, Redis] = {}
@@ -90,6 +90,13 @@ def fatal(inputs: dict[str, Any], call: ToolCall) -> dict[str, Any]:
     raise ToolError("bad_request", "this request can never succeed", retryable=False)
 
 
+def business(inputs: dict[str, Any], call: ToolCall) -> dict[str, Any]:
+    """A business outcome the model routes: raises the error `code` unless it is empty."""
+    if inputs.get("code"):
+        raise BusinessError(str(inputs["code"]), f"business error {inputs['code']}")
+    return {"ok": True}
+
+
 def odd_text(inputs: dict[str, Any], call: ToolCall) -> dict[str, Any]:
     """Text PostgreSQL cannot store (NUL, a lone surrogate), as a remote service might send."""
     if inputs.get("fail"):
@@ -104,6 +111,7 @@ TOOLS = {
     "test.fatal": (fatal, {}, ()),
     "test.gate": (gate, {"dir": ""}, ()),
     "test.odd_text": (odd_text, {"fail": ""}, ("fail",)),
+    "test.business": (business, {"code": ""}, ("code",)),
 }
 
 

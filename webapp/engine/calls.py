@@ -34,6 +34,7 @@ class Outcome:
     message: str = ""
     retryable: bool = True
     duration_ms: int = 0
+    bpmn_error: bool = False
 
 
 @dataclass(frozen=True)
@@ -98,7 +99,13 @@ def invoke(call: Call, config: Mapping[str, Any]) -> Outcome:
         with deadline(call.timeout):
             output = registered.function(dict(call.inputs), tool_call)
     except ToolError as error:
-        outcome = Outcome(False, code=error.code, message=error.message, retryable=error.retryable)
+        outcome = Outcome(
+            False,
+            code=error.code,
+            message=error.message,
+            retryable=error.retryable,
+            bpmn_error=error.bpmn_error,
+        )
     except ToolTimeout:
         message = f"The tool did not finish within {call.timeout:g} seconds."
         outcome = Outcome(False, code="timeout", message=message)
@@ -115,4 +122,5 @@ def invoke(call: Call, config: Mapping[str, Any]) -> Outcome:
         storable_text(outcome.message[:MAX_MESSAGE]),
         outcome.retryable,
         elapsed,
+        outcome.bpmn_error,
     )

@@ -24,6 +24,9 @@ ENTRY_POINTS = {
     "tool": "webapp.services.jobs.run_tool",
     "inline": "webapp.services.jobs.run_inline_tool",
     "timer": "webapp.services.jobs.fire_timer",
+    "call": "webapp.services.jobs.start_called",
+    "resume": "webapp.services.jobs.resume_from_child",
+    "cancel": "webapp.services.jobs.cancel_called",
 }
 FAILURE_TTL = 7 * 24 * 3600
 # Kept briefly: expiring a finished job costs RQ one command, deleting it costs many.

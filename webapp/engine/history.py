@@ -28,6 +28,13 @@ KINDS = (
     "retried",
     "cancelled",
     "completed",
+    # Structured processes: events that cross scopes, multi-instance and called children.
+    "boundary",
+    "thrown",
+    "terminated",
+    "multi_instance",
+    "instance_completed",
+    "child_ended",
     # Actions outside a step, by a person: see `append`.
     "task_released",
     "task_reassigned",

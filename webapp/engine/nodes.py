@@ -10,6 +10,7 @@ from typing import Any
 from sqlalchemy import select
 
 from webapp import tools
+from webapp.engine import scopes
 from webapp.engine.context import jsonable
 from webapp.engine.runtime import Step
 from webapp.engine.store import TokenRow as Token
@@ -26,13 +27,49 @@ def _start(step: Step, token: Token, node: dict[str, Any]) -> None:
 
 
 def _end(step: Step, token: Token, node: dict[str, Any]) -> None:
+    """A plain end ends its token; error, escalation and terminate ends act on their scope."""
+    config = node.get("config") or {}
+    event = config.get("event") or ""
+    code = str(config.get("code") or "")
+    if event == "error":
+        scopes.raise_error(step, token, code)
+        return
+    if event == "escalation":
+        scopes.throw(step, token, "escalation", code)
+        if token.status not in ("active",):
+            return
+    if event == "terminate":
+        scopes.terminate(step, token)
     token.status = "done"
+    step.ended(token)
+
+
+def _escalate(step: Step, token: Token, node: dict[str, Any]) -> None:
+    """An intermediate escalation: thrown to the nearest catcher, then the token goes on."""
+    scopes.throw(step, token, "escalation", str((node.get("config") or {}).get("code") or ""))
+    if token.status == "active":
+        step.leave_single(token)
+
+
+def _sub_process(step: Step, token: Token, node: dict[str, Any]) -> None:
+    scopes.enter_scope(step, token, token.node_id)
+
+
+def _not_entered(step: Step, token: Token, node: dict[str, Any]) -> None:
+    step.fail(token, "unknown_node", f"Node '{token.node_id}' cannot be entered by a flow.")
+
+
+def _call(step: Step, token: Token, node: dict[str, Any]) -> None:
+    """Evaluate the inputs now; a job starts the child instance (one lock per step)."""
+    from webapp.engine import children
+
+    children.call(step, token, node)
 
 
 def _exclusive(step: Step, token: Token, node: dict[str, Any]) -> None:
     """The first outgoing flow (document order) whose condition is true, else the default."""
     default = None
-    context = step.context()
+    context = step.context(token)
     for flow_id, flow in step.definition.outgoing.get(token.node_id, []):
         if flow.get("default"):
             default = default or flow_id
@@ -67,9 +104,10 @@ def _parallel(step: Step, token: Token, node: dict[str, Any]) -> None:
     joined = 1
     if len(incoming) > 1:
         token.status = "waiting"
+        scope = token.parent
         arrived: dict[str, Token] = {}
         for other in step.tokens:
-            if other.status == "waiting" and other.node_id == node_id:
+            if other.status == "waiting" and other.node_id == node_id and other.parent is scope:
                 arrived.setdefault(other.arrived_via or "", other)
         if any(flow_id not in arrived for flow_id in incoming):
             return
@@ -84,7 +122,7 @@ def _parallel(step: Step, token: Token, node: dict[str, Any]) -> None:
         step.fail(continuing, "no_flow", f"Node '{node_id}' has no outgoing flow.")
         return
     for flow_id, _flow in outgoing[1:]:
-        child = step.new_token(node_id, continuing.arrived_via)
+        child = step.new_token(node_id, continuing.arrived_via, parent=continuing.parent)
         child.step = continuing.step
         step.leave(child, flow_id)
     step.leave(continuing, outgoing[0][0], **({"joined": joined} if joined > 1 else {}))
@@ -97,7 +135,7 @@ def _service(step: Step, token: Token, node: dict[str, Any]) -> None:
     if tools.get(name) is None:
         step.fail(token, "unknown_tool", f"The tool '{name}' is not installed.")
         return
-    context = step.context()
+    context = step.context(token)
     inputs = {}
     for key, text in (config.get("inputs") or {}).items():
         try:
@@ -124,7 +162,7 @@ def _user(step: Step, token: Token, node: dict[str, Any]) -> None:
     user_id = role_id = None
     if kind == "expression" and value:
         try:
-            value = evaluate(value, step.context())
+            value = evaluate(value, step.context(token))
         except ExpressionError as error:
             step.fail(token, "expression", f"The assignee expression failed: {error}")
             return
@@ -176,7 +214,7 @@ def due_time(config: dict[str, Any], context: dict[str, Any], now: datetime) -> 
 
 def _timer(step: Step, token: Token, node: dict[str, Any]) -> None:
     try:
-        due = due_time(node.get("config") or {}, step.context(), step.now)
+        due = due_time(node.get("config") or {}, step.context(token), step.now)
     except (ValueError, ExpressionError, OverflowError) as error:
         step.fail(token, "timer", f"The timer's time is invalid: {error}")
         return
@@ -195,16 +233,26 @@ def correlation_text(value: Any) -> str | None:
     return json.dumps(jsonable(value), sort_keys=True, separators=(",", ":"))
 
 
-def _message(step: Step, token: Token, node: dict[str, Any]) -> None:
-    config = node.get("config") or {}
+def correlation_key(step: Step, token: Token, config: dict[str, Any]) -> str | None:
+    """The correlation key `config` gives at `token`; None (and the token fails) when unusable."""
     try:
-        key = correlation_text(evaluate(config.get("correlationKey") or "null", step.context()))
+        key = correlation_text(
+            evaluate(config.get("correlationKey") or "null", step.context(token))
+        )
     except ExpressionError as error:
         step.fail(token, "expression", f"The correlation key failed: {error}")
-        return
+        return None
     if key is None or len(key) > MAX_CORRELATION_KEY:
         problem = "is empty" if key is None else f"is over {MAX_CORRELATION_KEY} characters"
         step.fail(token, "correlation", f"The correlation key {problem}.")
+        return None
+    return key
+
+
+def _message(step: Step, token: Token, node: dict[str, Any]) -> None:
+    config = node.get("config") or {}
+    key = correlation_key(step, token, config)
+    if key is None:
         return
     token.status = "waiting"
     step.add_subscription(token, str(config.get("message") or ""), key)
@@ -219,4 +267,9 @@ HANDLERS: dict[str, Callable[[Step, Token, dict[str, Any]], None]] = {
     "userTask": _user,
     "timerCatch": _timer,
     "messageCatch": _message,
+    "subProcess": _sub_process,
+    "eventSubProcess": _not_entered,
+    "callActivity": _call,
+    "boundaryEvent": _start,
+    "escalationThrow": _escalate,
 }

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
+from sqlalchemy import delete, select, update
 from sqlalchemy.engine import Connection
 
 from webapp import tools
@@ -23,6 +24,9 @@ from webapp.engine.store import InstanceRow, JobRow, TokenRow
 from webapp.models import MessageSubscription, Task
 
 LIVE = ("active", "waiting")
+OPEN = ("active", "waiting", "failed")
+# An activity that finished without an output of its own (a sub-process, a timer).
+NO_OUTPUT: Any = object()
 # Node entries in one step; more means a loop that never waits.
 MAX_ENTRIES = 10_000
 
@@ -38,9 +42,10 @@ class StepResult:
 
 
 def entry_point(kind: str, tool: str | None) -> str:
-    """Which RQ entry point runs a job: pure tools run inline in the step, timers fire."""
-    if kind == "timer":
-        return "timer"
+    """Which RQ entry point runs a job: pure tools run inline in the step, timers fire, and
+    hand-overs between a caller and its child (call, resume, cancel) run as their own steps."""
+    if kind != "tool":
+        return kind
     registered = tools.get(tool or "")
     return "inline" if registered is not None and registered.pure else "tool"
 
@@ -68,17 +73,28 @@ class Step:
         self.vars = dict(instance.vars or {})
         self.nodes = dict(instance.nodes or {})
         self._data_changed = False
-        self._queue: deque[tuple[TokenRow, str, str | None]] = deque()
+        self._queue: deque[tuple[TokenRow, str, str | None, bool]] = deque()
+        self._scopes_to_check: list[TokenRow] = []
+        self._closed: list[tuple[TokenRow, tuple[str, ...] | None]] = []
         self._entries = 0
-        self._new_jobs: list[tuple[TokenRow, dict[str, Any]]] = []
+        self._new_jobs: list[tuple[TokenRow | None, dict[str, Any]]] = []
         self._new_tasks: list[tuple[TokenRow, dict[str, Any]]] = []
-        self._new_subscriptions: list[tuple[TokenRow, str, str]] = []
+        self._new_subscriptions: list[tuple[TokenRow, str, str, str]] = []
         self._jobs: list[JobRow] = []
 
     # --- data ------------------------------------------------------------------------------
 
-    def context(self) -> dict[str, Any]:
-        return {"$input": self.instance.input or {}, "$vars": self.vars, "$nodes": self.nodes}
+    def context(self, token: TokenRow | None = None) -> dict[str, Any]:
+        """What expressions read at `token`: inside a multi-instance, also `$item` and `$loop`."""
+        context = {"$input": self.instance.input or {}, "$vars": self.vars, "$nodes": self.nodes}
+        inner = token
+        while inner is not None and not self.is_inner(inner):
+            inner = inner.parent
+        if inner is not None and inner.parent is not None:
+            from webapp.engine import multi
+
+            context.update(multi.scope_values(self, inner.parent, inner))
+        return context
 
     def record_output(self, node_id: str, output: Any) -> None:
         """Store a finished step's output as `$nodes.<id>` and under its `saveTo` variable."""
@@ -98,13 +114,23 @@ class Step:
 
     # --- movement --------------------------------------------------------------------------
 
-    def new_token(self, node_id: str, via: str | None = None) -> TokenRow:
-        token = TokenRow(None, node_id, via, "active", 0)
+    def new_token(
+        self,
+        node_id: str,
+        via: str | None = None,
+        *,
+        parent: TokenRow | None = None,
+        locals: dict[str, Any] | None = None,
+    ) -> TokenRow:
+        token = TokenRow(None, node_id, via, "active", 0, locals=locals)
+        token.parent = parent
+        token.parent_id = parent.id if parent is not None else None
         self.tokens.append(token)
         return token
 
-    def enter(self, token: TokenRow, node_id: str, via: str | None) -> None:
-        self._queue.append((token, node_id, via))
+    def enter(self, token: TokenRow, node_id: str, via: str | None, *, again: bool = False) -> None:
+        """Queue `token` to enter `node_id`; `again` (a retry) does not reopen boundary events."""
+        self._queue.append((token, node_id, via, again))
 
     def leave(self, token: TokenRow, flow_id: str, **details: Any) -> None:
         self.history.add("left", token, flow=flow_id, **details)
@@ -119,11 +145,21 @@ class Step:
         self.leave(token, flows[0][0])
 
     def run(self) -> None:
-        """Move queued tokens until each waits, ends or fails."""
+        """Move queued tokens until each waits, ends or fails; then complete emptied scopes."""
+        while True:
+            self._drain()
+            if not self._complete_a_scope():
+                return
+
+    def _drain(self) -> None:
+        from webapp.engine import multi, scopes
         from webapp.engine.nodes import HANDLERS
 
+        definition = self.definition
         while self._queue:
-            token, node_id, via = self._queue.popleft()
+            token, node_id, via, again = self._queue.popleft()
+            if token.status not in OPEN:
+                continue
             self._entries += 1
             token.node_id = node_id
             token.arrived_via = via
@@ -132,13 +168,118 @@ class Step:
             if self._entries > MAX_ENTRIES:
                 self.fail(token, "loop", f"More than {MAX_ENTRIES} steps without waiting.")
                 continue
-            self.history.add("entered", token, flow=via)
-            node = self.definition.nodes.get(node_id)
+            self.history.add("entered", token, flow=via, scope=self.scope_of(token))
+            node = definition.nodes.get(node_id)
             handler = HANDLERS.get(node["kind"]) if node else None
             if node is None or handler is None:
                 self.fail(token, "unknown_node", f"Node '{node_id}' cannot be run.")
                 continue
+            inner = self.is_inner(token)
+            if not again and not inner and node_id in definition.boundaries:
+                scopes.open_boundaries(self, token)
+                if token.status not in OPEN:
+                    continue
+            if not inner and definition.multi_instance(node_id):
+                multi.begin(self, token)
+                continue
             handler(self, token, node)
+
+    # --- scopes ----------------------------------------------------------------------------
+
+    def is_inner(self, token: TokenRow) -> bool:
+        """Whether `token` is one instance of a multi-instance activity (its parent the body)."""
+        parent = token.parent
+        return (
+            parent is not None
+            and parent.node_id == token.node_id
+            and token.locals is not None
+            and "index" in token.locals
+        )
+
+    def scope_of(self, token: TokenRow) -> str | None:
+        """The node id of the scope `token` runs in (None at the process level)."""
+        return self.definition.parent.get(token.node_id)
+
+    def children(self, scope: TokenRow | None) -> list[TokenRow]:
+        return [t for t in self.tokens if t.parent is scope]
+
+    def subtree(self, token: TokenRow) -> list[TokenRow]:
+        """`token` and every token inside it (its scope's tokens, theirs, ...)."""
+        found = [token]
+        members = {id(token)}
+        grew = True
+        while grew:
+            grew = False
+            for other in self.tokens:
+                parent = other.parent
+                if parent is not None and id(other) not in members and id(parent) in members:
+                    members.add(id(other))
+                    found.append(other)
+                    grew = True
+        return found
+
+    def ended(self, token: TokenRow) -> None:
+        """`token` ended (done or cancelled): its scope may now be complete."""
+        if token.parent is not None:
+            self._scopes_to_check.append(token.parent)
+
+    def cancel_tree(self, token: TokenRow) -> None:
+        """End `token` and everything inside it: tokens, jobs, timers, subscriptions, tasks and
+        called children."""
+        doomed = [t for t in self.subtree(token) if t.status in OPEN]
+        for member in doomed:
+            member.status = "cancelled"
+        self.close_waits(doomed)
+        self.ended(token)
+
+    def close_waits(self, tokens: list[TokenRow], node_ids: tuple[str, ...] | None = None) -> None:
+        """Withdraw what these tokens wait for (only at `node_ids`, e.g. a host's boundaries)."""
+        members = {id(t) for t in tokens}
+
+        def kept(token: TokenRow | None, node_id: str | None) -> bool:
+            if token is None or id(token) not in members:
+                return True
+            return node_ids is not None and node_id not in node_ids
+
+        self._new_jobs = [
+            (t, o) for t, o in self._new_jobs if kept(t, o.get("node_id", t and t.node_id))
+        ]
+        self._new_subscriptions = [w for w in self._new_subscriptions if kept(w[0], w[3])]
+        if node_ids is None:
+            self._new_tasks = [w for w in self._new_tasks if kept(w[0], None)]
+        for token in tokens:
+            if token.id is not None:
+                self._closed.append((token, node_ids))
+
+    def complete(self, token: TokenRow, output: Any = NO_OUTPUT) -> None:
+        """An activity finished: record its output, close its boundary events and move on (one
+        instance of a multi-instance reports to its body instead)."""
+        from webapp.engine import multi
+
+        if self.is_inner(token) and token.parent is not None:
+            multi.instance_completed(self, token.parent, token, output)
+            return
+        node_id = token.node_id
+        if output is not NO_OUTPUT:
+            self.record_output(node_id, output)
+        boundaries = self.definition.boundaries.get(node_id)
+        if boundaries:
+            self.close_waits([token], tuple(boundaries))
+        if self.definition.kind(node_id) == "eventSubProcess":
+            token.status = "done"
+            self.ended(token)
+            return
+        self.leave_single(token)
+
+    def _complete_a_scope(self) -> bool:
+        """Complete one waiting scope that nothing live is left in; False when there is none."""
+        from webapp.engine import scopes
+
+        while self._scopes_to_check:
+            scope = self._scopes_to_check.pop()
+            if scopes.try_complete(self, scope):
+                return True
+        return False
 
     def fail(self, token: TokenRow, code: str, message: str, **details: Any) -> None:
         """An incident: the token and the instance fail with node, code and message."""
@@ -154,14 +295,18 @@ class Step:
 
     # --- what waits ------------------------------------------------------------------------
 
-    def add_job(self, token: TokenRow, kind: str, due_at: datetime, **options: Any) -> None:
+    def add_job(self, token: TokenRow | None, kind: str, due_at: datetime, **options: Any) -> None:
+        """A job for `token` (at `node_id`, default its node); no token: a hand-over job whose
+        `instance_id`, `node_id` and `key` are given."""
         self._new_jobs.append((token, {"kind": kind, "due_at": due_at, **options}))
 
     def add_task(self, token: TokenRow, **values: Any) -> None:
         self._new_tasks.append((token, values))
 
-    def add_subscription(self, token: TokenRow, name: str, correlation_key: str) -> None:
-        self._new_subscriptions.append((token, name, correlation_key))
+    def add_subscription(
+        self, token: TokenRow, name: str, correlation_key: str, node_id: str | None = None
+    ) -> None:
+        self._new_subscriptions.append((token, name, correlation_key, node_id or token.node_id))
 
     # --- the end of the step ---------------------------------------------------------------
 
@@ -170,6 +315,7 @@ class Step:
         self._complete_if_done()
         self._save_instance()
         self._save_tokens()
+        self._withdraw_closed()
         new_jobs = self._insert_jobs()
         self._save_jobs()
         self._insert_waits()
@@ -217,37 +363,101 @@ class Step:
         ]
         if changed:
             self.conn.execute(store.UPDATE_TOKEN, changed)
+        stamp = {"instance_id": self.instance.id, "created_at": self.now, "updated_at": self.now}
         new = [t for t in self.tokens if t.id is None]
-        if new:
-            stamp = {
-                "instance_id": self.instance.id,
-                "created_at": self.now,
-                "updated_at": self.now,
-            }
-            rows = [{**stamp, **t.values()} for t in new]
+        while new:
+            # A scope's token is inserted before the tokens inside it, which need its id.
+            ready = [t for t in new if t.parent is None or t.parent.id is not None]
+            rows = [
+                {**stamp, **t.values(), "parent_id": t.parent.id if t.parent else None}
+                for t in ready
+            ]
             ids = self.conn.execute(store.INSERT_TOKENS, rows).scalars().all()
-            for token, token_id in zip(new, ids, strict=True):
+            for token, token_id in zip(ready, ids, strict=True):
                 token.id = token_id
+                token.parent_id = token.parent.id if token.parent else None
+            new = [t for t in new if t.id is None]
         for token in self.tokens:
             token.saved = token.snapshot()
+
+    def _withdraw_closed(self) -> None:
+        """Cancel the saved jobs, subscriptions, tasks and called children of closed tokens."""
+        if not self._closed:
+            return
+        whole = sorted({store.saved_id(t.id) for t, nodes in self._closed if nodes is None})
+        partial = [(store.saved_id(t.id), nodes) for t, nodes in self._closed if nodes]
+        self._closed.clear()
+        jobs = store.JOBS
+        subscriptions = MessageSubscription.__table__
+        tracked = {job.id for job in self._jobs}
+        pending = (jobs.c.status == "pending", jobs.c.id.not_in(tracked or [0]))
+        cancel = {"status": "cancelled", "lease_until": None, "updated_at": self.now}
+        for token_id, nodes in partial:
+            self.conn.execute(
+                update(jobs)
+                .where(jobs.c.token_id == token_id, jobs.c.node_id.in_(nodes), *pending)
+                .values(cancel)
+            )
+            self.conn.execute(
+                delete(subscriptions).where(
+                    subscriptions.c.token_id == token_id, subscriptions.c.node_id.in_(nodes)
+                )
+            )
+        if not whole:
+            return
+        self.conn.execute(update(jobs).where(jobs.c.token_id.in_(whole), *pending).values(cancel))
+        self.conn.execute(delete(subscriptions).where(subscriptions.c.token_id.in_(whole)))
+        tasks = Task.__table__
+        self.conn.execute(
+            update(tasks)
+            .where(tasks.c.token_id.in_(whole), tasks.c.status == "open")
+            .values(status="cancelled")
+        )
+        instances = store.INSTANCES
+        children = self.conn.execute(
+            select(instances.c.id).where(
+                instances.c.parent_id == self.instance.id,
+                instances.c.parent_token_id.in_(whole),
+                instances.c.status.in_(("running", "failed")),
+            )
+        ).scalars()
+        for child_id in children:
+            self.cancel_child(child_id)
+
+    def cancel_child(self, child_id: int) -> None:
+        """Hand the cancelling of a called child to a job: one step never locks two instances."""
+        self.add_job(
+            None,
+            "cancel",
+            self.now,
+            instance_id=child_id,
+            node_id="",
+            key=f"cancel:{child_id}:{self.instance.id}",
+        )
 
     def _insert_jobs(self) -> list[JobRow]:
         if not self._new_jobs:
             return []
-        jobs = [
-            JobRow(
-                id=None,
-                instance_id=store.saved_id(self.instance.id),
-                token_id=store.saved_id(token.id),
-                node_id=token.node_id,
-                key=f"{token.id}:{token.node_id}:{token.step}",
-                actor=self.starter,
-                status="pending",
-                attempt=0,
-                **options,
+        jobs = []
+        for token, options in self._new_jobs:
+            if token is None:
+                values = {"token_id": None, "actor": self.starter, **options}
+                jobs.append(JobRow(id=None, status="pending", attempt=0, **values))
+                continue
+            node_id = options.pop("node_id", None) or token.node_id
+            jobs.append(
+                JobRow(
+                    id=None,
+                    instance_id=store.saved_id(self.instance.id),
+                    token_id=store.saved_id(token.id),
+                    node_id=node_id,
+                    key=f"{token.id}:{node_id}:{token.step}",
+                    actor=self.starter,
+                    status="pending",
+                    attempt=0,
+                    **options,
+                )
             )
-            for token, options in self._new_jobs
-        ]
         rows = [
             {
                 **store.values_of(job, exclude=("id", "saved")),
@@ -282,8 +492,8 @@ class Step:
             self.conn.execute(Task.__table__.insert(), tasks)
         if self._new_subscriptions:
             subscriptions = [
-                {**stamp, "token_id": t.id, "node_id": t.node_id, "name": n, "correlation_key": k}
-                for t, n, k in self._new_subscriptions
+                {**stamp, "token_id": t.id, "node_id": node, "name": n, "correlation_key": k}
+                for t, n, k, node in self._new_subscriptions
             ]
             self.conn.execute(MessageSubscription.__table__.insert(), subscriptions)
 
@@ -291,11 +501,21 @@ class Step:
         instance = self.instance
         if instance.status not in ("running", "failed"):
             return
-        if any(token.status in LIVE for token in self.tokens):
-            return
         if any(token.status == "failed" for token in self.tokens):
             instance.status = "failed"
             return
+        if instance.status == "failed":
+            instance.status = "running"
+            instance.error = None
+        if any(token.status in LIVE and not token.listener for token in self.tokens):
+            return
+        for token in self.tokens:
+            if token.listener and token.status in LIVE:
+                self.cancel_tree(token)
         instance.status = "completed"
         instance.ended_at = self.now
         self.history.add("completed")
+        if instance.parent_id is not None:
+            from webapp.engine import children
+
+            children.report_to_parent(self, "completed", output=dict(self.vars))

@@ -13,14 +13,14 @@ from typing import Any
 from sqlalchemy import delete, select, update
 from sqlalchemy.orm import Session
 
-from webapp.engine import definitions, store
+from webapp.engine import children, definitions, scopes, store
 from webapp.engine.calls import Call, Outcome
 from webapp.engine.context import jsonable
 from webapp.engine.errors import EngineError
 from webapp.engine.locking import begin_write
 from webapp.engine.runtime import Step, StepResult
 from webapp.engine.store import InstanceRow, JobRow, TokenRow
-from webapp.models import Job, MessageSubscription, ProcessVersion, Task, User
+from webapp.models import Job, MessageSubscription, Process, ProcessVersion, Task, User
 from webapp.models.base import utcnow
 
 # A job delivered earlier than this is a stray duplicate; the scheduled delivery will come.
@@ -58,16 +58,29 @@ def _dropped(step: Step, note: str) -> StepResult:
 
 
 def _pending(step: Step, job: JobRow | None, kind: str) -> TokenRow | None:
-    """The job's token, if the job is still pending and its token still waits for it."""
+    """The job's token, if the job is still pending and its token still waits for it (at the
+    job's node, or as the host of the job's boundary event or event sub-process start)."""
     if job is None or step.instance.status not in ("running", "failed"):
         return None
-    token = step.token(job.token_id)
-    expected = "active" if kind == "tool" else "waiting"
+    token = step.token(job.token_id) if job.token_id is not None else None
     if job.kind != kind or job.status != "pending" or token is None:
         return None
+    if _watches(step, token, job.node_id):
+        return token
+    expected = "active" if kind == "tool" else "waiting"
     if token.status != expected or token.node_id != job.node_id:
         return None
     return token
+
+
+def _watches(step: Step, token: TokenRow, node_id: str) -> bool:
+    """Whether `token` holds the subscription of boundary or event-start `node_id`."""
+    kind = step.definition.kind(node_id)
+    if kind == "boundaryEvent":
+        return scopes.host_of(step, node_id, token)
+    if kind == "startEvent" and token.listener:
+        return step.definition.starts.get(token.node_id) == node_id and token.status == "waiting"
+    return False
 
 
 def _due(step: Step, job: JobRow | None, kind: str) -> TokenRow | str:
@@ -93,8 +106,13 @@ def start_instance(
     actor: User | None = None,
     via: str = "api",
     now: datetime | None = None,
+    caller: dict[str, Any] | None = None,
 ) -> StepResult:
-    """Create an instance of `version` and move its start token until it waits or ends."""
+    """Create an instance of `version` and move its start token until it waits or ends.
+
+    `caller` links a called child to its call activity: parent_id, parent_token_id,
+    parent_node_id, parent_step and call_depth.
+    """
     begin_write(session)
     now = now or utcnow()
     definition = definitions.for_version(version)
@@ -113,11 +131,19 @@ def start_instance(
         started_by_id=actor.id if actor is not None else None,
         created_at=now,
         updated_at=now,
+        **(caller or {}),
     )
     step = Step(session.connection(), instance, definition, [], now=now, starter=_name(actor))
     step.history.add(
-        "started", actor=_name(actor), via=via, version=version.number, business_key=business_key
+        "started",
+        actor=_name(actor),
+        via=via,
+        version=version.number,
+        business_key=business_key,
+        parent=instance.parent_id,
     )
+    if definition.event_subprocesses:
+        scopes.open_event_subprocesses(step, None, None)
     token = step.new_token(definition.start)
     step.enter(token, definition.start, None)
     step.run()
@@ -223,11 +249,15 @@ def _apply(step: Step, job: JobRow, token: TokenRow, outcome: Outcome, attempt: 
     )
     if outcome.ok:
         job.status = "done"
-        step.record_output(job.node_id, jsonable(outcome.output))
         step.starter = job.actor
-        step.leave_single(token)
+        step.complete(token, jsonable(outcome.output))
         return
     job.last_error = {"code": outcome.code, "message": outcome.message, "attempt": attempt}
+    if outcome.bpmn_error:
+        job.status = "failed"
+        step.starter = job.actor
+        scopes.raise_error(step, token, outcome.code, outcome.message)
+        return
     if outcome.retryable and job.attempt < job.max_attempts:
         job.due_at = step.now + timedelta(seconds=job.backoff * 2 ** (job.attempt - 1))
         return
@@ -249,11 +279,26 @@ def fire_timer(
     step.track(job)
     job.status = "done"
     job.attempt += 1
-    step.history.add("timer", token, due=job.due_at.isoformat())
+    step.history.add("timer", token, job.node_id, due=job.due_at.isoformat())
     step.starter = _starter(step)
-    step.leave_single(token)
+    if job.node_id == token.node_id:
+        step.complete(token)
+    else:
+        again = scopes.next_due(step.definition.config(job.node_id), job.attempt, job.due_at)
+        if _event_fired(step, token, job.node_id) and again is not None:
+            job.status = "pending"
+            job.due_at = again
     step.run()
     return step.finish()
+
+
+def _event_fired(step: Step, token: TokenRow, node_id: str, output: Any = None) -> bool:
+    """A boundary event or an event sub-process start fired for `token`; True when it stays
+    subscribed (a non-interrupting one)."""
+    if token.listener:
+        return scopes.listener_fired(step, token, node_id, output)
+    scopes.trigger_boundary(step, token, node_id, output)
+    return token.status in ("active", "waiting", "failed")
 
 
 def message_targets(
@@ -303,17 +348,31 @@ def deliver_message(
     payload = jsonable(payload)
     for token_id, node_id in subscriptions:
         token = step.token(token_id)
-        if token is None or token.status != "waiting" or token.node_id != node_id:
+        if token is None:
+            continue
+        if _watches(step, token, node_id):
+            woken += 1
+            step.history.add(
+                "message", token, node_id, actor=_name(actor), name=name, key=correlation_key
+            )
+            if _event_fired(step, token, node_id, payload):
+                _resubscribe(step, token, node_id, name, correlation_key)
+            continue
+        if token.status != "waiting" or token.node_id != node_id:
             continue
         woken += 1
         step.history.add("message", token, actor=_name(actor), name=name, key=correlation_key)
-        step.record_output(token.node_id, payload)
-        step.leave_single(token)
+        step.complete(token, payload)
     if not woken:
         return _dropped(step, "no token waits for this message")
     step.starter = _starter(step)
     step.run()
     return step.finish()
+
+
+def _resubscribe(step: Step, token: TokenRow, node_id: str, name: str, key: str) -> None:
+    """A non-interrupting message event keeps listening after it fired."""
+    step.add_subscription(token, name, key, node_id)
 
 
 def complete_task(
@@ -350,9 +409,8 @@ def complete_task(
         )
     )
     step.history.add("task_completed", token, actor=_name(actor), task=task_id)
-    step.record_output(task.node_id, values)
     step.starter = _starter(step)
-    step.leave_single(token)
+    step.complete(token, values)
     step.run()
     return step.finish()
 
@@ -380,6 +438,15 @@ def cancel_instance(
     for token in step.tokens:
         token.status = "cancelled"
     conn = step.conn
+    instances = store.INSTANCES
+    called = conn.execute(
+        select(instances.c.id).where(
+            instances.c.parent_id == instance_id,
+            instances.c.status.in_(("running", "failed")),
+        )
+    ).scalars()
+    for child_id in called:
+        step.cancel_child(child_id)
     conn.execute(
         update(store.JOBS)
         .where(store.JOBS.c.instance_id == instance_id, store.JOBS.c.status == "pending")
@@ -396,6 +463,8 @@ def cancel_instance(
     instance.status = "cancelled"
     instance.ended_at = step.now
     step.history.add("cancelled", actor=_name(actor), reason=reason or None)
+    if instance.parent_id is not None:
+        children.report_to_parent(step, "cancelled")
     return step.finish()
 
 
@@ -415,6 +484,181 @@ def retry_instance(
     step.starter = _starter(step)
     for token in [t for t in step.tokens if t.status == "failed"]:
         step.history.add("retried", token, actor=_name(actor))
-        step.enter(token, token.node_id, token.arrived_via)
+        step.enter(token, token.node_id, token.arrived_via, again=True)
     step.run()
     return step.finish()
+
+
+# --- call activities: hand-overs between a caller and its child ------------------------------
+
+
+def _latest_version(session: Session, key: str, number: int | None) -> ProcessVersion | None:
+    query = select(ProcessVersion).join(Process).where(Process.key == key)
+    if number is not None:
+        query = query.where(ProcessVersion.number == number)
+    return session.scalars(query.order_by(ProcessVersion.number.desc()).limit(1)).first()
+
+
+def start_called(
+    session: Session, job_id: int, *, now: datetime | None = None
+) -> StepResult | None:
+    """Start the child of a pending `call` job (the job row is locked, never the caller's row);
+    None when the job is no longer pending. A child that cannot start reports back at once."""
+    begin_write(session)
+    now = now or utcnow()
+    conn = session.connection()
+    row = conn.execute(
+        select(store.JOBS).where(store.JOBS.c.id == job_id).with_for_update()
+    ).first()
+    if row is None:
+        return None
+    job = store.job_row(row._mapping)
+    if job.kind != "call" or job.status != "pending" or job.due_at > now + EARLY_TOLERANCE:
+        return None
+    instances = store.INSTANCES
+    parent = conn.execute(
+        select(
+            instances.c.partition_id,
+            instances.c.started_by_id,
+            instances.c.call_depth,
+            instances.c.status,
+        ).where(instances.c.id == job.instance_id)
+    ).first()
+    conn.execute(
+        update(store.JOBS)
+        .where(store.JOBS.c.id == job_id)
+        .values(status="done", attempt=job.attempt + 1, updated_at=now)
+    )
+    if parent is None or parent.status not in ("running", "failed"):
+        return None
+    options = job.inputs or {}
+    version = _latest_version(session, job.tool or "", options.get("version"))
+    caller = {
+        "parent_id": job.instance_id,
+        "parent_token_id": job.token_id,
+        "parent_node_id": job.node_id,
+        "parent_step": options.get("step"),
+        "call_depth": (parent.call_depth or 0) + 1,
+    }
+    if version is None:
+        wanted = f"version {options['version']} of " if options.get("version") else ""
+        message = f"There is no published {wanted}process '{job.tool}' to call."
+        return _report_missing(conn, job, caller, message, now)
+    actor = session.get(User, parent.started_by_id) if parent.started_by_id else None
+    return start_instance(
+        session,
+        version,
+        input=options.get("input") or {},
+        partition_id=parent.partition_id,
+        actor=actor,
+        via="call",
+        now=now,
+        caller=caller,
+    )
+
+
+def _report_missing(
+    conn: Any, job: JobRow, caller: dict[str, Any], message: str, now: datetime
+) -> StepResult:
+    """No child could start: a resume job tells the caller, whose step raises the incident."""
+    values = {
+        "instance_id": job.instance_id,
+        "token_id": job.token_id,
+        "node_id": job.node_id,
+        "kind": "resume",
+        "key": f"resume:call:{job.id}",
+        "actor": job.actor,
+        "status": "pending",
+        "due_at": now,
+        "attempt": 0,
+        "inputs": {"status": "missing", "message": message, "step": caller["parent_step"]},
+        "created_at": now,
+        "updated_at": now,
+    }
+    new_id = conn.execute(store.INSERT_JOBS, [values]).scalars().one()
+    from webapp.engine.dispatch import JobRef
+
+    ref = JobRef(new_id, job.instance_id, "resume", now, 0)
+    placeholder = InstanceRow(
+        id=job.instance_id,
+        version_id=0,
+        process_key="",
+        version=0,
+        partition_id=None,
+        status="running",
+        input={},
+        vars={},
+        nodes={},
+    )
+    return StepResult(placeholder, [ref], applied=False, note="no version to call")
+
+
+def resume_from_child(
+    session: Session, job_id: int, instance_id: int, *, now: datetime | None = None
+) -> StepResult:
+    """The caller's step after its child ended: move on with the child's data, throw its error,
+    or raise an incident."""
+    step, job = _open(session, instance_id, now or utcnow(), job_id)
+    token = None
+    if job is not None and job.kind == "resume" and job.status == "pending":
+        candidate = step.token(job.token_id) if job.token_id is not None else None
+        outcome = job.inputs or {}
+        if (
+            candidate is not None
+            and candidate.status in ("waiting", "failed")
+            and candidate.node_id == job.node_id
+            and candidate.step == outcome.get("step")
+            and step.instance.status in ("running", "failed")
+        ):
+            token = candidate
+    if job is None or token is None:
+        step.conn.execute(
+            update(store.JOBS)
+            .where(store.JOBS.c.id == job_id, store.JOBS.c.status == "pending")
+            .values(status="done", updated_at=step.now)
+        )
+        return _dropped(step, "the call no longer waits")
+    step.track(job)
+    job.status = "done"
+    job.attempt += 1
+    outcome = job.inputs or {}
+    status = outcome.get("status")
+    child = outcome.get("child")
+    step.starter = _starter(step)
+    step.history.add("child_ended", token, child=child, status=status, code=outcome.get("code"))
+    if status == "completed":
+        token.status = "active"
+        step.complete(token, outcome.get("output") or {})
+    elif status == "error":
+        token.status = "active"
+        scopes.raise_error(step, token, str(outcome.get("code") or ""), outcome.get("message", ""))
+    elif status == "missing":
+        step.fail(token, "call_missing", str(outcome.get("message") or "No process to call."))
+    else:
+        step.fail(token, "child_cancelled", f"The called instance {child} was cancelled.")
+    step.run()
+    return step.finish()
+
+
+def cancel_called(
+    session: Session, job_id: int, instance_id: int, *, now: datetime | None = None
+) -> StepResult | None:
+    """Cancel a child because its caller was cancelled or interrupted."""
+    now = now or utcnow()
+    begin_write(session)
+    conn = session.connection()
+    row = conn.execute(
+        select(store.JOBS).where(store.JOBS.c.id == job_id).with_for_update()
+    ).first()
+    if row is None or row.status != "pending" or row.kind != "cancel":
+        return None
+    conn.execute(
+        update(store.JOBS).where(store.JOBS.c.id == job_id).values(status="done", updated_at=now)
+    )
+    try:
+        result = cancel_instance(
+            session, instance_id, reason="The calling instance ended the call.", now=now
+        )
+    except EngineError:
+        return None
+    return result

@@ -51,6 +51,11 @@ class InstanceRow:
     created_at: datetime | None = None
     updated_at: datetime | None = None
     ended_at: datetime | None = None
+    parent_id: int | None = None
+    parent_token_id: int | None = None
+    parent_node_id: str | None = None
+    parent_step: int | None = None
+    call_depth: int = 0
 
 
 @dataclass(eq=False)

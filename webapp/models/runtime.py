@@ -70,6 +70,8 @@ class Instance(db.Model):
         ForeignKey("instances.id", ondelete="SET NULL"), index=True, nullable=True
     )
     parent_token_id: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    parent_node_id: Mapped[str | None] = mapped_column(String(255), nullable=True)
+    parent_step: Mapped[int | None] = mapped_column(Integer, nullable=True)
     call_depth: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
 
     process_version: Mapped[ProcessVersion] = relationship(lazy="select")

@@ -83,7 +83,7 @@ def format_duration(value: timedelta) -> str:
 
 @dataclass(frozen=True)
 class Cycle:
-    """A repeating timer: ``repeat`` times (None: without end), every ``interval``, from ``start``."""
+    """A repeating timer: ``repeat`` times (None: no end), every ``interval``, from ``start``."""
 
     repeat: int | None
     interval: timedelta

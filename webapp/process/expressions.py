@@ -25,7 +25,7 @@ MAX_INT_BITS = 1024
 
 # `$form` holds the values of the form being filled in (visibleIf, defaults); validation
 # allows it only in form expressions.
-ROOTS = ("$input", "$vars", "$nodes", "$form")
+ROOTS = ("$input", "$vars", "$nodes", "$item", "$loop", "$form")
 FUNCTIONS: dict[str, int] = {"contains": 2, "date": 1, "len": 1, "lower": 1, "now": 0, "upper": 1}
 _CONSTANTS: dict[str, Any] = {"true": True, "false": False, "null": None}
 _KEYWORDS = frozenset({"and", "or", "not", "in", *_CONSTANTS})

@@ -145,3 +145,38 @@ def run_inline_tool(job_id: int, instance_id: int) -> str:
 @about_job
 def fire_timer(job_id: int, instance_id: int) -> str:
     return _run(lambda: steps.fire_timer(db.session, job_id, instance_id))
+
+
+@about_job
+def start_called(job_id: int, instance_id: int) -> str:
+    """A call activity's job: start the child instance."""
+    return _run_optional(lambda: steps.start_called(db.session, job_id))
+
+
+@about_job
+def resume_from_child(job_id: int, instance_id: int) -> str:
+    """A called child ended: the caller moves on."""
+    return _run(lambda: steps.resume_from_child(db.session, job_id, instance_id))
+
+
+@about_job
+def cancel_called(job_id: int, instance_id: int) -> str:
+    """The caller ended: cancel this child."""
+    return _run_optional(lambda: steps.cancel_called(db.session, job_id, instance_id))
+
+
+def _run_optional(step: Callable[[], StepResult | None]) -> str:
+    """Run a hand-over step that may find nothing to do (and still commits what it marked)."""
+    try:
+        result = step()
+    except EngineError as error:
+        db.session.rollback()
+        return error.code
+    except BaseException:
+        db.session.rollback()
+        raise
+    if result is None:
+        db.session.commit()
+        return "not pending"
+    _commit_and_follow_on(result)
+    return "applied" if result.applied else result.note

@@ -37,13 +37,27 @@ class ToolCall:
 
 
 class ToolError(Exception):
-    """A tool failed; `code` is a short stable word shown in incidents (e.g. http_500)."""
+    """A tool failed; `code` is a short stable word shown in incidents (e.g. http_500).
 
-    def __init__(self, code: str, message: str, *, retryable: bool = True) -> None:
+    With `bpmn_error=True` it is a business error, not a technical failure: it is never retried
+    and goes at once to the model's error catcher for `code` (a boundary or event sub-process).
+    """
+
+    def __init__(
+        self, code: str, message: str, *, retryable: bool = True, bpmn_error: bool = False
+    ) -> None:
         super().__init__(message)
         self.code = code
         self.message = message
-        self.retryable = retryable
+        self.retryable = retryable and not bpmn_error
+        self.bpmn_error = bpmn_error
+
+
+class BusinessError(ToolError):
+    """A business error with `code` for the model to route (``ToolError(..., bpmn_error=True)``)."""
+
+    def __init__(self, code: str, message: str = "") -> None:
+        super().__init__(code, message or code, bpmn_error=True)
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,86 @@
+"""Call activities: a parent token waits while a child instance of another process runs.
+
+Caller and child are different instances, so they never change in one step: the caller's step
+writes a `call` job, whose step creates the child; the child's last step writes a `resume` job
+for the caller; cancelling the caller writes a `cancel` job per child. Each job is its own step
+on one instance, so lock order can never deadlock.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from webapp.engine.context import jsonable
+from webapp.engine.runtime import Step
+from webapp.engine.store import TokenRow
+from webapp.process.expressions import ExpressionError, evaluate
+
+# A call chain deeper than this is an incident (recursion that never ends).
+MAX_DEPTH = 16
+
+
+def call(step: Step, token: TokenRow, node: dict[str, Any]) -> None:
+    """Evaluate the call's inputs in the caller and write the job that starts the child."""
+    config = node.get("config") or {}
+    if step.instance.call_depth + 1 > MAX_DEPTH:
+        message = f"The call chain is deeper than {MAX_DEPTH} instances."
+        step.fail(token, "call_depth", message)
+        return
+    context = step.context(token)
+    inputs = {}
+    for name, text in (config.get("inputs") or {}).items():
+        try:
+            inputs[name] = evaluate(text, context)
+        except ExpressionError as error:
+            step.fail(token, "expression", f"The input '{name}' failed: {error}")
+            return
+    version = config.get("version") if config.get("binding") == "version" else None
+    token.status = "waiting"
+    step.add_job(
+        token,
+        "call",
+        step.now,
+        tool=str(config.get("process") or ""),
+        inputs={"input": jsonable(inputs), "version": version, "step": token.step},
+    )
+
+
+def report_to_parent(step: Step, status: str, **details: Any) -> None:
+    """The child ended: a `resume` job hands its outcome to the waiting call activity."""
+    instance = step.instance
+    if instance.parent_id is None or instance.parent_token_id is None:
+        return
+    step.add_job(
+        None,
+        "resume",
+        step.now,
+        instance_id=instance.parent_id,
+        token_id=instance.parent_token_id,
+        node_id=instance.parent_node_id or "",
+        key=f"resume:{instance.id}",
+        inputs={
+            "child": instance.id,
+            "status": status,
+            "step": instance.parent_step,
+            **jsonable(details),
+        },
+    )
+
+
+def throw_to_parent(step: Step, code: str, message: str = "") -> None:
+    """An error nothing in the child caught: the child ends and the call activity throws it."""
+    for token in step.tokens:
+        if token.status in ("active", "waiting", "failed"):
+            token.status = "cancelled"
+    step.close_waits([t for t in step.tokens if t.id is not None])
+    instance = step.instance
+    instance.status = "cancelled"
+    instance.ended_at = step.now
+    instance.error = {
+        "node": None,
+        "code": "error",
+        "message": f"The error '{code}' went to the calling instance {instance.parent_id}.",
+        "at": step.now.isoformat(),
+    }
+    step.history.add("cancelled", reason=f"error '{code}' thrown to the calling instance")
+    report_to_parent(step, "error", code=code, message=message)

@@ -1,0 +1,141 @@
+"""Multi-instance activities: a body token waits at the activity while its instances run.
+
+The collection (or cardinality) is evaluated once when the body starts. Parallel bodies start
+every instance at once, sequential ones one after another in collection order. Each instance is a
+token inside the body with its `index` and `item` as locals; the body keeps the counters and
+the outputs (in collection order) in its own locals.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from webapp.engine.context import jsonable
+from webapp.engine.runtime import LIVE, NO_OUTPUT, Step
+from webapp.engine.store import TokenRow
+from webapp.process.expressions import ExpressionError, evaluate
+
+# More instances than this in one activity is an incident, not a runaway.
+MAX_INSTANCES = 10_000
+
+
+def begin(step: Step, body: TokenRow) -> None:
+    """Evaluate the collection or cardinality and start the first (or every) instance."""
+    node_id = body.node_id
+    settings = step.definition.multi_instance(node_id) or {}
+    context = step.context(body)
+    try:
+        if settings.get("collection"):
+            items = evaluate(settings["collection"], context)
+            if not isinstance(items, list):
+                raise ValueError(f"the collection is {type(items).__name__}, not a list")
+        else:
+            count = evaluate(str(settings.get("cardinality") or "0"), context)
+            if isinstance(count, float) and count.is_integer():
+                count = int(count)
+            if isinstance(count, bool) or not isinstance(count, int) or count < 0:
+                raise ValueError(f"the cardinality is {count!r}, not a whole number")
+            if count > MAX_INSTANCES:
+                raise ValueError(f"{count} instances are over the limit of {MAX_INSTANCES}")
+            items = [None] * count
+    except (ExpressionError, ValueError) as error:
+        step.fail(body, "multi_instance", f"The multi-instance of '{node_id}' failed: {error}")
+        return
+    if len(items) > MAX_INSTANCES:
+        message = f"{len(items)} instances are over the limit of {MAX_INSTANCES}."
+        step.fail(body, "multi_instance", message)
+        return
+    sequential = bool(settings.get("sequential"))
+    body.status = "waiting"
+    body.locals = {
+        "count": len(items),
+        "completed": 0,
+        "next": 1 if sequential else len(items),
+        "outputs": [None] * len(items),
+        "items": jsonable(items) if sequential else None,
+    }
+    step.history.add("multi_instance", body, count=len(items), sequential=sequential)
+    if not items:
+        _finish(step, body)
+        return
+    for index in range(1 if sequential else len(items)):
+        _start(step, body, index, items[index])
+
+
+def _start(step: Step, body: TokenRow, index: int, item: Any) -> None:
+    inner = step.new_token(
+        body.node_id, body.arrived_via, parent=body, locals={"index": index, "item": jsonable(item)}
+    )
+    step.enter(inner, body.node_id, body.arrived_via)
+
+
+def scope_values(step: Step, body: TokenRow, inner: TokenRow) -> dict[str, Any]:
+    """`$item`, `$loop` and the element variable as an instance of `body` sees them."""
+    state = body.locals or {}
+    inner_locals = inner.locals or {}
+    item = inner_locals.get("item")
+    active = sum(1 for t in step.tokens if t.parent is body and t.status in LIVE)
+    values: dict[str, Any] = {
+        "$item": item,
+        "$loop": {
+            "index": inner_locals.get("index"),
+            "count": state.get("count"),
+            "completed": state.get("completed"),
+            "active": active,
+        },
+    }
+    element = (step.definition.multi_instance(body.node_id) or {}).get("element")
+    if isinstance(element, str) and element:
+        values["$vars"] = {**step.vars, element: item}
+    return values
+
+
+def instance_completed(step: Step, body: TokenRow, inner: TokenRow, output: Any) -> None:
+    """One instance finished: keep its output, check the completion condition, start the next
+    (sequential) or complete the body when none is left."""
+    settings = step.definition.multi_instance(body.node_id) or {}
+    state = dict(body.locals or {})
+    inner.status = "done"
+    state["completed"] = int(state.get("completed") or 0) + 1
+    body.locals = state
+    value = None if output is NO_OUTPUT else output
+    context = step.context(inner)
+    context["$nodes"] = {**context["$nodes"], body.node_id: value}
+    try:
+        if settings.get("output"):
+            value = evaluate(settings["output"], context)
+        outputs = list(state.get("outputs") or [])
+        index = int((inner.locals or {}).get("index") or 0)
+        if 0 <= index < len(outputs):
+            outputs[index] = jsonable(value)
+        state["outputs"] = outputs
+        context = step.context(inner)
+        done = bool(settings.get("completion")) and bool(evaluate(settings["completion"], context))
+    except ExpressionError as error:
+        step.fail(body, "expression", f"The multi-instance of '{body.node_id}' failed: {error}")
+        return
+    body.locals = state
+    step.history.add("instance_completed", inner, index=index, early=done or None)
+    if done:
+        for other in step.children(body):
+            if other is not inner and other.status in ("active", "waiting", "failed"):
+                step.cancel_tree(other)
+        _finish(step, body)
+        return
+    count = int(state.get("count") or 0)
+    if settings.get("sequential") and int(state.get("next") or 0) < count:
+        index = int(state["next"])
+        state["next"] = index + 1
+        items = state.get("items") or []
+        _start(step, body, index, items[index] if index < len(items) else None)
+        return
+    if state["completed"] >= count:
+        _finish(step, body)
+
+
+def _finish(step: Step, body: TokenRow) -> None:
+    state = body.locals or {}
+    outputs = list(state.get("outputs") or [])
+    body.locals = {key: value for key, value in state.items() if key not in ("items", "outputs")}
+    body.status = "active"
+    step.complete(body, outputs)

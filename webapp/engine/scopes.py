@@ -1,0 +1,237 @@
+"""Scopes and the events that cross them: sub-processes, boundary events, errors, escalations,
+terminate ends and event sub-processes.
+
+A scope is a token waiting at a sub-process (or a multi-instance body, or an event
+sub-process); the tokens inside it name it as their `parent`. Everything here works on the
+step's open tokens, so its cost follows the live tokens, not the instance's history.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta
+from typing import Any
+
+from webapp.engine.runtime import LIVE, OPEN, Step
+from webapp.engine.store import TokenRow
+from webapp.process.durations import parse_cycle
+from webapp.process.expressions import ExpressionError
+
+SCOPE_KINDS = ("subProcess", "eventSubProcess")
+
+
+def enter_scope(step: Step, token: TokenRow, node_id: str) -> None:
+    """`token` waits at the sub-process `node_id`; a new token starts at its start event."""
+    start = step.definition.starts.get(node_id)
+    if start is None:
+        step.fail(token, "no_start", f"Sub-process '{node_id}' has no start event.")
+        return
+    token.status = "waiting"
+    open_event_subprocesses(step, token, node_id)
+    inner = step.new_token(start, parent=token)
+    step.enter(inner, start, None)
+
+
+def try_complete(step: Step, scope: TokenRow) -> bool:
+    """Complete `scope` when nothing live is left inside it (listeners end with it)."""
+    if scope.status != "waiting" or step.definition.kind(scope.node_id) not in SCOPE_KINDS:
+        return False
+    if step.definition.multi_instance(scope.node_id) and not step.is_inner(scope):
+        return False
+    inside = step.children(scope)
+    if any(t.status in LIVE and not t.listener for t in inside):
+        return False
+    if any(t.status == "failed" for t in inside):
+        return False
+    for listener in inside:
+        if listener.listener and listener.status in LIVE:
+            step.cancel_tree(listener)
+    scope.status = "active"
+    step.complete(scope)
+    return True
+
+
+# --- boundary events ------------------------------------------------------------------------
+
+
+def open_boundaries(step: Step, host: TokenRow) -> None:
+    """Subscribe the host's timer and message boundary events (errors and escalations need no
+    subscription: they are looked up when thrown)."""
+    from webapp.engine.nodes import correlation_key
+
+    for boundary in step.definition.boundaries.get(host.node_id, ()):
+        config = step.definition.config(boundary)
+        event = config.get("event")
+        if event == "timer":
+            try:
+                due = first_due(config, step.context(host), step.now)
+            except (ValueError, ExpressionError, OverflowError) as error:
+                step.fail(host, "timer", f"The timer of '{boundary}' is invalid: {error}")
+                return
+            step.add_job(host, "timer", due, node_id=boundary)
+        elif event == "message":
+            key = correlation_key(step, host, config)
+            if key is None:
+                return
+            step.add_subscription(host, str(config.get("message") or ""), key, boundary)
+
+
+def first_due(config: dict[str, Any], context: dict[str, Any], now: datetime) -> datetime:
+    """When a boundary or event-start timer first fires: its duration, date or cycle."""
+    from webapp.engine.nodes import due_time
+
+    if config.get("cycle"):
+        cycle = parse_cycle(config["cycle"])
+        if cycle.start is not None and cycle.start > now:
+            return cycle.start
+        return now + cycle.interval
+    return due_time(config, context, now)
+
+
+def next_due(config: dict[str, Any], fired: int, due: datetime) -> datetime | None:
+    """After the `fired`-th firing at `due`, when a cycle fires again (None: it is over)."""
+    if not config.get("cycle"):
+        return None
+    cycle = parse_cycle(config["cycle"])
+    if cycle.repeat is not None and fired >= cycle.repeat:
+        return None
+    return due + max(cycle.interval, timedelta(seconds=1))
+
+
+def host_of(step: Step, boundary: str, token: TokenRow) -> bool:
+    """Whether `token` is still the active host of `boundary` (an incident still counts)."""
+    attached = step.definition.config(boundary).get("attachedTo")
+    return token.node_id == attached and token.status in OPEN and not step.is_inner(token)
+
+
+def trigger_boundary(step: Step, host: TokenRow, boundary: str, output: Any = None) -> None:
+    """Fire `boundary` on `host`: interrupting ends the host and all inside it first; either way
+    a new token leaves along the boundary's flow."""
+    config = step.definition.config(boundary)
+    interrupting = config.get("interrupting", True) or config.get("event") == "error"
+    step.history.add(
+        "boundary", host, boundary, event=config.get("event"), interrupting=interrupting
+    )
+    if interrupting:
+        step.cancel_tree(host)
+    if output is not None:
+        step.record_output(boundary, output)
+    token = step.new_token(boundary, parent=host.parent)
+    step.enter(token, boundary, None)
+
+
+# --- errors and escalations -----------------------------------------------------------------
+
+
+def throw(step: Step, token: TokenRow, event: str, code: str, output: Any = None) -> bool:
+    """Route an error or escalation from `token` to the nearest catcher, from its own activity
+    outwards: the activity's boundary events, then the event sub-processes of each enclosing
+    scope and the boundary events of the activity hosting it. False when nothing catches it."""
+    definition = step.definition
+    level: TokenRow | None = token
+    while level is not None:
+        if step.is_inner(level) and level.parent is not None:
+            level = level.parent
+        boundary = definition.catchers(definition.boundaries.get(level.node_id, []), event, code)
+        if boundary is not None:
+            step.history.add("thrown", token, event=event, code=code, caught_by=boundary)
+            trigger_boundary(step, level, boundary, output)
+            return True
+        scope = level.parent
+        scope_node = scope.node_id if scope is not None else None
+        starts = {
+            definition.starts[sub]: sub
+            for sub in definition.event_subprocesses.get(scope_node, [])
+            if sub in definition.starts
+        }
+        start = definition.catchers(list(starts), event, code)
+        if start is not None:
+            step.history.add("thrown", token, event=event, code=code, caught_by=starts[start])
+            start_event_subprocess(step, scope, starts[start], output)
+            return True
+        level = scope
+    step.history.add("thrown", token, event=event, code=code, caught_by=None)
+    return False
+
+
+def raise_error(step: Step, token: TokenRow, code: str, message: str = "") -> None:
+    """A business error at `token`: caught in the model, else handed to a calling parent, else an
+    incident naming the code."""
+    if throw(step, token, "error", code):
+        return
+    if step.instance.parent_id is not None:
+        from webapp.engine import children
+
+        children.throw_to_parent(step, code, message)
+        return
+    detail = f": {message}" if message else ""
+    step.fail(token, "error", f"The error '{code}' was thrown and nothing caught it{detail}.")
+
+
+def start_event_subprocess(
+    step: Step, scope: TokenRow | None, subprocess: str, output: Any = None
+) -> None:
+    """Start `subprocess` in `scope`; an interrupting start ends everything else in the scope."""
+    start = step.definition.starts[subprocess]
+    config = step.definition.config(start)
+    if config.get("interrupting", True) or config.get("event") == "error":
+        for other in step.children(scope):
+            if other.status in OPEN:
+                step.cancel_tree(other)
+    if output is not None:
+        step.record_output(start, output)
+    holder = step.new_token(subprocess, parent=scope)
+    holder.status = "waiting"
+    step.history.add("entered", holder, scope=step.scope_of(holder))
+    inner = step.new_token(start, parent=holder)
+    step.enter(inner, start, None)
+
+
+def terminate(step: Step, token: TokenRow) -> None:
+    """A terminate end: every other token of `token`'s scope ends; the scope then completes."""
+    for other in step.children(token.parent):
+        if other is not token and other.status in OPEN:
+            step.cancel_tree(other)
+    step.history.add("terminated", token, scope=step.scope_of(token))
+
+
+# --- event sub-processes started by timers and messages -------------------------------------
+
+
+def open_event_subprocesses(step: Step, scope: TokenRow | None, scope_node: str | None) -> None:
+    """A scope starts: its timer- and message-started event sub-processes begin to listen, each
+    through a listener token that keeps no scope alive."""
+    from webapp.engine.nodes import correlation_key
+
+    definition = step.definition
+    for subprocess in definition.event_subprocesses.get(scope_node, []):
+        start = definition.starts.get(subprocess)
+        config = definition.config(start) if start else {}
+        event = config.get("event")
+        if start is None or event not in ("timer", "message"):
+            continue
+        listener = step.new_token(subprocess, parent=scope, locals={"listen": True})
+        listener.status = "waiting"
+        if event == "timer":
+            try:
+                due = first_due(config, step.context(scope), step.now)
+            except (ValueError, ExpressionError, OverflowError) as error:
+                step.fail(listener, "timer", f"The timer of '{start}' is invalid: {error}")
+                continue
+            step.add_job(listener, "timer", due, node_id=start)
+        else:
+            key = correlation_key(step, listener, config)
+            if key is not None:
+                step.add_subscription(listener, str(config.get("message") or ""), key, start)
+
+
+def listener_fired(step: Step, listener: TokenRow, start: str, output: Any = None) -> bool:
+    """A listener's timer or message arrived: start its event sub-process. True when the listener
+    goes on listening (a non-interrupting start fires again)."""
+    config = step.definition.config(start)
+    interrupting = config.get("interrupting", True)
+    step.history.add("boundary", listener, start, event=config.get("event"))
+    if interrupting:
+        listener.status = "cancelled"
+        step.ended(listener)
+    start_event_subprocess(step, listener.parent, listener.node_id, output)
+    return not interrupting and listener.status in LIVE
