@@ -14,6 +14,7 @@ from werkzeug.middleware.proxy_fix import ProxyFix
 
 from webapp import logs
 from webapp.config import ConfigError, load_config
+from webapp.engine import limits
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -33,6 +34,7 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
         static_folder=str(ROOT / "static"),
     )
     app.config.update(load_config(Path(app.instance_path), config))
+    limits.configure(app.config)
     logs.configure(app)
     if app.config["SQLALCHEMY_DATABASE_URI"].startswith("sqlite:"):
         Path(app.instance_path).mkdir(parents=True, exist_ok=True)

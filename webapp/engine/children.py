@@ -10,20 +10,18 @@ from __future__ import annotations
 
 from typing import Any
 
+from webapp.engine import limits
 from webapp.engine.context import jsonable
 from webapp.engine.runtime import Step
 from webapp.engine.store import TokenRow
 from webapp.process.expressions import ExpressionError, evaluate
 
-# A call chain deeper than this is an incident (recursion that never ends).
-MAX_DEPTH = 16
-
 
 def call(step: Step, token: TokenRow, node: dict[str, Any]) -> None:
     """Evaluate the call's inputs in the caller and write the job that starts the child."""
     config = node.get("config") or {}
-    if step.instance.call_depth + 1 > MAX_DEPTH:
-        message = f"The call chain is deeper than {MAX_DEPTH} instances."
+    if step.instance.call_depth + 1 > limits.CALL_DEPTH:
+        message = f"The call chain is deeper than {limits.CALL_DEPTH} instances."
         step.fail(token, "call_depth", message)
         return
     context = step.context(token)

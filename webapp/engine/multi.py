@@ -10,13 +10,11 @@ from __future__ import annotations
 
 from typing import Any
 
+from webapp.engine import limits
 from webapp.engine.context import jsonable
 from webapp.engine.runtime import LIVE, NO_OUTPUT, Step
 from webapp.engine.store import TokenRow
 from webapp.process.expressions import ExpressionError, evaluate
-
-# More instances than this in one activity is an incident, not a runaway.
-MAX_INSTANCES = 10_000
 
 
 def begin(step: Step, body: TokenRow) -> None:
@@ -35,14 +33,14 @@ def begin(step: Step, body: TokenRow) -> None:
                 count = int(count)
             if isinstance(count, bool) or not isinstance(count, int) or count < 0:
                 raise ValueError(f"the cardinality is {count!r}, not a whole number")
-            if count > MAX_INSTANCES:
-                raise ValueError(f"{count} instances are over the limit of {MAX_INSTANCES}")
+            if count > limits.MULTI_INSTANCE:
+                raise ValueError(f"{count} instances are over the limit of {limits.MULTI_INSTANCE}")
             items = [None] * count
     except (ExpressionError, ValueError) as error:
         step.fail(body, "multi_instance", f"The multi-instance of '{node_id}' failed: {error}")
         return
-    if len(items) > MAX_INSTANCES:
-        message = f"{len(items)} instances are over the limit of {MAX_INSTANCES}."
+    if len(items) > limits.MULTI_INSTANCE:
+        message = f"{len(items)} instances are over the limit of {limits.MULTI_INSTANCE}."
         step.fail(body, "multi_instance", message)
         return
     sequential = bool(settings.get("sequential"))
