@@ -93,10 +93,21 @@ def run_migrations_online():
     connectable = get_engine()
 
     with connectable.connect() as connection:
+        # SQLite alters a table by copying it and dropping the old one: with foreign keys on,
+        # that drop would cascade to every row referencing it (Alembic's batch-mode advice).
+        # The pragma is a no-op inside a transaction, so it goes straight to the driver first.
+        sqlite = connection.dialect.name == "sqlite"
+        driver = connection.connection.driver_connection
+        if sqlite:
+            driver.execute("PRAGMA foreign_keys=OFF")
         context.configure(connection=connection, target_metadata=get_metadata(), **conf_args)
-
-        with context.begin_transaction():
-            context.run_migrations()
+        try:
+            with context.begin_transaction():
+                context.run_migrations()
+        finally:
+            if sqlite:
+                connection.rollback()
+                driver.execute("PRAGMA foreign_keys=ON")
 
 
 if context.is_offline_mode():

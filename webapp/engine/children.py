@@ -44,9 +44,16 @@ def call(step: Step, token: TokenRow, node: dict[str, Any]) -> None:
 
 
 def report_to_parent(step: Step, status: str, **details: Any) -> None:
-    """The child ended: a `resume` job hands its outcome to the waiting call activity."""
+    """The child ended: its step will write a `resume` job handing the outcome to the waiting
+    call activity (once the child's row has its id)."""
+    if step.instance.parent_id is not None:
+        step.report = {"status": status, **jsonable(details)}
+
+
+def write_report(step: Step) -> None:
+    """Write the `resume` job of a child that ended in this step."""
     instance = step.instance
-    if instance.parent_id is None or instance.parent_token_id is None:
+    if step.report is None or instance.parent_id is None or instance.parent_token_id is None:
         return
     step.add_job(
         None,
@@ -56,12 +63,7 @@ def report_to_parent(step: Step, status: str, **details: Any) -> None:
         token_id=instance.parent_token_id,
         node_id=instance.parent_node_id or "",
         key=f"resume:{instance.id}",
-        inputs={
-            "child": instance.id,
-            "status": status,
-            "step": instance.parent_step,
-            **jsonable(details),
-        },
+        inputs={"child": instance.id, "step": instance.parent_step, **step.report},
     )
 
 

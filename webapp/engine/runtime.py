@@ -76,6 +76,8 @@ class Step:
         self._queue: deque[tuple[TokenRow, str, str | None, bool]] = deque()
         self._scopes_to_check: list[TokenRow] = []
         self._closed: list[tuple[TokenRow, tuple[str, ...] | None]] = []
+        # A called child's outcome for its caller, written as a job when the step finishes.
+        self.report: dict[str, Any] | None = None
         self._entries = 0
         self._new_jobs: list[tuple[TokenRow | None, dict[str, Any]]] = []
         self._new_tasks: list[tuple[TokenRow, dict[str, Any]]] = []
@@ -314,6 +316,10 @@ class Step:
         """Complete the instance if nothing is left, write every row, list jobs to enqueue."""
         self._complete_if_done()
         self._save_instance()
+        if self.report is not None:
+            from webapp.engine import children
+
+            children.write_report(self)
         self._save_tokens()
         self._withdraw_closed()
         new_jobs = self._insert_jobs()
