@@ -8,6 +8,7 @@ on one instance, so lock order can never deadlock.
 
 from __future__ import annotations
 
+import uuid
 from typing import Any
 
 from webapp.engine import limits
@@ -64,6 +65,24 @@ def write_report(step: Step) -> None:
         node_id=instance.parent_node_id or "",
         key=f"resume:{instance.id}",
         inputs={"child": instance.id, "step": instance.parent_step, **step.report},
+    )
+
+
+def escalate_to_parent(step: Step, code: str) -> None:
+    """An escalation nothing in the child caught goes on to the call activity; the child
+    carries on."""
+    instance = step.instance
+    if instance.parent_id is None or instance.parent_token_id is None:
+        return
+    step.add_job(
+        None,
+        "resume",
+        step.now,
+        instance_id=instance.parent_id,
+        token_id=instance.parent_token_id,
+        node_id=instance.parent_node_id or "",
+        key=f"escalate:{instance.id or 'new'}:{uuid.uuid4().hex}",
+        inputs={"status": "escalation", "code": code, "step": instance.parent_step},
     )
 
 

@@ -179,7 +179,7 @@ class Step:
             inner = self.is_inner(token)
             if not again and not inner and node_id in definition.boundaries:
                 scopes.open_boundaries(self, token)
-                if token.status not in OPEN:
+                if token.status != "active":
                     continue
             if not inner and definition.multi_instance(node_id):
                 multi.begin(self, token)

@@ -150,6 +150,10 @@ def throw(step: Step, token: TokenRow, event: str, code: str, output: Any = None
             return True
         level = scope
     step.history.add("thrown", token, event=event, code=code, caught_by=None)
+    if event == "escalation" and step.instance.parent_id is not None:
+        from webapp.engine import children
+
+        children.escalate_to_parent(step, code)
     return False
 
 

@@ -625,6 +625,10 @@ def resume_from_child(
     status = outcome.get("status")
     child = outcome.get("child")
     step.starter = _starter(step)
+    if status == "escalation":
+        scopes.throw(step, token, "escalation", str(outcome.get("code") or ""))
+        step.run()
+        return step.finish()
     step.history.add("child_ended", token, child=child, status=status, code=outcome.get("code"))
     if status == "completed":
         token.status = "active"
