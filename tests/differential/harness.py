@@ -1,0 +1,65 @@
+"""One differential run: the same file and scenario through Flowdesk and SpiffWorkflow, skipped
+with the reason when either cannot run it, failed with the differences when they disagree."""
+
+from __future__ import annotations
+
+import pytest
+from lxml import etree
+
+from tests.differential import flowdesk_side, spiff_side
+from tests.differential.scenario import Outcome, Scenario, difference
+from webapp.models import User
+from webapp.process.bpmn import import_bpmn
+from webapp.services.processes import ImportRefused, ProcessError
+
+BPMN = "{http://www.omg.org/spec/BPMN/20100524/MODEL}"
+
+
+def chosen_process(xml: bytes, scenario: Scenario) -> str:
+    """The process both engines run: the scenario's, else the one Flowdesk's importer picks."""
+    return scenario.process or str(import_bpmn(xml).document.get("key") or "")
+
+
+def executable(xml: bytes, process_id: str) -> bool:
+    root = etree.fromstring(xml, etree.XMLParser(resolve_entities=False, no_network=True))
+    for process in root.iter(f"{BPMN}process"):
+        if process.get("id") == process_id:
+            return process.get("isExecutable", "true").strip() != "false"
+    return True
+
+
+def compare(xml: bytes, scenario: Scenario, user: User, *, known: bool) -> tuple[Outcome, Outcome]:
+    """Run both engines; `known`: the scenario was written for this file (an unexpected publish
+    refusal then fails instead of skipping)."""
+    process_id = chosen_process(xml, scenario)
+    if not executable(xml, process_id):
+        pytest.skip(f"process '{process_id}' is not executable (isExecutable=\"false\")")
+    try:
+        version = flowdesk_side.publish(xml, scenario)
+    except ImportRefused as refused:
+        pytest.skip(f"Flowdesk's importer refuses the file: {refused.message}")
+    except ProcessError as refused:
+        found = sorted(
+            {
+                f"{p.code} ({p.element_id}): {p.message}"
+                for p in refused.problems
+                if p.severity == "error"
+            }
+        )
+        codes = {p.code for p in refused.problems if p.severity == "error"}
+        if scenario.refused and scenario.refused in codes:
+            pytest.skip(f"Flowdesk refuses to publish it, as expected: {scenario.note}")
+        message = f"Flowdesk refuses to publish it: {'; '.join(found) or refused.message}"
+        if known:
+            pytest.fail(message)
+        pytest.skip(message)
+    try:
+        spiff = spiff_side.run(xml, process_id, scenario)
+    except spiff_side.Unrunnable as error:
+        pytest.skip(f"SpiffWorkflow cannot run it: {error}")
+    flowdesk = flowdesk_side.run(version, scenario, user)
+    differs = difference(flowdesk, spiff)
+    assert not differs, f"the engines disagree ({scenario.note or 'no note'}):\n{differs}"
+    if scenario.expect is not None:
+        assert (flowdesk.state, flowdesk.at) == scenario.expect, flowdesk
+    return flowdesk, spiff
