@@ -163,3 +163,41 @@ def scenarios_for(name: str) -> tuple[list[Scenario], bool]:
     if entry is None:
         return [Scenario()], False
     return (entry if isinstance(entry, list) else [entry]), True
+
+
+# --- hand-made files (tests/differential/files) ---------------------------------------------
+
+SCENARIOS.update(
+    {
+        "files/flat-uncontrolled-merge.bpmn": Scenario(
+            expect=("completed", ()),
+            note="each token passes an uncontrolled merge on its own",
+        ),
+        "files/flat-unjoined-ends.bpmn": [
+            Scenario(expect=("completed", ())),
+            Scenario(answer_all=False, expect=("waiting", ("slow",))),
+        ],
+        "files/flat-exclusive-choices.bpmn": [
+            Scenario(
+                input={"amount": amount},
+                conditions={
+                    "big": Cond("$input.amount > 100"),
+                    "positive": Cond("$input.amount > 0"),
+                },
+                expect=expect,
+            )
+            for amount, expect in (
+                (500, ("completed", ())),
+                (5, ("completed", ())),
+                (0, ("failed", ("gw",))),
+            )
+        ],
+        "files/flat-exclusive-merge-then-join.bpmn": Scenario(
+            expect=("waiting", ("join",)),
+            spiff_expect=("completed", ()),
+            note="the second token through the merge waits at the join for good (BPMN 2.0.2 "
+            "§13.4.1: a parallel join consumes one token per incoming flow; the instance is not "
+            "complete while a token is left); Spiff drops the left-over token and completes",
+        ),
+    }
+)

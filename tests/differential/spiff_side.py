@@ -118,9 +118,13 @@ def _workflow(xml: bytes, process_id: str, scenario: Scenario) -> BpmnWorkflow:
         raise Unrunnable(str(error)) from error
 
 
-def _bpmn_id(task: Any) -> str | None:
-    bpmn_id = getattr(task.task_spec, "bpmn_id", None)
+def _spec_id(spec: Any) -> str | None:
+    bpmn_id = getattr(spec, "bpmn_id", None)
     return bpmn_id.removesuffix(_RENAMED) if isinstance(bpmn_id, str) else None
+
+
+def _bpmn_id(task: Any) -> str | None:
+    return _spec_id(task.task_spec)
 
 
 def _due(task: Any) -> datetime:
@@ -207,7 +211,9 @@ def run(xml: bytes, process_id: str, scenario: Scenario) -> Outcome:
             raise AssertionError(f"Spiff: still moving after {MAX_ACTIONS} actions")
     except WorkflowException as error:
         task = getattr(error, "task", None)
-        at = (_bpmn_id(task),) if task is not None and _bpmn_id(task) else ()
+        spec = task.task_spec if task is not None else getattr(error, "task_spec", None)
+        node_id = _spec_id(spec)
+        at = (node_id,) if node_id else ()
         return Outcome(_completed(workflow), "failed", at, str(error)[:300])
     if workflow.is_completed():
         return Outcome(_completed(workflow), "completed")
