@@ -57,6 +57,8 @@ class Scenario:
     # Where Spiff departs from the BPMN spec (say why in `note`): its end state instead of
     # `expect`; the completed nodes must still agree.
     spiff_expect: tuple[str, tuple[str, ...]] | None = None
+    # Nodes Spiff completes beyond what the spec allows (say why in `note`).
+    spiff_extra: dict[str, int] = field(default_factory=dict)
     note: str = ""
 
     def answer(self, node_id: str, visit: int) -> dict[str, Any] | None:

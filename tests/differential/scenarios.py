@@ -192,6 +192,95 @@ SCENARIOS.update(
                 (0, ("failed", ("gw",))),
             )
         ],
+        "files/subprocess.bpmn": [
+            Scenario(
+                answers={"check": {"ok": ok}},
+                conditions={"r3": Cond("$nodes.check.ok == false")},
+                expect=("completed", ()),
+            )
+            for ok in (True, False)
+        ],
+        "files/subprocess-nested.bpmn": [
+            Scenario(expect=("completed", ())),
+            Scenario(
+                answers={"side": {}}, answer_all=False, expect=("waiting", ("deep", "outer_join"))
+            ),
+        ],
+        "files/boundary-timer-interrupting.bpmn": [
+            Scenario(timers_first=True, expect=("completed", ()), note="the deadline passes"),
+            Scenario(expect=("completed", ()), note="the draft is done in time"),
+        ],
+        "files/boundary-timer-non-interrupting.bpmn": [
+            Scenario(timers_first=True, expect=("completed", ()), note="two reminders, then done"),
+            Scenario(expect=("completed", ()), note="done before the first reminder"),
+            Scenario(
+                timers_first=True,
+                answer_all=False,
+                expect=("waiting", ("review",)),
+                note="reminders do not close the task",
+            ),
+        ],
+        "files/error-boundary.bpmn": [
+            Scenario(
+                results={"charge": {"status": status}},
+                conditions={
+                    "p3": Cond("$nodes.charge.status == 'declined'"),
+                    "p4": Cond("$nodes.charge.status == 'fraud'"),
+                },
+                expect=("completed", ()),
+                spiff_extra=extra,
+                note=note,
+            )
+            for status, extra, note in (
+                (
+                    "declined",
+                    {"on_any_error": 1, "investigate": 1, "end_other": 1},
+                    "the boundary catching DECLINED wins over the catch-all (Camunda 8, "
+                    "docs/process-format.md); Spiff triggers both interrupting boundaries, which "
+                    "BPMN 2.0.2 §10.5.4 rules out: the first one ends the activity",
+                ),
+                ("fraud", {}, "no boundary catches FRAUD by code: the catch-all does"),
+                ("ok", {}, "no error"),
+            )
+        ],
+        "files/terminate-subprocess.bpmn": Scenario(
+            expect=("completed", ()), note="the open task inside is cancelled"
+        ),
+        "files/terminate-top.bpmn": Scenario(
+            expect=("completed", ()), note="terminate at the top completes the instance"
+        ),
+        "files/multi-instance-parallel.bpmn": Scenario(
+            answers={"approve": [{"done": n} for n in (1, 2, 3)]},
+            bind={
+                "approve": {
+                    "multiInstance": {
+                        "sequential": False,
+                        "cardinality": "3",
+                        "completion": "$loop.completed >= 2",
+                    }
+                }
+            },
+            expect=("completed", ()),
+            note="Spiff has no completion counter: each answer carries its count as `done`",
+        ),
+        "files/multi-instance-sequential.bpmn": Scenario(
+            input={"reviewers": ["ann", "bob", "cid"]},
+            answers={"review": [{"done": n} for n in (1, 2, 3)]},
+            bind={
+                "review": {
+                    "multiInstance": {
+                        "sequential": True,
+                        "collection": "$input.reviewers",
+                        "element": "reviewer",
+                        "completion": "$loop.completed >= 2",
+                    }
+                }
+            },
+            expect=("completed", ()),
+        ),
+        "files/escalation.bpmn": Scenario(
+            expect=("completed", ()), note="a non-interrupting escalation boundary"
+        ),
         "files/flat-exclusive-merge-then-join.bpmn": Scenario(
             expect=("waiting", ("join",)),
             spiff_expect=("completed", ()),

@@ -147,13 +147,19 @@ def _timer_tasks(workflow: BpmnWorkflow) -> list[Any]:
     return sorted(found, key=lambda t: (_due(t), _bpmn_id(t) or ""))
 
 
-def _fire(workflow: BpmnWorkflow, task: Any) -> None:
-    """Make the timer due now, as if its time had come."""
+def _is_cycle(task: Any) -> bool:
+    return isinstance(getattr(task.task_spec, "event_definition", None), CycleTimerEventDefinition)
+
+
+def _fire(workflow: BpmnWorkflow, task: Any, ticks: Counter[str]) -> None:
+    """Make the timer due now, as if its time had come. A cycle's task stays while it ticks
+    (and completes once at the end), so its ticks are counted as its completions."""
     past = (datetime.now(UTC) - timedelta(seconds=1)).isoformat()
     value = task._get_internal_data("event_value")
-    if isinstance(task.task_spec.event_definition, CycleTimerEventDefinition):
+    if _is_cycle(task):
         if isinstance(value, dict):
             task._set_internal_data(event_value={**value, "next": past})
+        ticks[_bpmn_id(task) or ""] += 1
     else:
         task._set_internal_data(event_value=past)
     workflow.refresh_timers()
@@ -185,6 +191,7 @@ def run(xml: bytes, process_id: str, scenario: Scenario) -> Outcome:
     visits = Visits()
     messages = list(scenario.messages)
     fired = 0
+    ticks: Counter[str] = Counter()
     try:
         workflow.do_engine_steps()
         for _ in range(MAX_ACTIONS):
@@ -193,13 +200,13 @@ def run(xml: bytes, process_id: str, scenario: Scenario) -> Outcome:
             timers = _timer_tasks(workflow) if fired < scenario.timer_limit else []
             if scenario.timers_first and timers:
                 fired += 1
-                _fire(workflow, timers[0])
+                _fire(workflow, timers[0], ticks)
                 continue
             if _complete_one(workflow, scenario, visits):
                 continue
             if timers:
                 fired += 1
-                _fire(workflow, timers[0])
+                _fire(workflow, timers[0], ticks)
                 continue
             if messages and _message_waiters(workflow, messages[0][0]):
                 name, payload = messages.pop(0)
@@ -214,12 +221,14 @@ def run(xml: bytes, process_id: str, scenario: Scenario) -> Outcome:
         spec = task.task_spec if task is not None else getattr(error, "task_spec", None)
         node_id = _spec_id(spec)
         at = (node_id,) if node_id else ()
-        return Outcome(_completed(workflow), "failed", at, str(error)[:300])
+        return Outcome(_completed(workflow, ticks), "failed", at, str(error)[:300])
     if workflow.is_completed():
-        return Outcome(_completed(workflow), "completed")
+        return Outcome(_completed(workflow, ticks), "completed")
     live = TaskState.READY | TaskState.WAITING | TaskState.STARTED
     resting = [t for t in workflow.get_tasks(state=live) if _resting(t)]
-    return Outcome(_completed(workflow), "waiting", tuple(sorted(_bpmn_id(t) for t in resting)))
+    return Outcome(
+        _completed(workflow, ticks), "waiting", tuple(sorted(_bpmn_id(t) for t in resting))
+    )
 
 
 def _complete_one(workflow: BpmnWorkflow, scenario: Scenario, visits: Visits) -> bool:
@@ -238,9 +247,14 @@ def _complete_one(workflow: BpmnWorkflow, scenario: Scenario, visits: Visits) ->
     return False
 
 
-def _completed(workflow: BpmnWorkflow) -> Counter[str]:
-    return Counter(
+def _completed(workflow: BpmnWorkflow, ticks: Counter[str]) -> Counter[str]:
+    """Completed tasks by node id; a multi-instance activity counts its completed instances
+    (not the body that holds them), a cycle timer its ticks."""
+    completed = Counter(
         node_id
         for task in workflow.get_tasks(state=TaskState.COMPLETED)
         if (node_id := _bpmn_id(task)) is not None
+        and not isinstance(task.task_spec, MultiInstanceTask)
+        and not _is_cycle(task)
     )
+    return completed + ticks
