@@ -154,6 +154,52 @@ SCENARIOS: dict[str, Scenario | list[Scenario]] = {
         input={"due_time": "2031-05-01T10:00:00+00:00"},
         timers={"sid-AB1683F9-F260-499B-A04C-F7ADA9C64817": Timer({"date": "$input.due_time"})},
     ),
+    # Files with elements of issue 15: skipped until Flowdesk imports them.
+    "camunda-bpm-platform/BoundaryTimerEventTest.testMultipleTimersOnUserTask.bpmn20.xml": [
+        Scenario(expect=("completed", ()), note="the task is done before any timer"),
+        Scenario(
+            timers_first=True,
+            expect=("completed", ()),
+            note="three interrupting timers on one task: the earliest (PT1H) wins alone",
+        ),
+    ],
+    "camunda-bpm-platform/BoundaryTimerNonInterruptingEventTest.testTimerOnEmbeddedSubprocess"
+    ".bpmn20.xml": [
+        Scenario(expect=("completed", ())),
+        Scenario(timers_first=True, expect=("completed", ())),
+    ],
+    "spiffworkflow/timer-non-interrupt-boundary.bpmn": [
+        Scenario(
+            timers_first=True,
+            answers={
+                "Activity_Work": [{"work_done": "No"}, {"work_done": "Yes"}],
+                "GetReason": {"delay_reason": "traffic"},
+            },
+            conditions={"Flow_10bimyk": Cond("$nodes.Activity_Work.work_done == 'Yes'")},
+            expect=("completed", ()),
+            note="a non-interrupting timer on a sub-process that loops, joined afterwards",
+        ),
+    ],
+    "spiffworkflow/exclusive_gateway_no_default.bpmn": [
+        Scenario(
+            input={"x": x},
+            conditions={
+                "Flow_Greater1": Cond("$input.x > 1"),
+                "Flow_Less1": Cond("$input.x < 1"),
+            },
+            expect=expect,
+        )
+        for x, expect in ((2, ("completed", ())), (1, ("failed", ("Gateway_CheckValue",))))
+    ],
+    "spiffworkflow/parallel_multiinstance_cardinality.bpmn": Scenario(
+        answers={"any_task": [{"output_item": n} for n in (1, 2, 3)]},
+        bind={"any_task": {"multiInstance": {"sequential": False, "cardinality": "3"}}},
+        expect=("completed", ()),
+    ),
+    "flowable-examples/my-process.bpmn20.xml": [
+        Scenario(expect=("completed", ())),
+        Scenario(timers_first=True, expect=("completed", ())),
+    ],
 }
 
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.differential.harness import compare, precheck
+from tests.differential.harness import compare, oracle, precheck
 from tests.differential.scenarios import scenarios_for
 from tests.process.test_bpmn_corpus import CORPUS, ENTRIES, NO_CORPUS
 
@@ -35,3 +35,20 @@ def test_corpus_file_runs_alike_in_flowdesk_and_spiff(name: str, index: int, wor
     assert CORPUS is not None
     scenarios, known = scenarios_for(name)
     compare((CORPUS / name).read_bytes(), scenarios[index], worker, known=known)
+
+
+SPIFF_CHECKED = [
+    pytest.param(name, index, id=f"{name}#{index}")
+    for name, _ in ENTRIES
+    for index, scenario in enumerate(scenarios_for(name)[0])
+    if scenario.expect is not None
+]
+
+
+@pytest.mark.parametrize(("name", "index"), SPIFF_CHECKED or [pytest.param("", 0, marks=NO_CORPUS)])
+def test_spiff_ends_where_the_scenario_expects(name: str, index: int) -> None:
+    """The oracle and the table agree with the spec even while Flowdesk cannot run the file."""
+    assert CORPUS is not None
+    scenario = scenarios_for(name)[0][index]
+    outcome = oracle((CORPUS / name).read_bytes(), scenario)
+    assert (outcome.state, outcome.at) == scenario.expect, outcome
