@@ -19,8 +19,8 @@ def stub_tool() -> Iterator[None]:
 
 
 @pytest.fixture
-def worker(app, stub_tool):
-    """An app context and a user holding the role every bound user task is assigned to."""
+def worker(app, stub_tool) -> Iterator[flowdesk_side.Runner]:
+    """In an app context: a user holding the role every bound user task is assigned to."""
     from webapp.extensions import db
 
     with app.app_context():
@@ -30,5 +30,5 @@ def worker(app, stub_tool):
             role=flowdesk_side.ROLE,
         )
         db.session.commit()
-        yield user
+        yield flowdesk_side.Runner(user, "diff")
         db.session.remove()

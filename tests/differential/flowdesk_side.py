@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import copy
 from collections import Counter
+from dataclasses import dataclass
 from typing import Any
 
 from sqlalchemy import select
@@ -99,9 +100,17 @@ def bind(doc: dict[str, Any], scenario: Scenario) -> dict[str, Any]:
     return doc
 
 
-def publish(xml: bytes, scenario: Scenario):
+@dataclass(frozen=True)
+class Runner:
+    """Who starts instances and works their tasks, and the process key to publish under."""
+
+    user: User
+    key: str
+
+
+def publish(xml: bytes, scenario: Scenario, key: str):
     """Import (raises ImportRefused), bind and publish (raises ProcessError) the file."""
-    process, _ = processes.create_imported("diff", "", xml, partition_id=None, actor=None)
+    process, _ = processes.create_imported(key, "", xml, partition_id=None, actor=None)
     processes.edit_draft(
         process,
         lambda doc: bind(doc, scenario),
@@ -147,8 +156,6 @@ def run(version, scenario: Scenario, user: User) -> Outcome:
 
 def _settle(instance_id: int) -> None:
     """Run every due job other than timers in-process, as a worker would, until none is left."""
-    from webapp.services import jobs as entry_points
-
     for _ in range(500):
         db.session.rollback()
         due = db.session.execute(
@@ -165,7 +172,7 @@ def _settle(instance_id: int) -> None:
         if due is None:
             return
         name = ENTRY_POINTS[entry_point(due.kind, due.tool)].rsplit(".", 1)[1]
-        getattr(entry_points, name)(due.id, instance_id)
+        getattr(jobs, name)(due.id, instance_id)
     raise AssertionError("Flowdesk: jobs kept coming")
 
 

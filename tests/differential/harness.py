@@ -10,7 +10,6 @@ from lxml import etree
 
 from tests.differential import flowdesk_side, spiff_side
 from tests.differential.scenario import Outcome, Scenario, difference
-from webapp.models import User
 from webapp.process.bpmn import import_bpmn
 from webapp.services import processes
 from webapp.services.processes import ImportRefused, ProcessError
@@ -66,11 +65,13 @@ def oracle(xml: bytes, scenario: Scenario) -> Outcome:
     return spiff
 
 
-def compare(xml: bytes, scenario: Scenario, user: User, *, known: bool) -> tuple[Outcome, Outcome]:
+def compare(
+    xml: bytes, scenario: Scenario, runner: flowdesk_side.Runner, *, known: bool
+) -> tuple[Outcome, Outcome]:
     """Run both engines; `known`: the scenario was written for this file (an unexpected publish
     refusal then fails instead of skipping)."""
     try:
-        version = flowdesk_side.publish(xml, scenario)
+        version = flowdesk_side.publish(xml, scenario, runner.key)
     except ImportRefused as refused:
         pytest.skip(f"Flowdesk's importer refuses the file: {refused.message}")
     except ProcessError as refused:
@@ -89,7 +90,7 @@ def compare(xml: bytes, scenario: Scenario, user: User, *, known: bool) -> tuple
             pytest.fail(message)
         pytest.skip(message)
     spiff = oracle(xml, scenario)
-    flowdesk = flowdesk_side.run(version, scenario, user)
+    flowdesk = flowdesk_side.run(version, scenario, runner.user)
     differs = difference(flowdesk, spiff)
     assert not differs, f"the engines disagree ({scenario.note or 'no note'}):\n{differs}"
     if scenario.expect is not None:
