@@ -225,7 +225,7 @@ SCENARIOS.update(
         ],
         "files/flat-exclusive-choices.bpmn": [
             Scenario(
-                input={"amount": amount},
+                input={} if amount is None else {"amount": amount},
                 conditions={
                     "big": Cond("$input.amount > 100"),
                     "positive": Cond("$input.amount > 0"),
@@ -236,6 +236,7 @@ SCENARIOS.update(
                 (500, ("completed", ())),
                 (5, ("completed", ())),
                 (0, ("failed", ("gw",))),
+                (None, ("failed", ("gw",))),
             )
         ],
         "files/subprocess.bpmn": [
@@ -327,6 +328,16 @@ SCENARIOS.update(
         "files/escalation.bpmn": Scenario(
             expect=("completed", ()), note="a non-interrupting escalation boundary"
         ),
+        "files/flat-parallel-loop.bpmn": [
+            Scenario(
+                answers={"decide": [{"more": True}, {"more": True}, {"more": False}]},
+                conditions={"f9": Cond("$nodes.decide.more == true")},
+                timers_first=first,
+                expect=("completed", ()),
+                note="three rounds through a split and join, the timer first or last",
+            )
+            for first in (False, True)
+        ],
         "files/flat-exclusive-merge-then-join.bpmn": Scenario(
             expect=("waiting", ("join",)),
             spiff_expect=("completed", ()),
