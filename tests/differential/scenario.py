@@ -1,0 +1,118 @@
+"""What one differential run feeds both engines, and what it compares: the types and the driver
+policy shared by the Flowdesk and the SpiffWorkflow side."""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Any
+
+# A run that needs more user actions, timer firings and messages than this never settles.
+MAX_ACTIONS = 60
+
+
+@dataclass(frozen=True)
+class Cond:
+    """One flow condition as each engine reads it; None keeps what the file (Spiff) or the
+    importer's translation (Flowdesk) says."""
+
+    flowdesk: str | None = None
+    python: str | None = None
+
+
+@dataclass(frozen=True)
+class Timer:
+    """A timer whose expression needs data: Flowdesk's config (`date` or `duration`) and the
+    Python expression Spiff evaluates (None keeps the file's)."""
+
+    flowdesk: dict[str, str]
+    python: str | None = None
+
+
+@dataclass(frozen=True)
+class Scenario:
+    """Inputs of one file: the start data, the answers of user tasks and the results of service
+    (and script) tasks by node id, each a dict for every visit or a list with one per visit."""
+
+    process: str | None = None
+    input: dict[str, Any] = field(default_factory=dict)
+    answers: dict[str, dict[str, Any] | list[dict[str, Any]]] = field(default_factory=dict)
+    results: dict[str, dict[str, Any] | list[dict[str, Any]]] = field(default_factory=dict)
+    conditions: dict[str, Cond] = field(default_factory=dict)
+    timers: dict[str, Timer] = field(default_factory=dict)
+    # Config a modeller adds in Flowdesk after importing (e.g. the name of an unnamed message).
+    bind: dict[str, dict[str, Any]] = field(default_factory=dict)
+    # Messages sent, in order, once nothing else can move: (name, payload).
+    messages: tuple[tuple[str, dict[str, Any]], ...] = ()
+    # Tasks not in `answers` are answered with {} unless this is False (they then stay open).
+    answer_all: bool = True
+    # Fire waiting timers before completing tasks (a boundary timer beats its task).
+    timers_first: bool = False
+    # At most this many timer firings (non-interrupting cycles would go on for ever).
+    timer_limit: int = 10
+    # A known, justified refusal by Flowdesk's publish (validation code); the run is skipped.
+    refused: str | None = None
+    # What both engines must end in, when the file's point is a particular end state.
+    expect: tuple[str, tuple[str, ...]] | None = None
+    # Where Spiff departs from the BPMN spec (say why in `note`): its end state instead of
+    # `expect`; the completed nodes must still agree.
+    spiff_expect: tuple[str, tuple[str, ...]] | None = None
+    # Nodes Spiff completes beyond what the spec allows (say why in `note`).
+    spiff_extra: dict[str, int] = field(default_factory=dict)
+    note: str = ""
+
+    def answer(self, node_id: str, visit: int) -> dict[str, Any] | None:
+        """The data a user task's `visit`-th (0-based) completion submits; None: leave it open."""
+        given = self.answers.get(node_id)
+        if given is None:
+            return {} if self.answer_all else None
+        if isinstance(given, dict):
+            return given
+        return given[visit] if visit < len(given) else None
+
+    def result(self, node_id: str, visit: int) -> dict[str, Any]:
+        """A service task's stub result for its `visit`-th call; the last one repeats."""
+        given = self.results.get(node_id, {})
+        if isinstance(given, dict):
+            return given
+        return given[min(visit, len(given) - 1)] if given else {}
+
+
+@dataclass
+class Visits:
+    """How often each node was answered or called so far in one run."""
+
+    counts: Counter[str] = field(default_factory=Counter)
+
+    def next(self, node_id: str) -> int:
+        visit = self.counts[node_id]
+        self.counts[node_id] += 1
+        return visit
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """What a run ended with: completed node ids (with repeats), and the end state, "completed",
+    "waiting" (at the nodes where tokens rest) or "failed" (at the failing node)."""
+
+    completed: Counter[str]
+    state: str
+    at: tuple[str, ...] = ()
+    detail: str = ""
+
+    def key(self) -> tuple[dict[str, int], str, tuple[str, ...]]:
+        return dict(sorted(self.completed.items())), self.state, self.at
+
+
+def difference(flowdesk: Outcome, spiff: Outcome) -> str:
+    """A readable account of where two outcomes differ ("" when they agree)."""
+    lines = []
+    if flowdesk.completed != spiff.completed:
+        only_f = flowdesk.completed - spiff.completed
+        only_s = spiff.completed - flowdesk.completed
+        lines.append(f"completed only by Flowdesk: {dict(sorted(only_f.items()))}")
+        lines.append(f"completed only by Spiff: {dict(sorted(only_s.items()))}")
+    if (flowdesk.state, flowdesk.at) != (spiff.state, spiff.at):
+        lines.append(f"end state: Flowdesk {flowdesk.state} {list(flowdesk.at)} {flowdesk.detail}")
+        lines.append(f"end state: Spiff {spiff.state} {list(spiff.at)} {spiff.detail}")
+    return "\n".join(lines)

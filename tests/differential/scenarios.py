@@ -1,0 +1,349 @@
+"""The scenario table: per file, the start input, the user tasks' answers and the service tasks'
+stub results, and each condition as Flowdesk and as Spiff (Python) reads it where the file's own
+text does not run in one of them. Corpus files are keyed by their path in the corpus, the
+hand-made ones by `files/<name>`. A file without an entry runs with empty answers and results.
+
+Flowdesk keeps each step's output under `$nodes.<id>` (the importer maps a bare name `x` to
+`$vars.x`, which only a `saveTo` fills), Spiff has one flat namespace; so a condition on a task's
+answer reads `$nodes.<task>.<name>` here and `<name>` in Python.
+"""
+
+from __future__ import annotations
+
+from tests.differential.scenario import Cond, Scenario, Timer
+
+
+def out(node_id: str, path: str) -> str:
+    """A Flowdesk path into a node's output (ids with dashes need the bracket form)."""
+    return f"$nodes['{node_id}'].{path}"
+
+
+def _answer_is(node_id: str, name: str, value: str) -> Cond:
+    return Cond(f"{out(node_id, name)} == '{value}'", f"{name} == '{value}'")
+
+
+def _vacation(*rounds: tuple[str, str | None]) -> Scenario:
+    """VacationRequest: each round is the manager's decision and, after a rejection, whether
+    the employee sends the request again."""
+    return Scenario(
+        answers={
+            "handleRequest": [{"vacationApproved": decision} for decision, _ in rounds],
+            "adjustVacationRequestTask": [{"resendRequest": again} for _, again in rounds if again],
+        },
+        conditions={
+            "flow3": _answer_is("handleRequest", "vacationApproved", "Approve"),
+            "flow5": _answer_is("handleRequest", "vacationApproved", "Reject"),
+            "flow7": _answer_is("adjustVacationRequestTask", "resendRequest", "Yes"),
+            "flow8": _answer_is("adjustVacationRequestTask", "resendRequest", "No"),
+        },
+        note="a loop back to the manager through an exclusive gateway",
+    )
+
+
+_VACATION = [
+    _vacation(("Approve", None)),
+    _vacation(("Reject", "No")),
+    _vacation(("Reject", "Yes"), ("Reject", "Yes"), ("Approve", None)),
+]
+
+_PUBLICATION = "camunda-bpm-examples/camunda-testing-job-announcement-publication.bpmn"
+_PUBLICATION_CONDITIONS = {
+    "Flow_0zn9zem": Cond("$input.twitter == true", "twitter"),
+    "Flow_0cpvktx": Cond("$input.twitter != true", "not twitter"),
+    "Flow_1oretgu": Cond("$input.facebook == true", "facebook"),
+    "Flow_0jly80u": Cond("$input.facebook != true", "not facebook"),
+}
+
+_DEFAULT_FLOW = "camunda-bpm-platform/ExclusiveGatewayTest.testDefaultSequenceFlow.bpmn20.xml"
+_CUSTOMER = "Task_0n2pfas"
+_CHOICE = "sid-CA089240-802A-4C32-9130-FB1A33DDCCC3"
+_SET_DATA = "Activity_1ghr6kd"
+
+SCENARIOS: dict[str, Scenario | list[Scenario]] = {
+    _PUBLICATION: [
+        Scenario(input={"twitter": True, "facebook": False}, conditions=_PUBLICATION_CONDITIONS),
+        Scenario(input={"twitter": False, "facebook": True}, conditions=_PUBLICATION_CONDITIONS),
+    ],
+    "camunda-bpm-examples/invokeRestService.bpmn": [
+        Scenario(
+            results={"ServiceTask_1": {"isHoliday": holiday}},
+            conditions={
+                "SequenceFlow_3": Cond("$nodes.ServiceTask_1.isHoliday == true", "isHoliday"),
+                "SequenceFlow_4": Cond("$nodes.ServiceTask_1.isHoliday != true", "not isHoliday"),
+            },
+        )
+        for holiday in (True, False)
+    ],
+    "camunda-bpm-examples/process.bpmn": [
+        Scenario(
+            results={_CUSTOMER: {"customer": {"age": age}}},
+            conditions={
+                "SequenceFlow_4": Cond(
+                    f"$nodes.{_CUSTOMER}.customer.age >= 21", "customer['age'] >= 21"
+                ),
+                "SequenceFlow_5": Cond(
+                    f"$nodes.{_CUSTOMER}.customer.age < 21", "customer['age'] < 21"
+                ),
+            },
+            note="Camunda Spin's customer.prop('age').numberValue() read as a plain object",
+        )
+        for age in (30, 18)
+    ],
+    "camunda-bpm-platform/ExclusiveGatewayTest.testBigLoop.bpmn": Scenario(
+        input={"numOfIterations": 3},
+        results={"ScriptTask_1": {"i": 0}, "ManualTask_1": [{"i": n} for n in (1, 2, 3, 4)]},
+        conditions={
+            "SequenceFlow_5": Cond(
+                "$nodes.ManualTask_1.i <= $input.numOfIterations", "i <= numOfIterations"
+            )
+        },
+        note="a loop through two exclusive gateways, the first one merging",
+    ),
+    _DEFAULT_FLOW: [
+        Scenario(
+            input={"input": value},
+            conditions={
+                "flow2": Cond("$input.input == 1", "input == 1"),
+                "flow4": Cond("$input.input == 3", "input == 3"),
+            },
+            answer_all=False,
+            note="the default flow is listed between two conditional ones",
+        )
+        for value in (1, 2, 3)
+    ],
+    "camunda-bpm-platform/MessageIntermediateEventTest.testSingleIntermediateMessageEvent"
+    ".bpmn20.xml": Scenario(messages=(("newInvoiceMessage", {"invoice": 7}),)),
+    "flowable-examples/VacationRequest.bpmn20.xml": _VACATION,
+    "spiffworkflow/Messages.bpmn20.xml": Scenario(
+        bind={"sid-DF69AC93-16C3-405D-9FB1-9B2539519372": {"message": "Test Message"}},
+        messages=(("Test Message", {}),),
+        note="the catch has no messageRef: Spiff takes the event's name, Flowdesk needs one given",
+    ),
+    "spiffworkflow/Parallel-Then-Exclusive-No-Inclusive.bpmn20.xml": [
+        Scenario(
+            answers={_CHOICE: {"choice": choice}},
+            conditions={
+                "sid-9C753C3D-F964-45B0-AF57-234F910529EF": Cond(out(_CHOICE, "choice == 'Yes'")),
+                "sid-3742C960-71D0-4342-8064-AF1BB9EECB42": Cond(out(_CHOICE, "choice == 'No'")),
+            },
+            note="an exclusive split and merge inside one branch of a parallel split",
+        )
+        for choice in ("Yes", "No")
+    ],
+    "spiffworkflow/token_trial_parallel_simple.bpmn": [
+        Scenario(
+            answers={_SET_DATA: {"skipParallel": skip}},
+            conditions={
+                "Flow_0f6q83k": Cond(f"$nodes.{_SET_DATA}.skipParallel == false"),
+                "Flow_0wycgzo": Cond(f"$nodes.{_SET_DATA}.skipParallel == true"),
+            },
+        )
+        for skip in (True, False)
+    ],
+    "spiffworkflow/gateway_loop_input.bpmn": Scenario(
+        refused="parallel.deadlock",
+        note="a loop enters a parallel join through a second incoming flow; BPMN 2.0.2 §13.4.1 "
+        "makes the first token wait for a token on every incoming flow, so the instance never "
+        "goes on; Spiff runs it anyway, Flowdesk refuses to publish it",
+    ),
+    "spiffworkflow/timer-date-start.bpmn": Scenario(
+        results={"Activity_1q1wged": {"futuredate": "2031-05-01T10:00:00+00:00"}},
+        timers={"Event_0eb0w95": Timer({"date": "$nodes.Activity_1q1wged.futuredate"})},
+    ),
+    "spiffworkflow/Timer-Intermediate.bpmn20.xml": Scenario(
+        input={"due_time": "2031-05-01T10:00:00+00:00"},
+        timers={"sid-AB1683F9-F260-499B-A04C-F7ADA9C64817": Timer({"date": "$input.due_time"})},
+    ),
+    # Files with elements of issue 15: skipped until Flowdesk imports them.
+    "camunda-bpm-platform/BoundaryTimerEventTest.testMultipleTimersOnUserTask.bpmn20.xml": [
+        Scenario(expect=("completed", ()), note="the task is done before any timer"),
+        Scenario(
+            timers_first=True,
+            expect=("completed", ()),
+            note="three interrupting timers on one task: the earliest (PT1H) wins alone",
+        ),
+    ],
+    "camunda-bpm-platform/BoundaryTimerNonInterruptingEventTest.testTimerOnEmbeddedSubprocess"
+    ".bpmn20.xml": [
+        Scenario(expect=("completed", ())),
+        Scenario(timers_first=True, expect=("completed", ())),
+    ],
+    "spiffworkflow/timer-non-interrupt-boundary.bpmn": [
+        Scenario(
+            timers_first=True,
+            answers={
+                "Activity_Work": [{"work_done": "No"}, {"work_done": "Yes"}],
+                "GetReason": {"delay_reason": "traffic"},
+            },
+            conditions={"Flow_10bimyk": Cond("$nodes.Activity_Work.work_done == 'Yes'")},
+            expect=("completed", ()),
+            note="a non-interrupting timer on a sub-process that loops, joined afterwards",
+        ),
+    ],
+    "spiffworkflow/exclusive_gateway_no_default.bpmn": [
+        Scenario(
+            input={"x": x},
+            conditions={
+                "Flow_Greater1": Cond("$input.x > 1"),
+                "Flow_Less1": Cond("$input.x < 1"),
+            },
+            expect=expect,
+        )
+        for x, expect in ((2, ("completed", ())), (1, ("failed", ("Gateway_CheckValue",))))
+    ],
+    "spiffworkflow/parallel_multiinstance_cardinality.bpmn": Scenario(
+        answers={"any_task": [{"output_item": n} for n in (1, 2, 3)]},
+        bind={"any_task": {"multiInstance": {"sequential": False, "cardinality": "3"}}},
+        expect=("completed", ()),
+    ),
+    "flowable-examples/my-process.bpmn20.xml": [
+        Scenario(expect=("completed", ())),
+        Scenario(timers_first=True, expect=("completed", ())),
+    ],
+}
+
+
+def scenarios_for(name: str) -> tuple[list[Scenario], bool]:
+    """The scenarios of a file, and whether they were written for it."""
+    entry = SCENARIOS.get(name)
+    if entry is None:
+        return [Scenario()], False
+    return (entry if isinstance(entry, list) else [entry]), True
+
+
+# --- hand-made files (tests/differential/files) ---------------------------------------------
+
+SCENARIOS.update(
+    {
+        "files/flat-uncontrolled-merge.bpmn": Scenario(
+            expect=("completed", ()),
+            note="each token passes an uncontrolled merge on its own",
+        ),
+        "files/flat-unjoined-ends.bpmn": [
+            Scenario(expect=("completed", ())),
+            Scenario(answer_all=False, expect=("waiting", ("slow",))),
+        ],
+        "files/flat-exclusive-choices.bpmn": [
+            Scenario(
+                input={} if amount is None else {"amount": amount},
+                conditions={
+                    "big": Cond("$input.amount > 100"),
+                    "positive": Cond("$input.amount > 0"),
+                },
+                expect=expect,
+            )
+            for amount, expect in (
+                (500, ("completed", ())),
+                (5, ("completed", ())),
+                (0, ("failed", ("gw",))),
+                (None, ("failed", ("gw",))),
+            )
+        ],
+        "files/subprocess.bpmn": [
+            Scenario(
+                answers={"check": {"ok": ok}},
+                conditions={"r3": Cond("$nodes.check.ok == false")},
+                expect=("completed", ()),
+            )
+            for ok in (True, False)
+        ],
+        "files/subprocess-nested.bpmn": [
+            Scenario(expect=("completed", ())),
+            Scenario(
+                answers={"side": {}}, answer_all=False, expect=("waiting", ("deep", "outer_join"))
+            ),
+        ],
+        "files/boundary-timer-interrupting.bpmn": [
+            Scenario(timers_first=True, expect=("completed", ()), note="the deadline passes"),
+            Scenario(expect=("completed", ()), note="the draft is done in time"),
+        ],
+        "files/boundary-timer-non-interrupting.bpmn": [
+            Scenario(timers_first=True, expect=("completed", ()), note="two reminders, then done"),
+            Scenario(expect=("completed", ()), note="done before the first reminder"),
+            Scenario(
+                timers_first=True,
+                answer_all=False,
+                expect=("waiting", ("review",)),
+                note="reminders do not close the task",
+            ),
+        ],
+        "files/error-boundary.bpmn": [
+            Scenario(
+                results={"charge": {"status": status}},
+                conditions={
+                    "p3": Cond("$nodes.charge.status == 'declined'"),
+                    "p4": Cond("$nodes.charge.status == 'fraud'"),
+                },
+                expect=("completed", ()),
+                spiff_extra=extra,
+                note=note,
+            )
+            for status, extra, note in (
+                (
+                    "declined",
+                    {"on_any_error": 1, "investigate": 1, "end_other": 1},
+                    "the boundary catching DECLINED wins over the catch-all (Camunda 8, "
+                    "docs/process-format.md); Spiff triggers both interrupting boundaries, which "
+                    "BPMN 2.0.2 §10.5.4 rules out: the first one ends the activity",
+                ),
+                ("fraud", {}, "no boundary catches FRAUD by code: the catch-all does"),
+                ("ok", {}, "no error"),
+            )
+        ],
+        "files/terminate-subprocess.bpmn": Scenario(
+            expect=("completed", ()), note="the open task inside is cancelled"
+        ),
+        "files/terminate-top.bpmn": Scenario(
+            expect=("completed", ()), note="terminate at the top completes the instance"
+        ),
+        "files/multi-instance-parallel.bpmn": Scenario(
+            answers={"approve": [{"done": n} for n in (1, 2, 3)]},
+            bind={
+                "approve": {
+                    "multiInstance": {
+                        "sequential": False,
+                        "cardinality": "3",
+                        "completion": "$loop.completed >= 2",
+                    }
+                }
+            },
+            expect=("completed", ()),
+            note="Spiff has no completion counter: each answer carries its count as `done`",
+        ),
+        "files/multi-instance-sequential.bpmn": Scenario(
+            input={"reviewers": ["ann", "bob", "cid"]},
+            answers={"review": [{"done": n} for n in (1, 2, 3)]},
+            bind={
+                "review": {
+                    "multiInstance": {
+                        "sequential": True,
+                        "collection": "$input.reviewers",
+                        "element": "reviewer",
+                        "completion": "$loop.completed >= 2",
+                    }
+                }
+            },
+            expect=("completed", ()),
+        ),
+        "files/escalation.bpmn": Scenario(
+            expect=("completed", ()), note="a non-interrupting escalation boundary"
+        ),
+        "files/flat-parallel-loop.bpmn": [
+            Scenario(
+                answers={"decide": [{"more": True}, {"more": True}, {"more": False}]},
+                conditions={"f9": Cond("$nodes.decide.more == true")},
+                timers_first=first,
+                expect=("completed", ()),
+                note="three rounds through a split and join, the timer first or last",
+            )
+            for first in (False, True)
+        ],
+        "files/flat-exclusive-merge-then-join.bpmn": Scenario(
+            expect=("waiting", ("join",)),
+            spiff_expect=("completed", ()),
+            note="the second token through the merge waits at the join for good (BPMN 2.0.2 "
+            "§13.4.1: a parallel join consumes one token per incoming flow; the instance is not "
+            "complete while a token is left); Spiff drops the left-over token and completes",
+        ),
+    }
+)

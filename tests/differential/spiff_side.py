@@ -1,0 +1,260 @@
+"""Run a BPMN file in SpiffWorkflow, the oracle: the same inputs, answers and stub results as
+Flowdesk gets, timers fired at once, and the outcome read from Spiff's task tree."""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+from lxml import etree
+from SpiffWorkflow.bpmn.parser.BpmnParser import BpmnParser
+from SpiffWorkflow.bpmn.parser.TaskParser import TaskParser
+from SpiffWorkflow.bpmn.parser.util import full_tag
+from SpiffWorkflow.bpmn.script_engine import PythonScriptEngine
+from SpiffWorkflow.bpmn.specs.defaults import ServiceTask
+from SpiffWorkflow.bpmn.specs.event_definitions.message import MessageEventDefinition
+from SpiffWorkflow.bpmn.specs.event_definitions.timer import (
+    CycleTimerEventDefinition,
+    TimerEventDefinition,
+)
+from SpiffWorkflow.bpmn.specs.mixins.events.event_types import CatchingEvent
+from SpiffWorkflow.bpmn.specs.mixins.events.intermediate_event import BoundaryEvent
+from SpiffWorkflow.bpmn.specs.mixins.multiinstance_task import MultiInstanceTask
+from SpiffWorkflow.bpmn.specs.mixins.subworkflow_task import SubWorkflowTask
+from SpiffWorkflow.bpmn.util import BpmnEvent
+from SpiffWorkflow.bpmn.workflow import BpmnWorkflow
+from SpiffWorkflow.exceptions import SpiffWorkflowException, WorkflowException
+from SpiffWorkflow.util.task import TaskState
+
+from tests.differential.scenario import MAX_ACTIONS, Outcome, Scenario, Visits
+
+BPMN = "{http://www.omg.org/spec/BPMN/20100524/MODEL}"
+# Timer texts that are ISO literals (Camunda writes them bare; Spiff evaluates Python).
+_ISO = re.compile(r"^(R\d*/)?(P[0-9WDTHMS.]+|\d{4}-\d{2}-\d{2}[0-9T:.+\-Z]*)(/.*)?$")
+_LONG_AGO = datetime(2000, 1, 1, tzinfo=UTC)
+# Spiff names its own task specs so; a BPMN element with such an id would replace one of them.
+_RESERVED = {"Start", "End", "Root"}
+_RENAMED = "__bpmn"
+_REFERENCES = ("sourceRef", "targetRef", "default", "attachedToRef")
+
+
+class _StubEngine(PythonScriptEngine):
+    """Python for conditions; service and script tasks take the scenario's stub results."""
+
+    def __init__(self, scenario: Scenario) -> None:
+        super().__init__()
+        self.scenario = scenario
+        self.visits = Visits()
+
+    def stub(self, task: Any) -> bool:
+        node_id = _bpmn_id(task) or ""
+        task.data.update(self.scenario.result(node_id, self.visits.next(node_id)))
+        return True
+
+
+class _StubService(ServiceTask):
+    def _execute(self, task: Any) -> bool:
+        return task.workflow.script_engine.stub(task)
+
+
+class _Parser(BpmnParser):
+    OVERRIDE_PARSER_CLASSES = {
+        full_tag("serviceTask"): (TaskParser, _StubService),
+        full_tag("scriptTask"): (TaskParser, _StubService),
+    }
+
+
+def prepared(xml: bytes, scenario: Scenario) -> etree._Element:
+    """The file as Spiff should read it: ids on id-less flows (Spiff drops such flows), the
+    scenario's Python conditions, and bare ISO timer texts quoted."""
+    root = etree.fromstring(xml, etree.XMLParser(resolve_entities=False, no_network=True))
+    _rename_reserved(root)
+    for number, flow in enumerate(root.iter(f"{BPMN}sequenceFlow")):
+        if not flow.get("id"):
+            flow.set("id", f"_diff_flow_{number}")
+        cond = scenario.conditions.get(flow.get("id", ""))
+        if cond is not None and cond.python is not None:
+            expression = flow.find(f"{BPMN}conditionExpression")
+            if expression is None:
+                expression = etree.SubElement(flow, f"{BPMN}conditionExpression")
+            expression.text = cond.python
+    for definition in root.iter(f"{BPMN}timerEventDefinition"):
+        event_id = definition.getparent().get("id", "")
+        for child in definition:
+            text = (child.text or "").strip()
+            python = scenario.timers[event_id].python if event_id in scenario.timers else None
+            if python is not None:
+                child.text = python
+            elif _ISO.match(text):
+                child.text = repr(text)
+    return root
+
+
+class Unrunnable(Exception):
+    """Spiff cannot load the file's process (it refuses to parse or build it)."""
+
+
+def _rename_reserved(root: etree._Element) -> None:
+    """Rename elements whose ids Spiff reserves (`_bpmn_id` maps them back)."""
+    for element in root.iter():
+        for attribute in ("id", *_REFERENCES):
+            if element.get(attribute) in _RESERVED:
+                element.set(attribute, element.get(attribute) + _RENAMED)
+        text = (element.text or "").strip()
+        if element.tag in (f"{BPMN}incoming", f"{BPMN}outgoing") and text in _RESERVED:
+            element.text = text + _RENAMED
+
+
+def _workflow(xml: bytes, process_id: str, scenario: Scenario) -> BpmnWorkflow:
+    try:
+        parser = _Parser()
+        parser.add_bpmn_xml(prepared(xml, scenario), filename=process_id)
+        spec = parser.get_spec(process_id)
+        subprocesses = parser.get_subprocess_specs(process_id)
+        return BpmnWorkflow(spec, subprocesses, script_engine=_StubEngine(scenario))
+    except SpiffWorkflowException as error:
+        raise Unrunnable(str(error)) from error
+
+
+def _spec_id(spec: Any) -> str | None:
+    bpmn_id = getattr(spec, "bpmn_id", None)
+    return bpmn_id.removesuffix(_RENAMED) if isinstance(bpmn_id, str) else None
+
+
+def _bpmn_id(task: Any) -> str | None:
+    return _spec_id(task.task_spec)
+
+
+def _due(task: Any) -> datetime:
+    value = task._get_internal_data("event_value")
+    if isinstance(value, dict):
+        value = value.get("next")
+    try:
+        moment = TimerEventDefinition.get_datetime(value)
+    except (TypeError, ValueError):
+        return _LONG_AGO
+    return moment
+
+
+def _timer_tasks(workflow: BpmnWorkflow) -> list[Any]:
+    found = []
+    for task in workflow.get_tasks(state=TaskState.WAITING):
+        definition = getattr(task.task_spec, "event_definition", None)
+        if isinstance(definition, TimerEventDefinition):
+            found.append(task)
+    return sorted(found, key=lambda t: (_due(t), _bpmn_id(t) or ""))
+
+
+def _is_cycle(task: Any) -> bool:
+    return isinstance(getattr(task.task_spec, "event_definition", None), CycleTimerEventDefinition)
+
+
+def _fire(workflow: BpmnWorkflow, task: Any, ticks: Counter[str]) -> None:
+    """Make the timer due now, as if its time had come. A cycle's task stays while it ticks
+    (and completes once at the end), so its ticks are counted as its completions."""
+    past = (datetime.now(UTC) - timedelta(seconds=1)).isoformat()
+    value = task._get_internal_data("event_value")
+    if _is_cycle(task):
+        if isinstance(value, dict):
+            task._set_internal_data(event_value={**value, "next": past})
+        ticks[_bpmn_id(task) or ""] += 1
+    else:
+        task._set_internal_data(event_value=past)
+    workflow.refresh_timers()
+    workflow.do_engine_steps()
+
+
+def _message_waiters(workflow: BpmnWorkflow, name: str) -> bool:
+    for task in workflow.get_tasks(state=TaskState.WAITING):
+        definition = getattr(task.task_spec, "event_definition", None)
+        if isinstance(definition, MessageEventDefinition) and definition.name == name:
+            return True
+    return False
+
+
+def _resting(task: Any) -> bool:
+    """A task where a token rests (not a scope that holds others, not a boundary listener)."""
+    spec = task.task_spec
+    if isinstance(spec, (SubWorkflowTask, MultiInstanceTask, BoundaryEvent)):
+        return False
+    if isinstance(spec, CatchingEvent) and spec.__class__.__name__ == "StartEvent":
+        return False  # an event sub-process waiting for its trigger
+    return _bpmn_id(task) is not None
+
+
+def run(xml: bytes, process_id: str, scenario: Scenario) -> Outcome:
+    """Run the file's process with the scenario; raises Unrunnable if Spiff cannot load it."""
+    workflow = _workflow(xml, process_id, scenario)
+    workflow.task_tree.data.update(scenario.input)
+    visits = Visits()
+    messages = list(scenario.messages)
+    fired = 0
+    ticks: Counter[str] = Counter()
+    try:
+        workflow.do_engine_steps()
+        for _ in range(MAX_ACTIONS):
+            if workflow.is_completed():
+                break
+            timers = _timer_tasks(workflow) if fired < scenario.timer_limit else []
+            if scenario.timers_first and timers:
+                fired += 1
+                _fire(workflow, timers[0], ticks)
+                continue
+            if _complete_one(workflow, scenario, visits):
+                continue
+            if timers:
+                fired += 1
+                _fire(workflow, timers[0], ticks)
+                continue
+            if messages and _message_waiters(workflow, messages[0][0]):
+                name, payload = messages.pop(0)
+                workflow.catch(BpmnEvent(MessageEventDefinition(name), payload))
+                workflow.do_engine_steps()
+                continue
+            break
+        else:
+            raise AssertionError(f"Spiff: still moving after {MAX_ACTIONS} actions")
+    except WorkflowException as error:
+        task = getattr(error, "task", None)
+        spec = task.task_spec if task is not None else getattr(error, "task_spec", None)
+        node_id = _spec_id(spec)
+        at = (node_id,) if node_id else ()
+        return Outcome(_completed(workflow, ticks), "failed", at, str(error)[:300])
+    if workflow.is_completed():
+        return Outcome(_completed(workflow, ticks), "completed")
+    live = TaskState.READY | TaskState.WAITING | TaskState.STARTED
+    resting = [t for t in workflow.get_tasks(state=live) if _resting(t)]
+    return Outcome(
+        _completed(workflow, ticks), "waiting", tuple(sorted(_bpmn_id(t) for t in resting))
+    )
+
+
+def _complete_one(workflow: BpmnWorkflow, scenario: Scenario, visits: Visits) -> bool:
+    """Complete the first ready manual task (by node id) the scenario has an answer for."""
+    ready = workflow.get_tasks(state=TaskState.READY, manual=True)
+    for task in sorted(ready, key=lambda t: _bpmn_id(t) or ""):
+        node_id = _bpmn_id(task) or ""
+        answer = scenario.answer(node_id, visits.counts[node_id])
+        if answer is None:
+            continue
+        visits.next(node_id)
+        task.data.update(answer)
+        task.run()
+        workflow.do_engine_steps()
+        return True
+    return False
+
+
+def _completed(workflow: BpmnWorkflow, ticks: Counter[str]) -> Counter[str]:
+    """Completed tasks by node id; a multi-instance activity counts its completed instances
+    (not the body that holds them), a cycle timer its ticks."""
+    completed = Counter(
+        node_id
+        for task in workflow.get_tasks(state=TaskState.COMPLETED)
+        if (node_id := _bpmn_id(task)) is not None
+        and not isinstance(task.task_spec, MultiInstanceTask)
+        and not _is_cycle(task)
+    )
+    return completed + ticks
