@@ -7,7 +7,7 @@ negative durations are rejected; zero (``PT0S``) is allowed. Parsing is exact to
 from __future__ import annotations
 
 import re
-from datetime import timedelta
+from datetime import datetime, timedelta
 from decimal import ROUND_HALF_EVEN, Decimal
 
 MAX_LENGTH = 64
@@ -78,3 +78,34 @@ def format_duration(value: timedelta) -> str:
         time_part += f"{seconds}{fraction}S"
     result = "P" + (f"{days}D" if days else "") + (f"T{time_part}" if time_part else "")
     return result if result != "P" else "PT0S"
+
+
+def parse_cycle(text: str) -> tuple[int | None, datetime | None, timedelta]:
+    """Parse an ISO-8601 repeating interval: ``R3/PT1H``, ``R/P1D`` or ``R5/<start>/P1D``.
+
+    Returns (repetitions or None for unbounded, start date-time or None, interval); raises
+    ValueError with a message a modeller understands. The interval must be longer than zero.
+    """
+    if not isinstance(text, str):
+        raise ValueError(f"cycle must be text like R3/PT1H, not {type(text).__name__}")
+    parts = text.strip().split("/")
+    if len(parts) not in (2, 3) or not re.fullmatch(r"R[0-9]*", parts[0].upper()):
+        raise ValueError(
+            f"invalid cycle {text!r}; use R<times>/<duration> such as R3/PT1H, R/P1D for ever, "
+            "or R5/2027-01-01T08:00:00Z/P1D with a first date"
+        )
+    count = int(parts[0][1:]) if parts[0][1:] else None
+    if count == 0:
+        raise ValueError("a cycle must repeat at least once (R1 or more, or R for ever)")
+    start = None
+    if len(parts) == 3:
+        try:
+            start = datetime.fromisoformat(parts[1].strip())
+        except ValueError:
+            raise ValueError(
+                f"the cycle's first date {parts[1]!r} is not an ISO date-time"
+            ) from None
+    interval = parse_duration(parts[-1])
+    if interval <= timedelta(0):
+        raise ValueError("the cycle's interval must be longer than zero")
+    return count, start, interval
