@@ -23,6 +23,8 @@
   const NODE_BLOB = 'flowdesk:node';
   const byId = (id) => document.getElementById(id);
   const readJSON = (id) => JSON.parse(byId(id).textContent);
+  const SEVERITY_RANK = { info: 0, warning: 1, error: 2 };
+  const SEVERITY_LABEL = { error: 'Error', warning: 'Warning', info: 'Note' };
 
   /* --- what the palette, context pad and replace menu offer: only the kinds Flowdesk runs --- */
 
@@ -534,7 +536,7 @@
     problems.forEach((p) => {
       if (!p.element_id || !registry.get(p.element_id)) return;
       const seen = worst[p.element_id];
-      if (!seen || (seen.severity === 'warning' && p.severity === 'error')) worst[p.element_id] = { severity: p.severity, messages: [] };
+      if (!seen || SEVERITY_RANK[p.severity] > SEVERITY_RANK[seen.severity]) worst[p.element_id] = { severity: p.severity, messages: seen ? seen.messages : [] };
       worst[p.element_id].messages.push(p.message);
     });
     Object.keys(worst).forEach((id) => {
@@ -555,7 +557,7 @@
       item.className = `problem problem-${p.severity}`;
       const label = document.createElement('span');
       label.className = 'severity';
-      label.textContent = p.severity === 'error' ? 'Error' : 'Warning';
+      label.textContent = SEVERITY_LABEL[p.severity] || 'Warning';
       const target = p.element_id && registry.get(p.element_id);
       const message = document.createElement(target ? 'button' : 'span');
       if (target) {

@@ -9,7 +9,7 @@ from datetime import timedelta
 import pytest
 from sqlalchemy import select, update
 
-from tests.engine.conftest import drain, history, node
+from tests.engine.conftest import drain, history, node, publish_document
 from tests.engine.documents import document, flow
 from tests.engine.test_steps import load, start
 from webapp.engine import steps
@@ -18,31 +18,6 @@ from webapp.models.base import utcnow
 from webapp.services.jobs import commit
 
 CLERK = {"type": "role", "value": "approver"}
-
-
-def publish_document(doc: dict, key: str = "proc"):
-    """TEMPORARY: publish without validation until the validator knows these kinds."""
-    from webapp.extensions import db
-    from webapp.models import Process, ProcessVersion
-    from webapp.process import document as documents
-
-    doc = documents.normalize({**doc, "key": key})
-    process = db.session.scalar(select(Process).where(Process.key == key))
-    if process is None:
-        process = Process(key=key, name=key)
-        db.session.add(process)
-        db.session.flush()
-    number = len(process.versions) + 1 if hasattr(process, "versions") else 1
-    version = ProcessVersion(
-        process_id=process.id,
-        number=number,
-        document=doc,
-        bpmn_xml="",
-        content_hash=documents.content_hash(doc),
-    )
-    db.session.add(version)
-    db.session.commit()
-    return version
 
 
 def inside(parent: str, kind: str, title: str = "", **config) -> dict:
@@ -531,8 +506,13 @@ def test_cancelling_the_caller_cancels_its_child(engine, demo):
     assert open_tasks(engine, child.id) == []
 
 
-def test_a_call_to_a_process_without_a_version_is_an_incident(engine):
+def test_a_call_that_finds_no_version_is_an_incident(engine, demo):
+    """Publishing checks the called process; should it be gone when the call starts (a
+    database restored from elsewhere), the caller gets an incident, not a hang."""
+    publish_document(_child(), key="child")
     parent_id = start(engine, publish_document(_caller(), key="parent"))
+    engine.execute(update(Job).where(Job.instance_id == parent_id).values(tool="gone"))
+    engine.commit()
     drain(engine)
     parent = load(engine, parent_id)
     assert parent.status == "failed" and parent.error["code"] == "call_missing"

@@ -91,27 +91,33 @@ class Cycle:
 
 
 def parse_cycle(text: str) -> Cycle:
-    """Parse an ISO-8601 repeating interval: ``R3/PT1H``, ``R/P1D``, ``R5/2027-01-01T08:00Z/P1D``.
+    """Parse an ISO-8601 repeating interval: ``R3/PT1H``, ``R/P1D`` or ``R5/<start>/P1D``.
 
-    Raises ValueError naming what is wrong; the interval must be longer than zero.
+    Raises ValueError with a message a modeller understands; the interval must be longer than
+    zero, and a start without a time zone is UTC.
     """
     if not isinstance(text, str):
         raise ValueError(f"cycle must be text like R3/PT1H, not {type(text).__name__}")
     parts = text.strip().split("/")
-    if len(parts) not in (2, 3) or not parts[0].upper().startswith("R"):
-        raise ValueError(f"invalid cycle {text!r}; use R3/PT1H (3 times hourly) or R/P1D (daily)")
-    count = parts[0][1:]
-    if count and (not count.isascii() or not count.isdigit() or len(count) > 9):
-        raise ValueError(f"the repeat count of cycle {text!r} must be a whole number")
+    if len(parts) not in (2, 3) or not re.fullmatch(r"R[0-9]{0,9}", parts[0].upper()):
+        raise ValueError(
+            f"invalid cycle {text!r}; use R<times>/<duration> such as R3/PT1H, R/P1D for ever, "
+            "or R5/2027-01-01T08:00:00Z/P1D with a first date"
+        )
+    count = int(parts[0][1:]) if parts[0][1:] else None
+    if count == 0:
+        raise ValueError("a cycle must repeat at least once (R1 or more, or R for ever)")
     start = None
     if len(parts) == 3:
         try:
             start = datetime.fromisoformat(parts[1].strip().replace("Z", "+00:00"))
         except ValueError:
-            raise ValueError(f"the start of cycle {text!r} is not an ISO date and time") from None
+            raise ValueError(
+                f"the cycle's first date {parts[1]!r} is not an ISO date-time"
+            ) from None
         if start.tzinfo is None:
             start = start.replace(tzinfo=UTC)
     interval = parse_duration(parts[-1])
     if interval <= timedelta(0):
-        raise ValueError(f"the interval of cycle {text!r} must be longer than zero")
-    return Cycle(int(count) if count else None, interval, start)
+        raise ValueError("the cycle's interval must be longer than zero")
+    return Cycle(count, interval, start)
