@@ -15,7 +15,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from lxml import etree
 
-from webapp.process.bpmn import auto_layout, export_bpmn, import_bpmn
+from webapp.process.bpmn import BpmnImportError, auto_layout, export_bpmn, import_bpmn
 from webapp.process.bpmn.layout import node_box
 from webapp.process.bpmn.namespaces import BPMN, BPMNDI, FLOWDESK, q
 from webapp.process.document import canonical_json, normalize
@@ -647,3 +647,24 @@ def test_auto_layout_survives_boundary_events_on_what_cannot_hold_them() -> None
     assert all(node_box(node) for node in laid["nodes"].values())
     xml = export_bpmn(doc)
     assert canonical_json(import_bpmn(xml).document) == canonical_json(normalize(doc))
+
+
+def test_nodes_of_a_sub_process_are_never_dropped_silently() -> None:
+    body = """
+  <{p}process id="p">
+    <{p}startEvent id="s"/>
+    <{p}subProcess id="sub">
+      <{p}extensionElements><fd:node>{{"kind": "userTask"}}</fd:node></{p}extensionElements>
+      <{p}startEvent id="inner"/>
+      <{p}dataObject id="data"/>
+    </{p}subProcess>
+    <{p}transaction id="tx"><{p}startEvent id="tx_start"/></{p}transaction>
+  </{p}process>
+"""
+    xml = definitions(body, extra_ns=f'xmlns:fd="{FLOWDESK}"')
+    with pytest.raises(BpmnImportError, match="'inner' has parent 'sub', a userTask"):
+        import_bpmn(xml)
+    result = import_bpmn(xml.replace('{"kind": "userTask"}', "{}"))
+    assert result.document["nodes"]["inner"]["parent"] == "sub"
+    listed = {(u.id, u.type) for u in result.unsupported}
+    assert listed == {("data", "dataObject"), ("tx", "transaction")}
