@@ -104,3 +104,26 @@ def test_the_diagram_marks_nested_tokens_and_multi_instance_progress(page, demo,
     assert page.locator(".bjs-breadcrumbs").filter(has_text="Archive").is_visible()
     page.locator(".bjs-breadcrumbs li").first.click()
     assert progress.is_visible(), "back on the main plane"
+
+
+def test_a_call_activity_links_its_child_and_the_child_links_back(page, demo, engine):
+    from tests.operations.conftest import drain
+    from tests.operations.test_structured import caller_doc, child_doc
+    from webapp.models import Instance
+
+    publish_unchecked(child_doc(), key="child")
+    parent_id = start(engine, publish_unchecked(caller_doc(), key="caller"))
+    drain(engine)
+    engine.rollback()
+    child_id = engine.scalar(select(Instance.id).where(Instance.parent_id == parent_id))
+
+    sign_in(page, "operator")
+    page.goto(f"/operations/instances/{parent_id}")
+    page.wait_for_selector('[data-instance-viewer][data-ready="true"]')
+    link = page.get_by_role("link", name=f"Called instance {child_id} of Check supplier")
+    assert link.inner_text() == f"#{child_id}"
+    assert _serious_violations(page) == []
+    link.click()
+    page.wait_for_url(f"**/operations/instances/{child_id}")
+    page.get_by_role("link", name=f"Called by instance {parent_id}").click()
+    page.wait_for_url(f"**/operations/instances/{parent_id}")
