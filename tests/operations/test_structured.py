@@ -380,3 +380,45 @@ def test_retention_deletes_children_with_their_caller_never_before(app, engine, 
     assert gone not in left and children[gone] not in left, "caller and child went together"
     assert {stays, children[stays]} <= left, "a child whose caller stays is kept"
     assert {blocked, children[blocked]} <= left, "a running child keeps its finished caller"
+
+
+def test_the_inbox_names_the_sub_process_and_the_form_sees_the_element(
+    app, login_as, db_session, demo
+):
+    form = {
+        "fields": [
+            {"key": "who", "label": "Reviewer", "type": "display", "value": "upper($item)"},
+            {"key": "first", "label": "Lead note", "type": "text", "visibleIf": "$loop.index == 0"},
+            {"key": "ok", "label": "Approve", "type": "boolean"},
+        ]
+    }
+    review = node(
+        "userTask",
+        "Review",
+        assignee=ALICE,
+        form=form,
+        multiInstance={"collection": "$input.reviewers", "element": "reviewer"},
+    )
+    version = publish_unchecked(sub_doc(review), key="legal", name="Legal")
+    instance_id = start(db_session, version, input={"reviewers": ["ann", "bob"]})
+    alice = login_as("alice")
+    listing = _text(alice.get("/inbox/").get_data(as_text=True))
+    assert "Review — reviewer: ann (1 of 2) in Legal review" in listing
+    tasks = db_session.scalars(
+        select(Task).where(Task.instance_id == instance_id).order_by(Task.id)
+    ).all()
+    first = alice.get(f"/inbox/tasks/{tasks[0].id}").get_data(as_text=True)
+    assert "Part of Legal review" in _text(first)
+    assert '<p class="display-value" id="field-who">ANN</p>' in first, "the form reads $item"
+    assert 'name="first"' in first, "visibleIf reads $loop.index"
+    second = alice.get(f"/inbox/tasks/{tasks[1].id}").get_data(as_text=True)
+    assert '<p class="display-value" id="field-who">BOB</p>' in second
+    assert 'name="first"' not in second
+    response = alice.post(
+        f"/inbox/tasks/{tasks[1].id}",
+        data={"ok": "true", "first": "ignored", "csrf_token": csrf_token(alice, "/inbox/")},
+    )
+    assert response.status_code == 303
+    db_session.rollback()
+    result = db_session.get(Task, tasks[1].id).result
+    assert result == {"ok": True}, "a field hidden for this element is not saved"
