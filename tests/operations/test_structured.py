@@ -422,3 +422,17 @@ def test_the_inbox_names_the_sub_process_and_the_form_sees_the_element(
     db_session.rollback()
     result = db_session.get(Task, tasks[1].id).result
     assert result == {"ok": True}, "a field hidden for this element is not saved"
+
+
+def test_a_caller_polls_fast_while_its_child_can_move_by_itself(operator, engine, demo):
+    publish_unchecked(child_doc(node("timerCatch", "Wait", duration="PT1H")), key="child")
+    timed = start(engine, publish_unchecked(caller_doc(), key="caller"))
+    publish_unchecked(child_doc(), key="asks", name="asks")
+    asking = caller_doc()
+    asking["nodes"]["call"]["config"]["process"] = "asks"
+    people = start(engine, publish_unchecked(asking, key="asking"))
+    drain(engine, wait=0.5)
+    page = operator.get(f"/operations/instances/{timed}").get_data(as_text=True)
+    assert 'hx-trigger="every 2s"' in page, "the child's timer will resume the caller"
+    page = operator.get(f"/operations/instances/{people}").get_data(as_text=True)
+    assert 'hx-trigger="every 30s"' in page, "the child waits on a person"
