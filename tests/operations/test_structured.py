@@ -152,6 +152,7 @@ def test_a_multi_instance_task_shows_done_of_total_and_each_element(
     assert state["active"] == {"review": 2}, "the two running instances, not their scope"
     tokens = _text(_region(page, "live-tokens"))
     assert "2 of 3 reviewer: bob" in tokens and "3 of 3 reviewer: cy" in tokens
+    assert "Review review waiting — all: 1 of 3 done" in tokens, "the activity as a whole"
     history = _text(page[page.index('id="history"') :])
     assert "multi-instance started Review 3 instances, in parallel" in history
     assert "one instance completed Review instance 1" in history

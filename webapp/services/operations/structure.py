@@ -42,6 +42,7 @@ class TokenRow:
     since: datetime
     place: scopes.Place
     child: tuple[int, str] | None  # a call activity's child: (id, status)
+    progress: tuple[int, int] | None = None  # a multi-instance activity's (done, total)
 
 
 @dataclass(frozen=True)
@@ -80,8 +81,13 @@ def token_table(instance: Instance) -> TokenTable:
     for row in rows:
         status = "listening" if is_listener(row.locals) else row.status
         place = scopes.place_of(document, row.id, infos)
+        progress = None
+        if is_body(row.locals):
+            progress = (int(row.locals.get("completed") or 0), int(row.locals.get("count") or 0))
         shown.append(
-            TokenRow(row.id, row.node_id, status, row.updated_at, place, children.get(row.id))
+            TokenRow(
+                row.id, row.node_id, status, row.updated_at, place, children.get(row.id), progress
+            )
         )
     return TokenTable(shown, total)
 
