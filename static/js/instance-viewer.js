@@ -1,10 +1,13 @@
 /* Read-only diagrams for operations pages (bpmn-js NavigatedViewer).
  * Each `[data-instance-viewer]` container draws the XML from the JSON script named by
  * `data-source` ({xml, heat?}). With `data-state`, it marks what the JSON script of that id holds
- * ({visited: [ids], active: {id: n}, failed: {id: message}, cancelled: {id: n}}) and marks again whenever the
+ * ({visited: [ids], active: {id: n}, failed: {id: message}, cancelled: {id: n},
+ * multi: {id: {done, total}}, calls: {id: {href, text, count}}}) and marks again whenever the
  * server replaces that script (the live poll swaps its region). Overlay content is built from DOM
  * text nodes, never HTML strings, so nothing from the server is parsed as markup. Drawing itself
- * is viewer.js's `flowdeskDiagram`. */
+ * is viewer.js's `flowdeskDiagram`. Nodes inside sub-processes are marked by their own ids: on the
+ * main plane when expanded, on the sub-process's own plane (opened by its drill-down button) when
+ * collapsed. */
 (function () {
   'use strict';
   if (typeof window.flowdeskDiagram === 'undefined') return;
@@ -63,6 +66,8 @@
     overlays.remove({ type: 'op-token' });
     overlays.remove({ type: 'op-failed' });
     overlays.remove({ type: 'op-cancelled' });
+    overlays.remove({ type: 'op-multi' });
+    overlays.remove({ type: 'op-call' });
     (state.visited || []).forEach((id) => {
       if (registry.get(id)) canvas.addMarker(id, 'op-visited');
     });
@@ -83,6 +88,24 @@
       element.setAttribute('role', 'img');
       element.setAttribute('aria-label', text);
       overlays.add(id, 'op-cancelled', { position: { top: -11, right: 11 }, html: element });
+    });
+    Object.entries(state.multi || {}).forEach(([id, progress]) => {
+      if (!registry.get(id)) return;
+      const done = Number(progress.done) || 0;
+      const total = Number(progress.total) || 0;
+      const element = badge(`${done}/${total}`, 'op-badge-multi');
+      element.setAttribute('role', 'img');
+      element.setAttribute('aria-label', `Multi-instance: ${done} of ${total} done`);
+      overlays.add(id, 'op-multi', { position: { bottom: 11, right: 11 }, html: element });
+    });
+    Object.entries(state.calls || {}).forEach(([id, call]) => {
+      if (!registry.get(id) || !call.href) return;
+      const link = document.createElement('a');
+      link.className = 'op-badge op-badge-call';
+      link.href = call.href;
+      link.textContent = Number(call.count) > 1 ? `${Number(call.count)} called` : `#${Number(call.latest)}`;
+      link.setAttribute('aria-label', String(call.text || 'Called instance'));
+      overlays.add(id, 'op-call', { position: { bottom: 11, left: -11 }, html: link });
     });
     Object.entries(state.failed || {}).forEach(([id, message]) => {
       if (!registry.get(id)) return;

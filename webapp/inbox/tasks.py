@@ -34,7 +34,7 @@ from webapp.models import Process, Task
 from webapp.models.base import utcnow
 from webapp.pagination import paginate
 from webapp.permissions import can, partition_filter, permission_required
-from webapp.services import saved_filters, tasks
+from webapp.services import saved_filters, scopes, tasks
 from webapp.services.tasks import TaskError
 
 LIST_ID = "task-list"
@@ -74,6 +74,7 @@ def _render_index(filters: InboxFilters):
         "filters": filters,
         "page": page,
         "names": _process_names({task.instance.process_key for task in page.items}),
+        "places": scopes.task_places(page.items),
         "now": utcnow(),
         "save_error": failed.errors.get("name", "") if failed else "",
         "filter_name": failed.value("name") if failed else "",
@@ -149,7 +150,7 @@ def _task_or_404(task_id: int) -> Task:
 def _form(task: Task, formdata: Any = None, errors: dict[str, str] | None = None):
     return spec_forms.build(
         task.form,
-        instance_context(task.instance),
+        scopes.task_context(task, instance_context(task.instance)),
         formdata,
         errors=errors,
         refresh_url=url_for("inbox.task_form", task_id=task.id),
@@ -160,7 +161,8 @@ def _facts(task: Task, *, show_display: bool) -> dict[str, list[tuple[str, str]]
     """What the person working a task needs to know: the form's display fields (when the form
     is not shown), the instance's start input and the variables collected so far."""
     instance = task.instance
-    shown = spec_forms.display_facts(task.form, instance_context(instance)) if show_display else []
+    context = scopes.task_context(task, instance_context(instance))
+    shown = spec_forms.display_facts(task.form, context) if show_display else []
     return {
         "display": shown,
         "input": spec_forms.data_facts(instance.input),
@@ -184,8 +186,11 @@ def _render_task(
         reassign = ReassignForm(formdata=None)
     if reassign is not None:
         reassign.fill_roles()
+    place = scopes.task_places([task]).get(task.id) or scopes.Place()
     context = {
         "task": task,
+        "place": place,
+        "task_name": place.label(task.title or task.node_id),
         "instance": task.instance,
         "form": form if workable else None,
         "refreshes": spec_forms.refreshes(task.form),

@@ -14,8 +14,9 @@ from webapp.inputs import MAX_INT64, whole_number
 from webapp.operations import bp
 from webapp.permissions import can, permission_required
 from webapp.services import instances as instance_service
+from webapp.services import scopes
 from webapp.services.instances import InstanceError
-from webapp.services.operations import detail
+from webapp.services.operations import detail, structure
 from webapp.services.operations.common import OperationsError, get_instance
 from webapp.services.watch import live_mode
 
@@ -25,6 +26,8 @@ REGIONS = {
     "live-facts": "operations/live/_facts.html",
     "live-tasks": "operations/live/_tasks.html",
     "live-jobs": "operations/live/_jobs.html",
+    "live-tokens": "operations/live/_tokens.html",
+    "live-calls": "operations/live/_calls.html",
     "data-vars": "operations/live/_vars.html",
     "data-nodes": "operations/live/_nodes.html",
 }
@@ -52,13 +55,28 @@ def _live_context(instance, before: int | None = None) -> dict[str, Any]:
     version = instance.process_version
     nodes = version.document.get("nodes") or {}
     mode = live_mode(instance)
+    state = detail.diagram_state(instance)
+    for node_id, call in state["calls"].items():
+        call["href"] = url_for("operations.instance_detail", instance_id=call["latest"])
+        if call["count"] > 1:
+            call["href"] = url_for("operations.instance_list", parent=instance.id)
+        call["text"] = _calls_text(call["count"], call["latest"], node_id, nodes)
+    children, children_total = structure.called(instance)
+    tasks = detail.open_tasks(instance.id)
     context = {
         "instance": instance,
         "titles": {node_id: node.get("title") or node_id for node_id, node in nodes.items()},
-        "state": detail.diagram_state(instance),
+        "scopes": scopes.scopes_by_node(version.document),
+        "state": state,
+        "tokens": structure.token_table(instance),
+        "caller": structure.caller(current_user, instance),
+        "children": children,
+        "children_total": children_total,
+        "child_incidents": structure.child_incidents([instance.id]).get(instance.id, []),
         "history": detail.history_page(instance.id, before),
         "before": before,
-        "tasks": detail.open_tasks(instance.id),
+        "tasks": tasks,
+        "task_places": scopes.task_places(tasks),
         "jobs": detail.jobs(instance.id),
         "mode": mode,
         "cancellation": detail.cancellation(instance),
@@ -66,6 +84,14 @@ def _live_context(instance, before: int | None = None) -> dict[str, Any]:
     templates = REGIONS if before is not None else {**REGIONS, **HISTORY_REGION}
     context["regions"] = live.render_regions(templates, context)
     return context
+
+
+def _calls_text(count: int, latest: int, node_id: str, nodes: dict[str, Any]) -> str:
+    """The link on a call activity in the diagram: its child, or how many it started."""
+    title = (nodes.get(node_id) or {}).get("title") or node_id
+    if count == 1:
+        return f"Called instance {latest} of {title}"
+    return f"{count} instances called by {title}"
 
 
 def render_detail(

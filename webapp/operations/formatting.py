@@ -51,3 +51,24 @@ def history_details(details: dict[str, Any] | None) -> str:
                 shown = shown[:197] + "…"
             parts.append(f"{key}: {shown}")
     return " · ".join(parts)
+
+
+# What each history kind is called in the history table (others: the kind with spaces).
+HISTORY_KINDS = {
+    "boundary": "boundary event fired",
+    "thrown": "thrown",
+    "terminated": "terminated",
+    "multi_instance": "multi-instance started",
+    "instance_completed": "one instance completed",
+    "child_ended": "called instance ended",
+}
+
+
+@bp.app_template_filter("ops_history_kind")
+def history_kind(entry: Any) -> str:
+    """A history line's kind as words; a thrown event names what was thrown."""
+    if entry.kind == "thrown":
+        return f"{(entry.details or {}).get('event') or 'error'} thrown"
+    if entry.kind == "boundary" and (entry.details or {}).get("interrupting") is None:
+        return "event sub-process started"
+    return HISTORY_KINDS.get(entry.kind, entry.kind.replace("_", " "))

@@ -11,7 +11,7 @@ from webapp.models import Instance, Process
 from webapp.operations import bp
 from webapp.operations.formatting import duration
 from webapp.permissions import can, partition_filter
-from webapp.services import processes
+from webapp.services import processes, scopes
 from webapp.services.operations import labels, overview
 
 VERSIONS_DRAWN = 5
@@ -61,4 +61,5 @@ def heat(key: str):
         quiet=[v for v in versions if v not in drawn],
         by_version=by_version,
         titles=labels.version_titles(v.id for v in drawn),
+        scopes={v.id: scopes.scopes_by_node(v.document) for v in drawn},
     )

@@ -23,6 +23,7 @@ from webapp.models import HistoryEntry, Instance, Role, Task, User
 from webapp.models.base import utcnow
 from webapp.permissions import can, partition_filter
 from webapp.process import forms
+from webapp.services import scopes
 from webapp.services.instances import InstanceError
 from webapp.services.jobs import commit
 
@@ -468,7 +469,8 @@ def complete(user: User, task_id: int, raw: Any) -> Completed:
     task = _locked(user, task_id)
     _ensure_open(user, task)
     _ensure_workable(user, task)
-    values, errors = forms.coerce_submission(task.form, raw, instance_context(task.instance))
+    context = scopes.task_context(task, instance_context(task.instance))
+    values, errors = forms.coerce_submission(task.form, raw, context)
     if errors:
         db.session.rollback()
         raise TaskError("invalid", "Some values need fixing.", status=422, fields=errors)

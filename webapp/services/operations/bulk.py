@@ -15,6 +15,7 @@ from redis.exceptions import RedisError
 from sqlalchemy import func, insert, select, update
 
 from webapp.engine import EngineError, steps
+from webapp.engine.dispatch import JobRef
 from webapp.engine.locking import begin_write, lock_instance
 from webapp.extensions import db
 from webapp.models import BulkItem, BulkOperation, Instance, User
@@ -182,7 +183,7 @@ def run(operation_id: int) -> dict[str, Any]:
         if not batch:
             break
         for item_id, instance_id in batch:
-            _process(action, reason, actor, item_id, instance_id)
+            _process(action, reason, actor, item_id, instance_id, operation_id)
     begin_write(session)
     session.execute(
         update(BulkOperation)
@@ -193,7 +194,14 @@ def run(operation_id: int) -> dict[str, Any]:
     return counts(session.get(BulkOperation, operation_id))
 
 
-def _process(action: str, reason: str, actor: User | None, item_id: int, instance_id: int) -> None:
+def _process(
+    action: str,
+    reason: str,
+    actor: User | None,
+    item_id: int,
+    instance_id: int,
+    operation_id: int,
+) -> None:
     session = db.session
     try:
         instance = lock_instance(session, instance_id)
@@ -203,12 +211,18 @@ def _process(action: str, reason: str, actor: User | None, item_id: int, instanc
             return
         if actor is None or not can(actor, "instances.manage", instance.partition_id):
             raise EngineError("forbidden", "You may no longer change this instance.", status=403)
+        if action == "cancel" and _cancelled_with_caller(instance, operation_id):
+            item.status = "ok"
+            item.message = f"Cancelled with its calling instance {instance.parent_id}."
+            item.updated_at = utcnow()
+            session.commit()
+            return
         if action == "cancel":
             result = steps.cancel_instance(session, instance_id, reason=reason, actor=actor)
         else:
             result = steps.retry_instance(session, instance_id, actor=actor)
         item.status = "ok"
-        item.message = f"Now {result.instance.status}."
+        item.message = f"Now {result.instance.status}." + _children_note(result.jobs)
         item.updated_at = utcnow()
         commit(result)
     except EngineError as error:
@@ -218,6 +232,32 @@ def _process(action: str, reason: str, actor: User | None, item_id: int, instanc
         session.rollback()
         log.exception("bulk item %s (instance %s) failed", item_id, instance_id)
         _mark_error(item_id, f"Unexpected error: {type(error).__name__}.")
+
+
+def _cancelled_with_caller(instance: Instance, operation_id: int) -> bool:
+    """A called child whose caller this operation cancelled: the caller's cancel already handed
+    it a cancel job, so it ends the same way whether or not that job has run yet."""
+    if instance.parent_id is None or instance.status == "completed":
+        return False
+    caller_done = db.session.scalar(
+        select(BulkItem.id).where(
+            BulkItem.operation_id == operation_id,
+            BulkItem.instance_id == instance.parent_id,
+            BulkItem.status == "ok",
+        )
+    )
+    return caller_done is not None
+
+
+def _children_note(jobs: list[JobRef]) -> str:
+    """Cancelling a caller hands each running child a cancel job: say which ones."""
+    children = sorted({job.instance_id for job in jobs if job.entry == "cancel"})
+    if not children:
+        return ""
+    shown = ", ".join(str(child) for child in children[:10])
+    more = f" and {len(children) - 10} more" if len(children) > 10 else ""
+    plural = "s" if len(children) > 1 else ""
+    return f" Its called instance{plural} {shown}{more} {'are' if plural else 'is'} cancelled too."
 
 
 def _mark_error(item_id: int, message: str) -> None:

@@ -17,6 +17,7 @@ from webapp.extensions import db
 from webapp.inputs import InputError, parse_json
 from webapp.models import HistoryEntry, Instance, Job, Task, Token, User
 from webapp.models.base import utcnow
+from webapp.services.operations import structure
 from webapp.services.operations.common import LIVE_TOKENS, OperationsError, get_instance
 
 HISTORY_PAGE = 50
@@ -45,22 +46,30 @@ def history_page(
 
 
 def diagram_state(instance: Instance) -> dict[str, Any]:
-    """What the viewer marks: visited nodes and flows, live tokens per node, failed nodes, and
-    for a cancelled instance where each token stood: failed there (then cancelled) or waiting."""
+    """What the viewer marks: visited nodes and flows (nested ones too), live tokens per node
+    (a multi-instance activity counts its running instances, not itself; listeners of event
+    sub-processes are not tokens of work), "done/total" of multi-instance activities, failed
+    nodes, the children each call activity started, and for a cancelled instance where each
+    token stood: failed there (then cancelled) or waiting."""
     entered = (HistoryEntry.instance_id == instance.id) & (HistoryEntry.kind == "entered")
     nodes = db.session.scalars(select(HistoryEntry.node_id).where(entered).distinct())
     flow = HistoryEntry.details["flow"].as_string()
     flows = db.session.scalars(select(flow).where(entered, flow.is_not(None)).distinct())
     tokens = db.session.execute(
-        select(Token.node_id, Token.status, func.count())
-        .where(Token.instance_id == instance.id, Token.status.in_((*LIVE_TOKENS, "failed")))
-        .group_by(Token.node_id, Token.status)
+        select(Token.node_id, Token.status, Token.locals).where(
+            Token.instance_id == instance.id, Token.status.in_((*LIVE_TOKENS, "failed"))
+        )
     ).all()
-    active = {node: count for node, status, count in tokens if status in LIVE_TOKENS}
-    failed = {node: "" for node, status, _count in tokens if status == "failed"}
+    active: dict[str, int] = {}
+    failed: dict[str, str] = {}
+    for node, status, locals_ in tokens:
+        if status == "failed":
+            failed[node] = ""
+        elif not structure.is_listener(locals_) and not structure.is_body(locals_):
+            active[node] = active.get(node, 0) + 1
     cancelled: dict[str, int] = {}
     if instance.status == "cancelled":
-        failed, cancelled = _where_cancelled(instance.id)
+        failed, cancelled = _where_cancelled(instance)
     elif failed:
         errors = db.session.execute(
             select(HistoryEntry.node_id, HistoryEntry.details)
@@ -76,6 +85,8 @@ def diagram_state(instance: Instance) -> dict[str, Any]:
         "active": active,
         "failed": failed,
         "cancelled": cancelled,
+        "multi": structure.multi_instance_progress(tokens),
+        "calls": structure.calls_by_node(instance.id),
         "status": instance.status,
     }
 
@@ -85,30 +96,33 @@ def _error_text(details: dict[str, Any] | None) -> str:
     return f"{details.get('code', 'error')}: {details.get('message', '')}"
 
 
-def _where_cancelled(instance_id: int) -> tuple[dict[str, str], dict[str, int]]:
-    """The nodes a cancelled instance's tokens stood at: those whose last history line is an
-    error had failed there (error text, "then cancelled"), the others waited (token counts)."""
+def _where_cancelled(instance: Instance) -> tuple[dict[str, str], dict[str, int]]:
+    """The nodes a cancelled instance's tokens stood at when it was cancelled (tokens ended
+    earlier by a boundary event or a completion condition are not counted): those whose last
+    history line is an error had failed there (error text, "then cancelled"), the others waited
+    (token counts; scopes of multi-instance activities and listeners left out)."""
+    stopped = (
+        Token.instance_id == instance.id,
+        Token.status == "cancelled",
+        Token.updated_at == instance.ended_at,
+    )
     last = (
         select(func.max(HistoryEntry.id))
         .join(Token, Token.id == HistoryEntry.token_id)
-        .where(
-            HistoryEntry.instance_id == instance_id,
-            Token.instance_id == instance_id,
-            Token.status == "cancelled",
-        )
+        .where(HistoryEntry.instance_id == instance.id, *stopped)
         .group_by(HistoryEntry.token_id)
     )
     failed: dict[str, str] = {}
     waited: dict[str, int] = {}
     rows = db.session.execute(
-        select(Token.node_id, HistoryEntry.kind, HistoryEntry.details)
+        select(Token.node_id, Token.locals, HistoryEntry.kind, HistoryEntry.details)
         .join(Token, Token.id == HistoryEntry.token_id)
         .where(HistoryEntry.id.in_(last))
     )
-    for node, kind, details in rows:
+    for node, locals_, kind, details in rows:
         if kind == "error":
             failed[node] = f"{_error_text(details)} (then cancelled)"
-        else:
+        elif not structure.is_listener(locals_) and not structure.is_body(locals_):
             waited[node] = waited.get(node, 0) + 1
     return failed, waited
 

@@ -14,10 +14,10 @@ from typing import Any
 from sqlalchemy import ColumnElement, Select, false, select
 
 from webapp.extensions import db
-from webapp.inputs import MAX_INT32, text_problem, whole_number
+from webapp.inputs import MAX_INT32, MAX_INT64, text_problem, whole_number
 from webapp.models import Instance, Partition, Process, ProcessVersion, User
 from webapp.permissions import partition_filter
-from webapp.services.operations import labels
+from webapp.services.operations import labels, structure
 from webapp.services.operations.common import (
     STATUSES,
     OperationsError,
@@ -45,6 +45,7 @@ COLUMNS = (
     Instance.created_at,
     Instance.updated_at,
     Instance.ended_at,
+    Instance.parent_id,
 )
 
 
@@ -63,13 +64,21 @@ class Filters:
     data: str = ""
     error_node: str = ""
     error_code: str = ""
+    parent: str = ""  # "called by": the id of the instance whose call activities started them
+    top: str = ""  # "1": only instances no call activity started (hide called children)
 
     def args(self) -> dict[str, str]:
         """The non-empty filters, for links and hidden form fields."""
         return {key: value for key, value in asdict(self).items() if value}
 
     def describe(self) -> str:
-        parts = [f"{key.replace('_', ' ')} {value}" for key, value in self.args().items()]
+        named = {"parent": "called by instance", "top": ""}
+        parts = [
+            "not called by another instance"
+            if key == "top"
+            else f"{named.get(key, key.replace('_', ' '))} {value}"
+            for key, value in self.args().items()
+        ]
         return "; ".join(parts) if parts else "all instances"
 
 
@@ -145,6 +154,15 @@ def conditions(user: User, filters: Filters) -> tuple[Clauses, Clauses]:
         if user_id is None:
             problems["started_by"] = f"There is no user '{filters.started_by}'."
         where.append(Instance.started_by_id == user_id)
+    if filters.parent:
+        parent_id = whole_number(filters.parent, 1, MAX_INT64)
+        if parent_id is None:
+            problems["parent"] = "Use an instance number such as 42."
+        where.append(Instance.parent_id == (parent_id or -1))
+    if filters.top:
+        if filters.top != "1":
+            problems["top"] = "Use 1 to hide called instances, or leave it out."
+        where.append(Instance.parent_id.is_(None))
     since = _day(filters.since, "since", problems)
     until = _day(filters.until, "until", problems)
     if since is not None:
@@ -242,6 +260,9 @@ def list_page(
     partition_names = labels.partition_names(partitions)
     process_names = labels.process_names(row.process_key for row in page.rows)
     titles = labels.version_titles(row.version_id for row in page.rows if row.error)
+    incidents = structure.child_incidents(
+        row.id for row in page.rows if row.status in structure.UNFINISHED
+    )
     rows = [
         {
             **row._asdict(),
@@ -250,6 +271,7 @@ def list_page(
             "process_name": process_names.get(row.process_key),
             "titles": titles.get(row.version_id, {}),
             "started_by": starters.get(row.started_by_id),
+            "child_incidents": incidents.get(row.id, []),
         }
         for row in page.rows
     ]

@@ -15,7 +15,7 @@ from webapp.extensions import db
 from webapp.models import Instance, Process, Task, Token, User
 from webapp.models.base import utcnow
 from webapp.permissions import partition_filter
-from webapp.services.operations import labels
+from webapp.services.operations import labels, structure
 from webapp.services.operations.common import (
     LIVE_TOKENS,
     STATUSES,
@@ -138,10 +138,19 @@ class NodeHeat:
 def heat(
     user: User, process: Process, now: datetime | None = None
 ) -> dict[int, dict[str, NodeHeat]]:
-    """{version id: {node id: NodeHeat}} over the process's unfinished instances `user` sees."""
+    """{version id: {node id: NodeHeat}} over the process's unfinished instances `user` sees;
+    nodes inside sub-processes count like any other, event sub-processes that only listen and
+    the scope token of a multi-instance activity (its instances count) do not."""
     now = now or utcnow()
     rows = db.session.execute(
-        select(Instance.version_id, Instance.id, Token.node_id, Token.status, Token.updated_at)
+        select(
+            Instance.version_id,
+            Instance.id,
+            Token.node_id,
+            Token.status,
+            Token.updated_at,
+            Token.locals,
+        )
         .join(Token, Token.instance_id == Instance.id)
         .where(
             visible(user),
@@ -153,8 +162,10 @@ def heat(
     waits: dict[tuple[int, str], list[float]] = defaultdict(list)
     waiting: dict[tuple[int, str], set[int]] = defaultdict(set)
     failed: dict[tuple[int, str], set[int]] = defaultdict(set)
-    for version_id, instance_id, node_id, status, since in rows:
+    for version_id, instance_id, node_id, status, since, locals_ in rows:
         key = (version_id, node_id)
+        if structure.is_listener(locals_) or structure.is_body(locals_):
+            continue
         if status == "failed":
             failed[key].add(instance_id)
         else:

@@ -1,6 +1,9 @@
 """Retention: finished instances (completed or cancelled) older than their process's limit are
 deleted with their tokens, jobs, tasks, subscriptions and history, a batch per transaction.
 
+Instances started by a call activity go with their caller, never before it: a caller is deleted
+with all its (finished) children, grandchildren and so on; a child whose caller stays is kept.
+
 The limit is RETENTION_DAYS (default 30) unless the process has its own policy; a policy without
 days keeps the process's instances forever. Failed and running instances are never deleted.
 """
@@ -11,11 +14,12 @@ import logging
 from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import datetime, timedelta
+from typing import Any
 
 from flask import Flask, current_app, has_app_context
 from redis.exceptions import RedisError
-from sqlalchemy import ColumnElement, and_, delete, false, func, or_, select, update
-from sqlalchemy.orm import Session
+from sqlalchemy import ColumnElement, Select, and_, delete, false, func, or_, select, update
+from sqlalchemy.orm import Session, aliased
 
 from webapp.engine.locking import begin_write, is_sqlite
 from webapp.extensions import db
@@ -41,6 +45,8 @@ log = logging.getLogger(__name__)
 DEFAULT_DAYS = 30
 MAX_DAYS = 36_500
 BATCH = 200
+# Rows named in one DELETE ... IN (...) (a family of callers and children can be large).
+DELETE_CHUNK = 1000
 CHILDREN = (HistoryEntry, MessageSubscription, Task, Job, Token)
 
 
@@ -84,34 +90,79 @@ def _expired(all_rules: Iterable[Rule], now: datetime) -> ColumnElement[bool]:
     return and_(Instance.status.in_(FINISHED), or_(*clauses))
 
 
+def _family(roots: Select) -> Any:
+    """A recursive CTE (root, id, status, process_key): each instance of `roots` (ids) and every
+    instance its call activities started, down the whole chain."""
+    tree = (
+        select(
+            Instance.id.label("root"),
+            Instance.id.label("id"),
+            Instance.status.label("status"),
+            Instance.process_key.label("process_key"),
+        )
+        .where(Instance.id.in_(roots))
+        .cte("family", recursive=True)
+    )
+    child = aliased(Instance)
+    return tree.union_all(
+        select(tree.c.root, child.id, child.status, child.process_key).join(
+            child, child.parent_id == tree.c.id
+        )
+    )
+
+
+def _deletable(family: Any) -> Select:
+    """Rows of `family` whose whole tree has finished (a running or failed child keeps its
+    caller, and so the whole family)."""
+    unfinished = select(family.c.root).where(family.c.status.not_in(FINISHED))
+    return select(family.c.root, family.c.id, family.c.process_key).where(
+        family.c.root.not_in(unfinished)
+    )
+
+
+def _roots(condition: ColumnElement[bool]) -> Select:
+    """Expired instances that no call activity started: the heads of what retention deletes.
+    A called child is never a head: it goes with its caller, and stays while its caller stays."""
+    return select(Instance.id).where(condition, Instance.parent_id.is_(None))
+
+
 def preview(session: Session, now: datetime | None = None) -> dict[str, int]:
-    """How many finished instances the next run would delete, per process."""
+    """How many finished instances the next run would delete, per process (called children
+    counted under their own process, with their callers)."""
     condition = _expired(rules(session, default_days()), now or utcnow())
+    doomed = _deletable(_family(_roots(condition))).subquery()
     rows = session.execute(
-        select(Instance.process_key, func.count()).where(condition).group_by(Instance.process_key)
+        select(doomed.c.process_key, func.count()).group_by(doomed.c.process_key)
     )
     return dict(sorted(rows.all()))
 
 
 def run_retention(session: Session, now: datetime | None = None, *, batch: int = BATCH) -> int:
-    """Delete expired finished instances and everything they own; returns how many went.
+    """Delete expired finished instances, each with the children its calls started, and
+    everything they own; returns how many instances went.
 
-    Each batch is its own transaction, so a long run never holds the write lock for long.
+    Each batch (of `batch` callers and their children) is its own transaction, so a long run
+    never holds the write lock for long. A caller whose child has not finished waits for it.
     """
     now = now or utcnow()
     condition = _expired(rules(session, default_days()), now)
     session.rollback()
     deleted = 0
+    after = 0
     while True:
         begin_write(session)
-        query = select(Instance.id).where(condition).order_by(Instance.id).limit(batch)
+        query = _roots(condition).where(Instance.id > after).order_by(Instance.id).limit(batch)
         if not is_sqlite(session):
             query = query.with_for_update(skip_locked=True)
-        ids = list(session.scalars(query))
-        if not ids:
+        roots = list(session.scalars(query))
+        if not roots:
             session.rollback()
             break
-        _delete(session, ids)
+        after = roots[-1]
+        family = _deletable(_family(roots)).subquery()
+        ids = sorted(set(session.scalars(select(family.c.id))))
+        if ids:
+            _delete(session, ids)
         session.commit()
         deleted += len(ids)
     if deleted:
@@ -120,11 +171,16 @@ def run_retention(session: Session, now: datetime | None = None, *, batch: int =
 
 
 def _delete(session: Session, ids: list[int]) -> None:
-    session.execute(
-        update(OutboxMessage).where(OutboxMessage.instance_id.in_(ids)).values(instance_id=None)
-    )
-    for model in CHILDREN:
-        session.execute(delete(model).where(model.instance_id.in_(ids)))
+    for chunk in range(0, len(ids), DELETE_CHUNK):
+        part = ids[chunk : chunk + DELETE_CHUNK]
+        session.execute(
+            update(OutboxMessage)
+            .where(OutboxMessage.instance_id.in_(part))
+            .values(instance_id=None)
+        )
+        for model in CHILDREN:
+            session.execute(delete(model).where(model.instance_id.in_(part)))
+    # Callers and children go in one statement, so no child outlives its caller for a moment.
     session.execute(delete(Instance).where(Instance.id.in_(ids)))
 
 
