@@ -4,15 +4,13 @@ badge, with accessible names and a clean axe audit."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 from sqlalchemy import select
 
 from tests.browser.conftest import sign_in
 from tests.browser.test_accessibility import _serious_violations
 from tests.engine import conftest as engine_conftest
-from tests.engine.conftest import publish_unchecked
+from tests.engine.conftest import publish_document
 from tests.operations.conftest import document, flow, node, start
 from webapp.models import Task
 
@@ -24,7 +22,6 @@ ALICE = {"type": "user", "value": "alice"}
 
 # Hand-written until the BPMN writer exports nested elements: an expanded sub-process "Legal
 # review", a multi-instance "Review" and a collapsed sub-process "Archive", in parallel.
-XML = (Path(__file__).parent / "structured_operations.bpmn").read_text()
 
 
 def _document() -> dict:
@@ -77,7 +74,7 @@ def test_the_diagram_marks_nested_tokens_and_multi_instance_progress(page, demo,
     from webapp.engine import steps
     from webapp.services.jobs import commit
 
-    version = publish_unchecked(_document(), key="orders", name="Orders", bpmn_xml=XML)
+    version = publish_document(_document(), key="orders", name="Orders")
     instance_id = start(engine, version, input={"reviewers": ["ann", "bob", "cy"]})
     first = engine.scalars(
         select(Task).where(Task.instance_id == instance_id, Task.node_id == "review")
@@ -111,8 +108,8 @@ def test_a_call_activity_links_its_child_and_the_child_links_back(page, demo, en
     from tests.operations.test_structured import caller_doc, child_doc
     from webapp.models import Instance
 
-    publish_unchecked(child_doc(), key="child")
-    parent_id = start(engine, publish_unchecked(caller_doc(), key="caller"))
+    publish_document(child_doc(), key="child")
+    parent_id = start(engine, publish_document(caller_doc(), key="caller"))
     drain(engine)
     engine.rollback()
     child_id = engine.scalar(select(Instance.id).where(Instance.parent_id == parent_id))

@@ -27,8 +27,11 @@ TOOL_MODULE = "tests.engine.tools_for_tests"
 FAST = {"SWEEP_INTERVAL": 0.3, "SWEEP_GRACE": 0.3, "JOB_LEASE_GRACE": 0.5}
 
 
-def publish_document(doc: dict[str, Any], key: str = "proc", partition: str | None = None):
-    """Create (or update) process `key` with `doc` and publish it; needs an app context."""
+def publish_document(
+    doc: dict[str, Any], key: str = "proc", partition: str | None = None, *, name: str | None = None
+):
+    """Create (or update) process `key` (called `name`) with `doc` and publish it; needs an app
+    context."""
     from webapp.extensions import db
     from webapp.models import Partition, Process
     from webapp.services import processes
@@ -40,56 +43,12 @@ def publish_document(doc: dict[str, Any], key: str = "proc", partition: str | No
     process = db.session.scalar(select(Process).where(Process.key == key))
     if process is None:
         process = processes.create_process(
-            key, key, partition_id=partition_id, actor=None, document=doc
+            key, name or key, partition_id=partition_id, actor=None, document=doc
         )
     else:
         processes.save_draft(process, doc, base_revision=process.draft_revision, actor=None)
     db.session.flush()
     version = processes.publish(process, actor=None)
-    db.session.commit()
-    return version
-
-
-def publish_unchecked(
-    doc: dict[str, Any],
-    key: str = "proc",
-    partition: str | None = None,
-    *,
-    name: str | None = None,
-    bpmn_xml: str | None = None,
-):
-    """Publish `doc` as the next version of `key` without validation (the validator does not
-    know the structured kinds yet; swap for `publish_document` once it does). `bpmn_xml`
-    defaults to the writer's export (flat for nested nodes until nested export lands)."""
-    from webapp.extensions import db
-    from webapp.models import Partition, Process, ProcessVersion
-    from webapp.process import document as documents
-    from webapp.process.bpmn.writer import export_bpmn
-
-    doc = documents.normalize({**doc, "key": key, "name": name or key})
-    process = db.session.scalar(select(Process).where(Process.key == key))
-    if process is None:
-        partition_id = None
-        if partition:
-            partition_id = db.session.scalar(select(Partition.id).where(Partition.key == partition))
-            assert partition_id, f"no partition {partition}"
-        process = Process(key=key, name=name or key, partition_id=partition_id)
-        db.session.add(process)
-        db.session.flush()
-    number = (
-        db.session.scalar(
-            select(func.max(ProcessVersion.number)).where(ProcessVersion.process_id == process.id)
-        )
-        or 0
-    ) + 1
-    version = ProcessVersion(
-        process_id=process.id,
-        number=number,
-        document=doc,
-        bpmn_xml=bpmn_xml if bpmn_xml is not None else export_bpmn(doc),
-        content_hash=documents.content_hash(doc),
-    )
-    db.session.add(version)
     db.session.commit()
     return version
 

@@ -13,7 +13,7 @@ from datetime import timedelta
 from sqlalchemy import select
 
 from tests.conftest import csrf_token, login
-from tests.engine.conftest import publish_unchecked
+from tests.engine.conftest import publish_document
 from tests.operations.conftest import (
     document,
     drain,
@@ -107,7 +107,7 @@ def _child_of(session, parent_id: int) -> Instance:
 
 
 def test_a_sub_process_shows_its_inner_token_scope_and_history(operator, engine, demo):
-    version = publish_unchecked(
+    version = publish_document(
         sub_doc(node("userTask", "Check", assignee=ALICE)), key="legal", name="Legal"
     )
     instance_id = start(engine, version)
@@ -128,7 +128,7 @@ def test_a_multi_instance_task_shows_done_of_total_and_each_element(
 ):
     """Set up through `db_session` (another app): two users sign in, so no request may share
     the test's app context (and its cached user)."""
-    version = publish_unchecked(review_doc(), key="reviews", name="Reviews")
+    version = publish_document(review_doc(), key="reviews", name="Reviews")
     instance_id = start(db_session, version, input={"reviewers": ["ann", "bob", "cy"]})
     bob = app.test_client()
     assert login(bob, "bob").status_code == 302
@@ -163,8 +163,8 @@ def test_a_multi_instance_task_shows_done_of_total_and_each_element(
 def test_a_call_links_caller_and_child_and_the_childs_incident_shows_on_the_caller(
     operator, engine, demo
 ):
-    publish_unchecked(child_doc(node("serviceTask", "Charge", tool="fail", retries=0)), key="child")
-    version = publish_unchecked(caller_doc(), key="caller", name="Caller")
+    publish_document(child_doc(node("serviceTask", "Charge", tool="fail", retries=0)), key="child")
+    version = publish_document(caller_doc(), key="caller", name="Caller")
     parent_id = start(engine, version)
     drain(engine)
     child = _child_of(engine, parent_id)
@@ -198,8 +198,8 @@ def test_a_call_links_caller_and_child_and_the_childs_incident_shows_on_the_call
 
 
 def test_a_finished_call_names_its_child_in_the_history(operator, engine, demo):
-    publish_unchecked(child_doc(), key="child")
-    parent_id = start(engine, publish_unchecked(caller_doc(), key="caller"))
+    publish_document(child_doc(), key="child")
+    parent_id = start(engine, publish_document(caller_doc(), key="caller"))
     drain(engine)
     child = _child_of(engine, parent_id)
     from webapp.engine import steps
@@ -226,7 +226,7 @@ def test_boundary_errors_and_terminate_read_as_words(operator, engine, demo):
         "end": node("endEvent"),
     }
     flows = {**wire("start", "sub", "end"), **wire("p_start", "p_fail"), **wire("caught", "stop")}
-    instance_id = start(engine, publish_unchecked(document(nodes, flows), key="pay"))
+    instance_id = start(engine, publish_document(document(nodes, flows), key="pay"))
     assert load(engine, instance_id).status == "completed"
     page = operator.get(f"/operations/instances/{instance_id}").get_data(as_text=True)
     history = _text(page[page.index('id="history"') :])
@@ -243,7 +243,7 @@ def test_cancel_retry_and_set_variable_work_on_nested_tokens(operator, engine, d
         retries=0,
         inputs={"name": "'nested'", "fail_times": "1"},
     )
-    instance_id = start(engine, publish_unchecked(sub_doc(flaky), key="nested"))
+    instance_id = start(engine, publish_document(sub_doc(flaky), key="nested"))
     drain(engine)
     assert load(engine, instance_id).status == "failed"
     path = f"/operations/instances/{instance_id}"
@@ -257,9 +257,9 @@ def test_cancel_retry_and_set_variable_work_on_nested_tokens(operator, engine, d
     drain(engine)
     assert load(engine, instance_id).status == "completed"
 
-    publish_unchecked(child_doc(), key="child")
+    publish_document(child_doc(), key="child")
     outer = sub_doc(node("callActivity", "Ask", process="child"))
-    parent_id = start(engine, publish_unchecked(outer, key="outer"))
+    parent_id = start(engine, publish_document(outer, key="outer"))
     drain(engine)
     child = _child_of(engine, parent_id)
     path = f"/operations/instances/{parent_id}"
@@ -285,7 +285,7 @@ def test_heat_counts_nested_nodes_but_not_listening_event_sub_processes(operator
     )
     doc["nodes"]["p_end"] = inside("ping", "endEvent")
     doc["flows"].update(wire("p_start", "p_end"))
-    version = publish_unchecked(doc, key="heat")
+    version = publish_document(doc, key="heat")
     start(engine, version)
     start(engine, version)
     page = operator.get("/operations/heat/heat").get_data(as_text=True)
@@ -302,8 +302,8 @@ def test_bulk_cancel_of_a_caller_reports_its_children(app, operator, engine, dem
     from webapp.models import BulkItem
     from webapp.services.operations import bulk
 
-    publish_unchecked(child_doc(), key="child")
-    version = publish_unchecked(caller_doc(), key="caller")
+    publish_document(child_doc(), key="child")
+    version = publish_document(caller_doc(), key="caller")
     alone, together = start(engine, version), start(engine, version)
     drain(engine)
     alone_child, together_child = _child_of(engine, alone), _child_of(engine, together)
@@ -349,8 +349,8 @@ def test_retention_deletes_children_with_their_caller_never_before(app, engine, 
     from webapp.services.operations import run_retention
     from webapp.services.operations.retention import preview
 
-    publish_unchecked(child_doc(), key="child")
-    version = publish_unchecked(caller_doc(), key="caller")
+    publish_document(child_doc(), key="child")
+    version = publish_document(caller_doc(), key="caller")
     gone, stays = start(engine, version), start(engine, version)
     blocked = start(engine, version)
     drain(engine)
@@ -400,7 +400,7 @@ def test_the_inbox_names_the_sub_process_and_the_form_sees_the_element(
         form=form,
         multiInstance={"collection": "$input.reviewers", "element": "reviewer"},
     )
-    version = publish_unchecked(sub_doc(review), key="legal", name="Legal")
+    version = publish_document(sub_doc(review), key="legal", name="Legal")
     instance_id = start(db_session, version, input={"reviewers": ["ann", "bob"]})
     alice = login_as("alice")
     listing = _text(alice.get("/inbox/").get_data(as_text=True))
@@ -426,12 +426,12 @@ def test_the_inbox_names_the_sub_process_and_the_form_sees_the_element(
 
 
 def test_a_caller_polls_fast_while_its_child_can_move_by_itself(operator, engine, demo):
-    publish_unchecked(child_doc(node("timerCatch", "Wait", duration="PT1H")), key="child")
-    timed = start(engine, publish_unchecked(caller_doc(), key="caller"))
-    publish_unchecked(child_doc(), key="asks", name="asks")
+    publish_document(child_doc(node("timerCatch", "Wait", duration="PT1H")), key="child")
+    timed = start(engine, publish_document(caller_doc(), key="caller"))
+    publish_document(child_doc(), key="asks", name="asks")
     asking = caller_doc()
     asking["nodes"]["call"]["config"]["process"] = "asks"
-    people = start(engine, publish_unchecked(asking, key="asking"))
+    people = start(engine, publish_document(asking, key="asking"))
     drain(engine, wait=0.5)
     page = operator.get(f"/operations/instances/{timed}").get_data(as_text=True)
     assert 'hx-trigger="every 2s"' in page, "the child's timer will resume the caller"
