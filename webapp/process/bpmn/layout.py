@@ -1,4 +1,4 @@
-"""Automatic layered layout (left to right) and simple edge routing.
+"""Automatic layered layout (left to right) and orthogonal edge routing with a port per flow.
 
 `auto_layout` is pure: it returns a new document. Used on import when a file has no diagram
 information and by the designer's "Auto layout" action.
@@ -7,7 +7,9 @@ information and by the designer's "Auto layout" action.
 from __future__ import annotations
 
 import copy
-from collections.abc import Mapping, Sequence
+import math
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass, replace
 from itertools import pairwise
 from typing import Any
 
@@ -42,7 +44,7 @@ def auto_layout(doc: Mapping[str, Any]) -> dict[str, Any]:
     """Return a copy of `doc` with every node placed on a layered grid.
 
     A flow that skips layers gets a reserved slot in each layer it crosses (so no shape sits on
-    it) and waypoints through those slots; every other flow's waypoints are cleared.
+    it); every flow is routed by `route_flows` (through those slots where it has them).
     """
     result = copy.deepcopy(dict(doc))
     nodes: dict[str, dict[str, Any]] = result.get("nodes") or {}
@@ -73,9 +75,14 @@ def auto_layout(doc: Mapping[str, Any]) -> dict[str, Any]:
                 "width": w,
                 "height": h,
             }
+    boxes = {node_id: box for node_id, node in nodes.items() if (box := node_box(node))}
+    kinds = {node_id: str(node.get("kind", "")) for node_id, node in nodes.items()}
+    ends = {flow_id: (flow.get("source"), flow.get("target")) for flow_id, flow in flows.items()}
+    via = {flow_id: [centres[slot] for slot in slots] for flow_id, slots in passes.items()}
+    lanes = [(x - 10, y - 1, 20, 2) for points in via.values() for x, y in points]
+    routes = route_flows(boxes, kinds, ends, via, lanes)  # type: ignore[arg-type]
     for flow_id, flow in flows.items():
-        slots = passes.get(flow_id)
-        flow["waypoints"] = _through(nodes, flow, [centres[s] for s in slots]) if slots else []
+        flow["waypoints"] = routes.get(flow_id, [])
     return result
 
 
@@ -93,28 +100,14 @@ def place_missing(doc: dict[str, Any], missing: Sequence[str]) -> None:
 
 
 def route(source: Box, target: Box, others: Sequence[Box] = ()) -> list[dict[str, float]]:
-    """Orthogonal waypoints from the source shape's border to the target shape's border.
+    """Orthogonal waypoints of one flow from the source shape's border to the target shape's.
 
     A flow going back (right to left) runs below the two shapes and below every box of `others`
     that stands between them, so a loop does not cross the shapes it spans.
     """
-    sx, sy, sw, sh = source
-    tx, ty, tw, th = target
-    s_mid_y, t_mid_y = sy + sh / 2, ty + th / 2
-    if tx >= sx + sw:
-        start, end = (sx + sw, s_mid_y), (tx, t_mid_y)
-        if abs(s_mid_y - t_mid_y) < 1:
-            points = [start, end]
-        else:
-            bend = (start[0] + end[0]) / 2
-            points = [start, (bend, start[1]), (bend, end[1]), end]
-    else:
-        left, right = min(sx, tx), max(sx + sw, tx + tw)
-        spanned = [y + h for x, y, w, h in others if x < right and x + w > left]
-        below = max([sy + sh, ty + th, *spanned]) + _MIN_GAP_Y
-        start, end = (sx + sw / 2, sy + sh), (tx + tw / 2, ty + th)
-        points = [start, (start[0], below), (end[0], below), end]
-    return [{"x": _number(x), "y": _number(y)} for x, y in points]
+    boxes = {f" other {i}": box for i, box in enumerate(others)}
+    boxes.update({" source": source, " target": target})
+    return route_flows(boxes, {}, {"flow": (" source", " target")})["flow"]
 
 
 def _size(node: Mapping[str, Any]) -> tuple[float, float]:
@@ -126,28 +119,6 @@ def _size(node: Mapping[str, Any]) -> tuple[float, float]:
 
 def _number(value: float) -> float:
     return int(value) if float(value).is_integer() else round(value, 2)
-
-
-def _through(
-    nodes: Mapping[str, Any], flow: Mapping[str, Any], slots: list[tuple[float, float]]
-) -> list[dict[str, float]]:
-    """Orthogonal waypoints from the source's right side through `slots` to the target's left."""
-    sx, sy, sw, sh = node_box(nodes[flow["source"]])  # type: ignore[misc]
-    tx, ty, _, th = node_box(nodes[flow["target"]])  # type: ignore[misc]
-    anchors = [(sx + sw, sy + sh / 2), *slots, (tx, ty + th / 2)]
-    path = [anchors[0]]
-    for a, b in pairwise(anchors):
-        if abs(a[1] - b[1]) >= 1:
-            bend = (a[0] + b[0]) / 2
-            path += [(bend, a[1]), (bend, b[1])]
-        path.append(b)
-    kept = [path[0]]
-    for point, after in pairwise(path[1:]):
-        before = kept[-1]
-        if not (before[0] == point[0] == after[0] or before[1] == point[1] == after[1]):
-            kept.append(point)
-    kept.append(path[-1])
-    return [{"x": _number(x), "y": _number(y)} for x, y in kept]
 
 
 def _edges(nodes: Mapping[str, Any], flows: Mapping[str, Any]) -> list[tuple[str, str, str]]:
@@ -252,3 +223,450 @@ def _by_barycenter(
         return (sum(positions) / len(positions) if positions else index, index)
 
     return [node_id for _, node_id in sorted(enumerate(layer), key=key)]
+
+
+# --- routing: every flow leaves and enters on its own port ------------------------------------
+
+Point = tuple[float, float]
+
+_PORT_GAP = 8
+_LOOP_STEP = 12
+_CLEAR = 4
+
+
+@dataclass
+class _Plan:
+    """How one flow leaves its source and enters its target, decided before it is drawn."""
+
+    source: str
+    target: str
+    via: list[Point]
+    back: bool
+    exit: Point = (0.0, 0.0)
+    entry: Point = (0.0, 0.0)
+    exit_vertical: bool = False
+    entry_vertical: bool = False
+    exit_bend: float | None = None
+    entry_bend: float | None = None
+    depth: float = 0.0
+    shift: float = 0.0
+
+
+def route_flows(
+    boxes: Mapping[str, Box],
+    kinds: Mapping[str, str],
+    flows: Mapping[str, tuple[str, str]],
+    via: Mapping[str, list[Point]] | None = None,
+    obstacles: Sequence[Box] = (),
+) -> dict[str, list[dict[str, float]]]:
+    """Orthogonal waypoints for every flow (id -> (source, target)) whose two ends have a box.
+
+    Where several flows leave one node (a gateway's exits) or enter one node (a merge), each gets
+    its own port: the one nearest in height runs straight, the farthest above or below leaves from
+    the top or bottom corner and bends once toward its target, the others leave from their own
+    point on the side and bend in their own column, so no two share a segment. A flow going back
+    runs below the shapes from its own point on the bottom. `via` gives points a long flow passes;
+    a corner route also keeps clear of `obstacles` (the lanes of long flows).
+    """
+    via = via or {}
+    plans = {
+        flow_id: _Plan(source, target, list(via.get(flow_id, [])), False)
+        for flow_id, (source, target) in flows.items()
+        if source in boxes and target in boxes
+    }
+    for plan in plans.values():
+        sx, _, sw, _ = boxes[plan.source]
+        plan.back = not plan.via and boxes[plan.target][0] < sx + sw
+        shape_s, shape_t = _shape(kinds, plan.source), _shape(kinds, plan.target)
+        plan.exit = _side(boxes[plan.source], shape_s, +1, 0.0)
+        plan.entry = _side(boxes[plan.target], shape_t, -1, 0.0)
+    taken: set[tuple[str, str]] = set()
+    _plan_loops(plans, boxes, kinds, taken)
+    for outgoing in (True, False):
+        for node_id in boxes:
+            _plan_fan(node_id, plans, boxes, kinds, taken, obstacles, outgoing=outgoing)
+    routes = {flow_id: _draw(plan) for flow_id, plan in plans.items()}
+    _separate(plans, routes, boxes, kinds)
+    return {
+        flow_id: [{"x": _number(x), "y": _number(y)} for x, y in points]
+        for flow_id, points in routes.items()
+    }
+
+
+def label_bounds(points: Sequence[Mapping[str, float]], text: str) -> Box:
+    """Bounds for a flow's name next to its own segment: above (or beside) the longest segment
+    after the first, which starts at the source where sibling flows start too."""
+    width = max(20.0, min(90.0, 6.5 * len(text)))
+    height = 14.0 * max(1, -(-int(6.5 * len(text)) // 90))
+    segments = [((a["x"], a["y"]), (b["x"], b["y"])) for a, b in pairwise(points)]
+    segments = [s for s in segments if s[0] != s[1]] or segments
+    if not segments:
+        return (0.0, 0.0, width, height)
+    candidates = segments[1:] if len(segments) > 1 else segments
+    horizontal = [s for s in candidates if abs(s[0][1] - s[1][1]) < 1]
+    pool = horizontal or candidates
+    (ax, ay), (bx, by) = max(pool, key=lambda s: abs(s[1][0] - s[0][0]) + abs(s[1][1] - s[0][1]))
+    if abs(ay - by) < 1:
+        lowest = max(p["y"] for p in points)
+        below = ax > bx and ay >= lowest - 1
+        top = ay + 4 if below else ay - 4 - height
+        return (_number((ax + bx) / 2 - width / 2), _number(top), width, height)
+    return (_number(ax + 6), _number((ay + by) / 2 - height / 2), width, height)
+
+
+def _shape(kinds: Mapping[str, str], node_id: str) -> str:
+    kind = kinds.get(node_id, "")
+    if kind.endswith("Gateway"):
+        return "diamond"
+    if default_size(kind) == (36, 36):
+        return "circle"
+    return "box"
+
+
+def _reach(shape: str, offset: float, half: float) -> float:
+    """How far the outline reaches out at `offset` from the centre line (as a share of the half)."""
+    ratio = min(1.0, abs(offset) / half) if half else 0.0
+    if shape == "diamond":
+        return 1.0 - ratio
+    if shape == "circle":
+        return math.sqrt(max(0.0, 1.0 - ratio * ratio))
+    return 1.0
+
+
+def _side(box: Box, shape: str, direction: int, dy: float) -> Point:
+    """The point on the right (direction +1) or left (-1) outline, `dy` below the middle."""
+    x, y, w, h = box
+    cx, cy = x + w / 2, y + h / 2
+    return (cx + direction * w / 2 * _reach(shape, dy, h / 2), cy + dy)
+
+
+def _end(box: Box, shape: str, direction: int, dx: float) -> Point:
+    """The point on the bottom (direction +1) or top (-1) outline, `dx` right of the middle."""
+    x, y, w, h = box
+    cx, cy = x + w / 2, y + h / 2
+    return (cx + dx, cy + direction * h / 2 * _reach(shape, dx, w / 2))
+
+
+def _offsets(count: int, room: float) -> list[float]:
+    """`count` distinct offsets inside (-room, room), _PORT_GAP apart where there is room."""
+    if count <= 1:
+        return [0.0] * count
+    step = min(_PORT_GAP, 2 * room / (count + 1))
+    return [(i - (count - 1) / 2) * step for i in range(count)]
+
+
+def _plan_loops(
+    plans: dict[str, _Plan],
+    boxes: Mapping[str, Box],
+    kinds: Mapping[str, str],
+    taken: set[tuple[str, str]],
+) -> None:
+    """Flows going back leave and enter on the bottom, each at its own point and depth."""
+    ends: dict[str, list[tuple[str, str]]] = {}
+    for flow_id, plan in plans.items():
+        if plan.back:
+            ends.setdefault(plan.source, []).append((flow_id, "exit"))
+            ends.setdefault(plan.target, []).append((flow_id, "entry"))
+    for node_id, attached in ends.items():
+        taken.add((node_id, "bottom"))
+        box = boxes[node_id]
+        offsets = _offsets(len(attached), box[2] / 2 - 2)
+        for (flow_id, end), dx in zip(attached, reversed(offsets), strict=True):
+            point = _end(box, _shape(kinds, node_id), +1, dx)
+            setattr(plans[flow_id], end, point)
+    placed: list[tuple[float, float, float]] = []
+    for plan in plans.values():
+        if not plan.back:
+            continue
+        left, right = sorted((plan.exit[0], plan.entry[0]))
+        low = max(plan.exit[1], plan.entry[1])
+        spanned = [y + h for x, y, w, h in boxes.values() if x < right + 1 and x + w > left - 1]
+        depth = max([low, *spanned]) + _MIN_GAP_Y
+        while any(a < right and b > left and abs(depth - d) < _LOOP_STEP / 2 for a, b, d in placed):
+            depth += _LOOP_STEP
+        placed.append((left, right, depth))
+        plan.depth = depth
+
+
+def _plan_fan(
+    node_id: str,
+    plans: dict[str, _Plan],
+    boxes: Mapping[str, Box],
+    kinds: Mapping[str, str],
+    taken: set[tuple[str, str]],
+    obstacles: Sequence[Box],
+    *,
+    outgoing: bool,
+) -> None:
+    """Give each forward flow leaving (or entering) `node_id` its own port and bend column."""
+    box = boxes[node_id]
+    x, y, w, h = box
+    cy = y + h / 2
+    shape = _shape(kinds, node_id)
+    group = [
+        (flow_id, plan)
+        for flow_id, plan in plans.items()
+        if not plan.back and (plan.source if outgoing else plan.target) == node_id
+    ]
+    if len(group) < 2:
+        return
+    index = {flow_id: i for i, flow_id in enumerate(plans)}
+
+    def far_y(plan: _Plan) -> float:
+        """Height of the other end, as seen from this node."""
+        if outgoing:
+            if plan.via:
+                return plan.via[0][1]
+            _, ty, _, th = boxes[plan.target]
+            return ty + th / 2
+        if plan.via:
+            return plan.via[-1][1]
+        return cy if plan.exit_vertical else plan.exit[1]
+
+    straight_id, straight = min(group, key=lambda g: (abs(far_y(g[1]) - cy), index[g[0]]))
+    above = sorted(
+        [g for g in group if g[0] != straight_id and far_y(g[1]) < cy],
+        key=lambda g: (far_y(g[1]), index[g[0]]),
+    )
+    below = sorted(
+        [g for g in group if g[0] != straight_id and far_y(g[1]) >= cy],
+        key=lambda g: (-far_y(g[1]), index[g[0]]),
+    )
+    others = [b for other, b in boxes.items() if other != node_id] + list(obstacles)
+    if outgoing:
+        x0 = x + w
+        x1 = min(plan.via[0][0] if plan.via else boxes[plan.target][0] for _, plan in group)
+    else:
+        x0 = max(plan.via[-1][0] if plan.via else plan.exit[0] for _, plan in group)
+        x1 = x
+    for side, members, sign in (("top", above, -1), ("bottom", below, +1)):
+        if members and (node_id, side) not in taken:
+            plan = members[0][1]
+            if _corner_ok(plan, box, shape, sign, far_y(plan), others, boxes, outgoing):
+                taken.add((node_id, side))
+                members = members[1:]
+        nearest = [(straight_id, straight)] if (far_y(straight) - cy) * sign > 0 else []
+        count = len(members)
+        room = h / 2 * 0.7
+        for rank, (_, plan) in enumerate(members):
+            dy = sign * room * (count - rank) / (count + 1)
+            point = _side(box, shape, +1 if outgoing else -1, dy)
+            if outgoing:
+                plan.exit = point
+            else:
+                plan.entry = point
+        bending = [*members, *nearest]
+        for rank, (_, plan) in enumerate(bending):
+            share = 0.5 * (rank + 1) / (len(bending) + 1)
+            if outgoing:
+                if plan.exit_bend is None:
+                    plan.exit_bend = x0 + (x1 - x0) * share
+            elif plan.entry_bend is None and (plan.exit_bend is None or plan.via):
+                plan.entry_bend = x1 - (x1 - x0) * share
+
+
+def _corner_ok(
+    plan: _Plan,
+    box: Box,
+    shape: str,
+    sign: int,
+    far: float,
+    others: list[Box],
+    boxes: Mapping[str, Box],
+    outgoing: bool,
+) -> bool:
+    """Tell whether the flow may use the top/bottom corner: one bend, clear of other shapes."""
+    x, y, w, h = box
+    cx = x + w / 2
+    if (far - (y + h / 2)) * sign <= h / 2 + _MIN_GAP_Y / 2:
+        return False
+    if outgoing:
+        corner = _end(box, shape, sign, 0.0)
+        turn = (corner[0], far)
+        goal = plan.via[0] if plan.via else (boxes[plan.target][0], far)
+        path = [corner, turn, goal]
+    else:
+        if plan.exit_vertical:
+            return False
+        corner = _end(box, shape, sign, 0.0)
+        start = plan.via[-1] if plan.via else plan.exit
+        path = [start, (cx, start[1]), corner]
+    ends = {boxes[plan.source], boxes[plan.target]}
+    for a, b in pairwise(path):
+        for other in others:
+            if other in ends:
+                continue
+            if _hits(a, b, other):
+                return False
+    if outgoing:
+        plan.exit, plan.exit_vertical = path[0], True
+    else:
+        plan.entry, plan.entry_vertical = path[-1], True
+    return True
+
+
+def _hits(a: Point, b: Point, box: Box) -> bool:
+    x, y, w, h = box
+    left, right = sorted((a[0], b[0]))
+    low, high = sorted((a[1], b[1]))
+    return (
+        left < x + w + _CLEAR and right > x - _CLEAR and low < y + h + _CLEAR and high > y - _CLEAR
+    )
+
+
+def _draw(plan: _Plan) -> list[Point]:
+    """The plan's polyline, on a 0.01 grid so that what is level stays level once written."""
+
+    def at(point: Point) -> Point:
+        return (round(point[0], 2), round(point[1], 2))
+
+    if plan.back:
+        depth = round(plan.depth, 2)
+        exit, entry = at(plan.exit), at(plan.entry)
+        return _simplify([exit, (exit[0], depth), (entry[0], depth), entry])
+    anchors = [at(plan.exit), *map(at, plan.via), at(plan.entry)]
+    path = [anchors[0]]
+    last = len(anchors) - 2
+    for hop, (a, b) in enumerate(pairwise(anchors)):
+        if hop == 0 and plan.exit_vertical:
+            path.append((a[0], b[1]))
+        elif hop == last and plan.entry_vertical:
+            path.append((b[0], a[1]))
+        elif a[1] != b[1]:
+            bend = a[0] + (b[0] - a[0]) * (0.5 + plan.shift)
+            if hop == 0 and plan.exit_bend is not None:
+                bend = plan.exit_bend
+            elif hop == last and plan.entry_bend is not None:
+                bend = plan.entry_bend
+            low, high = sorted((a[0], b[0]))
+            if high - low > 2:
+                bend = min(max(bend, low + 1), high - 1)
+            bend = round(bend, 2)
+            path += [(bend, a[1]), (bend, b[1])]
+        path.append(b)
+    return _simplify(path)
+
+
+def _simplify(path: list[Point]) -> list[Point]:
+    """Drop repeated points and points in the middle of a straight run."""
+    points = [path[0]]
+    for point in path[1:]:
+        if abs(point[0] - points[-1][0]) >= 0.01 or abs(point[1] - points[-1][1]) >= 0.01:
+            points.append(point)
+    kept = [points[0]]
+    for point, after in pairwise(points[1:]):
+        before = kept[-1]
+        upright = abs(before[0] - point[0]) < 0.01 and abs(point[0] - after[0]) < 0.01
+        level = abs(before[1] - point[1]) < 0.01 and abs(point[1] - after[1]) < 0.01
+        if not (upright or level):
+            kept.append(point)
+    if len(points) > 1:
+        kept.append(points[-1])
+    return kept
+
+
+def shared_segment(first: Sequence[Point], second: Sequence[Point]) -> bool:
+    """Tell whether two polylines run along a common stretch (collinear and overlapping)."""
+    for a, b in pairwise(first):
+        for c, d in pairwise(second):
+            if _overlap(a, b, c, d):
+                return True
+    return False
+
+
+def _overlap(a: Point, b: Point, c: Point, d: Point) -> bool:
+    for axis in (0, 1):
+        other = 1 - axis
+        if (
+            abs(a[other] - b[other]) < 0.5
+            and abs(c[other] - d[other]) < 0.5
+            and abs(a[other] - c[other]) < 0.5
+        ):
+            low = max(min(a[axis], b[axis]), min(c[axis], d[axis]))
+            high = min(max(a[axis], b[axis]), max(c[axis], d[axis]))
+            if high - low > 0.5:
+                return True
+    return False
+
+
+def _separate(
+    plans: dict[str, _Plan],
+    routes: dict[str, list[Point]],
+    boxes: Mapping[str, Box],
+    kinds: Mapping[str, str],
+) -> None:
+    """Last resort for odd geometry: a flow that still runs along a flow of the same source or
+    target tries other bends, depths and side points until it shares no stretch with them."""
+    ids = list(plans)
+
+    def mates(flow_id: str, among: Sequence[str]) -> list[str]:
+        ends = {plans[flow_id].source, plans[flow_id].target}
+        return [o for o in among if o != flow_id and {plans[o].source, plans[o].target} & ends]
+
+    def clashes(flow_id: str, line: list[Point], among: Sequence[str]) -> list[str]:
+        return [o for o in mates(flow_id, among) if shared_segment(line, routes[o])]
+
+    def redraw(flow_id: str, among: Sequence[str]) -> bool:
+        for variant in _variants(plans[flow_id], boxes, kinds):
+            line = _draw(variant)
+            if not clashes(flow_id, line, among):
+                plans[flow_id], routes[flow_id] = variant, line
+                return True
+        return False
+
+    for i, flow_id in enumerate(ids):
+        earlier = ids[:i]
+        blocking = clashes(flow_id, routes[flow_id], earlier)
+        if blocking and not redraw(flow_id, earlier):
+            for other in blocking:
+                redraw(other, ids[: i + 1])
+
+
+def _variants(plan: _Plan, boxes: Mapping[str, Box], kinds: Mapping[str, str]) -> Iterator[_Plan]:
+    """Other ways to draw `plan`: shifted bends or depth first, then other points on the sides."""
+    source, target = boxes[plan.source], boxes[plan.target]
+    steps = [k * sign * _PORT_GAP / 2 for k in range(1, 13) for sign in (1, -1)]
+    if plan.back:
+        for shift in steps:
+            yield replace(plan, depth=plan.depth + abs(shift) * 1.5)
+        for dx in steps:
+            for depth in (plan.depth, plan.depth + _LOOP_STEP, plan.depth + 2 * _LOOP_STEP):
+                yield replace(
+                    plan,
+                    exit=_end(source, _shape(kinds, plan.source), +1, _clip(dx, source[2])),
+                    entry=_end(target, _shape(kinds, plan.target), +1, _clip(-dx, target[2])),
+                    depth=depth,
+                )
+        return
+    first = plan.via[0] if plan.via else plan.entry
+    before = plan.via[-1] if plan.via else plan.exit
+    shares = [k / 12 for k in (6, 4, 8, 2, 10, 3, 9, 5, 7, 1, 11)]
+
+    def bends(variant: _Plan, out: float, into: float) -> _Plan:
+        return replace(
+            variant,
+            exit_bend=variant.exit[0] + (first[0] - variant.exit[0]) * out,
+            entry_bend=before[0] + (variant.entry[0] - before[0]) * into,
+            shift=out - 0.5,
+        )
+
+    for out in shares:
+        for into in shares:
+            yield bends(plan, out, into)
+    for exit_dy in [0.0, *steps[:6]]:
+        for entry_dy in [0.0, *steps[:6]]:
+            side = replace(
+                plan,
+                exit=_side(source, _shape(kinds, plan.source), +1, _clip(exit_dy, source[3])),
+                entry=_side(target, _shape(kinds, plan.target), -1, _clip(entry_dy, target[3])),
+                exit_vertical=False,
+                entry_vertical=False,
+            )
+            for share in shares[:5]:
+                yield bends(side, share, share)
+
+
+def _clip(offset: float, size: float) -> float:
+    """Keep an offset from a side's middle inside the shape's outline."""
+    room = size / 2 * 0.8
+    return max(-room, min(room, offset))

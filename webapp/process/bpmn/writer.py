@@ -229,19 +229,26 @@ class _Writer:
             bounds = etree.SubElement(shape, q(DC, "Bounds"))
             for name, value in zip(("x", "y", "width", "height"), box, strict=True):
                 bounds.set(name, _number(value))
+        kinds = {node_id: node["kind"] for node_id, node in self.nodes.items()}
+        ends = {flow_id: (flow["source"], flow["target"]) for flow_id, flow in self.flows.items()}
+        routes = layout.route_flows(boxes, kinds, ends)
         for flow_id, flow in self.flows.items():
             edge = etree.SubElement(plane, q(BPMNDI, "BPMNEdge"), id=self.fresh(f"{flow_id}_di"))
             edge.set("bpmnElement", flow_id)
             points = flow["waypoints"]
             if len(points) < 2 or any(set(p) != {"x", "y"} for p in points):
-                points = layout.route(
-                    boxes[flow["source"]], boxes[flow["target"]], list(boxes.values())
-                )
+                points = routes[flow_id]
                 edge.set(q(FLOWDESK, "generated"), "true")
             for point in points:
                 waypoint = etree.SubElement(edge, q(DI, "waypoint"))
                 waypoint.set("x", _number(point["x"]))
                 waypoint.set("y", _number(point["y"]))
+            if flow["title"] and xml_safe(flow["title"]):
+                label = etree.SubElement(edge, q(BPMNDI, "BPMNLabel"))
+                bounds = etree.SubElement(label, q(DC, "Bounds"))
+                box = layout.label_bounds(points, flow["title"])
+                for name, value in zip(("x", "y", "width", "height"), box, strict=True):
+                    bounds.set(name, _number(value))
 
 
 def _plain_text(value: object) -> bool:
