@@ -320,3 +320,31 @@ def test_exported_edges_of_a_gateway_part_at_once_with_their_names_beside_them()
         mine = _distance(centre, lines[flow_id])
         assert mine <= h / 2 + 6
         assert all(_distance(centre, lines[o]) > mine + 10 for o in exits if o != flow_id)
+
+
+def test_a_gateway_name_moves_off_the_exit_that_leaves_from_its_bottom() -> None:
+    """Editors draw a gateway's name centred below it, right where the bottom exit runs: the
+    file then says where the name goes instead (BPMNLabel), clear of every route."""
+    from lxml import etree
+
+    from webapp.process.bpmn import export_bpmn
+    from webapp.process.bpmn.namespaces import BPMNDI, DC, DI, q
+
+    doc = auto_layout(THREE_WAY)
+    doc["nodes"]["gw"]["title"] = "Amount over the limit?"
+    doc["nodes"]["start"]["title"] = "Claim in"
+    root = etree.fromstring(export_bpmn(doc).encode())
+    shapes = {s.get("bpmnElement"): s for s in root.iter(q(BPMNDI, "BPMNShape"))}
+    lines = [
+        [(float(p.get("x")), float(p.get("y"))) for p in edge.iter(q(DI, "waypoint"))]
+        for edge in root.iter(q(BPMNDI, "BPMNEdge"))
+    ]
+    assert shapes["start"].find(q(BPMNDI, "BPMNLabel")) is None, "nothing in the way: no label"
+    bounds = shapes["gw"].find(f"{q(BPMNDI, 'BPMNLabel')}/{q(DC, 'Bounds')}")
+    x, y, w, h = (float(bounds.get(k)) for k in ("x", "y", "width", "height"))
+    for line in lines:
+        for (ax, ay), (bx, by) in pairwise(line):
+            apart = max(ax, bx) < x or min(ax, bx) > x + w or max(ay, by) < y or min(ay, by) > y + h
+            assert apart, f"the name at {(x, y, w, h)} sits on a route {line}"
+    gx, gy, gw, gh = node_box(doc["nodes"]["gw"])  # type: ignore[misc]
+    assert abs(x + w / 2 - (gx + gw / 2)) < 60 + w / 2 and abs(y - (gy + gh)) < 40, "near"

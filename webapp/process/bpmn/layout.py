@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import copy
 import math
-from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass, replace
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field, replace
 from itertools import pairwise
 from typing import Any
 
@@ -250,6 +250,7 @@ class _Plan:
     entry_bend: float | None = None
     depth: float = 0.0
     shift: float = 0.0
+    middle: dict[int, float] = field(default_factory=dict)
 
 
 def route_flows(
@@ -285,6 +286,7 @@ def route_flows(
     for outgoing in (True, False):
         for node_id in boxes:
             _plan_fan(node_id, plans, boxes, kinds, taken, obstacles, outgoing=outgoing)
+    _assign_tracks(plans)
     routes = {flow_id: _draw(plan) for flow_id, plan in plans.items()}
     _separate(plans, routes, boxes, kinds)
     return {
@@ -296,8 +298,7 @@ def route_flows(
 def label_bounds(points: Sequence[Mapping[str, float]], text: str) -> Box:
     """Bounds for a flow's name next to its own segment: above (or beside) the longest segment
     after the first, which starts at the source where sibling flows start too."""
-    width = max(20.0, min(90.0, 6.5 * len(text)))
-    height = 14.0 * max(1, -(-int(6.5 * len(text)) // 90))
+    width, height = _text_size(text)
     segments = [((a["x"], a["y"]), (b["x"], b["y"])) for a, b in pairwise(points)]
     segments = [s for s in segments if s[0] != s[1]] or segments
     if not segments:
@@ -312,6 +313,40 @@ def label_bounds(points: Sequence[Mapping[str, float]], text: str) -> Box:
         top = ay + 4 if below else ay - 4 - height
         return (_number((ax + bx) / 2 - width / 2), _number(top), width, height)
     return (_number(ax + 6), _number((ay + by) / 2 - height / 2), width, height)
+
+
+def name_bounds(
+    box: Box, kind: str, text: str, routes: Sequence[Sequence[Mapping[str, float]]]
+) -> Box | None:
+    """Where to put the name of an event or gateway that a route would run through where editors
+    put it (centred below the shape): beside that route, or above. None when nothing is in the way
+    (editors place it themselves) or the node's name is drawn inside it (tasks)."""
+    if _shape({"node": kind}, "node") == "box":
+        return None
+    x, y, w, h = box
+    width, height = _text_size(text)
+    cx = x + w / 2
+    below, above = y + h + 4, y - 4 - height
+    spots = [
+        (cx - width / 2, below),
+        (cx - 6 - width, below),
+        (cx + 6, below),
+        (cx - width / 2, above),
+        (cx - 6 - width, above),
+        (cx + 6, above),
+    ]
+    lines = [[(p["x"], p["y"]) for p in route] for route in routes]
+    for number, (left, top) in enumerate(spots):
+        spot = (left, top, width, height)
+        if not any(_hits(a, b, spot) for line in lines for a, b in pairwise(line)):
+            return None if number == 0 else (_number(left), _number(top), width, height)
+    return None
+
+
+def _text_size(text: str) -> tuple[float, float]:
+    """Rough size of a name as editors draw it: 11 px text wrapped at 90 px."""
+    width = max(20.0, min(90.0, 6.5 * len(text)))
+    return width, 14.0 * max(1, -(-int(6.5 * len(text)) // 90))
 
 
 def _shape(kinds: Mapping[str, str], node_id: str) -> str:
@@ -533,11 +568,7 @@ def _draw(plan: _Plan) -> list[Point]:
         elif hop == last and plan.entry_vertical:
             path.append((b[0], a[1]))
         elif a[1] != b[1]:
-            bend = a[0] + (b[0] - a[0]) * (0.5 + plan.shift)
-            if hop == 0 and plan.exit_bend is not None:
-                bend = plan.exit_bend
-            elif hop == last and plan.entry_bend is not None:
-                bend = plan.entry_bend
+            bend = _bend(plan, hop, last, a, b)
             low, high = sorted((a[0], b[0]))
             if high - low > 2:
                 bend = min(max(bend, low + 1), high - 1)
@@ -545,6 +576,78 @@ def _draw(plan: _Plan) -> list[Point]:
             path += [(bend, a[1]), (bend, b[1])]
         path.append(b)
     return _simplify(path)
+
+
+def _bend(plan: _Plan, hop: int, last: int, a: Point, b: Point) -> float:
+    """Where hop number `hop` (of `last` + 1) turns from a's height to b's."""
+    if hop == 0 and plan.exit_bend is not None:
+        return plan.exit_bend
+    if hop == last and plan.entry_bend is not None:
+        return plan.entry_bend
+    if hop in plan.middle:
+        return plan.middle[hop]
+    return a[0] + (b[0] - a[0]) * (0.5 + plan.shift)
+
+
+def _assign_tracks(plans: Mapping[str, _Plan]) -> None:
+    """Give every turn between two columns of shapes its own column, so no two flows run
+    along one upright stretch, and a flow that leaves a height turns before a flow that arrives
+    at that height turns (else the two would share a level stretch). Otherwise the planned order
+    of turns is kept."""
+    hops: list[tuple[str, int, int, Point, Point, float]] = []
+    for flow_id, plan in plans.items():
+        if plan.back:
+            continue
+        anchors = [plan.exit, *plan.via, plan.entry]
+        last = len(anchors) - 2
+        for hop, (a, b) in enumerate(pairwise(anchors)):
+            vertical = (hop == 0 and plan.exit_vertical) or (hop == last and plan.entry_vertical)
+            if not vertical and abs(a[1] - b[1]) >= 0.01 and b[0] - a[0] > 4:
+                hops.append((flow_id, hop, last, a, b, _bend(plan, hop, last, a, b)))
+    hops.sort(key=lambda h: (h[3][0], h[4][0]))
+    clusters: list[list[tuple[str, int, int, Point, Point, float]]] = []
+    reach = float("-inf")
+    for item in hops:
+        if clusters and item[3][0] < reach:
+            clusters[-1].append(item)
+            reach = min(reach, item[4][0])
+        else:
+            clusters.append([item])
+            reach = item[4][0]
+    for cluster in clusters:
+        low = max(item[3][0] for item in cluster)
+        high = min(item[4][0] for item in cluster)
+        if len(cluster) < 2 or high - low < 4:
+            continue
+        order = _turn_order(cluster)
+        for rank, index in enumerate(order):
+            flow_id, hop, last, _, _, _ = cluster[index]
+            x = low + (high - low) * (rank + 1) / (len(cluster) + 1)
+            plan = plans[flow_id]
+            if hop == 0:
+                plan.exit_bend = x
+            elif hop == last:
+                plan.entry_bend = x
+            else:
+                plan.middle[hop] = x
+
+
+def _turn_order(cluster: Sequence[tuple[str, int, int, Point, Point, float]]) -> list[int]:
+    """Indices of `cluster` left to right: leavers of a height before its arrivers, then by
+    the planned turn (a cycle is broken at the leftmost planned turn)."""
+    before: dict[int, set[int]] = {i: set() for i in range(len(cluster))}
+    for i, (_, _, _, _, arrive, _) in enumerate(cluster):
+        for j, (_, _, _, leave, _, _) in enumerate(cluster):
+            if i != j and abs(arrive[1] - leave[1]) < 0.01:
+                before[i].add(j)
+    order: list[int] = []
+    left = set(before)
+    while left:
+        ready = [i for i in left if not before[i] & left] or list(left)
+        pick = min(ready, key=lambda i: (cluster[i][5], i))
+        order.append(pick)
+        left.remove(pick)
+    return order
 
 
 def _simplify(path: list[Point]) -> list[Point]:
@@ -607,12 +710,14 @@ def _separate(
         return [o for o in mates(flow_id, among) if shared_segment(line, routes[o])]
 
     def redraw(flow_id: str, among: Sequence[str]) -> bool:
-        for variant in _variants(plans[flow_id], boxes, kinds):
-            line = _draw(variant)
-            if not clashes(flow_id, line, among):
-                plans[flow_id], routes[flow_id] = variant, line
-                return True
-        return False
+        def score(variant: _Plan) -> int:
+            return len(clashes(flow_id, _draw(variant), among))
+
+        near = sorted({x + d for o in mates(flow_id, among) for x, _ in routes[o] for d in (-3, 3)})
+        found = _search(plans[flow_id], score, boxes, kinds, near)
+        if found is not None:
+            plans[flow_id], routes[flow_id] = found, _draw(found)
+        return found is not None
 
     for i, flow_id in enumerate(ids):
         earlier = ids[:i]
@@ -620,50 +725,85 @@ def _separate(
         if blocking and not redraw(flow_id, earlier):
             for other in blocking:
                 redraw(other, ids[: i + 1])
+            if clashes(flow_id, routes[flow_id], earlier):
+                redraw(flow_id, earlier)
 
 
-def _variants(plan: _Plan, boxes: Mapping[str, Box], kinds: Mapping[str, str]) -> Iterator[_Plan]:
-    """Other ways to draw `plan`: shifted bends or depth first, then other points on the sides."""
-    source, target = boxes[plan.source], boxes[plan.target]
-    steps = [k * sign * _PORT_GAP / 2 for k in range(1, 13) for sign in (1, -1)]
+_SHARES = [k / 12 for k in (6, 4, 8, 2, 10, 3, 9, 5, 7, 1, 11)]
+
+
+def _search(
+    plan: _Plan,
+    score: Callable[[_Plan], int],
+    boxes: Mapping[str, Box],
+    kinds: Mapping[str, str],
+    near: Sequence[float] = (),
+) -> _Plan | None:
+    """A variant of `plan` that scores 0 (clashes with nothing): from the plan and from other
+    side points, move one bend (or the depth, or a bottom point) at a time while that helps;
+    bends are tried at even shares of their stretch and just beside the `near` x positions."""
+    for start in _starts(plan, boxes, kinds):
+        current, worst = start, score(start)
+        for _ in range(3):
+            improved = False
+            for variant in _knobs(current, boxes, kinds, near):
+                value = score(variant)
+                if value < worst:
+                    current, worst, improved = variant, value, True
+                if worst == 0:
+                    return current
+            if not improved:
+                break
+    return None
+
+
+def _starts(plan: _Plan, boxes: Mapping[str, Box], kinds: Mapping[str, str]) -> Iterator[_Plan]:
+    yield plan
     if plan.back:
-        for shift in steps:
-            yield replace(plan, depth=plan.depth + abs(shift) * 1.5)
-        for dx in steps:
-            for depth in (plan.depth, plan.depth + _LOOP_STEP, plan.depth + 2 * _LOOP_STEP):
-                yield replace(
-                    plan,
-                    exit=_end(source, _shape(kinds, plan.source), +1, _clip(dx, source[2])),
-                    entry=_end(target, _shape(kinds, plan.target), +1, _clip(-dx, target[2])),
-                    depth=depth,
-                )
         return
-    first = plan.via[0] if plan.via else plan.entry
-    before = plan.via[-1] if plan.via else plan.exit
-    shares = [k / 12 for k in (6, 4, 8, 2, 10, 3, 9, 5, 7, 1, 11)]
-
-    def bends(variant: _Plan, out: float, into: float) -> _Plan:
-        return replace(
-            variant,
-            exit_bend=variant.exit[0] + (first[0] - variant.exit[0]) * out,
-            entry_bend=before[0] + (variant.entry[0] - before[0]) * into,
-            shift=out - 0.5,
-        )
-
-    for out in shares:
-        for into in shares:
-            yield bends(plan, out, into)
-    for exit_dy in [0.0, *steps[:6]]:
-        for entry_dy in [0.0, *steps[:6]]:
-            side = replace(
+    source, target = boxes[plan.source], boxes[plan.target]
+    steps = [k * sign * _PORT_GAP / 2 for k in range(1, 4) for sign in (1, -1)]
+    for exit_dy in [0.0, *steps]:
+        for entry_dy in [0.0, *steps]:
+            yield replace(
                 plan,
                 exit=_side(source, _shape(kinds, plan.source), +1, _clip(exit_dy, source[3])),
                 entry=_side(target, _shape(kinds, plan.target), -1, _clip(entry_dy, target[3])),
                 exit_vertical=False,
                 entry_vertical=False,
             )
-            for share in shares[:5]:
-                yield bends(side, share, share)
+
+
+def _knobs(
+    plan: _Plan, boxes: Mapping[str, Box], kinds: Mapping[str, str], near: Sequence[float]
+) -> Iterator[_Plan]:
+    """Variants of `plan` that each change one thing: a bend, the depth of a loop, a point."""
+    source, target = boxes[plan.source], boxes[plan.target]
+    if plan.back:
+        for k in range(1, 9):
+            yield replace(plan, depth=plan.depth + k * _LOOP_STEP / 2)
+        for k in range(-4, 5):
+            dx = k * _PORT_GAP / 2
+            shape_s, shape_t = _shape(kinds, plan.source), _shape(kinds, plan.target)
+            yield replace(plan, exit=_end(source, shape_s, +1, _clip(dx, source[2])))
+            yield replace(plan, entry=_end(target, shape_t, +1, _clip(dx, target[2])))
+        return
+    first = plan.via[0] if plan.via else plan.entry
+    before = plan.via[-1] if plan.via else plan.exit
+    stretches = [(plan.exit[0], first[0], True)]
+    if plan.via:
+        stretches.append((before[0], plan.entry[0], False))
+    for low, high, leaving in stretches:
+        spots = [low + (high - low) * share for share in _SHARES]
+        for x in [*spots, *(x for x in near if low < x < high)]:
+            yield replace(plan, exit_bend=x) if leaving else replace(plan, entry_bend=x)
+    if len(plan.via) > 1:
+        for share in _SHARES:
+            yield replace(plan, shift=share - 0.5, middle={})
+        for x in near:
+            for a, b in pairwise(plan.via):
+                if min(a[0], b[0]) < x < max(a[0], b[0]):
+                    yield replace(plan, shift=(x - a[0]) / (b[0] - a[0]) - 0.5, middle={})
 
 
 def _clip(offset: float, size: float) -> float:

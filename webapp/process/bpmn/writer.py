@@ -215,8 +215,10 @@ class _Writer:
         plane = etree.SubElement(diagram, q(BPMNDI, "BPMNPlane"), id=self.fresh("BPMNPlane_1"))
         plane.set("bpmnElement", process_id)
         boxes: dict[str, layout.Box] = {}
+        shapes: dict[str, etree._Element] = {}
         for node_id, node in self.nodes.items():
             shape = etree.SubElement(plane, q(BPMNDI, "BPMNShape"), id=self.fresh(f"{node_id}_di"))
+            shapes[node_id] = shape
             shape.set("bpmnElement", node_id)
             if node["kind"] == "exclusiveGateway":
                 shape.set("isMarkerVisible", "true")
@@ -232,6 +234,7 @@ class _Writer:
         kinds = {node_id: node["kind"] for node_id, node in self.nodes.items()}
         ends = {flow_id: (flow["source"], flow["target"]) for flow_id, flow in self.flows.items()}
         routes = layout.route_flows(boxes, kinds, ends)
+        drawn: list[list[dict[str, Any]]] = []
         for flow_id, flow in self.flows.items():
             edge = etree.SubElement(plane, q(BPMNDI, "BPMNEdge"), id=self.fresh(f"{flow_id}_di"))
             edge.set("bpmnElement", flow_id)
@@ -239,16 +242,25 @@ class _Writer:
             if len(points) < 2 or any(set(p) != {"x", "y"} for p in points):
                 points = routes[flow_id]
                 edge.set(q(FLOWDESK, "generated"), "true")
+            drawn.append(points)
             for point in points:
                 waypoint = etree.SubElement(edge, q(DI, "waypoint"))
                 waypoint.set("x", _number(point["x"]))
                 waypoint.set("y", _number(point["y"]))
             if flow["title"] and xml_safe(flow["title"]):
-                label = etree.SubElement(edge, q(BPMNDI, "BPMNLabel"))
-                bounds = etree.SubElement(label, q(DC, "Bounds"))
-                box = layout.label_bounds(points, flow["title"])
-                for name, value in zip(("x", "y", "width", "height"), box, strict=True):
-                    bounds.set(name, _number(value))
+                _label(edge, layout.label_bounds(points, flow["title"]))
+        for node_id, node in self.nodes.items():
+            if node["title"] and xml_safe(node["title"]):
+                spot = layout.name_bounds(boxes[node_id], node["kind"], node["title"], drawn)
+                if spot is not None:
+                    _label(shapes[node_id], spot)
+
+
+def _label(parent: etree._Element, box: layout.Box) -> None:
+    """Write where an editor draws the element's name (BPMNLabel bounds)."""
+    bounds = etree.SubElement(etree.SubElement(parent, q(BPMNDI, "BPMNLabel")), q(DC, "Bounds"))
+    for name, value in zip(("x", "y", "width", "height"), box, strict=True):
+        bounds.set(name, _number(value))
 
 
 def _plain_text(value: object) -> bool:
