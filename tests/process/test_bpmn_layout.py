@@ -13,14 +13,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from webapp.process.bpmn import auto_layout
-from webapp.process.bpmn.layout import (
-    COLUMN,
-    label_bounds,
-    node_box,
-    route,
-    route_flows,
-    shared_segment,
-)
+from webapp.process.bpmn.layout import COLUMN, node_box
+from webapp.process.bpmn.routing import label_bounds, route, route_flows, shared_segment
 
 ROOT = Path(__file__).resolve().parents[2]
 

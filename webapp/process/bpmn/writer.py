@@ -17,7 +17,7 @@ from lxml import etree
 
 from webapp.process.document import CURRENT_FORMAT_VERSION, is_valid_id, normalize
 
-from . import layout
+from . import layout, routing
 from .namespaces import BPMN, BPMNDI, DC, DI, EXPORT_NSMAP, FLOWDESK, FLOWDESK_LANGUAGE, XSI, q
 
 EXPORTER = "Flowdesk"
@@ -214,7 +214,7 @@ class _Writer:
         diagram = etree.SubElement(root, q(BPMNDI, "BPMNDiagram"), id=self.fresh("BPMNDiagram_1"))
         plane = etree.SubElement(diagram, q(BPMNDI, "BPMNPlane"), id=self.fresh("BPMNPlane_1"))
         plane.set("bpmnElement", process_id)
-        boxes: dict[str, layout.Box] = {}
+        boxes: dict[str, routing.Box] = {}
         shapes: dict[str, etree._Element] = {}
         for node_id, node in self.nodes.items():
             shape = etree.SubElement(plane, q(BPMNDI, "BPMNShape"), id=self.fresh(f"{node_id}_di"))
@@ -233,7 +233,7 @@ class _Writer:
                 bounds.set(name, _number(value))
         kinds = {node_id: node["kind"] for node_id, node in self.nodes.items()}
         ends = {flow_id: (flow["source"], flow["target"]) for flow_id, flow in self.flows.items()}
-        routes = layout.route_flows(boxes, kinds, ends)
+        routes = routing.route_flows(boxes, kinds, ends)
         drawn: list[list[dict[str, Any]]] = []
         for flow_id, flow in self.flows.items():
             edge = etree.SubElement(plane, q(BPMNDI, "BPMNEdge"), id=self.fresh(f"{flow_id}_di"))
@@ -248,15 +248,15 @@ class _Writer:
                 waypoint.set("x", _number(point["x"]))
                 waypoint.set("y", _number(point["y"]))
             if flow["title"] and xml_safe(flow["title"]):
-                _label(edge, layout.label_bounds(points, flow["title"]))
+                _label(edge, routing.label_bounds(points, flow["title"]))
         for node_id, node in self.nodes.items():
             if node["title"] and xml_safe(node["title"]):
-                spot = layout.name_bounds(boxes[node_id], node["kind"], node["title"], drawn)
+                spot = routing.name_bounds(boxes[node_id], node["kind"], node["title"], drawn)
                 if spot is not None:
                     _label(shapes[node_id], spot)
 
 
-def _label(parent: etree._Element, box: layout.Box) -> None:
+def _label(parent: etree._Element, box: routing.Box) -> None:
     """Write where an editor draws the element's name (BPMNLabel bounds)."""
     bounds = etree.SubElement(etree.SubElement(parent, q(BPMNDI, "BPMNLabel")), q(DC, "Bounds"))
     for name, value in zip(("x", "y", "width", "height"), box, strict=True):
