@@ -32,6 +32,12 @@
     return element;
   }
 
+  /* What a person calls the node: its name on the diagram, else its id. */
+  function nodeName(element) {
+    const name = element.businessObject && element.businessObject.name;
+    return (name && name.replace(/\s+/g, ' ').trim()) || element.id;
+  }
+
   function setTitle(canvas, id, text) {
     const group = canvas.getGraphics(id);
     if (!group) return;
@@ -72,12 +78,14 @@
       if (registry.get(id)) canvas.addMarker(id, 'op-visited');
     });
     Object.entries(state.active || {}).forEach(([id, count]) => {
-      if (!registry.get(id)) return;
+      const element = registry.get(id);
+      if (!element) return;
+      const tokens = Number(count) || 0;
+      const html = badge(String(tokens));
+      html.setAttribute('role', 'img');
+      html.setAttribute('aria-label', `${tokens} token${tokens === 1 ? '' : 's'} waiting at ${nodeName(element)}`);
       canvas.addMarker(id, 'op-active');
-      overlays.add(id, 'op-token', {
-        position: { top: -11, right: 11 },
-        html: badge(String(Number(count) || 0)),
-      });
+      overlays.add(id, 'op-token', { position: { top: -11, right: 11 }, html: html });
     });
     Object.entries(state.cancelled || {}).forEach(([id, count]) => {
       if (!registry.get(id)) return;

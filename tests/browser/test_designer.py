@@ -3,6 +3,7 @@ problem markers, publishing, comparing, the outline view, conflicts and both pag
 
 from __future__ import annotations
 
+from itertools import pairwise
 from pathlib import Path
 
 import pytest
@@ -663,3 +664,95 @@ def test_outline_and_compare_show_names_not_ids(page, make_process, db_session):
     page.goto(f"/designer/{pid}/compare?a=1&b=2")
     changed = page.locator('[data-element="review"] tbody tr')
     assert changed.first.locator("td").first.inner_text() == "Due in config.dueIn"
+
+
+NO_DIAGRAM = """<?xml version="1.0" encoding="UTF-8"?>
+<definitions xmlns="http://www.omg.org/spec/BPMN/20100524/MODEL" id="d" targetNamespace="x">
+  <process id="routing" isExecutable="true">
+    <startEvent id="start" name="Claim in" />
+    <exclusiveGateway id="amount" name="Amount?" />
+    <userTask id="small" name="Pay out" />
+    <userTask id="usual" name="Check claim" />
+    <userTask id="large" name="Ask expert" />
+    <exclusiveGateway id="merge" />
+    <endEvent id="done" name="Done" />
+    <sequenceFlow id="f_in" sourceRef="start" targetRef="amount" />
+    <sequenceFlow id="f_small" name="under 100" sourceRef="amount" targetRef="small" />
+    <sequenceFlow id="f_usual" name="100 to 5000" sourceRef="amount" targetRef="usual" />
+    <sequenceFlow id="f_large" name="over 5000" sourceRef="amount" targetRef="large" />
+    <sequenceFlow id="m_small" sourceRef="small" targetRef="merge" />
+    <sequenceFlow id="m_usual" sourceRef="usual" targetRef="merge" />
+    <sequenceFlow id="m_large" sourceRef="large" targetRef="merge" />
+    <sequenceFlow id="f_out" sourceRef="merge" targetRef="done" />
+  </process>
+</definitions>
+"""
+
+DRAWN_ROUTES = """ids => ids.map(id => {
+  const flow = modeler.get('elementRegistry').get(id);
+  const label = flow.label;
+  return {id, points: flow.waypoints.map(p => [p.x, p.y]),
+          label: label ? [label.x + label.width / 2, label.y + label.height / 2] : null};
+})"""
+
+
+def _shares(first: list[list[float]], second: list[list[float]]) -> bool:
+    """Tell whether two drawn routes run along a common stretch (level or upright)."""
+    for a, b in pairwise(first):
+        for c, d in pairwise(second):
+            for axis in (0, 1):
+                across = 1 - axis
+                line_up = max(abs(a[across] - b[across]), abs(c[across] - d[across]))
+                if line_up < 0.5 and abs(a[across] - c[across]) < 0.5:
+                    low = max(min(a[axis], b[axis]), min(c[axis], d[axis]))
+                    if min(max(a[axis], b[axis]), max(c[axis], d[axis])) - low > 0.5:
+                        return True
+    return False
+
+
+def _gap(point: list[float], line: list[list[float]]) -> float:
+    best = float("inf")
+    for (ax, ay), (bx, by) in pairwise(line):
+        nx = min(max(point[0], min(ax, bx)), max(ax, bx))
+        ny = min(max(point[1], min(ay, by)), max(ay, by))
+        best = min(best, ((point[0] - nx) ** 2 + (point[1] - ny) ** 2) ** 0.5)
+    return best
+
+
+def _assert_own_routes(page) -> None:
+    exits = page.evaluate(DRAWN_ROUTES, ["f_small", "f_usual", "f_large"])
+    joins = page.evaluate(DRAWN_ROUTES, ["m_small", "m_usual", "m_large"])
+    for group in (exits, joins):
+        for a, b in [(0, 1), (0, 2), (1, 2)]:
+            assert not _shares(group[a]["points"], group[b]["points"]), (group[a], group[b])
+    assert len({tuple(flow["points"][0]) for flow in exits}) == 3, "three exits, three starts"
+    assert len({tuple(flow["points"][1]) for flow in exits}) == 3, "they part at once"
+    fork = exits[0]["points"][0]
+    for flow in exits:
+        mine = _gap(flow["label"], flow["points"])
+        assert mine < 20, f"{flow['id']}'s name is by its route"
+        assert all(_gap(flow["label"], o["points"]) > mine for o in exits if o is not flow)
+        assert _gap(flow["label"], [fork, fork]) > 30, f"{flow['id']}'s name is not at the fork"
+
+
+def test_an_imported_file_without_diagram_gives_each_exit_its_own_route(
+    page, demo, db_session, tmp_path
+):
+    """Issue 14 item 19, as drawn by bpmn-js: after the import's automatic layout and again
+    after the Auto layout button, the gateway's three exits (and the three flows into the
+    merge) leave on their own routes, each name beside its own route."""
+    source = tmp_path / "routing.bpmn"
+    source.write_text(NO_DIAGRAM)
+    sign_in(page, "designer")
+    page.goto("/designer/import")
+    page.get_by_label("BPMN or JSON file").set_input_files(str(source))
+    page.get_by_label("Key").fill("routing")
+    page.get_by_role("button", name="Import").click()
+    page.wait_for_selector("#designer[data-ready=true]")
+    _assert_own_routes(page)
+
+    page.click("#layout-button")
+    page.wait_for_selector("#save-status:has-text('Laid out and saved')")
+    wait_until(page, "modeler.get('elementRegistry').get('f_small').waypoints.length > 1")
+    _assert_own_routes(page)
+    screenshot(page, "designer-auto-layout-routes.png")

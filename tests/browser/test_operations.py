@@ -13,9 +13,11 @@ from tests.browser.conftest import sign_in, wait_until
 from tests.engine import conftest as engine_conftest
 from tests.operations.conftest import (
     chain,
+    document,
     drain,
     failing_doc,
     flaky_doc,
+    flow,
     load,
     node,
     publish_document,
@@ -294,3 +296,30 @@ def test_operator_sees_names_and_finds_a_process_by_its_name(page, demo, engine)
 
     page.get_by_role("link", name=f"#{instance_id}").click()
     expect(page.locator("#live-jobs tbody tr").first).to_contain_text("Charge")
+
+
+def test_token_badges_say_how_many_tokens_wait_where(page, demo, engine):
+    """A screen reader hears "2 tokens waiting at Review invoice", not a bare "2"; a node without
+    a name is named by its id; the page still passes the accessibility audit."""
+    from tests.browser.test_accessibility import _serious_violations
+
+    alice = {"type": "user", "value": "alice"}
+    nodes = {
+        "start": node("startEvent", "Start"),
+        "split": node("parallelGateway", "Split"),
+        "review": node("userTask", "Review\n invoice", assignee=alice),
+        "check": node("userTask", "", assignee=alice),
+        "join": node("parallelGateway"),
+        "end": node("endEvent", "Done"),
+    }
+    edges = [("start", "split"), ("split", "review"), ("split", "review"), ("split", "check"),
+             ("review", "join"), ("check", "join"), ("join", "end")]  # fmt: skip
+    doc = document(nodes, {f"f{i}": flow(a, b) for i, (a, b) in enumerate(edges, start=1)})
+    instance_id = start(engine, publish_document(doc, key="tokens"))
+    sign_in(page, "operator")
+    page.goto(f"/operations/instances/{instance_id}")
+    page.wait_for_selector('[data-instance-viewer][data-ready="true"]')
+
+    expect(page.get_by_role("img", name="2 tokens waiting at Review invoice")).to_be_visible()
+    expect(page.get_by_role("img", name="1 token waiting at check")).to_be_visible()
+    assert _serious_violations(page) == []

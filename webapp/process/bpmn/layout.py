@@ -15,6 +15,9 @@ from typing import Any
 from webapp.process.document import depths
 from webapp.process.kinds import default_size
 
+from .routing import Box, route_flows
+from .routing import number as _number
+
 COLUMN = 180
 ROW = 120
 MARGIN_X = 100
@@ -25,7 +28,6 @@ _MIN_GAP_X = 80
 _MIN_GAP_Y = 40
 _SWEEPS = 4
 
-Box = tuple[float, float, float, float]
 #: Kinds that are not laid out in the flow, so nothing can sit on their border.
 _NOT_HOSTS = ("boundaryEvent", "eventSubProcess")
 
@@ -51,8 +53,8 @@ def auto_layout(doc: Mapping[str, Any]) -> dict[str, Any]:
     its nodes and holds them, a collapsed one is task-sized and its nodes get their own plane
     (as bpmn-js draws them). Boundary events sit on their host's lower border, event
     sub-processes in a row below their scope's flow. A flow that skips layers gets a reserved
-    slot in each layer it crosses (so no shape sits on it) and waypoints through those slots;
-    every other flow's waypoints are cleared.
+    slot in each layer it crosses (so no shape sits on it); every flow is routed among the
+    shapes of its own scope by `route_flows` (through those slots where it has them).
     """
     result = copy.deepcopy(dict(doc))
     nodes: dict[str, dict[str, Any]] = result.get("nodes") or {}
@@ -92,9 +94,23 @@ def auto_layout(doc: Mapping[str, Any]) -> dict[str, Any]:
                 todo.append((node_id, x + dx if opened else 0, y + dy if opened else 0))
         for flow_id, points in inner.slots.items():
             slots[flow_id] = [(x + dx, y + dy) for x, y in points]
+    routes: dict[str, list[dict[str, float]]] = {}
+    for ids in members.values():
+        here = set(ids)
+        ends = {
+            flow_id: (flow.get("source"), flow.get("target"))
+            for flow_id, flow in flows.items()
+            if flow.get("source") in here and flow.get("target") in here
+        }
+        if not ends:
+            continue
+        boxes = {node_id: box for node_id in ids if (box := node_box(nodes[node_id]))}
+        kinds = {node_id: str(nodes[node_id].get("kind", "")) for node_id in ids}
+        via = {flow_id: slots[flow_id] for flow_id in ends if flow_id in slots}
+        lanes = [(x - 10, y - 1, 20, 2) for points in via.values() for x, y in points]
+        routes.update(route_flows(boxes, kinds, ends, via, lanes))  # type: ignore[arg-type]
     for flow_id, flow in flows.items():
-        through = slots.get(flow_id)
-        flow["waypoints"] = _through(nodes, flow, through) if through else []
+        flow["waypoints"] = routes.get(flow_id, [])
     return result
 
 
@@ -206,62 +222,11 @@ def place_missing(doc: dict[str, Any], missing: Sequence[str]) -> None:
         node["position"] = {"x": x, "y": _number(top), "width": w, "height": h}
 
 
-def route(source: Box, target: Box, others: Sequence[Box] = ()) -> list[dict[str, float]]:
-    """Orthogonal waypoints from the source shape's border to the target shape's border.
-
-    A flow going back (right to left) runs below the two shapes and below every box of `others`
-    that stands between them, so a loop does not cross the shapes it spans.
-    """
-    sx, sy, sw, sh = source
-    tx, ty, tw, th = target
-    s_mid_y, t_mid_y = sy + sh / 2, ty + th / 2
-    if tx >= sx + sw:
-        start, end = (sx + sw, s_mid_y), (tx, t_mid_y)
-        if abs(s_mid_y - t_mid_y) < 1:
-            points = [start, end]
-        else:
-            bend = (start[0] + end[0]) / 2
-            points = [start, (bend, start[1]), (bend, end[1]), end]
-    else:
-        left, right = min(sx, tx), max(sx + sw, tx + tw)
-        spanned = [y + h for x, y, w, h in others if x < right and x + w > left]
-        below = max([sy + sh, ty + th, *spanned]) + _MIN_GAP_Y
-        start, end = (sx + sw / 2, sy + sh), (tx + tw / 2, ty + th)
-        points = [start, (start[0], below), (end[0], below), end]
-    return [{"x": _number(x), "y": _number(y)} for x, y in points]
-
-
 def _size(node: Mapping[str, Any]) -> tuple[float, float]:
     width, height = default_size(str(node.get("kind", "")))
     raw = node.get("position")
     position: Mapping[str, Any] = raw if isinstance(raw, Mapping) else {}
     return position.get("width") or width, position.get("height") or height
-
-
-def _number(value: float) -> float:
-    return int(value) if float(value).is_integer() else round(value, 2)
-
-
-def _through(
-    nodes: Mapping[str, Any], flow: Mapping[str, Any], slots: list[tuple[float, float]]
-) -> list[dict[str, float]]:
-    """Orthogonal waypoints from the source's right side through `slots` to the target's left."""
-    sx, sy, sw, sh = node_box(nodes[flow["source"]])  # type: ignore[misc]
-    tx, ty, _, th = node_box(nodes[flow["target"]])  # type: ignore[misc]
-    anchors = [(sx + sw, sy + sh / 2), *slots, (tx, ty + th / 2)]
-    path = [anchors[0]]
-    for a, b in pairwise(anchors):
-        if abs(a[1] - b[1]) >= 1:
-            bend = (a[0] + b[0]) / 2
-            path += [(bend, a[1]), (bend, b[1])]
-        path.append(b)
-    kept = [path[0]]
-    for point, after in pairwise(path[1:]):
-        before = kept[-1]
-        if not (before[0] == point[0] == after[0] or before[1] == point[1] == after[1]):
-            kept.append(point)
-    kept.append(path[-1])
-    return [{"x": _number(x), "y": _number(y)} for x, y in kept]
 
 
 def _edges(nodes: Mapping[str, Any], flows: Mapping[str, Any]) -> list[tuple[str, str, str]]:

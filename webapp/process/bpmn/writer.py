@@ -25,7 +25,7 @@ from webapp.process.kinds import (
     SCOPE_KINDS,
 )
 
-from . import layout
+from . import layout, routing
 from .namespaces import BPMN, BPMNDI, DC, DI, EXPORT_NSMAP, FLOWDESK, FLOWDESK_LANGUAGE, XSI, q
 
 EXPORTER = "Flowdesk"
@@ -346,7 +346,8 @@ class _Writer:
             )
             plane.set("bpmnElement", element_id)
             planes[scope] = plane
-        boxes: dict[str, layout.Box] = {}
+        boxes: dict[str, routing.Box] = {}
+        shapes: dict[str, etree._Element] = {}
         plane_of: dict[str, str | None] = {}
         depth = depths(self.doc)
         for node_id in sorted(self.nodes, key=depth.__getitem__):
@@ -358,6 +359,7 @@ class _Writer:
             shape = etree.SubElement(
                 planes[scope], q(BPMNDI, "BPMNShape"), id=self.fresh(f"{node_id}_di")
             )
+            shapes[node_id] = shape
             shape.set("bpmnElement", node_id)
             if node["kind"] == "exclusiveGateway":
                 shape.set("isMarkerVisible", "true")
@@ -372,9 +374,17 @@ class _Writer:
             bounds = etree.SubElement(shape, q(DC, "Bounds"))
             for name, value in zip(("x", "y", "width", "height"), box, strict=True):
                 bounds.set(name, _number(value))
-        on_plane: dict[str | None, list[layout.Box]] = {}
-        for node_id, box in boxes.items():
-            on_plane.setdefault(plane_of[node_id], []).append(box)
+        routes: dict[str, list[dict[str, float]]] = {}
+        for scope in planes:
+            here = {node_id: box for node_id, box in boxes.items() if plane_of[node_id] == scope}
+            kinds = {node_id: self.nodes[node_id]["kind"] for node_id in here}
+            ends = {
+                flow_id: (flow["source"], flow["target"])
+                for flow_id, flow in self.flows.items()
+                if plane_of[flow["source"]] == scope
+            }
+            routes.update(routing.route_flows(here, kinds, ends))
+        drawn: dict[str | None, list[list[dict[str, Any]]]] = {}
         for flow_id, flow in self.flows.items():
             scope = plane_of[flow["source"]]
             edge = etree.SubElement(
@@ -383,13 +393,28 @@ class _Writer:
             edge.set("bpmnElement", flow_id)
             points = flow["waypoints"]
             if len(points) < 2 or any(set(p) != {"x", "y"} for p in points):
-                others = on_plane[scope]
-                points = layout.route(boxes[flow["source"]], boxes[flow["target"]], others)
+                points = routes[flow_id]
                 edge.set(q(FLOWDESK, "generated"), "true")
+            drawn.setdefault(scope, []).append(points)
             for point in points:
                 waypoint = etree.SubElement(edge, q(DI, "waypoint"))
                 waypoint.set("x", _number(point["x"]))
                 waypoint.set("y", _number(point["y"]))
+            if flow["title"] and xml_safe(flow["title"]):
+                _label(edge, routing.label_bounds(points, flow["title"]))
+        for node_id, node in self.nodes.items():
+            if node["title"] and xml_safe(node["title"]):
+                on_plane = drawn.get(plane_of[node_id], [])
+                spot = routing.name_bounds(boxes[node_id], node["kind"], node["title"], on_plane)
+                if spot is not None:
+                    _label(shapes[node_id], spot)
+
+
+def _label(parent: etree._Element, box: routing.Box) -> None:
+    """Write where an editor draws the element's name (BPMNLabel bounds)."""
+    bounds = etree.SubElement(etree.SubElement(parent, q(BPMNDI, "BPMNLabel")), q(DC, "Bounds"))
+    for name, value in zip(("x", "y", "width", "height"), box, strict=True):
+        bounds.set(name, _number(value))
 
 
 def _multi_instance(config: dict[str, Any]) -> etree._Element | None:

@@ -1,0 +1,617 @@
+"""Orthogonal routes for sequence flows, each leaving and entering its shapes at its own port.
+
+Pure geometry on boxes (x, y, width, height): used by `layout.auto_layout` and by the BPMN writer
+for flows that have no waypoints, and to place flow and node names beside the routes.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from itertools import pairwise
+
+from webapp.process.kinds import default_size
+
+Box = tuple[float, float, float, float]
+Point = tuple[float, float]
+
+#: How far below the shapes a loop runs, and how far beyond a shape a corner exit must reach.
+_CLEAR_Y = 40
+_PORT_GAP = 8
+_LOOP_STEP = 12
+_CLEAR = 4
+
+
+@dataclass
+class _Plan:
+    """How one flow leaves its source and enters its target, decided before it is drawn."""
+
+    source: str
+    target: str
+    via: list[Point]
+    back: bool
+    exit: Point = (0.0, 0.0)
+    entry: Point = (0.0, 0.0)
+    exit_vertical: bool = False
+    entry_vertical: bool = False
+    exit_bend: float | None = None
+    entry_bend: float | None = None
+    depth: float = 0.0
+    shift: float = 0.0
+    middle: dict[int, float] = field(default_factory=dict)
+
+
+def route(source: Box, target: Box, others: Sequence[Box] = ()) -> list[dict[str, float]]:
+    """Orthogonal waypoints of one flow from the source shape's border to the target shape's.
+
+    A flow going back (right to left) runs below the two shapes and below every box of `others`
+    that stands between them, so a loop does not cross the shapes it spans.
+    """
+    boxes = {f" other {i}": box for i, box in enumerate(others)}
+    boxes.update({" source": source, " target": target})
+    return route_flows(boxes, {}, {"flow": (" source", " target")})["flow"]
+
+
+def route_flows(
+    boxes: Mapping[str, Box],
+    kinds: Mapping[str, str],
+    flows: Mapping[str, tuple[str, str]],
+    via: Mapping[str, list[Point]] | None = None,
+    obstacles: Sequence[Box] = (),
+) -> dict[str, list[dict[str, float]]]:
+    """Orthogonal waypoints for every flow (id -> (source, target)) whose two ends have a box.
+
+    Where several flows leave one node (a gateway's exits) or enter one node (a merge), each gets
+    its own port: the one nearest in height runs straight, the farthest above or below leaves from
+    the top or bottom corner and bends once toward its target, the others leave from their own
+    point on the side and bend in their own column, so no two share a segment. A flow going back
+    runs below the shapes from its own point on the bottom. `via` gives points a long flow passes;
+    a corner route also keeps clear of `obstacles` (the lanes of long flows).
+    """
+    via = via or {}
+    plans = {
+        flow_id: _Plan(source, target, list(via.get(flow_id, [])), False)
+        for flow_id, (source, target) in flows.items()
+        if source in boxes and target in boxes
+    }
+    for plan in plans.values():
+        sx, _, sw, _ = boxes[plan.source]
+        plan.back = not plan.via and boxes[plan.target][0] < sx + sw
+        shape_s, shape_t = _shape(kinds, plan.source), _shape(kinds, plan.target)
+        plan.exit = _side(boxes[plan.source], shape_s, +1, 0.0)
+        plan.entry = _side(boxes[plan.target], shape_t, -1, 0.0)
+    taken: set[tuple[str, str]] = set()
+    _plan_loops(plans, boxes, kinds, taken)
+    for outgoing in (True, False):
+        for node_id in boxes:
+            _plan_fan(node_id, plans, boxes, kinds, taken, obstacles, outgoing=outgoing)
+    _assign_tracks(plans)
+    routes = {flow_id: _draw(plan) for flow_id, plan in plans.items()}
+    _separate(plans, routes, boxes, kinds)
+    return {
+        flow_id: [{"x": number(x), "y": number(y)} for x, y in points]
+        for flow_id, points in routes.items()
+    }
+
+
+def label_bounds(points: Sequence[Mapping[str, float]], text: str) -> Box:
+    """Bounds for a flow's name next to its own segment: above (or beside) the longest segment
+    after the first, which starts at the source where sibling flows start too."""
+    width, height = _text_size(text)
+    segments = [((a["x"], a["y"]), (b["x"], b["y"])) for a, b in pairwise(points)]
+    segments = [s for s in segments if s[0] != s[1]] or segments
+    if not segments:
+        return (0.0, 0.0, width, height)
+    candidates = segments[1:] if len(segments) > 1 else segments
+    horizontal = [s for s in candidates if abs(s[0][1] - s[1][1]) < 1]
+    pool = horizontal or candidates
+    (ax, ay), (bx, by) = max(pool, key=lambda s: abs(s[1][0] - s[0][0]) + abs(s[1][1] - s[0][1]))
+    if abs(ay - by) < 1:
+        lowest = max(p["y"] for p in points)
+        below = ax > bx and ay >= lowest - 1
+        top = ay + 4 if below else ay - 4 - height
+        return (number((ax + bx) / 2 - width / 2), number(top), width, height)
+    return (number(ax + 6), number((ay + by) / 2 - height / 2), width, height)
+
+
+def name_bounds(
+    box: Box, kind: str, text: str, routes: Sequence[Sequence[Mapping[str, float]]]
+) -> Box | None:
+    """Where to put the name of an event or gateway that a route would run through where editors
+    put it (centred below the shape): beside that route, or above. None when nothing is in the way
+    (editors place it themselves) or the node's name is drawn inside it (tasks)."""
+    if _shape({"node": kind}, "node") == "box":
+        return None
+    x, y, w, h = box
+    width, height = _text_size(text)
+    cx = x + w / 2
+    below, above = y + h + 4, y - 4 - height
+    spots = [
+        (cx - width / 2, below),
+        (cx - 6 - width, below),
+        (cx + 6, below),
+        (cx - width / 2, above),
+        (cx - 6 - width, above),
+        (cx + 6, above),
+    ]
+    lines = [[(p["x"], p["y"]) for p in points] for points in routes]
+    for rank, (left, top) in enumerate(spots):
+        spot = (left, top, width, height)
+        if not any(_hits(a, b, spot) for line in lines for a, b in pairwise(line)):
+            return None if rank == 0 else (number(left), number(top), width, height)
+    return None
+
+
+def _text_size(text: str) -> tuple[float, float]:
+    """Rough size of a name as editors draw it: 11 px text wrapped at 90 px."""
+    width = max(20.0, min(90.0, 6.5 * len(text)))
+    return width, 14.0 * max(1, -(-int(6.5 * len(text)) // 90))
+
+
+def _shape(kinds: Mapping[str, str], node_id: str) -> str:
+    kind = kinds.get(node_id, "")
+    if kind.endswith("Gateway"):
+        return "diamond"
+    if default_size(kind) == (36, 36):
+        return "circle"
+    return "box"
+
+
+def _reach(shape: str, offset: float, half: float) -> float:
+    """How far the outline reaches out at `offset` from the centre line (as a share of the half)."""
+    ratio = min(1.0, abs(offset) / half) if half else 0.0
+    if shape == "diamond":
+        return 1.0 - ratio
+    if shape == "circle":
+        return math.sqrt(max(0.0, 1.0 - ratio * ratio))
+    return 1.0
+
+
+def _side(box: Box, shape: str, direction: int, dy: float) -> Point:
+    """The point on the right (direction +1) or left (-1) outline, `dy` below the middle."""
+    x, y, w, h = box
+    cx, cy = x + w / 2, y + h / 2
+    return (cx + direction * w / 2 * _reach(shape, dy, h / 2), cy + dy)
+
+
+def _end(box: Box, shape: str, direction: int, dx: float) -> Point:
+    """The point on the bottom (direction +1) or top (-1) outline, `dx` right of the middle."""
+    x, y, w, h = box
+    cx, cy = x + w / 2, y + h / 2
+    return (cx + dx, cy + direction * h / 2 * _reach(shape, dx, w / 2))
+
+
+def _offsets(count: int, room: float) -> list[float]:
+    """`count` distinct offsets inside (-room, room), _PORT_GAP apart where there is room."""
+    if count <= 1:
+        return [0.0] * count
+    step = min(_PORT_GAP, 2 * room / (count + 1))
+    return [(i - (count - 1) / 2) * step for i in range(count)]
+
+
+def _plan_loops(
+    plans: dict[str, _Plan],
+    boxes: Mapping[str, Box],
+    kinds: Mapping[str, str],
+    taken: set[tuple[str, str]],
+) -> None:
+    """Flows going back leave and enter on the bottom, each at its own point and depth."""
+    ends: dict[str, list[tuple[str, str]]] = {}
+    for flow_id, plan in plans.items():
+        if plan.back:
+            ends.setdefault(plan.source, []).append((flow_id, "exit"))
+            ends.setdefault(plan.target, []).append((flow_id, "entry"))
+    for node_id, attached in ends.items():
+        taken.add((node_id, "bottom"))
+        box = boxes[node_id]
+        offsets = _offsets(len(attached), box[2] / 2 - 2)
+        for (flow_id, end), dx in zip(attached, reversed(offsets), strict=True):
+            point = _end(box, _shape(kinds, node_id), +1, dx)
+            setattr(plans[flow_id], end, point)
+    placed: list[tuple[float, float, float]] = []
+    for plan in plans.values():
+        if not plan.back:
+            continue
+        left, right = sorted((plan.exit[0], plan.entry[0]))
+        low = max(plan.exit[1], plan.entry[1])
+        spanned = [y + h for x, y, w, h in boxes.values() if x < right + 1 and x + w > left - 1]
+        depth = max([low, *spanned]) + _CLEAR_Y
+        while any(a < right and b > left and abs(depth - d) < _LOOP_STEP / 2 for a, b, d in placed):
+            depth += _LOOP_STEP
+        placed.append((left, right, depth))
+        plan.depth = depth
+
+
+def _plan_fan(
+    node_id: str,
+    plans: dict[str, _Plan],
+    boxes: Mapping[str, Box],
+    kinds: Mapping[str, str],
+    taken: set[tuple[str, str]],
+    obstacles: Sequence[Box],
+    *,
+    outgoing: bool,
+) -> None:
+    """Give each forward flow leaving (or entering) `node_id` its own port and bend column."""
+    box = boxes[node_id]
+    x, y, w, h = box
+    cy = y + h / 2
+    shape = _shape(kinds, node_id)
+    group = [
+        (flow_id, plan)
+        for flow_id, plan in plans.items()
+        if not plan.back and (plan.source if outgoing else plan.target) == node_id
+    ]
+    if len(group) < 2:
+        return
+    index = {flow_id: i for i, flow_id in enumerate(plans)}
+
+    def far_y(plan: _Plan) -> float:
+        """Height of the other end, as seen from this node."""
+        if outgoing:
+            if plan.via:
+                return plan.via[0][1]
+            _, ty, _, th = boxes[plan.target]
+            return ty + th / 2
+        if plan.via:
+            return plan.via[-1][1]
+        return cy if plan.exit_vertical else plan.exit[1]
+
+    straight_id, straight = min(group, key=lambda g: (abs(far_y(g[1]) - cy), index[g[0]]))
+    above = sorted(
+        [g for g in group if g[0] != straight_id and far_y(g[1]) < cy],
+        key=lambda g: (far_y(g[1]), index[g[0]]),
+    )
+    below = sorted(
+        [g for g in group if g[0] != straight_id and far_y(g[1]) >= cy],
+        key=lambda g: (-far_y(g[1]), index[g[0]]),
+    )
+    others = [b for other, b in boxes.items() if other != node_id] + list(obstacles)
+    if outgoing:
+        x0 = x + w
+        x1 = min(plan.via[0][0] if plan.via else boxes[plan.target][0] for _, plan in group)
+    else:
+        x0 = max(plan.via[-1][0] if plan.via else plan.exit[0] for _, plan in group)
+        x1 = x
+    for side, members, sign in (("top", above, -1), ("bottom", below, +1)):
+        if members and (node_id, side) not in taken:
+            plan = members[0][1]
+            if _corner_ok(plan, box, shape, sign, far_y(plan), others, boxes, outgoing):
+                taken.add((node_id, side))
+                members = members[1:]
+        nearest = [(straight_id, straight)] if (far_y(straight) - cy) * sign > 0 else []
+        count = len(members)
+        room = h / 2 * 0.7
+        for rank, (_, plan) in enumerate(members):
+            dy = sign * room * (count - rank) / (count + 1)
+            point = _side(box, shape, +1 if outgoing else -1, dy)
+            if outgoing:
+                plan.exit = point
+            else:
+                plan.entry = point
+        bending = [*members, *nearest]
+        for rank, (_, plan) in enumerate(bending):
+            share = 0.5 * (rank + 1) / (len(bending) + 1)
+            if outgoing:
+                if plan.exit_bend is None:
+                    plan.exit_bend = x0 + (x1 - x0) * share
+            elif plan.entry_bend is None and (plan.exit_bend is None or plan.via):
+                plan.entry_bend = x1 - (x1 - x0) * share
+
+
+def _corner_ok(
+    plan: _Plan,
+    box: Box,
+    shape: str,
+    sign: int,
+    far: float,
+    others: list[Box],
+    boxes: Mapping[str, Box],
+    outgoing: bool,
+) -> bool:
+    """Tell whether the flow may use the top/bottom corner: one bend, clear of other shapes."""
+    x, y, w, h = box
+    cx = x + w / 2
+    if (far - (y + h / 2)) * sign <= h / 2 + _CLEAR_Y / 2:
+        return False
+    if outgoing:
+        corner = _end(box, shape, sign, 0.0)
+        turn = (corner[0], far)
+        goal = plan.via[0] if plan.via else (boxes[plan.target][0], far)
+        path = [corner, turn, goal]
+    else:
+        if plan.exit_vertical:
+            return False
+        corner = _end(box, shape, sign, 0.0)
+        start = plan.via[-1] if plan.via else plan.exit
+        path = [start, (cx, start[1]), corner]
+    ends = {boxes[plan.source], boxes[plan.target]}
+    for a, b in pairwise(path):
+        for other in others:
+            if other in ends:
+                continue
+            if _hits(a, b, other):
+                return False
+    if outgoing:
+        plan.exit, plan.exit_vertical = path[0], True
+    else:
+        plan.entry, plan.entry_vertical = path[-1], True
+    return True
+
+
+def _hits(a: Point, b: Point, box: Box) -> bool:
+    x, y, w, h = box
+    left, right = sorted((a[0], b[0]))
+    low, high = sorted((a[1], b[1]))
+    return (
+        left < x + w + _CLEAR and right > x - _CLEAR and low < y + h + _CLEAR and high > y - _CLEAR
+    )
+
+
+def _draw(plan: _Plan) -> list[Point]:
+    """The plan's polyline, on a 0.01 grid so that what is level stays level once written."""
+
+    def at(point: Point) -> Point:
+        return (round(point[0], 2), round(point[1], 2))
+
+    if plan.back:
+        depth = round(plan.depth, 2)
+        exit, entry = at(plan.exit), at(plan.entry)
+        return _simplify([exit, (exit[0], depth), (entry[0], depth), entry])
+    anchors = [at(plan.exit), *map(at, plan.via), at(plan.entry)]
+    path = [anchors[0]]
+    last = len(anchors) - 2
+    for hop, (a, b) in enumerate(pairwise(anchors)):
+        if hop == 0 and plan.exit_vertical:
+            path.append((a[0], b[1]))
+        elif hop == last and plan.entry_vertical:
+            path.append((b[0], a[1]))
+        elif a[1] != b[1]:
+            bend = _bend(plan, hop, last, a, b)
+            low, high = sorted((a[0], b[0]))
+            if high - low > 2:
+                bend = min(max(bend, low + 1), high - 1)
+            bend = round(bend, 2)
+            path += [(bend, a[1]), (bend, b[1])]
+        path.append(b)
+    return _simplify(path)
+
+
+def _bend(plan: _Plan, hop: int, last: int, a: Point, b: Point) -> float:
+    """Where hop number `hop` (of `last` + 1) turns from a's height to b's."""
+    if hop == 0 and plan.exit_bend is not None:
+        return plan.exit_bend
+    if hop == last and plan.entry_bend is not None:
+        return plan.entry_bend
+    if hop in plan.middle:
+        return plan.middle[hop]
+    return a[0] + (b[0] - a[0]) * (0.5 + plan.shift)
+
+
+def _assign_tracks(plans: Mapping[str, _Plan]) -> None:
+    """Give every turn between two columns of shapes its own column, so no two flows run
+    along one upright stretch, and a flow that leaves a height turns before a flow that arrives
+    at that height turns (else the two would share a level stretch). Otherwise the planned order
+    of turns is kept."""
+    hops: list[tuple[str, int, int, Point, Point, float]] = []
+    for flow_id, plan in plans.items():
+        if plan.back:
+            continue
+        anchors = [plan.exit, *plan.via, plan.entry]
+        last = len(anchors) - 2
+        for hop, (a, b) in enumerate(pairwise(anchors)):
+            vertical = (hop == 0 and plan.exit_vertical) or (hop == last and plan.entry_vertical)
+            if not vertical and abs(a[1] - b[1]) >= 0.01 and b[0] - a[0] > 4:
+                hops.append((flow_id, hop, last, a, b, _bend(plan, hop, last, a, b)))
+    hops.sort(key=lambda h: (h[3][0], h[4][0]))
+    clusters: list[list[tuple[str, int, int, Point, Point, float]]] = []
+    reach = float("-inf")
+    for item in hops:
+        if clusters and item[3][0] < reach:
+            clusters[-1].append(item)
+            reach = min(reach, item[4][0])
+        else:
+            clusters.append([item])
+            reach = item[4][0]
+    for cluster in clusters:
+        low = max(item[3][0] for item in cluster)
+        high = min(item[4][0] for item in cluster)
+        if len(cluster) < 2 or high - low < 4:
+            continue
+        order = _turn_order(cluster)
+        for rank, index in enumerate(order):
+            flow_id, hop, last, _, _, _ = cluster[index]
+            x = low + (high - low) * (rank + 1) / (len(cluster) + 1)
+            plan = plans[flow_id]
+            if hop == 0:
+                plan.exit_bend = x
+            elif hop == last:
+                plan.entry_bend = x
+            else:
+                plan.middle[hop] = x
+
+
+def _turn_order(cluster: Sequence[tuple[str, int, int, Point, Point, float]]) -> list[int]:
+    """Indices of `cluster` left to right: leavers of a height before its arrivers, then by
+    the planned turn (a cycle is broken at the leftmost planned turn)."""
+    before: dict[int, set[int]] = {i: set() for i in range(len(cluster))}
+    for i, (_, _, _, _, arrive, _) in enumerate(cluster):
+        for j, (_, _, _, leave, _, _) in enumerate(cluster):
+            if i != j and abs(arrive[1] - leave[1]) < 0.01:
+                before[i].add(j)
+    order: list[int] = []
+    left = set(before)
+    while left:
+        ready = [i for i in left if not before[i] & left] or list(left)
+        pick = min(ready, key=lambda i: (cluster[i][5], i))
+        order.append(pick)
+        left.remove(pick)
+    return order
+
+
+def _simplify(path: list[Point]) -> list[Point]:
+    """Drop repeated points and points in the middle of a straight run."""
+    points = [path[0]]
+    for point in path[1:]:
+        if abs(point[0] - points[-1][0]) >= 0.01 or abs(point[1] - points[-1][1]) >= 0.01:
+            points.append(point)
+    kept = [points[0]]
+    for point, after in pairwise(points[1:]):
+        before = kept[-1]
+        upright = abs(before[0] - point[0]) < 0.01 and abs(point[0] - after[0]) < 0.01
+        level = abs(before[1] - point[1]) < 0.01 and abs(point[1] - after[1]) < 0.01
+        if not (upright or level):
+            kept.append(point)
+    if len(points) > 1:
+        kept.append(points[-1])
+    return kept
+
+
+def shared_segment(first: Sequence[Point], second: Sequence[Point]) -> bool:
+    """Tell whether two polylines run along a common stretch (collinear and overlapping)."""
+    for a, b in pairwise(first):
+        for c, d in pairwise(second):
+            if _overlap(a, b, c, d):
+                return True
+    return False
+
+
+def _overlap(a: Point, b: Point, c: Point, d: Point) -> bool:
+    for axis in (0, 1):
+        other = 1 - axis
+        if (
+            abs(a[other] - b[other]) < 0.5
+            and abs(c[other] - d[other]) < 0.5
+            and abs(a[other] - c[other]) < 0.5
+        ):
+            low = max(min(a[axis], b[axis]), min(c[axis], d[axis]))
+            high = min(max(a[axis], b[axis]), max(c[axis], d[axis]))
+            if high - low > 0.5:
+                return True
+    return False
+
+
+def _separate(
+    plans: dict[str, _Plan],
+    routes: dict[str, list[Point]],
+    boxes: Mapping[str, Box],
+    kinds: Mapping[str, str],
+) -> None:
+    """Last resort for odd geometry: a flow that still runs along a flow of the same source or
+    target tries other bends, depths and side points until it shares no stretch with them."""
+    ids = list(plans)
+
+    def mates(flow_id: str, among: Sequence[str]) -> list[str]:
+        ends = {plans[flow_id].source, plans[flow_id].target}
+        return [o for o in among if o != flow_id and {plans[o].source, plans[o].target} & ends]
+
+    def clashes(flow_id: str, line: list[Point], among: Sequence[str]) -> list[str]:
+        return [o for o in mates(flow_id, among) if shared_segment(line, routes[o])]
+
+    def redraw(flow_id: str, among: Sequence[str]) -> bool:
+        def score(variant: _Plan) -> int:
+            return len(clashes(flow_id, _draw(variant), among))
+
+        near = sorted({x + d for o in mates(flow_id, among) for x, _ in routes[o] for d in (-3, 3)})
+        found = _search(plans[flow_id], score, boxes, kinds, near)
+        if found is not None:
+            plans[flow_id], routes[flow_id] = found, _draw(found)
+        return found is not None
+
+    for i, flow_id in enumerate(ids):
+        earlier = ids[:i]
+        blocking = clashes(flow_id, routes[flow_id], earlier)
+        if blocking and not redraw(flow_id, earlier):
+            for other in blocking:
+                redraw(other, ids[: i + 1])
+            if clashes(flow_id, routes[flow_id], earlier):
+                redraw(flow_id, earlier)
+
+
+_SHARES = [k / 12 for k in (6, 4, 8, 2, 10, 3, 9, 5, 7, 1, 11)]
+
+
+def _search(
+    plan: _Plan,
+    score: Callable[[_Plan], int],
+    boxes: Mapping[str, Box],
+    kinds: Mapping[str, str],
+    near: Sequence[float] = (),
+) -> _Plan | None:
+    """A variant of `plan` that scores 0 (clashes with nothing): from the plan and from other
+    side points, move one bend (or the depth, or a bottom point) at a time while that helps;
+    bends are tried at even shares of their stretch and just beside the `near` x positions."""
+    for start in _starts(plan, boxes, kinds):
+        current, worst = start, score(start)
+        for _ in range(3):
+            improved = False
+            for variant in _knobs(current, boxes, kinds, near):
+                value = score(variant)
+                if value < worst:
+                    current, worst, improved = variant, value, True
+                if worst == 0:
+                    return current
+            if not improved:
+                break
+    return None
+
+
+def _starts(plan: _Plan, boxes: Mapping[str, Box], kinds: Mapping[str, str]) -> Iterator[_Plan]:
+    yield plan
+    if plan.back:
+        return
+    source, target = boxes[plan.source], boxes[plan.target]
+    steps = [k * sign * _PORT_GAP / 2 for k in range(1, 4) for sign in (1, -1)]
+    for exit_dy in [0.0, *steps]:
+        for entry_dy in [0.0, *steps]:
+            yield replace(
+                plan,
+                exit=_side(source, _shape(kinds, plan.source), +1, _clip(exit_dy, source[3])),
+                entry=_side(target, _shape(kinds, plan.target), -1, _clip(entry_dy, target[3])),
+                exit_vertical=False,
+                entry_vertical=False,
+            )
+
+
+def _knobs(
+    plan: _Plan, boxes: Mapping[str, Box], kinds: Mapping[str, str], near: Sequence[float]
+) -> Iterator[_Plan]:
+    """Variants of `plan` that each change one thing: a bend, the depth of a loop, a point."""
+    source, target = boxes[plan.source], boxes[plan.target]
+    if plan.back:
+        for k in range(1, 9):
+            yield replace(plan, depth=plan.depth + k * _LOOP_STEP / 2)
+        for k in range(-4, 5):
+            dx = k * _PORT_GAP / 2
+            shape_s, shape_t = _shape(kinds, plan.source), _shape(kinds, plan.target)
+            yield replace(plan, exit=_end(source, shape_s, +1, _clip(dx, source[2])))
+            yield replace(plan, entry=_end(target, shape_t, +1, _clip(dx, target[2])))
+        return
+    first = plan.via[0] if plan.via else plan.entry
+    before = plan.via[-1] if plan.via else plan.exit
+    stretches = [(plan.exit[0], first[0], True)]
+    if plan.via:
+        stretches.append((before[0], plan.entry[0], False))
+    for low, high, leaving in stretches:
+        spots = [low + (high - low) * share for share in _SHARES]
+        for x in [*spots, *(x for x in near if low < x < high)]:
+            yield replace(plan, exit_bend=x) if leaving else replace(plan, entry_bend=x)
+    if len(plan.via) > 1:
+        for share in _SHARES:
+            yield replace(plan, shift=share - 0.5, middle={})
+        for x in near:
+            for a, b in pairwise(plan.via):
+                if min(a[0], b[0]) < x < max(a[0], b[0]):
+                    yield replace(plan, shift=(x - a[0]) / (b[0] - a[0]) - 0.5, middle={})
+
+
+def _clip(offset: float, size: float) -> float:
+    """Keep an offset from a side's middle inside the shape's outline."""
+    room = size / 2 * 0.8
+    return max(-room, min(room, offset))
+
+
+def number(value: float) -> float:
+    """A coordinate as written: an int when whole, else rounded to 2 places."""
+    return int(value) if float(value).is_integer() else round(value, 2)
