@@ -277,3 +277,48 @@ def test_wrong_methods_and_unknown_routes_answer_json(api):
     assert api("alice").get("/api/messages").status_code == 405
     assert api("alice").get("/api/messages").is_json
     assert api("alice").get("/api/nothing").status_code == 404
+
+
+def test_a_called_child_names_its_caller_and_tokens_name_their_scope(api, app):
+    from tests.engine.conftest import node, publish_document
+    from tests.engine.documents import document, flow
+
+    task = node("userTask", assignee={"type": "role", "value": "approver"})
+    child = {"start": node("startEvent"), "sub": node("subProcess"), "end": node("endEvent")}
+    child.update(
+        {
+            "s_start": {**node("startEvent"), "parent": "sub"},
+            "s_task": {**task, "parent": "sub"},
+            "s_end": {**node("endEvent"), "parent": "sub"},
+        }
+    )
+    child_flows = {
+        "f1": flow("start", "sub"),
+        "f2": flow("sub", "end"),
+        "f3": flow("s_start", "s_task"),
+        "f4": flow("s_task", "s_end"),
+    }
+    caller = {
+        "start": node("startEvent"),
+        "call": node("callActivity", process="child"),
+        "end": node("endEvent"),
+    }
+    with app.app_context():
+        publish_document(document(child, child_flows), key="child")
+        publish_document(
+            document(caller, {"f1": flow("start", "call"), "f2": flow("call", "end")}), key="caller"
+        )
+    started = start(api, "operator", process_key="caller")
+    assert started.status_code == 201, started.json
+    parent_id = started.json["id"]
+    assert started.json["called_by"] is None
+    from webapp.extensions import db
+
+    with app.app_context():
+        drain(db.session)
+        child_id = db.session.scalar(select(Instance.id).where(Instance.parent_id == parent_id))
+    body = api("operator").get(f"/api/instances/{child_id}").json
+    assert body["called_by"] == {"instance": parent_id, "node": "call"}
+    tokens = {t["node"]: t for t in body["tokens"]}
+    assert tokens["s_task"]["scope"] == tokens["sub"]["id"]
+    assert tokens["sub"]["scope"] is None

@@ -517,13 +517,19 @@ def as_dict(instance: Instance, *, detail: bool = False) -> dict[str, Any]:
         "created_at": _iso(instance.created_at),
         "updated_at": _iso(instance.updated_at),
         "ended_at": _iso(instance.ended_at),
+        "called_by": (
+            {"instance": instance.parent_id, "node": instance.parent_node_id}
+            if instance.parent_id is not None
+            else None
+        ),
     }
     if detail:
         data["input"] = instance.input
         data["vars"] = instance.vars
         data["nodes"] = instance.nodes
         data["tokens"] = [
-            {"id": t.id, "node": t.node_id, "status": t.status} for t in current_tokens(instance)
+            {"id": t.id, "node": t.node_id, "status": t.status, "scope": t.parent_id}
+            for t in current_tokens(instance)
         ]
         data["tasks"] = [_task_dict(task) for task in open_tasks(instance)]
     return data
