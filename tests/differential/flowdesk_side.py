@@ -13,16 +13,18 @@ from __future__ import annotations
 
 import copy
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass
+from datetime import datetime
 from typing import Any
 
+from flask import current_app
 from sqlalchemy import select
 
 from tests.differential.scenario import MAX_ACTIONS, Outcome, Scenario, Visits
 from webapp import tools
-from webapp.engine import steps
-from webapp.engine.dispatch import ENTRY_POINTS
-from webapp.engine.runtime import entry_point
+from webapp.engine import calls, steps
+from webapp.engine.runtime import StepResult
 from webapp.extensions import db
 from webapp.models import HistoryEntry, Instance, Job, MessageSubscription, Task, Token, User
 from webapp.models.base import utcnow
@@ -88,7 +90,11 @@ def bind(doc: dict[str, Any], scenario: Scenario) -> dict[str, Any]:
             config.update(tool=STUB_TOOL, inputs={}, retries=0)
         elif kind == "messageCatch" and not config.get("correlationKey"):
             config["correlationKey"] = f"'{CORRELATION}'"
-        config.update(scenario.bind.get(node_id, {}))
+        for key, value in scenario.bind.get(node_id, {}).items():
+            if isinstance(value, dict) and isinstance(config.get(key), dict):
+                config[key] = {**config[key], **value}
+            else:
+                config[key] = value
         if node_id in scenario.timers:
             for name in ("duration", "date"):
                 config.pop(name, None)
@@ -127,20 +133,21 @@ def run(version, scenario: Scenario, user: User) -> Outcome:
     visits = Visits()
     messages = list(scenario.messages)
     fired = 0
+    clock = utcnow()
     for _ in range(MAX_ACTIONS):
-        _settle(instance_id)
+        _settle(instance_id, clock)
         if _status(instance_id) != "running":
             break
         timers = _timer_jobs(instance_id) if fired < scenario.timer_limit else []
         if scenario.timers_first and timers:
             fired += 1
-            _fire(timers[0])
+            clock = _fire(timers[0], clock)
             continue
         if _complete_one(instance_id, scenario, visits, user):
             continue
         if timers:
             fired += 1
-            _fire(timers[0])
+            clock = _fire(timers[0], clock)
             continue
         if messages and _waits_for(instance_id, messages[0][0]):
             name, payload = messages.pop(0)
@@ -150,30 +157,67 @@ def run(version, scenario: Scenario, user: User) -> Outcome:
         break
     else:
         raise AssertionError(f"Flowdesk: still moving after {MAX_ACTIONS} actions")
-    _settle(instance_id)
+    _settle(instance_id, clock)
     return _outcome(instance_id, version.document)
 
 
-def _settle(instance_id: int) -> None:
-    """Run every due job other than timers in-process, as a worker would, until none is left."""
+def _settle(instance_id: int, clock: datetime) -> None:
+    """Run every job other than timers due by `clock` in-process, as a worker would, until none
+    is left: the instance's and its called children's (their jobs start, resume and cancel
+    them). `clock` is the run's time, the due time of the last timer fired (its step makes the
+    jobs that follow due then)."""
     for _ in range(500):
+        now = max(clock, utcnow())
         db.session.rollback()
+        family = _family(instance_id)
         due = db.session.execute(
-            select(Job.id, Job.kind, Job.tool)
+            select(Job.id, Job.kind, Job.instance_id)
             .where(
-                Job.instance_id == instance_id,
+                Job.instance_id.in_(family),
                 Job.status == "pending",
                 Job.kind != "timer",
-                Job.due_at <= utcnow(),
+                Job.due_at <= now,
             )
             .order_by(Job.id)
         ).first()
         db.session.rollback()
         if due is None:
             return
-        name = ENTRY_POINTS[entry_point(due.kind, due.tool)].rsplit(".", 1)[1]
-        getattr(jobs, name)(due.id, instance_id)
+        result = _STEPS[due.kind](due.id, due.instance_id, now)
+        if result is None:
+            db.session.commit()
+        else:
+            jobs.commit(result)
     raise AssertionError("Flowdesk: jobs kept coming")
+
+
+def _inline(job_id: int, instance_id: int, now: datetime) -> StepResult:
+    config = current_app.config
+    run = lambda call: calls.invoke(call, config)  # noqa: E731
+    return steps.run_inline_tool(db.session, job_id, instance_id, run, now=now)
+
+
+# The engine step each kind of job runs (the stub tool is pure, so tool jobs run inline).
+_STEPS: dict[str, Callable[[int, int, datetime], StepResult | None]] = {
+    "tool": _inline,
+    "call": lambda job_id, _, now: steps.start_called(db.session, job_id, now=now),
+    "resume": lambda job_id, instance_id, now: steps.resume_from_child(
+        db.session, job_id, instance_id, now=now
+    ),
+    "cancel": lambda job_id, instance_id, now: steps.cancel_called(
+        db.session, job_id, instance_id, now=now
+    ),
+}
+
+
+def _family(instance_id: int) -> list[int]:
+    """The instance and every instance its call activities started, directly or further down."""
+    found = [instance_id]
+    level = [instance_id]
+    while level:
+        level = list(db.session.scalars(select(Instance.id).where(Instance.parent_id.in_(level))))
+        found.extend(level)
+    return found
 
 
 def _status(instance_id: int) -> str:
@@ -192,12 +236,15 @@ def _timer_jobs(instance_id: int) -> list[Job]:
     )
 
 
-def _fire(job: Job) -> None:
-    """The engine's timer step, run at the timer's due time (in the future)."""
-    job_id, instance_id, due_at = job.id, job.instance_id, job.due_at
+def _fire(job: Job, clock: datetime) -> datetime:
+    """The engine's timer step, run at the timer's due time (in the future); returns the run's
+    time after it (the jobs the step creates are due then)."""
+    job_id, instance_id = job.id, job.instance_id
+    now = max(job.due_at, clock, utcnow())
     db.session.rollback()
-    result = steps.fire_timer(db.session, job_id, instance_id, now=max(due_at, utcnow()))
+    result = steps.fire_timer(db.session, job_id, instance_id, now=now)
     jobs.commit(result)
+    return now
 
 
 def _as_form(answer: dict[str, Any]) -> dict[str, str]:
@@ -237,19 +284,30 @@ def _waits_for(instance_id: int, name: str) -> bool:
     return found is not None
 
 
-def _completions(rows: Any, kinds: dict[str, str]) -> Counter[str]:
+def _completions(rows: Any, document: dict[str, Any]) -> Counter[str]:
     """Nodes a token entered and then left (or ended at, for end events), once per visit: a
-    split's extra tokens leave without entering, and a join's merged tokens never leave."""
+    split's extra tokens leave without entering, a join's merged tokens and an interrupted
+    host never leave. A multi-instance activity counts its completed instances
+    (`instance_completed`), not the body that held them (`multi_instance`), as Spiff does.
+
+    Each `entered` row names the scope the node runs in; it must be the node's `parent`."""
+    nodes = document["nodes"]
     completed: Counter[str] = Counter()
     inside: dict[int | None, str] = {}
-    for kind, node_id, token_id in rows:
+    for kind, node_id, token_id, details in rows:
         if kind == "entered" and node_id is not None:
+            scope = (details or {}).get("scope")
+            assert scope == nodes[node_id].get("parent"), (node_id, "entered in", scope)
             inside[token_id] = node_id
-            if kinds.get(node_id) == "endEvent":
+            if nodes[node_id]["kind"] == "endEvent":
                 completed[node_id] += 1
         elif kind == "left" and inside.get(token_id) == node_id:
             completed[node_id] += 1
             del inside[token_id]
+        elif kind == "multi_instance":
+            inside.pop(token_id, None)
+        elif kind == "instance_completed":
+            completed[node_id] += 1
     return completed
 
 
@@ -258,11 +316,11 @@ def _outcome(instance_id: int, document: dict[str, Any]) -> Outcome:
     kinds = {node_id: node["kind"] for node_id, node in document["nodes"].items()}
     instance = db.session.get(Instance, instance_id, populate_existing=True)
     rows = db.session.execute(
-        select(HistoryEntry.kind, HistoryEntry.node_id, HistoryEntry.token_id)
+        select(HistoryEntry.kind, HistoryEntry.node_id, HistoryEntry.token_id, HistoryEntry.details)
         .where(HistoryEntry.instance_id == instance_id)
         .order_by(HistoryEntry.id)
     ).all()
-    completed = _completions(rows, kinds)
+    completed = _completions(rows, document)
     if instance.status == "completed":
         return Outcome(completed, "completed")
     if instance.status == "failed":

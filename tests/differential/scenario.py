@@ -40,7 +40,8 @@ class Scenario:
     results: dict[str, dict[str, Any] | list[dict[str, Any]]] = field(default_factory=dict)
     conditions: dict[str, Cond] = field(default_factory=dict)
     timers: dict[str, Timer] = field(default_factory=dict)
-    # Config a modeller adds in Flowdesk after importing (e.g. the name of an unnamed message).
+    # Config a modeller adds in Flowdesk after importing (e.g. the name of an unnamed message);
+    # a dict value is merged into the imported one (e.g. one setting of `multiInstance`).
     bind: dict[str, dict[str, Any]] = field(default_factory=dict)
     # Messages sent, in order, once nothing else can move: (name, payload).
     messages: tuple[tuple[str, dict[str, Any]], ...] = ()

@@ -193,7 +193,6 @@ SCENARIOS: dict[str, Scenario | list[Scenario]] = {
     ],
     "spiffworkflow/parallel_multiinstance_cardinality.bpmn": Scenario(
         answers={"any_task": [{"output_item": n} for n in (1, 2, 3)]},
-        bind={"any_task": {"multiInstance": {"sequential": False, "cardinality": "3"}}},
         expect=("completed", ()),
     ),
     "flowable-examples/my-process.bpmn20.xml": [
@@ -298,17 +297,10 @@ SCENARIOS.update(
         ),
         "files/multi-instance-parallel.bpmn": Scenario(
             answers={"approve": [{"done": n} for n in (1, 2, 3)]},
-            bind={
-                "approve": {
-                    "multiInstance": {
-                        "sequential": False,
-                        "cardinality": "3",
-                        "completion": "$loop.completed >= 2",
-                    }
-                }
-            },
+            bind={"approve": {"multiInstance": {"completion": "$loop.completed >= 2"}}},
             expect=("completed", ()),
-            note="Spiff has no completion counter: each answer carries its count as `done`",
+            note="Spiff has no completion counter: each answer carries its count as `done`, "
+            "which Flowdesk keeps in $nodes, not in the $vars.done the importer reads",
         ),
         "files/multi-instance-sequential.bpmn": Scenario(
             input={"reviewers": ["ann", "bob", "cid"]},
@@ -316,14 +308,13 @@ SCENARIOS.update(
             bind={
                 "review": {
                     "multiInstance": {
-                        "sequential": True,
                         "collection": "$input.reviewers",
-                        "element": "reviewer",
                         "completion": "$loop.completed >= 2",
                     }
                 }
             },
             expect=("completed", ()),
+            note="the start input is $input in Flowdesk, not the $vars the importer reads",
         ),
         "files/escalation.bpmn": Scenario(
             expect=("completed", ()), note="a non-interrupting escalation boundary"

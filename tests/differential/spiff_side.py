@@ -13,6 +13,7 @@ from SpiffWorkflow.bpmn.parser.BpmnParser import BpmnParser
 from SpiffWorkflow.bpmn.parser.TaskParser import TaskParser
 from SpiffWorkflow.bpmn.parser.util import full_tag
 from SpiffWorkflow.bpmn.script_engine import PythonScriptEngine
+from SpiffWorkflow.bpmn.specs.control import BoundaryEventSplit
 from SpiffWorkflow.bpmn.specs.defaults import ServiceTask
 from SpiffWorkflow.bpmn.specs.event_definitions.message import MessageEventDefinition
 from SpiffWorkflow.bpmn.specs.event_definitions.timer import (
@@ -249,12 +250,32 @@ def _complete_one(workflow: BpmnWorkflow, scenario: Scenario, visits: Visits) ->
 
 def _completed(workflow: BpmnWorkflow, ticks: Counter[str]) -> Counter[str]:
     """Completed tasks by node id; a multi-instance activity counts its completed instances
-    (not the body that holds them), a cycle timer its ticks."""
+    (not the body that holds them), a cycle timer its ticks, and an activity an interrupting
+    boundary event ended does not count (see `_interrupted`)."""
     completed = Counter(
         node_id
         for task in workflow.get_tasks(state=TaskState.COMPLETED)
         if (node_id := _bpmn_id(task)) is not None
         and not isinstance(task.task_spec, MultiInstanceTask)
         and not _is_cycle(task)
+        and not _interrupted(task)
     )
     return completed + ticks
+
+
+def _interrupted(task: Any) -> bool:
+    """Whether an interrupting boundary event of `task` fired. Spiff marks a sub-process whose
+    error (or escalation) end event threw to its boundary as completed, and then the boundary
+    fires; BPMN 2.0.2 §10.5.6 has the event interrupt the activity, which so never completes.
+    (An activity that did complete closes its boundary events, so none of them can fire after.)"""
+    split = task.parent
+    if isinstance(task.task_spec, BoundaryEvent) or split is None:
+        return False
+    if not isinstance(split.task_spec, BoundaryEventSplit):
+        return False
+    return any(
+        isinstance(other.task_spec, BoundaryEvent)
+        and other.task_spec.cancel_activity
+        and other.state == TaskState.COMPLETED
+        for other in split.children
+    )
