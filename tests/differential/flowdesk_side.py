@@ -26,8 +26,18 @@ from webapp import tools
 from webapp.engine import calls, steps
 from webapp.engine.runtime import StepResult
 from webapp.extensions import db
-from webapp.models import HistoryEntry, Instance, Job, MessageSubscription, Task, Token, User
+from webapp.models import (
+    HistoryEntry,
+    Instance,
+    Job,
+    MessageSubscription,
+    ProcessVersion,
+    Task,
+    Token,
+    User,
+)
 from webapp.models.base import utcnow
+from webapp.process.bpmn import import_bpmn
 from webapp.process.forms import iter_fields
 from webapp.services import instances, jobs, processes, tasks
 from webapp.tools import ToolCall
@@ -66,8 +76,11 @@ def _answers(scenario: Scenario, node_id: str) -> list[dict[str, Any]]:
     return [given] if isinstance(given, dict) else list(given)
 
 
-def bind(doc: dict[str, Any], scenario: Scenario) -> dict[str, Any]:
-    """The imported document made runnable with the scenario's bindings (see the module doc)."""
+def bind(
+    doc: dict[str, Any], scenario: Scenario, called: dict[str, str] | None = None
+) -> dict[str, Any]:
+    """The imported document made runnable with the scenario's bindings (see the module doc);
+    `called` maps the process ids call activities name to the keys they were published under."""
     doc = copy.deepcopy(doc)
     for node_id, node in doc["nodes"].items():
         config = node.get("config") or {}
@@ -90,6 +103,8 @@ def bind(doc: dict[str, Any], scenario: Scenario) -> dict[str, Any]:
             config.update(tool=STUB_TOOL, inputs={}, retries=0)
         elif kind == "messageCatch" and not config.get("correlationKey"):
             config["correlationKey"] = f"'{CORRELATION}'"
+        elif kind == "callActivity" and called and config.get("process") in called:
+            config["process"] = called[config["process"]]
         for key, value in scenario.bind.get(node_id, {}).items():
             if isinstance(value, dict) and isinstance(config.get(key), dict):
                 config[key] = {**config[key], **value}
@@ -114,12 +129,22 @@ class Runner:
     key: str
 
 
-def publish(xml: bytes, scenario: Scenario, key: str):
-    """Import (raises ImportRefused), bind and publish (raises ProcessError) the file."""
+def publish(xml: bytes, scenario: Scenario, key: str, called: tuple[bytes, ...] = ()):
+    """Import (raises ImportRefused), bind and publish (raises ProcessError) the file, after
+    the files whose processes its call activities start (each under a key of its own)."""
+    keys: dict[str, str] = {}
+    for number, other in enumerate(called, 1):
+        process_id = str(import_bpmn(other).document.get("key") or "")
+        _publish(other, scenario, f"{key}-called-{number}", keys)
+        keys[process_id] = f"{key}-called-{number}"
+    return _publish(xml, scenario, key, keys)
+
+
+def _publish(xml: bytes, scenario: Scenario, key: str, called: dict[str, str]):
     process, _ = processes.create_imported(key, "", xml, partition_id=None, actor=None)
     processes.edit_draft(
         process,
-        lambda doc: bind(doc, scenario),
+        lambda doc: bind(doc, scenario, called),
         base_revision=process.draft_revision,
         actor=None,
     )
@@ -158,7 +183,7 @@ def run(version, scenario: Scenario, user: User) -> Outcome:
     else:
         raise AssertionError(f"Flowdesk: still moving after {MAX_ACTIONS} actions")
     _settle(instance_id, clock)
-    return _outcome(instance_id, version.document)
+    return _outcome(instance_id)
 
 
 def _settle(instance_id: int, clock: datetime) -> None:
@@ -227,10 +252,11 @@ def _status(instance_id: int) -> str:
 
 def _timer_jobs(instance_id: int) -> list[Job]:
     db.session.rollback()
+    family = _family(instance_id)
     return list(
         db.session.scalars(
             select(Job)
-            .where(Job.instance_id == instance_id, Job.kind == "timer", Job.status == "pending")
+            .where(Job.instance_id.in_(family), Job.kind == "timer", Job.status == "pending")
             .order_by(Job.due_at, Job.node_id, Job.id)
         )
     )
@@ -258,9 +284,10 @@ def _as_form(answer: dict[str, Any]) -> dict[str, str]:
 def _complete_one(instance_id: int, scenario: Scenario, visits: Visits, user: User) -> bool:
     """Complete the first open task (by node id) the scenario has an answer for."""
     db.session.rollback()
+    family = _family(instance_id)
     open_tasks = db.session.execute(
         select(Task.id, Task.node_id)
-        .where(Task.instance_id == instance_id, Task.status == "open")
+        .where(Task.instance_id.in_(family), Task.status == "open")
         .order_by(Task.node_id, Task.id)
     ).all()
     db.session.rollback()
@@ -278,7 +305,8 @@ def _waits_for(instance_id: int, name: str) -> bool:
     db.session.rollback()
     found = db.session.scalar(
         select(MessageSubscription.id).where(
-            MessageSubscription.instance_id == instance_id, MessageSubscription.name == name
+            MessageSubscription.instance_id.in_(_family(instance_id)),
+            MessageSubscription.name == name,
         )
     )
     return found is not None
@@ -311,28 +339,39 @@ def _completions(rows: Any, document: dict[str, Any]) -> Counter[str]:
     return completed
 
 
-def _outcome(instance_id: int, document: dict[str, Any]) -> Outcome:
+def _outcome(instance_id: int) -> Outcome:
+    """The root instance's end state; the nodes completed in it and in the instances its call
+    activities started (Spiff's task tree holds those too), and where their tokens rest."""
     db.session.rollback()
-    kinds = {node_id: node["kind"] for node_id, node in document["nodes"].items()}
     instance = db.session.get(Instance, instance_id, populate_existing=True)
-    rows = db.session.execute(
-        select(HistoryEntry.kind, HistoryEntry.node_id, HistoryEntry.token_id, HistoryEntry.details)
-        .where(HistoryEntry.instance_id == instance_id)
-        .order_by(HistoryEntry.id)
-    ).all()
-    completed = _completions(rows, document)
+    completed: Counter[str] = Counter()
+    resting: list[str] = []
+    for member in _family(instance_id):
+        document = db.session.scalar(
+            select(ProcessVersion.document)
+            .join(Instance, Instance.version_id == ProcessVersion.id)
+            .where(Instance.id == member)
+        )
+        rows = db.session.execute(
+            select(
+                HistoryEntry.kind, HistoryEntry.node_id, HistoryEntry.token_id, HistoryEntry.details
+            )
+            .where(HistoryEntry.instance_id == member)
+            .order_by(HistoryEntry.id)
+        ).all()
+        completed += _completions(rows, document)
+        tokens = db.session.scalars(
+            select(Token.node_id).where(
+                Token.instance_id == member, Token.status.in_(("active", "waiting"))
+            )
+        ).all()
+        kinds = {node_id: node["kind"] for node_id, node in document["nodes"].items()}
+        resting.extend(n for n in tokens if kinds.get(n) not in NOT_RESTING)
     if instance.status == "completed":
         return Outcome(completed, "completed")
     if instance.status == "failed":
         error = instance.error or {}
         detail = f"{error.get('code')}: {error.get('message')}"
         return Outcome(completed, "failed", (str(error.get("node")),), detail)
-    tokens = db.session.scalars(
-        select(Token.node_id).where(
-            Token.instance_id == instance_id, Token.status.in_(("active", "waiting"))
-        )
-    ).all()
-    resting = sorted(n for n in tokens if kinds.get(n) not in NOT_RESTING)
-    return Outcome(
-        completed, instance.status if instance.status != "running" else "waiting", tuple(resting)
-    )
+    status = instance.status if instance.status != "running" else "waiting"
+    return Outcome(completed, status, tuple(sorted(resting)))

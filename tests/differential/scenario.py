@@ -35,6 +35,9 @@ class Scenario:
     (and script) tasks by node id, each a dict for every visit or a list with one per visit."""
 
     process: str | None = None
+    # Other files (named as in the table) holding the processes call activities start; both
+    # engines load them with the file, Flowdesk publishes each first.
+    called: tuple[str, ...] = ()
     input: dict[str, Any] = field(default_factory=dict)
     answers: dict[str, dict[str, Any] | list[dict[str, Any]]] = field(default_factory=dict)
     results: dict[str, dict[str, Any] | list[dict[str, Any]]] = field(default_factory=dict)

@@ -329,6 +329,62 @@ SCENARIOS.update(
             )
             for first in (False, True)
         ],
+        "files/call-activity.bpmn": [
+            Scenario(
+                called=("files/call-activity-called.bpmn",),
+                results={"lookup": {"status": status}},
+                conditions={"c4": Cond("$nodes.lookup.status == 'missing'")},
+                expect=("completed", ()),
+                note=note,
+            )
+            for status, note in (
+                ("found", "the called process completes and the caller goes on"),
+                ("missing", "the called process's error end goes to the call's error boundary"),
+            )
+        ]
+        + [
+            Scenario(
+                called=("files/call-activity-called.bpmn",),
+                results={"lookup": {"status": "found"}},
+                conditions={"c4": Cond("$nodes.lookup.status == 'missing'")},
+                answer_all=False,
+                expect=("waiting", ("confirm",)),
+                note="the caller waits while a task of the called process is open",
+            )
+        ],
+        "files/call-activity-called.bpmn": [
+            Scenario(
+                results={"lookup": {"status": "found"}},
+                conditions={"c4": Cond("$nodes.lookup.status == 'missing'")},
+                expect=("completed", ()),
+            ),
+            Scenario(
+                results={"lookup": {"status": "missing"}},
+                conditions={"c4": Cond("$nodes.lookup.status == 'missing'")},
+                expect=("failed", ("missing",)),
+                spiff_expect=("completed", ()),
+                note="nothing catches the error: BPMN 2.0.2 leaves the outcome unspecified "
+                "(§10.5.5, error end event); Flowdesk raises an incident, as Camunda 8 does "
+                "(docs/process-format.md); Spiff completes the instance",
+            ),
+        ],
+        "files/event-subprocess-timer.bpmn": [
+            Scenario(timers_first=True, expect=("completed", ()), note="two reminders, then done"),
+            Scenario(
+                expect=("completed", ()),
+                spiff_extra={"tick": 2, "remind": 2, "reminded": 2},
+                note="done before the first reminder: the instance completes at once (BPMN "
+                "2.0.2 §13.1: no token is left and no activity is active; an event sub-process "
+                "waiting for its trigger is neither); Spiff keeps it open until the cycle has "
+                "fired its two ticks",
+            ),
+            Scenario(
+                timers_first=True,
+                answer_all=False,
+                expect=("waiting", ("review",)),
+                note="reminders do not end the review",
+            ),
+        ],
         "files/flat-exclusive-merge-then-join.bpmn": Scenario(
             expect=("waiting", ("join",)),
             spiff_expect=("completed", ()),

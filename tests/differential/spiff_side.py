@@ -94,7 +94,29 @@ def prepared(xml: bytes, scenario: Scenario) -> etree._Element:
 
 
 class Unrunnable(Exception):
-    """Spiff cannot load the file's process (it refuses to parse or build it)."""
+    """Spiff cannot load the file's process (it refuses to parse or build it), or would run it
+    with other semantics than it says (see `_unsupported`)."""
+
+
+# Start events of event sub-processes Spiff's parser reads as none starts (it parses message,
+# signal, timer and conditional ones only), so the event sub-process would start at once.
+_UNREAD_STARTS = ("errorEventDefinition", "escalationEventDefinition", "compensateEventDefinition")
+
+
+def _unsupported(root: etree._Element) -> str | None:
+    """What of the file Spiff 3.2 would silently run wrong: error-, escalation- and compensation-
+    started event sub-processes (started at once), and interrupting event sub-processes (Spiff
+    never reads `isInterrupting`, so every event sub-process runs alongside its scope)."""
+    for subprocess in root.iter(f"{BPMN}subProcess"):
+        if subprocess.get("triggeredByEvent", "false").strip() != "true":
+            continue
+        for start in subprocess.findall(f"{BPMN}startEvent"):
+            for name in _UNREAD_STARTS:
+                if start.find(f"{BPMN}{name}") is not None:
+                    return f"event sub-process '{subprocess.get('id')}' starts on {name}"
+            if start.get("isInterrupting", "true").strip() != "false":
+                return f"event sub-process '{subprocess.get('id')}' is interrupting"
+    return None
 
 
 def _rename_reserved(root: etree._Element) -> None:
@@ -108,15 +130,33 @@ def _rename_reserved(root: etree._Element) -> None:
             element.text = text + _RENAMED
 
 
-def _workflow(xml: bytes, process_id: str, scenario: Scenario) -> BpmnWorkflow:
+def _workflow(
+    xml: bytes, process_id: str, scenario: Scenario, called: tuple[bytes, ...]
+) -> tuple[BpmnWorkflow, set[str]]:
+    """The workflow of `process_id`, and the ids of its event sub-processes; the parser also
+    reads the `called` files, so that `get_subprocess_specs` finds the processes call
+    activities start across files."""
+    roots = [prepared(xml, scenario), *(prepared(other, scenario) for other in called)]
+    for root in roots:
+        reason = _unsupported(root)
+        if reason:
+            raise Unrunnable(f"Spiff would run it wrong: {reason}")
     try:
         parser = _Parser()
-        parser.add_bpmn_xml(prepared(xml, scenario), filename=process_id)
+        parser.add_bpmn_xml(roots[0], filename=process_id)
+        for number, root in enumerate(roots[1:], 1):
+            parser.add_bpmn_xml(root, filename=f"called-{number}")
         spec = parser.get_spec(process_id)
         subprocesses = parser.get_subprocess_specs(process_id)
-        return BpmnWorkflow(spec, subprocesses, script_engine=_StubEngine(scenario))
+        workflow = BpmnWorkflow(spec, subprocesses, script_engine=_StubEngine(scenario))
     except SpiffWorkflowException as error:
         raise Unrunnable(str(error)) from error
+    return workflow, {
+        str(element.get("id")).removesuffix(_RENAMED)
+        for root in roots
+        for element in root.iter(f"{BPMN}subProcess")
+        if element.get("triggeredByEvent", "false").strip() == "true"
+    }
 
 
 def _spec_id(spec: Any) -> str | None:
@@ -185,9 +225,10 @@ def _resting(task: Any) -> bool:
     return _bpmn_id(task) is not None
 
 
-def run(xml: bytes, process_id: str, scenario: Scenario) -> Outcome:
-    """Run the file's process with the scenario; raises Unrunnable if Spiff cannot load it."""
-    workflow = _workflow(xml, process_id, scenario)
+def run(xml: bytes, process_id: str, scenario: Scenario, called: tuple[bytes, ...] = ()) -> Outcome:
+    """Run the file's process with the scenario (and the `called` files' processes its call
+    activities start); raises Unrunnable if Spiff cannot load it."""
+    workflow, uncounted = _workflow(xml, process_id, scenario, called)
     workflow.task_tree.data.update(scenario.input)
     visits = Visits()
     messages = list(scenario.messages)
@@ -222,13 +263,15 @@ def run(xml: bytes, process_id: str, scenario: Scenario) -> Outcome:
         spec = task.task_spec if task is not None else getattr(error, "task_spec", None)
         node_id = _spec_id(spec)
         at = (node_id,) if node_id else ()
-        return Outcome(_completed(workflow, ticks), "failed", at, str(error)[:300])
+        return Outcome(_completed(workflow, ticks, uncounted), "failed", at, str(error)[:300])
     if workflow.is_completed():
-        return Outcome(_completed(workflow, ticks), "completed")
+        return Outcome(_completed(workflow, ticks, uncounted), "completed")
     live = TaskState.READY | TaskState.WAITING | TaskState.STARTED
     resting = [t for t in workflow.get_tasks(state=live) if _resting(t)]
     return Outcome(
-        _completed(workflow, ticks), "waiting", tuple(sorted(_bpmn_id(t) for t in resting))
+        _completed(workflow, ticks, uncounted),
+        "waiting",
+        tuple(sorted(_bpmn_id(t) for t in resting)),
     )
 
 
@@ -248,10 +291,12 @@ def _complete_one(workflow: BpmnWorkflow, scenario: Scenario, visits: Visits) ->
     return False
 
 
-def _completed(workflow: BpmnWorkflow, ticks: Counter[str]) -> Counter[str]:
+def _completed(workflow: BpmnWorkflow, ticks: Counter[str], uncounted: set[str]) -> Counter[str]:
     """Completed tasks by node id; a multi-instance activity counts its completed instances
     (not the body that holds them), a cycle timer its ticks, and an activity an interrupting
-    boundary event ended does not count (see `_interrupted`)."""
+    boundary event ended does not count (see `_interrupted`). Nor does an event sub-process:
+    Spiff runs every trigger of a non-interrupting one in a single instance, where BPMN 2.0.2
+    §10.3.5 starts an instance per trigger (the nodes inside are counted)."""
     completed = Counter(
         node_id
         for task in workflow.get_tasks(state=TaskState.COMPLETED)
@@ -259,6 +304,7 @@ def _completed(workflow: BpmnWorkflow, ticks: Counter[str]) -> Counter[str]:
         and not isinstance(task.task_spec, MultiInstanceTask)
         and not _is_cycle(task)
         and not _interrupted(task)
+        and node_id not in uncounted
     )
     return completed + ticks
 
