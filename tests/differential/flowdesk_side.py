@@ -101,8 +101,8 @@ def bind(
                 config["form"] = form
         elif kind == "serviceTask":
             config.update(tool=STUB_TOOL, inputs={}, retries=0)
-        elif kind == "messageCatch" and not config.get("correlationKey"):
-            config["correlationKey"] = f"'{CORRELATION}'"
+        elif kind == "messageCatch" or config.get("event") == "message":
+            config.setdefault("correlationKey", f"'{CORRELATION}'")
         elif kind == "callActivity" and called and config.get("process") in called:
             config["process"] = called[config["process"]]
         for key, value in scenario.bind.get(node_id, {}).items():

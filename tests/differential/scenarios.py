@@ -58,6 +58,10 @@ _DEFAULT_FLOW = "camunda-bpm-platform/ExclusiveGatewayTest.testDefaultSequenceFl
 _CUSTOMER = "Task_0n2pfas"
 _CHOICE = "sid-CA089240-802A-4C32-9130-FB1A33DDCCC3"
 _SET_DATA = "Activity_1ghr6kd"
+_NEED_CLARIFICATION = {"key": "NeedClarification", "label": "Clarification?", "type": "text"}
+_CHANGE_TYPE = "sid-6C039219-F210-4984-B366-11C77DB35229"
+_TEST_MESSAGE = "sid-067AF0E4-F644-4962-BC02-E767C63647D5"
+_LONG_TASK = "sid-6FBBB56D-00CD-4C2B-9345-486986BB4992"
 
 SCENARIOS: dict[str, Scenario | list[Scenario]] = {
     _PUBLICATION: [
@@ -195,6 +199,125 @@ SCENARIOS: dict[str, Scenario | list[Scenario]] = {
         answers={"any_task": [{"output_item": n} for n in (1, 2, 3)]},
         expect=("completed", ()),
     ),
+    "camunda-bpm-examples/camunda-testing-job-announcement.bpmn": Scenario(
+        called=(_PUBLICATION,),
+        input={"jobAnnouncementId": 7, "twitter": True, "facebook": True},
+        answers={"review": [{"approved": False}, {"approved": True}]},
+        conditions={
+            "Flow_1gfi885": Cond("$nodes.review.approved == true", "approved"),
+            "Flow_0yjunvn": Cond("$nodes.review.approved != true", "not approved"),
+            **_PUBLICATION_CONDITIONS,
+        },
+        bind={
+            "publication": {
+                "inputs": {
+                    "jobAnnouncementId": "$input.jobAnnouncementId",
+                    "facebook": "$input.facebook",
+                    "twitter": "$input.twitter",
+                }
+            }
+        },
+        expect=("completed", ()),
+        note="Camunda's call passes variables the start input holds in Flowdesk; one "
+        "correction round, then the called publication posts to both networks",
+    ),
+    "miwg-test-suite/bpmn-io-18.6.1/A.3.0-export.bpmn": Scenario(
+        bind={"Event_1uez1gc": {"message": "Message"}},
+        refused="start.count",
+        note="the collapsed sub-process is empty: with no start event and no activity inside "
+        "it has nothing to run (BPMN 2.0.2 §10.2.5 instantiates the activities without "
+        "incoming flows, and there are none); Flowdesk refuses to publish it",
+    ),
+    "spiffworkflow/timer-cycle.bpmn": Scenario(
+        refused="node.outgoing_count",
+        note="'Refill Coffee' has no outgoing flow; BPMN 2.0.2 §10.4.3 ends the token there "
+        "(an implicit end), Flowdesk asks for an end event (docs/process-format.md)",
+    ),
+    "spiffworkflow/boundary_timer_on_task.bpmn": Scenario(
+        refused="node.outgoing_count",
+        note="'update timer_called' has no outgoing flow; BPMN 2.0.2 §10.4.3 ends the token "
+        "there (an implicit end), Flowdesk asks for an end event (docs/process-format.md)",
+    ),
+    "spiffworkflow/lanes.bpmn": [
+        Scenario(
+            answers={"Activity_B1": {"NeedClarification": need}},
+            conditions={"Flow_0okhwy0": Cond(out("Activity_B1", "NeedClarification == 'Yes'"))},
+            bind={"Activity_B1": {"form": {"fields": [_NEED_CLARIFICATION]}}},
+            expect=("completed", ()),
+            note="the file's boolean form field defaults to 'No' and is compared with 'Yes': "
+            "the modeller makes it a text field",
+        )
+        for need in ("Yes", "No")
+    ],
+    "spiffworkflow/Scripts.bpmn20.xml": [
+        Scenario(
+            input={"priority": priority},
+            answers={_CHANGE_TYPE: {"choice": choice}},
+            conditions={
+                "sid-0258E597-1879-4A66-B2A0-686F559D123E": _answer_is(
+                    _CHANGE_TYPE, "choice", "Permanent"
+                ),
+                "sid-5457E966-E8F8-4E6A-AEDE-B4A1399CFAC2": _answer_is(
+                    _CHANGE_TYPE, "choice", "Temporary"
+                ),
+                "sid-9928A8F9-83F2-4C6B-A253-FC3D161BD33C": Cond(
+                    "$input.priority == 'Emergency'", "priority == 'Emergency'"
+                ),
+            },
+            expect=("completed", ()),
+            note="the file's condition `priority = 'Emergency'` is an assignment; the choice "
+            "gateway has no conditions at all",
+        )
+        for choice, priority in (("Permanent", "Emergency"), ("Temporary", "Low"))
+    ],
+    "spiffworkflow/Message-Non-Interrupt.bpmn20.xml": [
+        Scenario(
+            bind={_TEST_MESSAGE: {"message": "Test Message"}},
+            messages=(("Test Message", {}),),
+            expect=("completed", ()),
+            note="the work is done before the message: nobody waits for it any more",
+        ),
+        Scenario(
+            bind={_TEST_MESSAGE: {"message": "Test Message"}},
+            answers={_LONG_TASK: []},
+            messages=(("Test Message", {}),),
+            expect=("waiting", (_LONG_TASK,)),
+            note="the message comes while the work is open: acknowledged, the work goes on",
+        ),
+    ],
+    "flowable-examples/timer.bpmn20.xml": [
+        Scenario(
+            input={"timerDate": "2031-05-01T10:00:00+00:00"},
+            timers={
+                "intermediateTimerEventBoundary1": Timer({"date": "$input.timerDate"}, "timerDate")
+            },
+            timers_first=first,
+            expect=("completed", ()),
+            note="the task is escalated" if first else "the task is done in time",
+        )
+        for first in (True, False)
+    ],
+    "flowable-examples/Table_Reservation_v1.bpmn20.xml": [
+        Scenario(
+            input={"reservationTime": "2031-05-01T19:00:00+00:00", "showUp": show_up},
+            timers={
+                "intermediatetimereventcatching1": Timer(
+                    {"date": "$input.reservationTime"}, "reservationTime"
+                )
+            },
+            conditions={
+                "sequenceflow6": Cond("$input.showUp == true", "showUp"),
+                "sequenceflow7": Cond("$input.showUp != true", "not showUp"),
+            },
+            expect=("completed", ()),
+            note="a timer until the reservation, then the guest shows up or not",
+        )
+        for show_up in (True, False)
+    ],
+    "spiffworkflow/call_activity_end_event.bpmn": Scenario(
+        called=("spiffworkflow/call_activity_call_activity.bpmn",),
+        note="a call activity whose process is in another file",
+    ),
     "flowable-examples/my-process.bpmn20.xml": [
         Scenario(expect=("completed", ())),
         Scenario(timers_first=True, expect=("completed", ())),
@@ -283,7 +406,7 @@ SCENARIOS.update(
                     {"on_any_error": 1, "investigate": 1, "end_other": 1},
                     "the boundary catching DECLINED wins over the catch-all (Camunda 8, "
                     "docs/process-format.md); Spiff triggers both interrupting boundaries, which "
-                    "BPMN 2.0.2 §10.5.4 rules out: the first one ends the activity",
+                    "BPMN 2.0.2 §13.5.3 rules out: the first one cancels the activity",
                 ),
                 ("fraud", {}, "no boundary catches FRAUD by code: the catch-all does"),
                 ("ok", {}, "no error"),
@@ -364,7 +487,7 @@ SCENARIOS.update(
                 expect=("failed", ("missing",)),
                 spiff_expect=("completed", ()),
                 note="nothing catches the error: BPMN 2.0.2 leaves the outcome unspecified "
-                "(§10.5.5, error end event); Flowdesk raises an incident, as Camunda 8 does "
+                "(§10.4.3, error end event); Flowdesk raises an incident, as Camunda 8 does "
                 "(docs/process-format.md); Spiff completes the instance",
             ),
         ],

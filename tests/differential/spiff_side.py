@@ -296,7 +296,7 @@ def _completed(workflow: BpmnWorkflow, ticks: Counter[str], uncounted: set[str])
     (not the body that holds them), a cycle timer its ticks, and an activity an interrupting
     boundary event ended does not count (see `_interrupted`). Nor does an event sub-process:
     Spiff runs every trigger of a non-interrupting one in a single instance, where BPMN 2.0.2
-    §10.3.5 starts an instance per trigger (the nodes inside are counted)."""
+    §10.2.5 starts an instance per trigger (the nodes inside are counted)."""
     completed = Counter(
         node_id
         for task in workflow.get_tasks(state=TaskState.COMPLETED)
@@ -312,7 +312,7 @@ def _completed(workflow: BpmnWorkflow, ticks: Counter[str], uncounted: set[str])
 def _interrupted(task: Any) -> bool:
     """Whether an interrupting boundary event of `task` fired. Spiff marks a sub-process whose
     error (or escalation) end event threw to its boundary as completed, and then the boundary
-    fires; BPMN 2.0.2 §10.5.6 has the event interrupt the activity, which so never completes.
+    fires; BPMN 2.0.2 §13.5.3 has the event cancel the activity, which so never completes.
     (An activity that did complete closes its boundary events, so none of them can fire after.)"""
     split = task.parent
     if isinstance(task.task_spec, BoundaryEvent) or split is None:
