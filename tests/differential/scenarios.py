@@ -491,6 +491,52 @@ SCENARIOS.update(
                 "(docs/process-format.md); Spiff completes the instance",
             ),
         ],
+        "files/multi-instance-subprocess-boundary.bpmn": [
+            Scenario(expect=("completed", ()), note="all three sign in time"),
+            Scenario(
+                timers_first=True,
+                expect=("completed", ()),
+                spiff_error="was not found",
+                note="the deadline cancels every open instance; the escalation follows (Spiff "
+                "3.2 fails with TaskNotFoundException when an interrupting boundary event "
+                "cancels a running multi-instance sub-process)",
+            ),
+            Scenario(
+                answers={"sign": [{}]},
+                timer_limit=0,
+                expect=("waiting", ("sign", "sign")),
+                note="one signature of three: the body waits for the other two",
+            ),
+        ],
+        "files/call-activity-multi.bpmn": [
+            Scenario(
+                called=("files/call-activity-called.bpmn",),
+                results={"lookup": {"status": "found"}},
+                conditions={"c4": Cond("$nodes.lookup.status == 'missing'")},
+                expect=("completed", ()),
+            ),
+            Scenario(
+                called=("files/call-activity-called.bpmn",),
+                results={"lookup": {"status": "found"}},
+                conditions={"c4": Cond("$nodes.lookup.status == 'missing'")},
+                answers={"confirm": [{}]},
+                expect=("waiting", ("confirm",)),
+                note="one called instance done, the other waits for its confirmation",
+            ),
+        ],
+        "files/event-subprocess-message.bpmn": [
+            Scenario(
+                answers={"work": []},
+                messages=(("Status", {}), ("Status", {})),
+                expect=("waiting", ("work",)),
+                note="two status requests, each answered while the work stays open",
+            ),
+            Scenario(
+                messages=(("Status", {}),),
+                expect=("completed", ()),
+                note="the work is done first: nobody listens for the message any more",
+            ),
+        ],
         "files/event-subprocess-timer.bpmn": [
             Scenario(timers_first=True, expect=("completed", ()), note="two reminders, then done"),
             Scenario(

@@ -101,21 +101,30 @@ class Unrunnable(Exception):
 # Start events of event sub-processes Spiff's parser reads as none starts (it parses message,
 # signal, timer and conditional ones only), so the event sub-process would start at once.
 _UNREAD_STARTS = ("errorEventDefinition", "escalationEventDefinition", "compensateEventDefinition")
+# Starts of event sub-processes Spiff triggers only when the event sub-process is in a process.
+_PROCESS_LEVEL_STARTS = ("messageEventDefinition", "signalEventDefinition")
 
 
 def _unsupported(root: etree._Element) -> str | None:
     """What of the file Spiff 3.2 would silently run wrong: error-, escalation- and compensation-
-    started event sub-processes (started at once), and interrupting event sub-processes (Spiff
-    never reads `isInterrupting`, so every event sub-process runs alongside its scope)."""
+    started event sub-processes (started at once), interrupting event sub-processes (Spiff
+    never reads `isInterrupting`, so every event sub-process runs alongside its scope), and
+    message- or signal-started ones inside a sub-process (Spiff's event manager looks for such
+    triggers in the process only, so they never start)."""
     for subprocess in root.iter(f"{BPMN}subProcess"):
         if subprocess.get("triggeredByEvent", "false").strip() != "true":
             continue
+        name = subprocess.get("id")
+        nested = subprocess.getparent().tag != f"{BPMN}process"
         for start in subprocess.findall(f"{BPMN}startEvent"):
-            for name in _UNREAD_STARTS:
-                if start.find(f"{BPMN}{name}") is not None:
-                    return f"event sub-process '{subprocess.get('id')}' starts on {name}"
+            for definition in _UNREAD_STARTS:
+                if start.find(f"{BPMN}{definition}") is not None:
+                    return f"event sub-process '{name}' starts on {definition}"
             if start.get("isInterrupting", "true").strip() != "false":
-                return f"event sub-process '{subprocess.get('id')}' is interrupting"
+                return f"event sub-process '{name}' is interrupting"
+            for definition in _PROCESS_LEVEL_STARTS:
+                if nested and start.find(f"{BPMN}{definition}") is not None:
+                    return f"event sub-process '{name}' starts on {definition} in a sub-process"
     return None
 
 
@@ -208,10 +217,17 @@ def _fire(workflow: BpmnWorkflow, task: Any, ticks: Counter[str]) -> None:
 
 
 def _message_waiters(workflow: BpmnWorkflow, name: str) -> bool:
+    """Whether a waiting task or a message-started event sub-process of the process (Spiff
+    keeps those as triggers of its start, not as waiting tasks) catches the message."""
     for task in workflow.get_tasks(state=TaskState.WAITING):
         definition = getattr(task.task_spec, "event_definition", None)
         if isinstance(definition, MessageEventDefinition) and definition.name == name:
             return True
+    for trigger in workflow.spec.start.trigger_specs:
+        for start in workflow.subprocess_specs[trigger].bpmn_start_events:
+            definition = start.event_definition
+            if isinstance(definition, MessageEventDefinition) and definition.name == name:
+                return True
     return False
 
 
@@ -296,11 +312,15 @@ def _completed(workflow: BpmnWorkflow, ticks: Counter[str], uncounted: set[str])
     (not the body that holds them), a cycle timer its ticks, and an activity an interrupting
     boundary event ended does not count (see `_interrupted`). Nor does an event sub-process:
     Spiff runs every trigger of a non-interrupting one in a single instance, where BPMN 2.0.2
-    §10.2.5 starts an instance per trigger (the nodes inside are counted)."""
+    §10.2.5 starts an instance per trigger (the nodes inside are counted).
+
+    The walk asks for every state: asked for completed tasks only, Spiff's iterator does not
+    descend below a task that is not finished, such as a running multi-instance body."""
     completed = Counter(
         node_id
-        for task in workflow.get_tasks(state=TaskState.COMPLETED)
-        if (node_id := _bpmn_id(task)) is not None
+        for task in workflow.get_tasks(state=TaskState.ANY_MASK)
+        if task.state == TaskState.COMPLETED
+        and (node_id := _bpmn_id(task)) is not None
         and not isinstance(task.task_spec, MultiInstanceTask)
         and not _is_cycle(task)
         and not _interrupted(task)
