@@ -60,7 +60,9 @@ def oracle(xml: bytes, scenario: Scenario, called: tuple[bytes, ...] = ()) -> Ou
     except spiff_side.Unrunnable as error:
         pytest.skip(f"SpiffWorkflow cannot run it: {error}")
     if scenario.spiff_error is not None:
-        assert scenario.expect is not None, "spiff_error needs the spec's outcome in expect"
+        assert scenario.expect is not None and scenario.completed, (
+            "spiff_error needs the spec's outcome in expect and completed"
+        )
         assert spiff.state == "failed" and scenario.spiff_error in spiff.detail, spiff
         return None
     if scenario.spiff_extra:
@@ -108,6 +110,8 @@ def compare(
     if spiff is not None:
         differs = difference(flowdesk, spiff)
         assert not differs, f"the engines disagree ({scenario.note or 'no note'}):\n{differs}"
+    else:
+        assert flowdesk.completed == Counter(scenario.completed), flowdesk
     if scenario.expect is not None:
         assert (flowdesk.state, flowdesk.at) == scenario.expect, flowdesk
     return flowdesk, spiff

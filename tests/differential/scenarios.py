@@ -497,6 +497,14 @@ SCENARIOS.update(
                 timers_first=True,
                 expect=("completed", ()),
                 spiff_error="was not found",
+                completed={
+                    "start": 1,
+                    "signing_start": 3,
+                    "prepare": 3,
+                    "deadline": 1,
+                    "escalate": 1,
+                    "end_late": 1,
+                },
                 note="the deadline cancels every open instance; the escalation follows (Spiff "
                 "3.2 fails with TaskNotFoundException when an interrupting boundary event "
                 "cancels a running multi-instance sub-process)",
@@ -535,6 +543,61 @@ SCENARIOS.update(
                 messages=(("Status", {}),),
                 expect=("completed", ()),
                 note="the work is done first: nobody listens for the message any more",
+            ),
+        ],
+        "files/multi-instance-error.bpmn": [
+            Scenario(
+                answers={"check": [{"ok": True}, {"ok": ok}, {"ok": True}]},
+                conditions={"c4": Cond("$nodes.check.ok == false")},
+                expect=("completed", ()),
+                spiff_error=error,
+                completed=completed,
+                note=note,
+            )
+            for ok, error, completed, note in (
+                (True, None, {}, "three checks pass"),
+                (
+                    False,
+                    "was not found",
+                    {
+                        "start": 1,
+                        "checks": 1,
+                        "check_start": 2,
+                        "check": 2,
+                        "passed": 2,
+                        "check_end": 1,
+                        "bad": 1,
+                        "on_bad": 1,
+                        "repair": 1,
+                        "end_repaired": 1,
+                    },
+                    "the second check fails: the third never starts, the repair follows "
+                    "(Spiff 3.2 fails with TaskNotFoundException when the error boundary "
+                    "cancels the multi-instance sub-process)",
+                ),
+            )
+        ],
+        "files/call-activity-escalation.bpmn": [
+            Scenario(
+                called=("files/call-activity-escalation-called.bpmn",),
+                expect=("completed", ()),
+            ),
+            Scenario(
+                called=("files/call-activity-escalation-called.bpmn",),
+                answers={"finish": []},
+                expect=("waiting", ("finish",)),
+                note="the notification is out while the called process waits",
+            ),
+        ],
+        "files/call-activity-escalation-called.bpmn": Scenario(
+            expect=("completed", ()), note="an escalation nobody catches does not stop it"
+        ),
+        "files/terminate-multi-instance.bpmn": [
+            Scenario(expect=("completed", ())),
+            Scenario(
+                answer_all=False,
+                expect=("waiting", ("after",)),
+                note="both instances end at their terminate ends; the body goes on",
             ),
         ],
         "files/event-subprocess-timer.bpmn": [
