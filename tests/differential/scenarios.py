@@ -475,6 +475,29 @@ SCENARIOS.update(
                 note="the caller waits while a task of the called process is open",
             )
         ],
+        "files/call-chain.bpmn": [
+            Scenario(
+                called=("files/call-activity-called.bpmn", "files/call-chain-middle.bpmn"),
+                results={"lookup": {"status": status}},
+                conditions={"c4": Cond("$nodes.lookup.status == 'missing'")},
+                expect=("completed", ()),
+                note=note,
+            )
+            for status, note in (
+                ("found", "both calls complete"),
+                ("missing", "the bottom's error passes the middle and reaches the top's boundary"),
+            )
+        ],
+        "files/call-chain-middle.bpmn": Scenario(
+            called=("files/call-activity-called.bpmn",),
+            results={"lookup": {"status": "missing"}},
+            conditions={"c4": Cond("$nodes.lookup.status == 'missing'")},
+            expect=("failed", ("inner_call",)),
+            spiff_expect=("completed", ()),
+            spiff_extra={"middle_task": 1, "middle_end": 1},
+            note="nothing catches the called process's error: an incident at the call "
+            "(BPMN 2.0.2 §10.4.3 leaves it unspecified); Spiff drops the error and goes on",
+        ),
         "files/call-activity-called.bpmn": [
             Scenario(
                 results={"lookup": {"status": "found"}},

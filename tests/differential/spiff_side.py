@@ -15,11 +15,13 @@ from SpiffWorkflow.bpmn.parser.util import full_tag
 from SpiffWorkflow.bpmn.script_engine import PythonScriptEngine
 from SpiffWorkflow.bpmn.specs.control import BoundaryEventSplit
 from SpiffWorkflow.bpmn.specs.defaults import ServiceTask
+from SpiffWorkflow.bpmn.specs.event_definitions.item_aware_event import ErrorEventDefinition
 from SpiffWorkflow.bpmn.specs.event_definitions.message import MessageEventDefinition
 from SpiffWorkflow.bpmn.specs.event_definitions.timer import (
     CycleTimerEventDefinition,
     TimerEventDefinition,
 )
+from SpiffWorkflow.bpmn.specs.mixins.events.end_event import EndEvent
 from SpiffWorkflow.bpmn.specs.mixins.events.event_types import CatchingEvent
 from SpiffWorkflow.bpmn.specs.mixins.events.intermediate_event import BoundaryEvent
 from SpiffWorkflow.bpmn.specs.mixins.multiinstance_task import MultiInstanceTask
@@ -324,9 +326,27 @@ def _completed(workflow: BpmnWorkflow, ticks: Counter[str], uncounted: set[str])
         and not isinstance(task.task_spec, MultiInstanceTask)
         and not _is_cycle(task)
         and not _interrupted(task)
+        and not _ended_in_error(task)
         and node_id not in uncounted
     )
     return completed + ticks
+
+
+def _ended_in_error(task: Any) -> bool:
+    """Whether `task` is a sub-process or call activity whose process ended at an error end
+    event. Spiff completes it and then hands the error on; BPMN 2.0.2 §10.4.3 has the error
+    end event terminate the process and the error caught around it, so it never completes."""
+    if not isinstance(task.task_spec, SubWorkflowTask):
+        return False
+    subprocess = task.workflow.top_workflow.subprocesses.get(task.id)
+    if subprocess is None:
+        return False
+    return any(
+        isinstance(inner.task_spec, EndEvent)
+        and isinstance(inner.task_spec.event_definition, ErrorEventDefinition)
+        and inner.state == TaskState.COMPLETED
+        for inner in subprocess.get_tasks(state=TaskState.ANY_MASK, skip_subprocesses=True)
+    )
 
 
 def _interrupted(task: Any) -> bool:
