@@ -623,6 +623,29 @@ SCENARIOS.update(
                 note="both instances end at their terminate ends; the body goes on",
             ),
         ],
+        "files/event-subprocess-timer-nested.bpmn": [
+            Scenario(
+                timers_first=True,
+                expect=("completed", ()),
+                note="two reminders while the case runs, then the archive",
+            ),
+            Scenario(
+                answers={"work": {}, "archive": []},
+                expect=("waiting", ("archive",)),
+                spiff_extra={"tick": 2, "remind": 2, "reminded": 2},
+                note="the work is done before the first tick: the case completes at once and "
+                "its event sub-process stops listening (BPMN 2.0.2 §10.2.5: it runs only while "
+                "its parent is active); Spiff keeps the case open until both ticks fired",
+            ),
+        ],
+        "files/multi-instance-boundary-cycle.bpmn": [
+            Scenario(
+                timers_first=True,
+                expect=("completed", ()),
+                note="two ticks, one reminder each, then both votes",
+            ),
+            Scenario(expect=("completed", ()), note="both vote before the first tick"),
+        ],
         "files/event-subprocess-timer.bpmn": [
             Scenario(timers_first=True, expect=("completed", ()), note="two reminders, then done"),
             Scenario(
