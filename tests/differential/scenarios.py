@@ -646,6 +646,43 @@ SCENARIOS.update(
             ),
             Scenario(expect=("completed", ()), note="both vote before the first tick"),
         ],
+        "files/escalation-end-interrupting.bpmn": [
+            Scenario(
+                answers={"long": []},
+                expect=("completed", ()),
+                note="the escalation end cancels the long work; the boundary's flow follows",
+            ),
+            Scenario(
+                answers={"inspect": []},
+                expect=("waiting", ("inspect",)),
+                note="the long work is done, the inspection still open",
+            ),
+        ],
+        "files/subprocess-loop-boundary.bpmn": [
+            Scenario(
+                answers={"try": [{"retry": True}, {"retry": False}]},
+                conditions={"f5": Cond("$nodes.try.retry == true")},
+                expect=("completed", ()),
+                note="two entries, each done in time",
+            ),
+            Scenario(
+                answers={"try": [{"retry": False}]},
+                conditions={"f5": Cond("$nodes.try.retry == true")},
+                timers_first=True,
+                timer_limit=2,
+                expect=("completed", ()),
+                note="the timer ends the first two entries; the third is done",
+            ),
+        ],
+        "files/multi-instance-empty.bpmn": [
+            Scenario(
+                input={"approvers": approvers},
+                bind={"approve": {"multiInstance": {"collection": "$input.approvers"}}},
+                expect=("completed", ()),
+                note=note,
+            )
+            for approvers, note in (([], "no approver: no instance"), (["ann"], "one approver"))
+        ],
         "files/event-subprocess-timer.bpmn": [
             Scenario(timers_first=True, expect=("completed", ()), note="two reminders, then done"),
             Scenario(
