@@ -13,19 +13,31 @@ from __future__ import annotations
 
 import copy
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass
+from datetime import datetime
 from typing import Any
 
+from flask import current_app
 from sqlalchemy import select
 
 from tests.differential.scenario import MAX_ACTIONS, Outcome, Scenario, Visits
 from webapp import tools
-from webapp.engine import steps
-from webapp.engine.dispatch import ENTRY_POINTS
-from webapp.engine.runtime import entry_point
+from webapp.engine import calls, steps
+from webapp.engine.runtime import StepResult
 from webapp.extensions import db
-from webapp.models import HistoryEntry, Instance, Job, MessageSubscription, Task, Token, User
+from webapp.models import (
+    HistoryEntry,
+    Instance,
+    Job,
+    MessageSubscription,
+    ProcessVersion,
+    Task,
+    Token,
+    User,
+)
 from webapp.models.base import utcnow
+from webapp.process.bpmn import import_bpmn
 from webapp.process.forms import iter_fields
 from webapp.services import instances, jobs, processes, tasks
 from webapp.tools import ToolCall
@@ -64,8 +76,11 @@ def _answers(scenario: Scenario, node_id: str) -> list[dict[str, Any]]:
     return [given] if isinstance(given, dict) else list(given)
 
 
-def bind(doc: dict[str, Any], scenario: Scenario) -> dict[str, Any]:
-    """The imported document made runnable with the scenario's bindings (see the module doc)."""
+def bind(
+    doc: dict[str, Any], scenario: Scenario, called: dict[str, str] | None = None
+) -> dict[str, Any]:
+    """The imported document made runnable with the scenario's bindings (see the module doc);
+    `called` maps the process ids call activities name to the keys they were published under."""
     doc = copy.deepcopy(doc)
     for node_id, node in doc["nodes"].items():
         config = node.get("config") or {}
@@ -86,9 +101,15 @@ def bind(doc: dict[str, Any], scenario: Scenario) -> dict[str, Any]:
                 config["form"] = form
         elif kind == "serviceTask":
             config.update(tool=STUB_TOOL, inputs={}, retries=0)
-        elif kind == "messageCatch" and not config.get("correlationKey"):
-            config["correlationKey"] = f"'{CORRELATION}'"
-        config.update(scenario.bind.get(node_id, {}))
+        elif kind == "messageCatch" or config.get("event") == "message":
+            config.setdefault("correlationKey", f"'{CORRELATION}'")
+        elif kind == "callActivity" and called and config.get("process") in called:
+            config["process"] = called[config["process"]]
+        for key, value in scenario.bind.get(node_id, {}).items():
+            if isinstance(value, dict) and isinstance(config.get(key), dict):
+                config[key] = {**config[key], **value}
+            else:
+                config[key] = value
         if node_id in scenario.timers:
             for name in ("duration", "date"):
                 config.pop(name, None)
@@ -108,12 +129,22 @@ class Runner:
     key: str
 
 
-def publish(xml: bytes, scenario: Scenario, key: str):
-    """Import (raises ImportRefused), bind and publish (raises ProcessError) the file."""
+def publish(xml: bytes, scenario: Scenario, key: str, called: tuple[bytes, ...] = ()):
+    """Import (raises ImportRefused), bind and publish (raises ProcessError) the file, after
+    the files whose processes its call activities start (each under a key of its own)."""
+    keys: dict[str, str] = {}
+    for number, other in enumerate(called, 1):
+        process_id = str(import_bpmn(other).document.get("key") or "")
+        _publish(other, scenario, f"{key}-called-{number}", keys)
+        keys[process_id] = f"{key}-called-{number}"
+    return _publish(xml, scenario, key, keys)
+
+
+def _publish(xml: bytes, scenario: Scenario, key: str, called: dict[str, str]):
     process, _ = processes.create_imported(key, "", xml, partition_id=None, actor=None)
     processes.edit_draft(
         process,
-        lambda doc: bind(doc, scenario),
+        lambda doc: bind(doc, scenario, called),
         base_revision=process.draft_revision,
         actor=None,
     )
@@ -127,20 +158,21 @@ def run(version, scenario: Scenario, user: User) -> Outcome:
     visits = Visits()
     messages = list(scenario.messages)
     fired = 0
+    clock = utcnow()
     for _ in range(MAX_ACTIONS):
-        _settle(instance_id)
+        _settle(instance_id, clock)
         if _status(instance_id) != "running":
             break
         timers = _timer_jobs(instance_id) if fired < scenario.timer_limit else []
         if scenario.timers_first and timers:
             fired += 1
-            _fire(timers[0])
+            clock = _fire(timers[0], clock)
             continue
         if _complete_one(instance_id, scenario, visits, user):
             continue
         if timers:
             fired += 1
-            _fire(timers[0])
+            clock = _fire(timers[0], clock)
             continue
         if messages and _waits_for(instance_id, messages[0][0]):
             name, payload = messages.pop(0)
@@ -150,30 +182,67 @@ def run(version, scenario: Scenario, user: User) -> Outcome:
         break
     else:
         raise AssertionError(f"Flowdesk: still moving after {MAX_ACTIONS} actions")
-    _settle(instance_id)
-    return _outcome(instance_id, version.document)
+    _settle(instance_id, clock)
+    return _outcome(instance_id)
 
 
-def _settle(instance_id: int) -> None:
-    """Run every due job other than timers in-process, as a worker would, until none is left."""
+def _settle(instance_id: int, clock: datetime) -> None:
+    """Run every job other than timers due by `clock` in-process, as a worker would, until none
+    is left: the instance's and its called children's (their jobs start, resume and cancel
+    them). `clock` is the run's time, the due time of the last timer fired (its step makes the
+    jobs that follow due then)."""
     for _ in range(500):
+        now = max(clock, utcnow())
         db.session.rollback()
+        family = _family(instance_id)
         due = db.session.execute(
-            select(Job.id, Job.kind, Job.tool)
+            select(Job.id, Job.kind, Job.instance_id)
             .where(
-                Job.instance_id == instance_id,
+                Job.instance_id.in_(family),
                 Job.status == "pending",
                 Job.kind != "timer",
-                Job.due_at <= utcnow(),
+                Job.due_at <= now,
             )
             .order_by(Job.id)
         ).first()
         db.session.rollback()
         if due is None:
             return
-        name = ENTRY_POINTS[entry_point(due.kind, due.tool)].rsplit(".", 1)[1]
-        getattr(jobs, name)(due.id, instance_id)
+        result = _STEPS[due.kind](due.id, due.instance_id, now)
+        if result is None:
+            db.session.commit()
+        else:
+            jobs.commit(result)
     raise AssertionError("Flowdesk: jobs kept coming")
+
+
+def _inline(job_id: int, instance_id: int, now: datetime) -> StepResult:
+    config = current_app.config
+    run = lambda call: calls.invoke(call, config)  # noqa: E731
+    return steps.run_inline_tool(db.session, job_id, instance_id, run, now=now)
+
+
+# The engine step each kind of job runs (the stub tool is pure, so tool jobs run inline).
+_STEPS: dict[str, Callable[[int, int, datetime], StepResult | None]] = {
+    "tool": _inline,
+    "call": lambda job_id, _, now: steps.start_called(db.session, job_id, now=now),
+    "resume": lambda job_id, instance_id, now: steps.resume_from_child(
+        db.session, job_id, instance_id, now=now
+    ),
+    "cancel": lambda job_id, instance_id, now: steps.cancel_called(
+        db.session, job_id, instance_id, now=now
+    ),
+}
+
+
+def _family(instance_id: int) -> list[int]:
+    """The instance and every instance its call activities started, directly or further down."""
+    found = [instance_id]
+    level = [instance_id]
+    while level:
+        level = list(db.session.scalars(select(Instance.id).where(Instance.parent_id.in_(level))))
+        found.extend(level)
+    return found
 
 
 def _status(instance_id: int) -> str:
@@ -183,21 +252,25 @@ def _status(instance_id: int) -> str:
 
 def _timer_jobs(instance_id: int) -> list[Job]:
     db.session.rollback()
+    family = _family(instance_id)
     return list(
         db.session.scalars(
             select(Job)
-            .where(Job.instance_id == instance_id, Job.kind == "timer", Job.status == "pending")
+            .where(Job.instance_id.in_(family), Job.kind == "timer", Job.status == "pending")
             .order_by(Job.due_at, Job.node_id, Job.id)
         )
     )
 
 
-def _fire(job: Job) -> None:
-    """The engine's timer step, run at the timer's due time (in the future)."""
-    job_id, instance_id, due_at = job.id, job.instance_id, job.due_at
+def _fire(job: Job, clock: datetime) -> datetime:
+    """The engine's timer step, run at the timer's due time (in the future); returns the run's
+    time after it (the jobs the step creates are due then)."""
+    job_id, instance_id = job.id, job.instance_id
+    now = max(job.due_at, clock, utcnow())
     db.session.rollback()
-    result = steps.fire_timer(db.session, job_id, instance_id, now=max(due_at, utcnow()))
+    result = steps.fire_timer(db.session, job_id, instance_id, now=now)
     jobs.commit(result)
+    return now
 
 
 def _as_form(answer: dict[str, Any]) -> dict[str, str]:
@@ -211,9 +284,10 @@ def _as_form(answer: dict[str, Any]) -> dict[str, str]:
 def _complete_one(instance_id: int, scenario: Scenario, visits: Visits, user: User) -> bool:
     """Complete the first open task (by node id) the scenario has an answer for."""
     db.session.rollback()
+    family = _family(instance_id)
     open_tasks = db.session.execute(
         select(Task.id, Task.node_id)
-        .where(Task.instance_id == instance_id, Task.status == "open")
+        .where(Task.instance_id.in_(family), Task.status == "open")
         .order_by(Task.node_id, Task.id)
     ).all()
     db.session.rollback()
@@ -231,50 +305,73 @@ def _waits_for(instance_id: int, name: str) -> bool:
     db.session.rollback()
     found = db.session.scalar(
         select(MessageSubscription.id).where(
-            MessageSubscription.instance_id == instance_id, MessageSubscription.name == name
+            MessageSubscription.instance_id.in_(_family(instance_id)),
+            MessageSubscription.name == name,
         )
     )
     return found is not None
 
 
-def _completions(rows: Any, kinds: dict[str, str]) -> Counter[str]:
+def _completions(rows: Any, document: dict[str, Any]) -> Counter[str]:
     """Nodes a token entered and then left (or ended at, for end events), once per visit: a
-    split's extra tokens leave without entering, and a join's merged tokens never leave."""
+    split's extra tokens leave without entering, a join's merged tokens and an interrupted
+    host never leave. A multi-instance activity counts its completed instances
+    (`instance_completed`), not the body that held them (`multi_instance`), as Spiff does.
+
+    Each `entered` row names the scope the node runs in; it must be the node's `parent`."""
+    nodes = document["nodes"]
     completed: Counter[str] = Counter()
     inside: dict[int | None, str] = {}
-    for kind, node_id, token_id in rows:
+    for kind, node_id, token_id, details in rows:
         if kind == "entered" and node_id is not None:
+            scope = (details or {}).get("scope")
+            assert scope == nodes[node_id].get("parent"), (node_id, "entered in", scope)
             inside[token_id] = node_id
-            if kinds.get(node_id) == "endEvent":
+            if nodes[node_id]["kind"] == "endEvent":
                 completed[node_id] += 1
         elif kind == "left" and inside.get(token_id) == node_id:
             completed[node_id] += 1
             del inside[token_id]
+        elif kind == "multi_instance":
+            inside.pop(token_id, None)
+        elif kind == "instance_completed":
+            completed[node_id] += 1
     return completed
 
 
-def _outcome(instance_id: int, document: dict[str, Any]) -> Outcome:
+def _outcome(instance_id: int) -> Outcome:
+    """The root instance's end state; the nodes completed in it and in the instances its call
+    activities started (Spiff's task tree holds those too), and where their tokens rest."""
     db.session.rollback()
-    kinds = {node_id: node["kind"] for node_id, node in document["nodes"].items()}
     instance = db.session.get(Instance, instance_id, populate_existing=True)
-    rows = db.session.execute(
-        select(HistoryEntry.kind, HistoryEntry.node_id, HistoryEntry.token_id)
-        .where(HistoryEntry.instance_id == instance_id)
-        .order_by(HistoryEntry.id)
-    ).all()
-    completed = _completions(rows, kinds)
+    completed: Counter[str] = Counter()
+    resting: list[str] = []
+    for member in _family(instance_id):
+        document = db.session.scalar(
+            select(ProcessVersion.document)
+            .join(Instance, Instance.version_id == ProcessVersion.id)
+            .where(Instance.id == member)
+        )
+        rows = db.session.execute(
+            select(
+                HistoryEntry.kind, HistoryEntry.node_id, HistoryEntry.token_id, HistoryEntry.details
+            )
+            .where(HistoryEntry.instance_id == member)
+            .order_by(HistoryEntry.id)
+        ).all()
+        completed += _completions(rows, document)
+        tokens = db.session.scalars(
+            select(Token.node_id).where(
+                Token.instance_id == member, Token.status.in_(("active", "waiting"))
+            )
+        ).all()
+        kinds = {node_id: node["kind"] for node_id, node in document["nodes"].items()}
+        resting.extend(n for n in tokens if kinds.get(n) not in NOT_RESTING)
     if instance.status == "completed":
         return Outcome(completed, "completed")
     if instance.status == "failed":
         error = instance.error or {}
         detail = f"{error.get('code')}: {error.get('message')}"
         return Outcome(completed, "failed", (str(error.get("node")),), detail)
-    tokens = db.session.scalars(
-        select(Token.node_id).where(
-            Token.instance_id == instance_id, Token.status.in_(("active", "waiting"))
-        )
-    ).all()
-    resting = sorted(n for n in tokens if kinds.get(n) not in NOT_RESTING)
-    return Outcome(
-        completed, instance.status if instance.status != "running" else "waiting", tuple(resting)
-    )
+    status = instance.status if instance.status != "running" else "waiting"
+    return Outcome(completed, status, tuple(sorted(resting)))

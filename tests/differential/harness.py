@@ -30,9 +30,13 @@ def executable(xml: bytes, process_id: str) -> bool:
     return True
 
 
-def precheck(xml: bytes, scenario: Scenario) -> str | None:
-    """Why the file cannot run at all (not executable, refused by the importer), else None;
-    needs no database, so such files are skipped before any set-up."""
+def precheck(xml: bytes, scenario: Scenario, called: tuple[bytes, ...] = ()) -> str | None:
+    """Why the file (or a file it calls) cannot run at all (not executable, refused by the
+    importer), else None; needs no database, so such files are skipped before any set-up."""
+    for number, other in enumerate(called):
+        reason = precheck(other, Scenario())
+        if reason:
+            return f"the called file {scenario.called[number]} cannot run: {reason}"
     try:
         result = processes.read_upload(xml)
     except ImportRefused as refused:
@@ -47,13 +51,20 @@ def precheck(xml: bytes, scenario: Scenario) -> str | None:
     return None
 
 
-def oracle(xml: bytes, scenario: Scenario) -> Outcome:
+def oracle(xml: bytes, scenario: Scenario, called: tuple[bytes, ...] = ()) -> Outcome | None:
     """Spiff's outcome as the BPMN spec has it: where the scenario records that Spiff departs
-    from the spec, check that it still does and put the spec's outcome in its place."""
+    from the spec, check that it still does and put the spec's outcome in its place; None
+    where Spiff still fails with the error the scenario records (nothing to compare with)."""
     try:
-        spiff = spiff_side.run(xml, chosen_process(xml, scenario), scenario)
+        spiff = spiff_side.run(xml, chosen_process(xml, scenario), scenario, called)
     except spiff_side.Unrunnable as error:
         pytest.skip(f"SpiffWorkflow cannot run it: {error}")
+    if scenario.spiff_error is not None:
+        assert scenario.expect is not None and scenario.completed, (
+            "spiff_error needs the spec's outcome in expect and completed"
+        )
+        assert spiff.state == "failed" and scenario.spiff_error in spiff.detail, spiff
+        return None
     if scenario.spiff_extra:
         extra = Counter(scenario.spiff_extra)
         assert spiff.completed & extra == extra, f"Spiff no longer completes {extra}: {spiff}"
@@ -66,12 +77,17 @@ def oracle(xml: bytes, scenario: Scenario) -> Outcome:
 
 
 def compare(
-    xml: bytes, scenario: Scenario, runner: flowdesk_side.Runner, *, known: bool
-) -> tuple[Outcome, Outcome]:
+    xml: bytes,
+    scenario: Scenario,
+    runner: flowdesk_side.Runner,
+    *,
+    known: bool,
+    called: tuple[bytes, ...] = (),
+) -> tuple[Outcome, Outcome | None]:
     """Run both engines; `known`: the scenario was written for this file (an unexpected publish
-    refusal then fails instead of skipping)."""
+    refusal then fails instead of skipping); `called`: the files of `scenario.called`."""
     try:
-        version = flowdesk_side.publish(xml, scenario, runner.key)
+        version = flowdesk_side.publish(xml, scenario, runner.key, called)
     except ImportRefused as refused:
         pytest.skip(f"Flowdesk's importer refuses the file: {refused.message}")
     except ProcessError as refused:
@@ -89,10 +105,13 @@ def compare(
         if known:
             pytest.fail(message)
         pytest.skip(message)
-    spiff = oracle(xml, scenario)
+    spiff = oracle(xml, scenario, called)
     flowdesk = flowdesk_side.run(version, scenario, runner.user)
-    differs = difference(flowdesk, spiff)
-    assert not differs, f"the engines disagree ({scenario.note or 'no note'}):\n{differs}"
+    if spiff is not None:
+        differs = difference(flowdesk, spiff)
+        assert not differs, f"the engines disagree ({scenario.note or 'no note'}):\n{differs}"
+    else:
+        assert flowdesk.completed == Counter(scenario.completed), flowdesk
     if scenario.expect is not None:
         assert (flowdesk.state, flowdesk.at) == scenario.expect, flowdesk
     return flowdesk, spiff

@@ -35,12 +35,16 @@ class Scenario:
     (and script) tasks by node id, each a dict for every visit or a list with one per visit."""
 
     process: str | None = None
+    # Other files (named as in the table) holding the processes call activities start; both
+    # engines load them with the file, Flowdesk publishes each first.
+    called: tuple[str, ...] = ()
     input: dict[str, Any] = field(default_factory=dict)
     answers: dict[str, dict[str, Any] | list[dict[str, Any]]] = field(default_factory=dict)
     results: dict[str, dict[str, Any] | list[dict[str, Any]]] = field(default_factory=dict)
     conditions: dict[str, Cond] = field(default_factory=dict)
     timers: dict[str, Timer] = field(default_factory=dict)
-    # Config a modeller adds in Flowdesk after importing (e.g. the name of an unnamed message).
+    # Config a modeller adds in Flowdesk after importing (e.g. the name of an unnamed message);
+    # a dict value is merged into the imported one (e.g. one setting of `multiInstance`).
     bind: dict[str, dict[str, Any]] = field(default_factory=dict)
     # Messages sent, in order, once nothing else can move: (name, payload).
     messages: tuple[tuple[str, dict[str, Any]], ...] = ()
@@ -57,6 +61,11 @@ class Scenario:
     # Where Spiff departs from the BPMN spec (say why in `note`): its end state instead of
     # `expect`; the completed nodes must still agree.
     spiff_expect: tuple[str, tuple[str, ...]] | None = None
+    # Spiff fails with an error containing this text where the spec has an outcome (a Spiff
+    # bug, say which in `note`): Flowdesk is checked against `expect` alone.
+    spiff_error: str | None = None
+    # With `spiff_error`: the nodes the spec completes (with repeats), checked against Flowdesk.
+    completed: dict[str, int] = field(default_factory=dict)
     # Nodes Spiff completes beyond what the spec allows (say why in `note`).
     spiff_extra: dict[str, int] = field(default_factory=dict)
     note: str = ""

@@ -58,6 +58,10 @@ _DEFAULT_FLOW = "camunda-bpm-platform/ExclusiveGatewayTest.testDefaultSequenceFl
 _CUSTOMER = "Task_0n2pfas"
 _CHOICE = "sid-CA089240-802A-4C32-9130-FB1A33DDCCC3"
 _SET_DATA = "Activity_1ghr6kd"
+_NEED_CLARIFICATION = {"key": "NeedClarification", "label": "Clarification?", "type": "text"}
+_CHANGE_TYPE = "sid-6C039219-F210-4984-B366-11C77DB35229"
+_TEST_MESSAGE = "sid-067AF0E4-F644-4962-BC02-E767C63647D5"
+_LONG_TASK = "sid-6FBBB56D-00CD-4C2B-9345-486986BB4992"
 
 SCENARIOS: dict[str, Scenario | list[Scenario]] = {
     _PUBLICATION: [
@@ -193,8 +197,126 @@ SCENARIOS: dict[str, Scenario | list[Scenario]] = {
     ],
     "spiffworkflow/parallel_multiinstance_cardinality.bpmn": Scenario(
         answers={"any_task": [{"output_item": n} for n in (1, 2, 3)]},
-        bind={"any_task": {"multiInstance": {"sequential": False, "cardinality": "3"}}},
         expect=("completed", ()),
+    ),
+    "camunda-bpm-examples/camunda-testing-job-announcement.bpmn": Scenario(
+        called=(_PUBLICATION,),
+        input={"jobAnnouncementId": 7, "twitter": True, "facebook": True},
+        answers={"review": [{"approved": False}, {"approved": True}]},
+        conditions={
+            "Flow_1gfi885": Cond("$nodes.review.approved == true", "approved"),
+            "Flow_0yjunvn": Cond("$nodes.review.approved != true", "not approved"),
+            **_PUBLICATION_CONDITIONS,
+        },
+        bind={
+            "publication": {
+                "inputs": {
+                    "jobAnnouncementId": "$input.jobAnnouncementId",
+                    "facebook": "$input.facebook",
+                    "twitter": "$input.twitter",
+                }
+            }
+        },
+        expect=("completed", ()),
+        note="Camunda's call passes variables the start input holds in Flowdesk; one "
+        "correction round, then the called publication posts to both networks",
+    ),
+    "miwg-test-suite/bpmn-io-18.6.1/A.3.0-export.bpmn": Scenario(
+        bind={"Event_1uez1gc": {"message": "Message"}},
+        refused="start.count",
+        note="the collapsed sub-process is empty: with no start event and no activity inside "
+        "it has nothing to run (BPMN 2.0.2 §10.2.5 instantiates the activities without "
+        "incoming flows, and there are none); Flowdesk refuses to publish it",
+    ),
+    "spiffworkflow/timer-cycle.bpmn": Scenario(
+        refused="node.outgoing_count",
+        note="'Refill Coffee' has no outgoing flow; BPMN 2.0.2 §10.4.3 ends the token there "
+        "(an implicit end), Flowdesk asks for an end event (docs/process-format.md)",
+    ),
+    "spiffworkflow/boundary_timer_on_task.bpmn": Scenario(
+        refused="node.outgoing_count",
+        note="'update timer_called' has no outgoing flow; BPMN 2.0.2 §10.4.3 ends the token "
+        "there (an implicit end), Flowdesk asks for an end event (docs/process-format.md)",
+    ),
+    "spiffworkflow/lanes.bpmn": [
+        Scenario(
+            answers={"Activity_B1": {"NeedClarification": need}},
+            conditions={"Flow_0okhwy0": Cond(out("Activity_B1", "NeedClarification == 'Yes'"))},
+            bind={"Activity_B1": {"form": {"fields": [_NEED_CLARIFICATION]}}},
+            expect=("completed", ()),
+            note="the file's boolean form field defaults to 'No' and is compared with 'Yes': "
+            "the modeller makes it a text field",
+        )
+        for need in ("Yes", "No")
+    ],
+    "spiffworkflow/Scripts.bpmn20.xml": [
+        Scenario(
+            input={"priority": priority},
+            answers={_CHANGE_TYPE: {"choice": choice}},
+            conditions={
+                "sid-0258E597-1879-4A66-B2A0-686F559D123E": _answer_is(
+                    _CHANGE_TYPE, "choice", "Permanent"
+                ),
+                "sid-5457E966-E8F8-4E6A-AEDE-B4A1399CFAC2": _answer_is(
+                    _CHANGE_TYPE, "choice", "Temporary"
+                ),
+                "sid-9928A8F9-83F2-4C6B-A253-FC3D161BD33C": Cond(
+                    "$input.priority == 'Emergency'", "priority == 'Emergency'"
+                ),
+            },
+            expect=("completed", ()),
+            note="the file's condition `priority = 'Emergency'` is an assignment; the choice "
+            "gateway has no conditions at all",
+        )
+        for choice, priority in (("Permanent", "Emergency"), ("Temporary", "Low"))
+    ],
+    "spiffworkflow/Message-Non-Interrupt.bpmn20.xml": [
+        Scenario(
+            bind={_TEST_MESSAGE: {"message": "Test Message"}},
+            messages=(("Test Message", {}),),
+            expect=("completed", ()),
+            note="the work is done before the message: nobody waits for it any more",
+        ),
+        Scenario(
+            bind={_TEST_MESSAGE: {"message": "Test Message"}},
+            answers={_LONG_TASK: []},
+            messages=(("Test Message", {}),),
+            expect=("waiting", (_LONG_TASK,)),
+            note="the message comes while the work is open: acknowledged, the work goes on",
+        ),
+    ],
+    "flowable-examples/timer.bpmn20.xml": [
+        Scenario(
+            input={"timerDate": "2031-05-01T10:00:00+00:00"},
+            timers={
+                "intermediateTimerEventBoundary1": Timer({"date": "$input.timerDate"}, "timerDate")
+            },
+            timers_first=first,
+            expect=("completed", ()),
+            note="the task is escalated" if first else "the task is done in time",
+        )
+        for first in (True, False)
+    ],
+    "flowable-examples/Table_Reservation_v1.bpmn20.xml": [
+        Scenario(
+            input={"reservationTime": "2031-05-01T19:00:00+00:00", "showUp": show_up},
+            timers={
+                "intermediatetimereventcatching1": Timer(
+                    {"date": "$input.reservationTime"}, "reservationTime"
+                )
+            },
+            conditions={
+                "sequenceflow6": Cond("$input.showUp == true", "showUp"),
+                "sequenceflow7": Cond("$input.showUp != true", "not showUp"),
+            },
+            expect=("completed", ()),
+            note="a timer until the reservation, then the guest shows up or not",
+        )
+        for show_up in (True, False)
+    ],
+    "spiffworkflow/call_activity_end_event.bpmn": Scenario(
+        called=("spiffworkflow/call_activity_call_activity.bpmn",),
+        note="a call activity whose process is in another file",
     ),
     "flowable-examples/my-process.bpmn20.xml": [
         Scenario(expect=("completed", ())),
@@ -284,7 +406,7 @@ SCENARIOS.update(
                     {"on_any_error": 1, "investigate": 1, "end_other": 1},
                     "the boundary catching DECLINED wins over the catch-all (Camunda 8, "
                     "docs/process-format.md); Spiff triggers both interrupting boundaries, which "
-                    "BPMN 2.0.2 §10.5.4 rules out: the first one ends the activity",
+                    "BPMN 2.0.2 §13.5.3 rules out: the first one cancels the activity",
                 ),
                 ("fraud", {}, "no boundary catches FRAUD by code: the catch-all does"),
                 ("ok", {}, "no error"),
@@ -298,17 +420,10 @@ SCENARIOS.update(
         ),
         "files/multi-instance-parallel.bpmn": Scenario(
             answers={"approve": [{"done": n} for n in (1, 2, 3)]},
-            bind={
-                "approve": {
-                    "multiInstance": {
-                        "sequential": False,
-                        "cardinality": "3",
-                        "completion": "$loop.completed >= 2",
-                    }
-                }
-            },
+            bind={"approve": {"multiInstance": {"completion": "$loop.completed >= 2"}}},
             expect=("completed", ()),
-            note="Spiff has no completion counter: each answer carries its count as `done`",
+            note="Spiff has no completion counter: each answer carries its count as `done`, "
+            "which Flowdesk keeps in $nodes, not in the $vars.done the importer reads",
         ),
         "files/multi-instance-sequential.bpmn": Scenario(
             input={"reviewers": ["ann", "bob", "cid"]},
@@ -316,14 +431,13 @@ SCENARIOS.update(
             bind={
                 "review": {
                     "multiInstance": {
-                        "sequential": True,
                         "collection": "$input.reviewers",
-                        "element": "reviewer",
                         "completion": "$loop.completed >= 2",
                     }
                 }
             },
             expect=("completed", ()),
+            note="the start input is $input in Flowdesk, not the $vars the importer reads",
         ),
         "files/escalation.bpmn": Scenario(
             expect=("completed", ()), note="a non-interrupting escalation boundary"
@@ -337,6 +451,254 @@ SCENARIOS.update(
                 note="three rounds through a split and join, the timer first or last",
             )
             for first in (False, True)
+        ],
+        "files/call-activity.bpmn": [
+            Scenario(
+                called=("files/call-activity-called.bpmn",),
+                results={"lookup": {"status": status}},
+                conditions={"c4": Cond("$nodes.lookup.status == 'missing'")},
+                expect=("completed", ()),
+                note=note,
+            )
+            for status, note in (
+                ("found", "the called process completes and the caller goes on"),
+                ("missing", "the called process's error end goes to the call's error boundary"),
+            )
+        ]
+        + [
+            Scenario(
+                called=("files/call-activity-called.bpmn",),
+                results={"lookup": {"status": "found"}},
+                conditions={"c4": Cond("$nodes.lookup.status == 'missing'")},
+                answer_all=False,
+                expect=("waiting", ("confirm",)),
+                note="the caller waits while a task of the called process is open",
+            )
+        ],
+        "files/call-chain.bpmn": [
+            Scenario(
+                called=("files/call-activity-called.bpmn", "files/call-chain-middle.bpmn"),
+                results={"lookup": {"status": status}},
+                conditions={"c4": Cond("$nodes.lookup.status == 'missing'")},
+                expect=("completed", ()),
+                note=note,
+            )
+            for status, note in (
+                ("found", "both calls complete"),
+                ("missing", "the bottom's error passes the middle and reaches the top's boundary"),
+            )
+        ],
+        "files/call-chain-middle.bpmn": Scenario(
+            called=("files/call-activity-called.bpmn",),
+            results={"lookup": {"status": "missing"}},
+            conditions={"c4": Cond("$nodes.lookup.status == 'missing'")},
+            expect=("failed", ("inner_call",)),
+            spiff_expect=("completed", ()),
+            spiff_extra={"middle_task": 1, "middle_end": 1},
+            note="nothing catches the called process's error: an incident at the call "
+            "(BPMN 2.0.2 §10.4.3 leaves it unspecified); Spiff drops the error and goes on",
+        ),
+        "files/call-activity-called.bpmn": [
+            Scenario(
+                results={"lookup": {"status": "found"}},
+                conditions={"c4": Cond("$nodes.lookup.status == 'missing'")},
+                expect=("completed", ()),
+            ),
+            Scenario(
+                results={"lookup": {"status": "missing"}},
+                conditions={"c4": Cond("$nodes.lookup.status == 'missing'")},
+                expect=("failed", ("missing",)),
+                spiff_expect=("completed", ()),
+                note="nothing catches the error: BPMN 2.0.2 leaves the outcome unspecified "
+                "(§10.4.3, error end event); Flowdesk raises an incident, as Camunda 8 does "
+                "(docs/process-format.md); Spiff completes the instance",
+            ),
+        ],
+        "files/multi-instance-subprocess-boundary.bpmn": [
+            Scenario(expect=("completed", ()), note="all three sign in time"),
+            Scenario(
+                timers_first=True,
+                expect=("completed", ()),
+                spiff_error="was not found",
+                completed={
+                    "start": 1,
+                    "signing_start": 3,
+                    "prepare": 3,
+                    "deadline": 1,
+                    "escalate": 1,
+                    "end_late": 1,
+                },
+                note="the deadline cancels every open instance; the escalation follows (Spiff "
+                "3.2 fails with TaskNotFoundException when an interrupting boundary event "
+                "cancels a running multi-instance sub-process)",
+            ),
+            Scenario(
+                answers={"sign": [{}]},
+                timer_limit=0,
+                expect=("waiting", ("sign", "sign")),
+                note="one signature of three: the body waits for the other two",
+            ),
+        ],
+        "files/call-activity-multi.bpmn": [
+            Scenario(
+                called=("files/call-activity-called.bpmn",),
+                results={"lookup": {"status": "found"}},
+                conditions={"c4": Cond("$nodes.lookup.status == 'missing'")},
+                expect=("completed", ()),
+            ),
+            Scenario(
+                called=("files/call-activity-called.bpmn",),
+                results={"lookup": {"status": "found"}},
+                conditions={"c4": Cond("$nodes.lookup.status == 'missing'")},
+                answers={"confirm": [{}]},
+                expect=("waiting", ("confirm",)),
+                note="one called instance done, the other waits for its confirmation",
+            ),
+        ],
+        "files/event-subprocess-message.bpmn": [
+            Scenario(
+                answers={"work": []},
+                messages=(("Status", {}), ("Status", {})),
+                expect=("waiting", ("work",)),
+                note="two status requests, each answered while the work stays open",
+            ),
+            Scenario(
+                messages=(("Status", {}),),
+                expect=("completed", ()),
+                note="the work is done first: nobody listens for the message any more",
+            ),
+        ],
+        "files/multi-instance-error.bpmn": [
+            Scenario(
+                answers={"check": [{"ok": True}, {"ok": ok}, {"ok": True}]},
+                conditions={"c4": Cond("$nodes.check.ok == false")},
+                expect=("completed", ()),
+                spiff_error=error,
+                completed=completed,
+                note=note,
+            )
+            for ok, error, completed, note in (
+                (True, None, {}, "three checks pass"),
+                (
+                    False,
+                    "was not found",
+                    {
+                        "start": 1,
+                        "checks": 1,
+                        "check_start": 2,
+                        "check": 2,
+                        "passed": 2,
+                        "check_end": 1,
+                        "bad": 1,
+                        "on_bad": 1,
+                        "repair": 1,
+                        "end_repaired": 1,
+                    },
+                    "the second check fails: the third never starts, the repair follows "
+                    "(Spiff 3.2 fails with TaskNotFoundException when the error boundary "
+                    "cancels the multi-instance sub-process)",
+                ),
+            )
+        ],
+        "files/call-activity-escalation.bpmn": [
+            Scenario(
+                called=("files/call-activity-escalation-called.bpmn",),
+                expect=("completed", ()),
+            ),
+            Scenario(
+                called=("files/call-activity-escalation-called.bpmn",),
+                answers={"finish": []},
+                expect=("waiting", ("finish",)),
+                note="the notification is out while the called process waits",
+            ),
+        ],
+        "files/call-activity-escalation-called.bpmn": Scenario(
+            expect=("completed", ()), note="an escalation nobody catches does not stop it"
+        ),
+        "files/terminate-multi-instance.bpmn": [
+            Scenario(expect=("completed", ())),
+            Scenario(
+                answer_all=False,
+                expect=("waiting", ("after",)),
+                note="both instances end at their terminate ends; the body goes on",
+            ),
+        ],
+        "files/event-subprocess-timer-nested.bpmn": [
+            Scenario(
+                timers_first=True,
+                expect=("completed", ()),
+                note="two reminders while the case runs, then the archive",
+            ),
+            Scenario(
+                answers={"work": {}, "archive": []},
+                expect=("waiting", ("archive",)),
+                spiff_extra={"tick": 2, "remind": 2, "reminded": 2},
+                note="the work is done before the first tick: the case completes at once and "
+                "its event sub-process stops listening (BPMN 2.0.2 §10.2.5: it runs only while "
+                "its parent is active); Spiff keeps the case open until both ticks fired",
+            ),
+        ],
+        "files/multi-instance-boundary-cycle.bpmn": [
+            Scenario(
+                timers_first=True,
+                expect=("completed", ()),
+                note="two ticks, one reminder each, then both votes",
+            ),
+            Scenario(expect=("completed", ()), note="both vote before the first tick"),
+        ],
+        "files/escalation-end-interrupting.bpmn": [
+            Scenario(
+                answers={"long": []},
+                expect=("completed", ()),
+                note="the escalation end cancels the long work; the boundary's flow follows",
+            ),
+            Scenario(
+                answers={"inspect": []},
+                expect=("waiting", ("inspect",)),
+                note="the long work is done, the inspection still open",
+            ),
+        ],
+        "files/subprocess-loop-boundary.bpmn": [
+            Scenario(
+                answers={"try": [{"retry": True}, {"retry": False}]},
+                conditions={"f5": Cond("$nodes.try.retry == true")},
+                expect=("completed", ()),
+                note="two entries, each done in time",
+            ),
+            Scenario(
+                answers={"try": [{"retry": False}]},
+                conditions={"f5": Cond("$nodes.try.retry == true")},
+                timers_first=True,
+                timer_limit=2,
+                expect=("completed", ()),
+                note="the timer ends the first two entries; the third is done",
+            ),
+        ],
+        "files/multi-instance-empty.bpmn": [
+            Scenario(
+                input={"approvers": approvers},
+                bind={"approve": {"multiInstance": {"collection": "$input.approvers"}}},
+                expect=("completed", ()),
+                note=note,
+            )
+            for approvers, note in (([], "no approver: no instance"), (["ann"], "one approver"))
+        ],
+        "files/event-subprocess-timer.bpmn": [
+            Scenario(timers_first=True, expect=("completed", ()), note="two reminders, then done"),
+            Scenario(
+                expect=("completed", ()),
+                spiff_extra={"tick": 2, "remind": 2, "reminded": 2},
+                note="done before the first reminder: the instance completes at once (BPMN "
+                "2.0.2 §13.1: no token is left and no activity is active; an event sub-process "
+                "waiting for its trigger is neither); Spiff keeps it open until the cycle has "
+                "fired its two ticks",
+            ),
+            Scenario(
+                timers_first=True,
+                answer_all=False,
+                expect=("waiting", ("review",)),
+                note="reminders do not end the review",
+            ),
         ],
         "files/flat-exclusive-merge-then-join.bpmn": Scenario(
             expect=("waiting", ("join",)),

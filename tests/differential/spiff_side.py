@@ -13,12 +13,15 @@ from SpiffWorkflow.bpmn.parser.BpmnParser import BpmnParser
 from SpiffWorkflow.bpmn.parser.TaskParser import TaskParser
 from SpiffWorkflow.bpmn.parser.util import full_tag
 from SpiffWorkflow.bpmn.script_engine import PythonScriptEngine
+from SpiffWorkflow.bpmn.specs.control import BoundaryEventSplit
 from SpiffWorkflow.bpmn.specs.defaults import ServiceTask
+from SpiffWorkflow.bpmn.specs.event_definitions.item_aware_event import ErrorEventDefinition
 from SpiffWorkflow.bpmn.specs.event_definitions.message import MessageEventDefinition
 from SpiffWorkflow.bpmn.specs.event_definitions.timer import (
     CycleTimerEventDefinition,
     TimerEventDefinition,
 )
+from SpiffWorkflow.bpmn.specs.mixins.events.end_event import EndEvent
 from SpiffWorkflow.bpmn.specs.mixins.events.event_types import CatchingEvent
 from SpiffWorkflow.bpmn.specs.mixins.events.intermediate_event import BoundaryEvent
 from SpiffWorkflow.bpmn.specs.mixins.multiinstance_task import MultiInstanceTask
@@ -93,7 +96,38 @@ def prepared(xml: bytes, scenario: Scenario) -> etree._Element:
 
 
 class Unrunnable(Exception):
-    """Spiff cannot load the file's process (it refuses to parse or build it)."""
+    """Spiff cannot load the file's process (it refuses to parse or build it), or would run it
+    with other semantics than it says (see `_unsupported`)."""
+
+
+# Start events of event sub-processes Spiff's parser reads as none starts (it parses message,
+# signal, timer and conditional ones only), so the event sub-process would start at once.
+_UNREAD_STARTS = ("errorEventDefinition", "escalationEventDefinition", "compensateEventDefinition")
+# Starts of event sub-processes Spiff triggers only when the event sub-process is in a process.
+_PROCESS_LEVEL_STARTS = ("messageEventDefinition", "signalEventDefinition")
+
+
+def _unsupported(root: etree._Element) -> str | None:
+    """What of the file Spiff 3.2 would silently run wrong: error-, escalation- and compensation-
+    started event sub-processes (started at once), interrupting event sub-processes (Spiff
+    never reads `isInterrupting`, so every event sub-process runs alongside its scope), and
+    message- or signal-started ones inside a sub-process (Spiff's event manager looks for such
+    triggers in the process only, so they never start)."""
+    for subprocess in root.iter(f"{BPMN}subProcess"):
+        if subprocess.get("triggeredByEvent", "false").strip() != "true":
+            continue
+        name = subprocess.get("id")
+        nested = subprocess.getparent().tag != f"{BPMN}process"
+        for start in subprocess.findall(f"{BPMN}startEvent"):
+            for definition in _UNREAD_STARTS:
+                if start.find(f"{BPMN}{definition}") is not None:
+                    return f"event sub-process '{name}' starts on {definition}"
+            if start.get("isInterrupting", "true").strip() != "false":
+                return f"event sub-process '{name}' is interrupting"
+            for definition in _PROCESS_LEVEL_STARTS:
+                if nested and start.find(f"{BPMN}{definition}") is not None:
+                    return f"event sub-process '{name}' starts on {definition} in a sub-process"
+    return None
 
 
 def _rename_reserved(root: etree._Element) -> None:
@@ -107,15 +141,33 @@ def _rename_reserved(root: etree._Element) -> None:
             element.text = text + _RENAMED
 
 
-def _workflow(xml: bytes, process_id: str, scenario: Scenario) -> BpmnWorkflow:
+def _workflow(
+    xml: bytes, process_id: str, scenario: Scenario, called: tuple[bytes, ...]
+) -> tuple[BpmnWorkflow, set[str]]:
+    """The workflow of `process_id`, and the ids of its event sub-processes; the parser also
+    reads the `called` files, so that `get_subprocess_specs` finds the processes call
+    activities start across files."""
+    roots = [prepared(xml, scenario), *(prepared(other, scenario) for other in called)]
+    for root in roots:
+        reason = _unsupported(root)
+        if reason:
+            raise Unrunnable(f"Spiff would run it wrong: {reason}")
     try:
         parser = _Parser()
-        parser.add_bpmn_xml(prepared(xml, scenario), filename=process_id)
+        parser.add_bpmn_xml(roots[0], filename=process_id)
+        for number, root in enumerate(roots[1:], 1):
+            parser.add_bpmn_xml(root, filename=f"called-{number}")
         spec = parser.get_spec(process_id)
         subprocesses = parser.get_subprocess_specs(process_id)
-        return BpmnWorkflow(spec, subprocesses, script_engine=_StubEngine(scenario))
+        workflow = BpmnWorkflow(spec, subprocesses, script_engine=_StubEngine(scenario))
     except SpiffWorkflowException as error:
         raise Unrunnable(str(error)) from error
+    return workflow, {
+        str(element.get("id")).removesuffix(_RENAMED)
+        for root in roots
+        for element in root.iter(f"{BPMN}subProcess")
+        if element.get("triggeredByEvent", "false").strip() == "true"
+    }
 
 
 def _spec_id(spec: Any) -> str | None:
@@ -167,10 +219,17 @@ def _fire(workflow: BpmnWorkflow, task: Any, ticks: Counter[str]) -> None:
 
 
 def _message_waiters(workflow: BpmnWorkflow, name: str) -> bool:
+    """Whether a waiting task or a message-started event sub-process of the process (Spiff
+    keeps those as triggers of its start, not as waiting tasks) catches the message."""
     for task in workflow.get_tasks(state=TaskState.WAITING):
         definition = getattr(task.task_spec, "event_definition", None)
         if isinstance(definition, MessageEventDefinition) and definition.name == name:
             return True
+    for trigger in workflow.spec.start.trigger_specs:
+        for start in workflow.subprocess_specs[trigger].bpmn_start_events:
+            definition = start.event_definition
+            if isinstance(definition, MessageEventDefinition) and definition.name == name:
+                return True
     return False
 
 
@@ -184,9 +243,10 @@ def _resting(task: Any) -> bool:
     return _bpmn_id(task) is not None
 
 
-def run(xml: bytes, process_id: str, scenario: Scenario) -> Outcome:
-    """Run the file's process with the scenario; raises Unrunnable if Spiff cannot load it."""
-    workflow = _workflow(xml, process_id, scenario)
+def run(xml: bytes, process_id: str, scenario: Scenario, called: tuple[bytes, ...] = ()) -> Outcome:
+    """Run the file's process with the scenario (and the `called` files' processes its call
+    activities start); raises Unrunnable if Spiff cannot load it."""
+    workflow, uncounted = _workflow(xml, process_id, scenario, called)
     workflow.task_tree.data.update(scenario.input)
     visits = Visits()
     messages = list(scenario.messages)
@@ -221,13 +281,15 @@ def run(xml: bytes, process_id: str, scenario: Scenario) -> Outcome:
         spec = task.task_spec if task is not None else getattr(error, "task_spec", None)
         node_id = _spec_id(spec)
         at = (node_id,) if node_id else ()
-        return Outcome(_completed(workflow, ticks), "failed", at, str(error)[:300])
+        return Outcome(_completed(workflow, ticks, uncounted), "failed", at, str(error)[:300])
     if workflow.is_completed():
-        return Outcome(_completed(workflow, ticks), "completed")
+        return Outcome(_completed(workflow, ticks, uncounted), "completed")
     live = TaskState.READY | TaskState.WAITING | TaskState.STARTED
     resting = [t for t in workflow.get_tasks(state=live) if _resting(t)]
     return Outcome(
-        _completed(workflow, ticks), "waiting", tuple(sorted(_bpmn_id(t) for t in resting))
+        _completed(workflow, ticks, uncounted),
+        "waiting",
+        tuple(sorted(_bpmn_id(t) for t in resting)),
     )
 
 
@@ -247,14 +309,59 @@ def _complete_one(workflow: BpmnWorkflow, scenario: Scenario, visits: Visits) ->
     return False
 
 
-def _completed(workflow: BpmnWorkflow, ticks: Counter[str]) -> Counter[str]:
+def _completed(workflow: BpmnWorkflow, ticks: Counter[str], uncounted: set[str]) -> Counter[str]:
     """Completed tasks by node id; a multi-instance activity counts its completed instances
-    (not the body that holds them), a cycle timer its ticks."""
+    (not the body that holds them), a cycle timer its ticks, and an activity an interrupting
+    boundary event ended does not count (see `_interrupted`). Nor does an event sub-process:
+    Spiff runs every trigger of a non-interrupting one in a single instance, where BPMN 2.0.2
+    §10.2.5 starts an instance per trigger (the nodes inside are counted).
+
+    The walk asks for every state: asked for completed tasks only, Spiff's iterator does not
+    descend below a task that is not finished, such as a running multi-instance body."""
     completed = Counter(
         node_id
-        for task in workflow.get_tasks(state=TaskState.COMPLETED)
-        if (node_id := _bpmn_id(task)) is not None
+        for task in workflow.get_tasks(state=TaskState.ANY_MASK)
+        if task.state == TaskState.COMPLETED
+        and (node_id := _bpmn_id(task)) is not None
         and not isinstance(task.task_spec, MultiInstanceTask)
         and not _is_cycle(task)
+        and not _interrupted(task)
+        and not _ended_in_error(task)
+        and node_id not in uncounted
     )
     return completed + ticks
+
+
+def _ended_in_error(task: Any) -> bool:
+    """Whether `task` is a sub-process or call activity whose process ended at an error end
+    event. Spiff completes it and then hands the error on; BPMN 2.0.2 §10.4.3 has the error
+    end event terminate the process and the error caught around it, so it never completes."""
+    if not isinstance(task.task_spec, SubWorkflowTask):
+        return False
+    subprocess = task.workflow.top_workflow.subprocesses.get(task.id)
+    if subprocess is None:
+        return False
+    return any(
+        isinstance(inner.task_spec, EndEvent)
+        and isinstance(inner.task_spec.event_definition, ErrorEventDefinition)
+        and inner.state == TaskState.COMPLETED
+        for inner in subprocess.get_tasks(state=TaskState.ANY_MASK, skip_subprocesses=True)
+    )
+
+
+def _interrupted(task: Any) -> bool:
+    """Whether an interrupting boundary event of `task` fired. Spiff marks a sub-process whose
+    error (or escalation) end event threw to its boundary as completed, and then the boundary
+    fires; BPMN 2.0.2 §13.5.3 has the event cancel the activity, which so never completes.
+    (An activity that did complete closes its boundary events, so none of them can fire after.)"""
+    split = task.parent
+    if isinstance(task.task_spec, BoundaryEvent) or split is None:
+        return False
+    if not isinstance(split.task_spec, BoundaryEventSplit):
+        return False
+    return any(
+        isinstance(other.task_spec, BoundaryEvent)
+        and other.task_spec.cancel_activity
+        and other.state == TaskState.COMPLETED
+        for other in split.children
+    )

