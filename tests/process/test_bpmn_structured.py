@@ -598,13 +598,22 @@ def test_sub_processes_nested_ten_deep_roundtrip(schema: etree.XMLSchema) -> Non
 
 
 def test_deep_nesting_costs_linear_time() -> None:
-    doc = nested_chain(4000)
-    began = time.perf_counter()
-    normalized = normalize(doc)
-    assert validate(normalized) == []
-    auto_layout(normalized)
-    elapsed = time.perf_counter() - began
-    assert elapsed < 5, f"{elapsed:.1f} s for 12,000 nested nodes"
+    """Twice the nesting costs about twice the time (quadratic work would cost four times); the
+    best of three runs per size keeps a busy machine from deciding the outcome."""
+
+    def best(size: int) -> float:
+        doc = nested_chain(size)
+        times = []
+        for _ in range(3):
+            began = time.perf_counter()
+            normalized = normalize(doc)
+            assert validate(normalized) == []
+            auto_layout(normalized)
+            times.append(time.perf_counter() - began)
+        return min(times)
+
+    small, large = best(600), best(1200)
+    assert large / small < 3, f"{small:.2f} s for 600 levels, {large:.2f} s for 1,200"
 
 
 _KEYS = ["event", "code", "duration", "date", "cycle", "message", "correlationKey", "attachedTo",
