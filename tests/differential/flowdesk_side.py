@@ -330,7 +330,10 @@ def _completions(rows: Any, document: dict[str, Any]) -> Counter[str]:
             if nodes[node_id]["kind"] == "endEvent":
                 completed[node_id] += 1
         elif kind == "left" and inside.get(token_id) == node_id:
-            completed[node_id] += 1
+            # Spiff runs every trigger of a non-interrupting event sub-process in one instance,
+            # so neither side counts the event sub-process itself: the nodes inside compare.
+            if nodes[node_id]["kind"] != "eventSubProcess":
+                completed[node_id] += 1
             del inside[token_id]
         elif kind == "multi_instance":
             inside.pop(token_id, None)

@@ -268,6 +268,7 @@ class Step:
         if boundaries:
             self.close_waits([token], tuple(boundaries))
         if self.definition.kind(node_id) == "eventSubProcess":
+            self.history.add("left", token, scope=self.scope_of(token))
             token.status = "done"
             self.ended(token)
             return
