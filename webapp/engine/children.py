@@ -15,7 +15,6 @@ from webapp.engine import limits
 from webapp.engine.context import jsonable
 from webapp.engine.runtime import Step
 from webapp.engine.store import TokenRow
-from webapp.process.expressions import ExpressionError, evaluate
 
 
 def call(step: Step, token: TokenRow, node: dict[str, Any]) -> None:
@@ -25,14 +24,9 @@ def call(step: Step, token: TokenRow, node: dict[str, Any]) -> None:
         message = f"The call chain is deeper than {limits.CALL_DEPTH} instances."
         step.fail(token, "call_depth", message)
         return
-    context = step.context(token)
-    inputs = {}
-    for name, text in (config.get("inputs") or {}).items():
-        try:
-            inputs[name] = evaluate(text, context)
-        except ExpressionError as error:
-            step.fail(token, "expression", f"The input '{name}' failed: {error}")
-            return
+    inputs = step.evaluate_inputs(token, config.get("inputs") or {})
+    if inputs is None:
+        return
     version = config.get("version") if config.get("binding") == "version" else None
     token.status = "waiting"
     step.add_job(
@@ -54,23 +48,19 @@ def report_to_parent(step: Step, status: str, **details: Any) -> None:
 def write_report(step: Step) -> None:
     """Write the `resume` job of a child that ended in this step."""
     instance = step.instance
-    if step.report is None or instance.parent_id is None or instance.parent_token_id is None:
-        return
-    step.add_job(
-        None,
-        "resume",
-        step.now,
-        instance_id=instance.parent_id,
-        token_id=instance.parent_token_id,
-        node_id=instance.parent_node_id or "",
-        key=f"resume:{instance.id}",
-        inputs={"child": instance.id, "step": instance.parent_step, **step.report},
-    )
+    if step.report is not None:
+        _to_parent(step, f"resume:{instance.id}", {"child": instance.id, **step.report})
 
 
 def escalate_to_parent(step: Step, code: str) -> None:
     """An escalation nothing in the child caught goes on to the call activity; the child
     carries on."""
+    key = f"escalate:{step.instance.id or 'new'}:{uuid.uuid4().hex}"
+    _to_parent(step, key, {"status": "escalation", "code": code})
+
+
+def _to_parent(step: Step, key: str, outcome: dict[str, Any]) -> None:
+    """A `resume` job on the caller's waiting token (checked against the token's step there)."""
     instance = step.instance
     if instance.parent_id is None or instance.parent_token_id is None:
         return
@@ -81,8 +71,8 @@ def escalate_to_parent(step: Step, code: str) -> None:
         instance_id=instance.parent_id,
         token_id=instance.parent_token_id,
         node_id=instance.parent_node_id or "",
-        key=f"escalate:{instance.id or 'new'}:{uuid.uuid4().hex}",
-        inputs={"status": "escalation", "code": code, "step": instance.parent_step},
+        key=key,
+        inputs={**outcome, "step": instance.parent_step},
     )
 
 

@@ -135,14 +135,9 @@ def _service(step: Step, token: Token, node: dict[str, Any]) -> None:
     if tools.get(name) is None:
         step.fail(token, "unknown_tool", f"The tool '{name}' is not installed.")
         return
-    context = step.context(token)
-    inputs = {}
-    for key, text in (config.get("inputs") or {}).items():
-        try:
-            inputs[key] = evaluate(text, context)
-        except ExpressionError as error:
-            step.fail(token, "expression", f"The input '{key}' failed: {error}")
-            return
+    inputs = step.evaluate_inputs(token, config.get("inputs") or {})
+    if inputs is None:
+        return
     step.add_job(
         token,
         "tool",

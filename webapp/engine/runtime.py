@@ -98,6 +98,21 @@ class Step:
             context.update(multi.scope_values(self, inner.parent, inner))
         return context
 
+    def evaluate_inputs(self, token: TokenRow, mapping: dict[str, str]) -> dict[str, Any] | None:
+        """Evaluate each named expression at `token` (a tool's or a call's inputs); on an error
+        the token fails naming the input, and the result is None."""
+        from webapp.process.expressions import ExpressionError, evaluate
+
+        context = self.context(token)
+        values = {}
+        for name, text in mapping.items():
+            try:
+                values[name] = evaluate(text, context)
+            except ExpressionError as error:
+                self.fail(token, "expression", f"The input '{name}' failed: {error}")
+                return None
+        return values
+
     def record_output(self, node_id: str, output: Any) -> None:
         """Store a finished step's output as `$nodes.<id>` and under its `saveTo` variable."""
         self.nodes[node_id] = output

@@ -56,23 +56,31 @@ def try_complete(step: Step, scope: TokenRow) -> bool:
 def open_boundaries(step: Step, host: TokenRow) -> None:
     """Subscribe the host's timer and message boundary events (errors and escalations need no
     subscription: they are looked up when thrown)."""
+    for boundary in step.definition.boundaries.get(host.node_id, ()):
+        if not _subscribe(step, host, boundary):
+            return
+
+
+def _subscribe(step: Step, holder: TokenRow, node_id: str) -> bool:
+    """`holder` waits for the timer or message of event `node_id` (a boundary event or an event
+    sub-process's start); False when the timer or the correlation key fails it."""
     from webapp.engine.nodes import correlation_key
 
-    for boundary in step.definition.boundaries.get(host.node_id, ()):
-        config = step.definition.config(boundary)
-        event = config.get("event")
-        if event == "timer":
-            try:
-                due = first_due(config, step.context(host), step.now)
-            except (ValueError, ExpressionError, OverflowError) as error:
-                step.fail(host, "timer", f"The timer of '{boundary}' is invalid: {error}")
-                return
-            step.add_job(host, "timer", due, node_id=boundary)
-        elif event == "message":
-            key = correlation_key(step, host, config)
-            if key is None:
-                return
-            step.add_subscription(host, str(config.get("message") or ""), key, boundary)
+    config = step.definition.config(node_id)
+    event = config.get("event")
+    if event == "timer":
+        try:
+            due = first_due(config, step.context(holder), step.now)
+        except (ValueError, ExpressionError, OverflowError) as error:
+            step.fail(holder, "timer", f"The timer of '{node_id}' is invalid: {error}")
+            return False
+        step.add_job(holder, "timer", due, node_id=node_id)
+    elif event == "message":
+        key = correlation_key(step, holder, config)
+        if key is None:
+            return False
+        step.add_subscription(holder, str(config.get("message") or ""), key, node_id)
+    return True
 
 
 def first_due(config: dict[str, Any], context: dict[str, Any], now: datetime) -> datetime:
@@ -204,28 +212,14 @@ def terminate(step: Step, token: TokenRow) -> None:
 def open_event_subprocesses(step: Step, scope: TokenRow | None, scope_node: str | None) -> None:
     """A scope starts: its timer- and message-started event sub-processes begin to listen, each
     through a listener token that keeps no scope alive."""
-    from webapp.engine.nodes import correlation_key
-
     definition = step.definition
     for subprocess in definition.event_subprocesses.get(scope_node, []):
         start = definition.starts.get(subprocess)
-        config = definition.config(start) if start else {}
-        event = config.get("event")
-        if start is None or event not in ("timer", "message"):
+        if start is None or definition.config(start).get("event") not in ("timer", "message"):
             continue
         listener = step.new_token(subprocess, parent=scope, locals={"listen": True})
         listener.status = "waiting"
-        if event == "timer":
-            try:
-                due = first_due(config, step.context(scope), step.now)
-            except (ValueError, ExpressionError, OverflowError) as error:
-                step.fail(listener, "timer", f"The timer of '{start}' is invalid: {error}")
-                continue
-            step.add_job(listener, "timer", due, node_id=start)
-        else:
-            key = correlation_key(step, listener, config)
-            if key is not None:
-                step.add_subscription(listener, str(config.get("message") or ""), key, start)
+        _subscribe(step, listener, start)
 
 
 def listener_fired(step: Step, listener: TokenRow, start: str, output: Any = None) -> bool:

@@ -153,21 +153,32 @@ def start_instance(
 # --- tool jobs --------------------------------------------------------------------------------
 
 
+def _lock_due_job(session: Session, job_id: int, kind: str, now: datetime) -> JobRow | None:
+    """Lock the job row alone (no instance lock) and read it; None unless it is a pending job of
+    `kind` that is due."""
+    begin_write(session)
+    row = (
+        session.connection()
+        .execute(select(store.JOBS).where(store.JOBS.c.id == job_id).with_for_update())
+        .first()
+    )
+    if row is None:
+        return None
+    job = store.job_row(row._mapping)
+    if job.kind != kind or job.status != "pending" or job.due_at > now + EARLY_TOLERANCE:
+        return None
+    return job
+
+
 def claim_tool_job(
     session: Session, job_id: int, *, lease_grace: float, now: datetime | None = None
 ) -> Call | None:
     """Lease a due, pending tool job for one attempt (no instance lock); None when not ours."""
-    begin_write(session)
     now = now or utcnow()
+    job = _lock_due_job(session, job_id, "tool", now)
+    if job is None:
+        return None
     conn = session.connection()
-    row = conn.execute(
-        select(store.JOBS).where(store.JOBS.c.id == job_id).with_for_update()
-    ).first()
-    if row is None:
-        return None
-    job = store.job_row(row._mapping)
-    if job.kind != "tool" or job.status != "pending" or job.due_at > now + EARLY_TOLERANCE:
-        return None
     if job.lease_until is not None and job.lease_until > now:
         return None
     job.attempt += 1
@@ -504,17 +515,11 @@ def start_called(
 ) -> StepResult | None:
     """Start the child of a pending `call` job (the job row is locked, never the caller's row);
     None when the job is no longer pending. A child that cannot start reports back at once."""
-    begin_write(session)
     now = now or utcnow()
+    job = _lock_due_job(session, job_id, "call", now)
+    if job is None:
+        return None
     conn = session.connection()
-    row = conn.execute(
-        select(store.JOBS).where(store.JOBS.c.id == job_id).with_for_update()
-    ).first()
-    if row is None:
-        return None
-    job = store.job_row(row._mapping)
-    if job.kind != "call" or job.status != "pending" or job.due_at > now + EARLY_TOLERANCE:
-        return None
     instances = store.INSTANCES
     parent = conn.execute(
         select(

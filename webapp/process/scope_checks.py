@@ -323,6 +323,19 @@ class ScopeChecks:
             )
         self.check_event_settings(index, node_id, name, config, event, cycle_ok=True)
 
+    def check_message(self, index: int, node_id: str, name: str, config: dict) -> None:
+        if not (config.get("message") or "").strip():
+            self.error("config.missing", node_id, f"{name} does not name the message it waits for.")
+        key = config.get("correlationKey") or ""
+        if not key.strip():
+            self.error(
+                "config.missing",
+                node_id,
+                f"{name} has no correlation key, so a message cannot find its instance.",
+            )
+        else:
+            self.sites.append(Site(node_id, f"The correlation key of {name}", key, index))
+
     def check_event_settings(
         self, index: int, node_id: str, name: str, config: dict, event: str, cycle_ok: bool
     ) -> None:
@@ -357,17 +370,7 @@ class ScopeChecks:
                 except ValueError as exc:
                     self.error("cycle.invalid", node_id, f"{name}: 'cycle' is not valid: {exc}.")
         elif event == "message":
-            if not (config.get("message") or "").strip():
-                self.error("config.missing", node_id, f"{name} does not name its message.")
-            key = config.get("correlationKey") or ""
-            if not key.strip():
-                self.error(
-                    "config.missing",
-                    node_id,
-                    f"{name} has no correlation key, so a message cannot find its instance.",
-                )
-            else:
-                self.sites.append(Site(node_id, f"The correlation key of {name}", key, index))
+            self.check_message(index, node_id, name, config)
 
     def check_boundary(self, index: int, node_id: str, name: str, config: dict) -> None:
         host = config.get("attachedTo")

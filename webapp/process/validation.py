@@ -522,19 +522,6 @@ class _Validator(ScopeChecks):
         if when:
             self.sites.append(Site(node_id, f"The date of {name}", when, index))
 
-    def check_message(self, index: int, node_id: str, name: str, config: dict) -> None:
-        if not (config.get("message") or "").strip():
-            self.error("config.missing", node_id, f"{name} does not name the message it waits for.")
-        key = config.get("correlationKey") or ""
-        if not key.strip():
-            self.error(
-                "config.missing",
-                node_id,
-                f"{name} has no correlation key, so a message cannot find its instance.",
-            )
-        else:
-            self.sites.append(Site(node_id, f"The correlation key of {name}", key, index))
-
     def check_duration(self, node_id: str, name: str, key: str, value: str | None) -> None:
         if not value:
             return

@@ -59,7 +59,9 @@ def commit(results: StepResult | Iterable[StepResult]) -> None:
         dispatch.enqueue(engine_queue(), refs)
 
 
-def _run(step: Callable[[], StepResult]) -> str:
+def _run(step: Callable[[], StepResult | None]) -> str:
+    """Run a step, commit, then enqueue what it made; a hand-over step that found nothing to do
+    (None) still commits what it marked."""
     try:
         result = step()
     except EngineError as error:
@@ -68,6 +70,9 @@ def _run(step: Callable[[], StepResult]) -> str:
     except BaseException:
         db.session.rollback()
         raise
+    if result is None:
+        db.session.commit()
+        return "not pending"
     _commit_and_follow_on(result)
     return "applied" if result.applied else result.note
 
@@ -150,7 +155,7 @@ def fire_timer(job_id: int, instance_id: int) -> str:
 @about_job
 def start_called(job_id: int, instance_id: int) -> str:
     """A call activity's job: start the child instance."""
-    return _run_optional(lambda: steps.start_called(db.session, job_id))
+    return _run(lambda: steps.start_called(db.session, job_id))
 
 
 @about_job
@@ -162,21 +167,4 @@ def resume_from_child(job_id: int, instance_id: int) -> str:
 @about_job
 def cancel_called(job_id: int, instance_id: int) -> str:
     """The caller ended: cancel this child."""
-    return _run_optional(lambda: steps.cancel_called(db.session, job_id, instance_id))
-
-
-def _run_optional(step: Callable[[], StepResult | None]) -> str:
-    """Run a hand-over step that may find nothing to do (and still commits what it marked)."""
-    try:
-        result = step()
-    except EngineError as error:
-        db.session.rollback()
-        return error.code
-    except BaseException:
-        db.session.rollback()
-        raise
-    if result is None:
-        db.session.commit()
-        return "not pending"
-    _commit_and_follow_on(result)
-    return "applied" if result.applied else result.note
+    return _run(lambda: steps.cancel_called(db.session, job_id, instance_id))
