@@ -138,14 +138,14 @@ UNSUPPORTED = """
   <{p}process id="p" isExecutable="true">
     <{p}laneSet id="ls"><{p}lane id="lane"><{p}flowNodeRef>s</{p}flowNodeRef></{p}lane></{p}laneSet>
     <{p}startEvent id="s"/>
-    <{p}subProcess id="sub"><{p}startEvent id="inner"/></{p}subProcess>
-    <{p}boundaryEvent id="b" attachedToRef="sub"><{p}timerEventDefinition/></{p}boundaryEvent>
+    <{p}transaction id="sub"><{p}startEvent id="inner"/></{p}transaction>
+    <{p}boundaryEvent id="b" attachedToRef="sub"><{p}signalEventDefinition/></{p}boundaryEvent>
     <{p}inclusiveGateway id="ig"/>
     <{p}intermediateThrowEvent id="throw"><{p}signalEventDefinition/></{p}intermediateThrowEvent>
     <{p}intermediateCatchEvent id="cycle"><{p}timerEventDefinition>
       <{p}timeCycle>R3/PT1H</{p}timeCycle></{p}timerEventDefinition></{p}intermediateCatchEvent>
-    <{p}userTask id="loop"><{p}multiInstanceLoopCharacteristics/></{p}userTask>
-    <{p}endEvent id="e"><{p}terminateEventDefinition/></{p}endEvent>
+    <{p}userTask id="loop"><{p}standardLoopCharacteristics/></{p}userTask>
+    <{p}endEvent id="e"><{p}signalEventDefinition/></{p}endEvent>
     <{p}dataObject id="data"/>
     <{p}textAnnotation id="note"><{p}text>hi</{p}text></{p}textAnnotation>
     <{p}sequenceFlow id="f1" sourceRef="s" targetRef="sub"/>
@@ -159,13 +159,13 @@ def test_unsupported_elements_are_listed_with_id_type_and_line() -> None:
     result = import_bpmn(definitions(UNSUPPORTED))
     listed = {(u.id, u.type) for u in result.unsupported}
     assert listed == {
-        ("sub", "subProcess"),
-        ("b", "boundaryEvent[timer]"),
+        ("sub", "transaction"),
+        ("b", "boundaryEvent[signal]"),
         ("ig", "inclusiveGateway"),
         ("throw", "intermediateThrowEvent[signal]"),
         ("cycle", "intermediateCatchEvent[timeCycle]"),
-        ("loop", "multiInstanceLoopCharacteristics"),
-        ("e", "endEvent[terminate]"),
+        ("loop", "standardLoopCharacteristics"),
+        ("e", "endEvent[signal]"),
         ("data", "dataObject"),
         ("f1", "sequenceFlow"),
         ("f2", "sequenceFlow"),

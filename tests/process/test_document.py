@@ -289,3 +289,48 @@ def test_id_helpers() -> None:
     assert document.is_identifier("approval_2")
     assert not document.is_identifier("approval-2")
     assert not document.is_identifier(None)
+
+
+# --- scopes: the parent of a node ---------------------------------------------------------------
+
+
+def nested() -> dict[str, Any]:
+    doc = sample()
+    doc["nodes"]["sub"] = {"kind": "subProcess", "title": "Inner", "parent": None}
+    doc["nodes"]["deeper"] = {"kind": "eventSubProcess", "parent": "sub"}
+    doc["nodes"]["inner"] = {"kind": "userTask", "parent": "deeper"}
+    return doc
+
+
+def test_parent_is_kept_and_a_null_parent_dropped() -> None:
+    doc = normalize(nested())
+    assert "parent" not in doc["nodes"]["sub"]
+    assert doc["nodes"]["inner"]["parent"] == "deeper"
+    assert document.ancestors(doc, "inner") == ["deeper", "sub"]
+    assert document.parent_of(doc, "review") is None
+    assert document.children(doc) == {
+        None: ["start", "review", "end", "sub"],
+        "sub": ["deeper"],
+        "deeper": ["inner"],
+    }
+    assert canonical_json(doc) == canonical_json(normalize(doc))
+
+
+@pytest.mark.parametrize(
+    ("node_id", "parent", "fragment"),
+    [
+        ("inner", "ghost", "'ghost', which is not a node"),
+        ("inner", "review", "only subProcess and eventSubProcess"),
+        ("inner", 7, "parent must name a sub-process"),
+        ("inner", "", "parent must name a sub-process"),
+        ("sub", "deeper", "inside itself"),
+        ("sub", "sub", "inside itself"),
+    ],
+)
+def test_bad_parents_are_refused_naming_the_node(node_id: str, parent: Any, fragment: str) -> None:
+    doc = nested()
+    doc["nodes"][node_id]["parent"] = parent
+    with pytest.raises(DocumentError, match=fragment) as error:
+        normalize(doc)
+    assert error.value.element_id == node_id
+    assert error.value.field == "parent"

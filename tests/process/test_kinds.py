@@ -17,6 +17,11 @@ def test_registry_lists_the_contract_kinds() -> None:
         "parallelGateway",
         "timerCatch",
         "messageCatch",
+        "subProcess",
+        "eventSubProcess",
+        "callActivity",
+        "boundaryEvent",
+        "escalationThrow",
     }
     assert all(kind.name == name for name, kind in KINDS.items())
 
@@ -48,7 +53,7 @@ def test_roles_and_flow_counts(name: str, role: str, flows: tuple) -> None:
 
 
 def test_config_keys_follow_the_contract() -> None:
-    assert KINDS["userTask"].config_keys == ("assignee", "form", "dueIn", "saveTo")
+    assert KINDS["userTask"].config_keys == ("assignee", "form", "dueIn", "saveTo", "multiInstance")
     assert set(KINDS["serviceTask"].config_keys) == {
         "tool",
         "inputs",
@@ -56,10 +61,13 @@ def test_config_keys_follow_the_contract() -> None:
         "retries",
         "backoff",
         "timeout",
+        "multiInstance",
     }
     assert KINDS["timerCatch"].config_keys == ("duration", "date")
     assert KINDS["messageCatch"].config_keys == ("message", "correlationKey", "saveTo")
-    assert KINDS["endEvent"].config_keys == ()
+    assert KINDS["endEvent"].config_keys == ("event", "code")
+    assert KINDS["boundaryEvent"].defaults == {"interrupting": True}
+    assert KINDS["callActivity"].defaults == {"binding": "latest", "inputs": {}}
 
 
 def test_service_task_defaults_and_with_defaults() -> None:

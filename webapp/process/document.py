@@ -14,7 +14,7 @@ from collections.abc import Callable, Iterable, Mapping
 from functools import partial
 from typing import Any, TypeGuard
 
-from webapp.process.kinds import default_size
+from webapp.process.kinds import SCOPE_KINDS, default_size
 
 CURRENT_FORMAT_VERSION = 1
 MAX_DOCUMENT_BYTES = 5_000_000
@@ -170,7 +170,49 @@ def _normalize_node(node_id: str, node: Any, deep: bool) -> dict[str, Any]:
         result["position"] = _normalize_position(node["position"], kind, node_id)
     else:
         result.pop("position", None)
+    if node.get("parent") is None:
+        result.pop("parent", None)
+    elif not isinstance(node["parent"], str) or not node["parent"]:
+        raise DocumentError(
+            f"{where} parent must name a sub-process, not {_type_name(node['parent'])}",
+            element_id=node_id,
+            field="parent",
+        )
     return result
+
+
+def _check_parents(nodes: Mapping[str, Mapping[str, Any]]) -> None:
+    """Every ``parent`` names an existing node of a scope kind, and no node contains itself."""
+    for node_id, node in nodes.items():
+        parent = node.get("parent")
+        if parent is None:
+            continue
+        container = nodes.get(parent)
+        if container is None:
+            raise DocumentError(
+                f"Node '{node_id}' has parent '{parent}', which is not a node of the process",
+                element_id=node_id,
+                field="parent",
+            )
+        if container.get("kind") not in SCOPE_KINDS:
+            raise DocumentError(
+                f"Node '{node_id}' has parent '{parent}', a {container.get('kind')}; only "
+                f"{' and '.join(SCOPE_KINDS)} nodes can hold other nodes",
+                element_id=node_id,
+                field="parent",
+            )
+    for node_id in nodes:
+        seen = {node_id}
+        current = nodes[node_id].get("parent")
+        while current is not None:
+            if current in seen:
+                raise DocumentError(
+                    f"Node '{node_id}' is inside itself (its parents form a cycle)",
+                    element_id=node_id,
+                    field="parent",
+                )
+            seen.add(current)
+            current = nodes[current].get("parent")
 
 
 def _normalize_flow(flow_id: str, flow: Any, deep: bool) -> dict[str, Any]:
@@ -213,7 +255,8 @@ def normalize(doc: Any, *, deep: bool = True) -> dict[str, Any]:
     """Return a checked deep copy of ``doc`` with defaults filled, so equal documents compare equal.
 
     Fills title ``""``, config ``{}``, condition ``None`` (blank conditions too), default ``False``,
-    waypoints ``[]`` and shape sizes per kind; integral float coordinates become ints. With
+    waypoints ``[]`` and shape sizes per kind; integral float coordinates become ints; drops a
+    ``None`` parent and refuses a parent that is not a sub-process of the document. With
     ``deep=False`` nested config values are shared with ``doc`` (for read-only callers).
     """
     _expect(doc, dict, "The process document", None)
@@ -237,6 +280,7 @@ def normalize(doc: Any, *, deep: bool = True) -> dict[str, Any]:
     _expect({} if flows is None else flows, dict, "The document's flows", None)
     result["nodes"] = {nid: _normalize_node(nid, n, deep) for nid, n in (nodes or {}).items()}
     result["flows"] = {fid: _normalize_flow(fid, f, deep) for fid, f in (flows or {}).items()}
+    _check_parents(result["nodes"])
     return result
 
 
@@ -343,6 +387,31 @@ def incoming(doc: Mapping[str, Any], node_id: str) -> list[tuple[str, dict[str, 
     return [
         (fid, flow) for fid, flow in doc.get("flows", {}).items() if flow.get("target") == node_id
     ]
+
+
+def parent_of(doc: Mapping[str, Any], node_id: str) -> str | None:
+    """Return the scope (sub-process id) holding ``node_id``; ``None`` at the process level."""
+    node = doc.get("nodes", {}).get(node_id) or {}
+    parent = node.get("parent")
+    return parent if isinstance(parent, str) else None
+
+
+def ancestors(doc: Mapping[str, Any], node_id: str) -> list[str]:
+    """Return the scopes around ``node_id``, innermost first (normalize first: no cycles)."""
+    chain: list[str] = []
+    current = parent_of(doc, node_id)
+    while current is not None and current not in chain:
+        chain.append(current)
+        current = parent_of(doc, current)
+    return chain
+
+
+def children(doc: Mapping[str, Any]) -> dict[str | None, list[str]]:
+    """Map each scope id (``None``: the process level) to its node ids in document order."""
+    result: dict[str | None, list[str]] = {None: []}
+    for node_id in doc.get("nodes", {}):
+        result.setdefault(parent_of(doc, node_id), []).append(node_id)
+    return result
 
 
 def element_ids(doc: Mapping[str, Any]) -> set[str]:

@@ -59,6 +59,15 @@ class _Untranslatable(Exception):
     """Raised inside the parser when the expression leaves the simple subset."""
 
 
+#: Camunda's multi-instance counters and what they are called here.
+_LOOP_NAMES = {
+    "loopCounter": "$loop.index",
+    "nrOfInstances": "$loop.count",
+    "nrOfCompletedInstances": "$loop.completed",
+    "nrOfActiveInstances": "$loop.active",
+}
+
+
 def detect_dialect(text: str, language: str | None = None) -> str:
     """Guess the dialect from the `language` attribute and the text's shape."""
     lang = (language or "").lower()
@@ -290,4 +299,8 @@ class _Parser:
         reserved = _RESERVED | _LITERALS[self.dialect].keys() | _WORD_OPS[self.dialect].keys()
         if any(part in reserved for part in parts):
             raise _Untranslatable("reserved word used as a name")
+        if len(parts) == 1 and parts[0] in _LOOP_NAMES:
+            if parts[0] == "loopCounter" and self.dialect == FEEL:
+                return "($loop.index + 1)"  # Zeebe counts from 1, Camunda 7 and we from 0
+            return _LOOP_NAMES[parts[0]]
         return "$vars." + ".".join(parts)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from itertools import pairwise
 from typing import Any
 
@@ -17,6 +18,8 @@ COLUMN = 180
 ROW = 120
 MARGIN_X = 100
 MARGIN_Y = 100
+SCOPE_PAD_X = 40
+SCOPE_PAD_Y = 40
 _MIN_GAP_X = 80
 _MIN_GAP_Y = 40
 _SWEEPS = 4
@@ -41,18 +44,117 @@ def node_box(node: Mapping[str, Any]) -> Box | None:
 def auto_layout(doc: Mapping[str, Any]) -> dict[str, Any]:
     """Return a copy of `doc` with every node placed on a layered grid.
 
-    A flow that skips layers gets a reserved slot in each layer it crosses (so no shape sits on
-    it) and waypoints through those slots; every other flow's waypoints are cleared.
+    Each scope is laid out on its own, innermost first: an expanded sub-process is sized to fit
+    its nodes and holds them, a collapsed one is task-sized and its nodes get their own plane
+    (as bpmn-js draws them). Boundary events sit on their host's lower border, event
+    sub-processes in a row below their scope's flow. A flow that skips layers gets a reserved
+    slot in each layer it crosses (so no shape sits on it) and waypoints through those slots;
+    every other flow's waypoints are cleared.
     """
     result = copy.deepcopy(dict(doc))
     nodes: dict[str, dict[str, Any]] = result.get("nodes") or {}
     flows: dict[str, dict[str, Any]] = result.get("flows") or {}
-    layers, passes = _order_layers(nodes, _edges(nodes, flows))
+    members = _scopes(nodes)
     sizes = {node_id: _size(node) for node_id, node in nodes.items()}
+    placed: dict[str | None, _Scope] = {}
+    for scope in sorted(members, key=lambda s: -_depth(nodes, s)):
+        inner = _lay_scope(nodes, flows, members[scope], sizes, scope is None)
+        placed[scope] = inner
+        if scope is not None:
+            if _collapsed(nodes[scope]):
+                sizes[scope] = default_size("userTask")
+            else:
+                width, height = default_size(str(nodes[scope].get("kind", "")))
+                sizes[scope] = (max(width, inner.width), max(height, inner.height))
+    slots: dict[str, list[tuple[float, float]]] = {}
+    todo: list[tuple[str | None, float, float]] = [(None, 0, 0)]
+    while todo:
+        scope, dx, dy = todo.pop()
+        inner = placed[scope]
+        for node_id, (x, y) in inner.corners.items():
+            w, h = sizes[node_id]
+            nodes[node_id]["position"] = {
+                "x": _number(x + dx),
+                "y": _number(y + dy),
+                "width": w,
+                "height": h,
+            }
+            if node_id in placed:
+                opened = not _collapsed(nodes[node_id])
+                todo.append((node_id, x + dx if opened else 0, y + dy if opened else 0))
+        for flow_id, points in inner.slots.items():
+            slots[flow_id] = [(x + dx, y + dy) for x, y in points]
+    for flow_id, flow in flows.items():
+        through = slots.get(flow_id)
+        flow["waypoints"] = _through(nodes, flow, through) if through else []
+    return result
+
+
+@dataclass
+class _Scope:
+    """One scope laid out from its own origin: top-left corners, long-flow slots, extent."""
+
+    corners: dict[str, tuple[float, float]]
+    slots: dict[str, list[tuple[float, float]]]
+    width: float
+    height: float
+
+
+def _scopes(nodes: Mapping[str, Any]) -> dict[str | None, list[str]]:
+    """Node ids per scope (None: the process); a parent that is no node counts as the process."""
+    members: dict[str | None, list[str]] = {None: []}
+    for node_id, node in nodes.items():
+        parent = node.get("parent")
+        scope = parent if isinstance(parent, str) and parent in nodes else None
+        members.setdefault(scope, []).append(node_id)
+    return members
+
+
+def _depth(nodes: Mapping[str, Any], scope: str | None) -> int:
+    depth, seen = 0, set()
+    while scope is not None and scope not in seen:
+        seen.add(scope)
+        parent = nodes[scope].get("parent")
+        scope = parent if isinstance(parent, str) and parent in nodes else None
+        depth += 1
+    return depth
+
+
+def _collapsed(node: Mapping[str, Any]) -> bool:
+    config = node.get("config")
+    return isinstance(config, Mapping) and config.get("collapsed") is True
+
+
+def _lay_scope(
+    nodes: Mapping[str, Any],
+    flows: Mapping[str, Any],
+    ids: list[str],
+    sizes: Mapping[str, tuple[float, float]],
+    top: bool,
+) -> _Scope:
+    """Lay out the nodes of one scope: the layered flow, boundary events, event sub-processes."""
+    here = set(ids)
+    hosts: dict[str, str] = {}
+    for node_id in ids:
+        config = nodes[node_id].get("config")
+        host = config.get("attachedTo") if isinstance(config, Mapping) else None
+        host = host if isinstance(host, str) else None
+        boundary = nodes[node_id].get("kind") == "boundaryEvent"
+        if boundary and host in here and nodes[host].get("kind") != "boundaryEvent":
+            hosts[node_id] = host
+    apart = [n for n in ids if nodes[n].get("kind") == "eventSubProcess" and n not in hosts]
+    flowing = {n: nodes[n] for n in ids if n not in hosts and n not in apart}
+    edges = [
+        (flow_id, hosts.get(source, source), target)
+        for flow_id, source, target in _edges(nodes, flows)
+        if source in here and target in flowing and hosts.get(source, source) in flowing
+    ]
+    margin_x, margin_y = (MARGIN_X, MARGIN_Y) if top else (SCOPE_PAD_X, SCOPE_PAD_Y)
+    layers, passes = _order_layers(flowing, edges)
     widest_layer = max((len(layer) for layer in layers), default=0)
-    row = max([ROW, *(h + _MIN_GAP_Y for _, h in sizes.values())])
+    row = max([ROW, *(sizes[n][1] + _MIN_GAP_Y for n in flowing)])
     centres: dict[str, tuple[float, float]] = {}
-    centre_x: float = MARGIN_X
+    centre_x: float = margin_x
     previous_width = 0.0
     for number, layer in enumerate(layers):
         width = max((sizes[node_id][0] for node_id in layer if node_id in sizes), default=0)
@@ -61,22 +163,36 @@ def auto_layout(doc: Mapping[str, Any]) -> dict[str, Any]:
         else:
             centre_x += max(COLUMN, (previous_width + width) / 2 + _MIN_GAP_X)
         previous_width = width
-        top = MARGIN_Y + (widest_layer - len(layer)) * row / 2
+        top_y = margin_y + (widest_layer - len(layer)) * row / 2
         for index, node_id in enumerate(layer):
-            centres[node_id] = (centre_x, top + index * row + row / 2)
-    for node_id, (x, y) in centres.items():
-        if node_id in nodes:
-            w, h = sizes[node_id]
-            nodes[node_id]["position"] = {
-                "x": _number(x - w / 2),
-                "y": _number(y - h / 2),
-                "width": w,
-                "height": h,
-            }
-    for flow_id, flow in flows.items():
-        slots = passes.get(flow_id)
-        flow["waypoints"] = _through(nodes, flow, [centres[s] for s in slots]) if slots else []
-    return result
+            centres[node_id] = (centre_x, top_y + index * row + row / 2)
+    corners = {
+        n: (c[0] - sizes[n][0] / 2, c[1] - sizes[n][1] / 2)
+        for n, c in centres.items()
+        if n in flowing
+    }
+    on_host: dict[str, int] = {}
+    for host in hosts.values():
+        on_host[host] = on_host.get(host, 0) + 1
+    seen: dict[str, int] = {}
+    for node_id, host in hosts.items():
+        hx, hy = corners[host]
+        hw, hh = sizes[host]
+        seen[host] = seen.get(host, 0) + 1
+        w, h = sizes[node_id]
+        x = hx + hw * seen[host] / (on_host[host] + 1) - w / 2
+        corners[node_id] = (x, hy + hh - h / 2)
+    bottom = max((y + sizes[n][1] for n, (x, y) in corners.items()), default=margin_y)
+    right = max((x + sizes[n][0] for n, (x, y) in corners.items()), default=margin_x)
+    x = float(margin_x)
+    for node_id in apart:
+        corners[node_id] = (x, bottom + _MIN_GAP_Y)
+        x += sizes[node_id][0] + _MIN_GAP_X
+    if apart:
+        right = max(right, x - _MIN_GAP_X)
+        bottom += _MIN_GAP_Y + max(sizes[n][1] for n in apart)
+    slots = {flow_id: [centres[slot] for slot in chain] for flow_id, chain in passes.items()}
+    return _Scope(corners, slots, right + margin_x, bottom + margin_y)
 
 
 def place_missing(doc: dict[str, Any], missing: Sequence[str]) -> None:

@@ -1,10 +1,12 @@
 """Import BPMN 2.0 XML (ours or any modeler's) into a process document.
 
 Elements are matched by namespace URI. One process is imported: `process_id`, else the first
-executable process with flow nodes, else the first with flow nodes. Nothing is dropped silently:
-`unsupported` lists every element not imported (other pools, message flows, sub-processes,
-boundary events, data objects...) or imported without part of its meaning (a start event's timer,
-a task's loop), and every sequence flow that touches one. Lanes are ignored without a note (they
+executable process with flow nodes, else the first with flow nodes. Sub-processes (expanded or
+collapsed, with a plane of their own as bpmn-js writes them) are read recursively: their nodes
+name them in `parent`. Nothing is dropped silently: `unsupported` lists every element not imported
+(other pools, message flows, transactions, signal events, data objects...) or imported without
+part of its meaning (a process-level start event's timer, a standard loop), and every sequence
+flow that touches one. Lanes are ignored without a note (they
 carry no behaviour here); text annotations and associations give warnings. Positions come from
 BPMNDI; a file with no usable DI gets `auto_layout`, nodes missing a shape are put below the rest.
 """
@@ -23,9 +25,10 @@ from webapp.process.document import (
     normalize,
     upgrade,
 )
+from webapp.process.kinds import MULTI_INSTANCE_KINDS
 from webapp.process.validation import Problem
 
-from . import conditions, events, layout, safe_xml
+from . import conditions, events, layout, safe_xml, structure
 from .model import BpmnImportError, ImportResult, UnsupportedElement
 from .namespaces import BPMN, BPMNDI, FLOWDESK, FLOWDESK_LANGUAGE, q, split
 from .vendor import service_task_config, start_event_config, user_task_config
@@ -61,6 +64,8 @@ FLOW_NODES = {
 _SILENT = {"laneSet", "documentation", "extensionElements", "auditing", "monitoring"}
 _ARTIFACTS = {"textAnnotation", "association", "group"}
 _NODE_CHILDREN = {"documentation", "extensionElements", "incoming", "outgoing", "script"}
+#: What a sub-process element holds besides its own settings: read as nodes of its scope.
+_SCOPE_CHILDREN = {*FLOW_NODES, *_SILENT, *_ARTIFACTS, "sequenceFlow"}
 
 
 def import_bpmn(
@@ -104,7 +109,15 @@ class _Reader:
         self.unsupported: list[UnsupportedElement] = []
         self.ids = {str(e.get("id")) for e in root.iter() if isinstance(e.tag, str) and e.get("id")}
         self.renamed: dict[str, str] = {}
+        self.attached: list[str] = []  # boundary events whose host is a reference in the file
         self.messages = events.message_names(root)
+        self.refs = {local: events.codes(root, local) for local in ("error", "escalation")}
+        self.planes = {
+            local_ref(plane.get("bpmnElement")) for plane in root.iter(q(BPMNDI, "BPMNPlane"))
+        }
+        self.expanded: dict[str, str | None] = {}
+        for shape in root.iter(q(BPMNDI, "BPMNShape")):
+            self.expanded.setdefault(local_ref(shape.get("bpmnElement")), shape.get("isExpanded"))
 
     def warn(self, code: str, element_id: str | None, message: str) -> None:
         self.warnings.append(Problem(code, "warning", element_id, message))
@@ -144,9 +157,18 @@ class _Reader:
                 doc["name"] = name
         else:
             doc.update({k: v for k, v in ext.items() if k not in ("nodes", "flows")})
-        nodes, origin = self._nodes(process)
+        nodes: dict[str, Any] = {}
+        origin: dict[str, str] = {}
+        containers: list[etree._Element] = []
+        self._nodes(process, None, nodes, origin, containers)
+        for node_id in self.attached:
+            config = nodes[node_id].get("config")
+            host = config.get("attachedTo") if isinstance(config, dict) else None
+            if isinstance(host, str):
+                config["attachedTo"] = self.renamed.get(host, host)
         doc["nodes"] = nodes
-        doc["flows"] = self._flows(process, nodes)
+        doc["flows"] = self._flows(containers, nodes)
+        self._reorder(process, doc)
         self._positions(doc, origin)
         try:
             document = normalize(upgrade(doc))
@@ -196,27 +218,43 @@ class _Reader:
                 return participant.get("name", "")
         return ""
 
-    def _nodes(self, process: etree._Element) -> tuple[dict[str, Any], dict[str, str]]:
-        nodes: dict[str, Any] = {}
-        origin: dict[str, str] = {}
-        for element in process:
+    def _nodes(
+        self,
+        container: etree._Element,
+        parent: str | None,
+        nodes: dict[str, Any],
+        origin: dict[str, str],
+        containers: list[etree._Element],
+    ) -> None:
+        """Read the flow nodes of the process or a sub-process, and those of its sub-processes."""
+        containers.append(container)
+        in_event_subprocess = parent is not None and nodes[parent]["kind"] == "eventSubProcess"
+        for element in container:
             namespace, local = split(element.tag)
             if namespace != BPMN or local in _SILENT or local == "sequenceFlow":
                 continue
+            if parent is not None and local not in _SCOPE_CHILDREN:
+                continue  # the sub-process's own settings, read (or listed) by `_node`
             if local in _ARTIFACTS:
                 self.warn("import.artifact", element.get("id"), f"{local} ignored")
             elif local not in FLOW_NODES:
                 self.skip(element, local)
             else:
-                node = self._node(element, local)
-                if node is not None:
-                    node_id = self._node_id(element, local)
-                    if node_id in nodes:
-                        self.skip(element, local, f"duplicate id '{node_id}'")
-                        continue
-                    nodes[node_id] = node
-                    origin[node_id] = element.get("id", "")
-        return nodes, origin
+                node = self._node(element, local, in_event_subprocess)
+                if node is None:
+                    continue
+                node_id = self._node_id(element, local)
+                if node_id in nodes:
+                    self.skip(element, local, f"duplicate id '{node_id}'")
+                    continue
+                if parent is not None:
+                    node["parent"] = parent
+                nodes[node_id] = node
+                origin[node_id] = element.get("id", "")
+                if local == "boundaryEvent" and node["kind"] == "boundaryEvent":
+                    self.attached.append(node_id)
+                if node["kind"] in ("subProcess", "eventSubProcess"):
+                    self._nodes(element, node_id, nodes, origin, containers)
 
     def _node_id(self, element: etree._Element, local: str) -> str:
         original = element.get("id", "")
@@ -228,7 +266,9 @@ class _Reader:
             self.warn("import.id_renamed", node_id, f"Id '{original}' renamed to '{node_id}'")
         return node_id
 
-    def _node(self, element: etree._Element, local: str) -> dict[str, Any] | None:
+    def _node(
+        self, element: etree._Element, local: str, in_event_subprocess: bool = False
+    ) -> dict[str, Any] | None:
         node_id = element.get("id", "")
 
         def warn(code: str, message: str) -> None:
@@ -250,38 +290,67 @@ class _Reader:
             config = reader(element, warn)
         elif local in ("exclusiveGateway", "parallelGateway"):
             kind = local
+        elif local == "subProcess":
+            kind = "eventSubProcess" if element.get("triggeredByEvent") == "true" else local
+            ref = element.get("id", "")
+            if ref in self.planes or self.expanded.get(ref) == "false":
+                config["collapsed"] = True
+        elif local == "callActivity":
+            kind = local
+            config = structure.call_activity_config(element, warn)
         elif local not in events.EVENTS:
             self.skip(element, local)
             return None
         else:
-            parsed = events.read_event(element, local, self.skip, self.root)
+            parsed = events.read_event(element, local, self.skip, self.root, in_event_subprocess)
             if parsed is None:
                 return None
             kind, config = parsed
             if kind == "startEvent":
-                config = start_event_config(element, warn)
+                config.update(start_event_config(element, warn))
+        event = config.get("event")
+        multi: dict[str, Any] | None = None
+        if kind in MULTI_INSTANCE_KINDS:
+            multi, save_to = structure.multi_instance(element, warn)
+            if save_to and "saveTo" not in config:
+                config["saveTo"] = save_to
+        scope = kind in ("subProcess", "eventSubProcess")
+        allowed = _NODE_CHILDREN | (_SCOPE_CHILDREN if scope else set())
         for child in element:
             namespace, child_local = split(child.tag)
             if (
                 namespace == BPMN
-                and child_local not in _NODE_CHILDREN
+                and child_local not in allowed
+                and not (multi is not None and child_local == "multiInstanceLoopCharacteristics")
                 and not (
                     child_local.endswith("EventDefinition") or child_local == "eventDefinitionRef"
                 )
             ):
                 self.skip(child, child_local, f"on {local} '{node_id}'", child.get("id") or node_id)
-        config.update(self.blob(element, "config"))
-        config.update(events.standard_config(element, kind, warn, self.messages))
+        ours = self.blob(element, "config")
+        if multi is not None and isinstance(ours.get("multiInstance"), dict):
+            multi = {**ours["multiInstance"], **multi}
+        config.update(ours)
+        if multi is not None:
+            config["multiInstance"] = multi
+        standard = events.standard_config(element, kind, warn, self.messages, self.refs, event)
+        config.update(standard)
         node: dict[str, Any] = {"kind": kind, "title": element.get("name", ""), "config": config}
         node.update(self.blob(element, "node"))
-        if node["kind"] == "messageCatch" and "correlationKey" not in node["config"]:
+        waits = node["config"].get("event") == "message" or node["kind"] == "messageCatch"
+        if waits and "correlationKey" not in node["config"] and node["kind"] != "startEvent":
             warn("import.correlation_key", "Message catch has no correlation key")
         return node
 
-    def _flows(self, process: etree._Element, nodes: dict[str, Any]) -> dict[str, Any]:
+    def _flows(self, containers: list[etree._Element], nodes: dict[str, Any]) -> dict[str, Any]:
         flows: dict[str, Any] = {}
-        defaults = {(self._ref(e.get("id")), local_ref(e.get("default"))) for e in process}
-        for element in process.findall(q(BPMN, "sequenceFlow")):
+        defaults = {
+            (self._ref(e.get("id")), local_ref(e.get("default")))
+            for container in containers
+            for e in container
+        }
+        elements = [e for c in containers for e in c.findall(q(BPMN, "sequenceFlow"))]
+        for element in elements:
             source = self._ref(element.get("sourceRef"))
             target = self._ref(element.get("targetRef"))
             flow_id = element.get("id") or self.fresh(f"Flow_{source}_{target}")
@@ -304,6 +373,18 @@ class _Reader:
             flow.update(self.blob(element, "flow"))
             flows[flow_id] = flow
         return flows
+
+    def _reorder(self, process: etree._Element, doc: dict[str, Any]) -> None:
+        """Put nodes and flows back in our document order (`flowdesk:order`, written when a
+        sub-process's nodes were not listed together), then whatever else the file holds."""
+        order = self.blob(process, "order")
+        for name in ("nodes", "flows"):
+            wanted = order.get(name)
+            if not isinstance(wanted, list):
+                continue
+            items = doc[name]
+            first = {key: items[key] for key in wanted if isinstance(key, str) and key in items}
+            doc[name] = {**first, **{k: v for k, v in items.items() if k not in first}}
 
     def _ref(self, value: str | None) -> str:
         ref = local_ref(value)

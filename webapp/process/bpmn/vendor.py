@@ -53,7 +53,7 @@ def _extensions(element: etree._Element) -> list[etree._Element]:
     ]
 
 
-def _find(element: etree._Element, namespaces: tuple[str, ...], local: str) -> Any:
+def find_extension(element: etree._Element, namespaces: tuple[str, ...], local: str) -> Any:
     for child in _extensions(element):
         namespace, name = split(child.tag)
         if namespace in namespaces and name == local:
@@ -96,7 +96,7 @@ def user_task_config(element: etree._Element, warn: Warn) -> dict[str, Any]:
 
 def _assignee(element: etree._Element, warn: Warn) -> dict[str, str] | None:
     candidates: list[tuple[str, str]] = []
-    zeebe = _find(element, (ZEEBE,), "assignmentDefinition")
+    zeebe = find_extension(element, (ZEEBE,), "assignmentDefinition")
     sources = [element] + ([zeebe] if zeebe is not None else [])
     for source in sources:
         for attribute, kind in (("assignee", "user"), ("candidateUsers", "user")):
@@ -125,10 +125,10 @@ def form_spec(element: etree._Element, warn: Warn) -> dict[str, Any] | None:
     form_key = vendor_attr(element, "formKey")
     if form_key:
         warn("import.form_key", f"External form '{form_key}' is not imported")
-    if _find(element, (ZEEBE,), "formDefinition") is not None:
+    if find_extension(element, (ZEEBE,), "formDefinition") is not None:
         warn("import.form_key", "Camunda 8 linked form is not imported")
     fields: list[dict[str, Any]] = []
-    data = _find(element, JUEL_VENDORS, "formData")
+    data = find_extension(element, JUEL_VENDORS, "formData")
     for child in data if data is not None else []:
         if split(child.tag)[1] == "formField":
             fields.append(_form_field(child, warn))
@@ -205,7 +205,7 @@ def service_task_config(element: etree._Element, warn: Warn) -> dict[str, Any]:
     """Tool, inputs, result variable and retries of a service task."""
     config: dict[str, Any] = {}
     inputs: dict[str, str] = {}
-    operator = _find(element, (SPIFF,), "serviceTaskOperator")
+    operator = find_extension(element, (SPIFF,), "serviceTaskOperator")
     if operator is not None:
         config["tool"] = operator.get("id", "")
         for parameter in operator.iter(q(SPIFF, "parameter")):
@@ -214,7 +214,7 @@ def service_task_config(element: etree._Element, warn: Warn) -> dict[str, Any]:
         retry = operator.find(q(SPIFF, "retry"))
         if retry is not None:
             _retry(config, retry.get("retries"), retry.get("backoff_base"), warn)
-    task_definition = _find(element, (ZEEBE,), "taskDefinition")
+    task_definition = find_extension(element, (ZEEBE,), "taskDefinition")
     if task_definition is not None and task_definition.get("type"):
         config["tool"] = task_definition.get("type")
         _retry(config, task_definition.get("retries"), None, warn)
@@ -224,20 +224,20 @@ def service_task_config(element: etree._Element, warn: Warn) -> dict[str, Any]:
         value = vendor_attr(element, attribute)
         if value:
             warn("import.service_implementation", f"Service implementation '{value}' not imported")
-    if _find(element, JUEL_VENDORS, "connector") is not None:
+    if find_extension(element, JUEL_VENDORS, "connector") is not None:
         warn("import.service_implementation", "Camunda connector not imported")
     _save_to(config, vendor_attr(element, "resultVariable"), warn)
     _save_to(config, vendor_attr(element, "resultVariableName"), warn)
-    inputs.update(_input_parameters(element, warn))
+    inputs.update(input_parameters(element, warn))
     if inputs:
         config["inputs"] = inputs
     _listeners(element, warn)
     return config
 
 
-def _input_parameters(element: etree._Element, warn: Warn) -> dict[str, str]:
+def input_parameters(element: etree._Element, warn: Warn) -> dict[str, str]:
     inputs: dict[str, str] = {}
-    io = _find(element, JUEL_VENDORS, "inputOutput")
+    io = find_extension(element, JUEL_VENDORS, "inputOutput")
     for parameter in io if io is not None else []:
         if split(parameter.tag)[1] != "inputParameter":
             continue
@@ -246,7 +246,7 @@ def _input_parameters(element: etree._Element, warn: Warn) -> dict[str, str]:
             warn("import.input_lossy", f"Input '{name}' (map, list or script) not imported")
             continue
         inputs[name] = _value(name, parameter.text or "", warn)
-    mapping = _find(element, (ZEEBE,), "ioMapping")
+    mapping = find_extension(element, (ZEEBE,), "ioMapping")
     for parameter in mapping if mapping is not None else []:
         name = parameter.get("target", "")
         if split(parameter.tag)[1] == "input" and name:

@@ -1,9 +1,11 @@
 """Export a process document as BPMN 2.0 XML with diagram interchange (BPMNDI).
 
-Standard BPMN carries what it can (names, conditions, default flows, timers, messages, shapes and
-edges); the rest of a node's config goes into `<flowdesk:config>` as canonical JSON, and whatever
-standard BPMN cannot reproduce exactly goes into `<flowdesk:node>`, `<flowdesk:flow>` or
-`<flowdesk:document>` so that `import_bpmn(export_bpmn(doc))` gives the same document back.
+Standard BPMN carries what it can (names, conditions, default flows, timers, messages, errors and
+escalations, sub-processes with their nodes, boundary attachments, called process keys,
+multi-instance flags and expressions, shapes and edges, a plane per collapsed sub-process); the
+rest of a node's config goes into `<flowdesk:config>` as canonical JSON, and whatever standard
+BPMN cannot reproduce exactly goes into `<flowdesk:node>`, `<flowdesk:flow>`, `<flowdesk:order>`
+or `<flowdesk:document>` so that `import_bpmn(export_bpmn(doc))` gives the same document back.
 """
 
 from __future__ import annotations
@@ -15,7 +17,13 @@ from typing import Any
 
 from lxml import etree
 
-from webapp.process.document import CURRENT_FORMAT_VERSION, is_valid_id, normalize
+from webapp.process.document import CURRENT_FORMAT_VERSION, ancestors, is_valid_id, normalize
+from webapp.process.kinds import (
+    BOUNDARY_EVENTS,
+    EVENT_START_EVENTS,
+    MULTI_INSTANCE_KINDS,
+    SCOPE_KINDS,
+)
 
 from . import layout
 from .namespaces import BPMN, BPMNDI, DC, DI, EXPORT_NSMAP, FLOWDESK, FLOWDESK_LANGUAGE, XSI, q
@@ -32,9 +40,26 @@ ELEMENT_FOR_KIND = {
     "parallelGateway": "parallelGateway",
     "timerCatch": "intermediateCatchEvent",
     "messageCatch": "intermediateCatchEvent",
+    "subProcess": "subProcess",
+    "eventSubProcess": "subProcess",
+    "callActivity": "callActivity",
+    "boundaryEvent": "boundaryEvent",
+    "escalationThrow": "intermediateThrowEvent",
 }
 #: Kinds whose BPMN element has a `default` attribute naming one outgoing flow.
-_DEFAULT_CAPABLE = {"exclusiveGateway", "userTask", "serviceTask"}
+_DEFAULT_CAPABLE = {"exclusiveGateway", "userTask", "serviceTask", "subProcess", "callActivity"}
+#: The standard definition element of each `event` value, on the kinds that may carry it.
+_DEFINITIONS = {
+    "timer": "timerEventDefinition",
+    "message": "messageEventDefinition",
+    "error": "errorEventDefinition",
+    "escalation": "escalationEventDefinition",
+    "terminate": "terminateEventDefinition",
+}
+_STANDARD_EVENTS = {
+    "boundaryEvent": BOUNDARY_EVENTS,
+    "endEvent": ("error", "escalation", "terminate"),
+}
 _NODE_KEYS = {"kind", "title", "config", "position"}
 _FLOW_KEYS = {"source", "target", "title", "condition", "default", "waypoints"}
 _DOC_KEYS = {"nodes", "flows"}
@@ -79,6 +104,12 @@ class _Writer:
         self._check_ids()
         self.used: set[str] = set(self.nodes) | set(self.flows)
         self.messages: dict[str, str] = {}
+        self.codes: dict[str, dict[str, str]] = {"error": {}, "escalation": {}}
+        self.collapsed = [
+            node_id
+            for node_id, node in self.nodes.items()
+            if node["kind"] in SCOPE_KINDS and node["config"].get("collapsed") is True
+        ]
         self.incoming: dict[str, list[str]] = {node_id: [] for node_id in self.nodes}
         self.outgoing: dict[str, list[str]] = {node_id: [] for node_id in self.nodes}
         self.defaults: dict[str, str] = {}
@@ -124,21 +155,62 @@ class _Writer:
             process.set("name", self.doc["name"])
         document_ext = {k: v for k, v in self.doc.items() if k not in _DOC_KEYS}
         document_ext.setdefault("format_version", CURRENT_FORMAT_VERSION)
-        _extensions(process, {"document": document_ext})
+        _extensions(process, {"document": document_ext, "order": self._order()})
+        elements = {node_id: self._node(node_id, node) for node_id, node in self.nodes.items()}
         for node_id, node in self.nodes.items():
-            self._node(process, node_id, node)
+            parent = node.get("parent")
+            (process if parent is None else elements[parent]).append(elements[node_id])
         for flow_id, flow in self.flows.items():
-            self._flow(process, flow_id, flow)
+            parent = self.nodes[flow["source"]].get("parent")
+            self._flow(process if parent is None else elements[parent], flow_id, flow)
         for name, message_id in self.messages.items():
             etree.SubElement(root, q(BPMN, "message"), id=message_id, name=name)
+        for local, codes in self.codes.items():
+            for code, code_id in codes.items():
+                element = etree.SubElement(root, q(BPMN, local), id=code_id, name=code)
+                element.set(f"{local}Code", code)
         self._diagram(root, process_id)
         return root
 
-    def _node(self, process: etree._Element, node_id: str, node: dict[str, Any]) -> None:
+    def _order(self) -> dict[str, list[str]]:
+        """Node and flow order when reading the nested XML back would not give it by itself."""
+        scopes: dict[str | None, list[str]] = {}
+        for node_id, node in self.nodes.items():
+            scopes.setdefault(node.get("parent"), []).append(node_id)
+        nodes: list[str] = []
+        containers: list[str | None] = []
+
+        def visit(scope: str | None) -> None:
+            containers.append(scope)
+            for node_id in scopes.get(scope, []):
+                nodes.append(node_id)
+                if node_id in scopes:
+                    visit(node_id)
+
+        visit(None)
+        flows = [
+            flow_id
+            for scope in containers
+            for flow_id, flow in self.flows.items()
+            if self.nodes[flow["source"]].get("parent") == scope
+        ]
+        order: dict[str, list[str]] = {}
+        if nodes != list(self.nodes):
+            order["nodes"] = list(self.nodes)
+        if flows != list(self.flows):
+            order["flows"] = list(self.flows)
+        return order
+
+    def _node(self, node_id: str, node: dict[str, Any]) -> etree._Element:
         kind = node["kind"]
-        element = etree.SubElement(process, q(BPMN, ELEMENT_FOR_KIND.get(kind, "task")), id=node_id)
-        extras = {k: v for k, v in node.items() if k not in _NODE_KEYS}
-        if kind not in ELEMENT_FOR_KIND:
+        tag = ELEMENT_FOR_KIND.get(kind, "task")
+        host, event = node["config"].get("attachedTo"), node["config"].get("event")
+        known = isinstance(host, str) and host in self.nodes and event in BOUNDARY_EVENTS
+        if kind == "boundaryEvent" and not known:
+            tag = "task"  # no host or no definition to write: keep it all in the extension
+        element = etree.Element(q(BPMN, tag), id=node_id)
+        extras = {k: v for k, v in node.items() if k not in _NODE_KEYS and k != "parent"}
+        if kind not in ELEMENT_FOR_KIND or tag == "task":
             extras["kind"] = kind
         if xml_safe(node["title"]):
             if node["title"]:
@@ -148,7 +220,13 @@ class _Writer:
         if "position" in node and set(node["position"]) != _SHAPE_KEYS:
             extras["position"] = node["position"]
         config = dict(node["config"])
-        definition = self._event_definition(node_id, kind, config)
+        definition = None
+        loop = None
+        if tag != "task":
+            self._attributes(element, node_id, kind, config)
+            definition = self._event_definition(node_id, node, config)
+            if kind in MULTI_INSTANCE_KINDS:
+                loop = _multi_instance(config)
         if node_id in self.defaults:
             element.set("default", self.defaults[node_id])
         _extensions(element, {"config": config, "node": extras})
@@ -156,30 +234,75 @@ class _Writer:
             etree.SubElement(element, q(BPMN, "incoming")).text = flow_id
         for flow_id in self.outgoing[node_id]:
             etree.SubElement(element, q(BPMN, "outgoing")).text = flow_id
-        if definition is not None:
-            element.append(definition)
+        for child in (loop, definition):
+            if child is not None:
+                element.append(child)
+        return element
+
+    def _attributes(
+        self, element: etree._Element, node_id: str, kind: str, config: dict[str, Any]
+    ) -> None:
+        """Set the standard attributes of structured kinds, removing from `config` what they say."""
+        if kind == "eventSubProcess":
+            element.set("triggeredByEvent", "true")
+        if kind in SCOPE_KINDS and config.get("collapsed") is True:
+            del config["collapsed"]  # the diagram says it: isExpanded="false" and a plane
+        if kind == "callActivity" and is_valid_id(config.get("process")):
+            element.set("calledElement", config.pop("process"))
+        if kind == "boundaryEvent":
+            element.set("attachedToRef", config.pop("attachedTo"))
+        if kind == "boundaryEvent" and isinstance(config.get("interrupting"), bool):
+            element.set("cancelActivity", "true" if config.pop("interrupting") else "false")
+        parent = self.nodes[node_id].get("parent")
+        in_event_subprocess = parent is not None and self.nodes[parent]["kind"] == "eventSubProcess"
+        if (
+            kind == "startEvent"
+            and in_event_subprocess
+            and config.get("event") in EVENT_START_EVENTS
+            and isinstance(config.get("interrupting"), bool)
+        ):
+            element.set("isInterrupting", "true" if config.pop("interrupting") else "false")
 
     def _event_definition(
-        self, node_id: str, kind: str, config: dict[str, Any]
+        self, node_id: str, node: dict[str, Any], config: dict[str, Any]
     ) -> etree._Element | None:
-        """Build the timer/message definition, removing from `config` what it carries."""
-        if kind == "timerCatch":
-            definition = etree.Element(q(BPMN, "timerEventDefinition"))
-            definition.set("id", self.fresh(f"{node_id}_timer"))
-            for key, tag in (("duration", "timeDuration"), ("date", "timeDate")):
-                if _plain_text(config.get(key)):
-                    expression = _formal_expression(definition, tag, config.pop(key))
+        """Build the event definition, removing from `config` what it carries."""
+        kind = node["kind"]
+        event = {"timerCatch": "timer", "messageCatch": "message", "escalationThrow": "escalation"}
+        name = event.get(kind)
+        if name is None:
+            allowed = _STANDARD_EVENTS.get(kind, ())
+            parent = node.get("parent")
+            if kind == "startEvent" and parent and self.nodes[parent]["kind"] == "eventSubProcess":
+                allowed = EVENT_START_EVENTS
+            if config.get("event") not in allowed:
+                return None
+            name = config.pop("event")
+        definition = etree.Element(q(BPMN, _DEFINITIONS[name]))
+        definition.set("id", self.fresh(f"{node_id}_{name}"))
+        if name == "timer":
+            keys = ("duration", "date") if kind == "timerCatch" else ("duration", "date", "cycle")
+            for key in keys:
+                value = str(config.get(key))
+                if _plain_text(config.get(key)) and (key == "date" or value == value.strip("\"'")):
+                    tag = {"duration": "timeDuration", "date": "timeDate", "cycle": "timeCycle"}
+                    expression = _formal_expression(definition, tag[key], config.pop(key))
                     if key == "date":
                         expression.set("language", FLOWDESK_LANGUAGE)
                     break
-            return definition
-        if kind == "messageCatch":
-            definition = etree.Element(q(BPMN, "messageEventDefinition"))
-            definition.set("id", self.fresh(f"{node_id}_message"))
+        elif name == "message":
             if _plain_text(config.get("message")):
                 definition.set("messageRef", self._message_id(config.pop("message")))
-            return definition
-        return None
+        elif name in ("error", "escalation") and _plain_text(config.get("code")):
+            definition.set(f"{name}Ref", self._code_id(name, config.pop("code")))
+        return definition
+
+    def _code_id(self, local: str, code: str) -> str:
+        codes = self.codes[local]
+        if code not in codes:
+            base = local.capitalize() + "_" + re.sub(r"[^A-Za-z0-9_.-]", "_", code)
+            codes[code] = self.fresh(base)
+        return codes[code]
 
     def _message_id(self, name: str) -> str:
         if name not in self.messages:
@@ -211,15 +334,31 @@ class _Writer:
             expression.set("language", FLOWDESK_LANGUAGE)
 
     def _diagram(self, root: etree._Element, process_id: str) -> None:
-        diagram = etree.SubElement(root, q(BPMNDI, "BPMNDiagram"), id=self.fresh("BPMNDiagram_1"))
-        plane = etree.SubElement(diagram, q(BPMNDI, "BPMNPlane"), id=self.fresh("BPMNPlane_1"))
-        plane.set("bpmnElement", process_id)
+        """The process plane, then one plane per collapsed sub-process (as bpmn-js draws them)."""
+        planes: dict[str | None, etree._Element] = {}
+        for scope, element_id in [(None, process_id), *((c, c) for c in self.collapsed)]:
+            suffix = "1" if scope is None else element_id
+            diagram = etree.SubElement(
+                root, q(BPMNDI, "BPMNDiagram"), id=self.fresh(f"BPMNDiagram_{suffix}")
+            )
+            plane = etree.SubElement(
+                diagram, q(BPMNDI, "BPMNPlane"), id=self.fresh(f"BPMNPlane_{suffix}")
+            )
+            plane.set("bpmnElement", element_id)
+            planes[scope] = plane
         boxes: dict[str, layout.Box] = {}
+        plane_of: dict[str, str | None] = {}
         for node_id, node in self.nodes.items():
-            shape = etree.SubElement(plane, q(BPMNDI, "BPMNShape"), id=self.fresh(f"{node_id}_di"))
+            scope = next((a for a in ancestors(self.doc, node_id) if a in self.collapsed), None)
+            plane_of[node_id] = scope
+            shape = etree.SubElement(
+                planes[scope], q(BPMNDI, "BPMNShape"), id=self.fresh(f"{node_id}_di")
+            )
             shape.set("bpmnElement", node_id)
             if node["kind"] == "exclusiveGateway":
                 shape.set("isMarkerVisible", "true")
+            if node["kind"] in SCOPE_KINDS:
+                shape.set("isExpanded", "false" if node_id in self.collapsed else "true")
             box = layout.node_box(node)
             if box is None:
                 box = layout.node_box(self.placed[node_id])
@@ -230,18 +369,40 @@ class _Writer:
             for name, value in zip(("x", "y", "width", "height"), box, strict=True):
                 bounds.set(name, _number(value))
         for flow_id, flow in self.flows.items():
-            edge = etree.SubElement(plane, q(BPMNDI, "BPMNEdge"), id=self.fresh(f"{flow_id}_di"))
+            scope = plane_of[flow["source"]]
+            edge = etree.SubElement(
+                planes[scope], q(BPMNDI, "BPMNEdge"), id=self.fresh(f"{flow_id}_di")
+            )
             edge.set("bpmnElement", flow_id)
             points = flow["waypoints"]
             if len(points) < 2 or any(set(p) != {"x", "y"} for p in points):
-                points = layout.route(
-                    boxes[flow["source"]], boxes[flow["target"]], list(boxes.values())
-                )
+                others = [boxes[n] for n in boxes if plane_of[n] == scope]
+                points = layout.route(boxes[flow["source"]], boxes[flow["target"]], others)
                 edge.set(q(FLOWDESK, "generated"), "true")
             for point in points:
                 waypoint = etree.SubElement(edge, q(DI, "waypoint"))
                 waypoint.set("x", _number(point["x"]))
                 waypoint.set("y", _number(point["y"]))
+
+
+def _multi_instance(config: dict[str, Any]) -> etree._Element | None:
+    """The loop characteristics of `config["multiInstance"]`; what BPMN cannot say stays there."""
+    settings = config.get("multiInstance")
+    if not isinstance(settings, dict):
+        return None
+    rest = dict(settings)
+    loop = etree.Element(q(BPMN, "multiInstanceLoopCharacteristics"))
+    if isinstance(rest.get("sequential"), bool):
+        loop.set("isSequential", "true" if rest.pop("sequential") else "false")
+    for key, tag in (("cardinality", "loopCardinality"), ("completion", "completionCondition")):
+        if _plain_text(rest.get(key)):
+            expression = _formal_expression(loop, tag, rest.pop(key))
+            expression.set("language", FLOWDESK_LANGUAGE)
+    if rest or not settings:
+        config["multiInstance"] = rest
+    else:
+        del config["multiInstance"]
+    return loop
 
 
 def _plain_text(value: object) -> bool:

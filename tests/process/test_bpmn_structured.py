@@ -1,0 +1,563 @@
+"""BPMN import and export of sub-processes, call activities, multi-instance, boundary events and
+error, escalation and terminate events: standard elements, round trip, XSD and bpmn-moddle."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+from pathlib import Path
+from typing import Any
+
+import pytest
+from lxml import etree
+
+from webapp.process.bpmn import auto_layout, export_bpmn, import_bpmn
+from webapp.process.bpmn.layout import node_box
+from webapp.process.bpmn.namespaces import BPMN, BPMNDI, FLOWDESK, q
+from webapp.process.document import canonical_json, normalize
+
+from .test_bpmn_import import codes, definitions
+from .test_bpmn_roundtrip import bpmn_schema, full_document
+
+REPO = Path(__file__).resolve().parents[2]
+ZEEBE = "http://camunda.org/schema/zeebe/1.0"
+CAMUNDA = "http://camunda.org/schema/1.0/bpmn"
+BPMNDI_NS = 'xmlns:bpmndi="http://www.omg.org/spec/BPMN/20100524/DI"'
+DC_NS = 'xmlns:dc="http://www.omg.org/spec/DD/20100524/DC"'
+
+
+def structured_document() -> dict[str, Any]:
+    """Every issue-15 element: nested expanded and collapsed sub-processes, an event
+    sub-process, call activity, multi-instance, boundary events and error/escalation/terminate."""
+
+    def at(x: int, y: int, w: int = 36, h: int = 36) -> dict[str, int]:
+        return {"x": x, "y": y, "width": w, "height": h}
+
+    return {
+        "format_version": 1,
+        "key": "orders",
+        "name": "Orders",
+        "nodes": {
+            "start": {"kind": "startEvent", "title": "Order", "position": at(100, 200)},
+            "review": {"kind": "subProcess", "title": "Review",
+                       "config": {"multiInstance": {"collection": "$input.reviewers",
+                                                    "element": "reviewer", "sequential": True,
+                                                    "completion": "$loop.completed >= 2",
+                                                    "output": "$vars.verdict"}},
+                       "position": at(200, 100, 500, 260)},
+            "r_start": {"kind": "startEvent", "parent": "review", "position": at(220, 200)},
+            "r_check": {"kind": "userTask", "title": "Check", "parent": "review",
+                        "config": {"assignee": {"type": "expression", "value": "$item"},
+                                   "saveTo": "verdict"},
+                        "position": at(300, 178, 100, 80)},
+            "r_end": {"kind": "endEvent", "parent": "review", "position": at(600, 200)},
+            "r_fail": {"kind": "endEvent", "title": "Rejected", "parent": "review",
+                       "config": {"event": "error", "code": "REJECTED"},
+                       "position": at(600, 300)},
+            "r_gw": {"kind": "exclusiveGateway", "parent": "review",
+                     "position": at(450, 193, 50, 50)},
+            "remind": {"kind": "boundaryEvent", "title": "Every day", "parent": "review",
+                       "config": {"attachedTo": "r_check", "event": "timer", "cycle": "R/P1D",
+                                  "interrupting": False},
+                       "position": at(330, 240)},
+            "r_escalate": {"kind": "escalationThrow", "title": "Tell boss", "parent": "review",
+                           "config": {"code": "LATE"}, "position": at(330, 320)},
+            "r_end2": {"kind": "endEvent", "parent": "review", "position": at(420, 320)},
+            "late": {"kind": "boundaryEvent", "title": "Too late",
+                     "config": {"attachedTo": "review", "event": "timer", "duration": "P2D"},
+                     "position": at(400, 342)},
+            "rejected": {"kind": "boundaryEvent", "title": "Rejected",
+                         "config": {"attachedTo": "review", "event": "error", "code": "REJECTED"},
+                         "position": at(500, 342)},
+            "any_error": {"kind": "boundaryEvent",
+                          "config": {"attachedTo": "review", "event": "error"},
+                          "position": at(550, 342)},
+            "boss": {"kind": "boundaryEvent",
+                     "config": {"attachedTo": "review", "event": "escalation", "code": "LATE",
+                                "interrupting": False},
+                     "position": at(600, 342)},
+            "cancelled": {"kind": "boundaryEvent", "title": "Cancelled",
+                          "config": {"attachedTo": "call", "event": "message",
+                                     "message": "order cancelled",
+                                     "correlationKey": "$input.order_id", "saveTo": "why"},
+                          "position": at(850, 242)},
+            "call": {"kind": "callActivity", "title": "Ship",
+                     "config": {"process": "shipping", "binding": "version", "version": 3,
+                                "inputs": {"order": "$input.order_id"}, "saveTo": "shipment",
+                                "multiInstance": {"cardinality": "2"}},
+                     "position": at(800, 160, 100, 80)},
+            "pack": {"kind": "subProcess", "title": "Pack",
+                     "config": {"collapsed": True}, "position": at(950, 160, 100, 80)},
+            "p_start": {"kind": "startEvent", "parent": "pack", "position": at(100, 100)},
+            "p_task": {"kind": "serviceTask", "parent": "pack",
+                       "config": {"tool": "mail", "inputs": {"to": "'x'"},
+                                  "multiInstance": {"collection": "$input.items",
+                                                    "element": "item"}},
+                       "position": at(200, 78, 100, 80)},
+            "p_end": {"kind": "endEvent", "parent": "pack", "position": at(400, 100)},
+            "end": {"kind": "endEvent", "position": at(1100, 182)},
+            "stop": {"kind": "endEvent", "title": "Stop", "config": {"event": "terminate"},
+                     "position": at(1100, 300)},
+            "alarm": {"kind": "endEvent", "config": {"event": "escalation", "code": "ALARM"},
+                      "position": at(1100, 400)},
+            "on_cancel": {"kind": "eventSubProcess", "title": "On cancel",
+                          "position": at(200, 500, 350, 200)},
+            "oc_start": {"kind": "startEvent", "parent": "on_cancel",
+                         "config": {"event": "message", "message": "order cancelled",
+                                    "correlationKey": "$input.order_id", "interrupting": False},
+                         "position": at(230, 580)},
+            "oc_end": {"kind": "endEvent", "parent": "on_cancel", "position": at(400, 580)},
+            "on_error": {"kind": "eventSubProcess", "config": {"collapsed": True},
+                         "position": at(600, 500, 100, 80)},
+            "oe_start": {"kind": "startEvent", "parent": "on_error",
+                         "config": {"event": "error", "code": "BROKEN"}, "position": at(100, 100)},
+            "oe_end": {"kind": "endEvent", "parent": "on_error", "position": at(200, 100)},
+            "on_timer": {"kind": "eventSubProcess", "position": at(800, 500, 350, 200)},
+            "ot_start": {"kind": "startEvent", "parent": "on_timer",
+                         "config": {"event": "timer", "date": "$input.deadline",
+                                    "interrupting": True},
+                         "position": at(830, 580)},
+            "ot_end": {"kind": "endEvent", "parent": "on_timer",
+                       "config": {"event": "escalation"}, "position": at(900, 580)},
+        },
+        "flows": {
+            "f1": {"source": "start", "target": "review"},
+            "r1": {"source": "r_start", "target": "r_check"},
+            "r2": {"source": "r_check", "target": "r_gw"},
+            "r3": {"source": "r_gw", "target": "r_end", "condition": "$vars.verdict.ok"},
+            "r4": {"source": "r_gw", "target": "r_fail", "default": True},
+            "r5": {"source": "remind", "target": "r_escalate"},
+            "r6": {"source": "r_escalate", "target": "r_end2"},
+            "f2": {"source": "review", "target": "call"},
+            "f3": {"source": "late", "target": "stop"},
+            "f4": {"source": "rejected", "target": "stop"},
+            "f5": {"source": "any_error", "target": "alarm"},
+            "f6": {"source": "boss", "target": "end"},
+            "f7": {"source": "call", "target": "pack"},
+            "f8": {"source": "cancelled", "target": "stop"},
+            "p1": {"source": "p_start", "target": "p_task"},
+            "p2": {"source": "p_task", "target": "p_end"},
+            "f9": {"source": "pack", "target": "end"},
+            "o1": {"source": "oc_start", "target": "oc_end"},
+            "o2": {"source": "oe_start", "target": "oe_end"},
+            "o3": {"source": "ot_start", "target": "ot_end"},
+        },
+    }  # fmt: skip
+
+
+@pytest.fixture(scope="module")
+def schema() -> etree.XMLSchema:
+    return bpmn_schema()
+
+
+def by_id(root: etree._Element) -> dict[str, etree._Element]:
+    return {e.get("id"): e for e in root.iter() if isinstance(e.tag, str) and e.get("id")}
+
+
+def test_structured_document_roundtrips_identically(schema: etree.XMLSchema) -> None:
+    doc = structured_document()
+    xml = export_bpmn(doc)
+    assert schema.validate(etree.fromstring(xml.encode())), schema.error_log.last_error
+    result = import_bpmn(xml)
+    assert result.unsupported == []
+    assert result.warnings == []
+    assert canonical_json(result.document) == canonical_json(normalize(doc))
+    assert export_bpmn(result.document) == xml
+
+
+def test_structured_document_without_positions_roundtrips(schema: etree.XMLSchema) -> None:
+    doc = structured_document()
+    for node in doc["nodes"].values():
+        del node["position"]
+    xml = export_bpmn(doc)
+    assert schema.validate(etree.fromstring(xml.encode())), schema.error_log.last_error
+    back = import_bpmn(xml).document
+    assert canonical_json(back) == canonical_json(normalize(doc))
+
+
+def test_export_writes_structure_as_standard_bpmn() -> None:
+    root = etree.fromstring(export_bpmn(structured_document()).encode())
+    elements = by_id(root)
+    process = root.find(q(BPMN, "process"))
+    review = elements["review"]
+    assert review.tag == q(BPMN, "subProcess") and review.getparent() is process
+    assert review.get("triggeredByEvent") is None
+    assert elements["r_check"].getparent() is review
+    assert elements["r1"].getparent() is review  # flows live in their sub-process
+    loop = review.find(q(BPMN, "multiInstanceLoopCharacteristics"))
+    assert loop.get("isSequential") == "true"
+    assert loop.find(q(BPMN, "completionCondition")).text == "$loop.completed >= 2"
+    assert elements["call"].tag == q(BPMN, "callActivity")
+    assert elements["call"].get("calledElement") == "shipping"
+    cardinality = elements["call"].find(f"{q(BPMN, 'multiInstanceLoopCharacteristics')}/*")
+    assert (cardinality.tag, cardinality.text) == (q(BPMN, "loopCardinality"), "2")
+    assert elements["on_cancel"].get("triggeredByEvent") == "true"
+    oc_start = elements["oc_start"]
+    assert oc_start.get("isInterrupting") == "false"
+    assert oc_start.find(q(BPMN, "messageEventDefinition")).get("messageRef")
+    remind = elements["remind"]
+    assert (remind.get("attachedToRef"), remind.get("cancelActivity")) == ("r_check", "false")
+    cycle = remind.find(f"{q(BPMN, 'timerEventDefinition')}/{q(BPMN, 'timeCycle')}")
+    assert cycle.text == "R/P1D"
+    assert elements["late"].get("cancelActivity") is None
+    error_ref = elements["rejected"].find(q(BPMN, "errorEventDefinition")).get("errorRef")
+    assert elements[error_ref].tag == q(BPMN, "error")
+    assert elements[error_ref].get("errorCode") == "REJECTED"
+    assert elements[error_ref].getparent() is root
+    fail_ref = elements["r_fail"].find(q(BPMN, "errorEventDefinition")).get("errorRef")
+    assert fail_ref == error_ref  # one bpmn:error per code
+    assert elements["any_error"].find(q(BPMN, "errorEventDefinition")).get("errorRef") is None
+    escalation = elements["r_escalate"]
+    assert escalation.tag == q(BPMN, "intermediateThrowEvent")
+    ref = escalation.find(q(BPMN, "escalationEventDefinition")).get("escalationRef")
+    assert elements[ref].get("escalationCode") == "LATE"
+    assert elements["stop"].find(q(BPMN, "terminateEventDefinition")) is not None
+    # what standard BPMN said is not repeated in our extension
+    config = elements["remind"].find(f"{q(BPMN, 'extensionElements')}")
+    assert config is None
+
+
+def test_collapsed_sub_processes_get_a_plane_of_their_own() -> None:
+    root = etree.fromstring(export_bpmn(structured_document()).encode())
+    planes = {
+        p.get("bpmnElement"): {s.get("bpmnElement") for s in p}
+        for p in root.iter(q(BPMNDI, "BPMNPlane"))
+    }
+    assert list(planes) == ["orders", "pack", "on_error"]
+    assert planes["pack"] == {"p_start", "p_task", "p_end", "p1", "p2"}
+    assert planes["on_error"] == {"oe_start", "oe_end", "o2"}
+    assert {"review", "r_check", "remind", "r1", "pack", "on_error"} <= planes["orders"]
+    shapes = {s.get("bpmnElement"): s for s in root.iter(q(BPMNDI, "BPMNShape"))}
+    assert shapes["review"].get("isExpanded") == "true"
+    assert shapes["pack"].get("isExpanded") == "false"
+    assert shapes["on_cancel"].get("isExpanded") == "true"
+
+
+def test_node_order_survives_nesting() -> None:
+    doc = structured_document()
+    nodes = doc["nodes"]
+    doc["nodes"] = {"end": nodes.pop("end"), "r_end": nodes.pop("r_end"), **nodes}
+    doc["flows"] = dict(reversed(doc["flows"].items()))
+    back = import_bpmn(export_bpmn(doc)).document
+    assert list(back["nodes"]) == list(doc["nodes"])
+    assert list(back["flows"]) == list(doc["flows"])
+
+
+def test_order_is_not_written_when_reading_gives_it() -> None:
+    doc = full_document()
+    root = etree.fromstring(export_bpmn(doc).encode())
+    assert root.find(f".//{q(FLOWDESK, 'order')}") is None
+
+
+def test_awkward_structured_values_survive() -> None:
+    doc = structured_document()
+    nodes = doc["nodes"]
+    nodes["late"]["config"] = {"attachedTo": "nowhere", "event": "timer", "duration": "P1D"}
+    nodes["rejected"]["config"]["code"] = ""
+    nodes["any_error"]["config"]["interrupting"] = "sometimes"
+    nodes["boss"]["config"]["event"] = "signal"
+    nodes["call"]["config"]["process"] = "not a key"
+    nodes["call"]["config"]["multiInstance"] = {}
+    nodes["review"]["config"]["multiInstance"] = "many"
+    nodes["pack"]["config"]["collapsed"] = False
+    nodes["on_cancel"]["config"] = {"collapsed": "yes"}
+    nodes["start"]["config"] = {"event": "timer", "cycle": "R/PT1H", "interrupting": False}
+    nodes["oc_start"]["config"]["cycle"] = " 'R/P1D' "
+    nodes["stop"]["config"] = {"event": "", "code": "X"}
+    nodes["r_escalate"]["config"] = {"code": " padded "}
+    back = import_bpmn(export_bpmn(doc))
+    assert back.unsupported == []
+    assert canonical_json(back.document) == canonical_json(normalize(doc))
+
+
+def test_moddle_reads_our_exports_without_warnings(tmp_path: Path) -> None:
+    node = shutil.which("node")
+    if node is None or not (REPO / "node_modules/bpmn-moddle").is_dir():
+        pytest.skip("node and node_modules/bpmn-moddle are needed (make setup-test assets)")
+    no_positions = structured_document()
+    for item in no_positions["nodes"].values():
+        del item["position"]
+    files = []
+    for name, doc in (
+        ("structured", structured_document()),
+        ("generated", no_positions),
+        ("flat", full_document()),
+    ):
+        path = tmp_path / f"{name}.bpmn"
+        path.write_text(export_bpmn(doc), encoding="utf-8")
+        files.append(str(path))
+    script = REPO / "tests/process/moddle_read.mjs"
+    extension = REPO / "static/js/flowdesk-moddle.json"
+    output = subprocess.run(
+        [node, str(script), str(extension), *files],
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=60,
+    ).stdout
+    assert json.loads(output) == {path: [] for path in files}
+
+
+# --- other tools' files --------------------------------------------------------------------------
+
+
+def shape(element_id: str, x: int, y: int, w: int = 36, h: int = 36, extra: str = "") -> str:
+    bounds = f'<dc:Bounds x="{x}" y="{y}" width="{w}" height="{h}"/>'
+    return f'<bpmndi:BPMNShape id="{element_id}_di" bpmnElement="{element_id}"{extra}>{bounds}' + (
+        "</bpmndi:BPMNShape>"
+    )
+
+
+COLLAPSED = """
+  <{p}process id="p" isExecutable="true">
+    <{p}startEvent id="s"/>
+    <{p}subProcess id="sub" name="Collapsed">
+      <{p}incoming>f1</{p}incoming>
+      <{p}outgoing>f2</{p}outgoing>
+      <{p}startEvent id="s2"/>
+      <{p}endEvent id="e2"/>
+      <{p}sequenceFlow id="f3" sourceRef="s2" targetRef="e2"/>
+    </{p}subProcess>
+    <{p}subProcess id="open">
+      <{p}startEvent id="s3"/>
+      <{p}endEvent id="e3"/>
+      <{p}sequenceFlow id="f5" sourceRef="s3" targetRef="e3"/>
+    </{p}subProcess>
+    <{p}endEvent id="e"/>
+    <{p}sequenceFlow id="f1" sourceRef="s" targetRef="sub"/>
+    <{p}sequenceFlow id="f2" sourceRef="sub" targetRef="open"/>
+    <{p}sequenceFlow id="f4" sourceRef="open" targetRef="e"/>
+  </{p}process>
+  <bpmndi:BPMNDiagram id="d1"><bpmndi:BPMNPlane id="pl1" bpmnElement="p">
+    SHAPES_1
+  </bpmndi:BPMNPlane></bpmndi:BPMNDiagram>
+  <bpmndi:BPMNDiagram id="d2"><bpmndi:BPMNPlane id="pl2" bpmnElement="sub">
+    SHAPES_2
+  </bpmndi:BPMNPlane></bpmndi:BPMNDiagram>
+""".replace(
+    "SHAPES_1",
+    shape("s", 10, 20)
+    + shape("sub", 100, 0, 100, 80)
+    + shape("open", 300, 0, 300, 200, ' isExpanded="true"')
+    + shape("s3", 320, 50)
+    + shape("e3", 500, 50)
+    + shape("e", 700, 20),
+).replace("SHAPES_2", shape("s2", 180, 160) + shape("e2", 400, 160))
+
+
+def test_bpmn_js_collapsed_sub_process_with_its_own_plane() -> None:
+    result = import_bpmn(definitions(COLLAPSED, extra_ns=f"{BPMNDI_NS} {DC_NS}"))
+    assert result.unsupported == []
+    nodes = result.document["nodes"]
+    assert list(nodes) == ["s", "sub", "s2", "e2", "open", "s3", "e3", "e"]
+    assert nodes["sub"]["config"] == {"collapsed": True}
+    assert nodes["open"]["config"] == {}
+    assert [nodes[n].get("parent") for n in ("s2", "e2", "s3", "e")] == ["sub", "sub", "open", None]
+    assert nodes["s2"]["position"] == {"x": 180, "y": 160, "width": 36, "height": 36}
+    assert list(result.document["flows"]) == ["f1", "f2", "f4", "f3", "f5"]
+
+
+def vendor(body: str) -> Any:
+    extra = f'xmlns:zeebe="{ZEEBE}" xmlns:camunda="{CAMUNDA}"'
+    return import_bpmn(definitions(body, extra_ns=extra))
+
+
+VENDOR_STRUCTURE = """
+  <{p}process id="p" isExecutable="true">
+    <{p}startEvent id="s"/>
+    <{p}userTask id="c7" camunda:assignee="${{reviewer}}">
+      <{p}multiInstanceLoopCharacteristics camunda:collection="${{reviewers}}"
+          camunda:elementVariable="reviewer">
+        <{p}completionCondition>${{nrOfCompletedInstances >= 2 and loopCounter > 0}}
+        </{p}completionCondition>
+      </{p}multiInstanceLoopCharacteristics>
+    </{p}userTask>
+    <{p}serviceTask id="c8">
+      <{p}extensionElements><zeebe:taskDefinition type="mail"/></{p}extensionElements>
+      <{p}multiInstanceLoopCharacteristics isSequential="true">
+        <{p}extensionElements>
+          <zeebe:loopCharacteristics inputCollection="=items" inputElement="item"
+              outputCollection="results" outputElement="=result"/>
+        </{p}extensionElements>
+        <{p}completionCondition>=loopCounter &gt;= 3</{p}completionCondition>
+      </{p}multiInstanceLoopCharacteristics>
+    </{p}serviceTask>
+    <{p}callActivity id="call8">
+      <{p}extensionElements><zeebe:calledElement processId="shipping"/></{p}extensionElements>
+    </{p}callActivity>
+    <{p}callActivity id="call7" calledElement="billing" camunda:calledElementBinding="version"
+        camunda:calledElementVersion="4">
+      <{p}extensionElements>
+        <camunda:in source="amount" target="total"/>
+        <camunda:in sourceExpression="${{order.id}}" target="order"/>
+        <camunda:out source="paid" target="paid"/>
+      </{p}extensionElements>
+      <{p}multiInstanceLoopCharacteristics><{p}loopCardinality>3</{p}loopCardinality>
+      </{p}multiInstanceLoopCharacteristics>
+    </{p}callActivity>
+    <{p}scriptTask id="spiff">
+      <{p}multiInstanceLoopCharacteristics>
+        <{p}loopDataInputRef>input_data</{p}loopDataInputRef>
+        <{p}loopDataOutputRef>output_data</{p}loopDataOutputRef>
+        <{p}inputDataItem id="input_item" name="input item"/>
+        <{p}outputDataItem id="output_item" name="output item"/>
+      </{p}multiInstanceLoopCharacteristics>
+    </{p}scriptTask>
+    <{p}endEvent id="e"/>
+  </{p}process>
+"""
+
+
+def test_vendor_multi_instance_and_call_activities() -> None:
+    result = vendor(VENDOR_STRUCTURE)
+    assert result.unsupported == []
+    nodes = result.document["nodes"]
+    assert nodes["c7"]["config"]["multiInstance"] == {
+        "collection": "$vars.reviewers",
+        "element": "reviewer",
+        "completion": "$loop.completed >= 2 and $loop.index > 0",
+    }
+    assert nodes["c8"]["config"]["multiInstance"] == {
+        "sequential": True,
+        "collection": "$vars.items",
+        "element": "item",
+        "output": "$vars.result",
+        "completion": "($loop.index + 1) >= 3",
+    }
+    assert nodes["c8"]["config"]["saveTo"] == "results"
+    assert nodes["call8"] == {
+        "kind": "callActivity", "title": "", "config": {"process": "shipping"},
+    } | {k: v for k, v in nodes["call8"].items() if k == "position"}  # fmt: skip
+    assert nodes["call7"]["config"] == {
+        "process": "billing",
+        "binding": "version",
+        "version": 4,
+        "inputs": {"total": "$vars.amount", "order": "$vars.order.id"},
+        "multiInstance": {"cardinality": "3"},
+    }
+    assert nodes["spiff"]["config"]["multiInstance"] == {
+        "collection": "$vars.input_data",
+        "element": "input_item",
+        "output": "$vars.output_item",
+    }
+    assert nodes["spiff"]["config"]["saveTo"] == "output_data"
+    assert "import.output_lossy" in codes(result)
+
+
+EVENTS = """
+  <{p}process id="p" isExecutable="true">
+    <{p}startEvent id="s"/>
+    <{p}userTask id="t"/>
+    <{p}boundaryEvent id="b_timer" attachedToRef="t" cancelActivity="false">
+      <{p}timerEventDefinition><{p}timeCycle>R3/PT1H</{p}timeCycle></{p}timerEventDefinition>
+    </{p}boundaryEvent>
+    <{p}boundaryEvent id="b_date" attachedToRef="t">
+      <{p}timerEventDefinition><{p}timeDate>2027-01-01T08:00:00Z</{p}timeDate></{p}timerEventDefinition>
+    </{p}boundaryEvent>
+    <{p}boundaryEvent id="b_msg" attachedToRef="t">
+      <{p}messageEventDefinition messageRef="m1"/>
+    </{p}boundaryEvent>
+    <{p}boundaryEvent id="b_err" attachedToRef="t">
+      <{p}errorEventDefinition errorRef="err1"/>
+    </{p}boundaryEvent>
+    <{p}boundaryEvent id="b_esc" attachedToRef="t">
+      <{p}escalationEventDefinition escalationRef="esc1"/>
+    </{p}boundaryEvent>
+    <{p}boundaryEvent id="b_sig" attachedToRef="t"><{p}signalEventDefinition/></{p}boundaryEvent>
+    <{p}intermediateThrowEvent id="throw"><{p}escalationEventDefinition escalationRef="esc1"/>
+    </{p}intermediateThrowEvent>
+    <{p}endEvent id="e_err"><{p}errorEventDefinition errorRef="err1"/></{p}endEvent>
+    <{p}endEvent id="e_term"><{p}terminateEventDefinition/></{p}endEvent>
+    <{p}endEvent id="e_msg"><{p}messageEventDefinition/></{p}endEvent>
+    <{p}subProcess id="esp" triggeredByEvent="true">
+      <{p}startEvent id="esp_start" isInterrupting="false">
+        <{p}escalationEventDefinition escalationRef="esc1"/>
+      </{p}startEvent>
+    </{p}subProcess>
+    <{p}subProcess id="inner">
+      <{p}startEvent id="inner_start"><{p}timerEventDefinition/></{p}startEvent>
+    </{p}subProcess>
+  </{p}process>
+  <{p}message id="m1" name="cancel"/>
+  <{p}error id="err1" errorCode="E42"/>
+  <{p}escalation id="esc1" escalationCode="LATE"/>
+"""
+
+
+def test_boundary_throw_end_and_event_start_definitions() -> None:
+    result = import_bpmn(definitions(EVENTS))
+    nodes = result.document["nodes"]
+    config = {node_id: node["config"] for node_id, node in nodes.items()}
+    assert config["b_timer"] == {
+        "attachedTo": "t", "event": "timer", "cycle": "R3/PT1H", "interrupting": False,
+    }  # fmt: skip
+    assert config["b_date"] == {
+        "attachedTo": "t",
+        "event": "timer",
+        "date": "'2027-01-01T08:00:00Z'",
+    }
+    assert config["b_msg"] == {"attachedTo": "t", "event": "message", "message": "cancel"}
+    assert config["b_err"] == {"attachedTo": "t", "event": "error", "code": "E42"}
+    assert config["b_esc"] == {"attachedTo": "t", "event": "escalation", "code": "LATE"}
+    assert nodes["throw"]["kind"] == "escalationThrow" and config["throw"] == {"code": "LATE"}
+    assert config["e_err"] == {"event": "error", "code": "E42"}
+    assert config["e_term"] == {"event": "terminate"}
+    assert nodes["esp"]["kind"] == "eventSubProcess"
+    assert config["esp_start"] == {"event": "escalation", "code": "LATE", "interrupting": False}
+    assert nodes["esp_start"]["parent"] == "esp"
+    listed = {(u.id, u.type) for u in result.unsupported}
+    assert listed == {
+        ("b_sig", "boundaryEvent[signal]"),
+        ("e_msg", "endEvent[message]"),
+        ("inner_start", "startEvent[timer]"),  # only event sub-processes start on events
+    }
+    assert "b_sig" not in nodes
+    assert "import.correlation_key" in codes(result)
+
+
+def test_unknown_error_reference_is_a_warning_and_catches_all() -> None:
+    body = EVENTS.replace(
+        'errorRef="err1"/>\n    </{p}boundaryEvent>', 'errorRef="nope"/>\n    </{p}boundaryEvent>'
+    )
+    result = import_bpmn(definitions(body))
+    assert result.document["nodes"]["b_err"]["config"] == {"attachedTo": "t", "event": "error"}
+    assert "import.code_missing" in codes(result)
+
+
+# --- automatic layout ----------------------------------------------------------------------------
+
+
+def inside(inner: tuple, outer: tuple) -> bool:
+    x, y, w, h = inner
+    ox, oy, ow, oh = outer
+    return ox <= x and oy <= y and x + w <= ox + ow and y + h <= oy + oh
+
+
+def test_auto_layout_puts_nested_nodes_inside_their_expanded_sub_process() -> None:
+    doc = structured_document()
+    for node in doc["nodes"].values():
+        del node["position"]
+    laid = auto_layout(normalize(doc))
+    nodes = laid["nodes"]
+    boxes = {node_id: node_box(node) for node_id, node in nodes.items()}
+    for node_id, node in nodes.items():
+        parent = node.get("parent")
+        if parent and not nodes[parent]["config"].get("collapsed"):
+            assert inside(boxes[node_id], boxes[parent]), (node_id, parent)
+    # siblings in one scope do not overlap
+    for a in nodes:
+        for b in nodes:
+            same_scope = nodes[a].get("parent") == nodes[b].get("parent")
+            boundary = "boundaryEvent" in (nodes[a]["kind"], nodes[b]["kind"])
+            if a < b and same_scope and not boundary:
+                ax, ay, aw, ah = boxes[a]
+                bx, by, bw, bh = boxes[b]
+                assert ax + aw <= bx or bx + bw <= ax or ay + ah <= by or by + bh <= ay, (a, b)
+    # a boundary event sits on its host's border
+    for node_id, node in nodes.items():
+        if node["kind"] == "boundaryEvent":
+            x, y, w, h = boxes[node_id]
+            hx, hy, hw, hh = boxes[node["config"]["attachedTo"]]
+            assert hx <= x + w / 2 <= hx + hw and y + h / 2 == hy + hh, node_id
+    assert boxes["pack"][2:] == (100, 80)  # collapsed: a task-sized shape
