@@ -212,8 +212,14 @@
   const APPEND_GAP = 120;
   const APPEND_MARGIN = 30;
   function FlowdeskAutoPlace(eventBus, elementRegistry) {
-    const overlaps = (box) => elementRegistry.filter((element) => !element.waypoints
-      && element.type !== 'label' && element.parent && element.width !== undefined)
+    const holds = (container, element) => {
+      for (let parent = element.parent; parent; parent = parent.parent) if (parent === container) return true;
+      return false;
+    };
+    /* Shapes in the way: not the sub-processes around the source (the new shape goes inside). */
+    const overlaps = (box, source) => elementRegistry.filter((element) => !element.waypoints
+      && element.type !== 'label' && element.parent && element.width !== undefined
+      && !holds(element, source))
       .some((other) => other.x < box.x + box.width + APPEND_MARGIN
         && box.x < other.x + other.width + APPEND_MARGIN
         && other.y < box.y + box.height + APPEND_MARGIN
@@ -229,7 +235,7 @@
         width: shape.width,
         height: shape.height,
       };
-      for (let tries = 0; tries < 20 && overlaps(box); tries += 1) box.y += shape.height + APPEND_MARGIN;
+      for (let tries = 0; tries < 20 && overlaps(box, source); tries += 1) box.y += shape.height + APPEND_MARGIN;
       return { x: snap(box.x + shape.width / 2), y: snap(box.y + shape.height / 2) };
     });
   }

@@ -1,0 +1,263 @@
+"""Structured processes in the designer, drawn like a person in Chromium: a sub-process with a
+user task inside, a timer boundary event attached by dropping it on the sub-process's border, a
+multi-instance task set up in the panel, publishing; drill-down into collapsed sub-processes and
+back with the breadcrumb, in the editor and on the version page; problems on nested elements."""
+
+from __future__ import annotations
+
+import pytest
+from sqlalchemy import select
+
+from tests.browser.conftest import sign_in, wait_until
+from tests.browser.test_designer import (
+    CLICK_TRAP_MS,
+    apply,
+    bo,
+    click_shape,
+    open_designer,
+    pad,
+    panel_for,
+    save,
+    screenshot,
+    selected,
+    wait_selected,
+)
+from tests.designer import conftest as designer_fixtures
+from webapp.models import Process, ProcessVersion, User
+from webapp.services import processes
+
+pytestmark = pytest.mark.browser
+
+make_process = designer_fixtures.make_process
+
+
+def shape_box(page, element_id: str) -> dict:
+    return page.locator(f'.djs-shape[data-element-id="{element_id}"]').bounding_box()
+
+
+def palette_click(page, action: str, x: float, y: float) -> str:
+    """Click a palette entry, then the canvas at (x, y) as a person would; returns the new
+    element's id (what is selected afterwards)."""
+    page.click(f'.djs-palette .entry[data-action="{action}"]')
+    page.mouse.move(x - 40, y - 30, steps=4)
+    page.mouse.move(x, y, steps=6)
+    page.mouse.click(x, y)
+    page.wait_for_timeout(CLICK_TRAP_MS)
+    return selected(page)[0] if selected(page) else ""
+
+
+def connect(page, source: str, target: str) -> None:
+    click_shape(page, source)
+    page.click('.djs-context-pad .entry[data-action="connect"]')
+    box = shape_box(page, target)
+    x, y = box["x"] + box["width"] / 2, box["y"] + box["height"] / 2
+    page.mouse.move(x - 20, y, steps=5)
+    page.mouse.move(x, y, steps=3)
+    page.mouse.click(x, y)
+    page.wait_for_timeout(CLICK_TRAP_MS)
+
+
+def test_draw_a_sub_process_with_a_boundary_timer_and_a_multi_instance_review(
+    page, demo, db_session
+):
+    sign_in(page, "designer")
+    page.goto("/designer/")
+    page.get_by_role("link", name="New process").click()
+    page.get_by_label("Key").fill("review_cycle")
+    page.get_by_label("Name").fill("Review cycle")
+    page.get_by_label("Partition").select_option(label="Finance")
+    page.get_by_role("button", name="Create and open the designer").click()
+    page.wait_for_selector("#designer[data-ready=true]")
+
+    entry = page.locator('.djs-palette .entry[data-action="create.subprocess-expanded"]')
+    assert "sub-process" in entry.get_attribute("aria-label")
+    click_shape(page, "end")
+    pad(page, "delete")
+    start = shape_box(page, "start")
+    scope = palette_click(
+        page, "create.subprocess-expanded", start["x"] + 330, start["y"] + start["height"] / 2
+    )
+    assert bo(page, scope, "bo.$type") == "bpmn:SubProcess"
+    page.keyboard.press("Escape")
+    connect(page, "start", scope)
+    click_shape(page, scope)
+    outer_end = pad(page, "append.end-event")
+    page.keyboard.press("Escape")
+
+    inner_start = page.evaluate(
+        f"modeler.get('elementRegistry').filter(e => e.parent && e.parent.id === '{scope}'"
+        " && e.type === 'bpmn:StartEvent').map(e => e.id)[0]"
+    )
+    click_shape(page, inner_start)
+    review = pad(page, "append.user-task")
+    inner_end = pad(page, "append.end-event")
+    page.keyboard.press("Escape")
+    for element_id in (review, inner_end):
+        assert bo(page, element_id, "bo.$parent.id") == scope
+
+    # The timer from the palette, dropped on the sub-process's bottom border, becomes a
+    # boundary event attached to it.
+    box = shape_box(page, scope)
+    timer = palette_click(
+        page, "create.timer-catch", box["x"] + box["width"] * 0.3, box["y"] + box["height"]
+    )
+    assert bo(page, timer, "bo.$type") == "bpmn:BoundaryEvent"
+    assert bo(page, timer, "bo.attachedToRef.id") == scope
+    page.keyboard.press("Escape")
+    click_shape(page, timer)
+    escalate = pad(page, "append.user-task")
+    late_end = pad(page, "append.end-event")
+    page.keyboard.press("Escape")
+
+    click_shape(page, timer)
+    panel = panel_for(page, timer)
+    assert panel.get_by_label("Interrupting").is_checked()
+    panel.get_by_label("Duration", exact=True).fill("P2D")
+    apply(page)
+    assert bo(page, timer, "bo.eventDefinitions[0].timeDuration.body") == "P2D"
+
+    click_shape(page, review)
+    panel = panel_for(page, review)
+    panel.get_by_label("Title").fill("Review")
+    panel.get_by_label("Everyone with a role").check()
+    page.wait_for_selector("#props select[name=assignee_role]")
+    panel.get_by_label("Role", exact=True).select_option("approver")
+    panel.get_by_label("Parallel: all instances at once").check()
+    collection = page.locator("#props").get_by_label("Collection (expression)")
+    collection.wait_for()
+    collection.fill("$input.reviewers[")
+    page.wait_for_selector("#mi_collection-check .error")
+    collection.fill("$input.reviewers")
+    page.wait_for_selector("#mi_collection-check:has-text('Valid expression')")
+    panel.get_by_label("Element variable").fill("reviewer")
+    completion = panel.get_by_label("Completion condition")
+    completion.fill("$loop.completed >= 2")
+    page.wait_for_selector("#mi_completion-check:has-text('Valid expression')")
+    apply(page)
+    assert bo(page, review, "bo.loopCharacteristics.$type") == (
+        "bpmn:MultiInstanceLoopCharacteristics"
+    )
+    assert bo(page, review, "bo.loopCharacteristics.isSequential") is False
+    assert page.locator(f'.djs-shape[data-element-id="{review}"] .djs-visual path').count() > 1
+
+    click_shape(page, escalate)
+    panel = panel_for(page, escalate)
+    panel.get_by_label("Title").fill("Chase the reviewers")
+    panel.get_by_label("User", exact=True).select_option("alice")
+    apply(page)
+    save(page)
+    screenshot(page, "designer-structured-1280.png")
+    assert page.locator("#problem-summary").inner_text() == "No problems found.", (
+        page.locator("#problem-list").inner_text()
+    )
+
+    page.click("#publish-link")
+    page.get_by_label("Change note").fill("Reviews with a deadline")
+    page.get_by_role("button", name="Publish version 1").click()
+    page.wait_for_url("**/versions")
+
+    process_id = db_session.scalar(select(Process.id).where(Process.key == "review_cycle"))
+    version = db_session.scalar(
+        select(ProcessVersion).where(ProcessVersion.process_id == process_id)
+    )
+    nodes = version.document["nodes"]
+    assert nodes[scope]["kind"] == "subProcess" and "parent" not in nodes[scope]
+    assert {nodes[n].get("parent") for n in (inner_start, review, inner_end)} == {scope}
+    assert nodes[timer]["kind"] == "boundaryEvent"
+    assert nodes[timer]["config"]["attachedTo"] == scope
+    assert nodes[timer]["config"]["event"] == "timer"
+    assert nodes[timer]["config"]["duration"] == "P2D"
+    assert nodes[timer]["config"].get("interrupting", True) is True
+    assert nodes[review]["config"]["multiInstance"] == {
+        "sequential": False,
+        "collection": "$input.reviewers",
+        "element": "reviewer",
+        "completion": "$loop.completed >= 2",
+    }
+    assert "parent" not in nodes[escalate] and "parent" not in nodes[outer_end]
+    assert late_end in nodes
+
+
+def collapsed_document() -> dict:
+    """start -> a collapsed sub-process (start -> check -> end) -> end."""
+    return {
+        "format_version": 1,
+        "nodes": {
+            "start": {"kind": "startEvent", "title": "Start", "position": {"x": 100, "y": 100}},
+            "checks": {
+                "kind": "subProcess",
+                "title": "Checks",
+                "config": {"collapsed": True},
+                "position": {"x": 200, "y": 78},
+            },
+            "c_start": {"kind": "startEvent", "parent": "checks", "position": {"x": 100, "y": 100}},
+            "c_check": {
+                "kind": "userTask",
+                "title": "Check the figures",
+                "parent": "checks",
+                "config": {"assignee": {"type": "role", "value": "clerk"}},
+                "position": {"x": 200, "y": 78},
+            },
+            "c_end": {"kind": "endEvent", "parent": "checks", "position": {"x": 360, "y": 100}},
+            "done": {"kind": "endEvent", "title": "Done", "position": {"x": 360, "y": 100}},
+        },
+        "flows": {
+            "f1": {"source": "start", "target": "checks"},
+            "f2": {"source": "checks", "target": "done"},
+            "c1": {"source": "c_start", "target": "c_check"},
+            "c2": {"source": "c_check", "target": "c_end"},
+        },
+    }
+
+
+def drill_into(page, element_id: str) -> None:
+    page.locator(f'.djs-overlays[data-container-id="{element_id}"] .bjs-drilldown').click()
+    page.wait_for_selector(".bjs-breadcrumbs-shown .bjs-breadcrumbs li >> nth=1")
+
+
+def test_drill_down_and_back_with_problems_marked_inside(page, make_process, db_session):
+    doc = collapsed_document()
+    doc["nodes"]["c_check"]["config"] = {}
+    pid = make_process(doc=doc)
+    sign_in(page, "designer")
+    open_designer(page, pid)
+    root = "modeler.get('canvas').getRootElement().id"
+    main_root = page.evaluate(root)
+    assert page.locator(".djs-element.problem-error[data-element-id='checks']").count() == 1
+    assert "Inside:" in page.locator(".problem-badge.problem-error").first.get_attribute("title")
+
+    drill_into(page, "checks")
+    assert page.evaluate(root) == "checks_plane"
+    assert page.locator(".bjs-breadcrumbs li").nth(1).inner_text() == "Checks"
+    marked = page.locator(".djs-element.problem-error[data-element-id='c_check']")
+    assert marked.is_visible()
+    page.locator(".bjs-breadcrumbs a.bjs-crumb").first.click()
+    wait_until(page, f"{root} === '{main_root}'")
+
+    page.locator("#problem-list button[data-element=c_check]").click()
+    wait_selected(page, "c_check")
+    assert page.evaluate(root) == "checks_plane"
+    panel_for(page, "c_check").get_by_label("Everyone with a role").check()
+    page.wait_for_selector("#props select[name=assignee_role]")
+    page.locator("#props").get_by_label("Role", exact=True).select_option("clerk")
+    apply(page)
+    save(page)
+    assert page.locator("#problem-summary").inner_text() == "No problems found."
+    assert page.locator(".djs-element.problem-error").count() == 0
+    stored = designer_fixtures.get_process(db_session, pid).draft_document
+    assert stored["nodes"]["checks"]["config"].get("collapsed") is True
+    assert stored["nodes"]["c_check"]["parent"] == "checks"
+
+
+def test_the_version_page_drills_down_too(page, make_process, db_session):
+    pid = make_process(doc=collapsed_document())
+    actor = db_session.scalar(select(User).where(User.username == "designer"))
+    processes.publish(db_session.get(Process, pid), actor=actor, note="v1")
+    db_session.commit()
+    sign_in(page, "designer")
+    page.goto(f"/designer/{pid}/versions/1")
+    page.wait_for_selector("[data-viewer][data-ready=true]")
+    drill_into(page, "checks")
+    assert page.locator('.djs-shape[data-element-id="c_check"]').is_visible()
+    page.locator(".bjs-breadcrumbs a.bjs-crumb").first.click()
+    page.wait_for_selector('.djs-shape[data-element-id="checks"]', state="visible")
