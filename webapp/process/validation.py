@@ -7,11 +7,12 @@ do not. Graph rules run in linear time (see ``graph.py``), so large documents va
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Collection, Iterable, Mapping
 from dataclasses import asdict, dataclass
 from typing import Any, Literal
 
 from webapp.process import expressions
+from webapp.process.catalog import ProcessCatalog, as_catalog
 from webapp.process.document import DocumentError, is_identifier, is_valid_id, normalize
 from webapp.process.durations import parse_duration
 from webapp.process.forms import field_expressions, iter_fields, validate_form_spec
@@ -27,9 +28,10 @@ from webapp.process.graph import (
     strongly_connected,
 )
 from webapp.process.kinds import ASSIGNEE_TYPES, KINDS, NodeKind, config_type_ok
+from webapp.process.scope_checks import ScopeChecks, Site
 from webapp.process.tools import ToolSpec
 
-Severity = Literal["error", "warning"]
+Severity = Literal["error", "warning", "info"]
 
 _TYPE_WORDS = {
     (dict,): "an object",
@@ -72,6 +74,18 @@ CODES: dict[str, str] = {
     "config.invalid": "a config value has the wrong type or value",
     "config.missing": "a required config value is missing",
     "config.unknown_key": "(warning) a config key the node kind does not use",
+    "flow.scope": "a flow connects nodes in different sub-processes",
+    "node.incoming_forbidden": "a boundary event or event sub-process has incoming flows",
+    "boundary.host": "a boundary event is not on an activity that takes one, or not beside it",
+    "boundary.timer_duplicate": "(warning) two interrupting timers of the same definition on "
+    "one activity",
+    "cycle.invalid": "a timer cycle is not an ISO-8601 repeating interval",
+    "error.uncaught": "(warning) an error end event throws a code nothing around it catches",
+    "error.never_thrown": "(info) a catcher waits for an error code no end event throws",
+    "call.process_unknown": "a call activity names no process, or one that is not published",
+    "call.version_unknown": "a call activity is bound to a version that does not exist",
+    "call.cycle": "(warning) a call activity leads back to its own process",
+    "multiInstance.invalid": "multi-instance settings that cannot run",
 }
 
 
@@ -90,54 +104,60 @@ class Problem:
 
 
 def has_errors(problems: Iterable[Problem]) -> bool:
-    """Tell whether any problem is an error (warnings alone do not block deployment)."""
+    """Tell whether any problem is an error (warnings and infos do not block deployment)."""
     return any(problem.severity == "error" for problem in problems)
 
 
-@dataclass(frozen=True)
-class _Site:
-    """An expression to check: where it lives and which data it may read."""
-
-    element_id: str
-    what: str
-    text: str
-    node: int | None
-    form_keys: frozenset[str] | None = None
-    syntax_reported: bool = False
-
-
-def validate(doc: Any, tools: Mapping[str, ToolSpec] | None = None) -> list[Problem]:
-    """Check ``doc`` (normalized first); ``tools`` enables the service-task tool checks."""
+def validate(
+    doc: Any,
+    tools: Mapping[str, ToolSpec] | None = None,
+    processes: ProcessCatalog | Collection[str] | None = None,
+) -> list[Problem]:
+    """Check ``doc`` (normalized first); ``tools`` enables the service-task tool checks and
+    ``processes`` (a catalog or the callable keys) the call-activity checks."""
     try:
         normalized = normalize(doc, deep=False)
     except DocumentError as exc:
         return [Problem("document.invalid", "error", exc.element_id, exc.message)]
-    return _Validator(normalized, tools).run()
+    return _Validator(normalized, tools, as_catalog(processes)).run()
 
 
-class _Validator:
+class _Validator(ScopeChecks):
     """One validation run; collects problems in a fixed, deterministic order."""
 
-    def __init__(self, doc: dict[str, Any], tools: Mapping[str, ToolSpec] | None) -> None:
+    def __init__(
+        self,
+        doc: dict[str, Any],
+        tools: Mapping[str, ToolSpec] | None,
+        catalog: ProcessCatalog | None = None,
+    ) -> None:
         self.nodes: dict[str, dict[str, Any]] = doc["nodes"]
         self.flows: dict[str, dict[str, Any]] = doc["flows"]
+        self.key = doc.get("key")
         self.tools = tools
+        self.catalog = catalog
         self.problems: list[Problem] = []
-        self.sites: list[_Site] = []
+        self.sites: list[Site] = []
         self.graph: Graph = build_graph(self.nodes, self.flows)
         self.kinds: list[NodeKind | None] = [KINDS.get(n["kind"]) for n in self.nodes.values()]
 
     def run(self) -> list[Problem]:
         self.check_ids()
         self.check_flows()
+        self.index_scopes()
+        self.check_flow_scopes()
         self.check_counts()
         comp = strongly_connected(self.graph.succ)
         self.cyclic = cyclic_nodes(self.graph.succ, comp)
         self.ancestors = ancestor_masks(self.graph.succ, comp, self.cyclic)
+        self.visible = self.data_masks(self.ancestors)
         self.check_reachability(comp)
         self.check_exclusive_gateways()
         for index, node_id in enumerate(self.graph.ids):
             self.check_config(index, node_id)
+        self.check_duplicate_timers()
+        self.check_codes()
+        self.check_call_cycles()
         self.check_expressions()
         self.check_parallel()
         return self.problems
@@ -149,6 +169,9 @@ class _Validator:
 
     def warning(self, code: str, element_id: str | None, message: str) -> None:
         self.problems.append(Problem(code, "warning", element_id, message))
+
+    def info(self, code: str, element_id: str | None, message: str) -> None:
+        self.problems.append(Problem(code, "info", element_id, message))
 
     def name(self, node_id: str) -> str:
         node = self.nodes.get(node_id)
@@ -213,19 +236,20 @@ class _Validator:
 
     def check_counts(self) -> None:
         graph = self.graph
-        starts = [i for i, k in enumerate(self.kinds) if k and k.name == "startEvent"]
-        ends = [i for i, k in enumerate(self.kinds) if k and k.name == "endEvent"]
+        starts, ends, self.startless = self.check_scope_counts()
+        top = self.members[None]
+        top_starts = [i for i in top if self._is("startEvent", i)]
         self.starts, self.ends = starts, ends
-        if not starts:
+        if not top_starts:
             self.error("start.count", None, "The process needs a start event.")
-        for extra in starts[1:]:
-            listed = ", ".join(f"'{graph.ids[i]}'" for i in starts)
+        for extra in top_starts[1:]:
+            listed = ", ".join(f"'{graph.ids[i]}'" for i in top_starts)
             self.error(
                 "start.count",
                 graph.ids[extra],
-                f"The process has {len(starts)} start events ({listed}); keep exactly one.",
+                f"The process has {len(top_starts)} start events ({listed}); keep exactly one.",
             )
-        if not ends:
+        if not any(self._is("endEvent", i) for i in top):
             self.error("end.missing", None, "The process needs at least one end event.")
         self.no_incoming: set[int] = set()
         self.no_outgoing: set[int] = set()
@@ -234,11 +258,18 @@ class _Validator:
                 continue
             node_id = graph.ids[index]
             ins, outs = len(graph.in_flows[index]), len(graph.out_flows[index])
-            if kind.max_in == 0 and ins:
+            if kind.max_in == 0 and ins and kind.name == "startEvent":
                 self.error(
                     "start.incoming",
                     node_id,
                     f"{self.name(node_id)} has incoming flows; a start event cannot have any.",
+                )
+            elif kind.max_in == 0 and ins:
+                self.error(
+                    "node.incoming_forbidden",
+                    node_id,
+                    f"{self.name(node_id)} has incoming flows; it starts on an event, not "
+                    "from a flow.",
                 )
             elif ins < kind.min_in:
                 self.no_incoming.add(index)
@@ -247,11 +278,17 @@ class _Validator:
                     node_id,
                     f"{self.name(node_id)} has no incoming flow, so it can never run.",
                 )
-            if kind.max_out == 0 and outs:
+            if kind.max_out == 0 and outs and kind.name == "endEvent":
                 self.error(
                     "end.outgoing",
                     node_id,
                     f"{self.name(node_id)} has outgoing flows; an end event cannot have any.",
+                )
+            elif kind.max_out == 0 and outs:
+                self.error(
+                    "node.outgoing_count",
+                    node_id,
+                    f"{self.name(node_id)} has outgoing flows; it cannot have any.",
                 )
             elif outs < kind.min_out or (kind.max_out is not None and outs > kind.max_out):
                 if outs == 0:
@@ -268,8 +305,11 @@ class _Validator:
     def check_reachability(self, comp: list[int]) -> None:
         """Report unreachable and dead-end nodes, only where the cause is (not everything after)."""
         graph = self.graph
+        event_scopes = [i for i in range(len(graph)) if self._is("eventSubProcess", i)]
         if self.starts:
-            from_start = reachable(graph.succ, self.starts)
+            roots = [*self.starts, *event_scopes]
+            roots += [i for i in range(len(graph)) if self.parent[i] in self.startless]
+            from_start = reachable(graph.succ, roots)
             lost = [i for i in range(len(graph)) if not from_start[i] and i not in self.no_incoming]
             for index in source_components(lost, graph.pred, comp):
                 node_id = graph.ids[index]
@@ -283,11 +323,15 @@ class _Validator:
             from_start = [True] * len(graph)
         if not self.ends:
             return
-        to_end = reachable(graph.pred, self.ends)
+        to_end = reachable(graph.pred, [*self.ends, *event_scopes])
+        ended = {self.parent[i] for i in self.ends}
         stuck = [
             i
             for i in range(len(graph))
-            if from_start[i] and not to_end[i] and i not in self.no_outgoing
+            if from_start[i]
+            and not to_end[i]
+            and i not in self.no_outgoing
+            and self.parent[i] in ended
         ]
         for index in sink_components(stuck, graph.succ, comp):
             node_id = graph.ids[index]
@@ -318,7 +362,7 @@ class _Validator:
                 )
             if flow["condition"] is not None and source is not None:
                 self.sites.append(
-                    _Site(
+                    Site(
                         flow_id,
                         f"The condition of {self.flow_name(flow_id)}",
                         flow["condition"],
@@ -383,18 +427,25 @@ class _Validator:
                 node_id,
                 f"{name}: save the result to a plain name like 'approval', not '{save_to}'.",
             )
+        if "multiInstance" in config:
+            self.check_multi_instance(index, node_id, name, config["multiInstance"])
         checker = {
             "startEvent": self.check_start_event,
+            "endEvent": self.check_end_event,
             "userTask": self.check_user_task,
             "serviceTask": self.check_service_task,
             "timerCatch": self.check_timer,
             "messageCatch": self.check_message,
+            "callActivity": self.check_call,
+            "boundaryEvent": self.check_boundary,
+            "escalationThrow": self.check_escalation_throw,
         }.get(kind.name)
         if checker is not None:
             checker(index, node_id, name, config)
 
     def check_start_event(self, index: int, node_id: str, name: str, config: dict) -> None:
         self.check_form(index, node_id, name, config.get("form"))
+        self.check_event_start(index, node_id, name, config)
 
     def check_user_task(self, index: int, node_id: str, name: str, config: dict) -> None:
         assignee = config.get("assignee")
@@ -411,7 +462,7 @@ class _Validator:
                 f"{name}: 'assignee' must have a type (user, role or expression) and a value.",
             )
         elif assignee["type"] == "expression":
-            self.sites.append(_Site(node_id, f"The assignee of {name}", assignee["value"], index))
+            self.sites.append(Site(node_id, f"The assignee of {name}", assignee["value"], index))
         self.check_form(index, node_id, name, config.get("form"))
         self.check_duration(node_id, name, "dueIn", config.get("dueIn"))
 
@@ -423,7 +474,7 @@ class _Validator:
                 self.error("config.invalid", node_id, f"{name}: input '{input_name}' must be text.")
             elif text.strip():
                 what = f"Input '{input_name}' of {name}"
-                self.sites.append(_Site(node_id, what, text, index))
+                self.sites.append(Site(node_id, what, text, index))
         for key, low, wanted in (
             ("retries", 0, "a whole number of at least 0"),
             ("backoff", None, "a number of seconds above 0"),
@@ -467,7 +518,7 @@ class _Validator:
             self.error("config.missing", node_id, f"{name} needs a duration or a date to wait for.")
         self.check_duration(node_id, name, "duration", duration)
         if when:
-            self.sites.append(_Site(node_id, f"The date of {name}", when, index))
+            self.sites.append(Site(node_id, f"The date of {name}", when, index))
 
     def check_message(self, index: int, node_id: str, name: str, config: dict) -> None:
         if not (config.get("message") or "").strip():
@@ -480,7 +531,7 @@ class _Validator:
                 f"{name} has no correlation key, so a message cannot find its instance.",
             )
         else:
-            self.sites.append(_Site(node_id, f"The correlation key of {name}", key, index))
+            self.sites.append(Site(node_id, f"The correlation key of {name}", key, index))
 
     def check_duration(self, node_id: str, name: str, key: str, value: str | None) -> None:
         if not value:
@@ -499,7 +550,7 @@ class _Validator:
         for field in iter_fields(form):
             for attribute, text in field_expressions(field):
                 self.sites.append(
-                    _Site(
+                    Site(
                         node_id,
                         f"Form field '{field.get('key')}' {attribute} of {name}",
                         text,
@@ -528,14 +579,44 @@ class _Validator:
                         f"{site.what} is not a valid expression: {exc.message}.",
                     )
                 continue
-            allowed = self.ancestors[site.node] if site.node is not None else 0
+            allowed = self.visible[site.node] if site.node is not None else 0
+            if site.own and site.node is not None:
+                allowed |= 1 << site.node | self.inside.get(site.node, 0)
+            loop, elements = (
+                self.loop_context(site.node, include_self=not site.outer)
+                if site.node is not None
+                else (False, frozenset[str]())
+            )
             for path in sorted(parsed.paths):
-                self.check_path(site, path, allowed, writers)
+                self.check_path(site, path, allowed, writers, loop, elements)
 
-    def check_path(self, site: _Site, path: tuple[str, ...], allowed: int, writers: dict) -> None:
+    def check_path(
+        self,
+        site: Site,
+        path: tuple[str, ...],
+        allowed: int,
+        writers: dict,
+        loop: bool = False,
+        elements: frozenset[str] = frozenset(),
+    ) -> None:
         root, name = path[0], (path[1] if len(path) > 1 else None)
         shown = f"{root}.{name}" if name else root
-        if root == "$form" and site.form_keys is not None:
+        if root in ("$item", "$loop") and not loop:
+            self.error(
+                "expression.reference",
+                site.element_id,
+                f"{site.what} refers to {root}, which exists only inside a multi-instance "
+                "activity.",
+            )
+        elif root == "$loop" and name is not None and name not in expressions.LOOP_FIELDS:
+            self.error(
+                "expression.reference",
+                site.element_id,
+                f"{site.what} refers to {shown}; $loop has {', '.join(expressions.LOOP_FIELDS)}.",
+            )
+        elif root == "$vars" and name in elements:
+            return
+        elif root == "$form" and site.form_keys is not None:
             if name is not None and name not in site.form_keys:
                 self.error(
                     "expression.reference",
@@ -570,7 +651,7 @@ class _Validator:
                     f"{site.what} refers to {shown}, but {self.name(name)} does not come before "
                     "it, so the value may be missing.",
                 )
-        elif root not in ("$input", "$vars", "$nodes", "$form"):
+        elif root not in ("$input", "$vars", "$nodes", "$form", "$item", "$loop"):
             self.error(
                 "expression.reference", site.element_id, f"{site.what} refers to unknown {root}."
             )

@@ -72,12 +72,11 @@ def multi_instance(element: etree._Element, warn: Warn) -> tuple[dict[str, Any] 
     data_output = loop.find(q(BPMN, "loopDataOutputRef"))
     if data_output is not None and is_identifier((data_output.text or "").strip()):
         save_to = (data_output.text or "").strip()
-    output_item = loop.find(q(BPMN, "outputDataItem"))
-    if output_item is not None:
-        name = output_item.get("name") if is_identifier(output_item.get("name")) else None
-        name = name or output_item.get("id")
-        if is_identifier(name):
-            config["output"] = f"$vars.{name}"
+    if loop.find(q(BPMN, "outputDataItem")) is not None:
+        warn(
+            "import.multi_instance_lossy",
+            "The output data item is not imported; each instance's own output is collected",
+        )
     collection = vendor_attr(loop, "collection")
     if collection:
         config["collection"] = _value(collection, warn, "Collection")
