@@ -522,8 +522,9 @@
       delete config.multiInstance;
       let loop;
       if (multi) {
-        loop = get('bpmnFactory').create('bpmn:MultiInstanceLoopCharacteristics', { isSequential: multi.sequential === true });
-        delete multi.sequential;
+        /* `sequential` stays in flowdesk:config too: bpmn-js does not write isSequential="false". */
+        multi.sequential = multi.sequential === true;
+        loop = get('bpmnFactory').create('bpmn:MultiInstanceLoopCharacteristics', { isSequential: multi.sequential });
         [['cardinality', 'loopCardinality'], ['completion', 'completionCondition']].forEach(([key, prop]) => {
           if (!plain(multi[key])) return;
           loop[prop] = expression(multi[key], 'flowdesk');
@@ -531,7 +532,7 @@
           delete multi[key];
         });
         loop.$parent = bo;
-        if (Object.keys(multi).length) config.multiInstance = multi;
+        config.multiInstance = multi;
       }
       modeling.updateProperties(element, { loopCharacteristics: loop });
     }

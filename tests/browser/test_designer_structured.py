@@ -13,11 +13,9 @@ from tests.browser.test_designer import (
     CLICK_TRAP_MS,
     apply,
     bo,
-    click_shape,
     open_designer,
     pad,
     panel_for,
-    save,
     screenshot,
     selected,
     wait_selected,
@@ -46,8 +44,45 @@ def palette_click(page, action: str, x: float, y: float) -> str:
     return selected(page)[0] if selected(page) else ""
 
 
+def pick(page, element_id: str) -> None:
+    """Click a shape until it is selected: a click right after a drop or an autosave can be
+    swallowed by the canvas (a person clicks again)."""
+    box = shape_box(page, element_id)
+    for _ in range(3):
+        page.mouse.click(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+        try:
+            wait_until(
+                page, f"modeler.get('selection').get().map(e => e.id).join() === '{element_id}'", 2
+            )
+            return
+        except AssertionError:
+            page.wait_for_timeout(CLICK_TRAP_MS)
+    wait_selected(page, element_id)
+
+
+def wait_applied(page, element_id: str, text: str) -> None:
+    """Wait until the element's settings hold `text` (an earlier apply may say Applied first)."""
+    wait_until(
+        page,
+        f"(modeler.get('elementRegistry').get('{element_id}').businessObject.extensionElements"
+        f" || {{values: []}}).values.some(v => (v.body || '').includes('{text}'))",
+    )
+
+
+def save(page) -> int:
+    """Save and wait for the new revision (the status may say Saved already before the click)."""
+    before = int(page.get_attribute("#designer", "data-revision"))
+    page.click("#save-button")
+    wait_until(
+        page,
+        f"Number(document.getElementById('designer').dataset.revision) > {before}"
+        " && document.getElementById('save-status').dataset.tone === 'ok'",
+    )
+    return int(page.get_attribute("#designer", "data-revision"))
+
+
 def connect(page, source: str, target: str) -> None:
-    click_shape(page, source)
+    pick(page, source)
     page.click('.djs-context-pad .entry[data-action="connect"]')
     box = shape_box(page, target)
     x, y = box["x"] + box["width"] / 2, box["y"] + box["height"] / 2
@@ -71,7 +106,7 @@ def test_draw_a_sub_process_with_a_boundary_timer_and_a_multi_instance_review(
 
     entry = page.locator('.djs-palette .entry[data-action="create.subprocess-expanded"]')
     assert "sub-process" in entry.get_attribute("aria-label")
-    click_shape(page, "end")
+    pick(page, "end")
     pad(page, "delete")
     start = shape_box(page, "start")
     scope = palette_click(
@@ -80,7 +115,7 @@ def test_draw_a_sub_process_with_a_boundary_timer_and_a_multi_instance_review(
     assert bo(page, scope, "bo.$type") == "bpmn:SubProcess"
     page.keyboard.press("Escape")
     connect(page, "start", scope)
-    click_shape(page, scope)
+    pick(page, scope)
     outer_end = pad(page, "append.end-event")
     page.keyboard.press("Escape")
 
@@ -88,7 +123,7 @@ def test_draw_a_sub_process_with_a_boundary_timer_and_a_multi_instance_review(
         f"modeler.get('elementRegistry').filter(e => e.parent && e.parent.id === '{scope}'"
         " && e.type === 'bpmn:StartEvent').map(e => e.id)[0]"
     )
-    click_shape(page, inner_start)
+    pick(page, inner_start)
     review = pad(page, "append.user-task")
     inner_end = pad(page, "append.end-event")
     page.keyboard.press("Escape")
@@ -104,19 +139,19 @@ def test_draw_a_sub_process_with_a_boundary_timer_and_a_multi_instance_review(
     assert bo(page, timer, "bo.$type") == "bpmn:BoundaryEvent"
     assert bo(page, timer, "bo.attachedToRef.id") == scope
     page.keyboard.press("Escape")
-    click_shape(page, timer)
+    pick(page, timer)
     escalate = pad(page, "append.user-task")
     late_end = pad(page, "append.end-event")
     page.keyboard.press("Escape")
 
-    click_shape(page, timer)
+    pick(page, timer)
     panel = panel_for(page, timer)
     assert panel.get_by_label("Interrupting").is_checked()
     panel.get_by_label("Duration", exact=True).fill("P2D")
     apply(page)
     assert bo(page, timer, "bo.eventDefinitions[0].timeDuration.body") == "P2D"
 
-    click_shape(page, review)
+    pick(page, review)
     panel = panel_for(page, review)
     panel.get_by_label("Title").fill("Review")
     panel.get_by_label("Everyone with a role").check()
@@ -134,22 +169,24 @@ def test_draw_a_sub_process_with_a_boundary_timer_and_a_multi_instance_review(
     completion.fill("$loop.completed >= 2")
     page.wait_for_selector("#mi_completion-check:has-text('Valid expression')")
     apply(page)
+    wait_applied(page, review, "reviewer")
     assert bo(page, review, "bo.loopCharacteristics.$type") == (
         "bpmn:MultiInstanceLoopCharacteristics"
     )
     assert bo(page, review, "bo.loopCharacteristics.isSequential") is False
     assert page.locator(f'.djs-shape[data-element-id="{review}"] .djs-visual path').count() > 1
 
-    click_shape(page, escalate)
+    pick(page, escalate)
     panel = panel_for(page, escalate)
     panel.get_by_label("Title").fill("Chase the reviewers")
     panel.get_by_label("User", exact=True).select_option("alice")
     apply(page)
+    wait_applied(page, escalate, "alice")
     save(page)
     screenshot(page, "designer-structured-1280.png")
-    assert page.locator("#problem-summary").inner_text() == "No problems found.", (
-        page.locator("#problem-list").inner_text()
-    )
+    assert page.locator("#problem-summary").inner_text() == "No problems found.", page.locator(
+        "#problem-list"
+    ).inner_text()
 
     page.click("#publish-link")
     page.get_by_label("Change note").fill("Reviews with a deadline")
@@ -241,8 +278,11 @@ def test_drill_down_and_back_with_problems_marked_inside(page, make_process, db_
     page.wait_for_selector("#props select[name=assignee_role]")
     page.locator("#props").get_by_label("Role", exact=True).select_option("clerk")
     apply(page)
+    wait_applied(page, "c_check", "clerk")
     save(page)
-    assert page.locator("#problem-summary").inner_text() == "No problems found."
+    assert page.locator("#problem-summary").inner_text() == "No problems found.", page.locator(
+        "#problem-list"
+    ).inner_text()
     assert page.locator(".djs-element.problem-error").count() == 0
     stored = designer_fixtures.get_process(db_session, pid).draft_document
     assert stored["nodes"]["checks"]["config"].get("collapsed") is True
