@@ -23,6 +23,8 @@
   const NODE_BLOB = 'flowdesk:node';
   const byId = (id) => document.getElementById(id);
   const readJSON = (id) => JSON.parse(byId(id).textContent);
+  const SEVERITY_RANK = { info: 0, warning: 1, error: 2 };
+  const SEVERITY_LABEL = { error: 'Error', warning: 'Warning', info: 'Note' };
 
   /* --- what the palette, context pad and replace menu offer: only the kinds Flowdesk runs --- */
 
@@ -775,7 +777,7 @@
     const note = (id, severity, message) => {
       const seen = worst[id];
       if (!seen) worst[id] = { severity: severity, messages: [] };
-      else if (seen.severity === 'warning' && severity === 'error') seen.severity = 'error';
+      else if (SEVERITY_RANK[severity] > SEVERITY_RANK[seen.severity]) seen.severity = severity;
       worst[id].messages.push(message);
     };
     problems.forEach((p) => {
@@ -803,7 +805,7 @@
       item.className = `problem problem-${p.severity}`;
       const label = document.createElement('span');
       label.className = 'severity';
-      label.textContent = p.severity === 'error' ? 'Error' : 'Warning';
+      label.textContent = SEVERITY_LABEL[p.severity] || 'Warning';
       const target = p.element_id && registry.get(p.element_id);
       const message = document.createElement(target ? 'button' : 'span');
       if (target) {

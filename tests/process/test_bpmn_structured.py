@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import shutil
 import subprocess
+import time
 from pathlib import Path
 from typing import Any
 
@@ -16,6 +17,7 @@ from webapp.process.bpmn import auto_layout, export_bpmn, import_bpmn
 from webapp.process.bpmn.layout import node_box
 from webapp.process.bpmn.namespaces import BPMN, BPMNDI, FLOWDESK, q
 from webapp.process.document import canonical_json, normalize
+from webapp.process.validation import validate
 
 from .test_bpmn_import import codes, definitions
 from .test_bpmn_roundtrip import bpmn_schema, full_document
@@ -560,3 +562,44 @@ def test_auto_layout_puts_nested_nodes_inside_their_expanded_sub_process() -> No
             hx, hy, hw, hh = boxes[node["config"]["attachedTo"]]
             assert hx <= x + w / 2 <= hx + hw and y + h / 2 == hy + hh, node_id
     assert boxes["pack"][2:] == (100, 80)  # collapsed: a task-sized shape
+
+
+def nested_chain(depth: int) -> dict[str, Any]:
+    """Sub-processes nested `depth` deep, each holding start → the next one → end."""
+    nodes: dict[str, Any] = {"start": {"kind": "startEvent"}, "end": {"kind": "endEvent"}}
+    nodes["s0"] = {"kind": "subProcess", "title": "Level 0"}
+    flows = {"a": {"source": "start", "target": "s0"}, "b": {"source": "s0", "target": "end"}}
+    for level in range(depth):
+        scope = f"s{level}"
+        nodes[f"st{level}"] = {"kind": "startEvent", "parent": scope}
+        nodes[f"en{level}"] = {"kind": "endEvent", "parent": scope}
+        inner = f"s{level + 1}" if level + 1 < depth else f"t{level}"
+        nodes[inner] = (
+            {"kind": "subProcess", "parent": scope, "config": {"collapsed": level % 3 == 1}}
+            if level + 1 < depth
+            else {"kind": "userTask", "parent": scope,
+                  "config": {"assignee": {"type": "role", "value": "clerk"}}}
+        )  # fmt: skip
+        flows[f"f{level}a"] = {"source": f"st{level}", "target": inner}
+        flows[f"f{level}b"] = {"source": inner, "target": f"en{level}"}
+    return {"format_version": 1, "key": "deep", "nodes": nodes, "flows": flows}
+
+
+def test_sub_processes_nested_ten_deep_roundtrip(schema: etree.XMLSchema) -> None:
+    doc = nested_chain(10)
+    xml = export_bpmn(doc)
+    assert schema.validate(etree.fromstring(xml.encode())), schema.error_log.last_error
+    result = import_bpmn(xml)
+    assert result.unsupported == []
+    assert canonical_json(result.document) == canonical_json(normalize(doc))
+    assert validate(doc) == []
+
+
+def test_deep_nesting_costs_linear_time() -> None:
+    doc = nested_chain(4000)
+    began = time.perf_counter()
+    normalized = normalize(doc)
+    assert validate(normalized) == []
+    auto_layout(normalized)
+    elapsed = time.perf_counter() - began
+    assert elapsed < 5, f"{elapsed:.1f} s for 12,000 nested nodes"

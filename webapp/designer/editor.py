@@ -27,7 +27,7 @@ from webapp.designer.access import base_revision, can_publish, load_process
 from webapp.designer.forms import PublishForm
 from webapp.htmx_support import is_htmx
 from webapp.process.bpmn import export_bpmn
-from webapp.process.validation import has_errors, validate
+from webapp.process.validation import has_errors
 from webapp.services import processes
 from webapp.services.processes import ImportRefused, ProcessError, StaleDraft
 
@@ -112,7 +112,7 @@ def publish(process_id: int):
         abort(403)
     form = PublishForm(revision=process.draft_revision)
     status = 200
-    problems = validate(process.draft_document or {}, processes.tool_specs())
+    problems = processes.check_draft(process)
     refusal = None
     if form.validate_on_submit():
         try:

@@ -201,18 +201,22 @@ def _check_parents(nodes: Mapping[str, Mapping[str, Any]]) -> None:
                 element_id=node_id,
                 field="parent",
             )
+    done: set[str] = set()
     for node_id in nodes:
-        seen = {node_id}
-        current = nodes[node_id].get("parent")
-        while current is not None:
-            if current in seen:
+        path: list[str] = []
+        on_path: set[str] = set()
+        current: str | None = node_id
+        while current is not None and current not in done:
+            if current in on_path:
                 raise DocumentError(
-                    f"Node '{node_id}' is inside itself (its parents form a cycle)",
-                    element_id=node_id,
+                    f"Node '{current}' is inside itself (its parents form a cycle)",
+                    element_id=current,
                     field="parent",
                 )
-            seen.add(current)
+            path.append(current)
+            on_path.add(current)
             current = nodes[current].get("parent")
+        done.update(path)
 
 
 def _normalize_flow(flow_id: str, flow: Any, deep: bool) -> dict[str, Any]:
@@ -404,6 +408,24 @@ def ancestors(doc: Mapping[str, Any], node_id: str) -> list[str]:
         chain.append(current)
         current = parent_of(doc, current)
     return chain
+
+
+def depths(doc: Mapping[str, Any]) -> dict[str, int]:
+    """How many sub-processes hold each node (0 at the process level), in linear time."""
+    nodes = doc.get("nodes", {})
+    result: dict[str, int] = {}
+    for node_id in nodes:
+        path: list[str] = []
+        current: str | None = node_id
+        while current is not None and current not in result and current not in path:
+            path.append(current)
+            current = parent_of(doc, current)
+            if current is not None and current not in nodes:
+                current = None
+        base = result.get(current, -1) if current is not None else -1
+        for offset, item in enumerate(reversed(path)):
+            result[item] = base + 1 + offset
+    return result
 
 
 def children(doc: Mapping[str, Any]) -> dict[str | None, list[str]]:

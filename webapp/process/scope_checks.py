@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from webapp.process.catalog import ProcessCatalog
-from webapp.process.document import is_identifier
+from webapp.process.document import depths, is_identifier
 from webapp.process.durations import parse_cycle
 from webapp.process.kinds import (
     BOUNDARY_EVENTS,
@@ -80,19 +80,22 @@ class ScopeChecks:
             index.get(node["parent"]) if isinstance(node.get("parent"), str) else None
             for node in self.nodes.values()
         ]
-        self.depth = [0] * len(self.parent)
-        for i in range(len(self.parent)):
-            p, depth = self.parent[i], 0
-            while p is not None and depth <= len(self.parent):
-                depth += 1
-                p = self.parent[p]
-            self.depth[i] = depth
+        known = depths({"nodes": self.nodes})
+        self.depth = [known.get(node_id, 0) for node_id in self.graph.ids]
+        self.by_depth = sorted(range(len(self.parent)), key=self.depth.__getitem__)
         self.members: dict[int | None, list[int]] = {None: []}
         for i, kind in enumerate(self.kinds):
             if kind is not None and kind.name in SCOPE_KINDS:
                 self.members.setdefault(i, [])
         for i, p in enumerate(self.parent):
             self.members.setdefault(p, []).append(i)
+        self.outer_loops: list[tuple[bool, frozenset[str]]] = [(False, frozenset())] * len(
+            self.parent
+        )
+        for i in self.by_depth:  # what the multi-instance activities around each node give it
+            p = self.parent[i]
+            if p is not None:
+                self.outer_loops[i] = self._with_own_loop(p, self.outer_loops[p])
 
     def check_flow_scopes(self) -> None:
         """Flows stay inside one scope; cross-scope flows are reported and left out of the graph."""
@@ -177,20 +180,23 @@ class ScopeChecks:
         sub-process that finished before it, and what its enclosing sub-processes may read."""
         size = len(ancestors)
         inside: dict[int, int] = {}
-        for i in range(size):
-            p, hops = self.parent[i], 0
-            while p is not None and hops <= size:
-                inside[p] = inside.get(p, 0) | (1 << i)
-                p, hops = self.parent[p], hops + 1
+        for i in reversed(self.by_depth):  # innermost first: a scope's mask is complete in time
+            p = self.parent[i]
+            if p is not None:
+                inside[p] = inside.get(p, 0) | (1 << i) | inside.get(i, 0)
         self.inside = inside
+        scopes = 0
+        for scope in inside:
+            scopes |= 1 << scope
         after = list(ancestors)
-        for scope, mask in inside.items():
-            bit = 1 << scope
-            for i in range(size):
-                if ancestors[i] & bit:
-                    after[i] |= mask
+        for i in range(size):
+            hits = ancestors[i] & scopes
+            while hits:
+                low = hits & -hits
+                after[i] |= inside[low.bit_length() - 1]
+                hits ^= low
         full = [0] * size
-        for i in sorted(range(size), key=lambda n: self.depth[n]):
+        for i in self.by_depth:
             p = self.parent[i]
             full[i] = after[i] | (full[p] if p is not None else 0)
         return full
@@ -199,23 +205,19 @@ class ScopeChecks:
 
     def loop_context(self, index: int, include_self: bool) -> tuple[bool, frozenset[str]]:
         """Whether ``$item``/``$loop`` exist at a node, and the element names ``$vars`` gains."""
-        found = False
-        elements: set[str] = set()
-        current: int | None = index if include_self else self.parent[index]
-        hops = 0
-        while current is not None and hops <= len(self.parent):
-            kind = self.kinds[current]
-            settings = self._config(current).get("multiInstance")
-            if (
-                kind is not None
-                and kind.name in MULTI_INSTANCE_KINDS
-                and isinstance(settings, dict)
-            ):
-                found = True
-                if is_identifier(settings.get("element")):
-                    elements.add(settings["element"])
-            current, hops = self.parent[current], hops + 1
-        return found, frozenset(elements)
+        context = self.outer_loops[index]
+        return self._with_own_loop(index, context) if include_self else context
+
+    def _with_own_loop(
+        self, index: int, context: tuple[bool, frozenset[str]]
+    ) -> tuple[bool, frozenset[str]]:
+        kind = self.kinds[index]
+        settings = self._config(index).get("multiInstance")
+        if kind is None or kind.name not in MULTI_INSTANCE_KINDS or not isinstance(settings, dict):
+            return context
+        element = settings.get("element")
+        extra = frozenset([element]) if is_identifier(element) else frozenset()
+        return True, context[1] | extra
 
     def check_multi_instance(self, index: int, node_id: str, name: str, settings: Any) -> None:
         kind = self.kinds[index]

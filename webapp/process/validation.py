@@ -185,11 +185,13 @@ class _Validator(ScopeChecks):
 
     def whereabouts(self, node_id: str) -> str:
         """An untitled node by a titled neighbour ("after 'Check budget'"), else by its id."""
-        for end, other, word in (("target", "source", "after"), ("source", "target", "before")):
-            neighbours = [flow[other] for flow in self.flows.values() if flow.get(end) == node_id]
-            titled = [
-                self.nodes[n]["title"] for n in neighbours if self.nodes.get(n, {}).get("title")
-            ]
+        index = self.graph.index.get(node_id)
+        if index is None:
+            return f"'{node_id}'"
+        graph = self.graph
+        for flows, word in ((graph.in_flows[index], "after"), (graph.out_flows[index], "before")):
+            titles = [self.nodes[graph.ids[other]]["title"] for _, other in flows]
+            titled = [title for title in titles if title]
             if len(titled) == 1:
                 return f"{word} '{titled[0]}'"
         return f"'{node_id}'"

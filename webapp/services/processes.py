@@ -12,7 +12,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import func, select
+from sqlalchemy import func, or_, select
 
 from webapp.database import transactional
 from webapp.extensions import db
@@ -62,6 +62,52 @@ def tool_specs() -> dict:
     return tools.specs()
 
 
+class CallableProcesses:
+    """The published processes a call activity of a process in `partition_id` may start: those
+    in the same partition or in none (the child runs in its caller's partition, so a process in
+    no partition calls only processes in no partition). Looked up lazily, each key once."""
+
+    def __init__(self, partition_id: int | None) -> None:
+        self.partition_id = partition_id
+        self._versions: dict[str, dict[int, int]] = {}
+
+    def _published(self, key: str) -> dict[int, int]:
+        """Version number -> version id of the callable process `key` (empty when none)."""
+        if key not in self._versions:
+            visible = Process.partition_id.is_(None)
+            if self.partition_id is not None:
+                visible = or_(visible, Process.partition_id == self.partition_id)
+            rows = db.session.execute(
+                select(ProcessVersion.number, ProcessVersion.id)
+                .join(Process, Process.id == ProcessVersion.process_id)
+                .where(Process.key == key, visible)
+            ).all()
+            self._versions[key] = {number: version_id for number, version_id in rows}
+        return self._versions[key]
+
+    def exists(self, key: str) -> bool:
+        return bool(self._published(key))
+
+    def has_version(self, key: str, version: int) -> bool:
+        return version in self._published(key)
+
+    def document(self, key: str, version: int | None) -> dict[str, Any] | None:
+        published = self._published(key)
+        number = max(published, default=None) if version is None else version
+        if number not in published:
+            return None
+        found = db.session.get(ProcessVersion, published[number])
+        return found.document if found is not None else None
+
+
+def check_draft(process: Process, doc: dict[str, Any] | None = None) -> list[Problem]:
+    """Validate `doc` (the stored draft when None) with the registered tools and the processes
+    its call activities may start."""
+    if doc is None:
+        doc = process.draft_document or documents.new_document(process.key, process.name)
+    return validate(doc, tool_specs(), CallableProcesses(process.partition_id))
+
+
 def check_key(key: str) -> str:
     key = (key or "").strip()
     if not KEY.match(key):
@@ -104,7 +150,7 @@ def _store_draft(
 ) -> list[Problem]:
     """Store `doc` as the draft; `xml` (when given) must import to exactly `doc`."""
     doc = dict(doc, key=process.key, name=process.name)
-    problems = validate(doc, tool_specs())
+    problems = check_draft(process, doc)
     process.draft_document = doc
     process.draft_xml = xml if xml is not None else export_bpmn(doc)
     process.draft_hash = documents.content_hash(doc)
@@ -162,7 +208,7 @@ def publish(
     if base_revision is not None:
         check_revision(process, base_revision)
     doc = process.draft_document or documents.new_document(process.key, process.name)
-    problems = validate(doc, tool_specs())
+    problems = check_draft(process, doc)
     if has_errors(problems):
         count = sum(1 for p in problems if p.severity == "error")
         raise ProcessError(

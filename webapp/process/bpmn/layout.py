@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from itertools import pairwise
 from typing import Any
 
+from webapp.process.document import depths
 from webapp.process.kinds import default_size
 
 COLUMN = 180
@@ -56,9 +57,14 @@ def auto_layout(doc: Mapping[str, Any]) -> dict[str, Any]:
     flows: dict[str, dict[str, Any]] = result.get("flows") or {}
     members = _scopes(nodes)
     sizes = {node_id: _size(node) for node_id, node in nodes.items()}
+    depth = depths({"nodes": nodes})
+    scope_of = {node_id: scope for scope, ids in members.items() for node_id in ids}
+    edges: dict[str | None, list[tuple[str, str, str]]] = {}
+    for edge in _edges(nodes, flows):
+        edges.setdefault(scope_of[edge[1]], []).append(edge)
     placed: dict[str | None, _Scope] = {}
-    for scope in sorted(members, key=lambda s: -_depth(nodes, s)):
-        inner = _lay_scope(nodes, flows, members[scope], sizes, scope is None)
+    for scope in sorted(members, key=lambda s: 0 if s is None else -1 - depth[s]):
+        inner = _lay_scope(nodes, edges.get(scope, []), members[scope], sizes, scope is None)
         placed[scope] = inner
         if scope is not None:
             if _collapsed(nodes[scope]):
@@ -110,16 +116,6 @@ def _scopes(nodes: Mapping[str, Any]) -> dict[str | None, list[str]]:
     return members
 
 
-def _depth(nodes: Mapping[str, Any], scope: str | None) -> int:
-    depth, seen = 0, set()
-    while scope is not None and scope not in seen:
-        seen.add(scope)
-        parent = nodes[scope].get("parent")
-        scope = parent if isinstance(parent, str) and parent in nodes else None
-        depth += 1
-    return depth
-
-
 def _collapsed(node: Mapping[str, Any]) -> bool:
     config = node.get("config")
     return isinstance(config, Mapping) and config.get("collapsed") is True
@@ -127,7 +123,7 @@ def _collapsed(node: Mapping[str, Any]) -> bool:
 
 def _lay_scope(
     nodes: Mapping[str, Any],
-    flows: Mapping[str, Any],
+    scope_edges: list[tuple[str, str, str]],
     ids: list[str],
     sizes: Mapping[str, tuple[float, float]],
     top: bool,
@@ -146,7 +142,7 @@ def _lay_scope(
     flowing = {n: nodes[n] for n in ids if n not in hosts and n not in apart}
     edges = [
         (flow_id, hosts.get(source, source), target)
-        for flow_id, source, target in _edges(nodes, flows)
+        for flow_id, source, target in scope_edges
         if source in here and target in flowing and hosts.get(source, source) in flowing
     ]
     margin_x, margin_y = (MARGIN_X, MARGIN_Y) if top else (SCOPE_PAD_X, SCOPE_PAD_Y)

@@ -17,7 +17,7 @@ from typing import Any
 
 from lxml import etree
 
-from webapp.process.document import CURRENT_FORMAT_VERSION, ancestors, is_valid_id, normalize
+from webapp.process.document import CURRENT_FORMAT_VERSION, depths, is_valid_id, normalize
 from webapp.process.kinds import (
     BOUNDARY_EVENTS,
     EVENT_START_EVENTS,
@@ -105,11 +105,11 @@ class _Writer:
         self.used: set[str] = set(self.nodes) | set(self.flows)
         self.messages: dict[str, str] = {}
         self.codes: dict[str, dict[str, str]] = {"error": {}, "escalation": {}}
-        self.collapsed = [
+        self.collapsed = dict.fromkeys(
             node_id
             for node_id, node in self.nodes.items()
             if node["kind"] in SCOPE_KINDS and node["config"].get("collapsed") is True
-        ]
+        )
         self.incoming: dict[str, list[str]] = {node_id: [] for node_id in self.nodes}
         self.outgoing: dict[str, list[str]] = {node_id: [] for node_id in self.nodes}
         self.defaults: dict[str, str] = {}
@@ -178,22 +178,18 @@ class _Writer:
         for node_id, node in self.nodes.items():
             scopes.setdefault(node.get("parent"), []).append(node_id)
         nodes: list[str] = []
-        containers: list[str | None] = []
-
-        def visit(scope: str | None) -> None:
-            containers.append(scope)
-            for node_id in scopes.get(scope, []):
-                nodes.append(node_id)
-                if node_id in scopes:
-                    visit(node_id)
-
-        visit(None)
-        flows = [
-            flow_id
-            for scope in containers
-            for flow_id, flow in self.flows.items()
-            if self.nodes[flow["source"]].get("parent") == scope
-        ]
+        containers: list[str | None] = [None]
+        stack: list[str] = list(reversed(scopes.get(None, [])))
+        while stack:  # depth first, as the reader meets them in the nested XML
+            node_id = stack.pop()
+            nodes.append(node_id)
+            if node_id in scopes:
+                containers.append(node_id)
+                stack.extend(reversed(scopes[node_id]))
+        by_scope: dict[str | None, list[str]] = {}
+        for flow_id, flow in self.flows.items():
+            by_scope.setdefault(self.nodes[flow["source"]].get("parent"), []).append(flow_id)
+        flows = [flow_id for scope in containers for flow_id in by_scope.get(scope, [])]
         order: dict[str, list[str]] = {}
         if nodes != list(self.nodes):
             order["nodes"] = list(self.nodes)
@@ -348,9 +344,13 @@ class _Writer:
             planes[scope] = plane
         boxes: dict[str, layout.Box] = {}
         plane_of: dict[str, str | None] = {}
+        depth = depths(self.doc)
+        for node_id in sorted(self.nodes, key=depth.__getitem__):
+            parent = self.nodes[node_id].get("parent")
+            outer = plane_of.get(parent) if parent is not None else None
+            plane_of[node_id] = parent if parent in self.collapsed else outer
         for node_id, node in self.nodes.items():
-            scope = next((a for a in ancestors(self.doc, node_id) if a in self.collapsed), None)
-            plane_of[node_id] = scope
+            scope = plane_of[node_id]
             shape = etree.SubElement(
                 planes[scope], q(BPMNDI, "BPMNShape"), id=self.fresh(f"{node_id}_di")
             )
@@ -368,6 +368,9 @@ class _Writer:
             bounds = etree.SubElement(shape, q(DC, "Bounds"))
             for name, value in zip(("x", "y", "width", "height"), box, strict=True):
                 bounds.set(name, _number(value))
+        on_plane: dict[str | None, list[layout.Box]] = {}
+        for node_id, box in boxes.items():
+            on_plane.setdefault(plane_of[node_id], []).append(box)
         for flow_id, flow in self.flows.items():
             scope = plane_of[flow["source"]]
             edge = etree.SubElement(
@@ -376,7 +379,7 @@ class _Writer:
             edge.set("bpmnElement", flow_id)
             points = flow["waypoints"]
             if len(points) < 2 or any(set(p) != {"x", "y"} for p in points):
-                others = [boxes[n] for n in boxes if plane_of[n] == scope]
+                others = on_plane[scope]
                 points = layout.route(boxes[flow["source"]], boxes[flow["target"]], others)
                 edge.set(q(FLOWDESK, "generated"), "true")
             for point in points:
