@@ -142,25 +142,32 @@ def test_the_live_check_accepts_item_and_loop(designer, pid):
     assert "Valid expression" in check("mi_output", "$item.email")
     assert "Not valid" in check("mi_collection", "$input.reviewers[")
     assert "Empty." in check("mi_cardinality", "")
+    shown = html_of(designer, pid, "subProcess", {"multiInstance": {"collection": "$input.a"}})
+    assert "check-expression?element=x&amp;field=mi_collection" in shown
+    timer = html_of(designer, pid, "timerCatch", {"date": "$input.due"})
+    assert "check-expression?element=x&amp;field=date" in timer, "the date is checked as typed"
 
 
 def test_call_activity_lists_the_processes_the_user_may_see(
     designer, pid, make_process, db_session
 ):
     make_process("payroll", partition="hr")
+    make_process("refunds", partition="finance")
     make_process("shared", partition=None)
     secret = Partition(key="legal", name="Legal")
     db_session.add(secret)
     db_session.commit()
     make_process("contracts", partition="legal")
     html = html_of(designer, pid, "callActivity")
-    for key in ("invoice", "payroll", "shared"):
+    for key in ("invoice", "refunds", "shared"):
         assert f'value="{key}"' in html, key
-    assert "contracts" not in html
+    assert "contracts" not in html, "a partition the user cannot see"
+    assert "payroll" not in html, "another partition: the child would run in the caller's"
     assert "not published yet" in html
     csrf = token(designer, f"/designer/{pid}/")
-    hidden = refused(panel_post(designer, pid, node("callActivity", called="contracts"), csrf))
-    assert "There is no process &#39;contracts&#39; you can call." in hidden
+    for key in ("contracts", "payroll"):
+        hidden = refused(panel_post(designer, pid, node("callActivity", called=key), csrf))
+        assert f"There is no process &#39;{key}&#39; you can call." in hidden
     assert "Choose the process to call." in refused(
         panel_post(designer, pid, node("callActivity", called=""), csrf)
     )
@@ -168,7 +175,7 @@ def test_call_activity_lists_the_processes_the_user_may_see(
 
 def test_call_activity_binding_and_input_mappings(designer, pid, make_process, db_session):
     actor = db_session.scalar(select(User).where(User.username == "designer"))
-    child = db_session.get(Process, make_process("payroll", partition="hr"))
+    child = db_session.get(Process, make_process("payroll", partition=None))
     processes.publish(child, actor=actor, note="v1")
     db_session.commit()
     csrf = token(designer, f"/designer/{pid}/")

@@ -13,7 +13,7 @@ from typing import Any
 
 from flask import Response, make_response, render_template, request, url_for
 from flask_login import current_user
-from sqlalchemy import func, select
+from sqlalchemy import func, or_, select
 from wtforms.fields.choices import SelectChoice
 
 from webapp.designer import bp
@@ -61,12 +61,17 @@ def preview_helper() -> dict[str, Any]:
 
 
 def panel_context(process: Process) -> PanelContext:
-    """Users (of the process's partition, when it has one), roles and registered tools."""
+    """Users (of the process's partition, when it has one), roles, registered tools and the
+    processes a call activity may start (visible to the user, in the same partition or none)."""
     users = select(User).where(User.active.is_(True)).order_by(User.username).limit(MAX_PICKER)
     if process.partition_id is not None:
         users = users.join(user_partitions).where(
             user_partitions.c.partition_id == process.partition_id
         )
+    # A child runs in its caller's partition: a call starts processes of that partition or none.
+    same_partition = Process.partition_id.is_(None)
+    if process.partition_id is not None:
+        same_partition = or_(same_partition, Process.partition_id == process.partition_id)
     latest = (
         select(ProcessVersion.process_id, func.max(ProcessVersion.number).label("number"))
         .group_by(ProcessVersion.process_id)
@@ -75,7 +80,7 @@ def panel_context(process: Process) -> PanelContext:
     callable_processes = db.session.execute(
         select(Process.key, Process.name, latest.c.number)
         .outerjoin(latest, latest.c.process_id == Process.id)
-        .where(partition_filter(Process.partition_id, current_user))
+        .where(partition_filter(Process.partition_id, current_user), same_partition)
         .order_by(Process.name, Process.key)
         .limit(MAX_PICKER)
     ).all()
