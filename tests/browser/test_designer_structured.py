@@ -21,6 +21,7 @@ from tests.browser.test_designer import (
     wait_selected,
 )
 from tests.designer import conftest as designer_fixtures
+from tests.designer.conftest import approval_document
 from webapp.models import Process, ProcessVersion, User
 from webapp.services import processes
 
@@ -301,3 +302,81 @@ def test_the_version_page_drills_down_too(page, make_process, db_session):
     assert page.locator('.djs-shape[data-element-id="c_check"]').is_visible()
     page.locator(".bjs-breadcrumbs a.bjs-crumb").first.click()
     page.wait_for_selector('.djs-shape[data-element-id="checks"]', state="visible")
+
+
+def test_replace_menu_event_sub_process_and_multi_instance_marker(page, make_process, db_session):
+    pid = make_process(doc=approval_document())
+    sign_in(page, "designer")
+    open_designer(page, pid)
+
+    pick(page, "rejected")
+    pad(page, "replace")
+    page.click('.djs-popup .entry[data-id="replace-with-error-end"]')
+    page.wait_for_timeout(CLICK_TRAP_MS)
+    rejected = selected(page)[0]
+    panel = panel_for(page, rejected)
+    assert panel.get_by_label("Ends with").input_value() == "error"
+    panel.get_by_label("Code").fill("REJECTED")
+    apply(page)
+    wait_until(
+        page,
+        f"(modeler.get('elementRegistry').get('{rejected}').businessObject.eventDefinitions[0]"
+        ".errorRef || {}).errorCode === 'REJECTED'",
+    )
+
+    canvas = page.locator("#canvas").bounding_box()
+    scope = palette_click(
+        page, "create.event-subprocess", canvas["x"] + 420, canvas["y"] + canvas["height"] - 130
+    )
+    assert bo(page, scope, "bo.triggeredByEvent") is True
+    page.keyboard.press("Escape")
+    start = page.evaluate(
+        f"modeler.get('elementRegistry').filter(e => e.parent && e.parent.id === '{scope}'"
+        " && e.type === 'bpmn:StartEvent').map(e => e.id)[0]"
+    )
+    pick(page, start)
+    panel = panel_for(page, start)
+    panel.get_by_label("Reacts to").select_option("message")
+    page.wait_for_selector("#props input[name=message]")
+    panel.get_by_label("Message name").fill("cancel")
+    panel.get_by_label("Interrupting").uncheck()
+    apply(page)
+    wait_until(
+        page,
+        f"modeler.get('elementRegistry').get('{start}').businessObject.isInterrupting === false",
+    )
+    assert bo(page, start, "bo.eventDefinitions[0].$type") == "bpmn:MessageEventDefinition"
+    assert bo(page, start, "bo.eventDefinitions[0].messageRef.name") == "cancel"
+
+    pick(page, "review")
+    pad(page, "replace")
+    page.click('.djs-popup .entry[data-id="toggle-sequential-mi"]')
+    wait_until(
+        page,
+        "(modeler.get('elementRegistry').get('review').businessObject.loopCharacteristics || {})"
+        ".isSequential === true",
+    )
+    page.keyboard.press("Escape")
+    pick(page, "review")
+    panel = panel_for(page, "review")
+    page.wait_for_selector("#props input[name=mi_mode][value=sequential]:checked")
+    panel.get_by_label("Collection (expression)").fill("$input.reviewers")
+    apply(page)
+    wait_applied(page, "review", "reviewers")
+    pad(page, "replace")
+    page.click('.djs-popup .entry[data-id="toggle-sequential-mi"]')
+    wait_until(
+        page, "!modeler.get('elementRegistry').get('review').businessObject.loopCharacteristics"
+    )
+    page.keyboard.press("Escape")
+    save(page)
+    doc = designer_fixtures.get_process(db_session, pid).draft_document
+    assert doc["nodes"][rejected]["config"] == {"event": "error", "code": "REJECTED"}
+    assert doc["nodes"][scope]["kind"] == "eventSubProcess"
+    assert doc["nodes"][start]["parent"] == scope
+    assert doc["nodes"][start]["config"] == {
+        "event": "message",
+        "message": "cancel",
+        "interrupting": False,
+    }
+    assert "multiInstance" not in doc["nodes"]["review"]["config"], "the marker's settings go too"
