@@ -380,3 +380,29 @@ def test_replace_menu_event_sub_process_and_multi_instance_marker(page, make_pro
         "interrupting": False,
     }
     assert "multiInstance" not in doc["nodes"]["review"]["config"], "the marker's settings go too"
+
+
+def test_structured_designer_pages_pass_the_accessibility_audit(page, make_process):
+    from tests.browser.test_accessibility import _serious_violations
+
+    doc = collapsed_document()
+    doc["nodes"]["c_check"]["config"]["multiInstance"] = {"collection": "$input.items"}
+    doc["nodes"]["call"] = {
+        "kind": "callActivity",
+        "title": "Pay",
+        "config": {"process": "invoice", "inputs": {"amount": "$input.amount"}},
+        "position": {"x": 700, "y": 320},
+    }
+    pid = make_process(doc=doc)
+    sign_in(page, "designer")
+    open_designer(page, pid)
+    pick(page, "call")
+    panel_for(page, "call")
+    assert _serious_violations(page) == []
+    drill_into(page, "checks")
+    pick(page, "c_check")
+    page.wait_for_selector("#props #multi-instance input[name=mi_collection]")
+    assert _serious_violations(page) == []
+    page.goto(f"/designer/{pid}/outline")
+    assert page.get_by_role("list", name="Inside Checks").is_visible()
+    assert _serious_violations(page) == []
