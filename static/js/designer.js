@@ -908,17 +908,58 @@
     source.addEventListener('htmx:finally:request', done);
   });
 
-  /* The panel is swapped by morphing (focus and caret stay); keep what the user opened. */
+  /* The panel is swapped by morphing (focus and caret stay); keep what the user opened, and what
+   * the user chose or typed after the request left: an answer to an older request (a refresh
+   * queued behind an apply) must not put back its older values; the change's own request, queued
+   * after it, carries the newer ones. */
   let openDetails = [];
+  let newer = [];
+  const fieldsOf = (form) => Array.from(form.elements).filter((el) => el.name && !NOT_EDITED.has(el.name)
+    && !['button', 'submit', 'file'].includes(el.type));
+
+  function changedSince(form, sent) {
+    const changed = [];
+    fieldsOf(form).forEach((el) => {
+      if (el.type === 'radio') {
+        if (el.checked && sent.get(el.name) !== el.value) changed.push([el.name, el.value]);
+      } else if (el.type === 'checkbox') {
+        if (sent.getAll(el.name).includes(el.value) !== el.checked) changed.push([el.name, el.checked]);
+      } else {
+        const before = sent.get(el.name);
+        if (before === null ? el.value !== '' : before !== el.value) changed.push([el.name, el.value]);
+      }
+    });
+    return changed;
+  }
+
+  function restore(form, changed) {
+    changed.forEach(([name, value]) => {
+      fieldsOf(form).filter((el) => el.name === name).forEach((el) => {
+        if (el.type === 'radio') el.checked = el.value === value;
+        else if (el.type === 'checkbox') el.checked = value;
+        else if (el.tagName !== 'SELECT' || Array.from(el.options).some((o) => o.value === value)) el.value = value;
+      });
+    });
+  }
+
   document.addEventListener('htmx:before:swap', (event) => {
     const ctx = event.detail && event.detail.ctx;
     if (!ctx || ctx.target !== props) return;
     openDetails = Array.from(props.querySelectorAll('details')).map((d) => d.open);
+    newer = [];
+    const form = panelForm();
+    const sent = ctx.request.body;
+    if (!form || ctx.request.method === 'GET' || !sent || typeof sent.getAll !== 'function') return;
+    if (sent.get('element_id') !== (form.elements.element_id && form.elements.element_id.value)) return;
+    newer = changedSince(form, sent);
   });
   document.addEventListener('htmx:after:swap', (event) => {
     const ctx = event.detail && event.detail.ctx;
     if (!ctx || ctx.target !== props || ctx.request.method === 'GET') return;
     props.querySelectorAll('details').forEach((d, i) => { if (openDetails[i]) d.open = true; });
+    const form = panelForm();
+    if (form && newer.length) restore(form, newer);
+    newer = [];
   });
 
   ['input', 'change'].forEach((type) => props.addEventListener(type, () => {

@@ -61,6 +61,16 @@ def pick(page, element_id: str) -> None:
     wait_selected(page, element_id)
 
 
+def choose_role(page, role: str) -> None:
+    """Assign the selected task to a role as quickly as a person can: the role is picked while
+    the answer to the switch's own apply may still be on its way (it must not reset the role)."""
+    panel = page.locator("#props")
+    panel.get_by_label("Everyone with a role").check()
+    page.wait_for_selector("#props select[name=assignee_role]")
+    panel.get_by_label("Role", exact=True).select_option(role)
+    apply(page)
+
+
 def wait_applied(page, element_id: str, text: str) -> None:
     """Wait until the element's settings hold `text` (an earlier apply may say Applied first)."""
     wait_until(
@@ -107,6 +117,14 @@ def test_draw_a_sub_process_with_a_boundary_timer_and_a_multi_instance_review(
 
     entry = page.locator('.djs-palette .entry[data-action="create.subprocess-expanded"]')
     assert "sub-process" in entry.get_attribute("aria-label")
+    names = page.eval_on_selector_all(
+        ".djs-palette .entry[data-action]",
+        "es => es.map(e => [e.dataset.action, e.getAttribute('aria-label'), e.title])",
+    )
+    for action, label, title in names:
+        assert label and label == title, action
+    boundary = page.locator('.djs-palette .entry[data-action="create.error-boundary"]')
+    assert "border of a task" in boundary.get_attribute("title")
     pick(page, "end")
     pad(page, "delete")
     start = shape_box(page, "start")
@@ -155,9 +173,12 @@ def test_draw_a_sub_process_with_a_boundary_timer_and_a_multi_instance_review(
     pick(page, review)
     panel = panel_for(page, review)
     panel.get_by_label("Title").fill("Review")
-    panel.get_by_label("Everyone with a role").check()
-    page.wait_for_selector("#props select[name=assignee_role]")
-    panel.get_by_label("Role", exact=True).select_option("approver")
+    apply(page)
+    wait_until(
+        page, f"modeler.get('elementRegistry').get('{review}').businessObject.name === 'Review'"
+    )
+    choose_role(page, "approver")
+    wait_applied(page, review, "approver")
     panel.get_by_label("Parallel: all instances at once").check()
     collection = page.locator("#props").get_by_label("Collection (expression)")
     collection.wait_for()
@@ -171,6 +192,7 @@ def test_draw_a_sub_process_with_a_boundary_timer_and_a_multi_instance_review(
     page.wait_for_selector("#mi_completion-check:has-text('Valid expression')")
     apply(page)
     wait_applied(page, review, "reviewer")
+    wait_applied(page, review, "approver")
     assert bo(page, review, "bo.loopCharacteristics.$type") == (
         "bpmn:MultiInstanceLoopCharacteristics"
     )
@@ -275,10 +297,8 @@ def test_drill_down_and_back_with_problems_marked_inside(page, make_process, db_
     page.locator("#problem-list button[data-element=c_check]").click()
     wait_selected(page, "c_check")
     assert page.evaluate(root) == "checks_plane"
-    panel_for(page, "c_check").get_by_label("Everyone with a role").check()
-    page.wait_for_selector("#props select[name=assignee_role]")
-    page.locator("#props").get_by_label("Role", exact=True).select_option("clerk")
-    apply(page)
+    panel_for(page, "c_check")
+    choose_role(page, "clerk")
     wait_applied(page, "c_check", "clerk")
     save(page)
     assert page.locator("#problem-summary").inner_text() == "No problems found.", page.locator(
