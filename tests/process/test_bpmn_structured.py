@@ -11,9 +11,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from lxml import etree
 
-from webapp.process.bpmn import auto_layout, export_bpmn, import_bpmn
+from webapp.process.bpmn import BpmnImportError, auto_layout, export_bpmn, import_bpmn
 from webapp.process.bpmn.layout import node_box
 from webapp.process.bpmn.namespaces import BPMN, BPMNDI, FLOWDESK, q
 from webapp.process.document import canonical_json, normalize
@@ -603,3 +605,66 @@ def test_deep_nesting_costs_linear_time() -> None:
     auto_layout(normalized)
     elapsed = time.perf_counter() - began
     assert elapsed < 5, f"{elapsed:.1f} s for 12,000 nested nodes"
+
+
+_KEYS = ["event", "code", "duration", "date", "cycle", "message", "correlationKey", "attachedTo",
+         "interrupting", "collapsed", "multiInstance", "process", "binding", "version", "inputs",
+         "saveTo"]  # fmt: skip
+_VALUE = st.recursive(
+    st.none() | st.booleans() | st.integers(-5, 5) | st.text(max_size=12)
+    | st.sampled_from(["timer", "error", "escalation", "terminate", "review", "R/P1D", " x "]),
+    lambda inner: st.lists(inner, max_size=2) | st.dictionaries(st.text(max_size=8), inner,
+                                                                max_size=2),
+    max_leaves=4,
+)  # fmt: skip
+
+
+@settings(max_examples=80, deadline=None)
+@given(
+    changes=st.lists(
+        st.tuples(st.sampled_from(sorted(structured_document()["nodes"])),
+                  st.sampled_from(_KEYS), _VALUE),
+        min_size=1, max_size=4,
+    )
+)  # fmt: skip
+def test_arbitrary_structured_config_roundtrips(changes: list[tuple[str, str, Any]]) -> None:
+    doc = structured_document()
+    for node_id, key, value in changes:
+        doc["nodes"][node_id].setdefault("config", {})[key] = value
+    result = import_bpmn(export_bpmn(doc))
+    assert result.unsupported == []
+    assert canonical_json(result.document) == canonical_json(normalize(doc))
+
+
+def test_auto_layout_survives_boundary_events_on_what_cannot_hold_them() -> None:
+    doc = structured_document()
+    for node in doc["nodes"].values():
+        del node["position"]
+    doc["nodes"]["late"]["config"]["attachedTo"] = "on_cancel"  # an event sub-process
+    doc["nodes"]["boss"]["config"]["attachedTo"] = "late"  # another boundary event
+    doc["nodes"]["rejected"]["config"]["attachedTo"] = ["not", "an", "id"]
+    laid = auto_layout(normalize(doc))
+    assert all(node_box(node) for node in laid["nodes"].values())
+    xml = export_bpmn(doc)
+    assert canonical_json(import_bpmn(xml).document) == canonical_json(normalize(doc))
+
+
+def test_nodes_of_a_sub_process_are_never_dropped_silently() -> None:
+    body = """
+  <{p}process id="p">
+    <{p}startEvent id="s"/>
+    <{p}subProcess id="sub">
+      <{p}extensionElements><fd:node>{{"kind": "userTask"}}</fd:node></{p}extensionElements>
+      <{p}startEvent id="inner"/>
+      <{p}dataObject id="data"/>
+    </{p}subProcess>
+    <{p}transaction id="tx"><{p}startEvent id="tx_start"/></{p}transaction>
+  </{p}process>
+"""
+    xml = definitions(body, extra_ns=f'xmlns:fd="{FLOWDESK}"')
+    with pytest.raises(BpmnImportError, match="'inner' has parent 'sub', a userTask"):
+        import_bpmn(xml)
+    result = import_bpmn(xml.replace('{"kind": "userTask"}', "{}"))
+    assert result.document["nodes"]["inner"]["parent"] == "sub"
+    listed = {(u.id, u.type) for u in result.unsupported}
+    assert listed == {("data", "dataObject"), ("tx", "transaction")}

@@ -18,7 +18,14 @@ from webapp.designer import bp, draft_edits
 from webapp.designer.access import base_revision, can_publish, load_process
 from webapp.designer.forms import AddNodeForm, ConnectForm, RenameForm, RevisionForm
 from webapp.designer.panel import applied_note, handle_post, panel_context, render_panel
-from webapp.designer.panel_forms import FLOW, PanelContext, PanelForm, initial_data, input_rows
+from webapp.designer.panel_forms import (
+    FLOW,
+    PANELS,
+    PanelContext,
+    PanelForm,
+    initial_data,
+    input_rows,
+)
 from webapp.designer.panel_forms import make_form as make_panel_form
 from webapp.htmx_support import is_htmx
 from webapp.models import Process
@@ -261,6 +268,11 @@ def edit_element(process_id: int, element_id: str):
     process = load_process(process_id, lock=request.method == "POST")
     post_url = url_for("designer.edit_element", process_id=process.id, element_id=element_id)
     if request.method == "GET":
+        node = _draft(process)["nodes"].get(element_id)
+        if node is not None and node["kind"] in KINDS and node["kind"] not in PANELS:
+            label = KINDS[node["kind"]].label
+            message = f"The settings of {label.lower()} '{element_id}' are edited on the diagram."
+            return _page(process, 200, message)
         context = panel_context(process)
         form = _element_form(process, element_id, context)
         if form is None:

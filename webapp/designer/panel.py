@@ -218,6 +218,12 @@ def panel(process_id: int):
         count = request.args.get("count", 0, type=int)
         return render_template("designer/panel/_empty.html", count=count, process=process)
     kind = request.args.get("kind", "")
+    if kind in KINDS and kind not in PANELS:
+        message = (
+            f"'{element_id}' is a {KINDS[kind].label.lower()}; its settings are kept as they are "
+            "(this panel does not edit them)."
+        )
+        return render_template("designer/panel/_message.html", message=message)
     if kind not in PANELS:
         message = (
             f"'{element_id}' is a {request.args.get('type') or 'kind of element'} Flowdesk does "

@@ -26,6 +26,8 @@ _MIN_GAP_Y = 40
 _SWEEPS = 4
 
 Box = tuple[float, float, float, float]
+#: Kinds that are not laid out in the flow, so nothing can sit on their border.
+_NOT_HOSTS = ("boundaryEvent", "eventSubProcess")
 
 
 def node_box(node: Mapping[str, Any]) -> Box | None:
@@ -130,15 +132,15 @@ def _lay_scope(
 ) -> _Scope:
     """Lay out the nodes of one scope: the layered flow, boundary events, event sub-processes."""
     here = set(ids)
+    apart = [n for n in ids if nodes[n].get("kind") == "eventSubProcess"]
     hosts: dict[str, str] = {}
     for node_id in ids:
         config = nodes[node_id].get("config")
         host = config.get("attachedTo") if isinstance(config, Mapping) else None
         host = host if isinstance(host, str) else None
         boundary = nodes[node_id].get("kind") == "boundaryEvent"
-        if boundary and host in here and nodes[host].get("kind") != "boundaryEvent":
+        if boundary and host in here and nodes[host].get("kind") not in _NOT_HOSTS:
             hosts[node_id] = host
-    apart = [n for n in ids if nodes[n].get("kind") == "eventSubProcess" and n not in hosts]
     flowing = {n: nodes[n] for n in ids if n not in hosts and n not in apart}
     edges = [
         (flow_id, hosts.get(source, source), target)

@@ -253,8 +253,8 @@ class _Reader:
                 origin[node_id] = element.get("id", "")
                 if local == "boundaryEvent" and node["kind"] == "boundaryEvent":
                     self.attached.append(node_id)
-                if node["kind"] in ("subProcess", "eventSubProcess"):
-                    self._nodes(element, node_id, nodes, origin, containers)
+                if local == "subProcess":  # its nodes are read even if our extension says
+                    self._nodes(element, node_id, nodes, origin, containers)  # another kind
 
     def _node_id(self, element: etree._Element, local: str) -> str:
         original = element.get("id", "")

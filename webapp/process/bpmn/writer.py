@@ -247,17 +247,21 @@ class _Writer:
             element.set("calledElement", config.pop("process"))
         if kind == "boundaryEvent":
             element.set("attachedToRef", config.pop("attachedTo"))
-        if kind == "boundaryEvent" and isinstance(config.get("interrupting"), bool):
-            element.set("cancelActivity", "true" if config.pop("interrupting") else "false")
+        # Attributes only for values that differ from BPMN's default: bpmn-js drops defaults
+        # when it saves, so a default value stays in our extension to come back unchanged.
+        if kind == "boundaryEvent" and config.get("interrupting") is False:
+            element.set("cancelActivity", "false")
+            del config["interrupting"]
         parent = self.nodes[node_id].get("parent")
         in_event_subprocess = parent is not None and self.nodes[parent]["kind"] == "eventSubProcess"
         if (
             kind == "startEvent"
             and in_event_subprocess
             and config.get("event") in EVENT_START_EVENTS
-            and isinstance(config.get("interrupting"), bool)
+            and config.get("interrupting") is False
         ):
-            element.set("isInterrupting", "true" if config.pop("interrupting") else "false")
+            element.set("isInterrupting", "false")
+            del config["interrupting"]
 
     def _event_definition(
         self, node_id: str, node: dict[str, Any], config: dict[str, Any]
@@ -395,8 +399,9 @@ def _multi_instance(config: dict[str, Any]) -> etree._Element | None:
         return None
     rest = dict(settings)
     loop = etree.Element(q(BPMN, "multiInstanceLoopCharacteristics"))
-    if isinstance(rest.get("sequential"), bool):
-        loop.set("isSequential", "true" if rest.pop("sequential") else "false")
+    if rest.get("sequential") is True:
+        loop.set("isSequential", "true")
+        del rest["sequential"]
     for key, tag in (("cardinality", "loopCardinality"), ("completion", "completionCondition")):
         if _plain_text(rest.get(key)):
             expression = _formal_expression(loop, tag, rest.pop(key))
