@@ -739,7 +739,9 @@
 
   function clearMarkers() {
     const canvas = get('canvas');
-    state.marked.forEach(([id, cls]) => canvas.removeMarker(id, cls));
+    const registry = get('elementRegistry');
+    /* An element deleted since it was marked has no marker left to remove (and bpmn-js throws). */
+    state.marked.forEach(([id, cls]) => { if (registry.get(id)) canvas.removeMarker(id, cls); });
     state.marked = [];
     get('overlays').remove({ type: 'problem' });
   }

@@ -81,13 +81,13 @@ def wait_applied(page, element_id: str, text: str) -> None:
 
 
 def save(page) -> int:
-    """Save and wait for the new revision (the status may say Saved already before the click)."""
-    before = int(page.get_attribute("#designer", "data-revision"))
+    """Save (after `wait_applied`: the edits are in the diagram) and wait until the status says
+    everything is saved (an autosave may have done it already)."""
     page.click("#save-button")
     wait_until(
         page,
-        f"Number(document.getElementById('designer').dataset.revision) > {before}"
-        " && document.getElementById('save-status').dataset.tone === 'ok'",
+        "document.getElementById('save-status').dataset.tone === 'ok'"
+        " && document.getElementById('save-status').textContent.startsWith('Saved')",
     )
     return int(page.get_attribute("#designer", "data-revision"))
 
@@ -326,6 +326,8 @@ def test_the_version_page_drills_down_too(page, make_process, db_session):
 
 def test_replace_menu_event_sub_process_and_multi_instance_marker(page, make_process, db_session):
     pid = make_process(doc=approval_document())
+    errors: list[str] = []
+    page.on("pageerror", lambda error: errors.append(str(error)))
     sign_in(page, "designer")
     open_designer(page, pid)
 
@@ -345,6 +347,20 @@ def test_replace_menu_event_sub_process_and_multi_instance_marker(page, make_pro
     )
 
     canvas = page.locator("#canvas").bounding_box()
+    count = "modeler.get('elementRegistry').filter(e => e.type === 'bpmn:BoundaryEvent').length"
+    palette_click(page, "create.error-boundary", canvas["x"] + 600, canvas["y"] + 60)
+    page.keyboard.press("Escape")
+    assert page.evaluate(count) == 0, "an error boundary event goes only on an activity's border"
+    box = shape_box(page, "review")
+    caught = palette_click(
+        page, "create.error-boundary", box["x"] + box["width"] / 2, box["y"] + box["height"]
+    )
+    assert bo(page, caught, "bo.attachedToRef.id") == "review"
+    page.keyboard.press("Escape")
+    pick(page, caught)
+    save(page)  # marks the boundary event: it has no flow out yet
+    assert page.locator(f".djs-element.problem-error[data-element-id='{caught}']").count() == 1
+    pad(page, "delete")
     scope = palette_click(
         page, "create.event-subprocess", canvas["x"] + 420, canvas["y"] + canvas["height"] - 130
     )
@@ -400,6 +416,7 @@ def test_replace_menu_event_sub_process_and_multi_instance_marker(page, make_pro
         "interrupting": False,
     }
     assert "multiInstance" not in doc["nodes"]["review"]["config"], "the marker's settings go too"
+    assert errors == [], "saving after deleting a marked element works"
 
 
 def test_structured_designer_pages_pass_the_accessibility_audit(page, make_process):
