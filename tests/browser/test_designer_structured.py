@@ -163,6 +163,9 @@ def test_draw_a_sub_process_with_a_boundary_timer_and_a_multi_instance_review(
     late_end = pad(page, "append.end-event")
     page.keyboard.press("Escape")
 
+    save(page)  # the task inside the expanded sub-process has no assignee yet
+    nested = page.locator(f".djs-element.problem-error[data-element-id='{review}']")
+    assert nested.count() == 1
     pick(page, timer)
     panel = panel_for(page, timer)
     assert panel.get_by_label("Interrupting").is_checked()
