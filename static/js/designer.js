@@ -28,28 +28,55 @@
 
   /* --- what the palette, context pad and replace menu offer: only the kinds Flowdesk runs --- */
 
+  const BOUNDARY_HINT = ' (drop it on the border of a task, sub-process or call activity)';
   const CREATE = {
     'create.user-task': ['bpmn:UserTask', 'activity', 'bpmn-icon-user-task', 'Create user task'],
     'create.service-task': ['bpmn:ServiceTask', 'activity', 'bpmn-icon-service-task', 'Create service task'],
+    'create.call-activity': ['bpmn:CallActivity', 'activity', 'bpmn-icon-call-activity', 'Create call activity (starts another process)'],
     'create.parallel-gateway': ['bpmn:ParallelGateway', 'gateway', 'bpmn-icon-gateway-parallel', 'Create parallel gateway'],
-    'create.timer-catch': ['bpmn:IntermediateCatchEvent', 'event', 'bpmn-icon-intermediate-event-catch-timer', 'Create timer (wait)', 'bpmn:TimerEventDefinition'],
-    'create.message-catch': ['bpmn:IntermediateCatchEvent', 'event', 'bpmn-icon-intermediate-event-catch-message', 'Create message catch (wait for a message)', 'bpmn:MessageEventDefinition'],
+    'create.timer-catch': ['bpmn:IntermediateCatchEvent', 'event', 'bpmn-icon-intermediate-event-catch-timer', 'Create timer (wait; on an activity\'s border: a timer boundary event)', 'bpmn:TimerEventDefinition'],
+    'create.message-catch': ['bpmn:IntermediateCatchEvent', 'event', 'bpmn-icon-intermediate-event-catch-message', 'Create message catch (wait for a message; on an activity\'s border: a message boundary event)', 'bpmn:MessageEventDefinition'],
+    'create.error-boundary': ['bpmn:BoundaryEvent', 'event', 'bpmn-icon-intermediate-event-catch-error', 'Create error boundary event' + BOUNDARY_HINT, 'bpmn:ErrorEventDefinition'],
+    'create.escalation-boundary': ['bpmn:BoundaryEvent', 'event', 'bpmn-icon-intermediate-event-catch-escalation', 'Create escalation boundary event' + BOUNDARY_HINT, 'bpmn:EscalationEventDefinition'],
+    'create.escalation-throw': ['bpmn:IntermediateThrowEvent', 'event', 'bpmn-icon-intermediate-event-throw-escalation', 'Create escalation (throw; the flow goes on)', 'bpmn:EscalationEventDefinition'],
+    'create.error-end': ['bpmn:EndEvent', 'event', 'bpmn-icon-end-event-error', 'Create error end event', 'bpmn:ErrorEventDefinition'],
+    'create.escalation-end': ['bpmn:EndEvent', 'event', 'bpmn-icon-end-event-escalation', 'Create escalation end event', 'bpmn:EscalationEventDefinition'],
+    'create.terminate-end': ['bpmn:EndEvent', 'event', 'bpmn-icon-end-event-terminate', 'Create terminate end event (ends everything in its scope)', 'bpmn:TerminateEventDefinition'],
   };
   const PALETTE_KEEP = new Set(['hand-tool', 'lasso-tool', 'space-tool', 'global-connect-tool',
-    'tool-separator', 'create.start-event', 'create.end-event', 'create.exclusive-gateway']);
+    'tool-separator', 'create.start-event', 'create.end-event', 'create.exclusive-gateway',
+    'create.subprocess-expanded']);
+  const PALETTE_TITLES = { 'create.subprocess-expanded': 'Create sub-process (expanded, with its start event)' };
   const APPEND = {
     'append.user-task': ['bpmn:UserTask', 'bpmn-icon-user-task', 'Append user task'],
     'append.service-task': ['bpmn:ServiceTask', 'bpmn-icon-service-task', 'Append service task'],
+    'append.call-activity': ['bpmn:CallActivity', 'bpmn-icon-call-activity', 'Append call activity'],
     'append.parallel-gateway': ['bpmn:ParallelGateway', 'bpmn-icon-gateway-parallel', 'Append parallel gateway'],
     'append.timer-catch': ['bpmn:IntermediateCatchEvent', 'bpmn-icon-intermediate-event-catch-timer', 'Append timer', 'bpmn:TimerEventDefinition'],
     'append.message-catch': ['bpmn:IntermediateCatchEvent', 'bpmn-icon-intermediate-event-catch-message', 'Append message catch', 'bpmn:MessageEventDefinition'],
+    'append.escalation-throw': ['bpmn:IntermediateThrowEvent', 'bpmn-icon-intermediate-event-throw-escalation', 'Append escalation (throw)', 'bpmn:EscalationEventDefinition'],
   };
   const PAD_KEEP = new Set(['delete', 'connect', 'replace', 'append.end-event', 'append.gateway']);
   const REPLACE_KEEP = new Set(['replace-with-none-start', 'replace-with-none-end',
     'replace-with-user-task', 'replace-with-service-task', 'replace-with-exclusive-gateway',
     'replace-with-parallel-gateway', 'replace-with-timer-intermediate-catch',
     'replace-with-message-intermediate-catch', 'replace-with-default-flow',
-    'replace-with-sequence-flow']);
+    'replace-with-sequence-flow', 'replace-with-call-activity', 'replace-with-collapsed-subprocess',
+    'replace-with-expanded-subprocess', 'replace-with-subprocess', 'replace-with-event-subprocess',
+    'replace-with-error-end', 'replace-with-escalation-end', 'replace-with-terminate-end',
+    'replace-with-escalation-intermediate-throw',
+    'replace-with-timer-boundary', 'replace-with-message-boundary', 'replace-with-error-boundary',
+    'replace-with-escalation-boundary', 'replace-with-non-interrupting-timer-boundary',
+    'replace-with-non-interrupting-message-boundary', 'replace-with-non-interrupting-escalation-boundary']);
+  /* Starts with a trigger exist only inside event sub-processes. */
+  const EVENT_START_REPLACE = new Set(['replace-with-timer-start', 'replace-with-message-start',
+    'replace-with-error-start', 'replace-with-escalation-start',
+    'replace-with-non-interrupting-timer-start', 'replace-with-non-interrupting-message-start',
+    'replace-with-non-interrupting-escalation-start']);
+  /* Kinds that may run as multi-instance and that boundary events may attach to. */
+  const ACTIVITY_HOSTS = new Set(['bpmn:UserTask', 'bpmn:ServiceTask', 'bpmn:SubProcess', 'bpmn:CallActivity']);
+  const isHost = (bo) => !!bo && ACTIVITY_HOSTS.has(bo.$type) && !bo.triggeredByEvent;
+  const inEventSubProcess = (bo) => !!bo && !!bo.$parent && bo.$parent.$type === 'bpmn:SubProcess' && !!bo.$parent.triggeredByEvent;
 
   function shapeOf(elementFactory, spec) {
     const attrs = { type: spec[0] };
@@ -61,7 +88,23 @@
     this.getPaletteEntries = function () {
       return function (entries) {
         const kept = {};
-        Object.keys(entries).forEach((id) => { if (PALETTE_KEEP.has(id)) kept[id] = entries[id]; });
+        Object.keys(entries).forEach((id) => {
+          if (!PALETTE_KEEP.has(id)) return;
+          kept[id] = PALETTE_TITLES[id] ? Object.assign({}, entries[id], { title: PALETTE_TITLES[id] }) : entries[id];
+        });
+        const eventSubProcess = (event) => {
+          const scope = elementFactory.createShape({ type: 'bpmn:SubProcess', triggeredByEvent: true, isExpanded: true, x: 0, y: 0 });
+          const start = elementFactory.createShape({
+            type: 'bpmn:StartEvent', eventDefinitionType: 'bpmn:TimerEventDefinition',
+            x: 40, y: 82, parent: scope,
+          });
+          create.start(event, [scope, start], { hints: { autoSelect: [scope] } });
+        };
+        kept['create.event-subprocess'] = {
+          group: 'activity', className: 'bpmn-icon-event-subprocess-expanded',
+          title: 'Create event sub-process (started by a timer, message, error or escalation)',
+          action: { dragstart: eventSubProcess, click: eventSubProcess },
+        };
         Object.keys(CREATE).forEach((id) => {
           const spec = CREATE[id];
           const start = (event) => create.start(event, shapeOf(elementFactory, spec));
@@ -99,16 +142,43 @@
   FlowdeskContextPad.$inject = ['contextPad', 'create', 'elementFactory', 'autoPlace'];
 
   function FlowdeskReplaceMenu(popupMenu) {
-    this.getPopupMenuEntries = function () {
+    this.getPopupMenuEntries = function (element) {
+      const eventStart = inEventSubProcess(element.businessObject);
       return function (entries) {
         const kept = {};
-        Object.keys(entries).forEach((id) => { if (REPLACE_KEEP.has(id)) kept[id] = entries[id]; });
+        Object.keys(entries).forEach((id) => {
+          if (REPLACE_KEEP.has(id) || (eventStart && EVENT_START_REPLACE.has(id))) kept[id] = entries[id];
+        });
         return kept;
       };
     };
-    this.getPopupMenuHeaderEntries = function () { return function () { return {}; }; };
+    /* The multi-instance markers on the kinds that may repeat; interrupting or not on catches. */
+    this.getPopupMenuHeaderEntries = function (element) {
+      const bo = element.businessObject;
+      return function (entries) {
+        const kept = {};
+        Object.keys(entries).forEach((id) => {
+          if ((id === 'toggle-parallel-mi' || id === 'toggle-sequential-mi') && isHost(bo)) kept[id] = entries[id];
+          if (id === 'toggle-non-interrupting') kept[id] = entries[id];
+        });
+        return kept;
+      };
+    };
     popupMenu.registerProvider('bpmn-replace', 500, this);
   }
+
+  /* Boundary events attach (bpmn-js's drop on an activity's border) only to the activities
+   * Flowdesk runs them on; the catch-all rules of bpmn-js decide everything else. */
+  function FlowdeskRules(eventBus, bpmnRules) {
+    const refuse = (shapes, target, position) => {
+      if (!target || !target.businessObject || isHost(target.businessObject)) return undefined;
+      return bpmnRules.canAttach(shapes, target, null, position) === 'attach' ? false : undefined;
+    };
+    eventBus.on('commandStack.shape.create.canExecute', 1500, (event) => refuse([event.context.shape], event.context.target, event.context.position));
+    eventBus.on('commandStack.shape.attach.canExecute', 1500, (event) => refuse([event.context.shape], event.context.target, event.context.position));
+    eventBus.on('commandStack.elements.move.canExecute', 1500, (event) => refuse(event.context.shapes, event.context.target, event.context.position));
+  }
+  FlowdeskRules.$inject = ['eventBus', 'bpmnRules'];
   FlowdeskReplaceMenu.$inject = ['popupMenu'];
 
   /* bpmn-js draws the align and distribute icons from markup with style="" attributes, which the
@@ -144,8 +214,14 @@
   const APPEND_GAP = 120;
   const APPEND_MARGIN = 30;
   function FlowdeskAutoPlace(eventBus, elementRegistry) {
-    const overlaps = (box) => elementRegistry.filter((element) => !element.waypoints
-      && element.type !== 'label' && element.parent && element.width !== undefined)
+    const holds = (container, element) => {
+      for (let parent = element.parent; parent; parent = parent.parent) if (parent === container) return true;
+      return false;
+    };
+    /* Shapes in the way: not the sub-processes around the source (the new shape goes inside). */
+    const overlaps = (box, source) => elementRegistry.filter((element) => !element.waypoints
+      && element.type !== 'label' && element.parent && element.width !== undefined
+      && !holds(element, source))
       .some((other) => other.x < box.x + box.width + APPEND_MARGIN
         && box.x < other.x + other.width + APPEND_MARGIN
         && other.y < box.y + box.height + APPEND_MARGIN
@@ -161,7 +237,7 @@
         width: shape.width,
         height: shape.height,
       };
-      for (let tries = 0; tries < 20 && overlaps(box); tries += 1) box.y += shape.height + APPEND_MARGIN;
+      for (let tries = 0; tries < 20 && overlaps(box, source); tries += 1) box.y += shape.height + APPEND_MARGIN;
       return { x: snap(box.x + shape.width / 2), y: snap(box.y + shape.height / 2) };
     });
   }
@@ -169,7 +245,8 @@
 
   const FlowdeskModule = {
     __init__: ['flowdeskPalette', 'flowdeskContextPad', 'flowdeskReplaceMenu', 'flowdeskAlignIcons',
-      'flowdeskAutoPlace'],
+      'flowdeskAutoPlace', 'flowdeskRules'],
+    flowdeskRules: ['type', FlowdeskRules],
     flowdeskAutoPlace: ['type', FlowdeskAutoPlace],
     flowdeskPalette: ['type', FlowdeskPalette],
     flowdeskContextPad: ['type', FlowdeskContextPad],
@@ -188,20 +265,42 @@
 
   /* --- reading an element the way the server's BPMN reader will --- */
 
-  function kindOf(bo) {
+  const DEFINITIONS = {
+    timer: 'bpmn:TimerEventDefinition', message: 'bpmn:MessageEventDefinition',
+    error: 'bpmn:ErrorEventDefinition', escalation: 'bpmn:EscalationEventDefinition',
+    terminate: 'bpmn:TerminateEventDefinition',
+  };
+  const CATCHES = ['timer', 'message', 'error', 'escalation'];
+
+  /* What an event's one definition makes it: '' with none, null with several or another one. */
+  function eventOf(bo) {
     const defs = bo.eventDefinitions || [];
+    if (!defs.length) return '';
+    if (defs.length > 1) return null;
+    return Object.keys(DEFINITIONS).find((name) => DEFINITIONS[name] === defs[0].$type) || null;
+  }
+
+  function kindOf(bo) {
+    const event = eventOf(bo);
+    const loop = bo.loopCharacteristics;
+    if (loop && loop.$type !== 'bpmn:MultiInstanceLoopCharacteristics') return null;
     switch (bo.$type) {
-      case 'bpmn:StartEvent': return defs.length ? null : 'startEvent';
-      case 'bpmn:EndEvent': return defs.length ? null : 'endEvent';
+      case 'bpmn:StartEvent':
+        if (event === '') return 'startEvent';
+        return inEventSubProcess(bo) && CATCHES.includes(event) ? 'startEvent' : null;
+      case 'bpmn:EndEvent': return ['', 'error', 'escalation', 'terminate'].includes(event) ? 'endEvent' : null;
       case 'bpmn:UserTask': return 'userTask';
       case 'bpmn:ServiceTask': return 'serviceTask';
+      case 'bpmn:CallActivity': return 'callActivity';
+      case 'bpmn:SubProcess': return bo.triggeredByEvent ? 'eventSubProcess' : 'subProcess';
       case 'bpmn:ExclusiveGateway': return 'exclusiveGateway';
       case 'bpmn:ParallelGateway': return 'parallelGateway';
       case 'bpmn:SequenceFlow': return 'sequenceFlow';
+      case 'bpmn:BoundaryEvent': return CATCHES.includes(event) ? 'boundaryEvent' : null;
+      case 'bpmn:IntermediateThrowEvent': return event === 'escalation' ? 'escalationThrow' : null;
       case 'bpmn:IntermediateCatchEvent':
-        if (defs.length !== 1) return null;
-        if (defs[0].$type === 'bpmn:TimerEventDefinition') return 'timerCatch';
-        if (defs[0].$type === 'bpmn:MessageEventDefinition') return 'messageCatch';
+        if (event === 'timer') return 'timerCatch';
+        if (event === 'message') return 'messageCatch';
         return null;
       default: return null;
     }
@@ -226,7 +325,9 @@
     return expression && typeof expression.body === 'string' ? expression.body.trim() : '';
   }
 
-  function configOf(bo, kind) {
+  const isObject = (value) => !!value && typeof value === 'object' && !Array.isArray(value);
+
+  function configOf(bo, kind, element) {
     const config = Object.assign({}, blob(bo, CONFIG) || {});
     const def = (bo.eventDefinitions || [])[0];
     if (kind === 'timerCatch' && def) {
@@ -236,6 +337,36 @@
     }
     if (kind === 'messageCatch' && def && def.messageRef && def.messageRef.name) {
       config.message = def.messageRef.name;
+    }
+    const event = eventOf(bo);
+    if (['boundaryEvent', 'startEvent', 'endEvent'].includes(kind) && event) config.event = event;
+    if (config.event === 'timer' && def) {
+      if (text(def.timeDuration)) config.duration = text(def.timeDuration);
+      else if (text(def.timeDate)) config.date = text(def.timeDate);
+      else if (text(def.timeCycle)) config.cycle = text(def.timeCycle);
+    }
+    if (config.event === 'message' && def && def.messageRef && def.messageRef.name) config.message = def.messageRef.name;
+    const thrown = def && (def.errorRef || def.escalationRef);
+    const code = thrown && (thrown.errorCode || thrown.escalationCode);
+    if ((['error', 'escalation'].includes(config.event) || kind === 'escalationThrow') && code) config.code = code;
+    if (kind === 'boundaryEvent') {
+      if (bo.attachedToRef) config.attachedTo = bo.attachedToRef.id;
+      config.interrupting = bo.cancelActivity !== false;
+    }
+    if (kind === 'startEvent' && config.event) config.interrupting = bo.isInterrupting !== false;
+    if (kind === 'callActivity' && bo.calledElement) config.process = bo.calledElement;
+    if (['subProcess', 'eventSubProcess'].includes(kind) && element && element.collapsed) config.collapsed = true;
+    if (['userTask', 'serviceTask', 'subProcess', 'callActivity'].includes(kind)) {
+      const loop = bo.loopCharacteristics;
+      if (loop) {
+        const multi = Object.assign({}, isObject(config.multiInstance) ? config.multiInstance : {});
+        multi.sequential = !!loop.isSequential;
+        if (text(loop.loopCardinality)) multi.cardinality = text(loop.loopCardinality);
+        if (text(loop.completionCondition)) multi.completion = text(loop.completionCondition);
+        config.multiInstance = multi;
+      } else {
+        delete config.multiInstance;
+      }
     }
     return config;
   }
@@ -249,7 +380,8 @@
       values.default = bo.sourceRef && bo.sourceRef.default === bo ? '1' : '0';
       values.source_kind = bo.sourceRef ? kindOf(bo.sourceRef) || '' : '';
     } else if (kind) {
-      values.config = JSON.stringify(configOf(bo, kind));
+      values.config = JSON.stringify(configOf(bo, kind, element));
+      if (kind === 'startEvent' && inEventSubProcess(bo)) values.scope = 'event';
     }
     return values;
   }
@@ -299,6 +431,7 @@
       if (plain(config.message)) { message = messageNamed(config.message); delete config.message; }
       modeling.updateModdleProperties(element, def, { messageRef: message });
     }
+    applyStructure(element, detail.kind, config);
     const values = [];
     extensionValues(bo).forEach((value) => {
       if (value.$type === CONFIG) return;
@@ -315,6 +448,96 @@
       name: detail.title || undefined,
       extensionElements: values.length ? moddle.create('bpmn:ExtensionElements', { values: values }) : undefined,
     });
+  }
+
+  /* An error or escalation root element with this code, made when the diagram has none yet. */
+  function codeNamed(type, code) {
+    const attr = type === 'bpmn:Error' ? 'errorCode' : 'escalationCode';
+    const definitions = modeler.getDefinitions();
+    const found = (definitions.rootElements || []).find((e) => e.$type === type && e[attr] === code);
+    if (found) return found;
+    const made = get('bpmnFactory').create(type, { name: code, [attr]: code });
+    made.$parent = definitions;
+    definitions.get('rootElements').push(made);
+    return made;
+  }
+
+  const expression = (body, language) => (plain(body)
+    ? get('moddle').create('bpmn:FormalExpression', language ? { body: body, language: language } : { body: body })
+    : undefined);
+
+  /* The standard BPMN the reader takes these settings from: event definitions (timers, messages,
+   * error and escalation codes), interrupting, the called process and the multi-instance loop.
+   * What standard BPMN says is removed from `config`; the rest stays in flowdesk:config. */
+  function applyStructure(element, kind, config) {
+    const bo = element.businessObject;
+    const modeling = get('modeling');
+    delete config.collapsed;
+    if (['boundaryEvent', 'startEvent', 'endEvent', 'escalationThrow'].includes(kind)) {
+      const wanted = kind === 'escalationThrow' ? 'escalation' : (config.event || '');
+      delete config.event;
+      let def = (bo.eventDefinitions || [])[0];
+      if (!wanted) {
+        if ((bo.eventDefinitions || []).length) modeling.updateProperties(element, { eventDefinitions: [] });
+        def = null;
+      } else if (!def || def.$type !== DEFINITIONS[wanted] || bo.eventDefinitions.length !== 1) {
+        def = get('bpmnFactory').create(DEFINITIONS[wanted]);
+        def.$parent = bo;
+        modeling.updateProperties(element, { eventDefinitions: [def] });
+      }
+      if (wanted === 'timer') {
+        const props = { timeDuration: undefined, timeDate: undefined, timeCycle: undefined };
+        if (plain(config.duration)) props.timeDuration = expression(config.duration);
+        else if (plain(config.date)) props.timeDate = expression(config.date, 'flowdesk');
+        else if (plain(config.cycle)) props.timeCycle = expression(config.cycle);
+        ['duration', 'date', 'cycle'].forEach((key) => { if (plain(config[key])) delete config[key]; });
+        modeling.updateModdleProperties(element, def, props);
+      } else if (wanted === 'message') {
+        let message;
+        if (plain(config.message)) { message = messageNamed(config.message); delete config.message; }
+        modeling.updateModdleProperties(element, def, { messageRef: message });
+      } else if (wanted === 'error' || wanted === 'escalation') {
+        const type = wanted === 'error' ? 'bpmn:Error' : 'bpmn:Escalation';
+        let ref;
+        if (plain(config.code)) { ref = codeNamed(type, config.code); delete config.code; }
+        modeling.updateModdleProperties(element, def, { [`${wanted}Ref`]: ref });
+      }
+    }
+    if (kind === 'boundaryEvent') {
+      delete config.attachedTo;
+      const interrupting = config.interrupting !== false;
+      delete config.interrupting;
+      if ((bo.cancelActivity !== false) !== interrupting) modeling.updateProperties(element, { cancelActivity: interrupting });
+    }
+    if (kind === 'startEvent' && inEventSubProcess(bo)) {
+      const interrupting = config.interrupting !== false;
+      delete config.interrupting;
+      if ((bo.isInterrupting !== false) !== interrupting) modeling.updateProperties(element, { isInterrupting: interrupting });
+    }
+    if (kind === 'callActivity') {
+      const called = plain(config.process) ? config.process : undefined;
+      if (called) delete config.process;
+      if (bo.calledElement !== called) modeling.updateProperties(element, { calledElement: called });
+    }
+    if (['userTask', 'serviceTask', 'subProcess', 'callActivity'].includes(kind)) {
+      const multi = isObject(config.multiInstance) ? Object.assign({}, config.multiInstance) : null;
+      delete config.multiInstance;
+      let loop;
+      if (multi) {
+        /* `sequential` stays in flowdesk:config too: bpmn-js does not write isSequential="false". */
+        multi.sequential = multi.sequential === true;
+        loop = get('bpmnFactory').create('bpmn:MultiInstanceLoopCharacteristics', { isSequential: multi.sequential });
+        [['cardinality', 'loopCardinality'], ['completion', 'completionCondition']].forEach(([key, prop]) => {
+          if (!plain(multi[key])) return;
+          loop[prop] = expression(multi[key], 'flowdesk');
+          loop[prop].$parent = loop;
+          delete multi[key];
+        });
+        loop.$parent = bo;
+        config.multiInstance = multi;
+      }
+      modeling.updateProperties(element, { loopCharacteristics: loop });
+    }
   }
 
   function applyFlow(element, detail) {
@@ -340,7 +563,7 @@
       const isDefault = !!element.source && element.source.businessObject.default === bo;
       return condition === (detail.condition || '') && isDefault === !!detail.default;
     }
-    return JSON.stringify(sorted(configOf(bo, detail.kind))) === JSON.stringify(sorted(detail.config || {}));
+    return JSON.stringify(sorted(configOf(bo, detail.kind, element))) === JSON.stringify(sorted(detail.config || {}));
   }
 
   /* A command ends direct editing on the canvas (a label typed after a panel edit), so an apply
@@ -516,16 +739,36 @@
 
   function clearMarkers() {
     const canvas = get('canvas');
-    state.marked.forEach(([id, cls]) => canvas.removeMarker(id, cls));
+    const registry = get('elementRegistry');
+    /* An element deleted since it was marked has no marker left to remove (and bpmn-js throws). */
+    state.marked.forEach(([id, cls]) => { if (registry.get(id)) canvas.removeMarker(id, cls); });
     state.marked = [];
     get('overlays').remove({ type: 'problem' });
   }
 
+  /* Select an element, opening the drill-down plane of the collapsed sub-process it is in. */
   function select(id) {
     const element = get('elementRegistry').get(id);
     if (!element) return;
-    get('canvas').scrollToElement(element);
+    const canvas = get('canvas');
+    const root = canvas.findRoot(element);
+    if (root && root !== canvas.getRootElement()) canvas.setRootElement(root);
+    canvas.scrollToElement(element);
     get('selection').select(element);
+  }
+
+  /* The collapsed sub-process shapes that hold `element` on a drill-down plane, innermost first. */
+  function collapsedHosts(element) {
+    const registry = get('elementRegistry');
+    const hosts = [];
+    let root = get('canvas').findRoot(element);
+    while (root && root.businessObject && registry.get(root.businessObject.id) && hosts.length < 50) {
+      const host = registry.get(root.businessObject.id);
+      if (host === root || hosts.includes(host)) break;
+      hosts.push(host);
+      root = get('canvas').findRoot(host);
+    }
+    return hosts;
   }
 
   function showProblems(problems) {
@@ -533,11 +776,18 @@
     const registry = get('elementRegistry');
     const canvas = get('canvas');
     const worst = {};
+    const note = (id, severity, message) => {
+      const seen = worst[id];
+      if (!seen) worst[id] = { severity: severity, messages: [] };
+      else if (SEVERITY_RANK[severity] > SEVERITY_RANK[seen.severity]) seen.severity = severity;
+      worst[id].messages.push(message);
+    };
     problems.forEach((p) => {
-      if (!p.element_id || !registry.get(p.element_id)) return;
-      const seen = worst[p.element_id];
-      if (!seen || SEVERITY_RANK[p.severity] > SEVERITY_RANK[seen.severity]) worst[p.element_id] = { severity: p.severity, messages: seen ? seen.messages : [] };
-      worst[p.element_id].messages.push(p.message);
+      const element = p.element_id && registry.get(p.element_id);
+      if (!element) return;
+      note(p.element_id, p.severity, p.message);
+      /* A problem on a drill-down plane also marks the collapsed sub-process that holds it. */
+      collapsedHosts(element).forEach((host) => note(host.id, p.severity, `Inside: ${p.message}`));
     });
     Object.keys(worst).forEach((id) => {
       const cls = `problem-${worst[id].severity}`;
@@ -660,17 +910,58 @@
     source.addEventListener('htmx:finally:request', done);
   });
 
-  /* The panel is swapped by morphing (focus and caret stay); keep what the user opened. */
+  /* The panel is swapped by morphing (focus and caret stay); keep what the user opened, and what
+   * the user chose or typed after the request left: an answer to an older request (a refresh
+   * queued behind an apply) must not put back its older values; the change's own request, queued
+   * after it, carries the newer ones. */
   let openDetails = [];
+  let newer = [];
+  const fieldsOf = (form) => Array.from(form.elements).filter((el) => el.name && !NOT_EDITED.has(el.name)
+    && !['button', 'submit', 'file'].includes(el.type));
+
+  function changedSince(form, sent) {
+    const changed = [];
+    fieldsOf(form).forEach((el) => {
+      if (el.type === 'radio') {
+        if (el.checked && sent.get(el.name) !== el.value) changed.push([el.name, el.value]);
+      } else if (el.type === 'checkbox') {
+        if (sent.getAll(el.name).includes(el.value) !== el.checked) changed.push([el.name, el.checked]);
+      } else {
+        const before = sent.get(el.name);
+        if (before === null ? el.value !== '' : before !== el.value) changed.push([el.name, el.value]);
+      }
+    });
+    return changed;
+  }
+
+  function restore(form, changed) {
+    changed.forEach(([name, value]) => {
+      fieldsOf(form).filter((el) => el.name === name).forEach((el) => {
+        if (el.type === 'radio') el.checked = el.value === value;
+        else if (el.type === 'checkbox') el.checked = value;
+        else if (el.tagName !== 'SELECT' || Array.from(el.options).some((o) => o.value === value)) el.value = value;
+      });
+    });
+  }
+
   document.addEventListener('htmx:before:swap', (event) => {
     const ctx = event.detail && event.detail.ctx;
     if (!ctx || ctx.target !== props) return;
     openDetails = Array.from(props.querySelectorAll('details')).map((d) => d.open);
+    newer = [];
+    const form = panelForm();
+    const sent = ctx.request.body;
+    if (!form || ctx.request.method === 'GET' || !sent || typeof sent.getAll !== 'function') return;
+    if (sent.get('element_id') !== (form.elements.element_id && form.elements.element_id.value)) return;
+    newer = changedSince(form, sent);
   });
   document.addEventListener('htmx:after:swap', (event) => {
     const ctx = event.detail && event.detail.ctx;
     if (!ctx || ctx.target !== props || ctx.request.method === 'GET') return;
     props.querySelectorAll('details').forEach((d, i) => { if (openDetails[i]) d.open = true; });
+    const form = panelForm();
+    if (form && newer.length) restore(form, newer);
+    newer = [];
   });
 
   ['input', 'change'].forEach((type) => props.addEventListener(type, () => {
@@ -753,6 +1044,21 @@
     setStatus('Unsaved changes', 'dirty');
     schedule();
     requestPanel();
+  });
+  /* Taking the multi-instance marker off (the replace menu's toggle) also drops its settings. */
+  modeler.on('commandStack.element.updateProperties.postExecute', (event) => {
+    const { element, properties } = event.context;
+    if (!properties || !('loopCharacteristics' in properties) || properties.loopCharacteristics) return;
+    const bo = element.businessObject;
+    const config = blob(bo, CONFIG);
+    if (!config || !('multiInstance' in config)) return;
+    delete config.multiInstance;
+    const moddle = get('moddle');
+    const values = extensionValues(bo).filter((value) => value.$type !== CONFIG);
+    if (Object.keys(config).length) values.push(moddle.create(CONFIG, { body: JSON.stringify(sorted(config)) }));
+    get('modeling').updateProperties(element, {
+      extensionElements: values.length ? moddle.create('bpmn:ExtensionElements', { values: values }) : undefined,
+    });
   });
   modeler.on('elements.changed', (event) => {
     event.elements.forEach((element) => {

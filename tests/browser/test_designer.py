@@ -282,6 +282,9 @@ def test_only_supported_kinds_are_offered(page, make_process):
         "hand-tool", "lasso-tool", "space-tool", "global-connect-tool", "create.start-event",
         "create.end-event", "create.exclusive-gateway", "create.user-task", "create.service-task",
         "create.parallel-gateway", "create.timer-catch", "create.message-catch",
+        "create.subprocess-expanded", "create.event-subprocess", "create.call-activity",
+        "create.error-boundary", "create.escalation-boundary", "create.escalation-throw",
+        "create.error-end", "create.escalation-end", "create.terminate-end",
     }  # fmt: skip
     click_shape(page, "review")
     actions = set(
@@ -299,7 +302,11 @@ def test_only_supported_kinds_are_offered(page, make_process):
     )
     pad(page, "replace")
     entries = page.eval_on_selector_all(".djs-popup .entry", "es => es.map(e => e.dataset.id)")
-    assert set(entries) == {"replace-with-service-task"}
+    assert set(entries) == {
+        "replace-with-service-task", "replace-with-call-activity",
+        "replace-with-collapsed-subprocess", "replace-with-expanded-subprocess",
+        "toggle-parallel-mi", "toggle-sequential-mi",
+    }  # fmt: skip
     page.keyboard.press("Escape")
 
 

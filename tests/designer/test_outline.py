@@ -223,3 +223,120 @@ def test_connect_defaults_to_two_different_nodes_and_deletes_ask_first(designer,
     assert chosen[0].group(1) != chosen[1].group(1)
     assert 'data-confirm="Delete “Review” and its flows?"' in page
     assert "confirm.js" in page
+
+
+def scoped_document() -> dict:
+    """start -> a sub-process 'Checks' (start -> check -> end, a timer on check) -> done."""
+    return {
+        "format_version": 1,
+        "nodes": {
+            "start": {"kind": "startEvent", "title": "Start", "position": {"x": 100, "y": 100}},
+            "checks": {"kind": "subProcess", "title": "Checks", "position": {"x": 200, "y": 40}},
+            "c_start": {"kind": "startEvent", "parent": "checks", "position": {"x": 230, "y": 100}},
+            "c_check": {
+                "kind": "userTask",
+                "title": "Check the figures",
+                "parent": "checks",
+                "config": {"assignee": {"type": "role", "value": "clerk"}},
+                "position": {"x": 300, "y": 78},
+            },
+            "c_end": {"kind": "endEvent", "parent": "checks", "position": {"x": 480, "y": 100}},
+            "late": {
+                "kind": "boundaryEvent",
+                "title": "Late",
+                "parent": "checks",
+                "config": {"attachedTo": "c_check", "event": "timer", "duration": "P1D"},
+                "position": {"x": 330, "y": 140},
+            },
+            "c_late": {"kind": "endEvent", "parent": "checks", "position": {"x": 400, "y": 200}},
+            "done": {"kind": "endEvent", "title": "Done", "position": {"x": 640, "y": 100}},
+        },
+        "flows": {
+            "f1": {"source": "start", "target": "checks"},
+            "f2": {"source": "checks", "target": "done"},
+            "c1": {"source": "c_start", "target": "c_check"},
+            "c2": {"source": "c_check", "target": "c_end"},
+            "c3": {"source": "late", "target": "c_late"},
+        },
+    }
+
+
+def test_nodes_are_listed_by_scope_and_edited_there(designer, make_process, db_session):
+    pid = make_process(doc=scoped_document())
+    page = designer.get(f"/designer/{pid}/outline").get_data(as_text=True)
+    nested = re.search(r'aria-label="Inside Checks">(.*?)</ol>', page, re.S)
+    assert nested is not None
+    for node_id in ("c_start", "c_check", "c_end", "late"):
+        assert f'id="node-{node_id}"' in nested.group(1), node_id
+    assert 'id="node-done"' not in nested.group(1)
+    assert "on Check the figures" in nested.group(1)
+    assert "Check the figures (User task), in Checks" in page
+    assert '<option value="checks">Checks (Sub-process)</option>' in page
+
+    settings = designer.get(f"/designer/{pid}/outline/late").get_data(as_text=True)
+    assert "Attached to <code>c_check</code>" in settings and 'value="P1D"' in settings
+    csrf = token(designer, f"/designer/{pid}/outline/late")
+    response = designer.post(
+        f"/designer/{pid}/outline/late",
+        data={
+            "csrf_token": csrf, "element_id": "late", "kind": "boundaryEvent", "revision": 1,
+            "original": '{"attachedTo": "c_check", "duration": "P1D", "event": "timer"}',
+            "title": "Late", "event": "timer", "timer_type": "cycle", "cycle": "R/P1D",
+            "action": "apply",
+        },
+    )  # fmt: skip
+    assert response.status_code == 302, response.get_data(as_text=True)
+    late = draft(db_session, pid)["nodes"]["late"]
+    assert late["parent"] == "checks"
+    assert late["config"] == {
+        "attachedTo": "c_check", "event": "timer", "interrupting": False, "cycle": "R/P1D",
+    }  # fmt: skip
+
+
+def test_add_a_node_inside_a_sub_process(designer, make_process, db_session):
+    pid = make_process(doc=scoped_document())
+    response = post(
+        designer, f"/designer/{pid}/outline/nodes", kind="serviceTask", title="Log", after="c_check"
+    )
+    assert response.status_code == 302
+    doc = draft(db_session, pid)
+    assert doc["nodes"]["serviceTask_1"]["parent"] == "checks"
+    assert ("c_check", "serviceTask_1") in {
+        (f["source"], f["target"]) for f in doc["flows"].values()
+    }
+    post(designer, f"/designer/{pid}/outline/nodes", 2, kind="userTask", parent="checks")
+    doc = draft(db_session, pid)
+    assert doc["nodes"]["userTask_1"]["parent"] == "checks"
+    inside = doc["nodes"]["checks"]["position"]
+    assert doc["nodes"]["userTask_1"]["position"]["x"] >= inside["x"]
+    refused = post(
+        designer,
+        f"/designer/{pid}/outline/nodes",
+        3,
+        kind="userTask",
+        parent="checks",
+        after="done",
+    )
+    assert refused.status_code == 422
+    assert "flows only join nodes of the same scope" in refused.get_data(as_text=True)
+    assert (
+        post(
+            designer, f"/designer/{pid}/outline/nodes", 3, kind="userTask", parent="c_check"
+        ).status_code
+        == 422
+    )
+    assert "boundaryEvent" not in designer.get(f"/designer/{pid}/outline").get_data(as_text=True)
+
+
+def test_deleting_a_sub_process_deletes_what_is_inside(designer, make_process, db_session):
+    pid = make_process(doc=scoped_document())
+    response = post(designer, f"/designer/{pid}/outline/nodes/checks/delete")
+    assert response.status_code == 302
+    doc = draft(db_session, pid)
+    assert set(doc["nodes"]) == {"start", "done"}
+    assert doc["flows"] == {}
+    follow = designer.get(f"/designer/{pid}/outline").get_data(as_text=True)
+    assert "with the 5 nodes inside or attached to it" in follow
+    pid2 = make_process("second", doc=scoped_document())
+    post(designer, f"/designer/{pid2}/outline/nodes/c_check/delete")
+    assert "late" not in draft(db_session, pid2)["nodes"], "its boundary event goes with it"

@@ -51,7 +51,7 @@ def test_each_kind_gets_its_form(designer, pid):
         "timerCatch": ["For a duration", "Until a date"],
         "messageCatch": ["Message name", "Correlation key"],
         "startEvent": ["Add field", "$input"],
-        "endEvent": ["no settings besides its title"],
+        "endEvent": ["Ends with"],
         "exclusiveGateway": ["no settings besides its title"],
         "parallelGateway": ["no settings besides its title"],
     }

@@ -53,14 +53,12 @@ def test_editor_outline_publish_and_diff_pages_open_a_structured_draft(
         assert response.status_code < 500, node_id
 
 
-def test_the_panel_and_outline_say_where_structured_settings_are_edited(
-    designer, make_process, db_session
-):
+def test_the_panel_and_outline_edit_structured_settings(designer, make_process, db_session):
     pid = make_process("order-flow", doc=doc_without_calls())
     page = designer.get(f"/designer/{pid}/panel?id=review&kind=subProcess")
     assert page.status_code == 200
     text = page.get_data(as_text=True)
-    assert "sub-process" in text and "does not run" not in text
+    assert "Sub-process" in text and "Multi-instance" in text and "does not run" not in text
     page = designer.get(f"/designer/{pid}/outline/review")
     assert page.status_code == 200
-    assert "are edited on the diagram" in page.get_data(as_text=True)
+    assert "Multi-instance" in page.get_data(as_text=True)

@@ -70,13 +70,17 @@ class RevisionForm(FlaskForm):
 
 
 def kind_choices() -> list[SelectChoice]:
-    return [SelectChoice(name, kind.label) for name, kind in KINDS.items()]
+    """Kinds the outline adds: a boundary event is drawn on an activity's border instead."""
+    return [
+        SelectChoice(name, kind.label) for name, kind in KINDS.items() if name != "boundaryEvent"
+    ]
 
 
 class AddNodeForm(RevisionForm):
     kind = SelectField("Kind", choices=kind_choices(), default="userTask")
     title = StringField("Title", validators=[Optional(), Length(max=200)])
     after = SelectField("Connect from", validate_choice=True, default="")
+    parent = SelectField("Inside", validate_choice=True, default="")
 
 
 class RenameForm(RevisionForm):

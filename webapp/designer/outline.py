@@ -29,7 +29,8 @@ from webapp.designer.panel_forms import (
 from webapp.designer.panel_forms import make_form as make_panel_form
 from webapp.htmx_support import is_htmx
 from webapp.models import Process
-from webapp.process.kinds import KINDS
+from webapp.process.document import children
+from webapp.process.kinds import KINDS, SCOPE_KINDS
 from webapp.services import processes
 from webapp.services.processes import ProcessError, StaleDraft
 
@@ -49,6 +50,18 @@ def _named(process: Process, node_id: str) -> str:
     return f"{kind.label if kind else 'Node'} '{node_id}'"
 
 
+def _inside(process: Process, node_id: str) -> str:
+    """ ", with the 3 nodes inside it" when deleting a node takes nested or attached ones along."""
+    doc = _draft(process)
+    if node_id not in doc["nodes"]:
+        return ""
+    copy = {"nodes": dict(doc["nodes"]), "flows": dict(doc["flows"])}
+    count = len(draft_edits.delete_node(copy, node_id)) - 1
+    if not count:
+        return ""
+    return f", with the {count} node{'s' if count != 1 else ''} inside or attached to it,"
+
+
 def _flow_named(process: Process, flow_id: str) -> str:
     flow = _draft(process)["flows"].get(flow_id)
     if flow is None:
@@ -59,20 +72,35 @@ def _flow_named(process: Process, flow_id: str) -> str:
 
 
 def _node_choices(process: Process, blank: str | None = None) -> list[SelectChoice]:
+    """Every node as "Title (Kind)", with the sub-process it is in."""
     nodes = _draft(process)["nodes"]
-    choices = [
-        SelectChoice(node_id, f"{node['title'] or node_id} ({KINDS[node['kind']].label})")
-        if node["kind"] in KINDS
-        else SelectChoice(node_id, node_id)
-        for node_id, node in nodes.items()
-    ]
+    choices = []
+    for node_id, node in nodes.items():
+        if node["kind"] not in KINDS:
+            choices.append(SelectChoice(node_id, node_id))
+            continue
+        label = f"{node['title'] or node_id} ({KINDS[node['kind']].label})"
+        parent = node.get("parent")
+        if parent:
+            label += f", in {(nodes.get(parent) or {}).get('title') or parent}"
+        choices.append(SelectChoice(node_id, label))
     return [SelectChoice("", blank), *choices] if blank is not None else choices
+
+
+def _scope_choices(process: Process) -> list[SelectChoice]:
+    nodes = _draft(process)["nodes"]
+    return [SelectChoice("", "— the process itself —")] + [
+        SelectChoice(node_id, f"{node['title'] or node_id} ({KINDS[node['kind']].label})")
+        for node_id, node in nodes.items()
+        if node["kind"] in SCOPE_KINDS
+    ]
 
 
 def _forms(process: Process, **given: FlaskForm) -> dict[str, FlaskForm]:
     revision = process.draft_revision
     add = given.get("add_form") or AddNodeForm(formdata=None, revision=revision)
     add.after.choices = _node_choices(process, "— not connected —")
+    add.parent.choices = _scope_choices(process)
     connect = given.get("connect_form") or ConnectForm(formdata=None, revision=revision)
     connect.source.choices = _node_choices(process)
     connect.target.choices = _node_choices(process)
@@ -89,6 +117,7 @@ def _page(process: Process, status: int = 200, error: str | None = None, **forms
         "designer/outline.html",
         process=process,
         doc=_draft(process),
+        scopes=children(_draft(process)),
         kinds=KINDS,
         problems=process.draft_problems or [],
         error=error,
@@ -131,13 +160,16 @@ def add_node(process_id: int):
     process = load_process(process_id, lock=True)
     form = AddNodeForm()
     form.after.choices = _node_choices(process, "— not connected —")
+    form.parent.choices = _scope_choices(process)
     if not form.validate():
         return _page(process, 422, "Check the new node's values.", add_form=form)
     title = (form.title.data or "").strip()
     label = KINDS[form.kind.data].label
     return _apply(
         process,
-        lambda doc: draft_edits.add_node(doc, form.kind.data, title, form.after.data or None),
+        lambda doc: draft_edits.add_node(
+            doc, form.kind.data, title, form.after.data or None, form.parent.data or None
+        ),
         f"{label} '{title or form.kind.data}' added.",
         add_form=form,
     )
@@ -175,7 +207,9 @@ def delete_node(process_id: int, node_id: str):
     return _delete(
         process_id,
         lambda doc: draft_edits.delete_node(doc, node_id),
-        lambda process: f"{_named(process, node_id)} and its flows deleted.",
+        lambda process: (
+            f"{_named(process, node_id)}{_inside(process, node_id)} and its flows deleted."
+        ),
         "#nodes",
     )
 
@@ -212,6 +246,9 @@ def _element_form(process: Process, element_id: str, context: PanelContext) -> P
         if node["kind"] not in KINDS:
             return None
         data = initial_data(node["kind"], element_id, node["title"], node["config"])
+        if node["kind"] == "startEvent":
+            parent = doc["nodes"].get(node.get("parent") or "", {})
+            data["scope"] = "event" if parent.get("kind") == "eventSubProcess" else ""
     elif element_id in doc["flows"]:
         flow = doc["flows"][element_id]
         source = doc["nodes"].get(flow["source"], {})

@@ -12,7 +12,8 @@ from collections.abc import Callable
 from typing import Any
 
 from flask import Response, make_response, render_template, request, url_for
-from sqlalchemy import select
+from flask_login import current_user
+from sqlalchemy import func, or_, select
 from wtforms.fields.choices import SelectChoice
 
 from webapp.designer import bp
@@ -36,13 +37,15 @@ from webapp.designer.panel_forms import (
     initial_data,
     input_rows,
     make_form,
+    original_values,
     read_values,
 )
 from webapp.extensions import db
 from webapp.htmx_support import is_htmx
 from webapp.inputs import parse_json
-from webapp.models import Process, Role, User
+from webapp.models import Process, ProcessVersion, Role, User
 from webapp.models.auth import user_partitions
+from webapp.permissions import partition_filter
 from webapp.process import expressions
 from webapp.process.kinds import KINDS
 from webapp.services import processes
@@ -58,13 +61,35 @@ def preview_helper() -> dict[str, Any]:
 
 
 def panel_context(process: Process) -> PanelContext:
-    """Users (of the process's partition, when it has one), roles and registered tools."""
+    """Users (of the process's partition, when it has one), roles, registered tools and the
+    processes a call activity may start (visible to the user, in the same partition or none)."""
     users = select(User).where(User.active.is_(True)).order_by(User.username).limit(MAX_PICKER)
     if process.partition_id is not None:
         users = users.join(user_partitions).where(
             user_partitions.c.partition_id == process.partition_id
         )
+    # A child runs in its caller's partition: a call starts processes of that partition or none.
+    same_partition = Process.partition_id.is_(None)
+    if process.partition_id is not None:
+        same_partition = or_(same_partition, Process.partition_id == process.partition_id)
+    latest = (
+        select(ProcessVersion.process_id, func.max(ProcessVersion.number).label("number"))
+        .group_by(ProcessVersion.process_id)
+        .subquery()
+    )
+    callable_processes = db.session.execute(
+        select(Process.key, Process.name, latest.c.number)
+        .outerjoin(latest, latest.c.process_id == Process.id)
+        .where(partition_filter(Process.partition_id, current_user), same_partition)
+        .order_by(Process.name, Process.key)
+        .limit(MAX_PICKER)
+    ).all()
     return PanelContext(
+        processes=[
+            SelectChoice(key, f"{name} ({key})" + ("" if number else " — not published yet"))
+            for key, name, number in callable_processes
+        ],
+        versions={key: number or 0 for key, _, number in callable_processes},
         users=[
             SelectChoice(u.username, f"{u.name} ({u.username})") for u in db.session.scalars(users)
         ],
@@ -104,6 +129,7 @@ def render_panel(
         form=form,
         kind=kind,
         kind_label=kind_label(kind),
+        original=original_values(form),
         tools=context.tools,
         spec=spec,
         shown_attributes=shown_attributes,
@@ -125,6 +151,14 @@ def refreshed(form: PanelForm, action: str, context: PanelContext) -> dict[str, 
         data["inputs"] = input_rows(context.tools.get(data.get("tool") or ""), data["inputs"])
         if action == "input-add":
             data["inputs"].append({"name": "", "expression": ""})
+    if "mappings" in data:
+        rows = data["mappings"]
+        if action.startswith("mapping-remove-") and action[15:].isdigit():
+            index = int(action[15:])
+            rows = [row for i, row in enumerate(rows) if i != index]
+        if action == "mapping-add":
+            rows = [*rows, {"name": "", "expression": ""}]
+        data["mappings"] = rows
     return data
 
 
@@ -161,6 +195,8 @@ def applied_form(form: PanelForm, values: dict[str, Any], context: PanelContext)
     state = dict(values, source_kind=form.source_kind.data) if kind == FLOW else values["config"]
     data = initial_data(kind, form.element_id.data, values["title"], state)
     data["revision"] = form.revision.data
+    if kind == "startEvent":
+        data["scope"] = form.scope.data
     if isinstance(form, UserTaskPanel):
         data["assignee_type"] = form.assignee_type.data or data["assignee_type"]
     if kind == "serviceTask":
@@ -210,6 +246,8 @@ def panel(process_id: int):
         }
     context = panel_context(process)
     data = initial_data(kind, element_id, request.args.get("name", ""), config)
+    if kind == "startEvent":
+        data["scope"] = "event" if request.args.get("scope") == "event" else ""
     if kind == "serviceTask":
         data["inputs"] = input_rows(context.tools.get(data.get("tool") or ""), data["inputs"])
     form = make_form(kind, context, formdata=None, data=data)
@@ -259,4 +297,6 @@ def check_expression(process_id: int | None = None):
         process = load_process(process_id)
         canvas_xml = request.form.get("canvas_xml") or None
         problems = processes.condition_problems(process, element_id, text, canvas_xml)
-    return render_template("designer/panel/_check.html", text=text, error=error, problems=problems)
+    return render_template(
+        "designer/panel/_check.html", text=text, error=error, problems=problems, field=name
+    )

@@ -33,9 +33,9 @@ from webapp.inputs import parse_json
 from webapp.process import expressions
 from webapp.process.bpmn.writer import xml_safe
 from webapp.process.document import is_identifier
-from webapp.process.durations import parse_duration
+from webapp.process.durations import parse_cycle, parse_duration
 from webapp.process.forms import MAX_FIELDS
-from webapp.process.kinds import KINDS
+from webapp.process.kinds import KINDS, MULTI_INSTANCE_KINDS
 from webapp.process.tools import ToolSpec
 
 FLOW = "sequenceFlow"
@@ -50,6 +50,8 @@ class PanelContext:
     users: list[SelectChoice] = field(default_factory=list)
     roles: list[SelectChoice] = field(default_factory=list)
     tools: Mapping[str, ToolSpec] = field(default_factory=dict)
+    processes: list[SelectChoice] = field(default_factory=list)
+    versions: Mapping[str, int] = field(default_factory=dict)
 
 
 def _save_to_field(label: str, what: str) -> StringField:
@@ -57,6 +59,51 @@ def _save_to_field(label: str, what: str) -> StringField:
         label,
         validators=[Optional(), Length(max=64)],
         description=f"A name; later steps read {what} as $vars.<name>.",
+    )
+
+
+MAX_CODE = 200
+
+
+class MultiInstanceFields:
+    """The multi-instance section of user tasks, service tasks, sub-processes and calls."""
+
+    mi_mode = RadioField(
+        "Runs",
+        choices=[
+            SelectChoice("", "No: runs once"),
+            SelectChoice("parallel", "Parallel: all instances at once"),
+            SelectChoice("sequential", "Sequential: one instance after another"),
+        ],
+        default="",
+    )
+    mi_collection = StringField(
+        "Collection (expression)",
+        validators=[Optional(), Length(max=2000)],
+        description="A list: one instance per element, such as $input.reviewers.",
+    )
+    mi_element = StringField(
+        "Element variable",
+        validators=[Optional(), Length(max=64)],
+        description="Each instance reads its element as $item, and as $vars.<name> when "
+        "named here.",
+    )
+    mi_cardinality = StringField(
+        "Cardinality (expression)",
+        validators=[Optional(), Length(max=2000)],
+        description="Without a collection: how many instances, such as 3 or len($input.items).",
+    )
+    mi_completion = StringField(
+        "Completion condition",
+        validators=[Optional(), Length(max=2000)],
+        description="Checked after each instance completes; when true the other instances are "
+        "cancelled. Such as $loop.completed >= 2.",
+    )
+    mi_output = StringField(
+        "Output of each instance (expression)",
+        validators=[Optional(), Length(max=2000)],
+        description="Replaces each instance's own output in the output list, such as "
+        "$vars.review.approved.",
     )
 
 
@@ -72,11 +119,7 @@ class _WithForm(PanelForm):
     fields = FieldList(FormField(FieldRow), max_entries=MAX_FIELDS)
 
 
-class StartEventPanel(_WithForm):
-    pass
-
-
-class UserTaskPanel(_WithForm):
+class UserTaskPanel(MultiInstanceFields, _WithForm):
     assignee_type = RadioField(
         "Assign to",
         choices=[
@@ -104,7 +147,7 @@ class InputRow(Form):
     expression = StringField("Expression", validators=[Optional(), Length(max=2000)])
 
 
-class ServiceTaskPanel(PanelForm):
+class ServiceTaskPanel(MultiInstanceFields, PanelForm):
     tool = SelectField("Tool", validate_choice=False)
     inputs = FieldList(FormField(InputRow))
     save_to = _save_to_field("Save the result as", "the tool's result")
@@ -155,6 +198,119 @@ class MessagePanel(PanelForm):
     save_to = _save_to_field("Save the message as", "the message payload")
 
 
+class TimerFields:
+    """When a timer fires: after a duration, at a date, or (non-interrupting) repeatedly."""
+
+    timer_type = RadioField(
+        "Fires",
+        choices=[
+            SelectChoice("duration", "After a duration"),
+            SelectChoice("date", "At a date"),
+            SelectChoice("cycle", "Repeatedly (a cycle)"),
+        ],
+        default="duration",
+    )
+    duration = StringField(
+        "Duration", validators=[Optional(), Length(max=64)], description="Such as PT5M or P2D."
+    )
+    date = StringField(
+        "Date (expression)",
+        validators=[Optional(), Length(max=2000)],
+        description="An expression giving an ISO date and time, such as $input.deadline.",
+    )
+    cycle = StringField(
+        "Cycle",
+        validators=[Optional(), Length(max=100)],
+        description="An ISO-8601 repeating interval: R3/PT1H is 3 times hourly, R/P1D daily.",
+    )
+
+
+class CatchFields(TimerFields):
+    """What a catching event (boundary, event sub-process start) reacts to, with its settings."""
+
+    event = SelectField(
+        "Reacts to",
+        choices=[
+            SelectChoice("timer", "A timer"),
+            SelectChoice("message", "A message"),
+            SelectChoice("error", "An error"),
+            SelectChoice("escalation", "An escalation"),
+        ],
+        default="timer",
+    )
+    interrupting = BooleanField("Interrupting", default=True)
+    message = StringField("Message name", validators=[Optional(), Length(max=200)])
+    correlation_key = StringField(
+        "Correlation key (expression)",
+        validators=[Optional(), Length(max=2000)],
+        description="Matched against the key sent with the message, such as $input.orderId.",
+    )
+    code = StringField(
+        "Code",
+        validators=[Optional(), Length(max=MAX_CODE)],
+        description="The code to catch; empty catches every code.",
+    )
+
+
+class StartEventPanel(CatchFields, _WithForm):
+    scope = HiddenField()  # "event": the start event of an event sub-process
+
+
+class BoundaryPanel(CatchFields, PanelForm):
+    save_to = _save_to_field("Save what it caught as", "the message or error")
+
+
+class EndEventPanel(PanelForm):
+    event = SelectField(
+        "Ends with",
+        choices=[
+            SelectChoice("", "Nothing more: a plain end"),
+            SelectChoice("error", "An error: thrown to the nearest catcher"),
+            SelectChoice("escalation", "An escalation: reported to the nearest catcher"),
+            SelectChoice("terminate", "Terminate: ends everything else in its scope"),
+        ],
+        default="",
+    )
+    code = StringField(
+        "Code", validators=[Optional(), Length(max=MAX_CODE)], description="The code thrown."
+    )
+
+
+class EscalationThrowPanel(PanelForm):
+    code = StringField(
+        "Escalation code",
+        validators=[Optional(), Length(max=MAX_CODE)],
+        description="The code reported to the nearest escalation catcher; the flow goes on.",
+    )
+
+
+class SubProcessPanel(MultiInstanceFields, PanelForm):
+    pass
+
+
+class MappingRow(Form):
+    name = StringField("Name", validators=[Optional(), Length(max=64)])
+    expression = StringField("Expression", validators=[Optional(), Length(max=2000)])
+
+
+class CallActivityPanel(MultiInstanceFields, PanelForm):
+    called = SelectField("Process to call", validate_choice=False)
+    binding = RadioField(
+        "Version",
+        choices=[
+            SelectChoice("latest", "The latest published version when the call starts"),
+            SelectChoice("version", "A fixed version"),
+        ],
+        default="latest",
+    )
+    version = IntegerField(
+        "Version number",
+        validators=[Optional(), NumberRange(min=1, message="Use a version number from 1 up.")],
+    )
+    mappings = FieldList(FormField(MappingRow), max_entries=100)
+    save_to = _save_to_field("Save the result as", "the called process's data")
+
+
 class PlainPanel(PanelForm):
     pass
 
@@ -169,13 +325,18 @@ class FlowPanel(PanelForm):
 
 PANELS: dict[str, type[PanelForm]] = {
     "startEvent": StartEventPanel,
-    "endEvent": PlainPanel,
+    "endEvent": EndEventPanel,
     "userTask": UserTaskPanel,
     "serviceTask": ServiceTaskPanel,
     "exclusiveGateway": PlainPanel,
     "parallelGateway": PlainPanel,
     "timerCatch": TimerPanel,
     "messageCatch": MessagePanel,
+    "subProcess": SubProcessPanel,
+    "eventSubProcess": PlainPanel,
+    "callActivity": CallActivityPanel,
+    "boundaryEvent": BoundaryPanel,
+    "escalationThrow": EscalationThrowPanel,
     FLOW: FlowPanel,
 }
 
@@ -196,6 +357,10 @@ def make_form(kind: str, context: PanelContext, **kwargs: Any) -> PanelForm:
         )
         form.assignee_role.choices = _with_current(
             [SelectChoice("", "— choose a role —"), *context.roles], kept.get("role")
+        )
+    if isinstance(form, CallActivityPanel):
+        form.called.choices = _with_current(
+            [SelectChoice("", "— choose a process —"), *context.processes], stored.get("process")
         )
     if isinstance(form, ServiceTaskPanel):
         tools = [SelectChoice(name, name) for name in context.tools]
@@ -274,7 +439,54 @@ def initial_data(kind: str, element_id: str, title: str, values: Mapping[str, An
             correlation_key=config.get("correlationKey") or "",
             save_to=config.get("saveTo") or "",
         )
+    elif kind in ("boundaryEvent", "startEvent"):
+        data.update(_catch_data(config))
+    elif kind in ("endEvent", "escalationThrow"):
+        data.update(event=_text(config.get("event")), code=_text(config.get("code")))
+    elif kind == "callActivity":
+        binding = "version" if config.get("binding") == "version" else "latest"
+        inputs = config.get("inputs") if isinstance(config.get("inputs"), dict) else {}
+        data.update(
+            called=_text(config.get("process")),
+            binding=binding,
+            version=config.get("version") if isinstance(config.get("version"), int) else None,
+            mappings=[
+                {"name": k, "expression": v} for k, v in inputs.items() if isinstance(v, str)
+            ],
+            save_to=_text(config.get("saveTo")),
+        )
+    if kind in MULTI_INSTANCE_KINDS:
+        data.update(_multi_instance_data(config.get("multiInstance")))
     return data
+
+
+def _text(value: Any) -> str:
+    return value if isinstance(value, str) else ""
+
+
+def _catch_data(config: Mapping[str, Any]) -> dict[str, Any]:
+    timer_type = next((k for k in ("duration", "date", "cycle") if config.get(k)), "duration")
+    return {
+        "event": _text(config.get("event")) or "timer",
+        "interrupting": config.get("interrupting") is not False,
+        "timer_type": timer_type,
+        **{k: _text(config.get(k)) for k in ("duration", "date", "cycle", "message", "code")},
+        "correlation_key": _text(config.get("correlationKey")),
+        "save_to": _text(config.get("saveTo")),
+    }
+
+
+def _multi_instance_data(multi: Any) -> dict[str, Any]:
+    if not isinstance(multi, dict):
+        return {"mi_mode": ""}
+    return {
+        "mi_mode": "sequential" if multi.get("sequential") is True else "parallel",
+        "mi_collection": _text(multi.get("collection")),
+        "mi_element": _text(multi.get("element")),
+        "mi_cardinality": _text(multi.get("cardinality")),
+        "mi_completion": _text(multi.get("completion")),
+        "mi_output": _text(multi.get("output")),
+    }
 
 
 def input_rows(tool: ToolSpec | None, rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -373,7 +585,179 @@ def read_values(form: PanelForm, context: PanelContext) -> dict[str, Any]:
         save_to = _save_to(form.save_to)
         if save_to:
             config["saveTo"] = save_to
+    elif isinstance(form, BoundaryPanel):
+        if isinstance(original.get("attachedTo"), str):
+            config["attachedTo"] = original["attachedTo"]
+        _read_catch(form, config)
+        save_to = _save_to(form.save_to)
+        if save_to and config["event"] in ("message", "error"):
+            config["saveTo"] = save_to
+    elif isinstance(form, StartEventPanel) and form.scope.data == "event":
+        config.pop("form", None)
+        _read_catch(form, config)
+    elif isinstance(form, EndEventPanel):
+        event = form.event.data or ""
+        if event not in ("", "error", "escalation", "terminate"):
+            form.event.errors.append("Choose one of the listed ends.")
+        elif event:
+            config["event"] = event
+        if event in ("error", "escalation"):
+            config.update(_code(form.code, required=True))
+    elif isinstance(form, EscalationThrowPanel):
+        config.update(_code(form.code, required=True))
+    elif isinstance(form, CallActivityPanel):
+        _read_call(form, config, context)
+    if kind in MULTI_INSTANCE_KINDS and isinstance(form, MultiInstanceFields):
+        _read_multi_instance(form, config)
     return {"title": title, "config": config}
+
+
+def _code(field: Any, *, required: bool = False) -> dict[str, str]:
+    """An error or escalation code: plain text kept exactly in XML, without outer spaces."""
+    text = (field.data or "").strip()
+    if not text:
+        if required:
+            field.errors.append("Enter the code this event throws, such as ORDER_REJECTED.")
+        return {}
+    if not xml_safe(text):
+        field.errors.append("The code contains control characters; remove them.")
+        return {}
+    return {"code": text}
+
+
+def _read_catch(form: CatchFields, config: dict[str, Any]) -> None:
+    """A catching event's `event`, `interrupting` and the settings of that event type."""
+    event = form.event.data or ""
+    if event not in ("timer", "message", "error", "escalation"):
+        form.event.errors.append("Choose a timer, a message, an error or an escalation.")
+        return
+    config["event"] = event
+    interrupting = bool(form.interrupting.data)
+    if event == "error" and not interrupting:
+        form.interrupting.errors.append("An error always interrupts: tick Interrupting.")
+    config["interrupting"] = interrupting
+    if event == "timer":
+        kind = form.timer_type.data
+        if kind == "date":
+            date = _expression_error(form.date, required=True)
+            if date:
+                config["date"] = date
+        elif kind == "cycle":
+            cycle = (form.cycle.data or "").strip()
+            if not cycle:
+                form.cycle.errors.append("Enter a cycle such as R/P1D (every day).")
+            elif interrupting:
+                form.cycle.errors.append(
+                    "A cycle repeats only on a non-interrupting timer: untick Interrupting."
+                )
+            else:
+                try:
+                    parse_cycle(cycle)
+                except ValueError as exc:
+                    message = str(exc)
+                    form.cycle.errors.append(message[:1].upper() + message[1:] + ".")
+                config["cycle"] = cycle
+        else:
+            duration = _duration(form.duration)
+            if duration:
+                config["duration"] = duration
+            elif not form.duration.errors:
+                form.duration.errors.append("Enter a duration such as PT5M.")
+    elif event == "message":
+        message = (form.message.data or "").strip()
+        if not message:
+            form.message.errors.append("Enter the name of the message to wait for.")
+        elif not xml_safe(message):
+            form.message.errors.append("The name contains control characters; remove them.")
+        else:
+            config["message"] = message
+        key = _expression_error(form.correlation_key)
+        if key:
+            config["correlationKey"] = key
+    else:
+        config.update(_code(form.code))
+
+
+def _read_multi_instance(form: MultiInstanceFields, config: dict[str, Any]) -> None:
+    mode = form.mi_mode.data or ""
+    if mode not in ("parallel", "sequential"):
+        return
+    multi: dict[str, Any] = {"sequential": mode == "sequential"}
+    collection = _expression_error(form.mi_collection)
+    cardinality = _expression_error(form.mi_cardinality)
+    if collection and cardinality:
+        form.mi_cardinality.errors.append(
+            "Give a collection or a cardinality, not both: clear one of them."
+        )
+    elif not (collection or cardinality or form.mi_collection.errors or form.mi_cardinality.errors):
+        form.mi_collection.errors.append(
+            "Enter a collection (a list) or a cardinality (a number of instances)."
+        )
+    if collection:
+        multi["collection"] = collection
+    if cardinality:
+        multi["cardinality"] = cardinality
+    element = (form.mi_element.data or "").strip()
+    if element and not is_identifier(element):
+        form.mi_element.errors.append(
+            "Use a plain name: letters, digits and _, not starting with a digit."
+        )
+    elif element and not collection:
+        form.mi_element.errors.append("An element variable needs a collection to take it from.")
+    elif element:
+        multi["element"] = element
+    for name, key in (("mi_completion", "completion"), ("mi_output", "output")):
+        text = _expression_error(getattr(form, name))
+        if text:
+            multi[key] = text
+    config["multiInstance"] = multi
+
+
+def _read_call(form: CallActivityPanel, config: dict[str, Any], context: PanelContext) -> None:
+    key = (form.called.data or "").strip()
+    if not key:
+        form.called.errors.append("Choose the process to call.")
+    elif key not in {c.value for c in form.called.choices}:
+        form.called.errors.append(f"There is no process '{key}' you can call.")
+    else:
+        config["process"] = key
+    if form.binding.data == "version":
+        version = form.version.data
+        latest = context.versions.get(key, 0)
+        if version is None and not form.version.errors:
+            form.version.errors.append("Enter the version number to call.")
+        elif version is not None and key and latest and version > latest:
+            form.version.errors.append(
+                f"'{key}' has {latest} published version{'s' if latest != 1 else ''}; "
+                f"choose one of 1 to {latest}."
+            )
+        elif version is not None and key and not latest and not form.called.errors:
+            form.version.errors.append(f"'{key}' has no published version yet.")
+        config["binding"] = "version"
+        if version is not None:
+            config["version"] = version
+    else:
+        config["binding"] = "latest"
+    inputs: dict[str, str] = {}
+    for entry in form.mappings.entries:
+        name = (entry.form.name.data or "").strip()
+        text = _expression_error(entry.form.expression)
+        if not name and not text:
+            continue
+        if not is_identifier(name):
+            entry.form.name.errors.append(
+                "Name the input with letters, digits and _, not starting with a digit."
+            )
+        elif name in inputs:
+            entry.form.name.errors.append(f"'{name}' is mapped twice; keep one.")
+        elif not text and not entry.form.expression.errors:
+            entry.form.expression.errors.append("Enter an expression for this input.")
+        elif text:
+            inputs[name] = text
+    config["inputs"] = inputs
+    save_to = _save_to(form.save_to)
+    if save_to:
+        config["saveTo"] = save_to
 
 
 def _read_user_task(form: UserTaskPanel, config: dict[str, Any]) -> None:
