@@ -677,3 +677,16 @@ def test_nodes_of_a_sub_process_are_never_dropped_silently() -> None:
     assert result.document["nodes"]["inner"]["parent"] == "sub"
     listed = {(u.id, u.type) for u in result.unsupported}
     assert listed == {("data", "dataObject"), ("tx", "transaction")}
+
+
+def test_an_activity_whose_loop_marker_another_tool_removed_runs_once() -> None:
+    """Our extension keeps the multi-instance settings BPMN cannot say; without the standard
+    loop element (Camunda Modeler took the marker off) they must not keep it multi-instance."""
+    doc = structured_document()
+    multi = [n for n, node in doc["nodes"].items() if node.get("config", {}).get("multiInstance")]
+    assert multi
+    root = etree.fromstring(export_bpmn(doc).encode())
+    for loop in root.iter(q(BPMN, "multiInstanceLoopCharacteristics")):
+        loop.getparent().remove(loop)
+    nodes = import_bpmn(etree.tostring(root).decode()).document["nodes"]
+    assert all("multiInstance" not in nodes[n]["config"] for n in multi)

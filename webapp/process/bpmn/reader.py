@@ -333,6 +333,9 @@ class _Reader:
         config.update(ours)
         if multi is not None:
             config["multiInstance"] = multi
+        elif kind in MULTI_INSTANCE_KINDS and isinstance(config.get("multiInstance"), dict):
+            # Without the loop element (another tool took the marker off) it runs once.
+            del config["multiInstance"]
         standard = events.standard_config(element, kind, warn, self.messages, self.refs, event)
         config.update(standard)
         node: dict[str, Any] = {"kind": kind, "title": element.get("name", ""), "config": config}
