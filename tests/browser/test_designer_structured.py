@@ -240,6 +240,38 @@ def test_draw_a_sub_process_with_a_boundary_timer_and_a_multi_instance_review(
     assert "parent" not in nodes[escalate] and "parent" not in nodes[outer_end]
     assert late_end in nodes
 
+    # Run it and watch it in operations: three reviews inside the sub-process, two are enough.
+    token = page.locator("input[name=csrf_token]").first.get_attribute("value")
+    started = page.request.post(
+        "/api/instances",
+        data={"process_key": "review_cycle", "input": {"reviewers": ["ann", "bob", "cy"]}},
+        headers={"X-CSRFToken": token},
+    )
+    assert started.status == 201, started.text()
+    instance_id = started.json()["id"]
+    page.goto(f"/operations/instances/{instance_id}")
+    page.wait_for_selector('[data-instance-viewer][data-ready="true"]')
+    assert page.get_by_role("img", name="Multi-instance: 0 of 3 done").is_visible()
+    active = '.djs-element.op-active[data-element-id="{}"]'
+    assert page.locator(active.format(review)).count() == 1, "the reviews inside the scope"
+    assert page.locator(active.format(scope)).count() == 1
+    from webapp.engine import steps
+    from webapp.models import Task
+    from webapp.services.jobs import commit
+
+    db_session.rollback()
+    tasks = db_session.scalars(
+        select(Task).where(Task.instance_id == instance_id).order_by(Task.id)
+    ).all()
+    assert len(tasks) == 3 and all(t.title == "Review" for t in tasks)
+    for task in tasks[:2]:
+        commit(steps.complete_task(db_session, task.id, {}, actor=None))
+    page.reload()
+    page.wait_for_selector('[data-instance-viewer][data-ready="true"]')
+    assert page.locator(".op-status-completed").first.is_visible()
+    assert page.locator(f'.djs-element.op-visited[data-element-id="{outer_end}"]').count() == 1
+    assert page.locator(f'.djs-element.op-visited[data-element-id="{escalate}"]').count() == 0
+
 
 def collapsed_document() -> dict:
     """start -> a collapsed sub-process (start -> check -> end) -> end."""
