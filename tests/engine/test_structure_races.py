@@ -271,3 +271,49 @@ def test_a_repeated_call_delivery_starts_one_child(engine, demo):
             engine.commit()
     engine.rollback()
     assert len(engine.scalars(select(Instance).where(Instance.parent_id == parent_id)).all()) == 1
+
+
+def test_a_structured_process_runs_to_the_end_on_real_workers(engine, workers, test_tools):
+    """Workers fire a non-interrupting boundary timer on a sub-process whose multi-instance tool
+    runs, start a called child whose error the call activity catches, and finish."""
+    child = {
+        "start": node("startEvent"),
+        "work": node("serviceTask", tool="test.business", inputs={}),
+        "fail": node("endEvent", event="error", code="NOPE"),
+    }
+    publish_document(document(child, wire("start", "work", "fail")), key="child")
+    nodes = {
+        "start": node("startEvent"),
+        "sub": node("subProcess"),
+        "s_start": {**node("startEvent"), "parent": "sub"},
+        "s_work": {
+            **node(
+                "serviceTask",
+                tool="test.record",
+                inputs={"name": "$input.id", "sleep": "0.4"},
+                multiInstance={"collection": "[1, 2, 3]", "sequential": True},
+            ),
+            "parent": "sub",
+        },
+        "s_end": {**node("endEvent"), "parent": "sub"},
+        "tick": node(
+            "boundaryEvent", attachedTo="sub", event="timer", duration="PT0.5S", interrupting=False
+        ),
+        "note": node("serviceTask", tool="noop", inputs={}),
+        "note_end": node("endEvent"),
+        "call": node("callActivity", process="child"),
+        "caught": node("boundaryEvent", attachedTo="call", event="error", code="NOPE"),
+        "end": node("endEvent"),
+    }
+    flows = {**wire("start", "sub", "call", "end"), **wire("s_start", "s_work", "s_end")}
+    flows.update({**wire("tick", "note", "note_end"), **wire("caught", "end")})
+    version = publish_document(document(nodes, flows), key="parent")
+    instances = [start(engine, version, input={"id": f"real-{n}"}) for n in range(2)]
+    workers.start(2)
+    for instance_id in instances:
+        wait_for(lambda i=instance_id: load(engine, i).status == "completed", what="completion")
+        taken = history(engine, instance_id)
+        assert taken.count(("instance_completed", "s_work")) == 3
+        assert taken.count(("entered", "note")) == 1
+        assert ("boundary", "caught") in taken
+        assert taken.count(("entered", "end")) == 1
