@@ -495,3 +495,50 @@ def test_data_written_inside_a_sub_process_is_visible_after_it_and_before_it_ins
     doc["nodes"]["before"]["config"]["assignee"] = {"type": "expression",
                                                     "value": "$vars.inner.who"}  # fmt: skip
     assert ("expression.reference", "before") in found(validate(doc))
+
+
+@pytest.mark.parametrize(
+    ("host", "event", "refused"),
+    [
+        ("userTask", "error", True),
+        ("userTask", "escalation", True),
+        ("serviceTask", "escalation", True),
+        ("serviceTask", "error", False),
+        ("subProcess", "escalation", False),
+        ("callActivity", "error", False),
+    ],
+)
+def test_a_boundary_for_what_its_host_never_throws_is_refused(host, event, refused) -> None:
+    """Accepted, it would never fire: only tools (business errors), sub-processes and called
+    children throw errors, and only sub-processes and children escalate."""
+    from webapp.process.document import normalize
+    from webapp.process.validation import validate
+
+    config = {
+        "userTask": {"assignee": {"type": "role", "value": "clerk"}},
+        "serviceTask": {"tool": "noop"},
+        "subProcess": {},
+        "callActivity": {"process": "other"},
+    }[host]
+    nodes = {
+        "s": {"kind": "startEvent"},
+        "h": {"kind": host, "config": config},
+        "b": {"kind": "boundaryEvent", "config": {"attachedTo": "h", "event": event}},
+        "be": {"kind": "endEvent"},
+        "e": {"kind": "endEvent"},
+    }
+    if host == "subProcess":
+        nodes["hs"] = {"kind": "startEvent", "parent": "h"}
+        nodes["he"] = {"kind": "endEvent", "parent": "h"}
+    flows = {
+        "f1": {"source": "s", "target": "h"},
+        "f2": {"source": "h", "target": "e"},
+        "f3": {"source": "b", "target": "be"},
+    }
+    if host == "subProcess":
+        flows["f4"] = {"source": "hs", "target": "he"}
+    problems = validate(normalize({"nodes": nodes, "flows": flows}), processes={"other"})
+    found = [p for p in problems if p.code == "boundary.never_fires"]
+    assert bool(found) is refused, problems
+    if refused:
+        assert found[0].element_id == "b" and found[0].severity == "error"

@@ -52,6 +52,19 @@ class Site:
     own: bool = False
 
 
+# What can throw an error or escalation at a boundary's host: a tool's business error (service
+# task), an end or throw event inside (sub-process), the called child (call activity).
+_THROWN_BY = {
+    "error": ("serviceTask", "subProcess", "callActivity"),
+    "escalation": ("subProcess", "callActivity"),
+}
+_HOST_WORDS = {
+    "serviceTask": "service task",
+    "subProcess": "sub-process",
+    "callActivity": "call activity",
+}
+
+
 class ScopeChecks:
     """Checks of sub-processes, boundary events, codes, call activities and multi-instance."""
 
@@ -372,6 +385,22 @@ class ScopeChecks:
         elif event == "message":
             self.check_message(index, node_id, name, config)
 
+    def check_thrower(self, node_id: str, name: str, host: Any, event: str) -> None:
+        """An error or escalation boundary only on a host that can throw one to it."""
+        target = self.graph.index.get(host) if isinstance(host, str) else None
+        kind = self.kinds[target] if target is not None else None
+        throwers = _THROWN_BY.get(event)
+        if kind is None or throwers is None or kind.name not in BOUNDARY_HOSTS:
+            return
+        if kind.name not in throwers:
+            hosts = " or ".join(_HOST_WORDS[k] for k in throwers)
+            self.error(
+                "boundary.never_fires",
+                node_id,
+                f"{name} waits for an {event} from {self.name(str(host))}, but a "
+                f"{kind.label.lower()} never throws one; attach it to a {hosts}.",
+            )
+
     def check_boundary(self, index: int, node_id: str, name: str, config: dict) -> None:
         host = config.get("attachedTo")
         if not host:
@@ -409,6 +438,7 @@ class ScopeChecks:
                 f"{name}: a boundary event reacts to {', '.join(BOUNDARY_EVENTS)}, not '{event}'.",
             )
             return
+        self.check_thrower(node_id, name, host, event)
         interrupting = config.get("interrupting", True)
         if event == "error" and interrupting is False:
             self.error(
