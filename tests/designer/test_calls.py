@@ -148,11 +148,7 @@ def test_an_info_is_shown_as_a_note_and_does_not_block_publishing(
     designer, make_process, db_session
 ):
     doc = callee()
-    doc["nodes"]["work"] = {
-        "kind": "userTask",
-        "title": "Work",
-        "config": {"assignee": {"type": "role", "value": "clerk"}},
-    }
+    doc["nodes"]["work"] = {"kind": "serviceTask", "title": "Work", "config": {"tool": "noop"}}
     doc["nodes"]["failed"] = {
         "kind": "boundaryEvent",
         "title": "Failed",

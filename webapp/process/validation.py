@@ -77,6 +77,7 @@ CODES: dict[str, str] = {
     "flow.scope": "a flow connects nodes in different sub-processes",
     "node.incoming_forbidden": "a boundary event or event sub-process has incoming flows",
     "boundary.host": "a boundary event is not on an activity that takes one, or not beside it",
+    "boundary.never_fires": "an error or escalation boundary on an activity that never throws one",
     "boundary.timer_duplicate": "(warning) two interrupting timers of the same definition on "
     "one activity",
     "cycle.invalid": "a timer cycle is not an ISO-8601 repeating interval",
