@@ -94,21 +94,21 @@ def auto_layout(doc: Mapping[str, Any]) -> dict[str, Any]:
                 todo.append((node_id, x + dx if opened else 0, y + dy if opened else 0))
         for flow_id, points in inner.slots.items():
             slots[flow_id] = [(x + dx, y + dy) for x, y in points]
+    ends_in: dict[str | None, dict[str, tuple[str, str]]] = {}
+    for flow_id, flow in flows.items():
+        source, target = str(flow.get("source")), str(flow.get("target"))
+        if source in scope_of and target in scope_of and scope_of[source] == scope_of[target]:
+            ends_in.setdefault(scope_of[source], {})[flow_id] = (source, target)
     routes: dict[str, list[dict[str, float]]] = {}
-    for ids in members.values():
-        here = set(ids)
-        ends = {
-            flow_id: (flow.get("source"), flow.get("target"))
-            for flow_id, flow in flows.items()
-            if flow.get("source") in here and flow.get("target") in here
-        }
+    for scope, ids in members.items():
+        ends = ends_in.get(scope)
         if not ends:
             continue
         boxes = {node_id: box for node_id in ids if (box := node_box(nodes[node_id]))}
         kinds = {node_id: str(nodes[node_id].get("kind", "")) for node_id in ids}
         via = {flow_id: slots[flow_id] for flow_id in ends if flow_id in slots}
         lanes = [(x - 10, y - 1, 20, 2) for points in via.values() for x, y in points]
-        routes.update(route_flows(boxes, kinds, ends, via, lanes))  # type: ignore[arg-type]
+        routes.update(route_flows(boxes, kinds, ends, via, lanes))
     for flow_id, flow in flows.items():
         flow["waypoints"] = routes.get(flow_id, [])
     return result

@@ -374,15 +374,17 @@ class _Writer:
             bounds = etree.SubElement(shape, q(DC, "Bounds"))
             for name, value in zip(("x", "y", "width", "height"), box, strict=True):
                 bounds.set(name, _number(value))
+        shapes_on: dict[str | None, dict[str, routing.Box]] = {}
+        for node_id, box in boxes.items():
+            shapes_on.setdefault(plane_of[node_id], {})[node_id] = box
+        ends_on: dict[str | None, dict[str, tuple[str, str]]] = {}
+        for flow_id, flow in self.flows.items():
+            pair = (flow["source"], flow["target"])
+            ends_on.setdefault(plane_of[flow["source"]], {})[flow_id] = pair
         routes: dict[str, list[dict[str, float]]] = {}
-        for scope in planes:
-            here = {node_id: box for node_id, box in boxes.items() if plane_of[node_id] == scope}
+        for scope, ends in ends_on.items():
+            here = shapes_on.get(scope, {})
             kinds = {node_id: self.nodes[node_id]["kind"] for node_id in here}
-            ends = {
-                flow_id: (flow["source"], flow["target"])
-                for flow_id, flow in self.flows.items()
-                if plane_of[flow["source"]] == scope
-            }
             routes.update(routing.route_flows(here, kinds, ends))
         drawn: dict[str | None, list[list[dict[str, Any]]]] = {}
         for flow_id, flow in self.flows.items():
