@@ -51,16 +51,30 @@ def test_seed_demo_publishes_processes_with_work_waiting(app, app_config, db_ses
     again = runner.invoke(args=["seed-demo"])
     assert "0 new demo processes" in again.output, "a second run adds nothing"
     published = db_session.scalars(select(Process).order_by(Process.key)).all()
-    assert [p.key for p in published] == ["customer-onboarding", "expense-approval"]
+    assert [p.key for p in published] == [
+        "customer-onboarding",
+        "expense-approval",
+        "purchase-request",
+    ]
     for process in published:
         assert [v.number for v in process.versions] == [1]
         assert all(p["severity"] != "error" for p in process.draft_problems), process.key
     run_burst(app_config)
     db_session.remove()
     status = dict(db_session.execute(select(Instance.business_key, Instance.status)).all())
-    assert status == {"EXP-1001": "running", "EXP-1002": "completed", "CUST-17": "running"}
+    assert status == {
+        "EXP-1001": "running",
+        "EXP-1002": "completed",
+        "CUST-17": "running",
+        "PUR-2001": "running",
+    }
     open_tasks = db_session.execute(select(Task.title, Task.status)).all()
-    assert sorted(open_tasks) == [("Approve expense", "open"), ("Welcome call", "open")]
+    assert sorted(open_tasks) == [
+        ("Approve expense", "open"),
+        ("Review offer", "open"),
+        ("Review offer", "open"),
+        ("Welcome call", "open"),
+    ]
     quiet = runner.invoke(args=["seed-demo", "--no-processes"])
     assert quiet.exit_code == 0 and "0 new demo processes" in quiet.output
 
@@ -169,3 +183,44 @@ def test_a_worker_on_the_embedded_redis_says_so(app_config, tmp_path, caplog):
         f"REDIS_URL is not set: this worker uses the embedded Redis under {tmp_path}"
     )
     assert "In production set FLOWDESK_ENV=production, REDIS_URL" in warning
+
+
+def test_the_demo_purchase_request_is_reviewed_by_alice_and_bob(app, app_config, db_session):
+    """The seeded purchase request waits in a sub-process on one review each for alice and bob,
+    with the daily reminder armed; their two approvals finish it and withdraw the reminder."""
+    from tests.conftest import login
+    from tests.engine.conftest import run_burst
+    from tests.inbox.conftest import post
+    from webapp.models import Instance, Job, Task
+
+    assert app.test_cli_runner().invoke(args=["seed-demo"]).exit_code == 0
+    run_burst(app_config)
+    db_session.remove()
+    instance = db_session.scalar(select(Instance).where(Instance.business_key == "PUR-2001"))
+    reminder = db_session.scalar(
+        select(Job).where(Job.instance_id == instance.id, Job.kind == "timer")
+    )
+    assert reminder is not None and reminder.status == "pending"
+    for username in ("alice", "bob"):
+        client = app.test_client()
+        assert login(client, username).status_code == 302
+        task = db_session.scalar(
+            select(Task).where(
+                Task.instance_id == instance.id,
+                Task.status == "open",
+                Task.assignee.has(User.username == username),
+            )
+        )
+        assert task is not None and task.title == "Review offer", username
+        page = client.get(f"/inbox/tasks/{task.id}").get_data(as_text=True)
+        assert f"<h1>Review offer — reviewer: {username} (" in page
+        assert "Standing desks (4)" in page
+        done = post(client, f"/inbox/tasks/{task.id}", {"approve": "yes"})
+        assert done.status_code == 303, done.get_data(as_text=True)
+    run_burst(app_config)
+    db_session.remove()
+    instance = db_session.get(Instance, instance.id)
+    assert instance.status == "completed"
+    assert instance.vars["reviews"] == ["yes", "yes"]
+    assert instance.vars["decision"] == {"approved": True}
+    assert db_session.get(Job, reminder.id).status == "cancelled"

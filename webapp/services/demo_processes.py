@@ -121,6 +121,79 @@ def customer_onboarding() -> dict[str, Any]:
     return _document("customer-onboarding", "Customer onboarding", nodes, flows)
 
 
+def purchase_request() -> dict[str, Any]:
+    """Finance: each chosen reviewer reviews the offer in parallel inside a sub-process, which
+    reminds them by e-mail every day (twice) while reviews are open."""
+    reviewers = [
+        {"value": "alice", "label": "Alice Clerk"},
+        {"value": "bob", "label": "Bob Approver"},
+    ]
+    start_form = {
+        "fields": [
+            {"key": "item", "label": "Item", "type": "text", "required": True, "maxLength": 200},
+            {"key": "amount", "label": "Amount (EUR)", "type": "number", "required": True,
+             "min": 1, "max": 100000},
+            {"key": "reviewers", "label": "Reviewers", "type": "multiselect", "required": True,
+             "options": reviewers, "default": ["alice", "bob"]},
+        ]
+    }  # fmt: skip
+    offer_form = {
+        "fields": [
+            {"key": "item", "label": "Item", "type": "display", "value": "$input.item"},
+            {"key": "amount", "label": "Amount (EUR)", "type": "display",
+             "value": "$input.amount"},
+            {"key": "approve", "label": "Approve the offer?", "type": "radio", "required": True,
+             "options": [{"value": "yes", "label": "Yes"}, {"value": "no", "label": "No"}]},
+        ]
+    }  # fmt: skip
+    nodes = {
+        "requested": _node("startEvent", "Purchase requested", form=start_form),
+        "review": _node("subProcess", "Review"),
+        "review_start": {**_node("startEvent", "Review started"), "parent": "review"},
+        "offer": {
+            **_node(
+                "userTask", "Review offer", assignee={"type": "expression", "value": "$item"},
+                dueIn="P2D", form=offer_form, saveTo="reviews",
+                multiInstance={
+                    "sequential": False, "collection": "$input.reviewers",
+                    "element": "reviewer", "completion": "$loop.completed >= 2",
+                    "output": "$nodes.offer.approve",
+                },
+            ),
+            "parent": "review",
+        },
+        "review_end": {**_node("endEvent", "Reviewed"), "parent": "review"},
+        "reminder": _node(
+            "boundaryEvent", "Every day", attachedTo="review", event="timer",
+            cycle="R2/P1D", interrupting=False,
+        ),
+        "remind": _node(
+            "serviceTask", "Remind reviewers", tool="email.send",
+            inputs={
+                "to": "'finance@example.org'",
+                "subject": "'Offer still in review: ' + $input.item",
+                "body": "'Please review the offer for ' + $input.item + ' in your inbox.'",
+            },
+        ),
+        "reminded": _node("endEvent", "Reminded"),
+        "record": _node(
+            "serviceTask", "Record decision", tool="vars.set",
+            inputs={"approved": "'no' not in $vars.reviews"}, saveTo="decision",
+        ),
+        "decided": _node("endEvent", "Decided"),
+    }  # fmt: skip
+    flows = {
+        "f1": _flow("requested", "review"),
+        "f2": _flow("review_start", "offer"),
+        "f3": _flow("offer", "review_end"),
+        "f4": _flow("reminder", "remind"),
+        "f5": _flow("remind", "reminded"),
+        "f6": _flow("review", "record"),
+        "f7": _flow("record", "decided"),
+    }
+    return _document("purchase-request", "Purchase request", nodes, flows)
+
+
 # (document builder, partition key, [(starter, input, business key)])
 DEMO_PROCESSES = [
     (
@@ -133,6 +206,12 @@ DEMO_PROCESSES = [
         ],
     ),
     (customer_onboarding, None, [("bob", {"customer": "Acme Ltd"}, "CUST-17")]),
+    (
+        purchase_request,
+        "finance",
+        [("alice", {"item": "Standing desks (4)", "amount": 1960, "reviewers": ["alice", "bob"]},
+          "PUR-2001")],
+    ),
 ]  # fmt: skip
 
 
