@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from webapp.engine import limits
+from webapp.engine import limits, tree
 from webapp.engine.context import jsonable
 from webapp.engine.runtime import LIVE, NO_OUTPUT, Step
 from webapp.engine.store import TokenRow
@@ -69,23 +69,9 @@ def _start(step: Step, body: TokenRow, index: int, item: Any) -> None:
 
 def scope_values(step: Step, body: TokenRow, inner: TokenRow) -> dict[str, Any]:
     """`$item`, `$loop` and the element variable as an instance of `body` sees them."""
-    state = body.locals or {}
-    inner_locals = inner.locals or {}
-    item = inner_locals.get("item")
     active = sum(1 for t in step.tokens if t.parent is body and t.status in LIVE)
-    values: dict[str, Any] = {
-        "$item": item,
-        "$loop": {
-            "index": inner_locals.get("index"),
-            "count": state.get("count"),
-            "completed": state.get("completed"),
-            "active": active,
-        },
-    }
     element = (step.definition.multi_instance(body.node_id) or {}).get("element")
-    if isinstance(element, str) and element:
-        values["$vars"] = {**step.vars, element: item}
-    return values
+    return tree.loop_values(inner.locals, body.locals, active, element, step.vars)
 
 
 def instance_completed(step: Step, body: TokenRow, inner: TokenRow, output: Any) -> None:

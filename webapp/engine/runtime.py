@@ -16,7 +16,7 @@ from sqlalchemy import delete, select, update
 from sqlalchemy.engine import Connection
 
 from webapp import tools
-from webapp.engine import store
+from webapp.engine import store, tree
 from webapp.engine.definitions import Definition
 from webapp.engine.dispatch import JobRef
 from webapp.engine.history import History
@@ -206,12 +206,7 @@ class Step:
     def is_inner(self, token: TokenRow) -> bool:
         """Whether `token` is one instance of a multi-instance activity (its parent the body)."""
         parent = token.parent
-        return (
-            parent is not None
-            and parent.node_id == token.node_id
-            and token.locals is not None
-            and "index" in token.locals
-        )
+        return parent is not None and tree.is_instance(token.node_id, token.locals, parent.node_id)
 
     def scope_of(self, token: TokenRow) -> str | None:
         """The node id of the scope `token` runs in (None at the process level)."""

@@ -15,6 +15,7 @@ from typing import Any
 from sqlalchemy import and_, bindparam, select, update
 from sqlalchemy.engine import Connection
 
+from webapp.engine import tree
 from webapp.models import Instance, Job, ProcessVersion, Token
 
 INSTANCES = Instance.__table__
@@ -92,7 +93,7 @@ class TokenRow:
     @property
     def listener(self) -> bool:
         """A token that only listens for an event sub-process's start; it keeps no scope alive."""
-        return bool(self.locals and self.locals.get("listen"))
+        return tree.is_listener(self.locals)
 
 
 # What steps change on an existing job.

@@ -9,10 +9,12 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import select
+from sqlalchemy import func, select
 
+from webapp.engine import tree
 from webapp.extensions import db
 from webapp.models import Token
+from webapp.process.document import ancestors
 
 MAX_ITEM = 60
 SEPARATOR = " \u203a "  # a single right-pointing angle quotation mark between scope titles
@@ -35,16 +37,9 @@ def title(document: Any, node_id: str | None) -> str:
 
 def scope_ids(document: Any, node_id: str | None) -> list[str]:
     """The ids of the sub-processes around `node_id`, outermost first (empty at the top)."""
-    nodes = _nodes(document)
-    found: list[str] = []
-    current = nodes.get(node_id or "")
-    while isinstance(current, Mapping) and len(found) < MAX_LEVELS:
-        parent = current.get("parent")
-        if not isinstance(parent, str) or not parent or parent in found:
-            break
-        found.append(parent)
-        current = nodes.get(parent)
-    return list(reversed(found))
+    if not _nodes(document) or not node_id:
+        return []
+    return list(reversed(ancestors(document, node_id)))
 
 
 def scope_text(document: Any, node_id: str | None) -> str:
@@ -112,12 +107,7 @@ class TokenInfo:
 
 
 def _is_inner(token: TokenInfo, parent: TokenInfo | None) -> bool:
-    return (
-        parent is not None
-        and parent.node_id == token.node_id
-        and isinstance(token.locals, dict)
-        and "index" in token.locals
-    )
+    return parent is not None and tree.is_instance(token.node_id, token.locals, parent.node_id)
 
 
 def place_of(document: Any, token_id: int | None, tokens: Mapping[int, TokenInfo]) -> Place:
@@ -208,18 +198,14 @@ def task_context(task: Any, base: dict[str, Any]) -> dict[str, Any]:
     parent = tokens.get(token.parent_id) if token and token.parent_id is not None else None
     if token is None or parent is None or not _is_inner(token, parent):
         return base
-    state = parent.locals or {}
-    item = (token.locals or {}).get("item")
-    context = {
-        **base,
-        "$item": item,
-        "$loop": {
-            "index": (token.locals or {}).get("index"),
-            "count": state.get("count"),
-            "completed": state.get("completed"),
-        },
-    }
+    active = db.session.scalar(
+        select(func.count())
+        .select_from(Token)
+        .where(Token.parent_id == parent.id, Token.status.in_(("active", "waiting")))
+    )
     element = _element_name(task.instance.process_version.document, token.node_id)
-    if element:
-        context["$vars"] = {**(base.get("$vars") or {}), element: item}
-    return context
+    variables = base.get("$vars") or {}
+    return {
+        **base,
+        **tree.loop_values(token.locals, parent.locals, active or 0, element, variables),
+    }

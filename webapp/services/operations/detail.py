@@ -10,7 +10,7 @@ from typing import Any
 from sqlalchemy import func, select
 from sqlalchemy.orm import selectinload
 
-from webapp.engine import history
+from webapp.engine import history, tree
 from webapp.engine.context import jsonable
 from webapp.engine.locking import lock_instance
 from webapp.extensions import db
@@ -65,7 +65,7 @@ def diagram_state(instance: Instance) -> dict[str, Any]:
     for node, status, locals_ in tokens:
         if status == "failed":
             failed[node] = ""
-        elif not structure.is_listener(locals_) and not structure.is_body(locals_):
+        elif not tree.is_listener(locals_) and not tree.is_body(locals_):
             active[node] = active.get(node, 0) + 1
     cancelled: dict[str, int] = {}
     if instance.status == "cancelled":
@@ -122,7 +122,7 @@ def _where_cancelled(instance: Instance) -> tuple[dict[str, str], dict[str, int]
     for node, locals_, kind, details in rows:
         if kind == "error":
             failed[node] = f"{_error_text(details)} (then cancelled)"
-        elif not structure.is_listener(locals_) and not structure.is_body(locals_):
+        elif not tree.is_listener(locals_) and not tree.is_body(locals_):
             waited[node] = waited.get(node, 0) + 1
     return failed, waited
 

@@ -11,11 +11,12 @@ from typing import Any
 
 from sqlalchemy import and_, func, select
 
+from webapp.engine import tree
 from webapp.extensions import db
 from webapp.models import Instance, Process, Task, Token, User
 from webapp.models.base import utcnow
 from webapp.permissions import partition_filter
-from webapp.services.operations import labels, structure
+from webapp.services.operations import labels
 from webapp.services.operations.common import (
     LIVE_TOKENS,
     STATUSES,
@@ -164,7 +165,7 @@ def heat(
     failed: dict[tuple[int, str], set[int]] = defaultdict(set)
     for version_id, instance_id, node_id, status, since, locals_ in rows:
         key = (version_id, node_id)
-        if structure.is_listener(locals_) or structure.is_body(locals_):
+        if tree.is_listener(locals_) or tree.is_body(locals_):
             continue
         if status == "failed":
             failed[key].add(instance_id)

@@ -11,6 +11,7 @@ from typing import Any
 
 from sqlalchemy import func, select
 
+from webapp.engine.tree import is_body, is_listener
 from webapp.extensions import db
 from webapp.models import Instance, Token, User
 from webapp.permissions import can
@@ -22,16 +23,6 @@ CHILDREN_SHOWN = 50
 # Live calls nest at most this deep (the engine's call depth limit is lower).
 MAX_CALL_LEVELS = 32
 UNFINISHED = ("running", "failed")
-
-
-def is_listener(locals_: Any) -> bool:
-    """A token that only listens for an event sub-process's start (no work of its own)."""
-    return isinstance(locals_, dict) and bool(locals_.get("listen"))
-
-
-def is_body(locals_: Any) -> bool:
-    """The token of a multi-instance activity as a whole (its instances are tokens inside it)."""
-    return isinstance(locals_, dict) and "count" in locals_ and "completed" in locals_
 
 
 @dataclass(frozen=True)

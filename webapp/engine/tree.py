@@ -1,0 +1,45 @@
+"""What a token's `locals` say about its place in the token tree.
+
+The engine writes these marks (multi-instance bodies and instances, event-sub-process listeners);
+the pages that show tokens read them through the same functions.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+def is_listener(locals_: Any) -> bool:
+    """A token that only listens for an event sub-process's start; it keeps no scope alive."""
+    return isinstance(locals_, dict) and bool(locals_.get("listen"))
+
+
+def is_body(locals_: Any) -> bool:
+    """The token of a multi-instance activity as a whole (its instances are tokens inside it)."""
+    return isinstance(locals_, dict) and "count" in locals_ and "completed" in locals_
+
+
+def is_instance(node_id: str, locals_: Any, parent_node_id: str | None) -> bool:
+    """One instance of a multi-instance activity: at the same node as its parent, the body."""
+    return parent_node_id == node_id and isinstance(locals_, dict) and "index" in locals_
+
+
+def loop_values(
+    instance: Any, body: Any, active: int, element: str | None, variables: dict[str, Any]
+) -> dict[str, Any]:
+    """`$item`, `$loop` and the element variable (in `$vars`) as one instance sees them."""
+    own = instance if isinstance(instance, dict) else {}
+    state = body if isinstance(body, dict) else {}
+    item = own.get("item")
+    values: dict[str, Any] = {
+        "$item": item,
+        "$loop": {
+            "index": own.get("index"),
+            "count": state.get("count"),
+            "completed": state.get("completed"),
+            "active": active,
+        },
+    }
+    if isinstance(element, str) and element:
+        values["$vars"] = {**variables, element: item}
+    return values
