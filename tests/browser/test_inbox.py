@@ -167,3 +167,54 @@ def test_a_requester_follows_their_request(page, demo, app):
     row = page.get_by_role("row").filter(has_text="TRIP-3")
     expect(row.get_by_text("running")).to_be_visible()
     expect(row.get_by_text("Approve trip")).to_be_visible()
+
+
+def _review_left(app) -> bool:
+    """Whether the purchase request's Review sub-process has completed."""
+    from webapp.extensions import db
+    from webapp.models import HistoryEntry, Instance
+
+    with app.app_context():
+        left = db.session.scalar(
+            select(HistoryEntry.id)
+            .join(Instance, Instance.id == HistoryEntry.instance_id)
+            .where(
+                Instance.business_key == "PUR-2001",
+                HistoryEntry.kind == "left",
+                HistoryEntry.node_id == "review",
+            )
+        )
+        db.session.remove()
+        return left is not None
+
+
+def test_each_reviewer_works_their_own_instance_of_a_multi_instance_review(
+    browser, live_server, demo, app
+):
+    """The demo purchase request asks alice and bob, each in a task of their own that names
+    them; the review inside the sub-process ends when both answered."""
+    from webapp.extensions import db
+    from webapp.services.demo_processes import seed_demo_processes
+
+    with app.app_context():
+        seed_demo_processes()
+        db.session.remove()
+    for number, user in enumerate(("alice", "bob"), start=1):
+        context = new_context(browser, live_server)
+        try:
+            page = context.new_page()
+            sign_in(page, user)
+            page.goto(INBOX)
+            link = page.get_by_role("link", name=re.compile(rf"Review offer — reviewer: {user} \("))
+            expect(link).to_be_visible()
+            link.click()
+            expect(page.locator(".task-scope")).to_have_text("Review")
+            expect(page.locator(".task-element")).to_contain_text(f"reviewer: {user}")
+            page.get_by_label("Yes").check()
+            page.get_by_role("button", name="Complete").click()
+            page.wait_for_url(re.compile(r".*/inbox/(tasks)?$"))
+            expect(page.get_by_text(re.compile("Completed “Review offer"))).to_be_visible()
+            expect(page.get_by_role("link", name=re.compile("Review offer"))).to_have_count(0)
+            assert _review_left(app) is (number == 2)
+        finally:
+            close_context(context)
