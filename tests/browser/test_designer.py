@@ -7,6 +7,7 @@ from itertools import pairwise
 from pathlib import Path
 
 import pytest
+from playwright.sync_api import expect
 from sqlalchemy import select
 
 from tests.browser.conftest import close_context, new_context, sign_in, wait_until
@@ -409,7 +410,7 @@ def test_outline_alone_builds_a_process(page, demo, db_session):
     page.get_by_label("Title", exact=True).fill("Approve leave")
     page.get_by_label("Connect from").select_option("start")
     page.get_by_role("button", name="Add node").click()
-    assert page.get_by_text("User task 'Approve leave' added.").is_visible()
+    expect(page.get_by_text("User task 'Approve leave' added.")).to_be_visible()
     page.get_by_label("From", exact=True).select_option("userTask_1")
     page.get_by_label("To", exact=True).select_option("end")
     page.get_by_role("button", name="Connect", exact=True).click()
@@ -479,7 +480,7 @@ def test_a_bpmn_file_is_imported_through_the_page(page, demo, db_session, tmp_pa
     page.get_by_role("link", name="Import BPMN").click()
     page.get_by_label("BPMN or JSON file").set_input_files(str(broken))
     page.get_by_role("button", name="Import").click()
-    assert page.get_by_text("line 4").first.is_visible(), "the refusal names the line"
+    expect(page.get_by_text("line 4").first).to_be_visible()  # the refusal names the line
     assert db_session.scalar(select(Process)) is None, "nothing saved"
     page.get_by_label("BPMN or JSON file").set_input_files(str(good))
     page.get_by_label("Key").fill("imported")

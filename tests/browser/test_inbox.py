@@ -53,7 +53,7 @@ def test_alice_fixes_an_invalid_value_and_completes_her_task(page, processes, ap
     expect(page.locator("#inbox-count")).to_have_text("1")
     page.get_by_role("link", name="1 open task").click()
     page.get_by_role("link", name="Review expense").click()
-    assert page.get_by_text("EXP-42").is_visible()
+    expect(page.get_by_text("EXP-42")).to_be_visible()
 
     page.get_by_label("Amount").fill("0")
     page.get_by_role("button", name="Complete").click()
@@ -107,7 +107,7 @@ def test_the_inbox_fits_a_phone(phone_page, processes, app):
     assert phone_page.get_by_role("link", name="Review expense").is_visible()
     assert phone_page.evaluate("document.documentElement.scrollWidth") <= 390
     phone_page.get_by_role("link", name="Review expense").click()
-    assert phone_page.get_by_label("Amount").is_visible()
+    expect(phone_page.get_by_label("Amount")).to_be_visible()
     assert phone_page.evaluate("document.documentElement.scrollWidth") <= 390
 
 

@@ -14,7 +14,7 @@ def test_admin_signs_in_and_sees_admin_navigation(page, demo):
     assert nav.get_by_role("link", name="Admin").is_visible()
     page.get_by_role("link", name="Admin").first.click()
     page.get_by_role("link", name="Users").first.click()
-    assert page.get_by_role("cell", name="alice", exact=True).is_visible()
+    expect(page.get_by_role("cell", name="alice", exact=True)).to_be_visible()
 
 
 def test_clerk_sees_no_admin_and_can_sign_out(page, demo):
@@ -41,7 +41,7 @@ def test_admin_search_updates_the_table_with_htmx(page, demo):
     page.goto("/admin/users")
     page.get_by_label("Search users").fill("bob")
     expect(page.locator("#users-table")).not_to_contain_text("alice")
-    assert page.get_by_role("cell", name="bob", exact=True).is_visible()
+    expect(page.get_by_role("cell", name="bob", exact=True)).to_be_visible()
     assert "q=bob" in page.url
 
 
@@ -56,7 +56,7 @@ def test_login_page_fits_a_phone(phone_page, demo):
 def test_account_page_signs_out_everywhere(page, demo):
     sign_in(page, "alice")
     page.get_by_role("link", name="Alice Clerk").click()
-    assert page.get_by_role("heading", name="Your account").is_visible()
+    expect(page.get_by_role("heading", name="Your account")).to_be_visible()
     assert page.get_by_text("You are signed in on 1 browser").is_visible()
     page.get_by_role("button", name="Sign out everywhere").click()
     page.wait_for_url("**/login")

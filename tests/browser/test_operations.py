@@ -107,7 +107,7 @@ def test_operator_cancels_a_running_instance_from_the_list(page, demo, engine, w
     engine.rollback()
     assert engine.scalar(select(BulkItem.message)) == "Now cancelled."
     page.get_by_role("link", name=f"#{cancel}").click()
-    assert page.locator("#live .op-status-cancelled").is_visible()
+    expect(page.locator("#live .op-status-cancelled")).to_be_visible()
     assert (
         page.locator('#live tr[data-kind="cancelled"]')
         .filter(has_text="customer withdrew")

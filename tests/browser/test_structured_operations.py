@@ -5,6 +5,7 @@ badge, with accessible names and a clean axe audit."""
 from __future__ import annotations
 
 import pytest
+from playwright.sync_api import expect
 from sqlalchemy import select
 
 from tests.browser.conftest import sign_in
@@ -96,11 +97,11 @@ def test_the_diagram_marks_nested_tokens_and_multi_instance_progress(page, demo,
     assert _serious_violations(page) == []
 
     page.get_by_role("button", name="Open Archive").click()
-    assert _marked(page, "op-active", "file").is_visible(), "drilled down, the inner task shows"
+    expect(_marked(page, "op-active", "file")).to_be_visible()  # drilled down, the inner task shows
     assert _marked(page, "op-visited", "a_start").is_visible()
     assert page.locator(".bjs-breadcrumbs").filter(has_text="Archive").is_visible()
     page.locator(".bjs-breadcrumbs li").first.click()
-    assert progress.is_visible(), "back on the main plane"
+    expect(progress).to_be_visible()  # back on the main plane
 
 
 def test_a_call_activity_links_its_child_and_the_child_links_back(page, demo, engine):
