@@ -25,7 +25,8 @@ class Definition:
 
     Compiled once per version so steps do no graph search: each node's scope (`parent`), each
     scope's plain start event, the boundary events of each host and the event sub-processes of
-    each scope (None is the process level).
+    each scope (None is the process level). `start` is the process's none start (None when only
+    its message, timer or signal starts can start it: `event_starts`).
     """
 
     version_id: int
@@ -35,11 +36,12 @@ class Definition:
     flows: Mapping[str, dict[str, Any]]
     outgoing: Mapping[str, list[tuple[str, dict[str, Any]]]]
     incoming: Mapping[str, list[str]]
-    start: str
+    start: str | None
     parent: Mapping[str, str | None] = field(default_factory=dict)
     starts: Mapping[str, str] = field(default_factory=dict)
     boundaries: Mapping[str, list[str]] = field(default_factory=dict)
     event_subprocesses: Mapping[str | None, list[str]] = field(default_factory=dict)
+    event_starts: tuple[str, ...] = ()
 
     def node(self, node_id: str) -> dict[str, Any]:
         return self.nodes[node_id]
@@ -126,6 +128,7 @@ def _build(version: ProcessVersion) -> Definition:
     parent = {node_id: node.get("parent") or None for node_id, node in nodes.items()}
     starts: dict[str, str] = {}
     root_starts = []
+    event_starts = []
     boundaries: dict[str, list[str]] = {}
     event_subprocesses: dict[str | None, list[str]] = {}
     for node_id, node in nodes.items():
@@ -134,7 +137,9 @@ def _build(version: ProcessVersion) -> Definition:
         scope = parent[node_id]
         if kind == "startEvent":
             if scope is None:
-                if not config.get("event"):
+                if config.get("event"):
+                    event_starts.append(node_id)
+                else:
                     root_starts.append(node_id)
             else:
                 starts.setdefault(scope, node_id)
@@ -142,8 +147,8 @@ def _build(version: ProcessVersion) -> Definition:
             boundaries.setdefault(config.get("attachedTo") or "", []).append(node_id)
         elif kind == "eventSubProcess":
             event_subprocesses.setdefault(scope, []).append(node_id)
-    if len(root_starts) != 1:
-        raise ValueError(f"version {version.id} has {len(root_starts)} start events, not 1")
+    if len(root_starts) > 1 or not (root_starts or event_starts):
+        raise ValueError(f"version {version.id} has {len(root_starts)} none start events")
     return Definition(
         version_id=version.id,
         process_key=doc.get("key") or "",
@@ -152,9 +157,10 @@ def _build(version: ProcessVersion) -> Definition:
         flows=flows,
         outgoing=outgoing,
         incoming=incoming,
-        start=root_starts[0],
+        start=root_starts[0] if root_starts else None,
         parent=parent,
         starts=starts,
         boundaries=boundaries,
         event_subprocesses=event_subprocesses,
+        event_starts=tuple(event_starts),
     )

@@ -107,15 +107,25 @@ def start_instance(
     via: str = "api",
     now: datetime | None = None,
     caller: dict[str, Any] | None = None,
+    start_node: str | None = None,
 ) -> StepResult:
     """Create an instance of `version` and move its start token until it waits or ends.
 
     `caller` links a called child to its call activity: parent_id, parent_token_id,
-    parent_node_id, parent_step and call_depth.
+    parent_node_id, parent_step and call_depth. `start_node` is the message, timer or signal
+    start event that started it (default: the none start event).
     """
     begin_write(session)
     now = now or utcnow()
     definition = definitions.for_version(version)
+    start = start_node or definition.start
+    if start is None or (start_node is not None and start_node not in definition.event_starts):
+        raise EngineError(
+            "no_start",
+            f"Process '{definition.process_key}' version {definition.number} has no none start "
+            "event: only its message, timer or signal start events start it.",
+            status=409,
+        )
     instance = InstanceRow(
         id=None,
         version_id=version.id,
@@ -144,8 +154,8 @@ def start_instance(
     )
     if definition.event_subprocesses:
         scopes.open_event_subprocesses(step, None, None)
-    token = step.new_token(definition.start)
-    step.enter(token, definition.start, None)
+    token = step.new_token(start)
+    step.enter(token, start, None)
     step.run()
     return step.finish()
 

@@ -46,7 +46,28 @@ def _kind(**kwargs: Any) -> NodeKind:
 
 
 # Text settings of events that wait for or throw something.
-EVENT_TEXT = ("event", "code", "duration", "date", "cycle", "message", "correlationKey")
+EVENT_TEXT = (
+    "event",
+    "code",
+    "duration",
+    "date",
+    "cycle",
+    "message",
+    "correlationKey",
+    "signal",
+    "timezone",
+)
+# What a tool call is configured by: service and send tasks, message throw and end events.
+TOOL_KEYS = ("tool", "inputs", "saveTo", "retries", "backoff", "timeout")
+TOOL_DEFAULTS = {"inputs": {}, "retries": 3, "backoff": 2.0, "timeout": 30}
+TOOL_TYPES: dict[str, tuple[type, ...]] = {
+    "tool": (str,),
+    "inputs": (dict,),
+    "saveTo": (str,),
+    "retries": (int,),
+    "backoff": NUMBER,
+    "timeout": NUMBER,
+}
 
 EVENT_SIZE = {"width": 36, "height": 36}
 TASK_SIZE = {"width": 100, "height": 80}
@@ -74,6 +95,8 @@ KINDS: Mapping[str, NodeKind] = MappingProxyType(
                     "cycle",
                     "message",
                     "correlationKey",
+                    "signal",
+                    "timezone",
                 ),
                 config_types={
                     "form": (dict,),
@@ -90,8 +113,15 @@ KINDS: Mapping[str, NodeKind] = MappingProxyType(
                 max_in=None,
                 min_out=0,
                 max_out=0,
-                config_keys=("event", "code"),
-                config_types={"event": (str,), "code": (str,)},
+                config_keys=("event", "code", "signal", "payload", "message", *TOOL_KEYS),
+                config_types={
+                    "event": (str,),
+                    "code": (str,),
+                    "signal": (str,),
+                    "payload": (dict,),
+                    "message": (str,),
+                    **TOOL_TYPES,
+                },
                 **EVENT_SIZE,
             ),
             _kind(
@@ -120,25 +150,64 @@ KINDS: Mapping[str, NodeKind] = MappingProxyType(
                 max_in=None,
                 min_out=1,
                 max_out=1,
-                config_keys=(
-                    "tool",
-                    "inputs",
-                    "saveTo",
-                    "retries",
-                    "backoff",
-                    "timeout",
-                    "multiInstance",
-                ),
-                defaults={"inputs": {}, "retries": 3, "backoff": 2.0, "timeout": 30},
+                config_keys=(*TOOL_KEYS, "multiInstance"),
+                defaults=TOOL_DEFAULTS,
+                config_types={"multiInstance": (dict,), **TOOL_TYPES},
+                **TASK_SIZE,
+            ),
+            _kind(
+                name="sendTask",
+                label="Send task",
+                role="task",
+                min_in=1,
+                max_in=None,
+                min_out=1,
+                max_out=1,
+                config_keys=(*TOOL_KEYS, "message", "multiInstance"),
+                defaults=TOOL_DEFAULTS,
+                config_types={"multiInstance": (dict,), "message": (str,), **TOOL_TYPES},
+                **TASK_SIZE,
+            ),
+            _kind(
+                name="receiveTask",
+                label="Receive task",
+                role="task",
+                min_in=1,
+                max_in=None,
+                min_out=1,
+                max_out=1,
+                config_keys=("message", "correlationKey", "saveTo", "multiInstance"),
                 config_types={
-                    "multiInstance": (dict,),
-                    "tool": (str,),
-                    "inputs": (dict,),
+                    "message": (str,),
+                    "correlationKey": (str,),
                     "saveTo": (str,),
-                    "retries": (int,),
-                    "backoff": NUMBER,
-                    "timeout": NUMBER,
+                    "multiInstance": (dict,),
                 },
+                **TASK_SIZE,
+            ),
+            _kind(
+                name="scriptTask",
+                label="Script task",
+                role="task",
+                min_in=1,
+                max_in=None,
+                min_out=1,
+                max_out=1,
+                config_keys=("script", "language", "multiInstance"),
+                defaults={"language": "flowdesk"},
+                config_types={"script": (str,), "language": (str,), "multiInstance": (dict,)},
+                **TASK_SIZE,
+            ),
+            _kind(
+                name="manualTask",
+                label="Manual task",
+                role="task",
+                min_in=1,
+                max_in=None,
+                min_out=1,
+                max_out=1,
+                config_keys=("multiInstance",),
+                config_types={"multiInstance": (dict,)},
                 **TASK_SIZE,
             ),
             _kind(
@@ -159,6 +228,28 @@ KINDS: Mapping[str, NodeKind] = MappingProxyType(
                 min_in=1,
                 max_in=None,
                 min_out=1,
+                max_out=None,
+                config_keys=(),
+                **GATEWAY_SIZE,
+            ),
+            _kind(
+                name="inclusiveGateway",
+                label="Inclusive gateway",
+                role="gateway",
+                min_in=1,
+                max_in=None,
+                min_out=1,
+                max_out=None,
+                config_keys=(),
+                **GATEWAY_SIZE,
+            ),
+            _kind(
+                name="eventBasedGateway",
+                label="Event-based gateway",
+                role="gateway",
+                min_in=1,
+                max_in=None,
+                min_out=2,
                 max_out=None,
                 config_keys=(),
                 **GATEWAY_SIZE,
@@ -185,6 +276,78 @@ KINDS: Mapping[str, NodeKind] = MappingProxyType(
                 max_out=1,
                 config_keys=("message", "correlationKey", "saveTo"),
                 config_types={"message": (str,), "correlationKey": (str,), "saveTo": (str,)},
+                **EVENT_SIZE,
+            ),
+            _kind(
+                name="signalCatch",
+                label="Signal",
+                role="event",
+                min_in=1,
+                max_in=None,
+                min_out=1,
+                max_out=1,
+                config_keys=("signal", "saveTo"),
+                config_types={"signal": (str,), "saveTo": (str,)},
+                **EVENT_SIZE,
+            ),
+            _kind(
+                name="signalThrow",
+                label="Signal throw",
+                role="event",
+                min_in=1,
+                max_in=None,
+                min_out=1,
+                max_out=1,
+                config_keys=("signal", "payload"),
+                config_types={"signal": (str,), "payload": (dict,)},
+                **EVENT_SIZE,
+            ),
+            _kind(
+                name="messageThrow",
+                label="Message throw",
+                role="event",
+                min_in=1,
+                max_in=None,
+                min_out=1,
+                max_out=1,
+                config_keys=(*TOOL_KEYS, "message"),
+                defaults=TOOL_DEFAULTS,
+                config_types={"message": (str,), **TOOL_TYPES},
+                **EVENT_SIZE,
+            ),
+            _kind(
+                name="linkThrow",
+                label="Link throw",
+                role="event",
+                min_in=1,
+                max_in=None,
+                min_out=0,
+                max_out=0,
+                config_keys=("link",),
+                config_types={"link": (str,)},
+                **EVENT_SIZE,
+            ),
+            _kind(
+                name="linkCatch",
+                label="Link catch",
+                role="event",
+                min_in=0,
+                max_in=0,
+                min_out=1,
+                max_out=1,
+                config_keys=("link",),
+                config_types={"link": (str,)},
+                **EVENT_SIZE,
+            ),
+            _kind(
+                name="milestone",
+                label="Milestone",
+                role="event",
+                min_in=1,
+                max_in=None,
+                min_out=1,
+                max_out=1,
+                config_keys=(),
                 **EVENT_SIZE,
             ),
             _kind(
@@ -280,12 +443,31 @@ KINDS: Mapping[str, NodeKind] = MappingProxyType(
 
 # Kinds that may hold other nodes (their `parent`), and that may carry `multiInstance`.
 SCOPE_KINDS: tuple[str, ...] = ("subProcess", "eventSubProcess")
-MULTI_INSTANCE_KINDS: tuple[str, ...] = ("userTask", "serviceTask", "subProcess", "callActivity")
+TASK_KINDS: tuple[str, ...] = (
+    "userTask",
+    "serviceTask",
+    "sendTask",
+    "receiveTask",
+    "scriptTask",
+    "manualTask",
+)
+MULTI_INSTANCE_KINDS: tuple[str, ...] = (*TASK_KINDS, "subProcess", "callActivity")
 # Boundary events attach to these; what each `event` value means per kind.
-BOUNDARY_HOSTS: tuple[str, ...] = ("userTask", "serviceTask", "subProcess", "callActivity")
-BOUNDARY_EVENTS: tuple[str, ...] = ("timer", "message", "error", "escalation")
-END_EVENTS: tuple[str, ...] = ("", "error", "escalation", "terminate")
-EVENT_START_EVENTS: tuple[str, ...] = ("timer", "message", "error", "escalation")
+BOUNDARY_HOSTS: tuple[str, ...] = (*TASK_KINDS, "subProcess", "callActivity")
+BOUNDARY_EVENTS: tuple[str, ...] = ("timer", "message", "signal", "error", "escalation")
+END_EVENTS: tuple[str, ...] = ("", "error", "escalation", "terminate", "signal", "message")
+# Start events of an event sub-process, and of the process itself (beside its one none start).
+EVENT_START_EVENTS: tuple[str, ...] = ("timer", "message", "signal", "error", "escalation")
+PROCESS_START_EVENTS: tuple[str, ...] = ("timer", "message", "signal")
+# What may follow an event-based gateway.
+EVENT_GATEWAY_TARGETS: tuple[str, ...] = (
+    "timerCatch",
+    "messageCatch",
+    "signalCatch",
+    "receiveTask",
+)
+# Script languages Flowdesk runs (others import verbatim and are a publish error).
+SCRIPT_LANGUAGES: tuple[str, ...] = ("flowdesk",)
 MULTI_INSTANCE_KEYS: tuple[str, ...] = (
     "sequential",
     "collection",
