@@ -119,7 +119,9 @@ def start_instance(
     now = now or utcnow()
     definition = definitions.for_version(version)
     start = start_node or definition.start
-    if start is None or (start_node is not None and start_node not in definition.event_starts):
+    if start_node is not None and start_node not in definition.event_starts:
+        raise EngineError("no_start", f"Node '{start_node}' is no start event of the process.")
+    if start is None:
         raise EngineError(
             "no_start",
             f"Process '{definition.process_key}' version {definition.number} has no none start "

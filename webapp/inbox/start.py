@@ -70,6 +70,8 @@ def _start_form(version, formdata=None, errors=None):
 @permission_required("instances.start")
 def start(key: str):
     version = _version_or_404(key)
+    if not instances.starts_by_hand(version):
+        abort(409, description=instances.NO_HAND_START.format(name=version.process.name))
     spec = instances.start_form(version)
     business_key = request.form.get("business_key", "")
     formdata = request.form if request.method == "POST" else None

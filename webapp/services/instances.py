@@ -119,7 +119,28 @@ def startable_processes(user: User) -> list[tuple[Process, ProcessVersion]]:
     if not can(user, "instances.start", scoped=False):
         return []
     query = _latest_versions().where(partition_filter(Process.partition_id, user))
-    return [tuple(row) for row in db.session.execute(query.order_by(Process.name, Process.key))]
+    rows = db.session.execute(query.order_by(Process.name, Process.key))
+    return [(process, version) for process, version in rows if starts_by_hand(version)]
+
+
+NO_HAND_START = (
+    "{name} has no plain start event: only its message, timer or signal start events start it."
+)
+
+
+def starts_by_hand(version: ProcessVersion) -> bool:
+    """Whether a person or the API may start `version` (it has a plain start event)."""
+    return _none_start(version) is not None
+
+
+def _none_start(version: ProcessVersion) -> dict[str, Any] | None:
+    """The process-level start event a person or the API starts (None when only message,
+    timer or signal starts start the process)."""
+    for node in (version.document.get("nodes") or {}).values():
+        plain = not node.get("parent") and not (node.get("config") or {}).get("event")
+        if node.get("kind") == "startEvent" and plain:
+            return node
+    return None
 
 
 def find_version(user: User, key: str, number: int | None = None) -> ProcessVersion:
@@ -141,11 +162,9 @@ def find_version(user: User, key: str, number: int | None = None) -> ProcessVers
 
 def start_form(version: ProcessVersion) -> dict[str, Any] | None:
     """The start event's form spec, if it has one with fields."""
-    for node in (version.document.get("nodes") or {}).values():
-        if node.get("kind") == "startEvent":
-            form = (node.get("config") or {}).get("form")
-            return form if form and list(forms.iter_fields(form)) else None
-    return None
+    node = _none_start(version)
+    form = (node.get("config") or {}).get("form") if node else None
+    return form if form and list(forms.iter_fields(form)) else None
 
 
 # --- starting ---------------------------------------------------------------------------------
@@ -224,14 +243,16 @@ def start(
     """
     begin_write(db.session)
     partition_id = _partition_for(user, version.process, partition)
-    result = steps.start_instance(
-        db.session,
-        version,
-        input=dict(input),
-        business_key=business_key,
-        partition_id=partition_id,
-        actor=user,
-        via=via,
+    result = _engine(
+        lambda: steps.start_instance(
+            db.session,
+            version,
+            input=dict(input),
+            business_key=business_key,
+            partition_id=partition_id,
+            actor=user,
+            via=via,
+        )
     )
     if idempotency is not None:
         key, digest = idempotency
