@@ -300,3 +300,63 @@ def test_a_mixed_gateway_joins_then_splits(engine):
     assert joined(engine, instance_id) == [2]
     assert "y" not in entered(engine, instance_id)
     assert [k for k, n in history(engine, instance_id) if n == "end"] == ["entered"]
+
+
+def test_a_multi_instance_branch_keeps_the_join_waiting_until_every_instance_is_done(engine):
+    review = task("Review", multiInstance={"collection": "[1, 2]"})
+    version = publish_document(diamond(three(b=review), conditions=False))
+    instance_id = start(engine, version)
+    drain(engine)
+    first, second = open_tasks(engine, instance_id)
+    complete(engine, first)
+    drain(engine)
+    assert joined(engine, instance_id) == []
+    complete(engine, second)
+    drain(engine)
+    assert load(engine, instance_id).status == "completed"
+    assert joined(engine, instance_id) == [3]
+
+
+def test_a_cancelled_scope_never_fires_its_join(engine):
+    """An interrupting boundary on the sub-process ends the slow branch and the token waiting at
+    the join inside it: the join does not fire, the boundary's path is taken."""
+    inner = diamond(three(b=task("Slow")), conditions=False)
+    nodes = {"start": node("startEvent"), "sub": node("subProcess", "Inner")}
+    for node_id, spec in inner["nodes"].items():
+        nodes[f"s_{node_id}"] = {**spec, "parent": "sub"}
+    nodes["stop"] = node("boundaryEvent", attachedTo="sub", event="timer", duration="PT1H")
+    nodes["stopped"] = node("endEvent")
+    nodes["end"] = node("endEvent")
+    flows = {
+        f"s_{fid}": {**f, "source": f"s_{f['source']}", "target": f"s_{f['target']}"}
+        for fid, f in inner["flows"].items()
+    }
+    flows.update(
+        {"o1": flow("start", "sub"), "o2": flow("sub", "end"), "o3": flow("stop", "stopped")}
+    )
+    instance_id = start(engine, publish_document(document(nodes, flows)))
+    drain(engine)
+    [timer] = pending_jobs(engine, instance_id, "timer")
+    fire(engine, timer, instance_id)
+    drain(engine)
+    assert load(engine, instance_id).status == "completed"
+    assert joined(engine, instance_id, "s_join") == []
+    assert entered(engine, instance_id)[-1] == "stopped"
+    assert "end" not in entered(engine, instance_id)
+
+
+def test_a_failed_branch_interrupted_by_its_boundary_releases_the_join(engine, test_tools):
+    doc = diamond(three(b=node("serviceTask", tool="test.fatal", inputs={})), conditions=False)
+    doc["nodes"]["late"] = node("boundaryEvent", attachedTo="b", event="timer", duration="PT1H")
+    doc["nodes"]["late_end"] = node("endEvent")
+    doc["flows"]["l1"] = flow("late", "late_end")
+    instance_id = start(engine, publish_document(doc))
+    drain(engine)
+    assert load(engine, instance_id).status == "failed"
+    assert joined(engine, instance_id) == []
+    [timer] = pending_jobs(engine, instance_id, "timer")
+    fire(engine, timer, instance_id)
+    drain(engine)
+    assert load(engine, instance_id).status == "completed"
+    assert joined(engine, instance_id) == [2]
+    assert {"late_end", "end"} <= set(entered(engine, instance_id))
