@@ -169,6 +169,6 @@ def test_a_target_whose_correlation_key_fails_subscribes_nothing(engine):
     instance_id = start(engine, publish_document(doc), input={"order": "F"})
     instance = load(engine, instance_id)
     assert instance.status == "failed"
-    assert instance.error["node"] == "gw"
+    assert (instance.error["node"], instance.error["code"]) == ("gw", "correlation")
     assert pending_jobs(engine, instance_id, "timer") == []
     assert subscriptions(engine, instance_id) == []

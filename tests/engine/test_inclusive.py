@@ -336,6 +336,8 @@ def test_a_cancelled_scope_never_fires_its_join(engine):
     )
     instance_id = start(engine, publish_document(document(nodes, flows)))
     drain(engine)
+    assert load(engine, instance_id).status == "running"
+    assert {"s_a", "s_c", "s_join"} <= set(entered(engine, instance_id))
     [timer] = pending_jobs(engine, instance_id, "timer")
     fire(engine, timer, instance_id)
     drain(engine)
