@@ -2,12 +2,12 @@
  * Each `[data-instance-viewer]` container draws the XML from the JSON script named by
  * `data-source` ({xml, heat?}). With `data-state`, it marks what the JSON script of that id holds
  * ({visited: [ids], active: {id: n}, failed: {id: message}, cancelled: {id: n},
- * multi: {id: {done, total}}, calls: {id: {href, text, count}}}) and marks again whenever the
- * server replaces that script (the live poll swaps its region). Overlay content is built from DOM
- * text nodes, never HTML strings, so nothing from the server is parsed as markup. Drawing itself
- * is viewer.js's `flowdeskDiagram`. Nodes inside sub-processes are marked by their own ids: on the
- * main plane when expanded, on the sub-process's own plane (opened by its drill-down button) when
- * collapsed. */
+ * multi: {id: {done, total}}, calls: {id: {href, text, count}}, awaits: {id: what it waits for}})
+ * and marks again whenever the server replaces that script (the live poll swaps its region).
+ * Overlay content is built from DOM text nodes, never HTML strings, so nothing from the server is
+ * parsed as markup. Drawing itself is viewer.js's `flowdeskDiagram`. Nodes inside sub-processes
+ * are marked by their own ids: on the main plane when expanded, on the sub-process's own plane
+ * (opened by its drill-down button) when collapsed. */
 (function () {
   'use strict';
   if (typeof window.flowdeskDiagram === 'undefined') return;
@@ -83,7 +83,9 @@
       const tokens = Number(count) || 0;
       const html = badge(String(tokens));
       html.setAttribute('role', 'img');
-      html.setAttribute('aria-label', `${tokens} token${tokens === 1 ? '' : 's'} waiting at ${nodeName(element)}`);
+      const awaits = state.awaits && state.awaits[id] ? ` for ${String(state.awaits[id])}` : '';
+      html.setAttribute('aria-label', `${tokens} token${tokens === 1 ? '' : 's'} waiting at ${nodeName(element)}${awaits}`);
+      if (awaits) setTitle(canvas, id, `Waiting${awaits}`);
       canvas.addMarker(id, 'op-active');
       overlays.add(id, 'op-token', { position: { top: -11, right: 11 }, html: html });
     });

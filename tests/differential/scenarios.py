@@ -10,6 +10,9 @@ answer reads `$nodes.<task>.<name>` here and `<name>` in Python.
 
 from __future__ import annotations
 
+import itertools
+from typing import Any
+
 from tests.differential.scenario import Cond, Scenario, Timer
 
 
@@ -707,5 +710,154 @@ SCENARIOS.update(
             "§13.4.1: a parallel join consumes one token per incoming flow; the instance is not "
             "complete while a token is left); Spiff drops the left-over token and completes",
         ),
+    }
+)
+
+
+# --- inclusive and event-based gateways (issue 16) ------------------------------------------
+
+
+def _inclusive(names: str, values: tuple[bool, ...], **extra: Any) -> Scenario:
+    """Start input `names[i]` = `values[i]`; each flow `to_<name>` reads `$input.<name>` in
+    Flowdesk and the bare name in Python (the file's text)."""
+    given = dict(zip(names, values, strict=True))
+    conditions = {f"to_{name}": Cond(f"$input.{name} == true") for name in names}
+    conditions.update(extra.pop("conditions", {}))
+    return Scenario(input=given, conditions=conditions, **extra)
+
+
+_TRUE = Cond("true")
+_LONG_INCLUSIVE = "spiffworkflow/Parallel-Join-Long-Inclusive.bpmn20.xml"
+_THREAD_CHOICES = {
+    "sid-69DF31CE-D587-4BA8-8BE6-72786108D8DF": (
+        "sid-C609F3E0-2D09-469C-8750-3E3BA8C926BE",
+        "sid-C06DF3AB-4CE5-4123-8033-8AACDCDF4416",
+    ),
+    "sid-23391B60-C6A7-4C9E-9F95-43EA84ECFB74": (
+        "sid-D7D86B12-A88C-4072-9852-6DD62643556A",
+        "sid-16EB4D98-7F77-4046-8CDD-E07C796542FE",
+    ),
+}
+
+
+def _long_inclusive(first: str, second: str) -> Scenario:
+    """Each thread's choice: Yes runs twelve tasks to the inclusive join, No ends the thread."""
+    answers: dict[str, dict | list[dict]] = {}
+    conditions = {}
+    for (task, (yes, no)), choice in zip(_THREAD_CHOICES.items(), (first, second), strict=True):
+        answers[task] = {"choice": choice}
+        conditions[yes] = _answer_is(task, "choice", "Yes")
+        conditions[no] = _answer_is(task, "choice", "No")
+    return Scenario(
+        answers=answers,
+        conditions=conditions,
+        expect=("completed", ()),
+        note="an inclusive join after a parallel split whose threads may end before it: the "
+        "join waits only for threads that can still reach it",
+    )
+
+
+# Both sides stub the scripts (`v += 1` ...): v stays what the user task set.
+_SPIFF_INCLUSIVE = {
+    "u_positive": Cond(out("set_data", "u > 0")),
+    "w_positive": Cond(out("set_data", "w > 0")),
+    "check_v": Cond(out("set_data", "v == 0")),
+}
+
+SCENARIOS.update(
+    {
+        "files/inclusive-split-join.bpmn": [
+            _inclusive("abc", vector, expect=("completed", ()))
+            for vector in itertools.product((False, True), repeat=3)
+        ]
+        + [
+            _inclusive(
+                "abc",
+                (True, True, False),
+                answer_all=False,
+                expect=("waiting", ("b", "join")),
+                note="the join waits for the slow branch that was taken",
+            )
+        ],
+        "files/inclusive-nested.bpmn": [
+            _inclusive("pqrs", vector, expect=expect, conditions={"to_x": _TRUE, "to_y": _TRUE})
+            for vector, expect in (
+                ((True, True, True, True), ("completed", ())),
+                ((True, False, False, True), ("completed", ())),
+                ((True, True, False, False), ("completed", ())),
+                ((False, True, True, True), ("completed", ())),
+                ((False, False, True, True), ("failed", ("outer_split",))),
+            )
+        ],
+        "files/inclusive-loop.bpmn": Scenario(
+            answers={
+                "ask": [
+                    {"want_a": True, "want_b": True, "more": True},
+                    {"want_a": False, "want_b": True, "more": True},
+                    {"want_a": True, "want_b": False, "more": False},
+                ]
+            },
+            conditions={
+                "to_a": Cond(f"{out('ask', 'want_a')} == true", "want_a"),
+                "to_b": Cond(f"{out('ask', 'want_b')} == true", "want_b"),
+                "back": Cond(f"{out('ask', 'more')} == true", "more"),
+            },
+            expect=("completed", ()),
+            note="three rounds through the split and join, each with its own branches",
+        ),
+        "files/event-gateway.bpmn": [
+            Scenario(
+                messages=(("Paid", {"amount": 5}), ("Ok", {})),
+                timer_limit=0,
+                expect=("completed", ()),
+                note="the message wins; in the sub-process the first of two messages wins",
+            ),
+            Scenario(
+                messages=(("Paid", {}), ("No", {})),
+                timer_limit=0,
+                expect=("completed", ()),
+            ),
+            Scenario(
+                messages=(("Ok", {}),),
+                expect=("completed", ()),
+                note="the timer wins; the message is never listened for again",
+            ),
+        ],
+        "spiffworkflow/event-gateway.bpmn": [
+            Scenario(messages=((name, {}),), timer_limit=0, expect=("completed", ()))
+            for name in ("message_1", "message_2")
+        ]
+        + [Scenario(expect=("completed", ()), note="the timer wins")],
+        "spiffworkflow/inclusive_gateway.bpmn": [
+            Scenario(
+                answers={"set_data": {"u": u, "v": v, "w": w}},
+                conditions=_SPIFF_INCLUSIVE,
+                expect=expect,
+                note="u > 0 and w > 0 each take a branch, the default only when neither does; "
+                "the join's one flow has a condition, and with it false nothing goes on",
+            )
+            for u, v, w, expect in (
+                (1, 0, 1, ("completed", ())),
+                (1, 0, 0, ("completed", ())),
+                (0, 0, 1, ("completed", ())),
+                (0, 0, 0, ("completed", ())),
+                (1, 1, 1, ("failed", ("second",))),
+            )
+        ],
+        "camunda-bpm-platform/InclusiveGatewayTest.testDefaultSequenceFlow.bpmn20.xml": [
+            Scenario(
+                input={"input": value},
+                conditions={
+                    "flow2": Cond("$input.input == 1", "input == 1"),
+                    "flow4": Cond("$input.input == 3 or $input.input == 1", "input in (1, 3)"),
+                },
+                expect=("completed", ()),
+            )
+            for value in (1, 2, 3)
+        ],
+        _LONG_INCLUSIVE: [
+            _long_inclusive(first, second)
+            for first, second in (("Yes", "Yes"), ("Yes", "No"), ("No", "Yes"), ("No", "No"))
+        ],
     }
 )

@@ -17,6 +17,7 @@ from SpiffWorkflow.bpmn.specs.control import BoundaryEventSplit
 from SpiffWorkflow.bpmn.specs.defaults import ServiceTask
 from SpiffWorkflow.bpmn.specs.event_definitions.item_aware_event import ErrorEventDefinition
 from SpiffWorkflow.bpmn.specs.event_definitions.message import MessageEventDefinition
+from SpiffWorkflow.bpmn.specs.event_definitions.multiple import MultipleEventDefinition
 from SpiffWorkflow.bpmn.specs.event_definitions.timer import (
     CycleTimerEventDefinition,
     TimerEventDefinition,
@@ -190,11 +191,19 @@ def _due(task: Any) -> datetime:
     return moment
 
 
+def _definitions(task: Any) -> list[Any]:
+    """The event definitions a waiting task catches: its own, or each of an event-based
+    gateway's (Spiff's gateway holds its targets' events and waits for them itself)."""
+    definition = getattr(task.task_spec, "event_definition", None)
+    if isinstance(definition, MultipleEventDefinition):
+        return list(definition.event_definitions)
+    return [definition]
+
+
 def _timer_tasks(workflow: BpmnWorkflow) -> list[Any]:
     found = []
     for task in workflow.get_tasks(state=TaskState.WAITING):
-        definition = getattr(task.task_spec, "event_definition", None)
-        if isinstance(definition, TimerEventDefinition):
+        if any(isinstance(d, TimerEventDefinition) for d in _definitions(task)):
             found.append(task)
     return sorted(found, key=lambda t: (_due(t), _bpmn_id(t) or ""))
 
@@ -222,9 +231,9 @@ def _message_waiters(workflow: BpmnWorkflow, name: str) -> bool:
     """Whether a waiting task or a message-started event sub-process of the process (Spiff
     keeps those as triggers of its start, not as waiting tasks) catches the message."""
     for task in workflow.get_tasks(state=TaskState.WAITING):
-        definition = getattr(task.task_spec, "event_definition", None)
-        if isinstance(definition, MessageEventDefinition) and definition.name == name:
-            return True
+        for definition in _definitions(task):
+            if isinstance(definition, MessageEventDefinition) and definition.name == name:
+                return True
     for trigger in workflow.spec.start.trigger_specs:
         for start in workflow.subprocess_specs[trigger].bpmn_start_events:
             definition = start.event_definition

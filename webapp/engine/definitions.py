@@ -42,6 +42,8 @@ class Definition:
     boundaries: Mapping[str, list[str]] = field(default_factory=dict)
     event_subprocesses: Mapping[str | None, list[str]] = field(default_factory=dict)
     event_starts: tuple[str, ...] = ()
+    # Per inclusive join: node id -> the join's incoming flows a token there can still reach.
+    inclusive_reach: Mapping[str, Mapping[str, frozenset[str]]] = field(default_factory=dict)
 
     def node(self, node_id: str) -> dict[str, Any]:
         return self.nodes[node_id]
@@ -163,4 +165,42 @@ def _build(version: ProcessVersion) -> Definition:
         boundaries=boundaries,
         event_subprocesses=event_subprocesses,
         event_starts=tuple(event_starts),
+        inclusive_reach=_inclusive_reach(nodes, flows, incoming, parent),
     )
+
+
+def _inclusive_reach(
+    nodes: Mapping[str, dict[str, Any]],
+    flows: Mapping[str, dict[str, Any]],
+    incoming: Mapping[str, list[str]],
+    parent: Mapping[str, str | None],
+) -> dict[str, dict[str, frozenset[str]]]:
+    """For each inclusive join (more than one incoming flow): which of its incoming flows a token
+    at each node of the join's scope can still reach, along flows and boundary events, without
+    passing through the join. One backward search per incoming flow."""
+    reach: dict[str, dict[str, frozenset[str]]] = {}
+    for join, node in nodes.items():
+        if node.get("kind") != "inclusiveGateway" or len(incoming.get(join, [])) < 2:
+            continue
+        scope = parent.get(join)
+        found: dict[str, set[str]] = {}
+        for flow_id in incoming[join]:
+            source = flows[flow_id]["source"]
+            if source == join:
+                continue
+            seen = {source}
+            todo = [source]
+            while todo:
+                current = todo.pop()
+                found.setdefault(current, set()).add(flow_id)
+                before = [flows[f]["source"] for f in incoming.get(current, [])]
+                if nodes.get(current, {}).get("kind") == "boundaryEvent":
+                    host = (nodes[current].get("config") or {}).get("attachedTo")
+                    if host:
+                        before.append(host)
+                for previous in before:
+                    if previous != join and previous not in seen and parent.get(previous) == scope:
+                        seen.add(previous)
+                        todo.append(previous)
+        reach[join] = {node_id: frozenset(flow_ids) for node_id, flow_ids in found.items()}
+    return reach

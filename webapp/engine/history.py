@@ -35,6 +35,8 @@ KINDS = (
     "multi_instance",
     "instance_completed",
     "child_ended",
+    # Issue 16: the event that won at an event-based gateway.
+    "event_won",
     # Actions outside a step, by a person: see `append`.
     "task_released",
     "task_reassigned",

@@ -10,7 +10,7 @@ from typing import Any
 from sqlalchemy import select
 
 from webapp import tools
-from webapp.engine import scopes
+from webapp.engine import gateways, scopes
 from webapp.engine.context import jsonable
 from webapp.engine.runtime import Step
 from webapp.engine.store import TokenRow as Token
@@ -68,32 +68,10 @@ def _call(step: Step, token: Token, node: dict[str, Any]) -> None:
 
 def _exclusive(step: Step, token: Token, node: dict[str, Any]) -> None:
     """The first outgoing flow (document order) whose condition is true, else the default."""
-    default = None
-    context = step.context(token)
-    for flow_id, flow in step.definition.outgoing.get(token.node_id, []):
-        if flow.get("default"):
-            default = default or flow_id
-            continue
-        condition = flow.get("condition")
-        if condition is None or not str(condition).strip():
-            step.leave(token, flow_id)
-            return
-        try:
-            chosen = bool(evaluate(condition, context))
-        except ExpressionError as error:
-            step.fail(token, "expression", f"The condition of flow '{flow_id}' failed: {error}")
-            return
-        if chosen:
-            step.leave(token, flow_id)
-            return
-    if default is None:
-        step.fail(
-            token,
-            "no_branch",
-            "No outgoing flow's condition is true and the gateway has no default flow.",
-        )
-        return
-    step.leave(token, default, default=True)
+    chosen = gateways.choose(step, token, first=True)
+    if chosen is not None:
+        flows, default = chosen
+        step.leave(token, flows[0], **({"default": True} if default else {}))
 
 
 def _parallel(step: Step, token: Token, node: dict[str, Any]) -> None:
@@ -267,4 +245,6 @@ HANDLERS: dict[str, Callable[[Step, Token, dict[str, Any]], None]] = {
     "callActivity": _call,
     "boundaryEvent": _start,
     "escalationThrow": _escalate,
+    "inclusiveGateway": gateways.inclusive,
+    "eventBasedGateway": gateways.event_gateway,
 }

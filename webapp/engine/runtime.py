@@ -162,9 +162,14 @@ class Step:
         self.leave(token, flows[0][0])
 
     def run(self) -> None:
-        """Move queued tokens until each waits, ends or fails; then complete emptied scopes."""
+        """Move queued tokens until each waits, ends or fails; then fire inclusive joins nothing
+        can still reach, and complete emptied scopes."""
+        from webapp.engine import gateways
+
         while True:
             self._drain()
+            if gateways.release_joins(self):
+                continue
             if not self._complete_a_scope():
                 return
 

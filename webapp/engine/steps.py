@@ -13,7 +13,7 @@ from typing import Any
 from sqlalchemy import delete, select, update
 from sqlalchemy.orm import Session
 
-from webapp.engine import children, definitions, scopes, store
+from webapp.engine import children, definitions, gateways, scopes, store
 from webapp.engine.calls import Call, Outcome
 from webapp.engine.context import jsonable
 from webapp.engine.errors import EngineError
@@ -74,7 +74,10 @@ def _pending(step: Step, job: JobRow | None, kind: str) -> TokenRow | None:
 
 
 def _watches(step: Step, token: TokenRow, node_id: str) -> bool:
-    """Whether `token` holds the subscription of boundary or event-start `node_id`."""
+    """Whether `token` holds the subscription of boundary or event-start `node_id` (or of a
+    target of the event-based gateway it waits at)."""
+    if gateways.watches(step, token, node_id):
+        return True
     kind = step.definition.kind(node_id)
     if kind == "boundaryEvent":
         return scopes.host_of(step, node_id, token)
@@ -317,7 +320,10 @@ def fire_timer(
 
 def _event_fired(step: Step, token: TokenRow, node_id: str, output: Any = None) -> bool:
     """A boundary event or an event sub-process start fired for `token`; True when it stays
-    subscribed (a non-interrupting one)."""
+    subscribed (a non-interrupting one). At an event-based gateway, the first event wins."""
+    if gateways.watches(step, token, node_id):
+        gateways.event_won(step, token, node_id, output)
+        return False
     if token.listener:
         return scopes.listener_fired(step, token, node_id, output)
     scopes.trigger_boundary(step, token, node_id, output)

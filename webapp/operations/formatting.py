@@ -8,7 +8,19 @@ from typing import Any
 from webapp.operations import bp
 
 MAX_JSON = 100_000
-DETAIL_KEYS = ("code", "message", "status", "attempt", "flow", "reason", "name", "value", "via")
+DETAIL_KEYS = (
+    "code",
+    "message",
+    "status",
+    "attempt",
+    "flow",
+    "reason",
+    "name",
+    "value",
+    "via",
+    "taken",
+    "joined",
+)
 
 
 @bp.app_template_filter("ops_duration")
@@ -61,6 +73,7 @@ HISTORY_KINDS = {
     "multi_instance": "multi-instance started",
     "instance_completed": "one instance completed",
     "child_ended": "called instance ended",
+    "event_won": "event won",
 }
 
 

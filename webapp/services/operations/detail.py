@@ -17,7 +17,7 @@ from webapp.extensions import db
 from webapp.inputs import InputError, parse_json
 from webapp.models import HistoryEntry, Instance, Job, Task, Token, User
 from webapp.models.base import utcnow
-from webapp.services.operations import structure
+from webapp.services.operations import structure, waits
 from webapp.services.operations.common import LIVE_TOKENS, OperationsError, get_instance
 
 HISTORY_PAGE = 50
@@ -80,8 +80,14 @@ def diagram_state(instance: Instance) -> dict[str, Any]:
         for node, details in errors:
             if node in failed and not failed[node]:
                 failed[node] = _error_text(details)
+    awaits: dict[str, list[str]] = {}
+    for node_id, text in waits.awaits(instance).values():
+        texts = awaits.setdefault(node_id, [])
+        if text not in texts:
+            texts.append(text)
     return {
         "visited": sorted({*filter(None, nodes), *filter(None, flows)}),
+        "awaits": {node: "; ".join(texts) for node, texts in awaits.items()},
         "active": active,
         "failed": failed,
         "cancelled": cancelled,

@@ -16,6 +16,7 @@ from webapp.extensions import db
 from webapp.models import Instance, Token, User
 from webapp.permissions import can
 from webapp.services import scopes
+from webapp.services.operations import waits
 from webapp.services.operations.common import LIVE_TOKENS
 
 TOKENS_SHOWN = 200
@@ -34,6 +35,7 @@ class TokenRow:
     place: scopes.Place
     child: tuple[int, str] | None  # a call activity's child: (id, status)
     progress: tuple[int, int] | None = None  # a multi-instance activity's (done, total)
+    awaits: str | None = None  # at an event-based gateway or inclusive join: what it waits for
 
 
 @dataclass(frozen=True)
@@ -68,6 +70,7 @@ def token_table(instance: Instance) -> TokenTable:
         )
         children = {token_id: (child_id, status) for token_id, child_id, status in found}
     document = instance.process_version.document
+    awaited = {token_id: wait.text for token_id, wait in waits.awaits(instance).items()}
     shown = []
     for row in rows:
         status = "listening" if is_listener(row.locals) else row.status
@@ -77,7 +80,14 @@ def token_table(instance: Instance) -> TokenTable:
             progress = (int(row.locals.get("completed") or 0), int(row.locals.get("count") or 0))
         shown.append(
             TokenRow(
-                row.id, row.node_id, status, row.updated_at, place, children.get(row.id), progress
+                row.id,
+                row.node_id,
+                status,
+                row.updated_at,
+                place,
+                children.get(row.id),
+                progress,
+                awaited.get(row.id),
             )
         )
     return TokenTable(shown, total)

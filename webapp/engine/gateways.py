@@ -1,0 +1,224 @@
+"""Inclusive and event-based gateways (and the condition evaluation exclusive gateways share).
+
+An inclusive join is checked after the step's queue drains (`release_joins`, called by
+`Step.run`): it fires once a token waits there and no live token of its scope can still reach an
+empty incoming flow. Which node can reach which flow is precomputed per version
+(`Definition.inclusive_reach`), so the check is a lookup over the scope's loaded tokens.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+from webapp.engine.definitions import Definition
+from webapp.engine.runtime import NO_OUTPUT, OPEN, Step
+from webapp.engine.store import TokenRow
+from webapp.process.expressions import ExpressionError, evaluate
+
+# What an event-based gateway's target waits for, by the target's kind.
+TARGET_EVENTS = {
+    "timerCatch": "timer",
+    "messageCatch": "message",
+    "receiveTask": "message",
+    "signalCatch": "signal",
+}
+
+
+def choose(step: Step, token: TokenRow, *, first: bool) -> tuple[list[str], bool] | None:
+    """The outgoing flows (document order) whose condition is true (no condition is true), only
+    the first when `first`; else the default flow (second value True). None when the token failed:
+    a condition's error, or nothing true and no default."""
+    default = None
+    taken: list[str] = []
+    context = step.context(token)
+    for flow_id, flow in step.definition.outgoing.get(token.node_id, []):
+        if flow.get("default"):
+            default = default or flow_id
+            continue
+        condition = flow.get("condition")
+        if condition is None or not str(condition).strip():
+            chosen = True
+        else:
+            try:
+                chosen = bool(evaluate(condition, context))
+            except ExpressionError as error:
+                step.fail(token, "expression", f"The condition of flow '{flow_id}' failed: {error}")
+                return None
+        if chosen:
+            taken.append(flow_id)
+            if first:
+                break
+    if taken:
+        return taken, False
+    if default is None:
+        step.fail(
+            token,
+            "no_branch",
+            "No outgoing flow's condition is true and the gateway has no default flow.",
+        )
+        return None
+    return [default], True
+
+
+# --- inclusive gateway ----------------------------------------------------------------------
+
+
+def inclusive(step: Step, token: TokenRow, node: dict[str, Any]) -> None:
+    """A join (more than one incoming flow) waits until `release_joins` fires it; then, or at
+    once without a join, the split takes every flow whose condition is true."""
+    if token.node_id in step.definition.inclusive_reach:
+        token.status = "waiting"
+        return
+    _split(step, token, None)
+
+
+def _split(step: Step, token: TokenRow, joined: int | None) -> None:
+    chosen = choose(step, token, first=False)
+    if chosen is None:
+        return
+    flows, default = chosen
+    details: dict[str, Any] = {"default": True} if default else {}
+    step.leave(token, flows[0], taken=flows, joined=joined, **details)
+    for flow_id in flows[1:]:
+        child = step.new_token(token.node_id, token.arrived_via, parent=token.parent)
+        child.step = token.step
+        step.leave(child, flow_id)
+
+
+def awaited(
+    definition: Definition, join: str, filled: Iterable[str], live_nodes: Iterable[str]
+) -> list[str]:
+    """The incoming flows of inclusive `join` that hold no token (`filled` hold one) and that a
+    live token of its scope, at `live_nodes`, can still reach: what the join waits for."""
+    reach = definition.inclusive_reach.get(join) or {}
+    reachable: set[str] = set()
+    for node_id in live_nodes:
+        if node_id != join:
+            reachable.update(reach.get(node_id, ()))
+    held = set(filled)
+    return [f for f in definition.incoming.get(join, []) if f not in held and f in reachable]
+
+
+def release_joins(step: Step) -> bool:
+    """Fire every inclusive join nothing live can still reach an empty incoming flow of; True
+    when one fired (its token moves on: the step drains again)."""
+    joins = step.definition.inclusive_reach
+    if not joins:
+        return False
+    waiting: dict[tuple[int, str], list[TokenRow]] = {}
+    for token in step.tokens:
+        if token.status == "waiting" and token.node_id in joins:
+            waiting.setdefault((id(token.parent), token.node_id), []).append(token)
+    fired = False
+    for (_, join), arrived in waiting.items():
+        scope = arrived[0].parent
+        if scope is not None and scope.status not in OPEN:
+            continue
+        live = (t.node_id for t in step.tokens if t.parent is scope and t.status in OPEN)
+        filled = {t.arrived_via or "" for t in arrived}
+        if awaited(step.definition, join, filled, live):
+            continue
+        _fire(step, arrived)
+        fired = True
+    return fired
+
+
+def _fire(step: Step, arrived: list[TokenRow]) -> None:
+    """One token per filled incoming flow is consumed; the first goes on, the others are done."""
+    consumed: dict[str, TokenRow] = {}
+    for token in arrived:
+        consumed.setdefault(token.arrived_via or "", token)
+    continuing, *others = consumed.values()
+    for other in others:
+        other.status = "done"
+    continuing.status = "active"
+    _split(step, continuing, len(consumed))
+
+
+# --- event-based gateway --------------------------------------------------------------------
+
+
+def targets(definition: Definition, gateway: str) -> list[str]:
+    """The catch events and receive tasks after an event-based gateway, in flow order."""
+    return [flow["target"] for _flow_id, flow in definition.outgoing.get(gateway, [])]
+
+
+def event_gateway(step: Step, token: TokenRow, node: dict[str, Any]) -> None:
+    """The token waits at the gateway holding every target's timer job or message subscription
+    (each with the target's node id); nothing is subscribed if one of them cannot be."""
+    from webapp.engine.nodes import correlation_key, due_time
+
+    definition = step.definition
+    timers = []
+    messages = []
+    for target in targets(definition, token.node_id):
+        kind = definition.kind(target)
+        config = definition.config(target)
+        if kind == "timerCatch":
+            try:
+                due = due_time(config, step.context(token), step.now)
+            except (ValueError, ExpressionError, OverflowError) as error:
+                step.fail(token, "timer", f"The timer of '{target}' is invalid: {error}")
+                return
+            timers.append((target, due))
+        elif kind in ("messageCatch", "receiveTask"):
+            key = correlation_key(step, token, config)
+            if key is None:
+                return
+            messages.append((target, str(config.get("message") or ""), key))
+        elif kind == "signalCatch":
+            # Signal targets: subscribed by the signals module (H2), wired in at merge.
+            step.fail(token, "unsupported", f"The signal catch '{target}' is not supported yet.")
+            return
+        else:
+            step.fail(
+                token, "unsupported", f"'{target}' ({kind}) cannot follow an event-based gateway."
+            )
+            return
+    if not timers and not messages:
+        step.fail(token, "no_flow", f"Node '{token.node_id}' has no outgoing flow.")
+        return
+    token.status = "waiting"
+    for target, due in timers:
+        step.add_job(token, "timer", due, node_id=target)
+    for target, name, key in messages:
+        step.add_subscription(token, name, key, target)
+
+
+def watches(step: Step, token: TokenRow, node_id: str) -> bool:
+    """Whether `token` waits at an event-based gateway whose target `node_id` it subscribed."""
+    definition = step.definition
+    return (
+        token.status == "waiting"
+        and definition.kind(token.node_id) == "eventBasedGateway"
+        and node_id in targets(definition, token.node_id)
+    )
+
+
+def event_won(step: Step, token: TokenRow, target: str, output: Any) -> None:
+    """The event of `target` happened first: withdraw the others, move the token to `target` and
+    complete it at once with `output` (the payload) without subscribing again."""
+    definition = step.definition
+    gateway = token.node_id
+    others = targets(definition, gateway)
+    step.close_waits([token], tuple(others))
+    config = definition.config(target)
+    event = TARGET_EVENTS.get(definition.kind(target), "")
+    name = config.get("message") if event == "message" else config.get("signal")
+    step.history.add(
+        "event_won",
+        token,
+        winner=target,
+        event=event,
+        name=name or None,
+        withdrawn=[other for other in others if other != target],
+    )
+    flow_id = next(f for f, flow in definition.outgoing[gateway] if flow["target"] == target)
+    step.history.add("left", token, flow=flow_id)
+    token.node_id = target
+    token.arrived_via = flow_id
+    token.step += 1
+    token.status = "active"
+    step.history.add("entered", token, flow=flow_id, scope=step.scope_of(token))
+    step.complete(token, NO_OUTPUT if event == "timer" else output)
