@@ -39,11 +39,11 @@ class Definition:
     start: str | None
     parent: Mapping[str, str | None] = field(default_factory=dict)
     starts: Mapping[str, str] = field(default_factory=dict)
+    # (scope, link name) -> the link catch event a link throw of that name in that scope jumps to.
+    links: Mapping[tuple[str | None, str], str] = field(default_factory=dict)
     boundaries: Mapping[str, list[str]] = field(default_factory=dict)
     event_subprocesses: Mapping[str | None, list[str]] = field(default_factory=dict)
     event_starts: tuple[str, ...] = ()
-    # (scope, link name) -> the link catch event a link throw of that name in that scope jumps to.
-    links: Mapping[tuple[str | None, str], str] = field(default_factory=dict)
 
     def node(self, node_id: str) -> dict[str, Any]:
         return self.nodes[node_id]
@@ -165,8 +165,8 @@ def _build(version: ProcessVersion) -> Definition:
         start=root_starts[0] if root_starts else None,
         parent=parent,
         starts=starts,
+        links=links,
         boundaries=boundaries,
         event_subprocesses=event_subprocesses,
         event_starts=tuple(event_starts),
-        links=links,
     )

@@ -28,6 +28,10 @@ KINDS = (
     "retried",
     "cancelled",
     "completed",
+    # Task types and events that leave a trace but wait for nothing: webapp/engine/activities.py.
+    "manual",
+    "milestone",
+    "link",
     # Structured processes: events that cross scopes, multi-instance and called children.
     "boundary",
     "thrown",
@@ -35,10 +39,6 @@ KINDS = (
     "multi_instance",
     "instance_completed",
     "child_ended",
-    # Task types and events that leave a trace but wait for nothing: webapp/engine/activities.py.
-    "manual",
-    "milestone",
-    "link",
     # Actions outside a step, by a person: see `append`.
     "task_released",
     "task_reassigned",

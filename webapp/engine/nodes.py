@@ -29,6 +29,9 @@ def _end(step: Step, token: Token, node: dict[str, Any]) -> None:
     config = node.get("config") or {}
     event = config.get("event") or ""
     code = str(config.get("code") or "")
+    if event == "message":
+        activities.message_end(step, token, node)
+        return
     if event == "error":
         scopes.raise_error(step, token, code)
         return
@@ -36,9 +39,6 @@ def _end(step: Step, token: Token, node: dict[str, Any]) -> None:
         scopes.throw(step, token, "escalation", code)
         if token.status not in ("active",):
             return
-    if event == "message":
-        activities.message_end(step, token, node)
-        return
     if event == "terminate":
         scopes.terminate(step, token)
     token.status = "done"
@@ -238,6 +238,7 @@ def _message(step: Step, token: Token, node: dict[str, Any]) -> None:
 
 
 HANDLERS: dict[str, Callable[[Step, Token, dict[str, Any]], None]] = {
+    **activities.HANDLERS,
     "startEvent": _start,
     "endEvent": _end,
     "exclusiveGateway": _exclusive,
@@ -246,11 +247,10 @@ HANDLERS: dict[str, Callable[[Step, Token, dict[str, Any]], None]] = {
     "userTask": _user,
     "timerCatch": _timer,
     "messageCatch": _message,
+    "receiveTask": _message,
     "subProcess": _sub_process,
     "eventSubProcess": _not_entered,
     "callActivity": _call,
     "boundaryEvent": _start,
     "escalationThrow": _escalate,
-    "receiveTask": _message,
-    **activities.HANDLERS,
 }
