@@ -88,7 +88,8 @@ def _milestone(step: Step, token: Token, node: dict[str, Any]) -> None:
 
 
 def _link_throw(step: Step, token: Token, node: dict[str, Any]) -> None:
-    """Jump to the link catch event of the same name in the same scope."""
+    """Jump to the link catch event of the same name in the same scope; history has the token
+    leave the throw for the catch (`left` naming the link), as it leaves other nodes."""
     name = str((node.get("config") or {}).get("link") or "")
     scope = step.scope_of(token)
     target = step.definition.links.get((scope, name))
@@ -97,7 +98,7 @@ def _link_throw(step: Step, token: Token, node: dict[str, Any]) -> None:
         message = f"No link catch event named '{name}'{where} for the link throw to jump to."
         step.fail(token, "no_link", message)
         return
-    step.history.add("link", token, link=name, to=target)
+    step.history.add("left", token, link=name, to=target)
     step.enter(token, target, None)
 
 

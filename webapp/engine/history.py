@@ -31,7 +31,6 @@ KINDS = (
     # Task types and events that leave a trace but wait for nothing: webapp/engine/activities.py.
     "manual",
     "milestone",
-    "link",
     # Structured processes: events that cross scopes, multi-instance and called children.
     "boundary",
     "thrown",
