@@ -10,7 +10,7 @@ answer reads `$nodes.<task>.<name>` here and `<name>` in Python.
 
 from __future__ import annotations
 
-from tests.differential.scenario import Cond, Scenario, Timer
+from tests.differential.scenario import Cond, Scenario, Script, Timer
 
 
 def out(node_id: str, path: str) -> str:
@@ -63,6 +63,27 @@ _CHANGE_TYPE = "sid-6C039219-F210-4984-B366-11C77DB35229"
 _TEST_MESSAGE = "sid-067AF0E4-F644-4962-BC02-E767C63647D5"
 _LONG_TASK = "sid-6FBBB56D-00CD-4C2B-9345-486986BB4992"
 
+_FUTURE = "2031-05-01T10:00:00+00:00"
+_CHOICE_SCRIPTS = (
+    "sid-26E89636-8D64-4086-A71F-A225A5AA8F81",
+    "sid-F7545D0E-08BD-4415-968E-CEF57C5261A9",
+)
+# spiffworkflow/call_activity_*.bpmn: the caller sets data, the called process adds some (and
+# deletes a variable: Flowdesk's scripts only assign, and a called process has its own data),
+# then the caller prints it (here: notes that it did).
+_CALLER_SCRIPTS = {
+    "Pre_Data_Script": Script(
+        "pre_var = 'some string'\nremove_this_var = 'something else'",
+        "pre_var = 'some string'\nremove_this_var = 'something else'",
+    ),
+    "Activity_Print_Data_Script": Script("printed = true", "printed = True"),
+}
+_CALLED_SCRIPTS = {
+    "Sub_Bpmn_Task": Script(
+        "my_var = 'World'\nmy_other_var = 'Mike'", "my_var = 'World'\nmy_other_var = 'Mike'"
+    )
+}
+
 SCENARIOS: dict[str, Scenario | list[Scenario]] = {
     _PUBLICATION: [
         Scenario(input={"twitter": True, "facebook": False}, conditions=_PUBLICATION_CONDITIONS),
@@ -95,13 +116,15 @@ SCENARIOS: dict[str, Scenario | list[Scenario]] = {
     ],
     "camunda-bpm-platform/ExclusiveGatewayTest.testBigLoop.bpmn": Scenario(
         input={"numOfIterations": 3},
-        results={"ScriptTask_1": {"i": 0}, "ManualTask_1": [{"i": n} for n in (1, 2, 3, 4)]},
-        conditions={
-            "SequenceFlow_5": Cond(
-                "$nodes.ManualTask_1.i <= $input.numOfIterations", "i <= numOfIterations"
-            )
+        scripts={
+            "ScriptTask_1": Script("i = 0", "i = 0"),
+            "ManualTask_1": Script("i = $vars.i + 1", "i = i + 1"),
         },
-        note="a loop through two exclusive gateways, the first one merging",
+        conditions={
+            "SequenceFlow_5": Cond("$vars.i <= $input.numOfIterations", "i <= numOfIterations")
+        },
+        note="a loop through two exclusive gateways, the first one merging; the JUEL scripts "
+        "(`0` and `${i+1}` into the result variable i) as assignments",
     ),
     _DEFAULT_FLOW: [
         Scenario(
@@ -151,8 +174,11 @@ SCENARIOS: dict[str, Scenario | list[Scenario]] = {
         "goes on; Spiff runs it anyway, Flowdesk refuses to publish it",
     ),
     "spiffworkflow/timer-date-start.bpmn": Scenario(
-        results={"Activity_1q1wged": {"futuredate": "2031-05-01T10:00:00+00:00"}},
-        timers={"Event_0eb0w95": Timer({"date": "$nodes.Activity_1q1wged.futuredate"})},
+        scripts={
+            "Activity_1q1wged": Script(f"futuredate = '{_FUTURE}'", f"futuredate = '{_FUTURE}'")
+        },
+        timers={"Event_0eb0w95": Timer({"date": "$vars.futuredate"})},
+        note="the script sets a date in the future (the file's: now plus 0.05 seconds)",
     ),
     "spiffworkflow/Timer-Intermediate.bpmn20.xml": Scenario(
         input={"due_time": "2031-05-01T10:00:00+00:00"},
@@ -264,9 +290,16 @@ SCENARIOS: dict[str, Scenario | list[Scenario]] = {
                     "$input.priority == 'Emergency'", "priority == 'Emergency'"
                 ),
             },
+            scripts={
+                script: Script(
+                    f"change_type = {out(_CHANGE_TYPE, 'choice')}", "change_type = choice"
+                )
+                for script in _CHOICE_SCRIPTS
+            },
             expect=("completed", ()),
             note="the file's condition `priority = 'Emergency'` is an assignment; the choice "
-            "gateway has no conditions at all",
+            "gateway has no conditions at all; the scripts (a call on objects the file does not "
+            "define, then `record.change_type = choice`) keep the assignment",
         )
         for choice, priority in (("Permanent", "Emergency"), ("Temporary", "Low"))
     ],
@@ -316,7 +349,11 @@ SCENARIOS: dict[str, Scenario | list[Scenario]] = {
     ],
     "spiffworkflow/call_activity_end_event.bpmn": Scenario(
         called=("spiffworkflow/call_activity_call_activity.bpmn",),
+        scripts={**_CALLED_SCRIPTS, **_CALLER_SCRIPTS},
         note="a call activity whose process is in another file",
+    ),
+    "spiffworkflow/call_activity_call_activity.bpmn": Scenario(
+        scripts=_CALLED_SCRIPTS, note="the called process on its own"
     ),
     "flowable-examples/my-process.bpmn20.xml": [
         Scenario(expect=("completed", ())),
@@ -707,5 +744,75 @@ SCENARIOS.update(
             "§13.4.1: a parallel join consumes one token per incoming flow; the instance is not "
             "complete while a token is left); Spiff drops the left-over token and completes",
         ),
+    }
+)
+
+# --- issue 16: script, send, receive and manual tasks, link and message throw events ---------
+
+_TOTAL = {
+    "calc": Script("total = $input.price * $input.qty", "total = price * qty"),
+    "judge": Script("big = $vars.total > 100", "big = total > 100"),
+}
+_COUNT = {
+    "init": Script("n = 0", "n = 0"),
+    "count": Script("n = $vars.n + 1", "n = n + 1"),
+}
+
+SCENARIOS.update(
+    {
+        "files/script-task.bpmn": [
+            Scenario(
+                input=data,
+                scripts=_TOTAL,
+                conditions={"large": Cond("$vars.big == true")},
+                expect=expect,
+                note=note,
+            )
+            for data, expect, note in (
+                ({"price": 30, "qty": 5}, ("completed", ()), "a big order is approved"),
+                ({"price": 1, "qty": 5}, ("completed", ()), "a small one is not"),
+                (
+                    {"price": 1, "qty": None},
+                    ("failed", ("calc",)),
+                    "a script that fails (a number times nothing) fails its task",
+                ),
+            )
+        ],
+        "files/manual-milestone.bpmn": Scenario(
+            expect=("completed", ()),
+            note="Flowdesk passes manual tasks through; the harness completes Spiff's ready ones",
+        ),
+        "files/link-events.bpmn": Scenario(
+            scripts=_COUNT,
+            conditions={"more": Cond("$vars.n < 3")},
+            expect=("completed", ()),
+            spiff_missing={
+                **{"again_throw": 1, "again_catch": 2, "count": 2, "gw": 2},
+                **{"next_throw": 1, "next_catch": 1, "sub": 1, "end": 1},
+                **{"s_start": 1, "s_throw": 1, "s_catch": 1, "s_task": 1, "s_end": 1},
+            },
+            note="three rounds through a link loop, then a link pair inside a sub-process; "
+            "SpiffWorkflow 3.2 does not know link events (it reads a link throw as a plain "
+            "throw event without outgoing flow, so the token ends there), where BPMN 2.0.2 "
+            "§10.4.6 goes on at the link catch of the same name",
+        ),
+        "files/send-receive.bpmn": [
+            Scenario(
+                messages=(("paid", {"amount": 5}),),
+                expect=("completed", ()),
+                note="the payment comes: a receipt is sent and the end event tells the shop",
+            ),
+            Scenario(
+                timers_first=True,
+                messages=(("paid", {"amount": 5}),),
+                expect=("completed", ()),
+                note="the timer fires first: the wait is withdrawn, the message finds nobody",
+            ),
+            Scenario(
+                expect=("waiting", ("wait",)),
+                timer_limit=0,
+                note="no message and no timer: the receive task waits",
+            ),
+        ],
     }
 )
