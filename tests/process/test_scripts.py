@@ -11,6 +11,7 @@ from webapp.process import expressions
 from webapp.process.scripts import (
     MAX_LENGTH,
     MAX_LINES,
+    MAX_SECONDS,
     MAX_SIZE,
     Script,
     ScriptError,
@@ -138,10 +139,26 @@ def test_values_that_double_every_line_stop_at_the_size_limit() -> None:
         evaluate("\n".join(text), {})
 
 
+def test_a_run_stops_after_the_line_that_passes_the_time_limit() -> None:
+    """Lines that each compare two large (allowed) values many times: the run stops with an
+    error naming the line soon after the time limit, instead of running every line."""
+    build = ["a = [1, 2, 3, 4, 5, 6, 7, 8, 9, 10]", "b = [1, 2, 3, 4, 5, 6, 7, 8, 9, 10]"]
+    build += ["a = [$vars.a, $vars.a]", "b = [$vars.b, $vars.b]"] * 12
+    heavy = ["s = [" + ", ".join(["$vars.a == $vars.b"] * 8) + "]"] * 110
+    script = parse("\n".join(build + heavy))
+    started = time.perf_counter()
+    with pytest.raises(ScriptError) as caught:
+        script.evaluate({})
+    elapsed = time.perf_counter() - started
+    assert f"ran longer than {MAX_SECONDS:g} seconds" in str(caught.value)
+    assert caught.value.line is not None and caught.value.line < len(build) + 110
+    assert MAX_SECONDS <= elapsed < MAX_SECONDS + 8
+
+
 def test_a_value_just_under_the_limit_is_fine() -> None:
     result = evaluate("a = [1, 2, 3]\nb = $vars.a + $vars.a", {})
     assert result == {"a": [1, 2, 3], "b": [1, 2, 3, 1, 2, 3]}
-    assert MAX_SIZE >= 100_000
+    assert MAX_SIZE >= expressions.MAX_ITEMS
 
 
 def test_now_is_pinned_and_multi_instance_roots_are_seen() -> None:

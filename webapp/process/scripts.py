@@ -3,13 +3,15 @@
 A script task runs its script in one engine step: the lines are evaluated in order, each sees the
 assignments of the lines before it in ``$vars``, and the result is the dict of assigned values.
 Every expression is parsed and evaluated by :mod:`webapp.process.expressions` (its limits, its
-errors); the script adds a bound on its own length, its lines and the size of what it builds, so a
-run always finishes quickly. Every failure is a :class:`ScriptError` naming the line.
+errors); the script adds a bound on its own length, its lines, the size of what it builds and
+its running time, so a run always finishes quickly. Every failure is a :class:`ScriptError`
+naming the line.
 """
 
 from __future__ import annotations
 
 import re
+import time
 from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime
@@ -22,8 +24,11 @@ from webapp.process.expressions import Expression, ExpressionError
 MAX_LENGTH = 20_000
 MAX_LINES = 200
 # Nodes plus text characters the assigned values may hold together (shared parts counted
-# each time they appear, as they will be when stored).
-MAX_SIZE = 1_000_000
+# each time they appear, as they will be when stored): what one line can compare or search
+# stays small, whatever the script builds line after line.
+MAX_SIZE = 100_000
+# A run stops after the line that passes this many seconds (a net under the size bounds).
+MAX_SECONDS = 2.0
 
 _ASSIGNMENT = re.compile(r"\s*(\$vars\s*\.\s*)?([A-Za-z_][A-Za-z0-9_]*)\s*=(?!=)(.*)", re.DOTALL)
 _LEFT = re.compile(r"\s*(\$?[A-Za-z_][A-Za-z0-9_.$\[\]'\" ]*?)\s*(==|!=|<=|>=|=)")
@@ -152,6 +157,7 @@ def evaluate(
     variables = dict(base) if isinstance(base, Mapping) else {}
     assigned: dict[str, Any] = {}
     sizes = _Sizes()
+    started = time.monotonic()
     for item in parsed.assignments:
         data["$vars"] = variables
         try:
@@ -166,6 +172,9 @@ def evaluate(
                 f"the assigned values grow too large (more than {MAX_SIZE} items and characters)"
             )
             raise ScriptError(f"{message} at '{item.name}'", item.line)
+        if time.monotonic() - started > MAX_SECONDS:
+            message = f"the script ran longer than {MAX_SECONDS:g} seconds (at '{item.name}')"
+            raise ScriptError(message, item.line)
     return assigned
 
 
