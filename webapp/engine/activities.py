@@ -11,7 +11,7 @@ from collections.abc import Callable
 from typing import Any
 
 from webapp import tools
-from webapp.engine.context import jsonable
+from webapp.engine.context import jsonable, storable_text
 from webapp.engine.runtime import Step
 from webapp.engine.store import TokenRow as Token
 from webapp.process import scripts
@@ -57,8 +57,9 @@ def _script(step: Step, token: Token, node: dict[str, Any]) -> None:
     config = node.get("config") or {}
     language = config.get("language") or "flowdesk"
     if language not in SCRIPT_LANGUAGES:
+        shown = storable_text(str(language))[:60]
         message = (
-            f"The script of '{token.node_id}' is written in '{language}', which Flowdesk does "
+            f"The script of '{token.node_id}' is written in '{shown}', which Flowdesk does "
             f"not run (it runs {', '.join(SCRIPT_LANGUAGES)} scripts)."
         )
         step.fail(token, "unsupported_script", message)
@@ -68,7 +69,7 @@ def _script(step: Step, token: Token, node: dict[str, Any]) -> None:
     except scripts.ScriptError as error:
         line = f" at line {error.line}" if error.line is not None else ""
         message = f"The script of '{token.node_id}' failed{line}: {error.message}"
-        step.fail(token, "script", message, line=error.line)
+        step.fail(token, "script", storable_text(message), line=error.line)
         return
     values = jsonable(values)
     step.assign(values)
