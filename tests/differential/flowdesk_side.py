@@ -4,9 +4,10 @@ with the engine's step at their due time; read the outcome from history and toke
 
 Binding is what a modeller does after importing a file from another tool, and what the file
 leaves to the engine's configuration: every user task goes to the test role (with form fields
-for the answers the scenario gives), every service task calls the stub tool, a message catch
-without a correlation key gets a fixed one, and the scenario's conditions and timers replace
-the imported ones where the file's expressions cannot run here.
+for the answers the scenario gives), every service task, send task, message throw and message
+end calls the stub tool, a message catch or receive task without a correlation key gets a fixed
+one, and the scenario's conditions, timers and scripts replace the imported ones where the
+file's expressions cannot run here.
 """
 
 from __future__ import annotations
@@ -47,6 +48,8 @@ STUB_TOOL = "diff.stub"
 CORRELATION = "diff"
 # Nodes where no token rests for long: scopes holding other tokens, and boundary listeners.
 NOT_RESTING = {"subProcess", "callActivity", "eventSubProcess", "boundaryEvent"}
+# What calls a tool (a message throw or end sends its message through one): the stub tool here.
+TOOL_KINDS = ("serviceTask", "sendTask", "messageThrow")
 _FIELD_TYPES = {bool: "boolean", int: "integer", float: "number", str: "text"}
 
 
@@ -99,9 +102,11 @@ def bind(
                         )
             if form["fields"]:
                 config["form"] = form
-        elif kind == "serviceTask":
+        elif kind in TOOL_KINDS or (kind == "endEvent" and config.get("event") == "message"):
             config.update(tool=STUB_TOOL, inputs={}, retries=0)
-        elif kind == "messageCatch" or config.get("event") == "message":
+        elif kind == "scriptTask" and node_id in scenario.scripts:
+            config.update(language="flowdesk", script=scenario.scripts[node_id].flowdesk)
+        elif kind in ("messageCatch", "receiveTask") or config.get("event") == "message":
             config.setdefault("correlationKey", f"'{CORRELATION}'")
         elif kind == "callActivity" and called and config.get("process") in called:
             config["process"] = called[config["process"]]

@@ -30,9 +30,19 @@ class Timer:
 
 
 @dataclass(frozen=True)
+class Script:
+    """A script task's script as each engine runs it: Flowdesk's assignments (one
+    `name = expression` a line) and the Python Spiff executes; both write the same names."""
+
+    flowdesk: str
+    python: str
+
+
+@dataclass(frozen=True)
 class Scenario:
     """Inputs of one file: the start data, the answers of user tasks and the results of service
-    (and script) tasks by node id, each a dict for every visit or a list with one per visit."""
+    (and untranslated script) tasks by node id, each a dict for every visit or a list with one
+    per visit."""
 
     process: str | None = None
     # Other files (named as in the table) holding the processes call activities start; both
@@ -43,6 +53,9 @@ class Scenario:
     results: dict[str, dict[str, Any] | list[dict[str, Any]]] = field(default_factory=dict)
     conditions: dict[str, Cond] = field(default_factory=dict)
     timers: dict[str, Timer] = field(default_factory=dict)
+    # Script tasks run for real in both engines, translated per engine (the file's script, in
+    # its own language, is replaced); a script task without an entry returns `results`.
+    scripts: dict[str, Script] = field(default_factory=dict)
     # Config a modeller adds in Flowdesk after importing (e.g. the name of an unnamed message);
     # a dict value is merged into the imported one (e.g. one setting of `multiInstance`).
     bind: dict[str, dict[str, Any]] = field(default_factory=dict)
@@ -68,6 +81,8 @@ class Scenario:
     completed: dict[str, int] = field(default_factory=dict)
     # Nodes Spiff completes beyond what the spec allows (say why in `note`).
     spiff_extra: dict[str, int] = field(default_factory=dict)
+    # Nodes the spec completes and Spiff does not (say why in `note`), with repeats.
+    spiff_missing: dict[str, int] = field(default_factory=dict)
     note: str = ""
 
     def answer(self, node_id: str, visit: int) -> dict[str, Any] | None:

@@ -13,7 +13,7 @@ from __future__ import annotations
 import itertools
 from typing import Any
 
-from tests.differential.scenario import Cond, Scenario, Timer
+from tests.differential.scenario import Cond, Scenario, Script, Timer
 
 
 def out(node_id: str, path: str) -> str:
@@ -858,6 +858,77 @@ SCENARIOS.update(
         _LONG_INCLUSIVE: [
             _long_inclusive(first, second)
             for first, second in (("Yes", "Yes"), ("Yes", "No"), ("No", "Yes"), ("No", "No"))
+        ],
+    }
+)
+
+
+# --- issue 16: script, send, receive and manual tasks, link and message throw events ---------
+
+_TOTAL = {
+    "calc": Script("total = $input.price * $input.qty", "total = price * qty"),
+    "judge": Script("big = $vars.total > 100", "big = total > 100"),
+}
+_COUNT = {
+    "init": Script("n = 0", "n = 0"),
+    "count": Script("n = $vars.n + 1", "n = n + 1"),
+}
+
+SCENARIOS.update(
+    {
+        "files/script-task.bpmn": [
+            Scenario(
+                input=data,
+                scripts=_TOTAL,
+                conditions={"large": Cond("$vars.big == true")},
+                expect=expect,
+                note=note,
+            )
+            for data, expect, note in (
+                ({"price": 30, "qty": 5}, ("completed", ()), "a big order is approved"),
+                ({"price": 1, "qty": 5}, ("completed", ()), "a small one is not"),
+                (
+                    {"price": 1, "qty": None},
+                    ("failed", ("calc",)),
+                    "a script that fails (a number times nothing) fails its task",
+                ),
+            )
+        ],
+        "files/manual-milestone.bpmn": Scenario(
+            expect=("completed", ()),
+            note="Flowdesk passes manual tasks through; the harness completes Spiff's ready ones",
+        ),
+        "files/link-events.bpmn": Scenario(
+            scripts=_COUNT,
+            conditions={"more": Cond("$vars.n < 3")},
+            expect=("completed", ()),
+            spiff_missing={
+                **{"again_throw": 1, "again_catch": 2, "count": 2, "gw": 2},
+                **{"next_throw": 1, "next_catch": 1, "sub": 1, "end": 1},
+                **{"s_start": 1, "s_throw": 1, "s_catch": 1, "s_task": 1, "s_end": 1},
+            },
+            note="three rounds through a link loop, then a link pair inside a sub-process; "
+            "SpiffWorkflow 3.2 does not know link events (it reads a link throw as a plain "
+            "throw event without outgoing flow, so the token ends there), where BPMN 2.0.2 "
+            "§10.4.6 goes on at the link catch of the same name",
+        ),
+        "files/send-receive.bpmn": [
+            Scenario(
+                messages=(("paid", {"amount": 5}),),
+                expect=("completed", ()),
+                note="the payment comes: a receipt is sent and the end event tells the shop",
+            ),
+            Scenario(
+                timers_first=True,
+                messages=(("paid", {"amount": 5}),),
+                expect=("completed", ()),
+                note="the timer fires first: the wait is withdrawn, the message finds nobody",
+            ),
+            Scenario(
+                expect=("waiting", ("wait",)),
+                timer_limit=0,
+                note="no message and no timer: the receive task waits",
+            ),
         ],
     }
 )

@@ -14,7 +14,7 @@ from SpiffWorkflow.bpmn.parser.TaskParser import TaskParser
 from SpiffWorkflow.bpmn.parser.util import full_tag
 from SpiffWorkflow.bpmn.script_engine import PythonScriptEngine
 from SpiffWorkflow.bpmn.specs.control import BoundaryEventSplit
-from SpiffWorkflow.bpmn.specs.defaults import ServiceTask
+from SpiffWorkflow.bpmn.specs.defaults import ScriptTask, ServiceTask
 from SpiffWorkflow.bpmn.specs.event_definitions.item_aware_event import ErrorEventDefinition
 from SpiffWorkflow.bpmn.specs.event_definitions.message import MessageEventDefinition
 from SpiffWorkflow.bpmn.specs.event_definitions.multiple import MultipleEventDefinition
@@ -45,7 +45,8 @@ _REFERENCES = ("sourceRef", "targetRef", "default", "attachedToRef")
 
 
 class _StubEngine(PythonScriptEngine):
-    """Python for conditions; service and script tasks take the scenario's stub results."""
+    """Python for conditions and translated scripts; service tasks (and script tasks the
+    scenario does not translate) take the scenario's stub results."""
 
     def __init__(self, scenario: Scenario) -> None:
         super().__init__()
@@ -63,10 +64,30 @@ class _StubService(ServiceTask):
         return task.workflow.script_engine.stub(task)
 
 
+class _ScenarioScript(ScriptTask):
+    """Runs the scenario's Python translation of the script; without one, the stub result."""
+
+    def _execute(self, task: Any) -> bool:
+        engine = task.workflow.script_engine
+        script = engine.scenario.scripts.get(_bpmn_id(task) or "")
+        if script is None:
+            return engine.stub(task)
+        return engine.execute(task, script.python)
+
+
+class _ScriptParser(TaskParser):
+    """A script task, its `<script>` optional (the scenario's translation may replace it)."""
+
+    def create_task(self) -> Any:
+        found = self.xpath(".//bpmn:script")
+        script = found[0].text if found else None
+        return self.spec_class(self.spec, self.bpmn_id, script=script, **self.bpmn_attributes)
+
+
 class _Parser(BpmnParser):
     OVERRIDE_PARSER_CLASSES = {
         full_tag("serviceTask"): (TaskParser, _StubService),
-        full_tag("scriptTask"): (TaskParser, _StubService),
+        full_tag("scriptTask"): (_ScriptParser, _ScenarioScript),
     }
 
 

@@ -1,6 +1,8 @@
-"""Differential tests on the hand-made BPMN files in `files/`: flat edge cases, and each element
-of issue 15 (sub-processes, boundary timers, errors, escalations, terminate ends, multi-instance).
-Files Flowdesk's importer refuses are skipped with its reason until support lands."""
+"""Differential tests on the hand-made BPMN files in `files/`: flat edge cases, each element
+of issue 15 (sub-processes, boundary timers, errors, escalations, terminate ends, multi-instance)
+and the task types and events of issue 16 (script, send, receive and manual tasks, link, message
+and none throw events). Files Flowdesk's importer refuses are skipped with its reason until
+support lands."""
 
 from __future__ import annotations
 

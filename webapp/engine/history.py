@@ -28,6 +28,9 @@ KINDS = (
     "retried",
     "cancelled",
     "completed",
+    # Task types and events that leave a trace but wait for nothing: webapp/engine/activities.py.
+    "manual",
+    "milestone",
     # Structured processes: events that cross scopes, multi-instance and called children.
     "boundary",
     "thrown",

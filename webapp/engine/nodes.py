@@ -9,15 +9,13 @@ from typing import Any
 
 from sqlalchemy import select
 
-from webapp import tools
-from webapp.engine import gateways, scopes
+from webapp.engine import activities, gateways, scopes
 from webapp.engine.context import jsonable
 from webapp.engine.runtime import Step
 from webapp.engine.store import TokenRow as Token
 from webapp.models import Role, User
 from webapp.process.durations import parse_duration
 from webapp.process.expressions import ExpressionError, evaluate
-from webapp.process.kinds import KINDS
 
 MAX_CORRELATION_KEY = 500
 
@@ -31,6 +29,9 @@ def _end(step: Step, token: Token, node: dict[str, Any]) -> None:
     config = node.get("config") or {}
     event = config.get("event") or ""
     code = str(config.get("code") or "")
+    if event == "message":
+        activities.message_end(step, token, node)
+        return
     if event == "error":
         scopes.raise_error(step, token, code)
         return
@@ -108,24 +109,7 @@ def _parallel(step: Step, token: Token, node: dict[str, Any]) -> None:
 
 def _service(step: Step, token: Token, node: dict[str, Any]) -> None:
     """Evaluate the tool's inputs now; a job runs the tool (and its retries) with them."""
-    config = KINDS["serviceTask"].with_defaults(node.get("config"))
-    name = config.get("tool") or ""
-    if tools.get(name) is None:
-        step.fail(token, "unknown_tool", f"The tool '{name}' is not installed.")
-        return
-    inputs = step.evaluate_inputs(token, config.get("inputs") or {})
-    if inputs is None:
-        return
-    step.add_job(
-        token,
-        "tool",
-        step.now,
-        tool=name,
-        inputs=jsonable(inputs),
-        max_attempts=max(0, int(config.get("retries") or 0)) + 1,
-        backoff=float(config.get("backoff") or 2.0),
-        timeout=float(config.get("timeout") or 30),
-    )
+    activities.call_tool(step, token, node.get("config") or {})
 
 
 def _user(step: Step, token: Token, node: dict[str, Any]) -> None:
@@ -232,6 +216,7 @@ def _message(step: Step, token: Token, node: dict[str, Any]) -> None:
 
 
 HANDLERS: dict[str, Callable[[Step, Token, dict[str, Any]], None]] = {
+    **activities.HANDLERS,
     "startEvent": _start,
     "endEvent": _end,
     "exclusiveGateway": _exclusive,
@@ -240,6 +225,7 @@ HANDLERS: dict[str, Callable[[Step, Token, dict[str, Any]], None]] = {
     "userTask": _user,
     "timerCatch": _timer,
     "messageCatch": _message,
+    "receiveTask": _message,
     "subProcess": _sub_process,
     "eventSubProcess": _not_entered,
     "callActivity": _call,

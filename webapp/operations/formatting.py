@@ -69,6 +69,8 @@ def history_details(details: dict[str, Any] | None) -> str:
 HISTORY_KINDS = {
     "boundary": "boundary event fired",
     "thrown": "thrown",
+    "manual": "manual task recorded",
+    "milestone": "milestone reached",
     "terminated": "terminated",
     "multi_instance": "multi-instance started",
     "instance_completed": "one instance completed",

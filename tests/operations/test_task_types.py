@@ -1,0 +1,52 @@
+"""The operations instance page on the issue-16 task types and events: manual tasks, milestones
+and link jumps in the history in words, a receive task's token waiting where a message catch's
+would, a message end's token active until its tool ran."""
+
+from __future__ import annotations
+
+from tests.engine.test_task_types import publish_valid
+from tests.operations.conftest import document, drain, node, start
+from tests.operations.test_structured import _region, _state, _text, wire
+
+
+def test_history_and_tokens_of_the_new_task_types(operator, engine, demo):
+    nodes = {
+        "start": node("startEvent", "Start"),
+        "sign": node("manualTask", "Sign the paper form"),
+        "half": node("milestone", "Half way"),
+        "jump": node("linkThrow", "To payment", link="pay"),
+        "land": node("linkCatch", "Payment", link="pay"),
+        "calc": node("scriptTask", "Work out", script="total = 2 * 21"),
+        "wait": node(
+            "receiveTask", "Wait for payment", message="paid", correlationKey="$input.order"
+        ),
+        "end": node("endEvent", "Done"),
+    }
+    flows = {**wire("start", "sign", "half", "jump"), **wire("land", "calc", "wait", "end")}
+    version = publish_valid(document(nodes, flows), "kinds")
+    instance_id = start(engine, version, input={"order": "A-1"})
+
+    page = operator.get(f"/operations/instances/{instance_id}").get_data(as_text=True)
+    assert _state(page)["active"] == {"wait": 1}
+    assert {"sign", "half", "jump", "land", "calc"} <= set(_state(page)["visited"])
+    assert "Wait for payment wait waiting" in _text(_region(page, "live-tokens"))
+    history = _text(page[page.index('id="history"') :])
+    assert "manual task recorded Sign the paper form done outside Flowdesk" in history
+    assert "milestone reached Half way" in history
+    assert "left To payment jumped by link pay to Payment" in history
+    assert '"total": 42' in _text(page)
+
+
+def test_a_message_end_shows_its_token_active_until_its_tool_ran(operator, engine, demo):
+    nodes = {
+        "start": node("startEvent", "Start"),
+        "end": node("endEvent", "Tell the shop", event="message", message="done", tool="noop"),
+    }
+    version = publish_valid(document(nodes, wire("start", "end")), "tell")
+    instance_id = start(engine, version)
+    page = operator.get(f"/operations/instances/{instance_id}").get_data(as_text=True)
+    assert _state(page)["active"] == {"end": 1}
+    assert "Tell the shop end active" in _text(_region(page, "live-tokens"))
+    drain(engine)
+    page = operator.get(f"/operations/instances/{instance_id}").get_data(as_text=True)
+    assert _state(page)["status"] == "completed"
