@@ -362,3 +362,23 @@ def test_a_failed_branch_interrupted_by_its_boundary_releases_the_join(engine, t
     assert load(engine, instance_id).status == "completed"
     assert joined(engine, instance_id) == [2]
     assert {"late_end", "end"} <= set(entered(engine, instance_id))
+
+
+def test_a_branch_that_reaches_the_join_through_a_link_keeps_it_waiting(engine):
+    """A link jump is a path like a flow: a token before the link throw can still reach the
+    join, so the join waits for it instead of firing with the other branch alone."""
+    doc = diamond(three(b=task("Slow")))
+    doc["nodes"]["jump"] = node("linkThrow", "Jump", link="to-join")
+    doc["nodes"]["land"] = node("linkCatch", "Land", link="to-join")
+    doc["flows"]["from_b"] = flow("land", "join")
+    doc["flows"]["b_jump"] = flow("b", "jump")
+    version = publish_document(doc)
+    instance_id = start(engine, version, input={"a": True, "b": True, "c": False})
+    drain(engine)
+    assert load(engine, instance_id).status == "running"
+    assert joined(engine, instance_id) == [], "the join waits for the branch behind the link"
+    [open_task] = open_tasks(engine, instance_id)
+    complete(engine, open_task)
+    drain(engine)
+    assert load(engine, instance_id).status == "completed"
+    assert joined(engine, instance_id) == [2]

@@ -171,7 +171,7 @@ def _build(version: ProcessVersion) -> Definition:
         boundaries=boundaries,
         event_subprocesses=event_subprocesses,
         event_starts=tuple(event_starts),
-        inclusive_reach=_inclusive_reach(nodes, flows, incoming, parent),
+        inclusive_reach=_inclusive_reach(nodes, flows, incoming, parent, links),
     )
 
 
@@ -180,10 +180,18 @@ def _inclusive_reach(
     flows: Mapping[str, dict[str, Any]],
     incoming: Mapping[str, list[str]],
     parent: Mapping[str, str | None],
+    links: Mapping[tuple[str | None, str], str],
 ) -> dict[str, dict[str, frozenset[str]]]:
     """For each inclusive join (more than one incoming flow): which of its incoming flows a token
-    at each node of the join's scope can still reach, along flows and boundary events, without
-    passing through the join. One backward search per incoming flow."""
+    at each node of the join's scope can still reach, along flows, boundary events and link
+    jumps, without passing through the join. One backward search per incoming flow."""
+    throws: dict[str, list[str]] = {}
+    for node_id, node in nodes.items():
+        if node.get("kind") == "linkThrow":
+            key = (parent.get(node_id), str((node.get("config") or {}).get("link") or ""))
+            catch = links.get(key)
+            if catch is not None:
+                throws.setdefault(catch, []).append(node_id)
     reach: dict[str, dict[str, frozenset[str]]] = {}
     for join, node in nodes.items():
         if node.get("kind") != "inclusiveGateway" or len(incoming.get(join, [])) < 2:
@@ -200,6 +208,7 @@ def _inclusive_reach(
                 current = todo.pop()
                 found.setdefault(current, set()).add(flow_id)
                 before = [flows[f]["source"] for f in incoming.get(current, [])]
+                before.extend(throws.get(current, ()))
                 if nodes.get(current, {}).get("kind") == "boundaryEvent":
                     host = (nodes[current].get("config") or {}).get("attachedTo")
                     if host:
