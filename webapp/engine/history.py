@@ -35,6 +35,9 @@ KINDS = (
     "multi_instance",
     "instance_completed",
     "child_ended",
+    # Signals: one thrown (broadcast after the step), one received from a broadcast.
+    "signal_thrown",
+    "signal",
     # Actions outside a step, by a person: see `append`.
     "task_released",
     "task_reassigned",

@@ -10,7 +10,7 @@ from typing import Any
 from sqlalchemy import select
 
 from webapp import tools
-from webapp.engine import scopes
+from webapp.engine import scopes, signals
 from webapp.engine.context import jsonable
 from webapp.engine.runtime import Step
 from webapp.engine.store import TokenRow as Token
@@ -38,6 +38,8 @@ def _end(step: Step, token: Token, node: dict[str, Any]) -> None:
         scopes.throw(step, token, "escalation", code)
         if token.status not in ("active",):
             return
+    if event == "signal" and not signals.broadcast_from(step, token, config):
+        return
     if event == "terminate":
         scopes.terminate(step, token)
     token.status = "done"
@@ -267,4 +269,6 @@ HANDLERS: dict[str, Callable[[Step, Token, dict[str, Any]], None]] = {
     "callActivity": _call,
     "boundaryEvent": _start,
     "escalationThrow": _escalate,
+    "signalCatch": signals.catch,
+    "signalThrow": signals.throw,
 }

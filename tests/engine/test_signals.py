@@ -1,0 +1,235 @@
+"""Signals end to end in-process: every signal element, partition scoping, signal starts, and
+that a broadcast reaches each waiting instance once (receipts), even when run again."""
+
+from __future__ import annotations
+
+from sqlalchemy import func, select
+
+from tests.engine.conftest import drain, history, node, publish_document
+from tests.engine.documents import chain, document
+from tests.engine.test_steps import load, start
+from tests.engine.test_structures import CLERK, open_tasks, wire
+from tests.engine.unchecked import publish_unchecked
+from webapp.engine import signals
+from webapp.models import Instance, MessageSubscription, SignalBroadcast, SignalReceipt
+from webapp.models.base import utcnow
+from webapp.services import signals as signal_service
+
+
+def run_broadcasts(session, batch_size: int = 500) -> None:
+    """Plan and run every pending broadcast and batch in-process, as workers would."""
+    from webapp.models import SignalBatch
+
+    for _ in range(20):
+        session.rollback()
+        pending = list(
+            session.scalars(select(SignalBroadcast.id).where(SignalBroadcast.status == "pending"))
+        )
+        batches = list(
+            session.scalars(select(SignalBatch.id).where(SignalBatch.status == "pending"))
+        )
+        session.rollback()
+        if not pending and not batches:
+            return
+        for broadcast_id in pending:
+            signals.claim_broadcast(session, broadcast_id, utcnow())
+            session.commit()
+            signals.plan(session, broadcast_id, batch_size, utcnow())
+            session.commit()
+        for batch_id in batches:
+            signal_service.run_batch(batch_id, 0)
+        drain(session)
+    raise AssertionError("broadcasts kept coming")
+
+
+def broadcast(session, name: str, payload: dict | None = None, partition_id=None) -> int:
+    ref = signals.record(
+        session.connection(),
+        name=name,
+        payload=payload or {},
+        partition_id=partition_id,
+        now=utcnow(),
+        actor="alice",
+    )
+    session.commit()
+    run_broadcasts(session)
+    return ref.id
+
+
+def catcher(name: str = "go") -> dict:
+    return chain(("wait", node("signalCatch", signal=name, saveTo="got")))
+
+
+def test_a_signal_catch_waits_and_the_broadcast_moves_it_on_with_the_payload(engine):
+    version = publish_document(catcher(), key="catcher")
+    instance_id = start(engine, version)
+    assert load(engine, instance_id).status == "running"
+    broadcast_id = broadcast(engine, "go", {"n": 7})
+    instance = load(engine, instance_id)
+    assert instance.status == "completed"
+    assert instance.vars["got"] == {"n": 7}
+    assert ("signal", "wait") in history(engine, instance_id)
+    done = engine.get(SignalBroadcast, broadcast_id)
+    assert (done.status, done.total, done.delivered) == ("done", 1, 1)
+
+
+def test_another_name_or_a_later_subscription_does_not_receive_it(engine):
+    version = publish_document(catcher(), key="catcher")
+    other = start(engine, publish_document(catcher("stop"), key="other"))
+    early = start(engine, version)
+    ref = signals.record(engine.connection(), name="go", payload={}, partition_id=None, now=utcnow())
+    engine.commit()
+    late = start(engine, version)  # subscribes after the broadcast was made
+    run_broadcasts(engine)
+    assert load(engine, early).status == "completed"
+    assert load(engine, late).status == "running"
+    assert load(engine, other).status == "running"
+    assert engine.get(SignalBroadcast, ref.id).total == 1
+
+
+def test_a_broadcast_reaches_only_its_partition(engine, demo):
+    from webapp.models import Partition
+
+    finance = engine.scalar(select(Partition.id).where(Partition.key == "finance"))
+    hr = engine.scalar(select(Partition.id).where(Partition.key == "hr"))
+    version = publish_document(catcher(), key="catcher")
+    in_finance = start(engine, version, partition_id=finance)
+    in_hr = start(engine, version, partition_id=hr)
+    in_none = start(engine, version)
+    broadcast(engine, "go", partition_id=finance)
+    assert load(engine, in_finance).status == "completed"
+    assert load(engine, in_hr).status == "running"
+    assert load(engine, in_none).status == "running"
+    broadcast(engine, "go")
+    assert load(engine, in_none).status == "completed"
+    assert load(engine, in_hr).status == "running"
+
+
+def test_a_throw_broadcasts_after_its_step_and_goes_on(engine):
+    waiting = start(engine, publish_document(catcher(), key="catcher"))
+    thrower = chain(("throw", node("signalThrow", signal="go", payload={"who": "$input.who"})))
+    thrower_id = start(engine, publish_document(thrower, key="thrower"), input={"who": "me"})
+    assert load(engine, thrower_id).status == "completed"
+    assert load(engine, waiting).status == "running"
+    run_broadcasts(engine)
+    instance = load(engine, waiting)
+    assert instance.status == "completed" and instance.vars["got"] == {"who": "me"}
+    row = engine.scalar(select(SignalBroadcast))
+    assert (row.instance_id, row.node_id, row.name) == (thrower_id, "throw", "go")
+
+
+def test_a_signal_end_broadcasts_and_ends_its_token(engine):
+    waiting = start(engine, publish_document(catcher(), key="catcher"))
+    doc = chain()
+    doc["nodes"]["end"]["config"] = {"event": "signal", "signal": "go", "payload": {"x": "1 + 1"}}
+    ender = start(engine, publish_unchecked(doc, key="ender"))
+    assert load(engine, ender).status == "completed"
+    run_broadcasts(engine)
+    assert load(engine, waiting).vars["got"] == {"x": 2}
+
+
+def test_a_bad_payload_expression_is_an_incident_naming_the_value(engine):
+    thrower = chain(("throw", node("signalThrow", signal="go", payload={"who": "$input.x +"})))
+    instance = load(engine, start(engine, publish_document(thrower, key="thrower")))
+    assert instance.status == "failed"
+    assert "who" in instance.error["message"]
+    assert engine.scalar(select(func.count()).select_from(SignalBroadcast)) == 0
+
+
+def _task_with_signal_boundary(interrupting: bool) -> dict:
+    nodes = {
+        "start": node("startEvent"),
+        "work": node("userTask", assignee=CLERK),
+        "end": node("endEvent"),
+        "sig": node("boundaryEvent", attachedTo="work", event="signal", signal="go",
+                    interrupting=interrupting, saveTo="got"),
+        "after": node("userTask", assignee=CLERK),
+        "end2": node("endEvent"),
+    }
+    return document(nodes, {**wire("start", "work", "end"), **wire("sig", "after", "end2")})
+
+
+def test_an_interrupting_signal_boundary_ends_the_task_and_takes_its_path(engine, demo):
+    instance_id = start(engine, publish_unchecked(_task_with_signal_boundary(True)))
+    broadcast(engine, "go", {"a": 1})
+    assert {t.node_id for t in open_tasks(engine, instance_id)} == {"after"}
+    assert load(engine, instance_id).vars["got"] == {"a": 1}
+    broadcast(engine, "go")
+    assert history(engine, instance_id).count(("boundary", "sig")) == 1
+
+
+def test_a_non_interrupting_signal_boundary_fires_for_each_broadcast(engine, demo):
+    instance_id = start(engine, publish_unchecked(_task_with_signal_boundary(False)))
+    broadcast(engine, "go")
+    broadcast(engine, "go")
+    tasks = sorted(t.node_id for t in open_tasks(engine, instance_id))
+    assert tasks == ["after", "after", "work"]
+    assert history(engine, instance_id).count(("boundary", "sig")) == 2
+
+
+def _signal_event_sub_process(interrupting: bool) -> dict:
+    nodes = {
+        "start": node("startEvent"),
+        "work": node("userTask", assignee=CLERK),
+        "end": node("endEvent"),
+        "on": node("eventSubProcess"),
+        "on_start": {**node("startEvent", event="signal", signal="go",
+                            interrupting=interrupting), "parent": "on"},
+        "on_task": {**node("userTask", assignee=CLERK), "parent": "on"},
+        "on_end": {**node("endEvent"), "parent": "on"},
+    }
+    return document(nodes, {**wire("start", "work", "end"), **wire("on_start", "on_task", "on_end")})
+
+
+def test_a_signal_event_sub_process_interrupting_and_not(engine, demo):
+    stops = start(engine, publish_unchecked(_signal_event_sub_process(True), key="stops"))
+    goes_on = start(engine, publish_unchecked(_signal_event_sub_process(False), key="goes_on"))
+    broadcast(engine, "go")
+    assert {t.node_id for t in open_tasks(engine, stops)} == {"on_task"}
+    assert sorted(t.node_id for t in open_tasks(engine, goes_on)) == ["on_task", "work"]
+    broadcast(engine, "go")
+    assert {t.node_id for t in open_tasks(engine, stops)} == {"on_task"}
+    assert sorted(t.node_id for t in open_tasks(engine, goes_on)) == ["on_task", "on_task", "work"]
+
+
+def test_a_signal_start_starts_one_instance_per_broadcast_in_its_partition(engine, demo):
+    from webapp.models import Partition
+
+    finance = engine.scalar(select(Partition.id).where(Partition.key == "finance"))
+    doc = chain(("review", node("userTask", assignee=CLERK)))
+    doc["nodes"]["start"]["config"] = {"event": "signal", "signal": "go"}
+    publish_unchecked(doc, key="started")
+    hr_doc = chain(("review", node("userTask", assignee=CLERK)))
+    hr_doc["nodes"]["start"]["config"] = {"event": "signal", "signal": "go"}
+    publish_unchecked(hr_doc, key="hr_started", partition="hr")
+    broadcast_id = broadcast(engine, "go", {"n": 1}, partition_id=finance)
+    made = engine.execute(select(Instance.process_key, Instance.partition_id, Instance.input)).all()
+    assert [tuple(r) for r in made] == [("started", finance, {"n": 1})]
+    row = engine.get(SignalBroadcast, broadcast_id)
+    assert (row.total, row.delivered, row.started) == (0, 0, 1)
+    # Running its batch again starts nothing more.
+    from webapp.models import SignalBatch
+
+    engine.execute(SignalBatch.__table__.update().values(status="pending", lease_until=None))
+    engine.commit()
+    run_broadcasts(engine)
+    assert engine.scalar(select(func.count()).select_from(Instance)) == 1
+
+
+def test_a_batch_run_again_delivers_to_no_instance_twice(engine):
+    from webapp.models import SignalBatch
+
+    doc = _task_with_signal_boundary(False)
+    version = publish_unchecked(doc, key="twice")
+    instance_ids = [start(engine, version) for _ in range(3)]
+    broadcast(engine, "go")
+    engine.execute(SignalBatch.__table__.update().values(status="pending", lease_until=None))
+    engine.execute(SignalBroadcast.__table__.update().values(status="running"))
+    engine.commit()
+    run_broadcasts(engine)
+    for instance_id in instance_ids:
+        assert history(engine, instance_id).count(("boundary", "sig")) == 1
+    assert engine.scalar(select(func.count()).select_from(SignalReceipt)) == 3
+    # The non-interrupting boundaries subscribed again, past the broadcast's high-water mark.
+    kinds = engine.scalars(select(MessageSubscription.kind)).all()
+    assert kinds == ["signal"] * 3
