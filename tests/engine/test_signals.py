@@ -77,7 +77,8 @@ def test_another_name_or_a_later_subscription_does_not_receive_it(engine):
     version = publish_document(catcher(), key="catcher")
     other = start(engine, publish_document(catcher("stop"), key="other"))
     early = start(engine, version)
-    ref = signals.record(engine.connection(), name="go", payload={}, partition_id=None, now=utcnow())
+    conn = engine.connection()
+    ref = signals.record(conn, name="go", payload={}, partition_id=None, now=utcnow())
     engine.commit()
     late = start(engine, version)  # subscribes after the broadcast was made
     run_broadcasts(engine)
@@ -141,8 +142,14 @@ def _task_with_signal_boundary(interrupting: bool) -> dict:
         "start": node("startEvent"),
         "work": node("userTask", assignee=CLERK),
         "end": node("endEvent"),
-        "sig": node("boundaryEvent", attachedTo="work", event="signal", signal="go",
-                    interrupting=interrupting, saveTo="got"),
+        "sig": node(
+            "boundaryEvent",
+            attachedTo="work",
+            event="signal",
+            signal="go",
+            interrupting=interrupting,
+            saveTo="got",
+        ),
         "after": node("userTask", assignee=CLERK),
         "end2": node("endEvent"),
     }
@@ -173,12 +180,15 @@ def _signal_event_sub_process(interrupting: bool) -> dict:
         "work": node("userTask", assignee=CLERK),
         "end": node("endEvent"),
         "on": node("eventSubProcess"),
-        "on_start": {**node("startEvent", event="signal", signal="go",
-                            interrupting=interrupting), "parent": "on"},
+        "on_start": {
+            **node("startEvent", event="signal", signal="go", interrupting=interrupting),
+            "parent": "on",
+        },
         "on_task": {**node("userTask", assignee=CLERK), "parent": "on"},
         "on_end": {**node("endEvent"), "parent": "on"},
     }
-    return document(nodes, {**wire("start", "work", "end"), **wire("on_start", "on_task", "on_end")})
+    flows = {**wire("start", "work", "end"), **wire("on_start", "on_task", "on_end")}
+    return document(nodes, flows)
 
 
 def test_a_signal_event_sub_process_interrupting_and_not(engine, demo):
