@@ -243,3 +243,64 @@ def test_a_batch_run_again_delivers_to_no_instance_twice(engine):
     # The non-interrupting boundaries subscribed again, past the broadcast's high-water mark.
     kinds = engine.scalars(select(MessageSubscription.kind)).all()
     assert kinds == ["signal"] * 3
+
+
+def test_the_send_message_tool_starts_a_listening_process_once(engine, demo):
+    from webapp.engine import calls
+    from webapp.models import Job
+
+    listener = chain(("review", node("userTask", assignee=CLERK)))
+    listener["nodes"]["start"]["config"] = {"event": "message", "message": "order.placed"}
+    publish_unchecked(listener, key="on_order", partition="finance")
+    inputs = {"name": "'order.placed'", "correlationKey": "$input.order", "payload": "$input"}
+    sender = chain(("send", node("serviceTask", tool="send_message", inputs=inputs, saveTo="out")))
+    from webapp.models import Partition
+
+    finance = engine.scalar(select(Partition.id).where(Partition.key == "finance"))
+    sender_id = start(
+        engine, publish_document(sender, key="sender"), input={"order": "O-9"}, partition_id=finance
+    )
+    job = engine.scalar(select(Job).where(Job.instance_id == sender_id))
+    engine.rollback()
+    drain(engine)
+    sent = load(engine, sender_id)
+    assert sent.status == "completed", sent.error
+    started = engine.scalar(select(Instance).where(Instance.process_key == "on_order"))
+    assert (started.input, started.business_key, started.partition_id) == (
+        {"order": "O-9"},
+        "O-9",
+        finance,
+    )
+    assert sent.vars["out"]["started"] == started.id
+    # The same call again (a retry after a lost answer) carries the same idempotency key.
+    from webapp.engine.calls import Call
+
+    again = calls.invoke(
+        Call(
+            job_id=job.id,
+            instance_id=sender_id,
+            node_id="send",
+            tool="send_message",
+            inputs={"name": "order.placed", "correlationKey": "O-9", "payload": {"order": "O-9"}},
+            key=job.key,
+            actor=None,
+            timeout=30,
+            attempt=2,
+        ),
+        {},
+    )
+    assert again.ok and again.output["duplicate"] is True
+    assert (
+        engine.scalar(select(func.count()).select_from(Instance).filter_by(process_key="on_order"))
+        == 1
+    )
+
+
+def test_the_send_message_tool_fails_when_nobody_listens(engine, demo):
+    inputs = {"name": "'nobody'", "correlationKey": "'x'"}
+    sender = chain(("send", node("serviceTask", tool="send_message", inputs=inputs, retries=0)))
+    sender_id = start(engine, publish_document(sender, key="sender"))
+    drain(engine)
+    instance = load(engine, sender_id)
+    assert instance.status == "failed"
+    assert instance.error["code"] == "no_match"
