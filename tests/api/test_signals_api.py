@@ -9,8 +9,8 @@ from sqlalchemy import func, select
 
 from tests.api.test_idempotency import at_once, post_json
 from tests.conftest import make_user
+from tests.engine.broadcasts import run_broadcasts
 from tests.engine.conftest import basic, chain, node
-from tests.engine.test_signals import run_broadcasts
 from tests.engine.unchecked import publish_unchecked
 from webapp.models import Instance, SignalBroadcast
 

@@ -9,8 +9,8 @@ from playwright.sync_api import expect
 from tests.browser.conftest import sign_in
 from tests.browser.test_accessibility import _serious_violations
 from tests.engine import conftest as engine_conftest
+from tests.engine.broadcasts import run_broadcasts
 from tests.engine.conftest import chain, node
-from tests.engine.test_signals import run_broadcasts
 from tests.engine.test_steps import start
 from tests.engine.unchecked import publish_unchecked
 from webapp.engine import signals

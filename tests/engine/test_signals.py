@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from sqlalchemy import func, select
 
+from tests.engine.broadcasts import run_broadcasts
 from tests.engine.conftest import drain, history, node, publish_document
 from tests.engine.documents import chain, document
 from tests.engine.test_steps import load, start
@@ -13,33 +14,6 @@ from tests.engine.unchecked import publish_unchecked
 from webapp.engine import signals
 from webapp.models import Instance, MessageSubscription, SignalBroadcast, SignalReceipt
 from webapp.models.base import utcnow
-from webapp.services import signals as signal_service
-
-
-def run_broadcasts(session, batch_size: int = 500) -> None:
-    """Plan and run every pending broadcast and batch in-process, as workers would."""
-    from webapp.models import SignalBatch
-
-    for _ in range(20):
-        session.rollback()
-        pending = list(
-            session.scalars(select(SignalBroadcast.id).where(SignalBroadcast.status == "pending"))
-        )
-        batches = list(
-            session.scalars(select(SignalBatch.id).where(SignalBatch.status == "pending"))
-        )
-        session.rollback()
-        if not pending and not batches:
-            return
-        for broadcast_id in pending:
-            signals.claim_broadcast(session, broadcast_id, utcnow())
-            session.commit()
-            signals.plan(session, broadcast_id, batch_size, utcnow())
-            session.commit()
-        for batch_id in batches:
-            signal_service.run_batch(batch_id, 0)
-        drain(session)
-    raise AssertionError("broadcasts kept coming")
 
 
 def broadcast(session, name: str, payload: dict | None = None, partition_id=None) -> int:

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from sqlalchemy import select
 
+from tests.engine.broadcasts import run_broadcasts
 from tests.engine.conftest import chain, node
-from tests.engine.test_signals import run_broadcasts
 from tests.engine.test_steps import start
 from tests.engine.unchecked import publish_unchecked
 from webapp.engine import signals
