@@ -71,3 +71,21 @@ def test_a_broadcast_survives_a_worker_killed_mid_batch(engine, demo, workers):
         ).all()
     )
     assert fired == dict.fromkeys(instance_ids, 1)
+
+
+def test_a_broadcast_never_handed_to_redis_is_found_by_the_sweep(engine, demo, workers):
+    """The throwing step committed but Redis was down: no RQ job exists; the sweep plans it."""
+    version = publish_unchecked(_listening(), key="few")
+    instance_ids = [start(engine, version) for _ in range(3)]
+    ref = signals.record(
+        engine.connection(), name="go", payload={}, partition_id=None, now=utcnow()
+    )
+    engine.commit()  # and no enqueue
+    workers.start(1)
+
+    def finished():
+        engine.rollback()
+        return engine.get(SignalBroadcast, ref.id, populate_existing=True).status == "done"
+
+    wait_for(finished, timeout=60, what="the sweep to plan and run the broadcast")
+    assert engine.get(SignalBroadcast, ref.id).delivered == len(instance_ids)
