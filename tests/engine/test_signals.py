@@ -278,3 +278,28 @@ def test_the_send_message_tool_fails_when_nobody_listens(engine, demo):
     instance = load(engine, sender_id)
     assert instance.status == "failed"
     assert instance.error["code"] == "no_match"
+
+
+def test_two_workers_reaching_one_instance_deliver_once(engine, demo):
+    """Two attempts at one batch (a lease that ran out while its worker still ran) both list an
+    instance; the second step finds it has the broadcast and fires nothing again."""
+    from webapp.models import SignalBatch
+
+    instance_id = start(engine, publish_unchecked(_task_with_signal_boundary(False), key="race"))
+    conn = engine.connection()
+    ref = signals.record(conn, name="go", payload={}, partition_id=None, now=utcnow())
+    engine.commit()
+    signals.claim_broadcast(engine, ref.id, utcnow())
+    engine.commit()
+    signals.plan(engine, ref.id, 500, utcnow())
+    engine.commit()
+    batch_id = engine.scalar(select(SignalBatch.id))
+    engine.rollback()
+    first = signals.claim_batch(engine, batch_id, utcnow(), 1.0)
+    engine.commit()
+    assert signals.batch_instances(engine, first) == [instance_id]
+    for _ in range(2):
+        signals.deliver(engine, first, instance_id, utcnow())
+        engine.commit()
+    assert history(engine, instance_id).count(("boundary", "sig")) == 1
+    assert engine.scalar(select(func.count()).select_from(SignalReceipt)) == 1
