@@ -56,3 +56,24 @@ def test_a_reader_sees_only_the_broadcasts_of_their_partitions(app, user_with, e
     assert "finance-only" in html and "hr-only" not in html
     assert client.get(f"/operations/signals/{in_hr}").status_code == 404
     assert client.get(f"/operations/signals/{in_finance}").status_code == 200
+
+
+def test_retention_deletes_finished_broadcasts_after_the_retention_days(app, engine):
+    from datetime import timedelta
+
+    from sqlalchemy import update
+
+    from webapp.models import SignalBroadcast
+    from webapp.services.operations.retention import run_retention
+
+    old, recent = _broadcast(engine, "old"), _broadcast(engine, "recent")
+    run_broadcasts(engine)
+    long_ago = utcnow() - timedelta(days=app.config["RETENTION_DAYS"] + 1)
+    engine.execute(
+        update(SignalBroadcast).where(SignalBroadcast.id == old).values(finished_at=long_ago)
+    )
+    engine.commit()
+    run_retention(engine)
+    engine.rollback()
+    assert engine.get(SignalBroadcast, old) is None
+    assert engine.get(SignalBroadcast, recent) is not None

@@ -61,6 +61,7 @@ HISTORY_KINDS = {
     "multi_instance": "multi-instance started",
     "instance_completed": "one instance completed",
     "child_ended": "called instance ended",
+    "signal": "signal received",
 }
 
 
