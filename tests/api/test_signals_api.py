@@ -96,8 +96,9 @@ def test_a_bad_broadcast_is_refused_naming_the_field(api, listeners, db_session,
 def test_a_user_who_may_not_start_instances_may_not_broadcast(app, api, listeners):
     with app.app_context():
         make_user("reader", ["instances.read"], password="flowdesk-demo")
-    refused = api("reader").post("/api/signals", json={"name": "go"})
-    assert refused.status_code == 403
+    for body in ({"name": "go"}, {"name": ""}):
+        refused = api("reader").post("/api/signals", json=body)
+        assert refused.status_code == 403, refused.json
     assert api("operator").get("/api/signals/999").status_code == 404
     assert api("operator").post("/api/signals", data="[").status_code == 400
 

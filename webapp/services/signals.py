@@ -124,6 +124,8 @@ def broadcast_from_request(user: User, payload: Mapping[str, Any]) -> SignalBroa
 
     The broadcast's partition is the body's `partition` (a key; none: instances and processes
     in no partition); the user must be allowed to start instances there."""
+    if not can(user, "instances.start", scoped=False):
+        raise InstanceError("forbidden", "You may not broadcast signals.", status=403)
     fields: dict[str, str] = {}
     name = payload.get("name")
     if not isinstance(name, str) or not name.strip() or len(name.strip()) > signals.MAX_NAME:
@@ -140,8 +142,6 @@ def broadcast_from_request(user: User, payload: Mapping[str, Any]) -> SignalBroa
         fields[unknown] = "Unknown field."
     if fields:
         raise _invalid(fields)
-    if not can(user, "instances.start", scoped=False):
-        raise InstanceError("forbidden", "You may not broadcast signals.", status=403)
     partition_id = None
     if partition:
         partition_id = db.session.scalar(select(Partition.id).where(Partition.key == partition))
