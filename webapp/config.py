@@ -49,6 +49,7 @@ DEFAULTS: dict[str, Any] = {
     "JOB_LEASE_GRACE": 10.0,
     "MULTI_INSTANCE_LIMIT": 10_000,
     "CALL_DEPTH_LIMIT": 16,
+    "SIGNAL_BATCH": 500,
     # Operations (docs/operations.md).
     "RETENTION_DAYS": 30,
     "RETENTION_INTERVAL": 3600.0,
@@ -93,6 +94,7 @@ ENVIRONMENT_SETTINGS: dict[str, tuple[str, Any]] = {
     "JOB_LEASE_GRACE": ("JOB_LEASE_GRACE", float),
     "MULTI_INSTANCE_LIMIT": ("MULTI_INSTANCE_LIMIT", int),
     "CALL_DEPTH_LIMIT": ("CALL_DEPTH_LIMIT", int),
+    "SIGNAL_BATCH": ("SIGNAL_BATCH", int),
     "RETENTION_DAYS": ("RETENTION_DAYS", int),
     "RETENTION_INTERVAL": ("RETENTION_INTERVAL", float),
     "BULK_LIMIT": ("BULK_LIMIT", int),
@@ -191,7 +193,7 @@ def _check(config: dict[str, Any], instance_path: Path) -> None:
     for name in ("SWEEP_INTERVAL", "SWEEP_GRACE", "JOB_LEASE_GRACE", "RETENTION_INTERVAL"):
         if not isinstance(config.get(name), int | float) or config[name] < 0:
             raise ConfigError(f"{name} must be a number of seconds, 0 or more")
-    for name in ("MULTI_INSTANCE_LIMIT", "CALL_DEPTH_LIMIT"):
+    for name in ("MULTI_INSTANCE_LIMIT", "CALL_DEPTH_LIMIT", "SIGNAL_BATCH"):
         if not isinstance(config.get(name), int) or config[name] < 1:
             raise ConfigError(f"{name} must be a whole number of at least 1")
     for name in ("RETENTION_DAYS", "BULK_LIMIT"):

@@ -23,6 +23,7 @@ from flask import current_app
 from sqlalchemy import select
 
 from tests.differential.scenario import MAX_ACTIONS, Outcome, Scenario, Visits
+from tests.engine.broadcasts import broadcast_round
 from webapp import tools
 from webapp.engine import calls, steps
 from webapp.engine.runtime import StepResult
@@ -212,6 +213,8 @@ def _settle(instance_id: int, clock: datetime) -> None:
         ).first()
         db.session.rollback()
         if due is None:
+            if broadcast_round(db.session):  # signals thrown: deliver them, as workers would
+                continue
             return
         result = _STEPS[due.kind](due.id, due.instance_id, now)
         if result is None:

@@ -415,6 +415,16 @@ SCENARIOS.update(
                 ("ok", {}, "no error"),
             )
         ],
+        "files/signal-throw-catch.bpmn": Scenario(
+            expect=("completed", ()),
+            note="a signal thrown in one branch reaches the catch waiting in the other",
+        ),
+        "files/signal-boundary.bpmn": Scenario(
+            answers={"decide": {}},
+            answer_all=False,
+            expect=("completed", ()),
+            note="the signal thrown after `decide` interrupts the open task `work`",
+        ),
         "files/terminate-subprocess.bpmn": Scenario(
             expect=("completed", ()), note="the open task inside is cancelled"
         ),

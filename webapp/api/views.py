@@ -11,7 +11,7 @@ from webapp.api import bp
 from webapp.api.errors import BadRequest
 from webapp.engine import history
 from webapp.extensions import db
-from webapp.services import instances
+from webapp.services import instances, signals
 from webapp.services.instances import InstanceError
 
 MAX_PER_PAGE = 100
@@ -127,4 +127,25 @@ def retry_instance(instance_id: int):
 def send_message():
     retry_key = request.headers.get(instances.IDEMPOTENCY_HEADER)
     delivery = instances.deliver_message(g.api_user, json_body(), idempotency_key=retry_key)
-    return jsonify(delivery.as_dict())
+    response = jsonify(delivery.as_dict())
+    if delivery.started is not None:
+        response.headers["Location"] = url_for("api.get_instance", instance_id=delivery.started)
+        if not delivery.duplicate:
+            response.status_code = 201
+    if delivery.duplicate:
+        response.headers["Idempotent-Replayed"] = "true"
+    return response
+
+
+@bp.post("/signals")
+def broadcast_signal():
+    broadcast = signals.broadcast_from_request(g.api_user, json_body())
+    response = jsonify(signals.as_dict(broadcast))
+    response.status_code = 202
+    response.headers["Location"] = url_for("api.get_signal", broadcast_id=broadcast.id)
+    return response
+
+
+@bp.get("/signals/<int:broadcast_id>")
+def get_signal(broadcast_id: int):
+    return jsonify(signals.as_dict(signals.get_broadcast(g.api_user, broadcast_id)))

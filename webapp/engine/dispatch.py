@@ -27,6 +27,9 @@ ENTRY_POINTS = {
     "call": "webapp.services.jobs.start_called",
     "resume": "webapp.services.jobs.resume_from_child",
     "cancel": "webapp.services.jobs.cancel_called",
+    # Not job rows: a signal broadcast to plan, and one batch of its instances.
+    "signal": "webapp.services.signals.plan_broadcast",
+    "signal_batch": "webapp.services.signals.run_batch",
 }
 FAILURE_TTL = 7 * 24 * 3600
 # Kept briefly: expiring a finished job costs RQ one command, deleting it costs many.
@@ -45,10 +48,13 @@ class JobRef:
 
     @property
     def rq_id(self) -> str:
-        return rq_job_id(self.id, self.attempt)
+        return rq_job_id(self.id, self.attempt, self.entry)
 
 
-def rq_job_id(job_id: int, attempt: int) -> str:
+def rq_job_id(job_id: int, attempt: int, entry: str = "") -> str:
+    """The RQ id of a delivery; signal broadcasts and batches have ids of their own."""
+    if entry.startswith("signal"):
+        return f"flowdesk-{entry}-{job_id}-{attempt}"
     return f"flowdesk-job-{job_id}-{attempt}"
 
 

@@ -40,6 +40,9 @@ KINDS = (
     "child_ended",
     # Issue 16: the event that won at an event-based gateway.
     "event_won",
+    # Signals: one thrown (broadcast after the step), one received from a broadcast.
+    "signal_thrown",
+    "signal",
     # Actions outside a step, by a person: see `append`.
     "task_released",
     "task_reassigned",

@@ -9,7 +9,7 @@ from typing import Any
 
 from sqlalchemy import select
 
-from webapp.engine import activities, gateways, scopes
+from webapp.engine import activities, gateways, scopes, signals
 from webapp.engine.context import jsonable
 from webapp.engine.runtime import Step
 from webapp.engine.store import TokenRow as Token
@@ -39,6 +39,8 @@ def _end(step: Step, token: Token, node: dict[str, Any]) -> None:
         scopes.throw(step, token, "escalation", code)
         if token.status not in ("active",):
             return
+    if event == "signal" and not signals.broadcast_from(step, token, config):
+        return
     if event == "terminate":
         scopes.terminate(step, token)
     token.status = "done"
@@ -233,4 +235,6 @@ HANDLERS: dict[str, Callable[[Step, Token, dict[str, Any]], None]] = {
     "escalationThrow": _escalate,
     "inclusiveGateway": gateways.inclusive,
     "eventBasedGateway": gateways.event_gateway,
+    "signalCatch": signals.catch,
+    "signalThrow": signals.throw,
 }

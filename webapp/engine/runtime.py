@@ -81,8 +81,10 @@ class Step:
         self._entries = 0
         self._new_jobs: list[tuple[TokenRow | None, dict[str, Any]]] = []
         self._new_tasks: list[tuple[TokenRow, dict[str, Any]]] = []
-        self._new_subscriptions: list[tuple[TokenRow, str, str, str]] = []
+        self._new_subscriptions: list[tuple[TokenRow, str, str, str, str]] = []
         self._jobs: list[JobRow] = []
+        # Signals thrown in this step, written (and handed to workers) when it finishes.
+        self.broadcasts: list[dict[str, Any]] = []
 
     # --- data ------------------------------------------------------------------------------
 
@@ -332,9 +334,17 @@ class Step:
         self._new_tasks.append((token, values))
 
     def add_subscription(
-        self, token: TokenRow, name: str, correlation_key: str, node_id: str | None = None
+        self,
+        token: TokenRow,
+        name: str,
+        correlation_key: str,
+        node_id: str | None = None,
+        kind: str = "message",
     ) -> None:
-        self._new_subscriptions.append((token, name, correlation_key, node_id or token.node_id))
+        """`token` waits for a message (name and key) or, `kind` "signal", a signal name."""
+        self._new_subscriptions.append(
+            (token, name, correlation_key, node_id or token.node_id, kind)
+        )
 
     # --- the end of the step ---------------------------------------------------------------
 
@@ -352,7 +362,8 @@ class Step:
         self._save_jobs()
         self._insert_waits()
         self.history.write(self.conn)
-        refs = [
+        refs = self._write_broadcasts()
+        refs += [
             JobRef(
                 store.saved_id(job.id),
                 job.instance_id,
@@ -364,6 +375,13 @@ class Step:
             if job.status == "pending"
         ]
         return StepResult(self.instance, refs)
+
+    def _write_broadcasts(self) -> list[JobRef]:
+        if not self.broadcasts:
+            return []
+        from webapp.engine import signals
+
+        return signals.write_broadcasts(self)
 
     def _save_instance(self) -> None:
         instance = self.instance
@@ -524,8 +542,15 @@ class Step:
             self.conn.execute(Task.__table__.insert(), tasks)
         if self._new_subscriptions:
             subscriptions = [
-                {**stamp, "token_id": t.id, "node_id": node, "name": n, "correlation_key": k}
-                for t, n, k, node in self._new_subscriptions
+                {
+                    **stamp,
+                    "token_id": t.id,
+                    "node_id": node,
+                    "name": n,
+                    "correlation_key": k,
+                    "kind": kind,
+                }
+                for t, n, k, node, kind in self._new_subscriptions
             ]
             self.conn.execute(MessageSubscription.__table__.insert(), subscriptions)
 

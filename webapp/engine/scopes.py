@@ -17,6 +17,8 @@ from webapp.process.durations import parse_cycle
 from webapp.process.expressions import ExpressionError
 
 SCOPE_KINDS = ("subProcess", "eventSubProcess")
+# Event-sub-process starts that wait through a listener token (errors and escalations are thrown).
+LISTENED = ("timer", "message", "signal")
 
 
 def enter_scope(step: Step, token: TokenRow, node_id: str) -> None:
@@ -80,6 +82,10 @@ def _subscribe(step: Step, holder: TokenRow, node_id: str) -> bool:
         if key is None:
             return False
         step.add_subscription(holder, str(config.get("message") or ""), key, node_id)
+    elif event == "signal":
+        from webapp.engine import signals
+
+        signals.subscribe(step, holder, node_id)
     return True
 
 
@@ -215,7 +221,7 @@ def open_event_subprocesses(step: Step, scope: TokenRow | None, scope_node: str 
     definition = step.definition
     for subprocess in definition.event_subprocesses.get(scope_node, []):
         start = definition.starts.get(subprocess)
-        if start is None or definition.config(start).get("event") not in ("timer", "message"):
+        if start is None or definition.config(start).get("event") not in LISTENED:
             continue
         listener = step.new_token(subprocess, parent=scope, locals={"listen": True})
         listener.status = "waiting"

@@ -338,6 +338,7 @@ def message_targets(
         select(MessageSubscription.instance_id)
         .join(store.INSTANCES, store.INSTANCES.c.id == MessageSubscription.instance_id)
         .where(
+            MessageSubscription.kind == "message",
             MessageSubscription.name == name,
             MessageSubscription.correlation_key == correlation_key,
         )
@@ -366,6 +367,7 @@ def deliver_message(
     table = MessageSubscription.__table__
     matching = (
         table.c.instance_id == instance_id,
+        table.c.kind == "message",
         table.c.name == name,
         table.c.correlation_key == correlation_key,
     )

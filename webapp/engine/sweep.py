@@ -84,11 +84,20 @@ def sweep(
             if len(rows) < BATCH:
                 break
         report.enqueued += _send_again(queue, _stranded(queue, waiting, handover), now)
+        report.enqueued += _signals_again(session, queue, now, grace)
     except RedisError as error:
         log.warning("sweep could not reach Redis: %s", error)
     if report.enqueued:
         log.info("sweep enqueued %d job(s) again", report.enqueued)
     return report
+
+
+def _signals_again(session: Session, queue: Queue, now: datetime, grace: float) -> int:
+    """Signal broadcasts and batches whose delivery was lost or whose worker died."""
+    from webapp.engine import signals
+
+    refs = signals.lost(session, queue, grace=grace, now=now)
+    return len(refs) if refs and enqueue(queue, refs, now=now) else 0
 
 
 def _classify(

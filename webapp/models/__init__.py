@@ -13,12 +13,21 @@ from webapp.models.runtime import (
     Task,
     Token,
 )
+from webapp.models.signals import (
+    EventStart,
+    MessageStart,
+    SignalBatch,
+    SignalBroadcast,
+    SignalReceipt,
+)
 
 __all__ = [
+    "EventStart",
     "HistoryEntry",
     "Instance",
     "Job",
     "LoginFailure",
+    "MessageStart",
     "MessageSubscription",
     "OutboxMessage",
     "Partition",
@@ -27,6 +36,9 @@ __all__ = [
     "Role",
     "RolePermission",
     "SavedFilter",
+    "SignalBatch",
+    "SignalBroadcast",
+    "SignalReceipt",
     "Task",
     "Token",
     "User",

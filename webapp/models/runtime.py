@@ -147,10 +147,14 @@ class Job(db.Model):
 
 
 class MessageSubscription(db.Model):
-    """A token waiting at a message catch for a message name and correlation key."""
+    """A token waiting for a message (name and correlation key) or, `kind` "signal", for a
+    broadcast of a signal name (correlation key empty)."""
 
     __tablename__ = "message_subscriptions"
-    __table_args__ = (Index("ix_message_subscriptions_name_key", "name", "correlation_key"),)
+    __table_args__ = (
+        Index("ix_message_subscriptions_name_key", "name", "correlation_key"),
+        Index("ix_message_subscriptions_kind_name", "kind", "name", "instance_id"),
+    )
 
     id: Mapped[int] = mapped_column(primary_key=True)
     instance_id: Mapped[int] = mapped_column(
@@ -160,6 +164,7 @@ class MessageSubscription(db.Model):
     node_id: Mapped[str] = mapped_column(String(255))
     name: Mapped[str] = mapped_column(String(200))
     correlation_key: Mapped[str] = mapped_column(String(500))
+    kind: Mapped[str] = mapped_column(String(8), default="message", server_default="message")
     created_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
 
 

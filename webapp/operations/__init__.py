@@ -25,4 +25,5 @@ from webapp.operations import (  # noqa: E402, F401
     instances,
     overview,
     retention,
+    signals,
 )

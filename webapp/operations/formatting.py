@@ -76,6 +76,7 @@ HISTORY_KINDS = {
     "instance_completed": "one instance completed",
     "child_ended": "called instance ended",
     "event_won": "event won",
+    "signal": "signal received",
 }
 
 

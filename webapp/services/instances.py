@@ -411,27 +411,34 @@ def _engine(step: Callable[[], StepResult]) -> StepResult:
 
 
 class Delivery(NamedTuple):
-    """The instances that received a message (with a message id: now or before) and whether
-    this request applied it nowhere new because every one had it already."""
+    """The instances that received a message (with a message id: now or before), the instance
+    a message start started (now or before), and whether this request applied it nowhere new
+    because it had been handled already."""
 
     delivered: list[int]
     message_id: str | None = None
     duplicate: bool = False
+    started: int | None = None
 
     def as_dict(self) -> dict[str, Any]:
-        if self.message_id is None:
-            return {"delivered": self.delivered}
-        return self._asdict()
+        data: dict[str, Any] = {"delivered": self.delivered}
+        if self.started is not None:
+            data["started"] = self.started
+        if self.message_id is not None:
+            data.update(message_id=self.message_id, duplicate=self.duplicate)
+        return data
 
 
 def deliver_message(
     user: User, payload: Mapping[str, Any], *, idempotency_key: str | None = None
 ) -> Delivery:
     """Wake every visible instance waiting for the message; one step (and commit) per instance.
+    When none waits, a published process whose start event listens for the name starts.
 
     With a message id (the body's `message_id` or the Idempotency-Key header) each instance
-    applies that id once: a second delivery is acknowledged with the instances that had it, and
-    goes on only to instances still waiting that never got it (the rest of a delivery cut short).
+    applies that id once and it starts at most one instance: a second delivery is acknowledged
+    with the instances that had it (or the one it started), and goes on only to instances still
+    waiting that never got it (the rest of a delivery cut short).
     """
     if not can(user, "instances.manage", scoped=False):
         raise InstanceError("forbidden", "You may not send messages to instances.", status=403)
@@ -441,54 +448,26 @@ def deliver_message(
     if not isinstance(name, str) or not name.strip() or len(name) > MAX_NAME:
         fields["name"] = f"Give the message name (1-{MAX_NAME} characters)."
     raw_key = payload.get("correlation_key")
-    if isinstance(raw_key, bool) or not isinstance(raw_key, str | int | float):
+    if raw_key is not None and (
+        isinstance(raw_key, bool) or not isinstance(raw_key, str | int | float)
+    ):
         fields["correlation_key"] = "Give the correlation key as text or a number."
     unknown = sorted(set(payload) - {"name", "correlation_key", "payload", "message_id"})
     for field in unknown:
         fields[field] = "Unknown field."
     if fields:
         raise _invalid(fields)
-    key = correlation_text(raw_key)
-    name = name.strip()
-    digest = request_digest(
-        {"name": name, "correlation_key": key, "payload": payload.get("payload")}
+    from webapp.services import messages
+
+    return messages.deliver(
+        name.strip(),
+        correlation_text(raw_key),
+        payload.get("payload"),
+        message_id=message_id,
+        partitions=visible_partition_ids(user),
+        actor=user,
+        may_start=lambda process: can(user, "instances.start", process.partition_id),
     )
-    partitions = visible_partition_ids(user)
-    begin_write(db.session)
-    earlier = _received(message_id, digest, partitions) if message_id else set()
-    targets = steps.message_targets(db.session, name, key, partitions)
-    delivered: set[int] = set()
-    for instance_id in targets:
-        if instance_id in earlier:
-            continue
-        try:
-            result = _engine(
-                lambda i=instance_id: steps.deliver_message(
-                    db.session, i, name, key, payload.get("payload"), actor=user
-                )
-            )
-            if result.applied and message_id:
-                db.session.add(
-                    MessageReceipt(
-                        instance_id=instance_id, message_id=message_id, request_hash=digest
-                    )
-                )
-                db.session.flush()
-            commit(result)
-        except IntegrityError:
-            # A concurrent delivery of the same message id reached this instance first.
-            db.session.rollback()
-            earlier.add(instance_id)
-            continue
-        if result.applied:
-            delivered.add(instance_id)
-    if not delivered and not earlier:
-        raise InstanceError(
-            "no_match",
-            f"No instance waits for message '{name}' with correlation key '{key}'.",
-            status=404,
-        )
-    return Delivery(sorted(delivered | earlier), message_id, duplicate=not delivered)
 
 
 def _message_id(payload: Mapping[str, Any], header: str | None) -> str | None:

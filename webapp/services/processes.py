@@ -236,6 +236,10 @@ def publish(
         published_by_id=actor.id if actor else None,
     )
     db.session.add(version)
+    db.session.flush()
+    from webapp.services import event_starts
+
+    event_starts.keep(process, version, ProcessError)
     return version
 
 

@@ -1,4 +1,4 @@
-"""Built-in tools: http.request, email.send, vars.set, noop and fail."""
+"""Built-in tools: http.request, email.send, send_message, vars.set, noop and fail."""
 
 from __future__ import annotations
 
@@ -6,6 +6,7 @@ from typing import Any
 
 from webapp.tools import ToolCall, ToolError, tool
 from webapp.tools.mail import send_email
+from webapp.tools.messages import send_message
 from webapp.tools.web import http_request
 
 
@@ -37,6 +38,20 @@ def http(inputs: dict[str, Any], call: ToolCall) -> dict[str, Any]:
 )
 def email(inputs: dict[str, Any], call: ToolCall) -> dict[str, Any]:
     return send_email(inputs, call)
+
+
+tool(
+    "send_message",
+    inputs={
+        "name": "The message name",
+        "correlationKey": "The correlation key the waiting instances expect",
+        "payload": "A JSON value: the output of the catch, or the started instance's input",
+        "messageId": "The message id (default: this call's idempotency key)",
+    },
+    optional=("correlationKey", "payload", "messageId"),
+    description="Delivers a Flowdesk message to waiting instances, else starts the process "
+    "whose message start listens for it; once per message id.",
+)(send_message)
 
 
 def echo(inputs: dict[str, Any], call: ToolCall) -> dict[str, Any]:

@@ -167,7 +167,25 @@ def run_retention(session: Session, now: datetime | None = None, *, batch: int =
         deleted += len(ids)
     if deleted:
         log.info("retention deleted %d finished instance(s)", deleted)
+    _delete_broadcasts(session, now)
     return deleted
+
+
+def _delete_broadcasts(session: Session, now: datetime) -> None:
+    """Finished signal broadcasts go after RETENTION_DAYS too, with their batches and receipts."""
+    from webapp.models import SignalBroadcast
+
+    days = default_days()
+    if not days:
+        return
+    begin_write(session)
+    session.execute(
+        delete(SignalBroadcast).where(
+            SignalBroadcast.status == "done",
+            SignalBroadcast.finished_at < now - timedelta(days=days),
+        )
+    )
+    session.commit()
 
 
 def _delete(session: Session, ids: list[int]) -> None:

@@ -1,0 +1,533 @@
+"""Signals: what waits for one, what throws one, and how a broadcast reaches every waiting instance.
+
+A signal catch, a signal boundary event and a signal event-sub-process start subscribe by name
+(a `message_subscriptions` row of kind "signal"). A throw or a signal end evaluates its payload
+and records a broadcast row in its own step; after commit a worker plans it into batches of
+waiting instances and signal-started processes. Each instance then receives it in a step of its
+own, which writes a receipt (unique per broadcast and instance): a batch run again after its
+worker died skips the instances that have it. Only subscriptions that existed when the broadcast
+was made (ids up to its `high_water`) receive it, so a non-interrupting event that subscribes
+again after firing waits for the next broadcast.
+
+Scope: a broadcast reaches the instances of its partition only (no partition: the instances in
+no partition), and starts processes of that partition or of none, in its partition.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from typing import Any
+
+from sqlalchemy import delete, func, insert, or_, select, update
+from sqlalchemy.engine import Connection
+from sqlalchemy.orm import Session
+
+from webapp.engine import steps
+from webapp.engine.context import jsonable
+from webapp.engine.dispatch import JobRef
+from webapp.engine.locking import begin_write
+from webapp.engine.runtime import Step, StepResult
+from webapp.engine.store import INSTANCES, TokenRow
+from webapp.models import (
+    EventStart,
+    MessageSubscription,
+    Process,
+    ProcessVersion,
+    SignalBatch,
+    SignalBroadcast,
+    SignalReceipt,
+    User,
+)
+from webapp.process.expressions import ExpressionError, evaluate
+
+SUBSCRIPTIONS = MessageSubscription.__table__
+BROADCASTS = SignalBroadcast.__table__
+BATCHES = SignalBatch.__table__
+RECEIPTS = SignalReceipt.__table__
+KIND = "signal"
+MAX_NAME = 200
+
+
+# --- waiting for a signal ---------------------------------------------------------------------
+
+
+def subscribe(step: Step, holder: TokenRow, node_id: str) -> None:
+    """`holder` waits for the signal named by node `node_id` (itself, or the boundary event or
+    event-sub-process start it holds)."""
+    name = str(step.definition.config(node_id).get("signal") or "")
+    step.add_subscription(holder, name, "", node_id, kind=KIND)
+
+
+def catch(step: Step, token: TokenRow, node: dict[str, Any]) -> None:
+    """An intermediate signal catch: the token waits; the payload becomes its output."""
+    token.status = "waiting"
+    subscribe(step, token, token.node_id)
+
+
+# --- throwing ---------------------------------------------------------------------------------
+
+
+def throw(step: Step, token: TokenRow, node: dict[str, Any]) -> None:
+    """An intermediate signal throw: broadcast after this step commits; the token goes on."""
+    if broadcast_from(step, token, node.get("config") or {}):
+        step.leave_single(token)
+
+
+def broadcast_from(step: Step, token: TokenRow, config: dict[str, Any]) -> bool:
+    """Evaluate the payload at `token` and record the broadcast; False when the token failed."""
+    context = step.context(token)
+    payload: dict[str, Any] = {}
+    for name, text in (config.get("payload") or {}).items():
+        try:
+            payload[name] = evaluate(text, context)
+        except ExpressionError as error:
+            step.fail(token, "expression", f"The payload value '{name}' failed: {error}")
+            return False
+    name = str(config.get("signal") or "")
+    step.broadcasts.append(
+        {
+            "name": name,
+            "payload": jsonable(payload),
+            "node_id": token.node_id,
+            "actor": step.starter,
+            "covers": high_water(step.conn),
+        }
+    )
+    step.history.add("signal_thrown", token, name=name)
+    return True
+
+
+def high_water(conn: Connection) -> int:
+    """The largest subscription id now: the last subscription a broadcast made now covers."""
+    return int(conn.scalar(select(func.max(SUBSCRIPTIONS.c.id))) or 0)
+
+
+def write_broadcasts(step: Step) -> list[JobRef]:
+    """Insert the step's broadcasts (the instance row exists by now) and say what to enqueue."""
+    refs = []
+    for thrown in step.broadcasts:
+        refs.append(
+            record(
+                step.conn,
+                now=step.now,
+                partition_id=step.instance.partition_id,
+                instance_id=step.instance.id,
+                **thrown,
+            )
+        )
+    step.broadcasts.clear()
+    return refs
+
+
+def record(
+    conn: Connection,
+    *,
+    name: str,
+    payload: Any,
+    partition_id: int | None,
+    now: datetime,
+    instance_id: int | None = None,
+    node_id: str | None = None,
+    actor: str | None = None,
+    covers: int | None = None,
+) -> JobRef:
+    """Write a pending broadcast; the returned ref, enqueued after commit, has a worker plan it."""
+    values = {
+        "name": name,
+        "payload": payload,
+        "partition_id": partition_id,
+        "instance_id": instance_id,
+        "node_id": node_id,
+        "actor": actor,
+        "status": "pending",
+        "high_water": high_water(conn) if covers is None else covers,
+        "delivered": 0,
+        "started": 0,
+        "attempt": 0,
+        "created_at": now,
+        "updated_at": now,
+    }
+    broadcast_id = conn.execute(insert(BROADCASTS).returning(BROADCASTS.c.id), values).scalar_one()
+    return JobRef(broadcast_id, 0, "signal", now, 0)
+
+
+# --- planning a broadcast ---------------------------------------------------------------------
+
+
+def _same_partition(column: Any, partition_id: int | None) -> Any:
+    return column.is_(None) if partition_id is None else column == partition_id
+
+
+def claim_broadcast(session: Session, broadcast_id: int, now: datetime) -> int | None:
+    """Count an attempt at planning a pending broadcast (so a sweep after a crash sends the
+    next attempt); None when it is no longer pending."""
+    begin_write(session)
+    conn = session.connection()
+    row = conn.execute(
+        select(BROADCASTS.c.status, BROADCASTS.c.attempt)
+        .where(BROADCASTS.c.id == broadcast_id)
+        .with_for_update()
+    ).first()
+    if row is None or row.status != "pending":
+        return None
+    conn.execute(
+        update(BROADCASTS)
+        .where(BROADCASTS.c.id == broadcast_id)
+        .values(attempt=row.attempt + 1, updated_at=now)
+    )
+    return row.attempt + 1
+
+
+def plan(session: Session, broadcast_id: int, batch_size: int, now: datetime) -> list[JobRef]:
+    """Split a pending broadcast into batches of the instances waiting for it (and one batch of
+    signal starts), in one transaction; the refs to enqueue after commit."""
+    begin_write(session)
+    conn = session.connection()
+    broadcast = conn.execute(
+        select(BROADCASTS).where(BROADCASTS.c.id == broadcast_id).with_for_update()
+    ).first()
+    if broadcast is None or broadcast.status != "pending":
+        return []
+    targets = list(
+        conn.scalars(
+            select(SUBSCRIPTIONS.c.instance_id)
+            .join(INSTANCES, INSTANCES.c.id == SUBSCRIPTIONS.c.instance_id)
+            .where(
+                SUBSCRIPTIONS.c.kind == KIND,
+                SUBSCRIPTIONS.c.name == broadcast.name,
+                SUBSCRIPTIONS.c.id <= broadcast.high_water,
+                _same_partition(INSTANCES.c.partition_id, broadcast.partition_id),
+            )
+            .distinct()
+            .order_by(SUBSCRIPTIONS.c.instance_id)
+        )
+    )
+    stamp = {"broadcast_id": broadcast_id, "status": "pending", "attempt": 0}
+    stamp.update(created_at=now, updated_at=now)
+    batches = []
+    after = 0
+    for first in range(0, len(targets), batch_size):
+        chunk = targets[first : first + batch_size]
+        batches.append({**stamp, "kind": "deliver", "after": after, "upto": chunk[-1]})
+        batches[-1]["size"] = len(chunk)
+        after = chunk[-1]
+    if _starts(conn, broadcast.name, broadcast.partition_id):
+        batches.append({**stamp, "kind": "start", "after": 0, "upto": 0, "size": 0})
+    done = {} if batches else {"status": "done", "finished_at": now}
+    conn.execute(
+        update(BROADCASTS)
+        .where(BROADCASTS.c.id == broadcast_id)
+        .values({"status": "running", "total": len(targets), "updated_at": now, **done})
+    )
+    if not batches:
+        return []
+    ids = conn.execute(insert(BATCHES).returning(BATCHES.c.id), batches).scalars().all()
+    return [JobRef(batch_id, 0, "signal_batch", now, 0) for batch_id in ids]
+
+
+def _starts(conn: Connection, name: str, partition_id: int | None) -> list[Any]:
+    """Signal starts of that name in the latest versions of processes in the partition or none."""
+    events = EventStart.__table__
+    processes = Process.__table__
+    visible = processes.c.partition_id.is_(None)
+    if partition_id is not None:
+        visible = or_(visible, processes.c.partition_id == partition_id)
+    return list(
+        conn.execute(
+            select(events.c.process_id, events.c.version_id, events.c.node_id)
+            .join(processes, processes.c.id == events.c.process_id)
+            .where(events.c.event == KIND, events.c.name == name, visible)
+            .order_by(events.c.process_id, events.c.id)
+        ).all()
+    )
+
+
+# --- batches ----------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Batch:
+    """A claimed batch with what its steps need from the broadcast."""
+
+    id: int
+    attempt: int
+    kind: str
+    after: int
+    upto: int
+    broadcast_id: int
+    name: str
+    payload: Any
+    partition_id: int | None
+    high_water: int
+    actor: str | None
+
+
+def claim_batch(session: Session, batch_id: int, now: datetime, lease: float) -> Batch | None:
+    """Lease a pending batch for this worker; None when it is done or another worker holds it."""
+    begin_write(session)
+    conn = session.connection()
+    row = conn.execute(select(BATCHES).where(BATCHES.c.id == batch_id).with_for_update()).first()
+    if row is None or row.status != "pending":
+        return None
+    if row.lease_until is not None and row.lease_until > now:
+        return None
+    attempt = row.attempt + 1
+    conn.execute(
+        update(BATCHES)
+        .where(BATCHES.c.id == batch_id)
+        .values(attempt=attempt, lease_until=now + timedelta(seconds=lease), updated_at=now)
+    )
+    broadcast = conn.execute(select(BROADCASTS).where(BROADCASTS.c.id == row.broadcast_id)).one()
+    return Batch(
+        id=batch_id,
+        attempt=attempt,
+        kind=row.kind,
+        after=row.after,
+        upto=row.upto,
+        broadcast_id=broadcast.id,
+        name=broadcast.name,
+        payload=broadcast.payload,
+        partition_id=broadcast.partition_id,
+        high_water=broadcast.high_water,
+        actor=broadcast.actor,
+    )
+
+
+def batch_instances(session: Session, batch: Batch) -> list[int]:
+    """The batch's instances that still hold a subscription the broadcast covers."""
+    ids = list(
+        session.scalars(
+            select(SUBSCRIPTIONS.c.instance_id)
+            .join(INSTANCES, INSTANCES.c.id == SUBSCRIPTIONS.c.instance_id)
+            .where(
+                SUBSCRIPTIONS.c.kind == KIND,
+                SUBSCRIPTIONS.c.name == batch.name,
+                SUBSCRIPTIONS.c.id <= batch.high_water,
+                SUBSCRIPTIONS.c.instance_id > batch.after,
+                SUBSCRIPTIONS.c.instance_id <= batch.upto,
+                _same_partition(INSTANCES.c.partition_id, batch.partition_id),
+            )
+            .distinct()
+            .order_by(SUBSCRIPTIONS.c.instance_id)
+        )
+    )
+    session.rollback()
+    return ids
+
+
+def heartbeat(session: Session, batch: Batch, now: datetime, lease: float) -> bool:
+    """Extend the lease and publish progress; False when the batch is no longer this worker's
+    (its lease ran out and another attempt took it)."""
+    begin_write(session)
+    conn = session.connection()
+    kept = conn.execute(
+        update(BATCHES)
+        .where(
+            BATCHES.c.id == batch.id,
+            BATCHES.c.attempt == batch.attempt,
+            BATCHES.c.status == "pending",
+        )
+        .values(lease_until=now + timedelta(seconds=lease), updated_at=now)
+    ).rowcount
+    _progress(conn, batch.broadcast_id, now)
+    return bool(kept)
+
+
+def finish_batch(session: Session, batch: Batch, now: datetime) -> None:
+    """Mark the batch done and update the broadcast's progress; the last batch ends it."""
+    begin_write(session)
+    conn = session.connection()
+    conn.execute(
+        update(BATCHES)
+        .where(BATCHES.c.id == batch.id, BATCHES.c.status == "pending")
+        .values(status="done", lease_until=None, updated_at=now)
+    )
+    # The broadcast's row lock comes first, so of two last batches the later one sees both done.
+    _progress(conn, batch.broadcast_id, now)
+    left = conn.scalar(
+        select(func.count())
+        .select_from(BATCHES)
+        .where(BATCHES.c.broadcast_id == batch.broadcast_id, BATCHES.c.status == "pending")
+    )
+    if not left:
+        conn.execute(
+            update(BROADCASTS)
+            .where(BROADCASTS.c.id == batch.broadcast_id, BROADCASTS.c.status == "running")
+            .values(status="done", finished_at=now)
+        )
+
+
+def _progress(conn: Connection, broadcast_id: int, now: datetime) -> None:
+    counted = conn.execute(
+        select(RECEIPTS.c.started, func.count())
+        .where(RECEIPTS.c.broadcast_id == broadcast_id)
+        .group_by(RECEIPTS.c.started)
+    ).all()
+    by_kind = {bool(started): count for started, count in counted}
+    conn.execute(
+        update(BROADCASTS)
+        .where(BROADCASTS.c.id == broadcast_id)
+        .values(delivered=by_kind.get(False, 0), started=by_kind.get(True, 0), updated_at=now)
+    )
+
+
+# --- one instance's step ----------------------------------------------------------------------
+
+
+def deliver(session: Session, batch: Batch, instance_id: int, now: datetime) -> StepResult:
+    """The broadcast reaches one instance: every token holding a covered subscription fires,
+    in one step that also writes the receipt; an instance that has it already is skipped."""
+    step, _ = steps._open(session, instance_id, now)
+    conn = step.conn
+    seen = conn.scalar(
+        select(RECEIPTS.c.id).where(
+            RECEIPTS.c.broadcast_id == batch.broadcast_id, RECEIPTS.c.instance_id == instance_id
+        )
+    )
+    covered = (
+        SUBSCRIPTIONS.c.instance_id == instance_id,
+        SUBSCRIPTIONS.c.kind == KIND,
+        SUBSCRIPTIONS.c.name == batch.name,
+        SUBSCRIPTIONS.c.id <= batch.high_water,
+    )
+    subscriptions = conn.execute(
+        select(SUBSCRIPTIONS.c.token_id, SUBSCRIPTIONS.c.node_id)
+        .where(*covered)
+        .order_by(SUBSCRIPTIONS.c.id)
+    ).all()
+    if seen is not None or step.instance.partition_id != batch.partition_id:
+        return steps._dropped(step, "the instance has this broadcast, or is not in its partition")
+    conn.execute(delete(SUBSCRIPTIONS).where(*covered))
+    payload = jsonable(batch.payload if batch.payload is not None else {})
+    woken = 0
+    for token_id, node_id in subscriptions:
+        token = step.token(token_id)
+        if token is None:
+            continue
+        details = {"name": batch.name, "broadcast": batch.broadcast_id}
+        if steps._watches(step, token, node_id):
+            woken += 1
+            step.history.add("signal", token, node_id, actor=batch.actor, **details)
+            if steps._event_fired(step, token, node_id, payload):
+                subscribe(step, token, node_id)
+            continue
+        if token.status != "waiting" or token.node_id != node_id:
+            continue
+        woken += 1
+        step.history.add("signal", token, actor=batch.actor, **details)
+        step.complete(token, payload)
+    if not woken:
+        return steps._dropped(step, "no token waits for this signal")
+    step.starter = steps._starter(step)
+    step.run()
+    result = step.finish()
+    conn.execute(
+        insert(RECEIPTS),
+        {
+            "broadcast_id": batch.broadcast_id,
+            "instance_id": instance_id,
+            "started": False,
+            "created_at": now,
+        },
+    )
+    return result
+
+
+def pending_starts(session: Session, batch: Batch) -> list[Any]:
+    """The signal starts this broadcast has not started an instance for yet."""
+    conn = session.connection()
+    done = set(
+        conn.scalars(
+            select(RECEIPTS.c.process_id).where(
+                RECEIPTS.c.broadcast_id == batch.broadcast_id, RECEIPTS.c.started.is_(True)
+            )
+        )
+    )
+    starts = list(_starts(conn, batch.name, batch.partition_id))
+    session.rollback()
+    first: dict[int, Any] = {}
+    for row in starts:
+        first.setdefault(row.process_id, row)
+    return [row for process_id, row in first.items() if process_id not in done]
+
+
+def start_one(session: Session, batch: Batch, start: Any, now: datetime) -> StepResult | None:
+    """Start the process of `start` with the payload as input, and write its receipt in the same
+    transaction (unique per broadcast and process); None when the version is gone."""
+    begin_write(session)
+    version = session.get(ProcessVersion, start.version_id)
+    if version is None:
+        return None
+    actor = None
+    if batch.actor:
+        actor = session.scalar(select(User).where(User.username == batch.actor))
+    payload = batch.payload if isinstance(batch.payload, dict) else {}
+    result = steps.start_instance(
+        session,
+        version,
+        input=payload,
+        partition_id=batch.partition_id,
+        actor=actor,
+        via="signal",
+        now=now,
+        start_node=start.node_id,
+    )
+    session.connection().execute(
+        insert(RECEIPTS),
+        {
+            "broadcast_id": batch.broadcast_id,
+            "instance_id": result.instance.id,
+            "process_id": start.process_id,
+            "started": True,
+            "created_at": now,
+        },
+    )
+    return result
+
+
+# --- recovery ---------------------------------------------------------------------------------
+
+# RQ states after which no delivery of that id will run (a started one lost its worker: its
+# lease ran out, or it never took one).
+GONE = frozenset({"finished", "failed", "stopped", "canceled", "started"})
+
+
+def lost(session: Session, queue: Any, *, grace: float, now: datetime) -> list[JobRef]:
+    """Broadcasts not planned and batches not leased for `grace` seconds whose current delivery
+    is not waiting in RQ: the sweep enqueues them again (the next attempt's id after a claim)."""
+    stale = now - timedelta(seconds=grace)
+    refs = [
+        JobRef(row.id, 0, "signal", now, row.attempt)
+        for row in session.execute(
+            select(BROADCASTS.c.id, BROADCASTS.c.attempt)
+            .where(BROADCASTS.c.status == "pending", BROADCASTS.c.updated_at <= stale)
+            .order_by(BROADCASTS.c.id)
+            .limit(500)
+        )
+    ]
+    refs += [
+        JobRef(row.id, 0, "signal_batch", now, row.attempt)
+        for row in session.execute(
+            select(BATCHES.c.id, BATCHES.c.attempt)
+            .where(
+                BATCHES.c.status == "pending",
+                BATCHES.c.updated_at <= stale,
+                or_(BATCHES.c.lease_until.is_(None), BATCHES.c.lease_until <= now),
+            )
+            .order_by(BATCHES.c.id)
+            .limit(500)
+        )
+    ]
+    session.rollback()
+    if not refs:
+        return []
+    from rq.job import Job as RQJob
+
+    with queue.connection.pipeline(transaction=False) as pipe:
+        for ref in refs:
+            pipe.hget(RQJob.key_for(ref.rq_id), "status")
+        states = pipe.execute()
+    return [
+        ref for ref, state in zip(refs, states, strict=True) if not state or state.decode() in GONE
+    ]

@@ -1,0 +1,248 @@
+"""Signal broadcasts for workers, the API and the operations page.
+
+RQ entry points (`plan_broadcast`, `run_batch`) bind the engine's signal steps to the app: each
+instance's delivery is its own transaction, committed and then followed by its jobs; the batch's
+lease is renewed as it goes, so the sweep hands a batch whose worker died to another worker.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Mapping
+from typing import Any
+
+from flask import current_app
+from sqlalchemy import func, select
+from sqlalchemy.exc import IntegrityError
+
+from webapp.engine import EngineError, signals
+from webapp.engine.locking import begin_write
+from webapp.extensions import db
+from webapp.logs import about_job
+from webapp.models import Partition, SignalBroadcast, SignalReceipt, User
+from webapp.models.base import utcnow
+from webapp.permissions import can, partition_filter
+from webapp.services.instances import InstanceError, _invalid
+from webapp.services.jobs import _commit_and_follow_on
+
+STATUSES = ("pending", "running", "done")
+
+
+def _lease() -> float:
+    """Seconds a batch stays with its worker without a heartbeat (JOB_LEASE_GRACE, at least 1)."""
+    return max(1.0, float(current_app.config["JOB_LEASE_GRACE"]))
+
+
+@about_job
+def plan_broadcast(broadcast_id: int, _unused: int = 0) -> str:
+    """Split a broadcast into batches and enqueue them."""
+    session = db.session
+    try:
+        attempt = signals.claim_broadcast(session, broadcast_id, utcnow())
+        session.commit()
+        if attempt is None:
+            return "not pending"
+        size = int(current_app.config["SIGNAL_BATCH"])
+        refs = signals.plan(session, broadcast_id, size, utcnow())
+    except BaseException:
+        session.rollback()
+        raise
+    commit_refs(refs)
+    return f"{len(refs)} batch(es)"
+
+
+def commit_refs(refs: list) -> None:
+    from webapp.engine import dispatch
+    from webapp.services.jobs import engine_queue
+
+    db.session.commit()
+    if refs:
+        dispatch.enqueue(engine_queue(), refs)
+
+
+@about_job
+def run_batch(batch_id: int, _unused: int = 0) -> str:
+    """Deliver the broadcast to the batch's instances (or start its processes), one step each."""
+    session = db.session
+    lease = _lease()
+    try:
+        batch = signals.claim_batch(session, batch_id, utcnow(), lease)
+        session.commit()
+    except BaseException:
+        session.rollback()
+        raise
+    if batch is None:
+        return "not claimed"
+    beat = time.monotonic()
+    done = 0
+    for work in _work(batch):
+        _one(work, batch)
+        done += 1
+        if time.monotonic() - beat > lease / 3:
+            beat = time.monotonic()
+            kept = signals.heartbeat(session, batch, utcnow(), lease)
+            session.commit()
+            if not kept:
+                return f"lease lost after {done}"
+    signals.finish_batch(session, batch, utcnow())
+    session.commit()
+    return f"{done} done"
+
+
+def _work(batch: signals.Batch) -> list[Any]:
+    if batch.kind == "start":
+        return signals.pending_starts(db.session, batch)
+    return signals.batch_instances(db.session, batch)
+
+
+def _one(work: Any, batch: signals.Batch) -> None:
+    """One instance's delivery or one process's start, committed on its own."""
+    session = db.session
+    try:
+        if batch.kind == "start":
+            result = signals.start_one(session, batch, work, utcnow())
+        else:
+            result = signals.deliver(session, batch, work, utcnow())
+    except (EngineError, IntegrityError):
+        # A start refused, or a concurrent attempt wrote this receipt first.
+        session.rollback()
+        return
+    except BaseException:
+        session.rollback()
+        raise
+    if result is None:
+        session.rollback()
+        return
+    _commit_and_follow_on(result)
+
+
+# --- the API ----------------------------------------------------------------------------------
+
+
+def broadcast_from_request(user: User, payload: Mapping[str, Any]) -> SignalBroadcast:
+    """`POST /api/signals`: check every field, record the broadcast, commit, enqueue it.
+
+    The broadcast's partition is the body's `partition` (a key; none: instances and processes
+    in no partition); the user must be allowed to start instances there."""
+    if not can(user, "instances.start", scoped=False):
+        raise InstanceError("forbidden", "You may not broadcast signals.", status=403)
+    fields: dict[str, str] = {}
+    name = payload.get("name")
+    if not isinstance(name, str) or not name.strip() or len(name.strip()) > signals.MAX_NAME:
+        fields["name"] = f"Give the signal name (1-{signals.MAX_NAME} characters)."
+    data = payload.get("payload", {})
+    if data is None:
+        data = {}
+    if not isinstance(data, dict):
+        fields["payload"] = "The payload must be a JSON object."
+    partition = payload.get("partition")
+    if partition is not None and not isinstance(partition, str):
+        fields["partition"] = "The partition must be a partition key."
+    for unknown in sorted(set(payload) - {"name", "payload", "partition"}):
+        fields[unknown] = "Unknown field."
+    if fields:
+        raise _invalid(fields)
+    partition_id = None
+    if partition:
+        partition_id = db.session.scalar(select(Partition.id).where(Partition.key == partition))
+        if partition_id is None or not can(user, "instances.start", partition_id):
+            raise _invalid({"partition": "Unknown partition, or not one you may start in."})
+    elif not can(user, "instances.start", None):
+        raise InstanceError("forbidden", "You may not broadcast signals.", status=403)
+    begin_write(db.session)
+    ref = signals.record(
+        db.session.connection(),
+        name=name.strip(),
+        payload=data,
+        partition_id=partition_id,
+        now=utcnow(),
+        actor=user.username,
+    )
+    commit_refs([ref])
+    broadcast = db.session.get(SignalBroadcast, ref.id)
+    assert broadcast is not None
+    return broadcast
+
+
+def visible(user: User) -> Any:
+    """Broadcasts the user may see: those of partitions they may read instances in."""
+    return partition_filter(SignalBroadcast.partition_id, user)
+
+
+def get_broadcast(user: User, broadcast_id: int) -> SignalBroadcast:
+    found = None
+    if can(user, "instances.read", scoped=False) or can(user, "instances.start", scoped=False):
+        found = db.session.scalar(
+            select(SignalBroadcast).where(SignalBroadcast.id == broadcast_id, visible(user))
+        )
+    if found is None:
+        raise InstanceError(
+            "not_found", f"There is no signal broadcast {broadcast_id} you may see.", status=404
+        )
+    return found
+
+
+def recent(user: User, limit: int = 50) -> list[SignalBroadcast]:
+    """The newest broadcasts the user may see."""
+    return list(
+        db.session.scalars(
+            select(SignalBroadcast)
+            .where(visible(user))
+            .order_by(SignalBroadcast.id.desc())
+            .limit(limit)
+        )
+    )
+
+
+def partition_keys(broadcasts: list[SignalBroadcast]) -> dict[int, str]:
+    """Partition id -> key for these broadcasts' partitions."""
+    ids = {b.partition_id for b in broadcasts if b.partition_id is not None}
+    if not ids:
+        return {}
+    rows = db.session.execute(select(Partition.id, Partition.key).where(Partition.id.in_(ids)))
+    return {partition_id: key for partition_id, key in rows}
+
+
+def reached(broadcast: SignalBroadcast, limit: int = 100) -> list[SignalReceipt]:
+    """The first instances a broadcast reached or started."""
+    return list(
+        db.session.scalars(
+            select(SignalReceipt)
+            .where(SignalReceipt.broadcast_id == broadcast.id)
+            .order_by(SignalReceipt.id)
+            .limit(limit)
+        )
+    )
+
+
+def reached_count(broadcast: SignalBroadcast) -> int:
+    return int(
+        db.session.scalar(
+            select(func.count())
+            .select_from(SignalReceipt)
+            .where(SignalReceipt.broadcast_id == broadcast.id)
+        )
+        or 0
+    )
+
+
+def as_dict(broadcast: SignalBroadcast) -> dict[str, Any]:
+    """The JSON shape of a broadcast and its progress."""
+    partition = broadcast.partition_id and db.session.get(Partition, broadcast.partition_id)
+    return {
+        "id": broadcast.id,
+        "name": broadcast.name,
+        "payload": broadcast.payload,
+        "partition": partition.key if partition else None,
+        "status": broadcast.status,
+        "total": broadcast.total,
+        "delivered": broadcast.delivered,
+        "started": broadcast.started,
+        "thrown_by": (
+            {"instance": broadcast.instance_id, "node": broadcast.node_id}
+            if broadcast.node_id
+            else {"user": broadcast.actor}
+        ),
+        "created_at": broadcast.created_at.isoformat(),
+        "finished_at": broadcast.finished_at.isoformat() if broadcast.finished_at else None,
+    }
