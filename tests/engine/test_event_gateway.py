@@ -172,3 +172,22 @@ def test_a_target_whose_correlation_key_fails_subscribes_nothing(engine):
     assert (instance.error["node"], instance.error["code"]) == ("gw", "correlation")
     assert pending_jobs(engine, instance_id, "timer") == []
     assert subscriptions(engine, instance_id) == []
+
+
+def test_a_signal_target_wins_and_the_timer_is_withdrawn(engine):
+    from tests.engine.test_signals import broadcast
+
+    nodes, flows = gateway_nodes()
+    nodes["paid"] = node("signalCatch", "Paid", signal="paid", saveTo="payment")
+    doc = document({"start": node("startEvent"), **nodes}, {"f0": flow("start", "gw"), **flows})
+    instance_id = start(engine, publish_document(doc))
+    [timer] = pending_jobs(engine, instance_id, "timer")
+    assert subscriptions(engine, instance_id) == ["paid"]
+    broadcast(engine, "paid", {"amount": 5})
+    instance = load(engine, instance_id)
+    assert instance.status == "completed"
+    assert instance.vars["payment"] == {"amount": 5}
+    assert pending_jobs(engine, instance_id, "timer") == []
+    assert engine.get(Job, timer.id).status == "cancelled"
+    [won] = details(engine, instance_id, "event_won", "gw")
+    assert won["winner"] == "paid"

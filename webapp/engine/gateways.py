@@ -152,6 +152,7 @@ def event_gateway(step: Step, token: TokenRow, node: dict[str, Any]) -> None:
     definition = step.definition
     timers = []
     messages = []
+    signals = []
     for target in targets(definition, token.node_id):
         kind = definition.kind(target)
         config = definition.config(target)
@@ -168,15 +169,13 @@ def event_gateway(step: Step, token: TokenRow, node: dict[str, Any]) -> None:
                 return
             messages.append((target, str(config.get("message") or ""), key))
         elif kind == "signalCatch":
-            # Signal targets: subscribed by the signals module (H2), wired in at merge.
-            step.fail(token, "unsupported", f"The signal catch '{target}' is not supported yet.")
-            return
+            signals.append(target)
         else:
             step.fail(
                 token, "unsupported", f"'{target}' ({kind}) cannot follow an event-based gateway."
             )
             return
-    if not timers and not messages:
+    if not timers and not messages and not signals:
         step.fail(token, "no_flow", f"Node '{token.node_id}' has no outgoing flow.")
         return
     token.status = "waiting"
@@ -184,6 +183,11 @@ def event_gateway(step: Step, token: TokenRow, node: dict[str, Any]) -> None:
         step.add_job(token, "timer", due, node_id=target)
     for target, name, key in messages:
         step.add_subscription(token, name, key, target)
+    if signals:
+        from webapp.engine import signals as signal_waits
+
+        for target in signals:
+            signal_waits.subscribe(step, token, target)
 
 
 def watches(step: Step, token: TokenRow, node_id: str) -> bool:
