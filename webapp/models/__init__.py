@@ -13,6 +13,7 @@ from webapp.models.runtime import (
     Task,
     Token,
 )
+from webapp.models.schedules import Schedule, ScheduleTick
 
 __all__ = [
     "HistoryEntry",
@@ -27,6 +28,8 @@ __all__ = [
     "Role",
     "RolePermission",
     "SavedFilter",
+    "Schedule",
+    "ScheduleTick",
     "Task",
     "Token",
     "User",
