@@ -17,41 +17,12 @@ from tests.engine.conftest import (
     publish_document,
     wait_for,
 )
+from tests.engine.timer_start_docs import iso, soon, timed, timer_starts_publishable  # noqa: F401
 from webapp.models import HistoryEntry, Instance, Process, ProcessVersion
 from webapp.models.base import utcnow
 from webapp.models.schedules import Schedule, ScheduleTick
-from webapp.services import processes, schedules
+from webapp.services import schedules
 from webapp.services.processes import ProcessError
-
-# Until the library's validation accepts process-level timer starts (issue 16, library helper),
-# only that one refusal is dropped; a no-op once validation accepts them.
-_MAIN_REFUSAL = "only the start event of an event sub-process starts on an event"
-
-
-@pytest.fixture(autouse=True)
-def timer_starts_publishable(monkeypatch):
-    check = processes.check_draft
-
-    def accepting(process, doc=None):
-        return [problem for problem in check(process, doc) if _MAIN_REFUSAL not in problem.message]
-
-    monkeypatch.setattr(processes, "check_draft", accepting)
-
-
-def timed(start_id: str = "tick", **timer: str) -> dict:
-    """A timer start (`timer` settings) -> end."""
-    nodes = {start_id: node("startEvent", "Every tick", event="timer", **timer)}
-    return document({**nodes, "end": node("endEvent")}, {"f1": flow(start_id, "end")})
-
-
-def soon():
-    """A whole second far enough ahead that publishing is done before it (for in-process runs
-    that pass their own `now`)."""
-    return utcnow().replace(microsecond=0) + timedelta(seconds=30)
-
-
-def iso(moment) -> str:
-    return moment.strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 def schedule_rows(session, key: str = "proc") -> list[Schedule]:
