@@ -65,7 +65,7 @@ AUDITED = {
     "alice": ["/inbox/", "/inbox/?tab=claimable", "/inbox/processes", "/inbox/requests",
               "/account"],
     "operator": ["/operations/", "/operations/instances", "/operations/heat",
-                 "/operations/health", "/operations/retention"],
+                 "/operations/health", "/operations/retention", "/operations/schedules"],
     "designer": ["/designer/", "/designer/new", "/designer/import"],
     "admin": ["/", "/admin/", "/admin/users", "/admin/users/new", "/admin/roles",
               "/admin/partitions"],
