@@ -91,6 +91,7 @@ class Sweeper(threading.Thread):
         self.lock_key = f"flowdesk:sweep:{app.config['RQ_QUEUE']}"
         self.stopped = threading.Event()
         self.redis_down = False
+        self.database_down = False
 
     def run(self) -> None:
         now = time.monotonic()
@@ -109,17 +110,25 @@ class Sweeper(threading.Thread):
 
     def start_schedules(self) -> int:
         """Start the instances of due timer start events; how many this process started."""
+        from webapp.database import is_unavailable
         from webapp.services.schedules import run_due
 
         with self.app.app_context():
             try:
-                return run_due()
-            except Exception:  # e.g. the database is down: the next pass tries again
-                log.exception("timer starts failed")
-                db.session.rollback()
+                started = run_due()
+            except Exception as error:  # the next pass tries again
+                if not is_unavailable(error):
+                    log.exception("timer starts failed")
+                elif not self.database_down:
+                    log.warning("timer starts wait until the database is back: %s", error)
+                    self.database_down = True
                 return 0
             finally:
                 db.session.remove()
+        if self.database_down:
+            log.info("the database is back: timer starts run again")
+            self.database_down = False
+        return started
 
     def stop(self) -> None:
         self.stopped.set()

@@ -56,7 +56,7 @@ def test_three_workers_start_exactly_one_instance_per_tick_with_one_killed(
     started exactly one instance, every instance belongs to a tick, and ticks kept coming."""
     group = workers.start(3, SCHEDULE_INTERVAL=0.05, **FAST)
     wait_for(lambda: len(Worker.all(connection=redis_client)) == 3, what="three workers")
-    begin = utcnow().replace(microsecond=0) + timedelta(seconds=1)
+    begin = utcnow().replace(microsecond=0) + timedelta(seconds=2)
     publish_document(timed(cycle=f"R/{iso(begin)}/PT1S"))
     (row,) = schedule_rows(engine)
     assert row.next_run_at == begin

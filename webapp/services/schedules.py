@@ -97,11 +97,13 @@ def run_due(now: datetime | None = None) -> int:
         try:
             result = timer_starts.fire(db.session, row, now)
             if result is None:
+                log.debug("schedule %s changed before this worker fired it", row.id)
                 continue
             commit(result)
             started += 1
         except IntegrityError:
-            db.session.rollback()  # another worker started this tick first
+            db.session.rollback()
+            log.debug("schedule %s: another worker started this tick first", row.id)
             timer_starts.skip(db.session, row, now)
             db.session.commit()
         except (EngineError, ValueError) as error:
