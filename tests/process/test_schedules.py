@@ -151,3 +151,15 @@ def test_time_zone_defaults_to_utc_and_describe_names_it() -> None:
     assert parse_schedule({"cycle": "0 8 * * *", "timezone": "Europe/Berlin"}).describe() == (
         "0 8 * * * (Europe/Berlin)"
     )
+
+
+def test_the_ends_of_the_calendar_give_no_run_or_a_named_error() -> None:
+    with pytest.raises(ScheduleError) as caught:
+        parse_schedule({"date": "9999-12-31T23:00:00", "timezone": "America/New_York"})
+    assert caught.value.field == "date" and "out of range" in caught.value.message
+    end = datetime(9999, 12, 31, 23, 30, tzinfo=UTC)
+    for config in ({"cycle": "R/PT1H"}, {"cycle": "0 8 * * *", "timezone": "Europe/Berlin"}):
+        schedule = parse_schedule(config, anchor=end)
+        assert schedule.next_after(end) is None
+        assert next_runs(config, end) == []
+    assert parse_schedule({"cycle": "R/PT1H"}).latest_at_or_before(datetime.min) is None

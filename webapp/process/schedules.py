@@ -64,8 +64,21 @@ class Schedule:
         return f"{self.expression} ({self.timezone})"
 
     def next_after(self, moment: datetime) -> datetime | None:
-        """The first run strictly after `moment` (None: there is no further run)."""
-        moment = _aware(moment)
+        """The first run strictly after `moment` (None: there is no further run, or it would
+        fall beyond the year 9999)."""
+        try:
+            return self._next_after(_aware(moment))
+        except OverflowError:
+            return None
+
+    def latest_at_or_before(self, moment: datetime) -> datetime | None:
+        """The last run at or before `moment` (None: none is due yet)."""
+        try:
+            return self._latest_at_or_before(_aware(moment))
+        except OverflowError:
+            return None
+
+    def _next_after(self, moment: datetime) -> datetime | None:
         if self.kind == "date":
             assert self.date is not None
             return self.date if self.date > moment else None
@@ -74,9 +87,7 @@ class Schedule:
         index = self._index_at_or_before(moment)
         return self._occurrence(0 if index is None else index + 1)
 
-    def latest_at_or_before(self, moment: datetime) -> datetime | None:
-        """The last run at or before `moment` (None: none is due yet)."""
-        moment = _aware(moment)
+    def _latest_at_or_before(self, moment: datetime) -> datetime | None:
         if self.kind == "date":
             assert self.date is not None
             return self.date if self.date <= moment else None
@@ -91,12 +102,12 @@ class Schedule:
             return self.date
         if self.kind == "cycle":
             return self._occurrence(0)
-        return self._cron_after(self.anchor)
+        return self.next_after(self.anchor)
 
     def runs_after(self, moment: datetime, count: int) -> list[datetime]:
         """Up to `count` runs strictly after `moment`."""
         runs: list[datetime] = []
-        current: datetime | None = _aware(moment)
+        current: datetime | None = moment
         while len(runs) < count and current is not None:
             current = self.next_after(current)
             if current is not None:
@@ -120,8 +131,8 @@ class Schedule:
         assert self.cycle is not None
         if index < 0 or (self.cycle.repeat is not None and index >= self.cycle.repeat):
             return None
-        first = self._first_local()
         try:
+            first = self._first_local()
             if self._wall_clock():
                 local = first.replace(tzinfo=None) + self.cycle.interval * index
                 return _resolve(local, self.zone)
@@ -156,7 +167,7 @@ class Schedule:
                 candidate = _resolve(iterator.get_next(datetime), self.zone)
                 if candidate > moment:
                     return candidate
-        except (CroniterBadDateError, OverflowError):
+        except (CroniterBadDateError, OverflowError, ValueError):
             return None
         return None
 
@@ -168,7 +179,7 @@ class Schedule:
                 candidate = _resolve(iterator.get_prev(datetime), self.zone)
                 if candidate <= moment:
                     return candidate
-        except (CroniterBadDateError, OverflowError):
+        except (CroniterBadDateError, OverflowError, ValueError):
             return None
         return None
 
@@ -223,9 +234,10 @@ def _parse_date(text: str, zone: tzinfo) -> datetime:
         raise ScheduleError(
             "date", f"{text[:64]!r} is not an ISO date-time such as 2027-01-01T08:00:00Z"
         ) from None
-    if value.tzinfo is None:
-        return _resolve(value, zone)
-    return value.astimezone(UTC)
+    try:
+        return _resolve(value, zone) if value.tzinfo is None else value.astimezone(UTC)
+    except OverflowError:
+        raise ScheduleError("date", f"{text[:64]!r} is out of range") from None
 
 
 def _parse_iso_cycle(text: str, zone: tzinfo) -> Cycle:
@@ -237,9 +249,15 @@ def _parse_iso_cycle(text: str, zone: tzinfo) -> Cycle:
         raise ScheduleError("cycle", "the interval must be at least one second (PT1S)")
     if cycle.start is not None:
         written = text.strip().split("/")[1].strip()
-        if re.search(r"(Z|[+-][0-9]{2}(:?[0-9]{2})?)$", written, re.IGNORECASE) is None:
-            naive = cycle.start.replace(tzinfo=None)
-            cycle = Cycle(cycle.repeat, cycle.interval, _resolve(naive, zone))
+        try:
+            if re.search(r"(Z|[+-][0-9]{2}(:?[0-9]{2})?)$", written, re.IGNORECASE) is None:
+                start = _resolve(cycle.start.replace(tzinfo=None), zone)
+            else:
+                start = cycle.start.astimezone(UTC)
+        except OverflowError:
+            message = f"the first date {written[:64]!r} is out of range"
+            raise ScheduleError("cycle", message) from None
+        cycle = Cycle(cycle.repeat, cycle.interval, start)
     return cycle
 
 
