@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from datetime import timedelta
 
 import pytest
@@ -15,6 +16,7 @@ from tests.engine.conftest import (
     history,
     node,
     publish_document,
+    run_burst,
     wait_for,
 )
 from tests.engine.timer_start_docs import iso, soon, timed, timer_starts_publishable  # noqa: F401
@@ -76,6 +78,22 @@ def test_three_workers_start_exactly_one_instance_per_tick_with_one_killed(
     assert all((tick.tick_at - begin) % timedelta(seconds=1) == timedelta(0) for tick in made)
     assert all(instance.version_id == row.version_id for instance in instances)
     assert "timer starts failed" not in workers.logs()
+
+
+def test_a_worker_started_after_downtime_starts_one_instance_for_the_missed_ticks(
+    engine, app_config
+):
+    """No worker ran during three ticks: the first worker to start runs one instance, for the
+    latest of them, and the schedule's next run is in the future."""
+    begin = utcnow().replace(microsecond=0) + timedelta(seconds=2)
+    publish_document(timed(cycle=f"R/{iso(begin)}/PT1S"))
+    time.sleep(max(0.0, (begin + timedelta(seconds=3.2) - utcnow()).total_seconds()))
+    run_burst(app_config)
+    (tick,) = ticks(engine)
+    assert tick.tick_at >= begin + timedelta(seconds=3)
+    assert [i.id for i in scheduled_instances(engine)] == [tick.instance_id]
+    (row,) = schedule_rows(engine)
+    assert row.next_run_at > tick.tick_at
 
 
 def test_missed_ticks_after_downtime_start_one_instance_for_the_latest(engine):
