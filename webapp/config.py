@@ -46,6 +46,7 @@ DEFAULTS: dict[str, Any] = {
     # Engine and workers (docs/engine.md).
     "SWEEP_INTERVAL": 5.0,
     "SWEEP_GRACE": 10.0,
+    "SCHEDULE_INTERVAL": 5.0,
     "JOB_LEASE_GRACE": 10.0,
     "MULTI_INSTANCE_LIMIT": 10_000,
     "CALL_DEPTH_LIMIT": 16,
@@ -91,6 +92,7 @@ ENVIRONMENT_SETTINGS: dict[str, tuple[str, Any]] = {
     "LOG_FORMAT": ("LOG_FORMAT", str.lower),
     "SWEEP_INTERVAL": ("SWEEP_INTERVAL", float),
     "SWEEP_GRACE": ("SWEEP_GRACE", float),
+    "SCHEDULE_INTERVAL": ("SCHEDULE_INTERVAL", float),
     "JOB_LEASE_GRACE": ("JOB_LEASE_GRACE", float),
     "MULTI_INSTANCE_LIMIT": ("MULTI_INSTANCE_LIMIT", int),
     "CALL_DEPTH_LIMIT": ("CALL_DEPTH_LIMIT", int),
@@ -193,6 +195,9 @@ def _check(config: dict[str, Any], instance_path: Path) -> None:
     for name in ("SWEEP_INTERVAL", "SWEEP_GRACE", "JOB_LEASE_GRACE", "RETENTION_INTERVAL"):
         if not isinstance(config.get(name), int | float) or config[name] < 0:
             raise ConfigError(f"{name} must be a number of seconds, 0 or more")
+    interval = config.get("SCHEDULE_INTERVAL")
+    if not isinstance(interval, int | float) or isinstance(interval, bool) or interval <= 0:
+        raise ConfigError("SCHEDULE_INTERVAL must be a number of seconds greater than 0")
     for name in ("MULTI_INSTANCE_LIMIT", "CALL_DEPTH_LIMIT", "SIGNAL_BATCH"):
         if not isinstance(config.get(name), int) or config[name] < 1:
             raise ConfigError(f"{name} must be a whole number of at least 1")

@@ -2,7 +2,9 @@
 
 Each worker also runs the engine's sweep every SWEEP_INTERVAL seconds in a background thread,
 under a Redis lock so that only one process sweeps at a time however many workers run; the sweep
-also deletes finished instances past retention, at most once per RETENTION_INTERVAL.
+also deletes finished instances past retention, at most once per RETENTION_INTERVAL. The same
+thread starts due timer start events every SCHEDULE_INTERVAL seconds in every worker, without a
+lock: a unique row per tick makes each tick start one instance (webapp/engine/timer_starts.py).
 
 A worker outlives Redis outages: RQ quits on a dropped connection anywhere but in its wait for the
 next job, so each step of RQ's loop here logs the outage, waits for Redis with growing pauses and
@@ -78,22 +80,55 @@ def wait_for_redis(
 
 
 class Sweeper(threading.Thread):
-    """Runs `engine.sweep` periodically; the lock's expiry paces sweeps across all processes."""
+    """Runs `engine.sweep` periodically (the lock's expiry paces sweeps across all processes)
+    and starts due timer start events."""
 
     def __init__(self, app: Flask) -> None:
         super().__init__(name="flowdesk-sweep", daemon=True)
         self.app = app
         self.interval = float(app.config["SWEEP_INTERVAL"])
+        self.schedule_interval = float(app.config["SCHEDULE_INTERVAL"])
         self.lock_key = f"flowdesk:sweep:{app.config['RQ_QUEUE']}"
         self.stopped = threading.Event()
         self.redis_down = False
+        self.database_down = False
 
     def run(self) -> None:
-        while not self.stopped.wait(self.interval):
+        now = time.monotonic()
+        next_sweep, next_schedules = now + self.interval, now + self.schedule_interval
+        while not self.stopped.wait(max(0.0, min(next_sweep, next_schedules) - time.monotonic())):
+            now = time.monotonic()
+            if now >= next_schedules:
+                next_schedules = now + self.schedule_interval
+                self.start_schedules()
+            if now >= next_sweep:
+                next_sweep = now + self.interval
+                try:
+                    self.sweep_once()
+                except Exception:  # the thread must outlive anything one sweep meets
+                    log.exception("sweep failed")
+
+    def start_schedules(self) -> int:
+        """Start the instances of due timer start events; how many this process started."""
+        from webapp.database import is_unavailable
+        from webapp.services.schedules import run_due
+
+        with self.app.app_context():
             try:
-                self.sweep_once()
-            except Exception:  # the thread must outlive anything one sweep meets
-                log.exception("sweep failed")
+                started = run_due()
+            except Exception as error:  # the next pass tries again
+                if not is_unavailable(error):
+                    log.exception("timer starts failed")
+                elif not self.database_down:
+                    log.warning("timer starts wait until the database is back: %s", error)
+                    self.database_down = True
+                return 0
+            finally:
+                db.session.remove()
+        if self.database_down:
+            log.info("the database is back: timer starts run again")
+            self.database_down = False
+        return started
 
     def stop(self) -> None:
         self.stopped.set()
@@ -253,6 +288,7 @@ class AppWorker(SimpleWorker):
         self._wait_for_redis()
         self.sweeper = Sweeper(self.app)
         self.sweeper.sweep_once(grace=0)
+        self.sweeper.start_schedules()
         if not burst:
             self.sweeper.start()
         try:

@@ -109,3 +109,12 @@ def test_production_with_complete_settings_starts(tmp_path, monkeypatch):
 def test_normalize_database_url():
     assert normalize_database_url("postgresql://a/b") == "postgresql+psycopg://a/b"
     assert normalize_database_url("sqlite:///x.db") == "sqlite:///x.db"
+
+
+@pytest.mark.parametrize("value", ["0", "-1", "soon"])
+def test_a_schedule_interval_must_be_a_positive_number_of_seconds(tmp_path, monkeypatch, value):
+    monkeypatch.setenv("SCHEDULE_INTERVAL", value)
+    with pytest.raises(ConfigError, match="SCHEDULE_INTERVAL"):
+        create_app({"INSTANCE_PATH": str(tmp_path)})
+    monkeypatch.setenv("SCHEDULE_INTERVAL", "0.5")
+    assert create_app({"INSTANCE_PATH": str(tmp_path)}).config["SCHEDULE_INTERVAL"] == 0.5

@@ -13,6 +13,7 @@ from webapp.models.runtime import (
     Task,
     Token,
 )
+from webapp.models.schedules import Schedule, ScheduleTick
 from webapp.models.signals import (
     EventStart,
     MessageStart,
@@ -36,6 +37,8 @@ __all__ = [
     "Role",
     "RolePermission",
     "SavedFilter",
+    "Schedule",
+    "ScheduleTick",
     "SignalBatch",
     "SignalBroadcast",
     "SignalReceipt",

@@ -1,4 +1,5 @@
-"""The operations area: overview, instance list and detail, bulk actions, heat, health, retention.
+"""The operations area: overview, instance list and detail, bulk actions, heat, health, retention,
+schedules.
 
 Every route needs `instances.read`; changes need `instances.manage` in the object's partition.
 """
@@ -25,5 +26,6 @@ from webapp.operations import (  # noqa: E402, F401
     instances,
     overview,
     retention,
+    schedules,
     signals,
 )

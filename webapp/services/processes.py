@@ -30,6 +30,7 @@ from webapp.process.bpmn import (
 from webapp.process.diff import DocumentDiff, diff_documents
 from webapp.process.kinds import KINDS
 from webapp.process.validation import Problem, has_errors, validate
+from webapp.services import schedules
 
 KEY = re.compile(r"^[A-Za-z_][A-Za-z0-9_.-]{0,99}$")
 
@@ -240,7 +241,19 @@ def publish(
     from webapp.services import event_starts
 
     event_starts.keep(process, version, ProcessError)
+    _move_schedules(process, version)
     return version
+
+
+def _move_schedules(process: Process, version: ProcessVersion) -> None:
+    """The new version's timer starts take over the process's schedules (services.schedules)."""
+    try:
+        schedules.move_on_publish(process, version)
+    except schedules.InvalidTimerStart as error:
+        problem = Problem("config.invalid", "error", error.node_id, str(error))
+        raise ProcessError(
+            "publish.errors", f"The draft has 1 error: {error}", problems=[problem]
+        ) from None
 
 
 # --- the designer: BPMN import, canvas saves, whole-draft edits, versions ----------------------

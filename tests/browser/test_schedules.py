@@ -1,0 +1,52 @@
+"""An operator pauses and resumes a timer start's schedule on the Schedules page, on a phone."""
+
+from __future__ import annotations
+
+import pytest
+from playwright.sync_api import expect
+from sqlalchemy import select
+
+from tests.browser.conftest import sign_in
+from tests.browser.test_accessibility import _serious_violations
+from tests.engine.conftest import publish_document
+from tests.engine.timer_start_docs import timed, timer_starts_publishable  # noqa: F401
+from webapp.extensions import db
+from webapp.models.schedules import Schedule
+
+pytestmark = pytest.mark.browser
+
+
+def _paused(app) -> bool:
+    with app.app_context():
+        paused = db.session.scalar(select(Schedule.paused))
+        db.session.remove()
+    return bool(paused)
+
+
+def test_operator_pauses_and_resumes_a_schedule_on_a_phone(phone_page, demo, app):
+    page = phone_page
+    with app.app_context():
+        publish_document(
+            timed("nightly", cycle="30 2 * * MON-FRI", timezone="Europe/Berlin"), key="payroll"
+        )
+    sign_in(page, "operator")
+    page.goto("/operations/")
+    page.get_by_role("navigation", name="Operations").get_by_role("link", name="Schedules").click()
+    row = page.get_by_role("row").filter(has_text="payroll")
+    expect(row).to_contain_text("30 2 * * MON-FRI (Europe/Berlin)")
+    expect(row).to_contain_text("02:30:00 Europe/Berlin")
+    expect(row.get_by_text("active")).to_be_visible()
+    assert page.evaluate("document.documentElement.scrollWidth") <= 390
+    assert _serious_violations(page) == []
+
+    row.get_by_role("button", name="Pause the schedule of payroll (nightly)").click()
+    expect(row.get_by_text("paused", exact=True)).to_be_visible()
+    expect(page.get_by_role("status")).to_have_text("Schedule paused.")
+    assert _paused(app)
+    assert _serious_violations(page) == []
+
+    row.get_by_role("button", name="Resume the schedule of payroll (nightly)").click()
+    expect(row.get_by_text("active")).to_be_visible()
+    assert not _paused(app)
+    page.reload()
+    expect(page.get_by_role("row").filter(has_text="payroll").get_by_text("active")).to_be_visible()
