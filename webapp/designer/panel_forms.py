@@ -491,11 +491,10 @@ def _process_start(form: StartEventPanel, stored: Mapping[str, Any], *, fresh: b
         "R5/… five times, R/PT1H hourly) or a cron expression (0 8 * * MON-FRI: 8:00 on "
         "weekdays)."
     )
-    if fresh:
-        if not stored.get("event"):
-            form.event.data = ""
-        if form.timer_type.data not in ("cycle", "date"):
-            form.timer_type.data = "cycle"
+    if fresh and not stored.get("event"):
+        form.event.data = ""
+    if form.timer_type.data not in ("cycle", "date"):
+        form.timer_type.data = "cycle"
 
 
 def _with_current(choices: list[SelectChoice], current: Any) -> list[SelectChoice]:
