@@ -480,7 +480,7 @@ def _process_start(form: StartEventPanel, stored: Mapping[str, Any], *, fresh: b
     form.event.choices = PROCESS_START_CHOICES
     form.event.label.text = "Started by"
     form.timer_type.choices = [
-        SelectChoice("cycle", "On a schedule (a repeating interval or cron)"),
+        SelectChoice("cycle", "Repeatedly (a repeating interval or cron)"),
         SelectChoice("date", "Once, at a date"),
     ]
     form.date.label.text = "Date and time"
