@@ -34,25 +34,25 @@
     'create.service-task': ['bpmn:ServiceTask', 'activity', 'bpmn-icon-service-task', 'Create service task'],
     'create.call-activity': ['bpmn:CallActivity', 'activity', 'bpmn-icon-call-activity', 'Create call activity (starts another process)'],
     'create.parallel-gateway': ['bpmn:ParallelGateway', 'gateway', 'bpmn-icon-gateway-parallel', 'Create parallel gateway'],
-    'create.timer-catch': ['bpmn:IntermediateCatchEvent', 'event', 'bpmn-icon-intermediate-event-catch-timer', 'Create timer (wait; on an activity\'s border: a timer boundary event)', 'bpmn:TimerEventDefinition'],
-    'create.message-catch': ['bpmn:IntermediateCatchEvent', 'event', 'bpmn-icon-intermediate-event-catch-message', 'Create message catch (wait for a message; on an activity\'s border: a message boundary event)', 'bpmn:MessageEventDefinition'],
-    'create.error-boundary': ['bpmn:BoundaryEvent', 'event', 'bpmn-icon-intermediate-event-catch-error', 'Create error boundary event' + BOUNDARY_HINT, 'bpmn:ErrorEventDefinition'],
-    'create.escalation-boundary': ['bpmn:BoundaryEvent', 'event', 'bpmn-icon-intermediate-event-catch-escalation', 'Create escalation boundary event' + BOUNDARY_HINT, 'bpmn:EscalationEventDefinition'],
-    'create.escalation-throw': ['bpmn:IntermediateThrowEvent', 'event', 'bpmn-icon-intermediate-event-throw-escalation', 'Create escalation (throw; the flow goes on)', 'bpmn:EscalationEventDefinition'],
-    'create.error-end': ['bpmn:EndEvent', 'event', 'bpmn-icon-end-event-error', 'Create error end event', 'bpmn:ErrorEventDefinition'],
-    'create.escalation-end': ['bpmn:EndEvent', 'event', 'bpmn-icon-end-event-escalation', 'Create escalation end event', 'bpmn:EscalationEventDefinition'],
-    'create.terminate-end': ['bpmn:EndEvent', 'event', 'bpmn-icon-end-event-terminate', 'Create terminate end event (ends everything in its scope)', 'bpmn:TerminateEventDefinition'],
-    'create.signal-end': ['bpmn:EndEvent', 'event', 'bpmn-icon-end-event-signal', 'Create signal end event (broadcasts a signal, then the path ends)', 'bpmn:SignalEventDefinition'],
-    'create.message-end': ['bpmn:EndEvent', 'event', 'bpmn-icon-end-event-message', 'Create message end event (a tool sends a message, then the path ends)', 'bpmn:MessageEventDefinition'],
-    'create.message-start': ['bpmn:StartEvent', 'event', 'bpmn-icon-start-event-message', 'Create message start event (a message starts the process)', 'bpmn:MessageEventDefinition'],
-    'create.timer-start': ['bpmn:StartEvent', 'event', 'bpmn-icon-start-event-timer', 'Create timer start event (starts the process at a date or on a schedule)', 'bpmn:TimerEventDefinition'],
-    'create.signal-start': ['bpmn:StartEvent', 'event', 'bpmn-icon-start-event-signal', 'Create signal start event (a signal starts the process)', 'bpmn:SignalEventDefinition'],
-    'create.signal-catch': ['bpmn:IntermediateCatchEvent', 'event', 'bpmn-icon-intermediate-event-catch-signal', 'Create signal catch (wait for a signal; on an activity\'s border: a signal boundary event)', 'bpmn:SignalEventDefinition'],
-    'create.signal-throw': ['bpmn:IntermediateThrowEvent', 'event', 'bpmn-icon-intermediate-event-throw-signal', 'Create signal throw (broadcasts a signal; the flow goes on)', 'bpmn:SignalEventDefinition'],
-    'create.message-throw': ['bpmn:IntermediateThrowEvent', 'event', 'bpmn-icon-intermediate-event-throw-message', 'Create message throw (a tool sends a message; the flow goes on)', 'bpmn:MessageEventDefinition'],
-    'create.link-throw': ['bpmn:IntermediateThrowEvent', 'event', 'bpmn-icon-intermediate-event-throw-link', 'Create link throw (jumps to the link catch of the same name)', 'bpmn:LinkEventDefinition'],
-    'create.link-catch': ['bpmn:IntermediateCatchEvent', 'event', 'bpmn-icon-intermediate-event-catch-link', 'Create link catch (where a link throw of the same name continues)', 'bpmn:LinkEventDefinition'],
-    'create.milestone': ['bpmn:IntermediateThrowEvent', 'event', 'bpmn-icon-intermediate-event-none', 'Create milestone (recorded in the history; the flow goes on)'],
+    'create.timer-catch': ['bpmn:IntermediateCatchEvent', 'intermediate', 'bpmn-icon-intermediate-event-catch-timer', 'Create timer (wait; on an activity\'s border: a timer boundary event)', 'bpmn:TimerEventDefinition'],
+    'create.message-catch': ['bpmn:IntermediateCatchEvent', 'intermediate', 'bpmn-icon-intermediate-event-catch-message', 'Create message catch (wait for a message; on an activity\'s border: a message boundary event)', 'bpmn:MessageEventDefinition'],
+    'create.error-boundary': ['bpmn:BoundaryEvent', 'boundary', 'bpmn-icon-intermediate-event-catch-error', 'Create error boundary event' + BOUNDARY_HINT, 'bpmn:ErrorEventDefinition'],
+    'create.escalation-boundary': ['bpmn:BoundaryEvent', 'boundary', 'bpmn-icon-intermediate-event-catch-escalation', 'Create escalation boundary event' + BOUNDARY_HINT, 'bpmn:EscalationEventDefinition'],
+    'create.escalation-throw': ['bpmn:IntermediateThrowEvent', 'intermediate', 'bpmn-icon-intermediate-event-throw-escalation', 'Create escalation (throw; the flow goes on)', 'bpmn:EscalationEventDefinition'],
+    'create.error-end': ['bpmn:EndEvent', 'end', 'bpmn-icon-end-event-error', 'Create error end event', 'bpmn:ErrorEventDefinition'],
+    'create.escalation-end': ['bpmn:EndEvent', 'end', 'bpmn-icon-end-event-escalation', 'Create escalation end event', 'bpmn:EscalationEventDefinition'],
+    'create.terminate-end': ['bpmn:EndEvent', 'end', 'bpmn-icon-end-event-terminate', 'Create terminate end event (ends everything in its scope)', 'bpmn:TerminateEventDefinition'],
+    'create.signal-end': ['bpmn:EndEvent', 'end', 'bpmn-icon-end-event-signal', 'Create signal end event (broadcasts a signal, then the path ends)', 'bpmn:SignalEventDefinition'],
+    'create.message-end': ['bpmn:EndEvent', 'end', 'bpmn-icon-end-event-message', 'Create message end event (a tool sends a message, then the path ends)', 'bpmn:MessageEventDefinition'],
+    'create.message-start': ['bpmn:StartEvent', 'start', 'bpmn-icon-start-event-message', 'Create message start event (a message starts the process)', 'bpmn:MessageEventDefinition'],
+    'create.timer-start': ['bpmn:StartEvent', 'start', 'bpmn-icon-start-event-timer', 'Create timer start event (starts the process at a date or on a schedule)', 'bpmn:TimerEventDefinition'],
+    'create.signal-start': ['bpmn:StartEvent', 'start', 'bpmn-icon-start-event-signal', 'Create signal start event (a signal starts the process)', 'bpmn:SignalEventDefinition'],
+    'create.signal-catch': ['bpmn:IntermediateCatchEvent', 'intermediate', 'bpmn-icon-intermediate-event-catch-signal', 'Create signal catch (wait for a signal; on an activity\'s border: a signal boundary event)', 'bpmn:SignalEventDefinition'],
+    'create.signal-throw': ['bpmn:IntermediateThrowEvent', 'intermediate', 'bpmn-icon-intermediate-event-throw-signal', 'Create signal throw (broadcasts a signal; the flow goes on)', 'bpmn:SignalEventDefinition'],
+    'create.message-throw': ['bpmn:IntermediateThrowEvent', 'intermediate', 'bpmn-icon-intermediate-event-throw-message', 'Create message throw (a tool sends a message; the flow goes on)', 'bpmn:MessageEventDefinition'],
+    'create.link-throw': ['bpmn:IntermediateThrowEvent', 'intermediate', 'bpmn-icon-intermediate-event-throw-link', 'Create link throw (jumps to the link catch of the same name)', 'bpmn:LinkEventDefinition'],
+    'create.link-catch': ['bpmn:IntermediateCatchEvent', 'intermediate', 'bpmn-icon-intermediate-event-catch-link', 'Create link catch (where a link throw of the same name continues)', 'bpmn:LinkEventDefinition'],
+    'create.milestone': ['bpmn:IntermediateThrowEvent', 'intermediate', 'bpmn-icon-intermediate-event-none', 'Create milestone (recorded in the history; the flow goes on)'],
     'create.inclusive-gateway': ['bpmn:InclusiveGateway', 'gateway', 'bpmn-icon-gateway-or', 'Create inclusive gateway (takes every flow whose condition holds)'],
     'create.event-based-gateway': ['bpmn:EventBasedGateway', 'gateway', 'bpmn-icon-gateway-eventbased', 'Create event-based gateway (the first event after it wins)'],
     'create.send-task': ['bpmn:SendTask', 'activity', 'bpmn-icon-send-task', 'Create send task (a tool sends a message)'],
@@ -60,6 +60,7 @@
     'create.script-task': ['bpmn:ScriptTask', 'activity', 'bpmn-icon-script-task', 'Create script task (assignments in Flowdesk expressions)'],
     'create.manual-task': ['bpmn:ManualTask', 'activity', 'bpmn-icon-manual-task', 'Create manual task (work outside Flowdesk; passes through)'],
   };
+  const PALETTE_GROUPS = ['tools', 'event', 'activity', 'gateway', 'intermediate', 'boundary', 'start', 'end'];
   const PALETTE_KEEP = new Set(['hand-tool', 'lasso-tool', 'space-tool', 'global-connect-tool',
     'tool-separator', 'create.start-event', 'create.end-event', 'create.exclusive-gateway',
     'create.subprocess-expanded']);
@@ -148,7 +149,13 @@
           const start = (event) => create.start(event, shapeOf(elementFactory, spec));
           kept[id] = { group: spec[1], className: spec[2], title: spec[3], action: { dragstart: start, click: start } };
         });
-        return kept;
+        /* Groups in a fixed order (a separator between each): what is drawn most comes first. */
+        const ordered = {};
+        PALETTE_GROUPS.forEach((group) => Object.keys(kept).forEach((id) => {
+          if (kept[id].group === group) ordered[id] = kept[id];
+        }));
+        Object.keys(kept).forEach((id) => { if (!(id in ordered)) ordered[id] = kept[id]; });
+        return ordered;
       };
     };
     palette.registerProvider(500, this);
