@@ -44,6 +44,14 @@ def draft_nodes(db_session, process_id: int) -> dict:
     return get_process(db_session, process_id).draft_document["nodes"]
 
 
+def held(element_id: str, test: str) -> str:
+    """A JavaScript test of the element's event definition `d` (for `wait_until`)."""
+    return (
+        f"(d => !!d && {test})((modeler.get('elementRegistry').get('{element_id}')"
+        ".businessObject.eventDefinitions || [])[0])"
+    )
+
+
 def draw_race(page) -> tuple[str, str, str]:
     """From the start event: an event-based gateway, a message catch 'payment' (keyed by
     $input.order) and a one-hour timer after it, each followed by an end event; drawn with the
@@ -71,13 +79,13 @@ def draw_race(page) -> tuple[str, str, str]:
     panel.get_by_label("Message name").fill("payment")
     panel.get_by_label("Correlation key (expression)").fill("$input.order")
     apply(page)
-    assert bo(page, message, "bo.eventDefinitions[0].messageRef.name") == "payment"
+    wait_until(page, held(message, "(d.messageRef || {}).name === 'payment'"))
     pick(page, timer)
     panel = panel_for(page, timer)
     panel.get_by_label("Title").fill("An hour passed")
     panel.get_by_label("Duration", exact=True).fill("PT1H")
     apply(page)
-    assert bo(page, timer, "bo.eventDefinitions[0].timeDuration.body") == "PT1H"
+    wait_until(page, held(timer, "(d.timeDuration || {}).body === 'PT1H'"))
     return gateway, message, timer
 
 
