@@ -419,7 +419,7 @@
       if (bo.attachedToRef) config.attachedTo = bo.attachedToRef.id;
       config.interrupting = bo.cancelActivity !== false;
     }
-    if (kind === 'startEvent' && config.event) config.interrupting = bo.isInterrupting !== false;
+    if (kind === 'startEvent' && config.event && inEventSubProcess(bo)) config.interrupting = bo.isInterrupting !== false;
     if (kind === 'callActivity' && bo.calledElement) config.process = bo.calledElement;
     if (['subProcess', 'eventSubProcess'].includes(kind) && element && element.collapsed) config.collapsed = true;
     if (MULTI_KINDS.includes(kind)) {
