@@ -23,7 +23,7 @@ from tests.browser.test_designer import (
 )
 from tests.browser.test_designer_structured import palette_click, pick, save, shape_box
 from tests.designer import conftest as designer_fixtures
-from tests.designer.conftest import get_process
+from tests.designer.conftest import approval_document, get_process
 
 pytestmark = pytest.mark.browser
 
@@ -227,6 +227,38 @@ def test_new_elements_at_phone_width(browser, live_server, demo, make_process):
         assert selected(page) == [signal]
     finally:
         close_context(context)
+
+
+def test_a_signal_catch_dropped_on_a_task_border_is_a_signal_boundary_event(
+    page, demo, make_process, db_session
+):
+    pid = make_process("cancellable", doc=approval_document())
+    sign_in(page, "designer")
+    open_designer(page, pid)
+    box = shape_box(page, "review")
+    caught = palette_click(
+        page, "create.signal-catch", box["x"] + box["width"] / 2, box["y"] + box["height"]
+    )
+    assert bo(page, caught, "bo.$type") == "bpmn:BoundaryEvent"
+    assert bo(page, caught, "bo.attachedToRef.id") == "review"
+    page.keyboard.press("Escape")
+    pick(page, caught)
+    panel = panel_for(page, caught)
+    expect(panel.get_by_label("Reacts to")).to_have_value("signal")
+    panel.get_by_label("Signal name").fill("order-cancelled")
+    panel.get_by_label("Interrupting").uncheck()
+    apply(page)
+    wait_until(page, held(caught, "(d.signalRef || {}).name === 'order-cancelled'"))
+    wait_until(
+        page,
+        f"modeler.get('elementRegistry').get('{caught}').businessObject.cancelActivity === false",
+    )
+    pad(page, "append.end-event")
+    save(page)
+    node = draft_nodes(db_session, pid)[caught]
+    assert node["kind"] == "boundaryEvent"
+    assert node["config"]["event"] == "signal" and node["config"]["signal"] == "order-cancelled"
+    assert node["config"]["interrupting"] is False
 
 
 # --- LAST TEST of this file: end to end through the engine (needs the engine helpers' event-based
