@@ -270,6 +270,19 @@ def test_a_bad_timer_start_names_its_field(designer, pid, fields, field, message
     assert "Next runs" in html
 
 
+@pytest.mark.parametrize(
+    "cycle", ["R/9999-12-31T23:59:59Z/P1D", "R/0001-01-01T00:00:00Z/PT1S", "R/P99999999Y"]
+)
+@pytest.mark.parametrize("timezone", ["", "Europe/Berlin", "America/St_Johns"])
+def test_timer_starts_at_the_edges_of_time_never_crash_the_panel(designer, pid, cycle, timezone):
+    config = {"event": "timer", "cycle": cycle, "timezone": timezone}
+    assert "Next runs" in html_of(designer, pid, "startEvent", config)
+    data = node("startEvent", event="timer", timer_type="cycle", cycle=cycle, timezone=timezone)
+    response = panel_post(designer, pid, data)
+    assert response.status_code in (200, 422), response.status_code
+    assert "Next runs" in response.get_data(as_text=True)
+
+
 def test_names_used_in_the_process_are_offered(designer, pid, make_process):
     html = html_of(designer, pid, "signalThrow", signals="go\nstop\n", messages="paid")
     signals = re.search(r'<datalist id="signal-names">(.*?)</datalist>', html, re.S)

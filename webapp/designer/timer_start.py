@@ -14,6 +14,8 @@ from zoneinfo import ZoneInfo, available_timezones
 from webapp.process.schedules import ScheduleError, next_runs
 
 PREVIEW_RUNS = 5
+# A schedule whose times fall outside what dates can hold (year 1 to 9999) in its time zone.
+OUT_OF_RANGE = "Its times fall outside the years 1 to 9999; choose other dates."
 
 
 @cache
@@ -37,10 +39,11 @@ def read(form: Any) -> dict[str, str]:
     try:
         next_runs(config, datetime.now(UTC), 1)
     except ScheduleError as error:
-        field = form.timezone if error.field == "timezone" else form[error.field]
-        if error.field not in ("date", "cycle", "timezone"):
-            field = form.cycle
-        field.errors.append(error.message[:1].upper() + error.message[1:] + ".")
+        name = error.field if error.field in ("date", "cycle", "timezone") else "cycle"
+        form[name].errors.append(error.message[:1].upper() + error.message[1:] + ".")
+    except (OverflowError, ValueError):
+        name = "date" if "date" in config else "cycle"
+        form[name].errors.append(OUT_OF_RANGE)
     return config
 
 
@@ -51,6 +54,8 @@ def preview(config: dict[str, Any], now: datetime | None = None) -> dict[str, An
         runs = next_runs(settings, now or datetime.now(UTC), PREVIEW_RUNS)
     except ScheduleError as error:
         return {"runs": [], "error": error.message}
+    except (OverflowError, ValueError):
+        return {"runs": [], "error": OUT_OF_RANGE[:-1]}
     name = (settings.get("timezone") or "UTC").strip()
     zone = UTC if name.upper() in ("UTC", "Z") else ZoneInfo(name)
     shown = []
