@@ -340,3 +340,29 @@ def test_a_bad_config_in_the_query_never_crashes_a_new_panel(designer, pid):
     for kind in ("signalThrow", "scriptTask", "endEvent", "sendTask", "startEvent"):
         assert "panel-body" in html_of(designer, pid, kind, {**weird, "event": "timer"})
     assert "panel-body" in html_of(designer, pid, "startEvent", {"event": "timer", "cycle": 7})
+
+
+HOSTILE = ["", " ", "\x01\x02", "x" * 30_000, "$input.", "'", "1 +", "R/", "0 8 * *", "∞", "ß" * 70]
+NEW_KINDS = [
+    "signalCatch", "signalThrow", "messageThrow", "sendTask", "receiveTask", "linkThrow",
+    "linkCatch", "milestone", "scriptTask", "manualTask", "inclusiveGateway",
+    "eventBasedGateway", "startEvent", "endEvent", "boundaryEvent",
+]  # fmt: skip
+FIELDS = [
+    "title", "signal", "message", "link", "script", "language", "save_to", "correlation_key",
+    "tool", "retries", "backoff", "timeout", "event", "timer_type", "date", "cycle", "timezone",
+    "duration", "code", "payload-0-name", "payload-0-expression", "inputs-0-name",
+    "inputs-0-expression", "names", "original", "mi_mode", "interrupting",
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("kind", NEW_KINDS)
+def test_hostile_values_get_field_errors_never_a_server_error(designer, pid, kind):
+    csrf = token(designer, f"/designer/{pid}/")
+    for index, value in enumerate(HOSTILE):
+        data = node(kind, **{name: value for name in FIELDS})
+        data["event"] = ["signal", "message", "timer", value][index % 4]
+        for action in ("apply", "refresh", "payload-add", "payload-remove-99999999999"):
+            response = panel_post(designer, pid, {**data, "action": action}, csrf)
+            assert response.status_code in (200, 422), (kind, value[:20], action)
+            assert "panel-body" in response.get_data(as_text=True)

@@ -351,7 +351,7 @@ class StartEventPanel(CatchFields, _WithForm):
 
 
 class BoundaryPanel(CatchFields, PanelForm):
-    save_to = _save_to_field("Save what it caught as", "the message or error")
+    save_to = _save_to_field("Save what it caught as", "the message, signal or error")
 
 
 END_CHOICES = [
@@ -753,7 +753,7 @@ def read_values(form: PanelForm, context: PanelContext) -> dict[str, Any]:
             config["attachedTo"] = original["attachedTo"]
         _read_catch(form, config)
         save_to = _save_to(form.save_to)
-        if save_to and config["event"] in ("message", "error"):
+        if save_to and config.get("event") in ("message", "signal", "error"):
             config["saveTo"] = save_to
     elif isinstance(form, StartEventPanel) and form.scope.data == "event":
         config.pop("form", None)
