@@ -34,15 +34,33 @@
     'create.service-task': ['bpmn:ServiceTask', 'activity', 'bpmn-icon-service-task', 'Create service task'],
     'create.call-activity': ['bpmn:CallActivity', 'activity', 'bpmn-icon-call-activity', 'Create call activity (starts another process)'],
     'create.parallel-gateway': ['bpmn:ParallelGateway', 'gateway', 'bpmn-icon-gateway-parallel', 'Create parallel gateway'],
-    'create.timer-catch': ['bpmn:IntermediateCatchEvent', 'event', 'bpmn-icon-intermediate-event-catch-timer', 'Create timer (wait; on an activity\'s border: a timer boundary event)', 'bpmn:TimerEventDefinition'],
-    'create.message-catch': ['bpmn:IntermediateCatchEvent', 'event', 'bpmn-icon-intermediate-event-catch-message', 'Create message catch (wait for a message; on an activity\'s border: a message boundary event)', 'bpmn:MessageEventDefinition'],
-    'create.error-boundary': ['bpmn:BoundaryEvent', 'event', 'bpmn-icon-intermediate-event-catch-error', 'Create error boundary event' + BOUNDARY_HINT, 'bpmn:ErrorEventDefinition'],
-    'create.escalation-boundary': ['bpmn:BoundaryEvent', 'event', 'bpmn-icon-intermediate-event-catch-escalation', 'Create escalation boundary event' + BOUNDARY_HINT, 'bpmn:EscalationEventDefinition'],
-    'create.escalation-throw': ['bpmn:IntermediateThrowEvent', 'event', 'bpmn-icon-intermediate-event-throw-escalation', 'Create escalation (throw; the flow goes on)', 'bpmn:EscalationEventDefinition'],
-    'create.error-end': ['bpmn:EndEvent', 'event', 'bpmn-icon-end-event-error', 'Create error end event', 'bpmn:ErrorEventDefinition'],
-    'create.escalation-end': ['bpmn:EndEvent', 'event', 'bpmn-icon-end-event-escalation', 'Create escalation end event', 'bpmn:EscalationEventDefinition'],
-    'create.terminate-end': ['bpmn:EndEvent', 'event', 'bpmn-icon-end-event-terminate', 'Create terminate end event (ends everything in its scope)', 'bpmn:TerminateEventDefinition'],
+    'create.timer-catch': ['bpmn:IntermediateCatchEvent', 'intermediate', 'bpmn-icon-intermediate-event-catch-timer', 'Create timer (wait; on an activity\'s border: a timer boundary event)', 'bpmn:TimerEventDefinition'],
+    'create.message-catch': ['bpmn:IntermediateCatchEvent', 'intermediate', 'bpmn-icon-intermediate-event-catch-message', 'Create message catch (wait for a message; on an activity\'s border: a message boundary event)', 'bpmn:MessageEventDefinition'],
+    'create.error-boundary': ['bpmn:BoundaryEvent', 'boundary', 'bpmn-icon-intermediate-event-catch-error', 'Create error boundary event' + BOUNDARY_HINT, 'bpmn:ErrorEventDefinition'],
+    'create.escalation-boundary': ['bpmn:BoundaryEvent', 'boundary', 'bpmn-icon-intermediate-event-catch-escalation', 'Create escalation boundary event' + BOUNDARY_HINT, 'bpmn:EscalationEventDefinition'],
+    'create.escalation-throw': ['bpmn:IntermediateThrowEvent', 'intermediate', 'bpmn-icon-intermediate-event-throw-escalation', 'Create escalation (throw; the flow goes on)', 'bpmn:EscalationEventDefinition'],
+    'create.error-end': ['bpmn:EndEvent', 'end', 'bpmn-icon-end-event-error', 'Create error end event', 'bpmn:ErrorEventDefinition'],
+    'create.escalation-end': ['bpmn:EndEvent', 'end', 'bpmn-icon-end-event-escalation', 'Create escalation end event', 'bpmn:EscalationEventDefinition'],
+    'create.terminate-end': ['bpmn:EndEvent', 'end', 'bpmn-icon-end-event-terminate', 'Create terminate end event (ends everything in its scope)', 'bpmn:TerminateEventDefinition'],
+    'create.signal-end': ['bpmn:EndEvent', 'end', 'bpmn-icon-end-event-signal', 'Create signal end event (broadcasts a signal, then the path ends)', 'bpmn:SignalEventDefinition'],
+    'create.message-end': ['bpmn:EndEvent', 'end', 'bpmn-icon-end-event-message', 'Create message end event (a tool sends a message, then the path ends)', 'bpmn:MessageEventDefinition'],
+    'create.message-start': ['bpmn:StartEvent', 'start', 'bpmn-icon-start-event-message', 'Create message start event (a message starts the process)', 'bpmn:MessageEventDefinition'],
+    'create.timer-start': ['bpmn:StartEvent', 'start', 'bpmn-icon-start-event-timer', 'Create timer start event (starts the process at a date or on a schedule)', 'bpmn:TimerEventDefinition'],
+    'create.signal-start': ['bpmn:StartEvent', 'start', 'bpmn-icon-start-event-signal', 'Create signal start event (a signal starts the process)', 'bpmn:SignalEventDefinition'],
+    'create.signal-catch': ['bpmn:IntermediateCatchEvent', 'intermediate', 'bpmn-icon-intermediate-event-catch-signal', 'Create signal catch (wait for a signal; on an activity\'s border: a signal boundary event)', 'bpmn:SignalEventDefinition'],
+    'create.signal-throw': ['bpmn:IntermediateThrowEvent', 'intermediate', 'bpmn-icon-intermediate-event-throw-signal', 'Create signal throw (broadcasts a signal; the flow goes on)', 'bpmn:SignalEventDefinition'],
+    'create.message-throw': ['bpmn:IntermediateThrowEvent', 'intermediate', 'bpmn-icon-intermediate-event-throw-message', 'Create message throw (a tool sends a message; the flow goes on)', 'bpmn:MessageEventDefinition'],
+    'create.link-throw': ['bpmn:IntermediateThrowEvent', 'intermediate', 'bpmn-icon-intermediate-event-throw-link', 'Create link throw (jumps to the link catch of the same name)', 'bpmn:LinkEventDefinition'],
+    'create.link-catch': ['bpmn:IntermediateCatchEvent', 'intermediate', 'bpmn-icon-intermediate-event-catch-link', 'Create link catch (where a link throw of the same name continues)', 'bpmn:LinkEventDefinition'],
+    'create.milestone': ['bpmn:IntermediateThrowEvent', 'intermediate', 'bpmn-icon-intermediate-event-none', 'Create milestone (recorded in the history; the flow goes on)'],
+    'create.inclusive-gateway': ['bpmn:InclusiveGateway', 'gateway', 'bpmn-icon-gateway-or', 'Create inclusive gateway (takes every flow whose condition holds)'],
+    'create.event-based-gateway': ['bpmn:EventBasedGateway', 'gateway', 'bpmn-icon-gateway-eventbased', 'Create event-based gateway (the first event after it wins)'],
+    'create.send-task': ['bpmn:SendTask', 'activity', 'bpmn-icon-send-task', 'Create send task (a tool sends a message)'],
+    'create.receive-task': ['bpmn:ReceiveTask', 'activity', 'bpmn-icon-receive-task', 'Create receive task (waits for a message)'],
+    'create.script-task': ['bpmn:ScriptTask', 'activity', 'bpmn-icon-script-task', 'Create script task (assignments in Flowdesk expressions)'],
+    'create.manual-task': ['bpmn:ManualTask', 'activity', 'bpmn-icon-manual-task', 'Create manual task (work outside Flowdesk; passes through)'],
   };
+  const PALETTE_GROUPS = ['tools', 'event', 'activity', 'gateway', 'intermediate', 'boundary', 'start', 'end'];
   const PALETTE_KEEP = new Set(['hand-tool', 'lasso-tool', 'space-tool', 'global-connect-tool',
     'tool-separator', 'create.start-event', 'create.end-event', 'create.exclusive-gateway',
     'create.subprocess-expanded']);
@@ -55,7 +73,20 @@
     'append.timer-catch': ['bpmn:IntermediateCatchEvent', 'bpmn-icon-intermediate-event-catch-timer', 'Append timer', 'bpmn:TimerEventDefinition'],
     'append.message-catch': ['bpmn:IntermediateCatchEvent', 'bpmn-icon-intermediate-event-catch-message', 'Append message catch', 'bpmn:MessageEventDefinition'],
     'append.escalation-throw': ['bpmn:IntermediateThrowEvent', 'bpmn-icon-intermediate-event-throw-escalation', 'Append escalation (throw)', 'bpmn:EscalationEventDefinition'],
+    'append.inclusive-gateway': ['bpmn:InclusiveGateway', 'bpmn-icon-gateway-or', 'Append inclusive gateway'],
+    'append.event-based-gateway': ['bpmn:EventBasedGateway', 'bpmn-icon-gateway-eventbased', 'Append event-based gateway'],
+    'append.signal-catch': ['bpmn:IntermediateCatchEvent', 'bpmn-icon-intermediate-event-catch-signal', 'Append signal catch', 'bpmn:SignalEventDefinition'],
+    'append.signal-throw': ['bpmn:IntermediateThrowEvent', 'bpmn-icon-intermediate-event-throw-signal', 'Append signal throw', 'bpmn:SignalEventDefinition'],
+    'append.message-throw': ['bpmn:IntermediateThrowEvent', 'bpmn-icon-intermediate-event-throw-message', 'Append message throw', 'bpmn:MessageEventDefinition'],
+    'append.link-throw': ['bpmn:IntermediateThrowEvent', 'bpmn-icon-intermediate-event-throw-link', 'Append link throw', 'bpmn:LinkEventDefinition'],
+    'append.milestone': ['bpmn:IntermediateThrowEvent', 'bpmn-icon-intermediate-event-none', 'Append milestone'],
+    'append.send-task': ['bpmn:SendTask', 'bpmn-icon-send-task', 'Append send task'],
+    'append.receive-task': ['bpmn:ReceiveTask', 'bpmn-icon-receive-task', 'Append receive task'],
+    'append.script-task': ['bpmn:ScriptTask', 'bpmn-icon-script-task', 'Append script task'],
+    'append.manual-task': ['bpmn:ManualTask', 'bpmn-icon-manual-task', 'Append manual task'],
   };
+  /* What may follow an event-based gateway (kinds.EVENT_GATEWAY_TARGETS). */
+  const EVENT_GATEWAY_APPEND = ['append.message-catch', 'append.timer-catch', 'append.signal-catch', 'append.receive-task'];
   const PAD_KEEP = new Set(['delete', 'connect', 'replace', 'append.end-event', 'append.gateway']);
   const REPLACE_KEEP = new Set(['replace-with-none-start', 'replace-with-none-end',
     'replace-with-user-task', 'replace-with-service-task', 'replace-with-exclusive-gateway',
@@ -67,14 +98,22 @@
     'replace-with-escalation-intermediate-throw',
     'replace-with-timer-boundary', 'replace-with-message-boundary', 'replace-with-error-boundary',
     'replace-with-escalation-boundary', 'replace-with-non-interrupting-timer-boundary',
-    'replace-with-non-interrupting-message-boundary', 'replace-with-non-interrupting-escalation-boundary']);
-  /* Starts with a trigger exist only inside event sub-processes. */
-  const EVENT_START_REPLACE = new Set(['replace-with-timer-start', 'replace-with-message-start',
-    'replace-with-error-start', 'replace-with-escalation-start',
+    'replace-with-non-interrupting-message-boundary', 'replace-with-non-interrupting-escalation-boundary',
+    'replace-with-signal-boundary', 'replace-with-non-interrupting-signal-boundary',
+    'replace-with-inclusive-gateway', 'replace-with-event-based-gateway',
+    'replace-with-signal-intermediate-catch', 'replace-with-signal-intermediate-throw',
+    'replace-with-message-intermediate-throw', 'replace-with-link-intermediate-catch',
+    'replace-with-link-intermediate-throw', 'replace-with-none-intermediate-throw',
+    'replace-with-send-task', 'replace-with-receive-task', 'replace-with-script-task',
+    'replace-with-manual-task', 'replace-with-signal-end', 'replace-with-message-end',
+    'replace-with-timer-start', 'replace-with-message-start', 'replace-with-signal-start']);
+  /* Error and escalation starts, and non-interrupting starts, exist only inside event sub-processes. */
+  const EVENT_START_REPLACE = new Set(['replace-with-error-start', 'replace-with-escalation-start',
     'replace-with-non-interrupting-timer-start', 'replace-with-non-interrupting-message-start',
-    'replace-with-non-interrupting-escalation-start']);
+    'replace-with-non-interrupting-escalation-start', 'replace-with-non-interrupting-signal-start']);
   /* Kinds that may run as multi-instance and that boundary events may attach to. */
-  const ACTIVITY_HOSTS = new Set(['bpmn:UserTask', 'bpmn:ServiceTask', 'bpmn:SubProcess', 'bpmn:CallActivity']);
+  const ACTIVITY_HOSTS = new Set(['bpmn:UserTask', 'bpmn:ServiceTask', 'bpmn:SendTask', 'bpmn:ReceiveTask',
+    'bpmn:ScriptTask', 'bpmn:ManualTask', 'bpmn:SubProcess', 'bpmn:CallActivity']);
   const isHost = (bo) => !!bo && ACTIVITY_HOSTS.has(bo.$type) && !bo.triggeredByEvent;
   const inEventSubProcess = (bo) => !!bo && !!bo.$parent && bo.$parent.$type === 'bpmn:SubProcess' && !!bo.$parent.triggeredByEvent;
 
@@ -110,7 +149,13 @@
           const start = (event) => create.start(event, shapeOf(elementFactory, spec));
           kept[id] = { group: spec[1], className: spec[2], title: spec[3], action: { dragstart: start, click: start } };
         });
-        return kept;
+        /* Groups in a fixed order (a separator between each): what is drawn most comes first. */
+        const ordered = {};
+        PALETTE_GROUPS.forEach((group) => Object.keys(kept).forEach((id) => {
+          if (kept[id].group === group) ordered[id] = kept[id];
+        }));
+        Object.keys(kept).forEach((id) => { if (!(id in ordered)) ordered[id] = kept[id]; });
+        return ordered;
       };
     };
     palette.registerProvider(500, this);
@@ -122,8 +167,10 @@
       return function (entries) {
         const kept = {};
         Object.keys(entries).forEach((id) => { if (PAD_KEEP.has(id)) kept[id] = entries[id]; });
-        if (!entries['append.end-event']) return kept;
-        Object.keys(APPEND).forEach((id) => {
+        const bo = element.businessObject;
+        const eventGateway = !!bo && bo.$type === 'bpmn:EventBasedGateway';
+        if (!eventGateway && !entries['append.end-event']) return kept;
+        (eventGateway ? EVENT_GATEWAY_APPEND : Object.keys(APPEND)).forEach((id) => {
           const spec = APPEND[id];
           const make = () => elementFactory.createShape(spec[3] ? { type: spec[0], eventDefinitionType: spec[3] } : { type: spec[0] });
           kept[id] = {
@@ -268,9 +315,22 @@
   const DEFINITIONS = {
     timer: 'bpmn:TimerEventDefinition', message: 'bpmn:MessageEventDefinition',
     error: 'bpmn:ErrorEventDefinition', escalation: 'bpmn:EscalationEventDefinition',
-    terminate: 'bpmn:TerminateEventDefinition',
+    terminate: 'bpmn:TerminateEventDefinition', signal: 'bpmn:SignalEventDefinition',
+    link: 'bpmn:LinkEventDefinition',
   };
-  const CATCHES = ['timer', 'message', 'error', 'escalation'];
+  const CATCHES = ['timer', 'message', 'signal', 'error', 'escalation'];
+  const PROCESS_STARTS = ['', 'timer', 'message', 'signal'];
+  const ENDS = ['', 'error', 'escalation', 'terminate', 'signal', 'message'];
+  /* Intermediate events whose kind fixes their one definition ('' for none). */
+  const FIXED_EVENT = {
+    escalationThrow: 'escalation', signalCatch: 'signal', signalThrow: 'signal',
+    messageThrow: 'message', linkThrow: 'link', linkCatch: 'link', milestone: '',
+  };
+  const TASKS = {
+    'bpmn:UserTask': 'userTask', 'bpmn:ServiceTask': 'serviceTask', 'bpmn:SendTask': 'sendTask',
+    'bpmn:ReceiveTask': 'receiveTask', 'bpmn:ScriptTask': 'scriptTask', 'bpmn:ManualTask': 'manualTask',
+  };
+  const MULTI_KINDS = [...Object.values(TASKS), 'subProcess', 'callActivity'];
 
   /* What an event's one definition makes it: '' with none, null with several or another one. */
   function eventOf(bo) {
@@ -284,24 +344,23 @@
     const event = eventOf(bo);
     const loop = bo.loopCharacteristics;
     if (loop && loop.$type !== 'bpmn:MultiInstanceLoopCharacteristics') return null;
+    if (TASKS[bo.$type]) return TASKS[bo.$type];
     switch (bo.$type) {
       case 'bpmn:StartEvent':
-        if (event === '') return 'startEvent';
-        return inEventSubProcess(bo) && CATCHES.includes(event) ? 'startEvent' : null;
-      case 'bpmn:EndEvent': return ['', 'error', 'escalation', 'terminate'].includes(event) ? 'endEvent' : null;
-      case 'bpmn:UserTask': return 'userTask';
-      case 'bpmn:ServiceTask': return 'serviceTask';
+        return (inEventSubProcess(bo) ? CATCHES : PROCESS_STARTS).includes(event) || event === '' ? 'startEvent' : null;
+      case 'bpmn:EndEvent': return ENDS.includes(event) ? 'endEvent' : null;
       case 'bpmn:CallActivity': return 'callActivity';
       case 'bpmn:SubProcess': return bo.triggeredByEvent ? 'eventSubProcess' : 'subProcess';
       case 'bpmn:ExclusiveGateway': return 'exclusiveGateway';
       case 'bpmn:ParallelGateway': return 'parallelGateway';
+      case 'bpmn:InclusiveGateway': return 'inclusiveGateway';
+      case 'bpmn:EventBasedGateway': return 'eventBasedGateway';
       case 'bpmn:SequenceFlow': return 'sequenceFlow';
       case 'bpmn:BoundaryEvent': return CATCHES.includes(event) ? 'boundaryEvent' : null;
-      case 'bpmn:IntermediateThrowEvent': return event === 'escalation' ? 'escalationThrow' : null;
+      case 'bpmn:IntermediateThrowEvent':
+        return { '': 'milestone', escalation: 'escalationThrow', signal: 'signalThrow', message: 'messageThrow', link: 'linkThrow' }[event] || null;
       case 'bpmn:IntermediateCatchEvent':
-        if (event === 'timer') return 'timerCatch';
-        if (event === 'message') return 'messageCatch';
-        return null;
+        return { timer: 'timerCatch', message: 'messageCatch', signal: 'signalCatch', link: 'linkCatch' }[event] || null;
       default: return null;
     }
   }
@@ -345,7 +404,14 @@
       else if (text(def.timeDate)) config.date = text(def.timeDate);
       else if (text(def.timeCycle)) config.cycle = text(def.timeCycle);
     }
-    if (config.event === 'message' && def && def.messageRef && def.messageRef.name) config.message = def.messageRef.name;
+    if ((config.event === 'message' || kind === 'messageThrow') && def && def.messageRef && def.messageRef.name) config.message = def.messageRef.name;
+    if ((config.event === 'signal' || ['signalCatch', 'signalThrow'].includes(kind)) && def && def.signalRef && def.signalRef.name) config.signal = def.signalRef.name;
+    if (['linkThrow', 'linkCatch'].includes(kind) && def && def.name) config.link = def.name;
+    if (['sendTask', 'receiveTask'].includes(kind) && bo.messageRef && bo.messageRef.name) config.message = bo.messageRef.name;
+    if (kind === 'scriptTask') {
+      if (typeof bo.script === 'string' && bo.script) config.script = bo.script;
+      if (bo.scriptFormat) config.language = bo.scriptFormat;
+    }
     const thrown = def && (def.errorRef || def.escalationRef);
     const code = thrown && (thrown.errorCode || thrown.escalationCode);
     if ((['error', 'escalation'].includes(config.event) || kind === 'escalationThrow') && code) config.code = code;
@@ -353,10 +419,10 @@
       if (bo.attachedToRef) config.attachedTo = bo.attachedToRef.id;
       config.interrupting = bo.cancelActivity !== false;
     }
-    if (kind === 'startEvent' && config.event) config.interrupting = bo.isInterrupting !== false;
+    if (kind === 'startEvent' && config.event && inEventSubProcess(bo)) config.interrupting = bo.isInterrupting !== false;
     if (kind === 'callActivity' && bo.calledElement) config.process = bo.calledElement;
     if (['subProcess', 'eventSubProcess'].includes(kind) && element && element.collapsed) config.collapsed = true;
-    if (['userTask', 'serviceTask', 'subProcess', 'callActivity'].includes(kind)) {
+    if (MULTI_KINDS.includes(kind)) {
       const loop = bo.loopCharacteristics;
       if (loop) {
         const multi = Object.assign({}, isObject(config.multiInstance) ? config.multiInstance : {});
@@ -382,6 +448,7 @@
     } else if (kind) {
       values.config = JSON.stringify(configOf(bo, kind, element));
       if (kind === 'startEvent' && inEventSubProcess(bo)) values.scope = 'event';
+      Object.assign(values, usedNames());
     }
     return values;
   }
@@ -450,6 +517,31 @@
     });
   }
 
+  function signalNamed(name) {
+    const definitions = modeler.getDefinitions();
+    const found = (definitions.rootElements || []).find((e) => e.$type === 'bpmn:Signal' && e.name === name);
+    if (found) return found;
+    const signal = get('bpmnFactory').create('bpmn:Signal', { name: name });
+    signal.$parent = definitions;
+    definitions.get('rootElements').push(signal);
+    return signal;
+  }
+
+  /* The signal and message names the diagram's elements use, for the panel's suggestions. */
+  function usedNames() {
+    const names = { signals: new Set(), messages: new Set() };
+    get('elementRegistry').forEach((element) => {
+      const bo = element.businessObject;
+      if (!bo || element.type === 'label') return;
+      const refs = [bo.messageRef, ...(bo.eventDefinitions || []).map((d) => d.signalRef || d.messageRef)];
+      refs.forEach((ref) => {
+        if (!ref || !plain(ref.name)) return;
+        (ref.$type === 'bpmn:Signal' ? names.signals : names.messages).add(ref.name);
+      });
+    });
+    return { signals: [...names.signals].sort().join('\n'), messages: [...names.messages].sort().join('\n') };
+  }
+
   /* An error or escalation root element with this code, made when the diagram has none yet. */
   function codeNamed(type, code) {
     const attr = type === 'bpmn:Error' ? 'errorCode' : 'escalationCode';
@@ -473,8 +565,8 @@
     const bo = element.businessObject;
     const modeling = get('modeling');
     delete config.collapsed;
-    if (['boundaryEvent', 'startEvent', 'endEvent', 'escalationThrow'].includes(kind)) {
-      const wanted = kind === 'escalationThrow' ? 'escalation' : (config.event || '');
+    if (['boundaryEvent', 'startEvent', 'endEvent'].includes(kind) || kind in FIXED_EVENT) {
+      const wanted = kind in FIXED_EVENT ? FIXED_EVENT[kind] : (config.event || '');
       delete config.event;
       let def = (bo.eventDefinitions || [])[0];
       if (!wanted) {
@@ -496,6 +588,14 @@
         let message;
         if (plain(config.message)) { message = messageNamed(config.message); delete config.message; }
         modeling.updateModdleProperties(element, def, { messageRef: message });
+      } else if (wanted === 'signal') {
+        let signal;
+        if (plain(config.signal)) { signal = signalNamed(config.signal); delete config.signal; }
+        modeling.updateModdleProperties(element, def, { signalRef: signal });
+      } else if (wanted === 'link') {
+        const name = plain(config.link) ? config.link : undefined;
+        if (name) delete config.link;
+        modeling.updateModdleProperties(element, def, { name: name });
       } else if (wanted === 'error' || wanted === 'escalation') {
         const type = wanted === 'error' ? 'bpmn:Error' : 'bpmn:Escalation';
         let ref;
@@ -514,12 +614,24 @@
       delete config.interrupting;
       if ((bo.isInterrupting !== false) !== interrupting) modeling.updateProperties(element, { isInterrupting: interrupting });
     }
+    if (['sendTask', 'receiveTask'].includes(kind)) {
+      let message;
+      if (plain(config.message)) { message = messageNamed(config.message); delete config.message; }
+      if (bo.messageRef !== message) modeling.updateProperties(element, { messageRef: message });
+    }
+    if (kind === 'scriptTask') {
+      const script = typeof config.script === 'string' && config.script ? config.script : undefined;
+      const language = plain(config.language) ? config.language : 'flowdesk';
+      delete config.script;
+      delete config.language;
+      if (bo.script !== script || bo.scriptFormat !== language) modeling.updateProperties(element, { script: script, scriptFormat: language });
+    }
     if (kind === 'callActivity') {
       const called = plain(config.process) ? config.process : undefined;
       if (called) delete config.process;
       if (bo.calledElement !== called) modeling.updateProperties(element, { calledElement: called });
     }
-    if (['userTask', 'serviceTask', 'subProcess', 'callActivity'].includes(kind)) {
+    if (MULTI_KINDS.includes(kind)) {
       const multi = isObject(config.multiInstance) ? Object.assign({}, config.multiInstance) : null;
       delete config.multiInstance;
       let loop;
@@ -833,7 +945,7 @@
 
   const panel = { applied: '', lastSent: '', invalid: false, busy: 0, idle: [] };
   const props = byId('props');
-  const NOT_EDITED = new Set(['action', 'csrf_token', 'original', 'revision']);
+  const NOT_EDITED = new Set(['action', 'csrf_token', 'original', 'revision', 'names']);
   const panelForm = () => props.querySelector('#props-form');
 
   function snapshot(data) {

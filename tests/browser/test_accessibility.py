@@ -75,10 +75,14 @@ AUDITED = {
 AXE_TAGS = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "wcag22aa"]
 
 
-def _serious_violations(page) -> list[str]:
-    page.add_script_tag(url="/static/vendor/axe-core/axe.min.js")
+def _serious_violations(page, within: str = "") -> list[str]:
+    """Serious and critical axe findings on the page (or inside the `within` selector)."""
+    if not page.evaluate("typeof axe !== 'undefined'"):
+        page.add_script_tag(url="/static/vendor/axe-core/axe.min.js")
     result = page.evaluate(
-        "tags => axe.run(document, {runOnly: {type: 'tag', values: tags}})", AXE_TAGS
+        "([tags, within]) => axe.run(within ? document.querySelector(within) : document,"
+        " {runOnly: {type: 'tag', values: tags}})",
+        [AXE_TAGS, within],
     )
     return [
         f"{v['id']} ({v['impact']}): {v['help']} at {[n['target'] for n in v['nodes'][:3]]}"
@@ -147,3 +151,73 @@ def test_reassigning_and_failed_forms_pass_the_accessibility_audit(page, demo, a
     page.get_by_role("button", name="Reassign").click()
     page.get_by_role("button", name="Yes, reassign to alice").wait_for()
     assert _serious_violations(page) == []
+
+
+# Shapes of the issue-16 panel sections: BPMN type, event definition, and what the panel shows.
+NEW_PANELS = [
+    ("bpmn:IntermediateCatchEvent", "bpmn:SignalEventDefinition", "Signal name"),
+    ("bpmn:IntermediateThrowEvent", "bpmn:SignalEventDefinition", "Add entry"),
+    ("bpmn:IntermediateThrowEvent", "bpmn:MessageEventDefinition", "Retries"),
+    ("bpmn:IntermediateThrowEvent", "bpmn:LinkEventDefinition", "Link name"),
+    ("bpmn:IntermediateThrowEvent", "", "milestone"),
+    ("bpmn:EndEvent", "bpmn:SignalEventDefinition", "Payload"),
+    ("bpmn:StartEvent", "bpmn:TimerEventDefinition", "Next runs"),
+    ("bpmn:StartEvent", "bpmn:MessageEventDefinition", "Message name"),
+    ("bpmn:SendTask", "", "Tool"),
+    ("bpmn:ReceiveTask", "", "Correlation key"),
+    ("bpmn:ScriptTask", "", "Script"),
+    ("bpmn:ManualTask", "", "Camunda 8"),
+    ("bpmn:InclusiveGateway", "", "every outgoing flow"),
+    ("bpmn:EventBasedGateway", "", "carry no conditions"),
+]
+
+
+@pytest.mark.parametrize("width", [1280, 390])
+def test_the_designer_panels_of_the_new_elements_pass_the_audit(
+    browser, live_server, demo, app, width
+):
+    from tests.browser.conftest import close_context, new_context
+    from tests.browser.test_designer import open_designer, panel_for
+    from tests.designer.conftest import approval_document
+    from webapp.models import Partition, User
+    from webapp.services import processes
+
+    with app.app_context():
+        from sqlalchemy import select
+
+        from webapp.extensions import db
+
+        actor = db.session.scalar(select(User).where(User.username == "designer"))
+        finance = db.session.scalar(select(Partition).where(Partition.key == "finance"))
+        pid = processes.create_process(
+            "audit_events", "Audit events", partition_id=finance.id, actor=actor,
+            document=approval_document(),
+        ).id  # fmt: skip
+        db.session.commit()
+    context = new_context(browser, live_server, width)
+    page = context.new_page()
+    try:
+        sign_in(page, "designer")
+        open_designer(page, pid)
+        found = {}
+        for index, (kind, definition, text) in enumerate(NEW_PANELS):
+            element_id = page.evaluate(
+                """([type, definition, index]) => {
+                  const factory = modeler.get('elementFactory');
+                  const attrs = definition ? {type, eventDefinitionType: definition} : {type};
+                  const root = modeler.get('canvas').getRootElement();
+                  const shape = modeler.get('modeling').createShape(
+                    factory.createShape(attrs), {x: 700 + 60 * index, y: 420}, root);
+                  modeler.get('selection').select(shape);
+                  return shape.id;
+                }""",
+                [kind, definition, index],
+            )
+            panel = panel_for(page, element_id)
+            panel.get_by_text(text).first.wait_for()
+            problems = _serious_violations(page, "#props")
+            if problems:
+                found[f"{kind} {definition}"] = problems
+        assert found == {}, found
+    finally:
+        close_context(context)

@@ -286,6 +286,11 @@ def test_only_supported_kinds_are_offered(page, make_process):
         "create.subprocess-expanded", "create.event-subprocess", "create.call-activity",
         "create.error-boundary", "create.escalation-boundary", "create.escalation-throw",
         "create.error-end", "create.escalation-end", "create.terminate-end",
+        "create.signal-end", "create.message-end", "create.message-start", "create.timer-start",
+        "create.signal-start", "create.signal-catch", "create.signal-throw",
+        "create.message-throw", "create.link-throw", "create.link-catch", "create.milestone",
+        "create.inclusive-gateway", "create.event-based-gateway", "create.send-task",
+        "create.receive-task", "create.script-task", "create.manual-task",
     }  # fmt: skip
     click_shape(page, "review")
     actions = set(
@@ -306,7 +311,8 @@ def test_only_supported_kinds_are_offered(page, make_process):
     assert set(entries) == {
         "replace-with-service-task", "replace-with-call-activity",
         "replace-with-collapsed-subprocess", "replace-with-expanded-subprocess",
-        "toggle-parallel-mi", "toggle-sequential-mi",
+        "replace-with-send-task", "replace-with-receive-task", "replace-with-script-task",
+        "replace-with-manual-task", "toggle-parallel-mi", "toggle-sequential-mi",
     }  # fmt: skip
     page.keyboard.press("Escape")
 

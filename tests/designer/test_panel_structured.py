@@ -281,7 +281,7 @@ def test_boundary_event_settings(designer, pid):
     assert escalation["config"]["code"] == "LATE"
     assert escalation["config"]["interrupting"] is False
     assert "Choose a timer, a message" in refused(
-        panel_post(designer, pid, boundary(event="signal"), csrf)
+        panel_post(designer, pid, boundary(event="conditional"), csrf)
     )
 
 
@@ -296,7 +296,7 @@ def test_end_events_escalation_throws_and_event_sub_process_starts(designer, pid
         panel_post(designer, pid, node("endEvent", event="escalation", code="  "), csrf)
     )
     assert "Choose one of the listed ends." in refused(
-        panel_post(designer, pid, node("endEvent", event="signal"), csrf)
+        panel_post(designer, pid, node("endEvent", event="compensation"), csrf)
     )
     throw = applied(panel_post(designer, pid, node("escalationThrow", code="LATE"), csrf))
     assert throw["config"] == {"code": "LATE"}

@@ -6,6 +6,7 @@ so an edit made meanwhile elsewhere gives 409 and the current outline instead of
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from typing import Any
 
@@ -17,14 +18,20 @@ from wtforms.fields.choices import SelectChoice
 from webapp.designer import bp, draft_edits
 from webapp.designer.access import base_revision, can_publish, load_process
 from webapp.designer.forms import AddNodeForm, ConnectForm, RenameForm, RevisionForm
-from webapp.designer.panel import applied_note, handle_post, panel_context, render_panel
+from webapp.designer.panel import (
+    applied_note,
+    handle_post,
+    panel_context,
+    render_panel,
+    used_names,
+)
 from webapp.designer.panel_forms import (
     FLOW,
     PANELS,
     PanelContext,
     PanelForm,
     initial_data,
-    input_rows,
+    with_tool_inputs,
 )
 from webapp.designer.panel_forms import make_form as make_panel_form
 from webapp.htmx_support import is_htmx
@@ -257,8 +264,8 @@ def _element_form(process: Process, element_id: str, context: PanelContext) -> P
     else:
         return None
     data["revision"] = str(process.draft_revision)
-    if data["kind"] == "serviceTask":
-        data["inputs"] = input_rows(context.tools.get(data.get("tool") or ""), data["inputs"])
+    data["names"] = json.dumps(used_names(doc))
+    data = with_tool_inputs(data, context)
     return make_panel_form(data["kind"], context, formdata=None, data=data)
 
 

@@ -8,7 +8,7 @@ come back inline with 422; valid ones go back to the canvas in an `HX-Trigger: b
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from flask import Response, make_response, render_template, request, url_for
@@ -16,7 +16,7 @@ from flask_login import current_user
 from sqlalchemy import func, or_, select
 from wtforms.fields.choices import SelectChoice
 
-from webapp.designer import bp
+from webapp.designer import bp, timer_start
 from webapp.designer.access import load_process
 from webapp.designer.form_spec import (
     edit_rows,
@@ -32,6 +32,7 @@ from webapp.designer.panel_forms import (
     PANELS,
     PanelContext,
     PanelForm,
+    StartEventPanel,
     UserTaskPanel,
     has_errors,
     initial_data,
@@ -39,6 +40,7 @@ from webapp.designer.panel_forms import (
     make_form,
     original_values,
     read_values,
+    with_tool_inputs,
 )
 from webapp.extensions import db
 from webapp.htmx_support import is_htmx
@@ -101,6 +103,62 @@ def panel_context(process: Process) -> PanelContext:
     )
 
 
+MAX_NAMES = 200
+
+
+def used_names(doc: Mapping[str, Any] | None) -> dict[str, list[str]]:
+    """The signal and message names the nodes of a process document use."""
+    names: dict[str, set[str]] = {"signal": set(), "message": set()}
+    nodes = (doc or {}).get("nodes")
+    for node in nodes.values() if isinstance(nodes, dict) else ():
+        config = node.get("config") if isinstance(node, dict) else None
+        for key, found in names.items():
+            value = config.get(key) if isinstance(config, dict) else None
+            if isinstance(value, str) and value.strip():
+                found.add(value.strip())
+    return {key: sorted(found)[:MAX_NAMES] for key, found in names.items()}
+
+
+def names_from_canvas(args: Mapping[str, str], process: Process) -> dict[str, list[str]]:
+    """The names the canvas says the diagram uses (one a line), else the saved draft's."""
+    if "signals" not in args and "messages" not in args:
+        return used_names(process.draft_document)
+    names = {}
+    for key, arg in (("signal", "signals"), ("message", "messages")):
+        lines = {line.strip() for line in (args.get(arg) or "").splitlines()}
+        names[key] = sorted(line for line in lines if line and len(line) <= 200)[:MAX_NAMES]
+    return names
+
+
+def shown_names(form: PanelForm) -> dict[str, list[str]]:
+    """The names a panel offers in its signal and message fields (carried in the form)."""
+    try:
+        names = json.loads(form.names.data or "{}")
+    except ValueError:
+        names = {}
+    if not isinstance(names, dict):
+        names = {}
+    return {
+        key: [n for n in names.get(key, []) if isinstance(n, str)][:MAX_NAMES]
+        if isinstance(names.get(key), list)
+        else []
+        for key in ("signal", "message")
+    }
+
+
+def timer_preview(form: PanelForm) -> dict[str, Any] | None:
+    """The next runs of a process-level timer start, as the panel holds it (valid or not)."""
+    if not isinstance(form, StartEventPanel) or form.scope.data == "event":
+        return None
+    if form.event.data != "timer":
+        return None
+    key = "date" if form.timer_type.data == "date" else "cycle"
+    value = (getattr(form, key).data or "").strip()
+    if not value:
+        return {"runs": [], "error": "", "empty": True}
+    return timer_start.preview({key: value, "timezone": (form.timezone.data or "").strip()})
+
+
 def kind_label(kind: str) -> str:
     return "Sequence flow" if kind == FLOW else KINDS[kind].label
 
@@ -137,6 +195,9 @@ def render_panel(
         applied=applied,
         invalid=status == 422,
         mode=mode,
+        names=shown_names(form),
+        timer=timer_preview(form),
+        zones=timer_start.zone_names() if kind == "startEvent" else (),
     )
     return make_response(html, status)
 
@@ -151,15 +212,21 @@ def refreshed(form: PanelForm, action: str, context: PanelContext) -> dict[str, 
         data["inputs"] = input_rows(context.tools.get(data.get("tool") or ""), data["inputs"])
         if action == "input-add":
             data["inputs"].append({"name": "", "expression": ""})
-    if "mappings" in data:
-        rows = data["mappings"]
-        if action.startswith("mapping-remove-") and action[15:].isdigit():
-            index = int(action[15:])
-            rows = [row for i, row in enumerate(rows) if i != index]
-        if action == "mapping-add":
-            rows = [*rows, {"name": "", "expression": ""}]
-        data["mappings"] = rows
+    for key, prefix in (("mappings", "mapping"), ("payload", "payload")):
+        if key in data:
+            data[key] = _edited_rows(data[key], action, prefix)
     return data
+
+
+def _edited_rows(rows: list[dict[str, Any]], action: str, prefix: str) -> list[dict[str, Any]]:
+    """Name → expression rows after an Add or Remove button (`<prefix>-add`, `-remove-<n>`)."""
+    removing = f"{prefix}-remove-"
+    if action.startswith(removing) and action[len(removing) :].isdigit():
+        index = int(action[len(removing) :])
+        rows = [row for i, row in enumerate(rows) if i != index]
+    if action == f"{prefix}-add":
+        rows = [*rows, {"name": "", "expression": ""}]
+    return rows
 
 
 def handle_post(
@@ -199,9 +266,8 @@ def applied_form(form: PanelForm, values: dict[str, Any], context: PanelContext)
         data["scope"] = form.scope.data
     if isinstance(form, UserTaskPanel):
         data["assignee_type"] = form.assignee_type.data or data["assignee_type"]
-    if kind == "serviceTask":
-        data["inputs"] = input_rows(context.tools.get(data.get("tool") or ""), data["inputs"])
-    return make_form(kind, context, formdata=None, data=data)
+    data["names"] = form.names.data
+    return make_form(kind, context, formdata=None, data=with_tool_inputs(data, context))
 
 
 def applied_note(form: PanelForm, values: dict[str, Any]) -> str:
@@ -248,9 +314,8 @@ def panel(process_id: int):
     data = initial_data(kind, element_id, request.args.get("name", ""), config)
     if kind == "startEvent":
         data["scope"] = "event" if request.args.get("scope") == "event" else ""
-    if kind == "serviceTask":
-        data["inputs"] = input_rows(context.tools.get(data.get("tool") or ""), data["inputs"])
-    form = make_form(kind, context, formdata=None, data=data)
+    data["names"] = json.dumps(names_from_canvas(request.args, process))
+    form = make_form(kind, context, formdata=None, data=with_tool_inputs(data, context))
     post_url = url_for("designer.apply_panel", process_id=process.id)
     return render_panel(process, form, context, post_url=post_url)
 

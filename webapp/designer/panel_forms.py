@@ -24,21 +24,28 @@ from wtforms import (
     RadioField,
     SelectField,
     StringField,
+    TextAreaField,
 )
 from wtforms.fields.choices import SelectChoice
 from wtforms.validators import Length, NumberRange, Optional
 
+from webapp.designer import timer_start
 from webapp.designer.form_spec import FieldRow, row_data, spec_from_rows, spec_problems
+from webapp.designer.script_check import script_problems
 from webapp.inputs import parse_json
 from webapp.process import expressions
 from webapp.process.bpmn.writer import xml_safe
 from webapp.process.document import is_identifier
 from webapp.process.durations import parse_cycle, parse_duration
 from webapp.process.forms import MAX_FIELDS
-from webapp.process.kinds import KINDS, MULTI_INSTANCE_KINDS
+from webapp.process.kinds import KINDS, MULTI_INSTANCE_KINDS, TOOL_DEFAULTS
 from webapp.process.tools import ToolSpec
 
 FLOW = "sequenceFlow"
+# Kinds whose panel has the tool section (an end event only when it sends a message).
+TOOL_KINDS = ("serviceTask", "sendTask", "messageThrow", "endEvent")
+# Flows leaving these take a condition, or are the default.
+CONDITION_GATEWAYS = ("exclusiveGateway", "inclusiveGateway")
 SECONDS = "Use a number of seconds above 0 and at most 86400 (a day)."
 EXPRESSION_HINT = "An expression, such as $input.amount > 1000 or $vars.review.approved == true."
 
@@ -112,6 +119,7 @@ class PanelForm(FlaskForm):
     kind = HiddenField()
     original = HiddenField()
     revision = HiddenField()
+    names = HiddenField()  # JSON: the signal and message names used in the process
     title = StringField("Title", validators=[Optional(), Length(max=500)])
 
 
@@ -147,7 +155,14 @@ class InputRow(Form):
     expression = StringField("Expression", validators=[Optional(), Length(max=2000)])
 
 
-class ServiceTaskPanel(MultiInstanceFields, PanelForm):
+class MappingRow(Form):
+    name = StringField("Name", validators=[Optional(), Length(max=64)])
+    expression = StringField("Expression", validators=[Optional(), Length(max=2000)])
+
+
+class ToolFields:
+    """A tool call's settings: service and send tasks, message throws and message ends."""
+
     tool = SelectField("Tool", validate_choice=False)
     inputs = FieldList(FormField(InputRow))
     save_to = _save_to_field("Save the result as", "the tool's result")
@@ -172,6 +187,26 @@ class ServiceTaskPanel(MultiInstanceFields, PanelForm):
     )
 
 
+class ServiceTaskPanel(MultiInstanceFields, ToolFields, PanelForm):
+    pass
+
+
+class MessageNameField:
+    message = StringField(
+        "Message name",
+        validators=[Optional(), Length(max=200)],
+        description="Pick a name used in this process or type a new one.",
+    )
+
+
+class SendTaskPanel(MultiInstanceFields, ToolFields, MessageNameField, PanelForm):
+    pass
+
+
+class MessageThrowPanel(ToolFields, MessageNameField, PanelForm):
+    pass
+
+
 class TimerPanel(PanelForm):
     timer_type = RadioField(
         "Wait",
@@ -188,14 +223,62 @@ class TimerPanel(PanelForm):
     )
 
 
-class MessagePanel(PanelForm):
-    message = StringField("Message name", validators=[Optional(), Length(max=200)])
+class MessagePanel(MessageNameField, PanelForm):
     correlation_key = StringField(
         "Correlation key (expression)",
         validators=[Optional(), Length(max=2000)],
         description="Matched against the key sent with the message, such as $input.orderId.",
     )
     save_to = _save_to_field("Save the message as", "the message payload")
+
+
+class ReceiveTaskPanel(MultiInstanceFields, MessagePanel):
+    pass
+
+
+class SignalFields:
+    signal = StringField(
+        "Signal name",
+        validators=[Optional(), Length(max=200)],
+        description="Pick a name used in this process or type a new one; a signal is "
+        "broadcast by name to every instance of the partition waiting for it.",
+    )
+
+
+class SignalCatchPanel(SignalFields, PanelForm):
+    save_to = _save_to_field("Save the signal's payload as", "the payload")
+
+
+class PayloadFields:
+    payload = FieldList(FormField(MappingRow), max_entries=100)
+
+
+class SignalThrowPanel(SignalFields, PayloadFields, PanelForm):
+    pass
+
+
+class LinkPanel(PanelForm):
+    link = StringField(
+        "Link name",
+        validators=[Optional(), Length(max=200)],
+        description="A link throw jumps to the link catch of the same name in the same "
+        "(sub-)process.",
+    )
+
+
+class ScriptTaskPanel(MultiInstanceFields, PanelForm):
+    language = HiddenField()
+    script = TextAreaField(
+        "Script",
+        validators=[Optional(), Length(max=20_000)],
+        description="One assignment per line, name = expression, such as "
+        "total = $input.price * $input.qty; each writes $vars.<name>, and a later line sees "
+        "the earlier ones. Blank lines and # comments are allowed.",
+    )
+
+
+class ManualTaskPanel(MultiInstanceFields, PanelForm):
+    pass
 
 
 class TimerFields:
@@ -225,21 +308,26 @@ class TimerFields:
     )
 
 
-class CatchFields(TimerFields):
+CATCH_CHOICES = [
+    SelectChoice("timer", "A timer"),
+    SelectChoice("message", "A message"),
+    SelectChoice("signal", "A signal"),
+    SelectChoice("error", "An error"),
+    SelectChoice("escalation", "An escalation"),
+]
+PROCESS_START_CHOICES = [
+    SelectChoice("", "Someone starting it (by hand or through the API)"),
+    SelectChoice("message", "A message (starts a new instance when no instance waits for it)"),
+    SelectChoice("timer", "A timer: at a date, or on a schedule"),
+    SelectChoice("signal", "A signal"),
+]
+
+
+class CatchFields(SignalFields, MessageNameField, TimerFields):
     """What a catching event (boundary, event sub-process start) reacts to, with its settings."""
 
-    event = SelectField(
-        "Reacts to",
-        choices=[
-            SelectChoice("timer", "A timer"),
-            SelectChoice("message", "A message"),
-            SelectChoice("error", "An error"),
-            SelectChoice("escalation", "An escalation"),
-        ],
-        default="timer",
-    )
+    event = SelectField("Reacts to", choices=CATCH_CHOICES, default="timer")
     interrupting = BooleanField("Interrupting", default=True)
-    message = StringField("Message name", validators=[Optional(), Length(max=200)])
     correlation_key = StringField(
         "Correlation key (expression)",
         validators=[Optional(), Length(max=2000)],
@@ -254,23 +342,30 @@ class CatchFields(TimerFields):
 
 class StartEventPanel(CatchFields, _WithForm):
     scope = HiddenField()  # "event": the start event of an event sub-process
+    timezone = StringField(
+        "Time zone",
+        validators=[Optional(), Length(max=64)],
+        description="An IANA name such as Europe/Berlin; empty is UTC. Cron expressions and "
+        "dates without an offset are read in it.",
+    )
 
 
 class BoundaryPanel(CatchFields, PanelForm):
-    save_to = _save_to_field("Save what it caught as", "the message or error")
+    save_to = _save_to_field("Save what it caught as", "the message, signal or error")
 
 
-class EndEventPanel(PanelForm):
-    event = SelectField(
-        "Ends with",
-        choices=[
-            SelectChoice("", "Nothing more: a plain end"),
-            SelectChoice("error", "An error: thrown to the nearest catcher"),
-            SelectChoice("escalation", "An escalation: reported to the nearest catcher"),
-            SelectChoice("terminate", "Terminate: ends everything else in its scope"),
-        ],
-        default="",
-    )
+END_CHOICES = [
+    SelectChoice("", "Nothing more: a plain end"),
+    SelectChoice("error", "An error: thrown to the nearest catcher"),
+    SelectChoice("escalation", "An escalation: reported to the nearest catcher"),
+    SelectChoice("terminate", "Terminate: ends everything else in its scope"),
+    SelectChoice("signal", "A signal: broadcast, then the path ends"),
+    SelectChoice("message", "A message: a tool sends it, then the path ends"),
+]
+
+
+class EndEventPanel(ToolFields, SignalFields, PayloadFields, MessageNameField, PanelForm):
+    event = SelectField("Ends with", choices=END_CHOICES, default="")
     code = StringField(
         "Code", validators=[Optional(), Length(max=MAX_CODE)], description="The code thrown."
     )
@@ -286,11 +381,6 @@ class EscalationThrowPanel(PanelForm):
 
 class SubProcessPanel(MultiInstanceFields, PanelForm):
     pass
-
-
-class MappingRow(Form):
-    name = StringField("Name", validators=[Optional(), Length(max=64)])
-    expression = StringField("Expression", validators=[Optional(), Length(max=2000)])
 
 
 class CallActivityPanel(MultiInstanceFields, PanelForm):
@@ -328,10 +418,22 @@ PANELS: dict[str, type[PanelForm]] = {
     "endEvent": EndEventPanel,
     "userTask": UserTaskPanel,
     "serviceTask": ServiceTaskPanel,
+    "sendTask": SendTaskPanel,
+    "receiveTask": ReceiveTaskPanel,
+    "scriptTask": ScriptTaskPanel,
+    "manualTask": ManualTaskPanel,
     "exclusiveGateway": PlainPanel,
     "parallelGateway": PlainPanel,
+    "inclusiveGateway": PlainPanel,
+    "eventBasedGateway": PlainPanel,
     "timerCatch": TimerPanel,
     "messageCatch": MessagePanel,
+    "signalCatch": SignalCatchPanel,
+    "signalThrow": SignalThrowPanel,
+    "messageThrow": MessageThrowPanel,
+    "linkThrow": LinkPanel,
+    "linkCatch": LinkPanel,
+    "milestone": PlainPanel,
     "subProcess": SubProcessPanel,
     "eventSubProcess": PlainPanel,
     "callActivity": CallActivityPanel,
@@ -362,12 +464,37 @@ def make_form(kind: str, context: PanelContext, **kwargs: Any) -> PanelForm:
         form.called.choices = _with_current(
             [SelectChoice("", "— choose a process —"), *context.processes], stored.get("process")
         )
-    if isinstance(form, ServiceTaskPanel):
+    if isinstance(form, ToolFields):
         tools = [SelectChoice(name, name) for name in context.tools]
         form.tool.choices = _with_current(
             [SelectChoice("", "— choose a tool —"), *tools], stored.get("tool")
         )
+    if isinstance(form, StartEventPanel) and form.scope.data != "event":
+        _process_start(form, stored, fresh=kwargs.get("formdata", True) is None)
     return form
+
+
+def _process_start(form: StartEventPanel, stored: Mapping[str, Any], *, fresh: bool) -> None:
+    """A process-level start: started by hand, or by a message, a timer (date or schedule) or
+    a signal."""
+    form.event.choices = PROCESS_START_CHOICES
+    form.event.label.text = "Started by"
+    form.timer_type.choices = [
+        SelectChoice("cycle", "Repeatedly (a repeating interval or cron)"),
+        SelectChoice("date", "Once, at a date"),
+    ]
+    form.date.label.text = "Date and time"
+    form.date.description = "An ISO date and time, such as 2027-01-01T08:00:00Z."
+    form.cycle.label.text = "Schedule"
+    form.cycle.description = (
+        "An ISO-8601 repeating interval (R/2027-01-01T08:00:00Z/P1D daily from that moment, "
+        "R5/… five times, R/PT1H hourly) or a cron expression (0 8 * * MON-FRI: 8:00 on "
+        "weekdays)."
+    )
+    if fresh and not stored.get("event"):
+        form.event.data = ""
+    if form.timer_type.data not in ("cycle", "date"):
+        form.timer_type.data = "cycle"
 
 
 def _with_current(choices: list[SelectChoice], current: Any) -> list[SelectChoice]:
@@ -412,28 +539,15 @@ def initial_data(kind: str, element_id: str, title: str, values: Mapping[str, An
             due_in=config.get("dueIn") or "",
             save_to=config.get("saveTo") or "",
         )
-    elif kind == "serviceTask":
-        defaults = KINDS[kind].defaults
-        data.update(
-            tool=config.get("tool") or "",
-            save_to=config.get("saveTo") or "",
-            inputs=[
-                {"name": k, "expression": v}
-                for k, v in (config.get("inputs") or {}).items()
-                if isinstance(v, str)
-            ],
-            **{
-                k: _number_text(config.get(k, defaults[k]))
-                for k in ("retries", "backoff", "timeout")
-            },
-        )
+    elif kind in TOOL_KINDS and kind != "endEvent":
+        data.update(_tool_data(config), message=_text(config.get("message")))
     elif kind == "timerCatch":
         data.update(
             timer_type="date" if config.get("date") and not config.get("duration") else "duration",
             duration=config.get("duration") or "",
             date=config.get("date") or "",
         )
-    elif kind == "messageCatch":
+    elif kind in ("messageCatch", "receiveTask"):
         data.update(
             message=config.get("message") or "",
             correlation_key=config.get("correlationKey") or "",
@@ -441,8 +555,30 @@ def initial_data(kind: str, element_id: str, title: str, values: Mapping[str, An
         )
     elif kind in ("boundaryEvent", "startEvent"):
         data.update(_catch_data(config))
-    elif kind in ("endEvent", "escalationThrow"):
-        data.update(event=_text(config.get("event")), code=_text(config.get("code")))
+    elif kind == "escalationThrow":
+        data.update(code=_text(config.get("code")))
+    elif kind == "endEvent":
+        data.update(
+            _tool_data(config),
+            event=_text(config.get("event")),
+            code=_text(config.get("code")),
+            signal=_text(config.get("signal")),
+            message=_text(config.get("message")),
+            payload=_rows(config.get("payload")),
+        )
+    elif kind in ("signalCatch", "signalThrow"):
+        data.update(
+            signal=_text(config.get("signal")),
+            save_to=_text(config.get("saveTo")),
+            payload=_rows(config.get("payload")),
+        )
+    elif kind in ("linkThrow", "linkCatch"):
+        data.update(link=_text(config.get("link")))
+    elif kind == "scriptTask":
+        data.update(
+            script=_text(config.get("script")),
+            language=_text(config.get("language")) or "flowdesk",
+        )
     elif kind == "callActivity":
         binding = "version" if config.get("binding") == "version" else "latest"
         inputs = config.get("inputs") if isinstance(config.get("inputs"), dict) else {}
@@ -464,13 +600,40 @@ def _text(value: Any) -> str:
     return value if isinstance(value, str) else ""
 
 
+def _rows(mapping: Any) -> list[dict[str, str]]:
+    """Name → expression rows of a dict setting (a call's inputs, a signal's payload)."""
+    if not isinstance(mapping, dict):
+        return []
+    return [{"name": k, "expression": v} for k, v in mapping.items() if isinstance(v, str)]
+
+
+def _tool_data(config: Mapping[str, Any]) -> dict[str, Any]:
+    return {
+        "tool": _text(config.get("tool")),
+        "save_to": _text(config.get("saveTo")),
+        "inputs": _rows(config.get("inputs")),
+        **{
+            k: _number_text(config.get(k, TOOL_DEFAULTS[k]))
+            for k in ("retries", "backoff", "timeout")
+        },
+    }
+
+
+def with_tool_inputs(data: dict[str, Any], context: PanelContext) -> dict[str, Any]:
+    """One input row per input the chosen tool declares (for the kinds that call a tool)."""
+    if data.get("kind") in TOOL_KINDS and isinstance(data.get("inputs"), list):
+        data["inputs"] = input_rows(context.tools.get(data.get("tool") or ""), data["inputs"])
+    return data
+
+
 def _catch_data(config: Mapping[str, Any]) -> dict[str, Any]:
     timer_type = next((k for k in ("duration", "date", "cycle") if config.get(k)), "duration")
+    texts = ("duration", "date", "cycle", "message", "code", "signal", "timezone")
     return {
         "event": _text(config.get("event")) or "timer",
         "interrupting": config.get("interrupting") is not False,
         "timer_type": timer_type,
-        **{k: _text(config.get(k)) for k in ("duration", "date", "cycle", "message", "code")},
+        **{k: _text(config.get(k)) for k in texts},
         "correlation_key": _text(config.get("correlationKey")),
         "save_to": _text(config.get("saveTo")),
     }
@@ -546,7 +709,7 @@ def read_values(form: PanelForm, context: PanelContext) -> dict[str, Any]:
         form.title.errors.append("The title contains control characters; remove them.")
     if kind == FLOW:
         assert isinstance(form, FlowPanel)
-        default = bool(form.default.data) and form.source_kind.data == "exclusiveGateway"
+        default = bool(form.default.data) and form.source_kind.data in CONDITION_GATEWAYS
         condition = None if default else _expression_error(form.condition)
         return {"title": title, "condition": condition, "default": default}
     original = original_values(form)
@@ -562,8 +725,10 @@ def read_values(form: PanelForm, context: PanelContext) -> dict[str, Any]:
             config["form"] = spec
     if isinstance(form, UserTaskPanel):
         _read_user_task(form, config)
-    elif isinstance(form, ServiceTaskPanel):
-        _read_service_task(form, config, context)
+    elif isinstance(form, (ServiceTaskPanel, SendTaskPanel, MessageThrowPanel)):
+        _read_tool(form, config)
+        if isinstance(form, MessageNameField):
+            config.update(_name(form.message, "message", required=False))
     elif isinstance(form, TimerPanel):
         if form.timer_type.data == "date":
             date = _expression_error(form.date, required=True)
@@ -576,9 +741,7 @@ def read_values(form: PanelForm, context: PanelContext) -> dict[str, Any]:
             elif not form.duration.errors:
                 form.duration.errors.append("Enter a duration such as PT5M.")
     elif isinstance(form, MessagePanel):
-        message = (form.message.data or "").strip()
-        if message:
-            config["message"] = message
+        config.update(_name(form.message, "message", required=False))
         key = _expression_error(form.correlation_key)
         if key:
             config["correlationKey"] = key
@@ -590,19 +753,27 @@ def read_values(form: PanelForm, context: PanelContext) -> dict[str, Any]:
             config["attachedTo"] = original["attachedTo"]
         _read_catch(form, config)
         save_to = _save_to(form.save_to)
-        if save_to and config["event"] in ("message", "error"):
+        if save_to and config.get("event") in ("message", "signal", "error"):
             config["saveTo"] = save_to
     elif isinstance(form, StartEventPanel) and form.scope.data == "event":
         config.pop("form", None)
         _read_catch(form, config)
+    elif isinstance(form, StartEventPanel):
+        _read_process_start(form, config)
     elif isinstance(form, EndEventPanel):
-        event = form.event.data or ""
-        if event not in ("", "error", "escalation", "terminate"):
-            form.event.errors.append("Choose one of the listed ends.")
-        elif event:
-            config["event"] = event
-        if event in ("error", "escalation"):
-            config.update(_code(form.code, required=True))
+        _read_end(form, config)
+    elif isinstance(form, SignalCatchPanel):
+        config.update(_name(form.signal, "signal"))
+        save_to = _save_to(form.save_to)
+        if save_to:
+            config["saveTo"] = save_to
+    elif isinstance(form, SignalThrowPanel):
+        config.update(_name(form.signal, "signal"))
+        config["payload"] = _read_rows(form.payload, "payload entry")
+    elif isinstance(form, LinkPanel):
+        config.update(_name(form.link, "link"))
+    elif isinstance(form, ScriptTaskPanel):
+        _read_script(form, config)
     elif isinstance(form, EscalationThrowPanel):
         config.update(_code(form.code, required=True))
     elif isinstance(form, CallActivityPanel):
@@ -610,6 +781,99 @@ def read_values(form: PanelForm, context: PanelContext) -> dict[str, Any]:
     if kind in MULTI_INSTANCE_KINDS and isinstance(form, MultiInstanceFields):
         _read_multi_instance(form, config)
     return {"title": title, "config": config}
+
+
+NAME_PROMPTS = {
+    "signal": "Enter the signal's name, such as order-cancelled.",
+    "message": "Enter the message's name, such as payment-received.",
+    "link": "Enter the link's name; its throw and catch share it.",
+}
+
+
+def _name(field: Any, key: str, *, required: bool = True) -> dict[str, str]:
+    """A signal, message or link name: plain text kept exactly in XML, without outer spaces."""
+    text = (field.data or "").strip()
+    if not text:
+        if required:
+            field.errors.append(NAME_PROMPTS[key])
+        return {}
+    if not xml_safe(text):
+        field.errors.append("The name contains control characters; remove them.")
+        return {}
+    return {key: text}
+
+
+def _read_rows(rows: Any, what: str) -> dict[str, str]:
+    """Name → expression rows (a call's inputs, a signal's payload); empty rows are dropped."""
+    values: dict[str, str] = {}
+    for entry in rows.entries:
+        name = (entry.form.name.data or "").strip()
+        text = _expression_error(entry.form.expression)
+        if not name and not text:
+            continue
+        if not is_identifier(name):
+            entry.form.name.errors.append(
+                f"Name the {what} with letters, digits and _, not starting with a digit."
+            )
+        elif name in values:
+            entry.form.name.errors.append(f"'{name}' is given twice; keep one.")
+        elif not text and not entry.form.expression.errors:
+            entry.form.expression.errors.append(f"Enter an expression for this {what}.")
+        elif text:
+            values[name] = text
+    return values
+
+
+def _read_end(form: EndEventPanel, config: dict[str, Any]) -> None:
+    """How an end event ends: plainly, throwing a code, terminating, a signal or a message."""
+    event = form.event.data or ""
+    if event not in {c.value for c in END_CHOICES}:
+        form.event.errors.append("Choose one of the listed ends.")
+        return
+    for key in ("signal", "payload", "message", *TOOL_DEFAULTS, "tool", "saveTo"):
+        config.pop(key, None)
+    if event:
+        config["event"] = event
+    if event in ("error", "escalation"):
+        config.update(_code(form.code, required=True))
+    elif event == "signal":
+        config.update(_name(form.signal, "signal"))
+        config["payload"] = _read_rows(form.payload, "payload entry")
+    elif event == "message":
+        config.update(_name(form.message, "message", required=False))
+        _read_tool(form, config)
+
+
+def _read_process_start(form: StartEventPanel, config: dict[str, Any]) -> None:
+    """A process-level start: by hand (with its form), or a message, timer or signal start."""
+    event = form.event.data or ""
+    if event not in {c.value for c in PROCESS_START_CHOICES}:
+        form.event.errors.append("Choose one of the listed ways to start.")
+        return
+    if not event:
+        return
+    config.pop("form", None)
+    config["event"] = event
+    if event == "message":
+        config.update(_name(form.message, "message"))
+    elif event == "signal":
+        config.update(_name(form.signal, "signal"))
+    else:
+        config.update(timer_start.read(form))
+
+
+def _read_script(form: ScriptTaskPanel, config: dict[str, Any]) -> None:
+    language = (form.language.data or "").strip() or "flowdesk"
+    script = form.script.data or ""
+    if len(script) > 20_000:
+        return
+    config["language"] = language
+    if script.strip():
+        config["script"] = script
+    if language != "flowdesk":
+        return
+    for message in script_problems(script):
+        form.script.errors.append(message)
 
 
 def _code(field: Any, *, required: bool = False) -> dict[str, str]:
@@ -628,9 +892,10 @@ def _code(field: Any, *, required: bool = False) -> dict[str, str]:
 def _read_catch(form: CatchFields, config: dict[str, Any]) -> None:
     """A catching event's `event`, `interrupting` and the settings of that event type."""
     event = form.event.data or ""
-    if event not in ("timer", "message", "error", "escalation"):
-        form.event.errors.append("Choose a timer, a message, an error or an escalation.")
+    if event not in {c.value for c in CATCH_CHOICES}:
+        form.event.errors.append("Choose a timer, a message, a signal, an error or an escalation.")
         return
+    config.pop("signal", None)
     config["event"] = event
     interrupting = bool(form.interrupting.data)
     if event == "error" and not interrupting:
@@ -674,6 +939,8 @@ def _read_catch(form: CatchFields, config: dict[str, Any]) -> None:
         key = _expression_error(form.correlation_key)
         if key:
             config["correlationKey"] = key
+    elif event == "signal":
+        config.update(_name(form.signal, "signal"))
     else:
         config.update(_code(form.code))
 
@@ -738,23 +1005,7 @@ def _read_call(form: CallActivityPanel, config: dict[str, Any], context: PanelCo
             config["version"] = version
     else:
         config["binding"] = "latest"
-    inputs: dict[str, str] = {}
-    for entry in form.mappings.entries:
-        name = (entry.form.name.data or "").strip()
-        text = _expression_error(entry.form.expression)
-        if not name and not text:
-            continue
-        if not is_identifier(name):
-            entry.form.name.errors.append(
-                "Name the input with letters, digits and _, not starting with a digit."
-            )
-        elif name in inputs:
-            entry.form.name.errors.append(f"'{name}' is mapped twice; keep one.")
-        elif not text and not entry.form.expression.errors:
-            entry.form.expression.errors.append("Enter an expression for this input.")
-        elif text:
-            inputs[name] = text
-    config["inputs"] = inputs
+    config["inputs"] = _read_rows(form.mappings, "input")
     save_to = _save_to(form.save_to)
     if save_to:
         config["saveTo"] = save_to
@@ -779,9 +1030,7 @@ def _read_user_task(form: UserTaskPanel, config: dict[str, Any]) -> None:
         config["saveTo"] = save_to
 
 
-def _read_service_task(
-    form: ServiceTaskPanel, config: dict[str, Any], context: PanelContext
-) -> None:
+def _read_tool(form: ToolFields, config: dict[str, Any]) -> None:
     tool_name = (form.tool.data or "").strip()
     if tool_name:
         if tool_name not in {c.value for c in form.tool.choices}:
