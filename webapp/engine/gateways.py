@@ -90,13 +90,22 @@ def awaited(
     definition: Definition, join: str, filled: Iterable[str], live_nodes: Iterable[str]
 ) -> list[str]:
     """The incoming flows of inclusive `join` that hold no token (`filled` hold one) and that a
-    live token of its scope, at `live_nodes`, can still reach: what the join waits for."""
+    live token of its scope, at `live_nodes`, can still reach: what the join waits for.
+
+    A token held at another inclusive join counts only when it cannot also reach a filled
+    incoming flow (BPMN 2.0.2 §13.4.3): so nested inclusive blocks in a loop never wait for
+    each other's tokens for ever.
+    """
     reach = definition.inclusive_reach.get(join) or {}
+    held = set(filled)
     reachable: set[str] = set()
     for node_id in live_nodes:
-        if node_id != join:
-            reachable.update(reach.get(node_id, ()))
-    held = set(filled)
+        if node_id == join:
+            continue
+        flows = reach.get(node_id, frozenset())
+        if node_id in definition.inclusive_reach and flows & held:
+            continue
+        reachable.update(flows)
     return [f for f in definition.incoming.get(join, []) if f not in held and f in reachable]
 
 
