@@ -132,10 +132,10 @@ def test_flow_id_equal_to_node_id_is_duplicate() -> None:
 
 
 def test_unknown_kind() -> None:
-    doc = linear(node("scriptTask", "Run script"))
+    doc = linear(node("businessRuleTask", "Decide"))
     problem = only(validate(doc), "kind.unknown")
     assert problem.element_id == "task"
-    assert "scriptTask" in problem.message
+    assert "businessRuleTask" in problem.message
 
 
 def test_dangling_flow() -> None:
