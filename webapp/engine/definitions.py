@@ -42,6 +42,8 @@ class Definition:
     boundaries: Mapping[str, list[str]] = field(default_factory=dict)
     event_subprocesses: Mapping[str | None, list[str]] = field(default_factory=dict)
     event_starts: tuple[str, ...] = ()
+    # (scope, link name) -> the link catch event a link throw of that name in that scope jumps to.
+    links: Mapping[tuple[str | None, str], str] = field(default_factory=dict)
 
     def node(self, node_id: str) -> dict[str, Any]:
         return self.nodes[node_id]
@@ -131,6 +133,7 @@ def _build(version: ProcessVersion) -> Definition:
     event_starts = []
     boundaries: dict[str, list[str]] = {}
     event_subprocesses: dict[str | None, list[str]] = {}
+    links: dict[tuple[str | None, str], str] = {}
     for node_id, node in nodes.items():
         kind = node.get("kind")
         config = node.get("config") or {}
@@ -147,6 +150,8 @@ def _build(version: ProcessVersion) -> Definition:
             boundaries.setdefault(config.get("attachedTo") or "", []).append(node_id)
         elif kind == "eventSubProcess":
             event_subprocesses.setdefault(scope, []).append(node_id)
+        elif kind == "linkCatch":
+            links.setdefault((scope, str(config.get("link") or "")), node_id)
     if len(root_starts) > 1 or not (root_starts or event_starts):
         raise ValueError(f"version {version.id} has {len(root_starts)} none start events")
     return Definition(
@@ -163,4 +168,5 @@ def _build(version: ProcessVersion) -> Definition:
         boundaries=boundaries,
         event_subprocesses=event_subprocesses,
         event_starts=tuple(event_starts),
+        links=links,
     )

@@ -35,6 +35,10 @@ KINDS = (
     "multi_instance",
     "instance_completed",
     "child_ended",
+    # Task types and events that leave a trace but wait for nothing: webapp/engine/activities.py.
+    "manual",
+    "milestone",
+    "link",
     # Actions outside a step, by a person: see `append`.
     "task_released",
     "task_reassigned",

@@ -9,15 +9,13 @@ from typing import Any
 
 from sqlalchemy import select
 
-from webapp import tools
-from webapp.engine import scopes
+from webapp.engine import activities, scopes
 from webapp.engine.context import jsonable
 from webapp.engine.runtime import Step
 from webapp.engine.store import TokenRow as Token
 from webapp.models import Role, User
 from webapp.process.durations import parse_duration
 from webapp.process.expressions import ExpressionError, evaluate
-from webapp.process.kinds import KINDS
 
 MAX_CORRELATION_KEY = 500
 
@@ -38,6 +36,9 @@ def _end(step: Step, token: Token, node: dict[str, Any]) -> None:
         scopes.throw(step, token, "escalation", code)
         if token.status not in ("active",):
             return
+    if event == "message":
+        activities.message_end(step, token, node)
+        return
     if event == "terminate":
         scopes.terminate(step, token)
     token.status = "done"
@@ -130,24 +131,7 @@ def _parallel(step: Step, token: Token, node: dict[str, Any]) -> None:
 
 def _service(step: Step, token: Token, node: dict[str, Any]) -> None:
     """Evaluate the tool's inputs now; a job runs the tool (and its retries) with them."""
-    config = KINDS["serviceTask"].with_defaults(node.get("config"))
-    name = config.get("tool") or ""
-    if tools.get(name) is None:
-        step.fail(token, "unknown_tool", f"The tool '{name}' is not installed.")
-        return
-    inputs = step.evaluate_inputs(token, config.get("inputs") or {})
-    if inputs is None:
-        return
-    step.add_job(
-        token,
-        "tool",
-        step.now,
-        tool=name,
-        inputs=jsonable(inputs),
-        max_attempts=max(0, int(config.get("retries") or 0)) + 1,
-        backoff=float(config.get("backoff") or 2.0),
-        timeout=float(config.get("timeout") or 30),
-    )
+    activities.call_tool(step, token, node.get("config") or {})
 
 
 def _user(step: Step, token: Token, node: dict[str, Any]) -> None:
@@ -267,4 +251,6 @@ HANDLERS: dict[str, Callable[[Step, Token, dict[str, Any]], None]] = {
     "callActivity": _call,
     "boundaryEvent": _start,
     "escalationThrow": _escalate,
+    "receiveTask": _message,
+    **activities.HANDLERS,
 }

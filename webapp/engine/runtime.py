@@ -121,6 +121,11 @@ class Step:
             self.vars[save_to] = output
         self._data_changed = True
 
+    def assign(self, values: dict[str, Any]) -> None:
+        """Write `values` into `$vars` (a script task's assignments)."""
+        self.vars.update(values)
+        self._data_changed = True
+
     def token(self, token_id: int) -> TokenRow | None:
         return next((t for t in self.tokens if t.id == token_id), None)
 
@@ -279,6 +284,11 @@ class Step:
             self.close_waits([token], tuple(boundaries))
         if self.definition.kind(node_id) == "eventSubProcess":
             self.history.add("left", token, scope=self.scope_of(token))
+            token.status = "done"
+            self.ended(token)
+            return
+        if self.definition.kind(node_id) == "endEvent":
+            # A message end's tool finished: only now does its token end.
             token.status = "done"
             self.ended(token)
             return

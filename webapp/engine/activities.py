@@ -1,0 +1,116 @@
+"""Script, send and manual tasks, message throws and ends, link events and milestones.
+
+A send task, a message throw and a message end call their tool exactly as a service task does
+(`call_tool`: a job, retries, the idempotency key, business errors); a receive task waits as a
+message catch does (`nodes._message`). A message end's token ends when its tool has finished.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from webapp import tools
+from webapp.engine.context import jsonable
+from webapp.engine.runtime import Step
+from webapp.engine.store import TokenRow as Token
+from webapp.process import scripts
+from webapp.process.kinds import SCRIPT_LANGUAGES, TOOL_DEFAULTS
+
+
+def call_tool(step: Step, token: Token, config: dict[str, Any]) -> None:
+    """Evaluate the tool's inputs now; a job runs the tool (and its retries) with them. Service
+    and send tasks, message throws and message ends all call their tool here."""
+    config = {**TOOL_DEFAULTS, **config}
+    name = config.get("tool") or ""
+    if tools.get(name) is None:
+        step.fail(token, "unknown_tool", f"The tool '{name}' is not installed.")
+        return
+    inputs = step.evaluate_inputs(token, config.get("inputs") or {})
+    if inputs is None:
+        return
+    step.add_job(
+        token,
+        "tool",
+        step.now,
+        tool=name,
+        inputs=jsonable(inputs),
+        max_attempts=max(0, int(config.get("retries") or 0)) + 1,
+        backoff=float(config.get("backoff") or 2.0),
+        timeout=float(config.get("timeout") or 30),
+    )
+
+
+def _tool(step: Step, token: Token, node: dict[str, Any]) -> None:
+    call_tool(step, token, node.get("config") or {})
+
+
+def message_end(step: Step, token: Token, node: dict[str, Any]) -> None:
+    """A message end event: its tool runs first; the token ends when the tool has finished
+    (`Step.complete` ends a token at an end event), so the scope waits for it."""
+    call_tool(step, token, node.get("config") or {})
+
+
+def _script(step: Step, token: Token, node: dict[str, Any]) -> None:
+    """Run the script's assignments in this step: each writes `$vars.<name>`; the assigned
+    values together are the task's output (`$nodes.<id>`)."""
+    config = node.get("config") or {}
+    language = config.get("language") or "flowdesk"
+    if language not in SCRIPT_LANGUAGES:
+        message = (
+            f"The script of '{token.node_id}' is written in '{language}', which Flowdesk does "
+            f"not run (it runs {', '.join(SCRIPT_LANGUAGES)} scripts)."
+        )
+        step.fail(token, "unsupported_script", message)
+        return
+    try:
+        values = scripts.evaluate(config.get("script") or "", step.context(token), now=step.now)
+    except scripts.ScriptError as error:
+        line = f" at line {error.line}" if error.line is not None else ""
+        message = f"The script of '{token.node_id}' failed{line}: {error.message}"
+        step.fail(token, "script", message, line=error.line)
+        return
+    values = jsonable(values)
+    step.assign(values)
+    step.complete(token, values)
+
+
+def _manual(step: Step, token: Token, node: dict[str, Any]) -> None:
+    """A manual task is done outside Flowdesk: it is recorded and passes through (a person who
+    must confirm it is a user task)."""
+    step.history.add("manual", token, title=node.get("title") or None)
+    step.complete(token)
+
+
+def _milestone(step: Step, token: Token, node: dict[str, Any]) -> None:
+    step.history.add("milestone", token, title=node.get("title") or token.node_id)
+    step.leave_single(token)
+
+
+def _link_throw(step: Step, token: Token, node: dict[str, Any]) -> None:
+    """Jump to the link catch event of the same name in the same scope."""
+    name = str((node.get("config") or {}).get("link") or "")
+    scope = step.scope_of(token)
+    target = step.definition.links.get((scope, name))
+    if target is None:
+        where = f" in '{scope}'" if scope else ""
+        message = f"No link catch event named '{name}'{where} for the link throw to jump to."
+        step.fail(token, "no_link", message)
+        return
+    step.history.add("link", token, link=name, to=target)
+    step.enter(token, target, None)
+
+
+def _link_catch(step: Step, token: Token, node: dict[str, Any]) -> None:
+    step.leave_single(token)
+
+
+HANDLERS: dict[str, Callable[[Step, Token, dict[str, Any]], None]] = {
+    "scriptTask": _script,
+    "sendTask": _tool,
+    "messageThrow": _tool,
+    "manualTask": _manual,
+    "milestone": _milestone,
+    "linkThrow": _link_throw,
+    "linkCatch": _link_catch,
+}
