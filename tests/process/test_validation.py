@@ -79,10 +79,11 @@ def test_every_emitted_code_is_documented() -> None:
 def test_codes_table_matches_the_source() -> None:
     import re
 
-    from webapp.process import scope_checks, validation
+    from webapp.process import event_checks, scope_checks, validation
     from webapp.process.validation import CODES
 
-    source = Path(validation.__file__).read_text() + Path(scope_checks.__file__).read_text()
+    modules = (validation, scope_checks, event_checks)
+    source = "".join(Path(module.__file__ or "").read_text() for module in modules)
     used = set(re.findall(r'self\.(?:error|warning|info)\(\s*"([a-zA-Z_.]+)"', source))
     used |= {"document.invalid", "form.invalid"}
     assert used == set(CODES)

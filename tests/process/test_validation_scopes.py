@@ -131,7 +131,7 @@ def test_an_event_sub_process_needs_one_start_with_an_event() -> None:
 
 def test_the_process_level_keeps_its_rules() -> None:
     doc = scoped()
-    doc["nodes"]["start"]["config"]["event"] = "timer"
+    doc["nodes"]["start"]["config"]["event"] = "error"  # a process starts on no error
     assert ("config.invalid", "start") in found(validate(doc))
     doc = scoped()
     del doc["nodes"]["start"], doc["flows"]["f1"]

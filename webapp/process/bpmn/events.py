@@ -151,10 +151,12 @@ def standard_config(
     event: str | None = None,
     signals: Mapping[str, str] | None = None,
     ours: Mapping[str, Any] | None = None,
+    top_level: bool = False,
 ) -> dict[str, Any]:
     """The config standard BPMN carries: timers, message and signal names, link names, error and
     escalation codes, a boundary event's host and `cancelActivity`, an event sub-process start's
-    `isInterrupting`. `ours` (our extension's config) wins over a name only guessed from the id."""
+    `isInterrupting`. `ours` (our extension's config) wins over a name only guessed from the id.
+    A process-level timer start's date is an ISO date-time (not an expression)."""
     config: dict[str, Any] = {}
     event = event or KIND_EVENT.get(kind) or _TASK_EVENT.get(kind)
     if kind == "boundaryEvent":
@@ -165,7 +167,8 @@ def standard_config(
         config["interrupting"] = element.get("isInterrupting") == "true"
     if event == "timer":
         definition = element.find(q(BPMN, "timerEventDefinition"))
-        config.update(_timer(definition, warn, cycle=kind != "timerCatch"))
+        iso_date = top_level and kind == "startEvent"
+        config.update(_timer(definition, warn, cycle=kind != "timerCatch", iso_date=iso_date))
     elif event == "message" and kind in ("sendTask", "receiveTask"):
         ref = (element.get("messageRef") or "").strip().rpartition(":")[2]
         if ref and messages.get(ref):
@@ -237,7 +240,9 @@ def cron_cycle(text: str) -> str | None:
     return " ".join("*" if field == "?" else field for field in text.split())
 
 
-def _timer(definition: etree._Element | None, warn: Warn, cycle: bool = False) -> dict[str, Any]:
+def _timer(
+    definition: etree._Element | None, warn: Warn, cycle: bool = False, iso_date: bool = False
+) -> dict[str, Any]:
     duration = definition.find(q(BPMN, "timeDuration")) if definition is not None else None
     date = definition.find(q(BPMN, "timeDate")) if definition is not None else None
     repeat = definition.find(q(BPMN, "timeCycle")) if definition is not None and cycle else None
@@ -252,6 +257,8 @@ def _timer(definition: etree._Element | None, warn: Warn, cycle: bool = False) -
         text = "".join(date.itertext())
         if date.get("language") == FLOWDESK_LANGUAGE:
             return {"date": text}
+        if iso_date:
+            return {"date": text.strip().strip("\"'")}
         result = conditions.translate_date(text)
         if not result.ok:
             warn("import.timer_untranslated", f"Timer date '{text.strip()}' kept as written")

@@ -344,20 +344,25 @@ class _Reader:
             ):
                 self.skip(child, child_local, f"on {local} '{node_id}'", child.get("id") or node_id)
         ours = self.blob(element, "config")
+        extras = self.blob(element, "node")
         if multi is not None and isinstance(ours.get("multiInstance"), dict):
             multi = {**ours["multiInstance"], **multi}
         config.update(ours)
         if multi is not None:
             config["multiInstance"] = multi
-        elif kind in MULTI_INSTANCE_KINDS and isinstance(config.get("multiInstance"), dict):
+        elif (
+            kind in MULTI_INSTANCE_KINDS
+            and extras.get("kind", kind) in MULTI_INSTANCE_KINDS
+            and isinstance(config.get("multiInstance"), dict)
+        ):
             # Without the loop element (another tool took the marker off) it runs once.
             del config["multiInstance"]
         standard = events.standard_config(
-            element, kind, warn, self.messages, self.refs, event, self.signals, ours
+            element, kind, warn, self.messages, self.refs, event, self.signals, ours, top_level
         )
         config.update(standard)
         node: dict[str, Any] = {"kind": kind, "title": element.get("name", ""), "config": config}
-        node.update(self.blob(element, "node"))
+        node.update(extras)
         waits = node["config"].get("event") == "message" or node["kind"] in (
             "messageCatch",
             "receiveTask",
