@@ -404,3 +404,11 @@ def test_vendor_tool_and_script_settings_map() -> None:
     assert config["ours"] == {"language": "flowdesk", "script": "a = 1"}
     assert "import.script_language" in codes(result)
     assert result.unsupported == []
+
+
+def test_a_spiffworkflow_script_without_format_is_python() -> None:
+    body = """<{p}process id="p"><{p}scriptTask id="s"><{p}script>x = 1</{p}script>
+      </{p}scriptTask></{p}process>"""
+    spiff = 'xmlns:spiffworkflow="http://spiffworkflow.org/bpmn/schema/1.0/core"'
+    config = import_bpmn(definitions(body, extra_ns=spiff)).document["nodes"]["s"]["config"]
+    assert config == {"language": "python", "script": "x = 1"}

@@ -297,7 +297,7 @@ class _Reader:
             if kind == "userTask":
                 config = user_task_config(element, warn)
             elif kind == "scriptTask":
-                config = script_task_config(element, warn, FLOWDESK in self.root.nsmap.values())
+                config = script_task_config(element, warn)
             elif kind in ("serviceTask", "sendTask"):
                 config = service_task_config(element, warn)
         elif local in GATEWAYS:

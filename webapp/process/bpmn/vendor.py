@@ -15,7 +15,7 @@ from lxml import etree
 from webapp.process.document import is_identifier
 
 from . import conditions
-from .namespaces import JUEL_VENDORS, SPIFF, ZEEBE, q, split
+from .namespaces import FLOWDESK, JUEL_VENDORS, SPIFF, ZEEBE, q, split
 
 Warn = Callable[[str, str], None]
 
@@ -293,17 +293,19 @@ def _listeners(element: etree._Element, warn: Warn) -> None:
 _EXPRESSION_FORMATS = ("juel", "feel")
 
 
-def script_task_config(element: etree._Element, warn: Warn, ours: bool = False) -> dict[str, Any]:
+def script_task_config(element: etree._Element, warn: Warn) -> dict[str, Any]:
     """Script and language of a script task: `scriptFormat` lower-cased and the `<script>` text
     verbatim; an expression (JUEL, Zeebe's FEEL) with a result variable becomes our assignment.
-    Without `scriptFormat` the language is unknown, except in a file Flowdesk wrote (`ours`),
-    where it is the default."""
+    Without `scriptFormat` a file Flowdesk touched means our default, a SpiffWorkflow file Python,
+    any other file an unknown language (`unspecified`)."""
     script = element.find(q(split(element.tag)[0], "script"))
     text = "".join(script.itertext()) if script is not None else None
     language = (element.get("scriptFormat") or "").strip().lower()
-    if not language and ours:
+    declared = set(element.getroottree().getroot().nsmap.values())
+    if not language and FLOWDESK in declared:
         return {} if text is None else {"script": text}
-    language = language or "unspecified"
+    if not language:
+        language = "python" if SPIFF in declared else "unspecified"
     result = vendor_attr(element, "resultVariable")
     zeebe = find_extension(element, (ZEEBE,), "script")
     if zeebe is not None and zeebe.get("expression"):
