@@ -308,6 +308,17 @@ def test_inclusive_split_and_join_are_valid() -> None:
     assert validate(block("a", "b", "c")) == []
 
 
+def test_an_inclusive_join_joins_parallel_branches() -> None:
+    doc = block("a", "b", "c")
+    doc["nodes"]["split"]["kind"] = "parallelGateway"
+    doc["flows"]["f2"]["default"] = False
+    for flow_id in ("f4", "f6"):
+        doc["flows"][flow_id]["condition"] = None
+    assert validate(doc) == []
+    doc["nodes"]["join"]["kind"] = "exclusiveGateway"
+    assert ("parallel.unjoined", "split") in found(validate(doc))
+
+
 def test_inclusive_split_allows_unconditional_flows_and_one_default() -> None:
     doc = block("a", "b", "c")
     doc["flows"]["f4"]["condition"] = None

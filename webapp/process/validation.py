@@ -686,7 +686,12 @@ class _Validator(EventChecks, ScopeChecks):
             message = self._join_deadlock(flow, splits, join)
             if message:
                 self.error("parallel.deadlock", graph.ids[join], message)
-        joined = reachable(graph.pred, joins)
+        inclusive = [
+            i
+            for i, k in enumerate(self.kinds)
+            if k and k.name == "inclusiveGateway" and len(graph.in_flows[i]) >= 2
+        ]
+        joined = reachable(graph.pred, joins + inclusive)
         for split in parallel:
             outs = graph.out_flows[split]
             loose = [flow_id for flow_id, target in outs if not joined[target]]
@@ -696,7 +701,7 @@ class _Validator(EventChecks, ScopeChecks):
                     "parallel.unjoined",
                     graph.ids[split],
                     f"{self.name(graph.ids[split])} starts branches that never meet at a parallel "
-                    f"gateway ({listed}); each finishes on its own.",
+                    f"or inclusive gateway ({listed}); each finishes on its own.",
                 )
 
     def _join_deadlock(self, flow: FlowAnalysis, splits: list[int], join: int) -> str | None:
