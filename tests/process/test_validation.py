@@ -89,6 +89,14 @@ def test_codes_table_matches_the_source() -> None:
     assert used == set(CODES)
 
 
+def test_every_code_is_in_the_documented_validation_table() -> None:
+    from webapp.process.validation import CODES
+
+    docs = (Path(__file__).resolve().parents[2] / "docs/process-format.md").read_text()
+    table = docs.partition("## Validation")[2].partition("\n## ")[0]
+    assert [code for code in CODES if f"`{code}`" not in table] == []
+
+
 def test_has_errors_ignores_warnings() -> None:
     warning = Problem("gateway.default_missing", "warning", "x", "w")
     error = Problem("start.count", "error", None, "e")
