@@ -406,6 +406,29 @@ def test_vendor_tool_and_script_settings_map() -> None:
     assert result.unsupported == []
 
 
+def test_camunda_8_correlation_keys_come_from_the_message() -> None:
+    body = """<{p}process id="p" isExecutable="true">
+      <{p}startEvent id="start"><{p}messageEventDefinition messageRef="M"/></{p}startEvent>
+      <{p}receiveTask id="wait" messageRef="M"/>
+      <{p}intermediateCatchEvent id="catch"><{p}messageEventDefinition messageRef="M"/>
+      </{p}intermediateCatchEvent>
+      <{p}intermediateCatchEvent id="odd"><{p}messageEventDefinition messageRef="N"/>
+      </{p}intermediateCatchEvent>
+    </{p}process>
+    <{p}message id="M" name="doc"><{p}extensionElements>
+      <zeebe:subscription correlationKey="= order.id"/></{p}extensionElements></{p}message>
+    <{p}message id="N" name="other"><{p}extensionElements>
+      <zeebe:subscription correlationKey="=lookup(x)"/></{p}extensionElements></{p}message>"""
+    result = import_bpmn(definitions(body, extra_ns=f'xmlns:zeebe="{ZEEBE}"'))
+    config = {node_id: node["config"] for node_id, node in result.document["nodes"].items()}
+    assert config["start"] == {"event": "message", "message": "doc"}
+    assert config["wait"] == {"message": "doc", "correlationKey": "$vars.order.id"}
+    assert config["catch"] == {"message": "doc", "correlationKey": "$vars.order.id"}
+    assert config["odd"] == {"message": "other", "correlationKey": "=lookup(x)"}
+    assert "import.correlation_key" not in codes(result)
+    assert "import.expression_untranslated" in codes(result)
+
+
 def test_a_spiffworkflow_script_without_format_is_python() -> None:
     body = """<{p}process id="p"><{p}scriptTask id="s"><{p}script>x = 1</{p}script>
       </{p}scriptTask></{p}process>"""

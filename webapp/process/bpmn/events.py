@@ -24,7 +24,7 @@ from webapp.process.kinds import (
 )
 
 from . import conditions
-from .namespaces import BPMN, FLOWDESK_LANGUAGE, q, split
+from .namespaces import BPMN, FLOWDESK_LANGUAGE, ZEEBE, q, split
 
 EVENTS = {
     "startEvent",
@@ -126,6 +126,25 @@ def read_event(
 def message_names(root: etree._Element) -> dict[str, str | None]:
     """Each `<bpmn:message>` id with its name; read once per file, not once per catch event."""
     return {m.get("id"): m.get("name") for m in root.iter(q(BPMN, "message")) if m.get("id")}
+
+
+def message_ref(element: etree._Element) -> str:
+    """The id of the message an event or a send/receive task refers to ("" when none)."""
+    definition = element.find(q(BPMN, "messageEventDefinition"))
+    ref = element.get("messageRef") if definition is None else definition.get("messageRef")
+    return (ref or "").strip().rpartition(":")[2]
+
+
+def correlation_keys(root: etree._Element) -> dict[str, conditions.Translation]:
+    """Camunda 8's correlation key of each `<bpmn:message>` (`zeebe:subscription`), translated
+    when it can be; kept as written otherwise (`ok` False)."""
+    keys: dict[str, conditions.Translation] = {}
+    for message in root.iter(q(BPMN, "message")):
+        for subscription in message.iter(q(ZEEBE, "subscription")):
+            key = (subscription.get("correlationKey") or "").strip()
+            if message.get("id") and key:
+                keys[str(message.get("id"))] = conditions.translate_value(key)
+    return keys
 
 
 def signal_names(root: etree._Element) -> dict[str, str]:

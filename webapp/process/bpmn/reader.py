@@ -118,6 +118,7 @@ class _Reader:
         self.attached: list[str] = []  # boundary events whose host is a reference in the file
         self.messages = events.message_names(root)
         self.signals = events.signal_names(root)
+        self.correlation = events.correlation_keys(root)
         self.refs = {local: events.codes(root, local) for local in ("error", "escalation")}
         self.planes = {
             local_ref(plane.get("bpmnElement")) for plane in root.iter(q(BPMNDI, "BPMNPlane"))
@@ -368,6 +369,12 @@ class _Reader:
             "receiveTask",
         )
         waits = waits and node["kind"] != "endEvent"
+        key = self.correlation.get(events.message_ref(element))
+        by_hand = node["kind"] == "startEvent" and top_level  # a message start correlates nothing
+        if waits and key and not by_hand and "correlationKey" not in node["config"]:
+            node["config"]["correlationKey"] = key.text
+            if not key.ok:
+                warn("import.expression_untranslated", f"Correlation key '{key.text}' kept")
         if waits and "correlationKey" not in node["config"] and node["kind"] != "startEvent":
             warn("import.correlation_key", "Message catch has no correlation key")
         return node
