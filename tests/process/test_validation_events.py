@@ -7,9 +7,11 @@ import copy
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from webapp.process.bpmn import import_bpmn
-from webapp.process.validation import validate
+from webapp.process.validation import CODES, validate
 
 from .test_bpmn_corpus import CORPUS, EVENTS16, load
 from .test_bpmn_events import events_document
@@ -408,3 +410,57 @@ def test_corpus_files_give_no_false_deadlocks(name: str) -> None:
     problems = validate(import_bpmn(load(name)).document)
     deadlocks = [p for p in problems if p.code in ("parallel.deadlock", "inclusive.deadlock")]
     assert deadlocks == []
+
+
+_KEYS = [
+    "signal",
+    "payload",
+    "link",
+    "script",
+    "language",
+    "message",
+    "correlationKey",
+    "tool",
+    "inputs",
+    "event",
+    "cycle",
+    "date",
+    "timezone",
+    "attachedTo",
+    "multiInstance",
+    "saveTo",
+]
+_VALUE = st.recursive(
+    st.none() | st.booleans() | st.integers(-5, 5) | st.text(max_size=12)
+    | st.sampled_from(["signal", "message", "timer", "flowdesk", "groovy", "0 8 * * *",
+                       "R/PT1H", "a = $vars.", "next", "Europe/Berlin", "$input.x"]),
+    lambda inner: st.lists(inner, max_size=2) | st.dictionaries(st.text(max_size=8), inner,
+                                                                max_size=2),
+    max_leaves=4,
+)  # fmt: skip
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    changes=st.lists(
+        st.tuples(st.sampled_from(sorted(events_document()["nodes"])), st.sampled_from(_KEYS),
+                  _VALUE),
+        min_size=1, max_size=5,
+    ),
+    kinds=st.lists(
+        st.tuples(st.sampled_from(sorted(events_document()["nodes"])),
+                  st.sampled_from(["inclusiveGateway", "eventBasedGateway", "linkThrow",
+                                   "linkCatch", "scriptTask", "receiveTask", "signalThrow"])),
+        max_size=2,
+    ),
+)  # fmt: skip
+def test_any_settings_give_problems_not_crashes(
+    changes: list[tuple[str, str, Any]], kinds: list[tuple[str, str]]
+) -> None:
+    doc = events()
+    for node_id, kind in kinds:
+        doc["nodes"][node_id]["kind"] = kind
+    for node_id, key, value in changes:
+        doc["nodes"][node_id]["config"][key] = value
+    problems = validate(doc)
+    assert all(p.code in CODES and p.message for p in problems)
