@@ -1,8 +1,9 @@
 """Export a process document as BPMN 2.0 XML with diagram interchange (BPMNDI).
 
-Standard BPMN carries what it can (names, conditions, default flows, timers, messages, errors and
-escalations, sub-processes with their nodes, boundary attachments, called process keys,
-multi-instance flags and expressions, shapes and edges, a plane per collapsed sub-process); the
+Standard BPMN carries what it can (names, conditions, default flows, timers, messages, signals,
+links, errors and escalations, scripts and their format, sub-processes with their nodes, boundary
+attachments, called process keys, multi-instance flags and expressions, shapes and edges, a plane
+per collapsed sub-process); the
 rest of a node's config goes into `<flowdesk:config>` as canonical JSON, and whatever standard
 BPMN cannot reproduce exactly goes into `<flowdesk:node>`, `<flowdesk:flow>`, `<flowdesk:order>`
 or `<flowdesk:document>` so that `import_bpmn(export_bpmn(doc))` gives the same document back.
