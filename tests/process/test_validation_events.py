@@ -183,6 +183,28 @@ def test_a_receive_task_after_an_event_gateway_carries_no_boundary_events() -> N
     assert found(validate(doc)) == {("gateway.event_boundary", "doc")}
 
 
+def test_a_parallel_join_after_an_event_gateway_deadlocks() -> None:
+    doc = make(
+        {
+            "start": "startEvent",
+            "race": "eventBasedGateway",
+            "wait": node("timerCatch", duration="PT1H"),
+            "abort": node("signalCatch", signal="abort"),
+            "join": "parallelGateway",
+            "end": "endEvent",
+        },
+        ("start", "race"),
+        ("race", "wait"),
+        ("race", "abort"),
+        ("wait", "join"),
+        ("abort", "join"),
+        ("join", "end"),
+    )
+    assert ("parallel.deadlock", "join") in found(validate(doc))
+    doc["nodes"]["join"]["kind"] = "exclusiveGateway"
+    assert validate(doc) == []
+
+
 def test_an_event_gateway_needs_two_events() -> None:
     doc = events()
     for flow_id in ("f8", "f9", "f10"):

@@ -668,7 +668,9 @@ class _Validator(EventChecks, ScopeChecks):
         splits = [
             i
             for i, k in enumerate(self.kinds)
-            if k and k.name == "exclusiveGateway" and len(graph.out_flows[i]) >= 2
+            if k
+            and k.name in ("exclusiveGateway", "eventBasedGateway")
+            and len(graph.out_flows[i]) >= 2
         ]
         splits += [  # an inclusive split whose conditions decide may take only some branches
             i
