@@ -288,11 +288,16 @@ class EventChecks:
             self.error("config.missing", node_id, f"{name} has no script.")
             return
         if language not in SCRIPT_LANGUAGES:
+            written = (
+                "is in an unspecified language (the file gave no scriptFormat)"
+                if language == "unspecified"
+                else f"is written in '{language}', which Flowdesk does not run"
+            )
             self.error(
                 "script.language",
                 node_id,
-                f"{name} is written in '{language}', which Flowdesk does not run; rewrite it "
-                "in Flowdesk's language, one 'name = expression' per line.",
+                f"{name} {written}; rewrite it in Flowdesk's language, one "
+                "'name = expression' per line.",
             )
             return
         try:
