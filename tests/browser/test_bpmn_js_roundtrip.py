@@ -44,3 +44,29 @@ def test_bpmn_js_reads_and_saves_a_structured_process_unchanged(page, make_proce
     assert after["nodes"]["end"]["title"] == "Done"
     after["nodes"]["end"]["title"] = before["nodes"]["end"]["title"]
     assert canonical_json(after) == canonical_json(before)
+
+
+def test_bpmn_js_reads_and_saves_the_issue_16_elements_unchanged(page, make_process, db_session):
+    """Gateways, signal/message/link/none events, event starts and the new task types come
+    back from bpmn-js as they went in."""
+    from tests.process.test_bpmn_events import events_document
+
+    pid = make_process("events", doc=events_document())
+    before = get_process(db_session, pid).draft_document
+    sign_in(page, "designer")
+    open_designer(page, pid)
+    warnings = page.evaluate(
+        "async (xml) => (await modeler.importXML(xml)).warnings.map((w) => w.message)",
+        export_bpmn(before),
+    )
+    assert warnings == []
+    registry = "modeler.get('elementRegistry')"
+    assert page.evaluate(f"{registry}.get('race').type") == "bpmn:EventBasedGateway"
+    assert page.evaluate(f"{registry}.get('calc').businessObject.scriptFormat") == "flowdesk"
+    page.evaluate("modeler.get('commandStack').execute('element.updateLabel', "
+                  f"{{element: {registry}.get('got'), newLabel: 'Received'}})")  # fmt: skip
+    save(page)
+    after = get_process(db_session, pid).draft_document
+    assert after["nodes"]["got"]["title"] == "Received"
+    after["nodes"]["got"]["title"] = before["nodes"]["got"]["title"]
+    assert canonical_json(after) == canonical_json(before)

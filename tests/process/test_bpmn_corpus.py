@@ -75,10 +75,60 @@ STRUCTURED = {
     "flowable-examples/my-process.bpmn20.xml",
 }
 
+#: Files beyond that which Flowdesk runs completely since issue 16: inclusive and event-based
+#: gateways, signal, message, link and none throw events, timer/message/signal starts, send,
+#: receive, script and manual tasks.
+EVENTS16 = {
+    "miwg-test-suite/reference/C.9.1.bpmn",
+    "miwg-test-suite/reference/C.9.2.bpmn",
+    "spiffworkflow/timer-cycle-start.bpmn",
+    "spiffworkflow/inclusive_gateway.bpmn",
+    "spiffworkflow/event-gateway.bpmn",
+    "spiffworkflow/event-subprocess.bpmn",
+    "spiffworkflow/Parallel-Join-Long-Inclusive.bpmn20.xml",
+    "camunda-bpm-platform/InclusiveGatewayTest.testDefaultSequenceFlow.bpmn20.xml",
+    "camunda-bpm-platform/EventBasedGatewayTest.testCatchSignalAndMessageAndTimer.bpmn20.xml",
+    "camunda-bpm-examples/loan-granting.bpmn",
+    "bpmn-js-examples/transaction-boundaries.bpmn",
+    "bpmn-js-examples/sample.bpmn",
+    "flowable-examples/Vacation_request.bpmn20.xml",
+}
+#: Issue 16 kinds and events: a file of EVENTS16 uses at least one of them.
+NEW_KINDS = {
+    "inclusiveGateway",
+    "eventBasedGateway",
+    "signalCatch",
+    "signalThrow",
+    "messageThrow",
+    "linkThrow",
+    "linkCatch",
+    "milestone",
+    "sendTask",
+    "receiveTask",
+    "scriptTask",
+    "manualTask",
+}
+#: Elements still refused, each with a corpus file that has one.
+STILL_REFUSED = {
+    "businessRuleTask": "miwg-test-suite/reference/C.7.0.bpmn",
+    "complexGateway": "bpmn-js-examples/kitchen-sink.bpmn",
+    "boundaryEvent[compensate]": "miwg-test-suite/reference/C.6.0.bpmn",
+    "serviceTask[isForCompensation]": "miwg-test-suite/reference/C.6.0.bpmn",
+    "intermediateCatchEvent[conditional]": "miwg-test-suite/bpmn-io-18.6.1/B.2.0-export.bpmn",
+    "boundaryEvent[conditional]": "camunda-bpm-examples/order-handling.bpmn",
+    "startEvent[conditional]": "miwg-test-suite/reference/B.2.0.bpmn",
+    "transaction": "spiffworkflow/transaction.bpmn",
+    "adHocSubProcess": "camunda-platform-tutorials/AI Email Support Agent.bpmn",
+}
+
 CORPUS = corpus_dir()
 ENTRIES = manifest(CORPUS) if CORPUS else []
 SUBSET = [name for name, subset in ENTRIES if subset]
-OTHERS = [name for name, subset in ENTRIES if not subset and name not in STRUCTURED]
+OTHERS = [
+    name
+    for name, subset in ENTRIES
+    if not subset and name not in STRUCTURED and name not in EVENTS16
+]
 NO_CORPUS = pytest.mark.skip(
     reason="BPMN corpus not found: set FLOWDESK_BPMN_CORPUS or put shared/bpmn-corpus by the repo"
 )
@@ -152,6 +202,34 @@ def test_structured_file_imports_completely_and_roundtrips(
         )
     validate(result.document)
     check_roundtrip(result, schema)
+
+
+@pytest.mark.parametrize("name", params(sorted(EVENTS16) if CORPUS else []))
+def test_issue16_file_imports_completely_and_roundtrips(name: str, schema: etree.XMLSchema) -> None:
+    result = import_bpmn(load(name))
+    own = [u for u in result.unsupported if u.type not in OTHER_POOLS]
+    assert own == [], own
+    nodes = result.document["nodes"].values()
+    new_events = {"signal", "message", "timer"}
+    assert any(
+        n["kind"] in NEW_KINDS
+        or (n["kind"] == "startEvent" and "parent" not in n and n["config"].get("event"))
+        or (n["kind"] in ("boundaryEvent", "endEvent") and n["config"].get("event") in new_events)
+        for n in nodes
+    )
+    validate(result.document)
+    check_roundtrip(result, schema)
+
+
+@pytest.mark.parametrize("element", sorted(STILL_REFUSED) if CORPUS else [])
+def test_still_refused_elements_are_listed_with_their_line(element: str) -> None:
+    data = load(STILL_REFUSED[element])
+    result = import_bpmn(data)
+    listed = [u for u in result.unsupported if u.type == element]
+    assert listed, [u.type for u in result.unsupported]
+    lines = data.decode("utf-8").splitlines()
+    for item in listed:
+        assert item.line and f'id="{item.id}"' in lines[item.line - 1]
 
 
 @pytest.mark.parametrize("name", params(OTHERS))

@@ -139,13 +139,22 @@ UNSUPPORTED = """
     <{p}laneSet id="ls"><{p}lane id="lane"><{p}flowNodeRef>s</{p}flowNodeRef></{p}lane></{p}laneSet>
     <{p}startEvent id="s"/>
     <{p}transaction id="sub"><{p}startEvent id="inner"/></{p}transaction>
-    <{p}boundaryEvent id="b" attachedToRef="sub"><{p}signalEventDefinition/></{p}boundaryEvent>
-    <{p}inclusiveGateway id="ig"/>
-    <{p}intermediateThrowEvent id="throw"><{p}signalEventDefinition/></{p}intermediateThrowEvent>
+    <{p}boundaryEvent id="b" attachedToRef="sub"><{p}conditionalEventDefinition/>
+    </{p}boundaryEvent>
+    <{p}complexGateway id="ig"/>
+    <{p}intermediateThrowEvent id="throw"><{p}compensateEventDefinition/>
+    </{p}intermediateThrowEvent>
     <{p}intermediateCatchEvent id="cycle"><{p}timerEventDefinition>
       <{p}timeCycle>R3/PT1H</{p}timeCycle></{p}timerEventDefinition></{p}intermediateCatchEvent>
     <{p}userTask id="loop"><{p}standardLoopCharacteristics/></{p}userTask>
-    <{p}endEvent id="e"><{p}signalEventDefinition/></{p}endEvent>
+    <{p}endEvent id="e"><{p}compensateEventDefinition/></{p}endEvent>
+    <{p}businessRuleTask id="rule"/>
+    <{p}adHocSubProcess id="adhoc"/>
+    <{p}eventBasedGateway id="starter" instantiate="true"/>
+    <{p}eventBasedGateway id="both" eventGatewayType="Parallel"/>
+    <{p}serviceTask id="undo" isForCompensation="true"/>
+    <{p}intermediateCatchEvent id="when"><{p}conditionalEventDefinition/>
+    </{p}intermediateCatchEvent>
     <{p}dataObject id="data"/>
     <{p}textAnnotation id="note"><{p}text>hi</{p}text></{p}textAnnotation>
     <{p}sequenceFlow id="f1" sourceRef="s" targetRef="sub"/>
@@ -160,12 +169,18 @@ def test_unsupported_elements_are_listed_with_id_type_and_line() -> None:
     listed = {(u.id, u.type) for u in result.unsupported}
     assert listed == {
         ("sub", "transaction"),
-        ("b", "boundaryEvent[signal]"),
-        ("ig", "inclusiveGateway"),
-        ("throw", "intermediateThrowEvent[signal]"),
+        ("b", "boundaryEvent[conditional]"),
+        ("ig", "complexGateway"),
+        ("throw", "intermediateThrowEvent[compensate]"),
         ("cycle", "intermediateCatchEvent[timeCycle]"),
         ("loop", "standardLoopCharacteristics"),
-        ("e", "endEvent[signal]"),
+        ("e", "endEvent[compensate]"),
+        ("rule", "businessRuleTask"),
+        ("adhoc", "adHocSubProcess"),
+        ("starter", "eventBasedGateway[instantiate]"),
+        ("both", "eventBasedGateway[Parallel]"),
+        ("undo", "serviceTask[isForCompensation]"),
+        ("when", "intermediateCatchEvent[conditional]"),
         ("data", "dataObject"),
         ("f1", "sequenceFlow"),
         ("f2", "sequenceFlow"),
@@ -180,7 +195,25 @@ def test_unsupported_elements_are_listed_with_id_type_and_line() -> None:
 def test_every_flow_node_and_flow_is_either_imported_or_reported() -> None:
     result = import_bpmn(definitions(UNSUPPORTED))
     reported = {u.id for u in result.unsupported}
-    for element_id in ("s", "sub", "b", "ig", "throw", "cycle", "loop", "e", "f1", "f2", "f3"):
+    for element_id in (
+        "s",
+        "sub",
+        "b",
+        "ig",
+        "throw",
+        "cycle",
+        "loop",
+        "e",
+        "rule",
+        "adhoc",
+        "starter",
+        "both",
+        "undo",
+        "when",
+        "f1",
+        "f2",
+        "f3",
+    ):
         imported = element_id in result.document["nodes"] or element_id in result.document["flows"]
         assert imported or element_id in reported, element_id
 
@@ -220,8 +253,9 @@ def test_tasks_without_behaviour_become_user_tasks_with_a_warning() -> None:
     </{p}process>"""
     result = import_bpmn(definitions(body))
     kinds = {k: n["kind"] for k, n in result.document["nodes"].items()}
-    assert kinds == {"a": "userTask", "b": "userTask", "c": "serviceTask"}
-    assert {"import.task_as_user_task", "import.script_task"} <= codes(result)
+    assert kinds == {"a": "userTask", "b": "manualTask", "c": "scriptTask"}
+    assert result.document["nodes"]["c"]["config"] == {"language": "python", "script": "x = 1"}
+    assert {"import.task_as_user_task", "import.script_language"} <= codes(result)
     assert result.unsupported == []
 
 

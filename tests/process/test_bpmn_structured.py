@@ -260,7 +260,7 @@ def test_awkward_structured_values_survive() -> None:
     nodes["late"]["config"] = {"attachedTo": "nowhere", "event": "timer", "duration": "P1D"}
     nodes["rejected"]["config"]["code"] = ""
     nodes["any_error"]["config"]["interrupting"] = "sometimes"
-    nodes["boss"]["config"]["event"] = "signal"
+    nodes["boss"]["config"]["event"] = "conditional"
     nodes["call"]["config"]["process"] = "not a key"
     nodes["call"]["config"]["multiInstance"] = {}
     nodes["review"]["config"]["multiInstance"] = "many"
@@ -467,12 +467,13 @@ EVENTS = """
     <{p}boundaryEvent id="b_esc" attachedToRef="t">
       <{p}escalationEventDefinition escalationRef="esc1"/>
     </{p}boundaryEvent>
-    <{p}boundaryEvent id="b_sig" attachedToRef="t"><{p}signalEventDefinition/></{p}boundaryEvent>
+    <{p}boundaryEvent id="b_sig" attachedToRef="t"><{p}conditionalEventDefinition/>
+    </{p}boundaryEvent>
     <{p}intermediateThrowEvent id="throw"><{p}escalationEventDefinition escalationRef="esc1"/>
     </{p}intermediateThrowEvent>
     <{p}endEvent id="e_err"><{p}errorEventDefinition errorRef="err1"/></{p}endEvent>
     <{p}endEvent id="e_term"><{p}terminateEventDefinition/></{p}endEvent>
-    <{p}endEvent id="e_msg"><{p}messageEventDefinition/></{p}endEvent>
+    <{p}endEvent id="e_msg"><{p}compensateEventDefinition/></{p}endEvent>
     <{p}subProcess id="esp" triggeredByEvent="true">
       <{p}startEvent id="esp_start" isInterrupting="false">
         <{p}escalationEventDefinition escalationRef="esc1"/>
@@ -511,9 +512,9 @@ def test_boundary_throw_end_and_event_start_definitions() -> None:
     assert nodes["esp_start"]["parent"] == "esp"
     listed = {(u.id, u.type) for u in result.unsupported}
     assert listed == {
-        ("b_sig", "boundaryEvent[signal]"),
-        ("e_msg", "endEvent[message]"),
-        ("inner_start", "startEvent[timer]"),  # only event sub-processes start on events
+        ("b_sig", "boundaryEvent[conditional]"),
+        ("e_msg", "endEvent[compensate]"),
+        ("inner_start", "startEvent[timer]"),  # a sub-process starts on no event
     }
     assert "b_sig" not in nodes
     assert "import.correlation_key" in codes(result)

@@ -22,13 +22,25 @@ def test_registry_lists_the_contract_kinds() -> None:
         "callActivity",
         "boundaryEvent",
         "escalationThrow",
+        "inclusiveGateway",
+        "eventBasedGateway",
+        "signalCatch",
+        "signalThrow",
+        "messageThrow",
+        "linkThrow",
+        "linkCatch",
+        "milestone",
+        "sendTask",
+        "receiveTask",
+        "scriptTask",
+        "manualTask",
     }
     assert all(kind.name == name for name, kind in KINDS.items())
 
 
 def test_registry_is_read_only() -> None:
     with pytest.raises(TypeError):
-        KINDS["scriptTask"] = KINDS["userTask"]  # type: ignore[index]
+        KINDS["ruleTask"] = KINDS["userTask"]  # type: ignore[index]
     with pytest.raises(TypeError):
         KINDS["serviceTask"].defaults["retries"] = 5  # type: ignore[index]
 
@@ -65,7 +77,20 @@ def test_config_keys_follow_the_contract() -> None:
     }
     assert KINDS["timerCatch"].config_keys == ("duration", "date")
     assert KINDS["messageCatch"].config_keys == ("message", "correlationKey", "saveTo")
-    assert KINDS["endEvent"].config_keys == ("event", "code")
+    assert set(KINDS["endEvent"].config_keys) == {
+        "event",
+        "code",
+        "signal",
+        "payload",
+        "message",
+        *KINDS["serviceTask"].defaults,
+        "tool",
+        "saveTo",
+    }
+    assert KINDS["scriptTask"].config_keys == ("script", "language", "multiInstance")
+    assert KINDS["scriptTask"].defaults == {"language": "flowdesk"}
+    assert KINDS["linkThrow"].max_out == 0 and KINDS["linkCatch"].max_in == 0
+    assert KINDS["eventBasedGateway"].min_out == 2
     assert KINDS["boundaryEvent"].defaults == {"interrupting": True}
     assert KINDS["callActivity"].defaults == {"binding": "latest", "inputs": {}}
 

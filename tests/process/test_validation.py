@@ -79,13 +79,22 @@ def test_every_emitted_code_is_documented() -> None:
 def test_codes_table_matches_the_source() -> None:
     import re
 
-    from webapp.process import scope_checks, validation
+    from webapp.process import event_checks, scope_checks, validation
     from webapp.process.validation import CODES
 
-    source = Path(validation.__file__).read_text() + Path(scope_checks.__file__).read_text()
+    modules = (validation, scope_checks, event_checks)
+    source = "".join(Path(module.__file__ or "").read_text() for module in modules)
     used = set(re.findall(r'self\.(?:error|warning|info)\(\s*"([a-zA-Z_.]+)"', source))
     used |= {"document.invalid", "form.invalid"}
     assert used == set(CODES)
+
+
+def test_every_code_is_in_the_documented_validation_table() -> None:
+    from webapp.process.validation import CODES
+
+    docs = (Path(__file__).resolve().parents[2] / "docs/process-format.md").read_text()
+    table = docs.partition("## Validation")[2].partition("\n## ")[0]
+    assert [code for code in CODES if f"`{code}`" not in table] == []
 
 
 def test_has_errors_ignores_warnings() -> None:
@@ -132,10 +141,10 @@ def test_flow_id_equal_to_node_id_is_duplicate() -> None:
 
 
 def test_unknown_kind() -> None:
-    doc = linear(node("scriptTask", "Run script"))
+    doc = linear(node("businessRuleTask", "Decide"))
     problem = only(validate(doc), "kind.unknown")
     assert problem.element_id == "task"
-    assert "scriptTask" in problem.message
+    assert "businessRuleTask" in problem.message
 
 
 def test_dangling_flow() -> None:

@@ -114,8 +114,12 @@ def test_an_event_sub_process_needs_one_start_with_an_event() -> None:
     doc["nodes"]["esp_end"] = {**node("endEvent"), "parent": "esp"}
     doc["flows"]["e1"] = flow("esp_start", "esp_end")
     assert ("config.missing", "esp_start") in found(validate(doc))
-    doc["nodes"]["esp_start"]["config"] = {"event": "signal"}
+    doc["nodes"]["esp_start"]["config"] = {"event": "conditional"}
     assert ("config.invalid", "esp_start") in found(validate(doc))
+    doc["nodes"]["esp_start"]["config"] = {"event": "signal"}
+    assert ("config.missing", "esp_start") in found(validate(doc))
+    doc["nodes"]["esp_start"]["config"] = {"event": "signal", "signal": "alarm"}
+    assert validate(doc) == []
     doc["nodes"]["esp_start"]["config"] = {"event": "error", "interrupting": False}
     assert ("config.invalid", "esp_start") in found(validate(doc))
     doc["nodes"]["esp_start"]["config"] = {"event": "timer", "cycle": "R/PT1H"}
@@ -127,7 +131,7 @@ def test_an_event_sub_process_needs_one_start_with_an_event() -> None:
 
 def test_the_process_level_keeps_its_rules() -> None:
     doc = scoped()
-    doc["nodes"]["start"]["config"]["event"] = "timer"
+    doc["nodes"]["start"]["config"]["event"] = "error"  # a process starts on no error
     assert ("config.invalid", "start") in found(validate(doc))
     doc = scoped()
     del doc["nodes"]["start"], doc["flows"]["f1"]

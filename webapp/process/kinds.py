@@ -414,6 +414,7 @@ KINDS: Mapping[str, NodeKind] = MappingProxyType(
                     "cycle",
                     "message",
                     "correlationKey",
+                    "signal",
                     "saveTo",
                 ),
                 defaults={"interrupting": True},

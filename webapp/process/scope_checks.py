@@ -39,7 +39,7 @@ class Site:
 
     ``outer`` marks expressions a multi-instance activity evaluates before its instances exist
     (collection, cardinality), ``own`` those evaluated after one (completion, output) that may
-    read the activity's own result.
+    read the activity's own result; ``assigned`` names the ``$vars`` a script's earlier lines set.
     """
 
     element_id: str
@@ -50,6 +50,7 @@ class Site:
     syntax_reported: bool = False
     outer: bool = False
     own: bool = False
+    assigned: frozenset[str] = frozenset()
 
 
 # What can throw an error or escalation at a boundary's host: a tool's business error (service
@@ -83,6 +84,11 @@ class ScopeChecks:
         def name(self, node_id: str) -> str: ...
         def flow_name(self, flow_id: str) -> str: ...
         def check_duration(self, node_id: str, name: str, key: str, value: Any) -> None: ...
+        def check_process_start(
+            self, index: int, node_id: str, name: str, config: dict
+        ) -> None: ...
+        def check_signal_name(self, index: int, node_id: str, name: str, config: dict) -> None: ...
+        def check_end_throw(self, index: int, node_id: str, name: str, config: dict) -> None: ...
 
     # --- scopes ------------------------------------------------------------------------------
 
@@ -305,13 +311,16 @@ class ScopeChecks:
 
     def check_event_start(self, index: int, node_id: str, name: str, config: dict) -> None:
         event = config.get("event")
+        if self.parent[index] is None:
+            self.check_process_start(index, node_id, name, config)
+            return
         if not self.in_event_subprocess(index):
             if event:
                 self.error(
                     "config.invalid",
                     node_id,
-                    f"{name} has the event '{event}', but only the start event of an event "
-                    "sub-process starts on an event.",
+                    f"{name} has the event '{event}', but a sub-process starts on its token, "
+                    "not on an event (use an event sub-process).",
                 )
             return
         if not event:
@@ -384,6 +393,8 @@ class ScopeChecks:
                     self.error("cycle.invalid", node_id, f"{name}: 'cycle' is not valid: {exc}.")
         elif event == "message":
             self.check_message(index, node_id, name, config)
+        elif event == "signal":
+            self.check_signal_name(index, node_id, name, config)
 
     def check_thrower(self, node_id: str, name: str, host: Any, event: str) -> None:
         """An error or escalation boundary only on a host that can throw one to it."""
@@ -454,8 +465,8 @@ class ScopeChecks:
             self.error(
                 "config.invalid",
                 node_id,
-                f"{name}: an end event throws an error, an escalation or terminates, not "
-                f"'{event}'.",
+                f"{name}: an end event throws an error, an escalation, a signal or a message, "
+                f"or terminates, not '{event}'.",
             )
         elif event in ("error", "escalation") and not (config.get("code") or "").strip():
             self.error("config.missing", node_id, f"{name} needs the {event} code it throws.")
@@ -465,6 +476,8 @@ class ScopeChecks:
                 node_id,
                 f"{name} has a code, which only error and escalation end events throw.",
             )
+        if event in ("signal", "message"):
+            self.check_end_throw(index, node_id, name, config)
 
     def check_escalation_throw(self, index: int, node_id: str, name: str, config: dict) -> None:
         if not (config.get("code") or "").strip():

@@ -15,6 +15,7 @@ from webapp.process import expressions
 from webapp.process.catalog import ProcessCatalog, as_catalog
 from webapp.process.document import DocumentError, is_identifier, is_valid_id, normalize
 from webapp.process.durations import parse_duration
+from webapp.process.event_checks import EventChecks
 from webapp.process.forms import field_expressions, iter_fields, validate_form_spec
 from webapp.process.graph import (
     FlowAnalysis,
@@ -87,6 +88,15 @@ CODES: dict[str, str] = {
     "call.version_unknown": "a call activity is bound to a version that does not exist",
     "call.cycle": "(warning) a call activity leads back to its own process",
     "multiInstance.invalid": "multi-instance settings that cannot run",
+    "gateway.event_target": "an event-based gateway leads to something other than a timer, "
+    "message or signal catch or a receive task, or to one with other incoming flows",
+    "gateway.event_condition": "a flow leaving an event-based gateway has a condition or default",
+    "gateway.event_boundary": "a receive task after an event-based gateway has boundary events",
+    "inclusive.deadlock": "an inclusive join and another join wait for each other's token",
+    "link.duplicate": "two link catch events of one name in one sub-process",
+    "link.unpaired": "a link throw has no link catch of its name beside it",
+    "script.language": "a script task's language is not one Flowdesk runs",
+    "script.syntax": "a script line is not 'name = expression' or its expression does not parse",
 }
 
 
@@ -123,7 +133,7 @@ def validate(
     return _Validator(normalized, tools, as_catalog(processes)).run()
 
 
-class _Validator(ScopeChecks):
+class _Validator(EventChecks, ScopeChecks):
     """One validation run; collects problems in a fixed, deterministic order."""
 
     def __init__(
@@ -141,12 +151,14 @@ class _Validator(ScopeChecks):
         self.sites: list[Site] = []
         self.graph: Graph = build_graph(self.nodes, self.flows)
         self.kinds: list[NodeKind | None] = [KINDS.get(n["kind"]) for n in self.nodes.values()]
+        self.script_writers: dict[str, int] = {}
 
     def run(self) -> list[Problem]:
         self.check_ids()
         self.check_flows()
         self.index_scopes()
         self.check_flow_scopes()
+        self.link_edges()
         self.check_counts()
         comp = strongly_connected(self.graph.succ)
         self.cyclic = cyclic_nodes(self.graph.succ, comp)
@@ -161,6 +173,9 @@ class _Validator(ScopeChecks):
         self.check_call_cycles()
         self.check_expressions()
         self.check_parallel()
+        self.check_inclusive()
+        self.check_event_gateways()
+        self.check_links()
         return self.problems
 
     # --- reporting helpers -------------------------------------------------------------------
@@ -241,17 +256,8 @@ class _Validator(ScopeChecks):
         graph = self.graph
         starts, ends, self.startless = self.check_scope_counts()
         top = self.members[None]
-        top_starts = [i for i in top if self._is("startEvent", i)]
         self.starts, self.ends = starts, ends
-        if not top_starts:
-            self.error("start.count", None, "The process needs a start event.")
-        for extra in top_starts[1:]:
-            listed = ", ".join(f"'{graph.ids[i]}'" for i in top_starts)
-            self.error(
-                "start.count",
-                graph.ids[extra],
-                f"The process has {len(top_starts)} start events ({listed}); keep exactly one.",
-            )
+        self.check_process_starts()
         if not any(self._is("endEvent", i) for i in top):
             self.error("end.missing", None, "The process needs at least one end event.")
         self.no_incoming: set[int] = set()
@@ -347,8 +353,11 @@ class _Validator(ScopeChecks):
     def check_exclusive_gateways(self) -> None:
         for flow_id, flow in self.flows.items():
             source = self.nodes.get(flow["source"])
-            exclusive = source is not None and source["kind"] == "exclusiveGateway"
-            if flow["condition"] is not None and (not exclusive or flow["default"]):
+            source_kind = source["kind"] if source is not None else None
+            exclusive = source_kind in ("exclusiveGateway", "inclusiveGateway")
+            if source_kind == "eventBasedGateway":
+                pass  # reported by check_event_gateways
+            elif flow["condition"] is not None and (not exclusive or flow["default"]):
                 why = "it is the default flow" if exclusive else "only flows leaving an exclusive "
                 why += "" if exclusive else "gateway are conditional"
                 self.warning(
@@ -356,7 +365,7 @@ class _Validator(ScopeChecks):
                     flow_id,
                     f"{self.flow_name(flow_id)} has a condition that is ignored: {why}.",
                 )
-            if flow["default"] and not exclusive:
+            if flow["default"] and not exclusive and source_kind != "eventBasedGateway":
                 self.warning(
                     "flow.default_ignored",
                     flow_id,
@@ -374,7 +383,8 @@ class _Validator(ScopeChecks):
                 )
         for index, node_id in enumerate(self.graph.ids):
             outs = self.graph.out_flows[index]
-            if self.nodes[node_id]["kind"] != "exclusiveGateway" or len(outs) < 2:
+            kind = self.nodes[node_id]["kind"]
+            if kind not in ("exclusiveGateway", "inclusiveGateway") or len(outs) < 2:
                 continue
             flows = [self.flows[flow_id] for flow_id, _ in outs]
             defaults = sum(1 for f in flows if f["default"])
@@ -386,6 +396,8 @@ class _Validator(ScopeChecks):
                     node_id,
                     f"{name} has {defaults} default flows; mark at most one as default.",
                 )
+            if kind == "inclusiveGateway":
+                continue  # a flow without a condition is always taken
             if bare:
                 several = f"{bare} outgoing flows" if bare > 1 else "an outgoing flow"
                 self.error(
@@ -442,7 +454,7 @@ class _Validator(ScopeChecks):
             "callActivity": self.check_call,
             "boundaryEvent": self.check_boundary,
             "escalationThrow": self.check_escalation_throw,
-        }.get(kind.name)
+        }.get(kind.name) or self.event_checker(kind.name)
         if checker is not None:
             checker(index, node_id, name, config)
 
@@ -553,7 +565,7 @@ class _Validator(ScopeChecks):
     # --- expressions -------------------------------------------------------------------------
 
     def check_expressions(self) -> None:
-        writers: dict[str, int] = {}
+        writers: dict[str, int] = dict(self.script_writers)
         for index, node in enumerate(self.nodes.values()):
             save_to = node["config"].get("saveTo")
             if self.kinds[index] is not None and is_identifier(save_to):
@@ -577,6 +589,7 @@ class _Validator(ScopeChecks):
                 if site.node is not None
                 else (False, frozenset[str]())
             )
+            elements |= site.assigned
             for path in sorted(parsed.paths):
                 self.check_path(site, path, allowed, writers, loop, elements)
 
@@ -655,14 +668,32 @@ class _Validator(ScopeChecks):
         splits = [
             i
             for i, k in enumerate(self.kinds)
-            if k and k.name == "exclusiveGateway" and len(graph.out_flows[i]) >= 2
+            if k
+            and k.name in ("exclusiveGateway", "eventBasedGateway")
+            and len(graph.out_flows[i]) >= 2
+        ]
+        splits += [  # an inclusive split whose conditions decide may take only some branches
+            i
+            for i, k in enumerate(self.kinds)
+            if k
+            and k.name == "inclusiveGateway"
+            and len(graph.out_flows[i]) >= 2
+            and any(
+                self.flows[f]["condition"] is not None or self.flows[f]["default"]
+                for f, _ in graph.out_flows[i]
+            )
         ]
         flow = FlowAnalysis(graph, self.cyclic, self.ancestors, self.starts, self.ends)
         for join in joins:
             message = self._join_deadlock(flow, splits, join)
             if message:
                 self.error("parallel.deadlock", graph.ids[join], message)
-        joined = reachable(graph.pred, joins)
+        inclusive = [
+            i
+            for i, k in enumerate(self.kinds)
+            if k and k.name == "inclusiveGateway" and len(graph.in_flows[i]) >= 2
+        ]
+        joined = reachable(graph.pred, joins + inclusive)
         for split in parallel:
             outs = graph.out_flows[split]
             loose = [flow_id for flow_id, target in outs if not joined[target]]
@@ -672,7 +703,7 @@ class _Validator(ScopeChecks):
                     "parallel.unjoined",
                     graph.ids[split],
                     f"{self.name(graph.ids[split])} starts branches that never meet at a parallel "
-                    f"gateway ({listed}); each finishes on its own.",
+                    f"or inclusive gateway ({listed}); each finishes on its own.",
                 )
 
     def _join_deadlock(self, flow: FlowAnalysis, splits: list[int], join: int) -> str | None:
@@ -690,8 +721,9 @@ class _Validator(ScopeChecks):
         if culprit is not None:
             return (
                 f"{name} waits for all {len(self.graph.in_flows[join])} incoming flows, but "
-                f"{self.name(self.graph.ids[culprit])} sends the token down only one path, so the "
-                "instance would wait forever. Merge those paths with an exclusive gateway."
+                f"{self.name(self.graph.ids[culprit])} may send the token down only some of the "
+                "paths, so the instance would wait forever. Merge those paths with an exclusive "
+                "or inclusive gateway."
             )
         again = flow.refilled_inputs(join)
         if again:

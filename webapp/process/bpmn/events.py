@@ -1,11 +1,11 @@
 """Events on import: which BPMN events map to our kinds, and their timer and message settings.
 
-Plain start and end events map directly; error, escalation and terminate end events, the timer,
-message, error and escalation starts of event sub-processes, boundary events with one of those
-four definitions and escalation throws carry `event`/`code`. Any other start or end definition is
-imported as a plain event and listed as unsupported. Intermediate catch events with exactly one
-timer or message definition become `timerCatch`/`messageCatch`; every other event (signal,
-conditional, link, compensation...) is not imported.
+Plain start and end events map directly; error, escalation, terminate, signal and message end
+events, the timer, message and signal starts of the process, the starts of event sub-processes,
+boundary events and escalation throws carry `event`/`code`. Any other start or end definition is
+imported as a plain event and listed as unsupported. Intermediate events with exactly one timer,
+message, signal or link definition become their kinds (a throw with none is a milestone); every
+other event (conditional, compensation, multiple...) is not imported.
 """
 
 from __future__ import annotations
@@ -16,10 +16,15 @@ from typing import Any
 
 from lxml import etree
 
-from webapp.process.kinds import BOUNDARY_EVENTS, END_EVENTS, EVENT_START_EVENTS
+from webapp.process.kinds import (
+    BOUNDARY_EVENTS,
+    END_EVENTS,
+    EVENT_START_EVENTS,
+    PROCESS_START_EVENTS,
+)
 
 from . import conditions
-from .namespaces import BPMN, FLOWDESK_LANGUAGE, q, split
+from .namespaces import BPMN, FLOWDESK_LANGUAGE, ZEEBE, q, split
 
 EVENTS = {
     "startEvent",
@@ -30,6 +35,33 @@ EVENTS = {
     "implicitThrowEvent",
 }
 _ISO_DURATION = re.compile(r"^P(?!$)(\d+W)?(\d+D)?(T(?=\d)(\d+H)?(\d+M)?(\d+(\.\d+)?S)?)?$")
+#: Intermediate events by (element, definitions) and the kind each becomes.
+_INTERMEDIATE = {
+    ("intermediateThrowEvent", ()): "milestone",
+    ("intermediateThrowEvent", ("escalation",)): "escalationThrow",
+    ("intermediateThrowEvent", ("signal",)): "signalThrow",
+    ("intermediateThrowEvent", ("message",)): "messageThrow",
+    ("intermediateThrowEvent", ("link",)): "linkThrow",
+    ("intermediateCatchEvent", ("timer",)): "timerCatch",
+    ("intermediateCatchEvent", ("message",)): "messageCatch",
+    ("intermediateCatchEvent", ("signal",)): "signalCatch",
+    ("intermediateCatchEvent", ("link",)): "linkCatch",
+}
+#: What a kind's single definition is, for kinds that carry it without an `event` value.
+KIND_EVENT = {
+    "timerCatch": "timer",
+    "messageCatch": "message",
+    "escalationThrow": "escalation",
+    "signalCatch": "signal",
+    "signalThrow": "signal",
+    "messageThrow": "message",
+    "linkThrow": "link",
+    "linkCatch": "link",
+}
+_TASK_EVENT = {"sendTask": "message", "receiveTask": "message"}
+#: A Quartz/Spring cron (seconds first, `?` for "no value"); with 0 seconds it is a 5-field cron.
+_SECONDS_CRON = re.compile(r"^0\s+(\S+\s+\S+\s+\S+\s+\S+\s+\S+)$")
+_CRON = re.compile(r"^\S+(\s+\S+){4}$")
 
 Warn = Callable[[str, str], None]
 Skip = Callable[..., None]
@@ -59,6 +91,7 @@ def read_event(
     skip: Skip,
     root: etree._Element,
     in_event_subprocess: bool = False,
+    top_level: bool = False,
 ) -> tuple[str, dict[str, Any]] | None:
     """Return (kind, config) for an event we import, or None after listing it as unsupported.
 
@@ -68,6 +101,8 @@ def read_event(
     single = found[0] if len(found) == 1 else None
     if local == "startEvent" and in_event_subprocess and single in EVENT_START_EVENTS:
         return local, {"event": single}
+    if local == "startEvent" and top_level and single in PROCESS_START_EVENTS:
+        return local, {"event": single}
     if local == "endEvent" and single in END_EVENTS:
         return local, {"event": single}
     if local in ("startEvent", "endEvent"):
@@ -76,16 +111,14 @@ def read_event(
         return local, {}
     if local == "boundaryEvent" and single in BOUNDARY_EVENTS:
         return "boundaryEvent", {"event": single}
-    if local == "intermediateThrowEvent" and found == ["escalation"]:
-        return "escalationThrow", {}
-    if local == "intermediateCatchEvent" and found == ["timer"]:
+    kind = _INTERMEDIATE.get((local, tuple(found)))
+    if kind == "timerCatch":
         timer = element.find(q(BPMN, "timerEventDefinition"))
         cycle = timer.find(q(BPMN, "timeCycle")) if timer is not None else None
         if cycle is not None:
             skip(element, f"{local}[timeCycle]", "cycle timers are not supported; no time imported")
-        return "timerCatch", {}
-    if local == "intermediateCatchEvent" and found == ["message"]:
-        return "messageCatch", {}
+    if kind is not None:
+        return kind, {}
     skip(element, f"{local}[{','.join(found) or 'none'}]")
     return None
 
@@ -93,6 +126,34 @@ def read_event(
 def message_names(root: etree._Element) -> dict[str, str | None]:
     """Each `<bpmn:message>` id with its name; read once per file, not once per catch event."""
     return {m.get("id"): m.get("name") for m in root.iter(q(BPMN, "message")) if m.get("id")}
+
+
+def message_ref(element: etree._Element) -> str:
+    """The id of the message an event or a send/receive task refers to ("" when none)."""
+    definition = element.find(q(BPMN, "messageEventDefinition"))
+    ref = element.get("messageRef") if definition is None else definition.get("messageRef")
+    return (ref or "").strip().rpartition(":")[2]
+
+
+def correlation_keys(root: etree._Element) -> dict[str, conditions.Translation]:
+    """Camunda 8's correlation key of each `<bpmn:message>` (`zeebe:subscription`), translated
+    when it can be; kept as written otherwise (`ok` False)."""
+    keys: dict[str, conditions.Translation] = {}
+    for message in root.iter(q(BPMN, "message")):
+        for subscription in message.iter(q(ZEEBE, "subscription")):
+            key = (subscription.get("correlationKey") or "").strip()
+            if message.get("id") and key:
+                keys[str(message.get("id"))] = conditions.translate_value(key)
+    return keys
+
+
+def signal_names(root: etree._Element) -> dict[str, str]:
+    """Each `<bpmn:signal>` id with its name (the id when it has none)."""
+    return {
+        str(s.get("id")): s.get("name") or str(s.get("id"))
+        for s in root.iter(q(BPMN, "signal"))
+        if s.get("id")
+    }
 
 
 def codes(root: etree._Element, local: str) -> dict[str, str | None]:
@@ -107,22 +168,46 @@ def standard_config(
     messages: Mapping[str, str | None],
     refs: Mapping[str, Mapping[str, str | None]] | None = None,
     event: str | None = None,
+    signals: Mapping[str, str] | None = None,
+    ours: Mapping[str, Any] | None = None,
+    top_level: bool = False,
 ) -> dict[str, Any]:
-    """The config standard BPMN carries: timers, message names, error and escalation codes,
-    a boundary event's host and `cancelActivity`, an event sub-process start's `isInterrupting`."""
+    """The config standard BPMN carries: timers, message and signal names, link names, error and
+    escalation codes, a boundary event's host and `cancelActivity`, an event sub-process start's
+    `isInterrupting`. `ours` (our extension's config) wins over a name only guessed from the id.
+    A process-level timer start's date is an ISO date-time (not an expression)."""
     config: dict[str, Any] = {}
+    event = event or KIND_EVENT.get(kind) or _TASK_EVENT.get(kind)
     if kind == "boundaryEvent":
         config["attachedTo"] = (element.get("attachedToRef") or "").strip().rpartition(":")[2]
         if element.get("cancelActivity") in ("true", "false"):
             config["interrupting"] = element.get("cancelActivity") == "true"
     if kind == "startEvent" and event and element.get("isInterrupting") in ("true", "false"):
         config["interrupting"] = element.get("isInterrupting") == "true"
-    if kind == "timerCatch" or event == "timer":
+    if event == "timer":
         definition = element.find(q(BPMN, "timerEventDefinition"))
-        config.update(_timer(definition, warn, cycle=event is not None))
-    elif kind == "messageCatch" or event == "message":
+        iso_date = top_level and kind == "startEvent"
+        config.update(_timer(definition, warn, cycle=kind != "timerCatch", iso_date=iso_date))
+    elif event == "message" and kind in ("sendTask", "receiveTask"):
+        ref = (element.get("messageRef") or "").strip().rpartition(":")[2]
+        if ref and messages.get(ref):
+            config["message"] = messages[ref]
+        elif ref:
+            warn("import.message_missing", f"Message '{ref}' is not defined in the file or unnamed")
+    elif event == "message":
         config.update(_message(element, warn, messages))
-    elif kind == "escalationThrow" or event in ("error", "escalation"):
+    elif event == "signal":
+        config.update(_signal(element, warn, signals or {}))
+    elif event == "link":
+        definition = element.find(q(BPMN, "linkEventDefinition"))
+        name = definition.get("name") if definition is not None else None
+        if name:
+            config["link"] = name
+        elif name is None and "link" not in (ours or {}) and element.get("name"):
+            config["link"] = element.get("name")  # bpmn-js before 2019 named only the event
+        elif "link" not in (ours or {}):
+            warn("import.link_missing", "Link event has no name")
+    elif event in ("error", "escalation"):
         local = "error" if event == "error" else "escalation"
         definition = element.find(q(BPMN, f"{local}EventDefinition"))
         ref = (definition.get(f"{local}Ref") if definition is not None else None) or ""
@@ -151,7 +236,32 @@ def _message(element: etree._Element, warn: Warn, messages: Mapping[str, str | N
     return {}
 
 
-def _timer(definition: etree._Element | None, warn: Warn, cycle: bool = False) -> dict[str, Any]:
+def _signal(element: etree._Element, warn: Warn, signals: Mapping[str, str]) -> dict[str, Any]:
+    definition = element.find(q(BPMN, "signalEventDefinition"))
+    ref = (definition.get("signalRef") if definition is not None else None) or ""
+    ref = ref.strip().rpartition(":")[2]
+    if not ref:
+        warn("import.signal_missing", "Signal event names no signal")
+        return {}
+    if ref not in signals:
+        warn("import.signal_missing", f"Signal '{ref}' is not defined in the file")
+        return {}
+    return {"signal": signals[ref]}
+
+
+def cron_cycle(text: str) -> str | None:
+    """A 5-field cron from a cron cycle (Quartz/Spring's 6 fields with 0 seconds too), or None."""
+    seconds = _SECONDS_CRON.match(text)
+    if seconds:
+        text = seconds.group(1)
+    if not _CRON.match(text):
+        return None
+    return " ".join("*" if field == "?" else field for field in text.split())
+
+
+def _timer(
+    definition: etree._Element | None, warn: Warn, cycle: bool = False, iso_date: bool = False
+) -> dict[str, Any]:
     duration = definition.find(q(BPMN, "timeDuration")) if definition is not None else None
     date = definition.find(q(BPMN, "timeDate")) if definition is not None else None
     repeat = definition.find(q(BPMN, "timeCycle")) if definition is not None and cycle else None
@@ -166,17 +276,24 @@ def _timer(definition: etree._Element | None, warn: Warn, cycle: bool = False) -
         text = "".join(date.itertext())
         if date.get("language") == FLOWDESK_LANGUAGE:
             return {"date": text}
+        if iso_date:
+            return {"date": text.strip().strip("\"'")}
         result = conditions.translate_date(text)
         if not result.ok:
             warn("import.timer_untranslated", f"Timer date '{text.strip()}' kept as written")
         return {"date": result.text}
     if repeat is not None and "".join(repeat.itertext()).strip():
         text = "".join(repeat.itertext()).strip()
-        literal = text.strip("\"'")
-        if not literal.startswith("R"):
-            warn("import.timer_untranslated", f"Timer cycle '{text}' is not an ISO-8601 cycle")
+        if repeat.get("language") == FLOWDESK_LANGUAGE:
             return {"cycle": text}
-        return {"cycle": literal}
+        literal = text.strip("\"'")
+        if literal.startswith("R"):
+            return {"cycle": literal}
+        cron = cron_cycle(literal)
+        if cron is not None:
+            return {"cycle": cron}
+        warn("import.timer_untranslated", f"Timer cycle '{text}' is not an ISO-8601 cycle or cron")
+        return {"cycle": text}
     if definition is None or definition.find(q(BPMN, "timeCycle")) is None:
         warn("import.timer_empty", "Timer has no duration or date")
     return {}

@@ -4,9 +4,9 @@ Elements are matched by namespace URI. One process is imported: `process_id`, el
 executable process with flow nodes, else the first with flow nodes. Sub-processes (expanded or
 collapsed, with a plane of their own as bpmn-js writes them) are read recursively: their nodes
 name them in `parent`. Nothing is dropped silently: `unsupported` lists every element not imported
-(other pools, message flows, transactions, signal events, data objects...) or imported without
-part of its meaning (a process-level start event's timer, a standard loop), and every sequence
-flow that touches one. Lanes are ignored without a note (they
+(other pools, message flows, transactions, compensation and conditional events, business rule
+tasks, complex gateways, data objects...) or imported without part of its meaning (a standard
+loop), and every sequence flow that touches one. Lanes are ignored without a note (they
 carry no behaviour here); text annotations and associations give warnings. Positions come from
 BPMNDI; a file with no usable DI gets `auto_layout`, nodes missing a shape are put below the rest.
 """
@@ -31,17 +31,25 @@ from webapp.process.validation import Problem
 from . import conditions, events, layout, safe_xml, structure
 from .model import BpmnImportError, ImportResult, UnsupportedElement
 from .namespaces import BPMN, BPMNDI, FLOWDESK, FLOWDESK_LANGUAGE, q, split
-from .vendor import service_task_config, start_event_config, user_task_config
+from .vendor import (
+    script_task_config,
+    service_task_config,
+    start_event_config,
+    user_task_config,
+)
 
 MAX_BYTES = 5_000_000
 
 TASKS = {
     "userTask": "userTask",
     "task": "userTask",
-    "manualTask": "userTask",
+    "manualTask": "manualTask",
     "serviceTask": "serviceTask",
-    "scriptTask": "serviceTask",
+    "scriptTask": "scriptTask",
+    "sendTask": "sendTask",
+    "receiveTask": "receiveTask",
 }
+GATEWAYS = ("exclusiveGateway", "parallelGateway", "inclusiveGateway", "eventBasedGateway")
 FLOW_NODES = {
     *TASKS,
     *events.EVENTS,
@@ -50,8 +58,6 @@ FLOW_NODES = {
     "inclusiveGateway",
     "eventBasedGateway",
     "complexGateway",
-    "sendTask",
-    "receiveTask",
     "businessRuleTask",
     "subProcess",
     "adHocSubProcess",
@@ -111,6 +117,8 @@ class _Reader:
         self.renamed: dict[str, str] = {}
         self.attached: list[str] = []  # boundary events whose host is a reference in the file
         self.messages = events.message_names(root)
+        self.signals = events.signal_names(root)
+        self.correlation = events.correlation_keys(root)
         self.refs = {local: events.codes(root, local) for local in ("error", "escalation")}
         self.planes = {
             local_ref(plane.get("bpmnElement")) for plane in root.iter(q(BPMNDI, "BPMNPlane"))
@@ -240,7 +248,7 @@ class _Reader:
             elif local not in FLOW_NODES:
                 self.skip(element, local)
             else:
-                node = self._node(element, local, in_event_subprocess)
+                node = self._node(element, local, in_event_subprocess, parent is None)
                 if node is None:
                     continue
                 node_id = self._node_id(element, local)
@@ -267,7 +275,11 @@ class _Reader:
         return node_id
 
     def _node(
-        self, element: etree._Element, local: str, in_event_subprocess: bool = False
+        self,
+        element: etree._Element,
+        local: str,
+        in_event_subprocess: bool = False,
+        top_level: bool = False,
     ) -> dict[str, Any] | None:
         node_id = element.get("id", "")
 
@@ -275,20 +287,21 @@ class _Reader:
             self.warn(code, node_id, message)
 
         config: dict[str, Any] = {}
+        refused = _refusal(element, local)
+        if refused is not None:
+            self.skip(element, *refused)
+            return None
         if local in TASKS:
             kind = TASKS[local]
-            if local in ("task", "manualTask"):
+            if local == "task":
                 warn("import.task_as_user_task", f"{local} imported as a user task")
-            if local == "scriptTask":
-                script_format = element.get("scriptFormat") or "unspecified"
-                warn(
-                    "import.script_task",
-                    f"Script task ({script_format}) imported as a service task without a tool; "
-                    "its script is not imported",
-                )
-            reader = user_task_config if kind == "userTask" else service_task_config
-            config = reader(element, warn)
-        elif local in ("exclusiveGateway", "parallelGateway"):
+            if kind == "userTask":
+                config = user_task_config(element, warn)
+            elif kind == "scriptTask":
+                config = script_task_config(element, warn)
+            elif kind in ("serviceTask", "sendTask"):
+                config = service_task_config(element, warn)
+        elif local in GATEWAYS:
             kind = local
         elif local == "subProcess":
             kind = "eventSubProcess" if element.get("triggeredByEvent") == "true" else local
@@ -302,12 +315,16 @@ class _Reader:
             self.skip(element, local)
             return None
         else:
-            parsed = events.read_event(element, local, self.skip, self.root, in_event_subprocess)
+            parsed = events.read_event(
+                element, local, self.skip, self.root, in_event_subprocess, top_level
+            )
             if parsed is None:
                 return None
             kind, config = parsed
             if kind == "startEvent":
                 config.update(start_event_config(element, warn))
+            if kind == "messageThrow" or (kind == "endEvent" and config.get("event") == "message"):
+                config.update(service_task_config(element, warn))
         event = config.get("event")
         multi: dict[str, Any] | None = None
         if kind in MULTI_INSTANCE_KINDS:
@@ -328,19 +345,36 @@ class _Reader:
             ):
                 self.skip(child, child_local, f"on {local} '{node_id}'", child.get("id") or node_id)
         ours = self.blob(element, "config")
+        extras = self.blob(element, "node")
         if multi is not None and isinstance(ours.get("multiInstance"), dict):
             multi = {**ours["multiInstance"], **multi}
         config.update(ours)
         if multi is not None:
             config["multiInstance"] = multi
-        elif kind in MULTI_INSTANCE_KINDS and isinstance(config.get("multiInstance"), dict):
+        elif (
+            kind in MULTI_INSTANCE_KINDS
+            and extras.get("kind", kind) in MULTI_INSTANCE_KINDS
+            and isinstance(config.get("multiInstance"), dict)
+        ):
             # Without the loop element (another tool took the marker off) it runs once.
             del config["multiInstance"]
-        standard = events.standard_config(element, kind, warn, self.messages, self.refs, event)
+        standard = events.standard_config(
+            element, kind, warn, self.messages, self.refs, event, self.signals, ours, top_level
+        )
         config.update(standard)
         node: dict[str, Any] = {"kind": kind, "title": element.get("name", ""), "config": config}
-        node.update(self.blob(element, "node"))
-        waits = node["config"].get("event") == "message" or node["kind"] == "messageCatch"
+        node.update(extras)
+        waits = node["config"].get("event") == "message" or node["kind"] in (
+            "messageCatch",
+            "receiveTask",
+        )
+        waits = waits and node["kind"] != "endEvent"
+        key = self.correlation.get(events.message_ref(element))
+        by_hand = node["kind"] == "startEvent" and top_level  # a message start correlates nothing
+        if waits and key and not by_hand and "correlationKey" not in node["config"]:
+            node["config"]["correlationKey"] = key.text
+            if not key.ok:
+                warn("import.expression_untranslated", f"Correlation key '{key.text}' kept")
         if waits and "correlationKey" not in node["config"] and node["kind"] != "startEvent":
             warn("import.correlation_key", "Message catch has no correlation key")
         return node
@@ -432,6 +466,20 @@ class _Reader:
             layout.place_missing(doc, missing)
             for node_id in missing:
                 self.warn("import.missing_shape", node_id, "No diagram shape; placed below")
+
+
+def _refusal(element: etree._Element, local: str) -> tuple[str, str] | None:
+    """(type, detail) of a flow node imported nowhere because Flowdesk cannot run it as written."""
+    if element.get("isForCompensation") == "true":
+        return f"{local}[isForCompensation]", "compensation activities are not supported"
+    if local == "eventBasedGateway" and element.get("instantiate") == "true":
+        return f"{local}[instantiate]", "an event-based gateway that starts the process"
+    if local == "eventBasedGateway" and element.get("eventGatewayType", "Exclusive") != "Exclusive":
+        kind = element.get("eventGatewayType")
+        return f"{local}[{kind}]", "only exclusive event-based gateways are supported"
+    if local == "receiveTask" and element.get("instantiate") == "true":
+        return f"{local}[instantiate]", "a receive task that starts the process"
+    return None
 
 
 def _diagram(root: etree._Element) -> tuple[dict[str, Any], dict[str, list[dict[str, Any]]]]:

@@ -15,7 +15,7 @@ from lxml import etree
 from webapp.process.document import is_identifier
 
 from . import conditions
-from .namespaces import JUEL_VENDORS, SPIFF, ZEEBE, q, split
+from .namespaces import FLOWDESK, JUEL_VENDORS, SPIFF, ZEEBE, q, split
 
 Warn = Callable[[str, str], None]
 
@@ -287,3 +287,44 @@ def _listeners(element: etree._Element, warn: Warn) -> None:
         if namespace in JUEL_VENDORS and local in ("executionListener", "taskListener"):
             target = next((v for k, v in child.attrib.items() if k != "event"), "")
             warn("import.listener", f"The {local} '{target}' is not imported")
+
+
+#: Script formats that are expressions: with a result variable they become one assignment.
+_EXPRESSION_FORMATS = ("juel", "feel")
+
+
+def script_task_config(element: etree._Element, warn: Warn) -> dict[str, Any]:
+    """Script and language of a script task: `scriptFormat` lower-cased and the `<script>` text
+    verbatim; an expression (JUEL, Zeebe's FEEL) with a result variable becomes our assignment.
+    Without `scriptFormat` a file Flowdesk touched means our default, a SpiffWorkflow file Python,
+    any other file an unknown language (`unspecified`)."""
+    script = element.find(q(split(element.tag)[0], "script"))
+    text = "".join(script.itertext()) if script is not None else None
+    language = (element.get("scriptFormat") or "").strip().lower()
+    declared = set(element.getroottree().getroot().nsmap.values())
+    if not language and FLOWDESK in declared:
+        return {} if text is None else {"script": text}
+    if not language:
+        language = "python" if SPIFF in declared else "unspecified"
+    result = vendor_attr(element, "resultVariable")
+    zeebe = find_extension(element, (ZEEBE,), "script")
+    if zeebe is not None and zeebe.get("expression"):
+        text, language, result = zeebe.get("expression"), "feel", zeebe.get("resultVariable")
+    if vendor_attr(element, "resource"):
+        warn("import.script_resource", "The external script resource is not imported")
+    if text is None:
+        return {"language": language}
+    if language in _EXPRESSION_FORMATS and result and is_identifier(result):
+        translated = conditions.translate(text.strip(), language)
+        if translated.ok:
+            return {"language": "flowdesk", "script": f"{result} = {translated.text}"}
+    config: dict[str, Any] = {"language": language, "script": text}
+    if result:
+        config["resultVariable"] = result
+    if language != "flowdesk":
+        warn(
+            "import.script_language",
+            f"Script in '{language}' imported as written; rewrite it in Flowdesk's language "
+            "before publishing",
+        )
+    return config

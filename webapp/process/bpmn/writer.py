@@ -1,8 +1,9 @@
 """Export a process document as BPMN 2.0 XML with diagram interchange (BPMNDI).
 
-Standard BPMN carries what it can (names, conditions, default flows, timers, messages, errors and
-escalations, sub-processes with their nodes, boundary attachments, called process keys,
-multi-instance flags and expressions, shapes and edges, a plane per collapsed sub-process); the
+Standard BPMN carries what it can (names, conditions, default flows, timers, messages, signals,
+links, errors and escalations, scripts and their format, sub-processes with their nodes, boundary
+attachments, called process keys, multi-instance flags and expressions, shapes and edges, a plane
+per collapsed sub-process); the
 rest of a node's config goes into `<flowdesk:config>` as canonical JSON, and whatever standard
 BPMN cannot reproduce exactly goes into `<flowdesk:node>`, `<flowdesk:flow>`, `<flowdesk:order>`
 or `<flowdesk:document>` so that `import_bpmn(export_bpmn(doc))` gives the same document back.
@@ -20,12 +21,16 @@ from lxml import etree
 from webapp.process.document import CURRENT_FORMAT_VERSION, depths, is_valid_id, normalize
 from webapp.process.kinds import (
     BOUNDARY_EVENTS,
+    END_EVENTS,
     EVENT_START_EVENTS,
     MULTI_INSTANCE_KINDS,
+    PROCESS_START_EVENTS,
     SCOPE_KINDS,
+    TASK_KINDS,
 )
 
 from . import layout, routing
+from .events import KIND_EVENT
 from .namespaces import BPMN, BPMNDI, DC, DI, EXPORT_NSMAP, FLOWDESK, FLOWDESK_LANGUAGE, XSI, q
 
 EXPORTER = "Flowdesk"
@@ -36,10 +41,22 @@ ELEMENT_FOR_KIND = {
     "endEvent": "endEvent",
     "userTask": "userTask",
     "serviceTask": "serviceTask",
+    "sendTask": "sendTask",
+    "receiveTask": "receiveTask",
+    "scriptTask": "scriptTask",
+    "manualTask": "manualTask",
     "exclusiveGateway": "exclusiveGateway",
     "parallelGateway": "parallelGateway",
+    "inclusiveGateway": "inclusiveGateway",
+    "eventBasedGateway": "eventBasedGateway",
     "timerCatch": "intermediateCatchEvent",
     "messageCatch": "intermediateCatchEvent",
+    "signalCatch": "intermediateCatchEvent",
+    "linkCatch": "intermediateCatchEvent",
+    "signalThrow": "intermediateThrowEvent",
+    "messageThrow": "intermediateThrowEvent",
+    "linkThrow": "intermediateThrowEvent",
+    "milestone": "intermediateThrowEvent",
     "subProcess": "subProcess",
     "eventSubProcess": "subProcess",
     "callActivity": "callActivity",
@@ -47,7 +64,13 @@ ELEMENT_FOR_KIND = {
     "escalationThrow": "intermediateThrowEvent",
 }
 #: Kinds whose BPMN element has a `default` attribute naming one outgoing flow.
-_DEFAULT_CAPABLE = {"exclusiveGateway", "userTask", "serviceTask", "subProcess", "callActivity"}
+_DEFAULT_CAPABLE = {
+    "exclusiveGateway",
+    "inclusiveGateway",
+    *TASK_KINDS,
+    "subProcess",
+    "callActivity",
+}
 #: The standard definition element of each `event` value, on the kinds that may carry it.
 _DEFINITIONS = {
     "timer": "timerEventDefinition",
@@ -55,10 +78,12 @@ _DEFINITIONS = {
     "error": "errorEventDefinition",
     "escalation": "escalationEventDefinition",
     "terminate": "terminateEventDefinition",
+    "signal": "signalEventDefinition",
+    "link": "linkEventDefinition",
 }
 _STANDARD_EVENTS = {
     "boundaryEvent": BOUNDARY_EVENTS,
-    "endEvent": ("error", "escalation", "terminate"),
+    "endEvent": tuple(event for event in END_EVENTS if event),
 }
 _NODE_KEYS = {"kind", "title", "config", "position"}
 _FLOW_KEYS = {"source", "target", "title", "condition", "default", "waypoints"}
@@ -104,6 +129,7 @@ class _Writer:
         self._check_ids()
         self.used: set[str] = set(self.nodes) | set(self.flows)
         self.messages: dict[str, str] = {}
+        self.signals: dict[str, str] = {}
         self.codes: dict[str, dict[str, str]] = {"error": {}, "escalation": {}}
         self.collapsed = dict.fromkeys(
             node_id
@@ -165,6 +191,8 @@ class _Writer:
             self._flow(process if parent is None else elements[parent], flow_id, flow)
         for name, message_id in self.messages.items():
             etree.SubElement(root, q(BPMN, "message"), id=message_id, name=name)
+        for name, signal_id in self.signals.items():
+            etree.SubElement(root, q(BPMN, "signal"), id=signal_id, name=name)
         for local, codes in self.codes.items():
             for code, code_id in codes.items():
                 element = etree.SubElement(root, q(BPMN, local), id=code_id, name=code)
@@ -218,11 +246,14 @@ class _Writer:
         config = dict(node["config"])
         definition = None
         loop = None
+        script = None
         if tag != "task":
             self._attributes(element, node_id, kind, config)
             definition = self._event_definition(node_id, node, config)
             if kind in MULTI_INSTANCE_KINDS:
                 loop = _multi_instance(config)
+            if kind == "scriptTask":
+                script = _script(element, config)
         if node_id in self.defaults:
             element.set("default", self.defaults[node_id])
         _extensions(element, {"config": config, "node": extras})
@@ -230,7 +261,7 @@ class _Writer:
             etree.SubElement(element, q(BPMN, "incoming")).text = flow_id
         for flow_id in self.outgoing[node_id]:
             etree.SubElement(element, q(BPMN, "outgoing")).text = flow_id
-        for child in (loop, definition):
+        for child in (loop, script, definition):
             if child is not None:
                 element.append(child)
         return element
@@ -247,6 +278,8 @@ class _Writer:
             element.set("calledElement", config.pop("process"))
         if kind == "boundaryEvent":
             element.set("attachedToRef", config.pop("attachedTo"))
+        if kind in ("sendTask", "receiveTask") and _plain_text(config.get("message")):
+            element.set("messageRef", self._message_id(config.pop("message")))
         # Attributes only for values that differ from BPMN's default: bpmn-js drops defaults
         # when it saves, so a default value stays in our extension to come back unchanged.
         if kind == "boundaryEvent" and config.get("interrupting") is False:
@@ -268,13 +301,14 @@ class _Writer:
     ) -> etree._Element | None:
         """Build the event definition, removing from `config` what it carries."""
         kind = node["kind"]
-        event = {"timerCatch": "timer", "messageCatch": "message", "escalationThrow": "escalation"}
-        name = event.get(kind)
+        name = KIND_EVENT.get(kind)
         if name is None:
             allowed = _STANDARD_EVENTS.get(kind, ())
             parent = node.get("parent")
             if kind == "startEvent" and parent and self.nodes[parent]["kind"] == "eventSubProcess":
                 allowed = EVENT_START_EVENTS
+            elif kind == "startEvent" and parent is None:
+                allowed = PROCESS_START_EVENTS
             if config.get("event") not in allowed:
                 return None
             name = config.pop("event")
@@ -287,7 +321,7 @@ class _Writer:
                 if _plain_text(config.get(key)) and (key == "date" or value == value.strip("\"'")):
                     tag = {"duration": "timeDuration", "date": "timeDate", "cycle": "timeCycle"}
                     expression = _formal_expression(definition, tag[key], config.pop(key))
-                    if key == "date":
+                    if key in ("date", "cycle"):
                         expression.set("language", FLOWDESK_LANGUAGE)
                     break
         elif name == "message":
@@ -295,7 +329,17 @@ class _Writer:
                 definition.set("messageRef", self._message_id(config.pop("message")))
         elif name in ("error", "escalation") and _plain_text(config.get("code")):
             definition.set(f"{name}Ref", self._code_id(name, config.pop("code")))
+        elif name == "signal" and _plain_text(config.get("signal")):
+            definition.set("signalRef", self._signal_id(config.pop("signal")))
+        elif name == "link":  # the schema requires a name; an awkward one stays in our config
+            definition.set("name", config.pop("link") if _plain_text(config.get("link")) else "")
         return definition
+
+    def _signal_id(self, name: str) -> str:
+        if name not in self.signals:
+            base = "Signal_" + re.sub(r"[^A-Za-z0-9_.-]", "_", name)
+            self.signals[name] = self.fresh(base)
+        return self.signals[name]
 
     def _code_id(self, local: str, code: str) -> str:
         codes = self.codes[local]
@@ -438,6 +482,19 @@ def _multi_instance(config: dict[str, Any]) -> etree._Element | None:
     else:
         del config["multiInstance"]
     return loop
+
+
+def _script(element: etree._Element, config: dict[str, Any]) -> etree._Element | None:
+    """`scriptFormat` and the `<script>` text (verbatim when XML keeps it exactly)."""
+    language = config.get("language")
+    if isinstance(language, str) and _plain_text(language) and language == language.lower():
+        element.set("scriptFormat", config.pop("language"))
+    text = config.get("script")
+    if not (xml_safe(text) and isinstance(text, str) and text.strip() and "\r" not in text):
+        return None
+    script = etree.Element(q(BPMN, "script"))
+    script.text = config.pop("script")
+    return script
 
 
 def _plain_text(value: object) -> bool:

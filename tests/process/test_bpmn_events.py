@@ -1,0 +1,437 @@
+"""BPMN import and export of issue 16's elements: inclusive and event-based gateways, signal,
+message, link and none throw events, process-level starts, send, receive, script and manual
+tasks; vendor settings; what stays refused."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from lxml import etree
+
+from webapp.process.bpmn import export_bpmn, import_bpmn
+from webapp.process.bpmn.namespaces import BPMN, CAMUNDA, ZEEBE, q
+from webapp.process.document import canonical_json, normalize
+from webapp.process.validation import validate
+
+from .test_bpmn_import import codes, definitions
+from .test_bpmn_roundtrip import bpmn_schema
+
+REPO = Path(__file__).resolve().parents[2]
+TOOL = {"tool": "notify", "inputs": {"to": "$input.email"}}
+
+
+def events_document() -> dict[str, Any]:
+    """Every issue-16 kind and event in one valid process."""
+
+    def n(kind: str, title: str = "", x: int = 0, y: int = 0, **config: Any) -> dict[str, Any]:
+        return {"kind": kind, "title": title, "config": config, "position": {"x": x, "y": y}}
+
+    nodes = {
+        "start": n("startEvent", "Order", 0, 0),
+        "split": n("inclusiveGateway", "What?", 100, 0),
+        "calc": n("scriptTask", "Compute", 200, 0, script="total = $input.price * $input.qty\n"
+                  "# gross\n$vars.gross = $vars.total * 2", language="flowdesk"),
+        "sign": n("manualTask", "Sign", 200, 150),
+        "join": n("inclusiveGateway", "", 350, 0),
+        "send": n("sendTask", "Ask", 450, 0, message="request", **TOOL),
+        "race": n("eventBasedGateway", "First", 600, 0),
+        "reply": n("messageCatch", "Reply", 700, 0, message="reply",
+                   correlationKey="$input.id", saveTo="reply"),
+        "wait": n("timerCatch", "A day", 700, 100, duration="P1D"),
+        "abort": n("signalCatch", "Abort", 700, 200, signal="abort", saveTo="why"),
+        "doc": n("receiveTask", "Document", 700, 300, message="doc",
+                 correlationKey="$input.id"),
+        "tell": n("messageThrow", "Tell", 800, 0, message="told", **TOOL),
+        "noted": n("milestone", "Noted", 900, 0),
+        "jump": n("linkThrow", "Go on", 1000, 0, link="next"),
+        "land": n("linkCatch", "Go on", 1000, 100, link="next"),
+        "shout": n("signalThrow", "Done", 1100, 100, signal="done",
+                   payload={"total": "$vars.total"}),
+        "end": n("endEvent", "Finished", 1200, 100, event="signal", signal="finished"),
+        "late": n("endEvent", "Late", 800, 100, event="message", message="late", **TOOL),
+        "aborted": n("endEvent", "Aborted", 800, 200, event="terminate"),
+        "got": n("endEvent", "Got it", 800, 300),
+        "stop": n("boundaryEvent", "Stop", 220, 210, attachedTo="sign", event="signal",
+                  signal="stop", interrupting=False),
+        "stopped": n("endEvent", "", 300, 250),
+        "daily": n("startEvent", "Daily", 0, 400, event="timer", cycle="0 8 * * MON-FRI",
+                   timezone="Europe/Berlin"),
+        "once": n("startEvent", "Once", 0, 500, event="timer", date="2027-01-01T08:00:00Z"),
+        "hourly": n("startEvent", "Hourly", 0, 600, event="timer", cycle="R/PT1H"),
+        "ordered": n("startEvent", "Ordered", 0, 700, event="message", message="order"),
+        "alarm": n("startEvent", "Alarm", 0, 800, event="signal", signal="alarm"),
+        "scheduled": n("endEvent", "", 100, 600),
+    }  # fmt: skip
+    pairs = [
+        ("start", "split"), ("split", "calc"), ("split", "sign"), ("calc", "join"),
+        ("sign", "join"), ("join", "send"), ("send", "race"), ("race", "reply"),
+        ("race", "wait"), ("race", "abort"), ("race", "doc"), ("reply", "tell"),
+        ("tell", "noted"), ("noted", "jump"), ("land", "shout"), ("shout", "end"),
+        ("wait", "late"), ("abort", "aborted"), ("doc", "got"), ("stop", "stopped"),
+        ("daily", "scheduled"), ("once", "scheduled"), ("hourly", "scheduled"),
+        ("ordered", "scheduled"), ("alarm", "scheduled"),
+    ]  # fmt: skip
+    flows: dict[str, Any] = {f"f{i}": {"source": a, "target": b} for i, (a, b) in enumerate(pairs)}
+    flows["f1"]["condition"] = "$input.price > 0"
+    flows["f2"]["default"] = True
+    return {"format_version": 1, "key": "events", "name": "Events", "nodes": nodes, "flows": flows}
+
+
+@pytest.fixture(scope="module")
+def schema() -> etree.XMLSchema:
+    return bpmn_schema()
+
+
+def exported(doc: dict[str, Any]) -> etree._Element:
+    return etree.fromstring(export_bpmn(doc).encode())
+
+
+def by_id(root: etree._Element, element_id: str) -> etree._Element:
+    found = root.find(f".//*[@id='{element_id}']")
+    assert found is not None, element_id
+    return found
+
+
+def local(element: etree._Element) -> str:
+    return etree.QName(element).localname
+
+
+# --- export and round trip --------------------------------------------------------------------
+
+
+def test_events_document_is_valid() -> None:
+    assert validate(events_document()) == []
+
+
+def test_events_document_roundtrips_identically(schema: etree.XMLSchema) -> None:
+    doc = events_document()
+    xml = export_bpmn(doc)
+    assert schema.validate(etree.fromstring(xml.encode())), schema.error_log.last_error
+    back = import_bpmn(xml)
+    assert back.unsupported == []
+    assert canonical_json(back.document) == canonical_json(normalize(doc))
+    assert export_bpmn(back.document) == xml
+
+
+def test_export_writes_standard_bpmn_for_every_new_element() -> None:
+    root = exported(events_document())
+    tags = {node_id: local(by_id(root, node_id)) for node_id in events_document()["nodes"]}
+    assert tags["split"] == "inclusiveGateway" and tags["race"] == "eventBasedGateway"
+    assert tags["calc"] == "scriptTask" and tags["sign"] == "manualTask"
+    assert tags["send"] == "sendTask" and tags["doc"] == "receiveTask"
+    for node_id in ("tell", "noted", "jump", "shout"):
+        assert tags[node_id] == "intermediateThrowEvent", node_id
+    for node_id in ("abort", "land"):
+        assert tags[node_id] == "intermediateCatchEvent", node_id
+    assert by_id(root, "split").get("default") == "f2"
+    script = by_id(root, "calc")
+    assert script.get("scriptFormat") == "flowdesk"
+    assert (
+        script.findtext(q(BPMN, "script")) == events_document()["nodes"]["calc"]["config"]["script"]
+    )
+    signals = {s.get("id"): s.get("name") for s in root.iter(q(BPMN, "signal"))}
+    assert set(signals.values()) == {"abort", "done", "finished", "stop", "alarm"}
+    messages = {m.get("id"): m.get("name") for m in root.iter(q(BPMN, "message"))}
+    assert messages[by_id(root, "send").get("messageRef")] == "request"
+    assert messages[by_id(root, "doc").get("messageRef")] == "doc"
+
+    def definition(node_id: str) -> etree._Element:
+        found = [c for c in by_id(root, node_id) if local(c).endswith("EventDefinition")]
+        assert len(found) == 1, node_id
+        return found[0]
+
+    assert signals[definition("abort").get("signalRef")] == "abort"
+    assert signals[definition("stop").get("signalRef")] == "stop"
+    assert signals[definition("alarm").get("signalRef")] == "alarm"
+    assert messages[definition("tell").get("messageRef")] == "told"
+    assert messages[definition("late").get("messageRef")] == "late"
+    assert messages[definition("ordered").get("messageRef")] == "order"
+    assert definition("jump").get("name") == definition("land").get("name") == "next"
+    assert local(definition("end")) == "signalEventDefinition"
+    assert not [c for c in by_id(root, "noted") if local(c).endswith("EventDefinition")]
+    assert definition("daily").findtext(q(BPMN, "timeCycle")) == "0 8 * * MON-FRI"
+    assert definition("once").findtext(q(BPMN, "timeDate")) == "2027-01-01T08:00:00Z"
+    assert by_id(root, "stop").get("cancelActivity") == "false"
+
+
+def test_moddle_reads_the_new_elements_without_warnings(tmp_path: Path) -> None:
+    node = shutil.which("node")
+    if node is None or not (REPO / "node_modules/bpmn-moddle").is_dir():
+        pytest.skip("node and node_modules/bpmn-moddle are needed (make setup-test assets)")
+    path = tmp_path / "events.bpmn"
+    path.write_text(export_bpmn(events_document()), encoding="utf-8")
+    script = REPO / "tests/process/moddle_read.mjs"
+    extension = REPO / "static/js/flowdesk-moddle.json"
+    output = subprocess.run(
+        [node, str(script), str(extension), str(path)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert output.returncode == 0, output.stdout + output.stderr
+
+
+def test_awkward_values_survive_the_roundtrip() -> None:
+    doc = events_document()
+    nodes = doc["nodes"]
+    nodes["calc"]["config"]["script"] = "  a = 1 < 2 & true\r\nb = 'x]]>'\n\n"
+    nodes["calc"]["config"]["language"] = "Groovy"
+    nodes["sign"]["config"]["multiInstance"] = {"cardinality": "2"}
+    nodes["abort"]["config"]["signal"] = " padded "
+    nodes["shout"]["config"]["signal"] = ""
+    nodes["jump"]["config"]["link"] = "\x01odd"
+    nodes["land"]["config"] = {}
+    nodes["doc"]["config"]["message"] = ["not", "text"]
+    nodes["send"]["config"]["message"] = "a message & more"
+    nodes["daily"]["config"]["cycle"] = "'R/PT1H'"
+    nodes["once"]["config"]["date"] = " 2027-01-01 "
+    nodes["hourly"]["config"] = {"event": "timer", "cycle": "0 0 9 * * ?"}
+    nodes["ordered"]["config"]["interrupting"] = False
+    nodes["alarm"]["config"]["signal"] = 42
+    nodes["end"]["config"]["payload"] = {"x": 1}
+    nodes["race"]["config"] = {"eventGatewayType": "Parallel"}
+    doc["flows"]["f7"]["condition"] = "$input.x"
+    back = import_bpmn(export_bpmn(doc))
+    assert back.unsupported == []
+    assert canonical_json(back.document) == canonical_json(normalize(doc))
+
+
+def test_a_script_without_language_stays_without_one() -> None:
+    doc = events_document()
+    del doc["nodes"]["calc"]["config"]["language"]
+    back = import_bpmn(export_bpmn(doc))
+    assert back.document["nodes"]["calc"]["config"] == normalize(doc)["nodes"]["calc"]["config"]
+
+
+_KEYS = ["signal", "payload", "link", "script", "language", "message", "correlationKey", "tool",
+         "inputs", "saveTo", "event", "cycle", "date", "timezone", "interrupting",
+         "multiInstance"]  # fmt: skip
+_VALUE = st.recursive(
+    st.none() | st.booleans() | st.integers(-5, 5) | st.text(max_size=12)
+    | st.sampled_from(["signal", "message", "timer", "flowdesk", "groovy", "R/P1D",
+                       "0 8 * * *", " x ", "a = 1"]),
+    lambda inner: st.lists(inner, max_size=2) | st.dictionaries(st.text(max_size=8), inner,
+                                                                max_size=2),
+    max_leaves=4,
+)  # fmt: skip
+
+
+@settings(max_examples=80, deadline=None)
+@given(
+    changes=st.lists(
+        st.tuples(st.sampled_from(sorted(events_document()["nodes"])), st.sampled_from(_KEYS),
+                  _VALUE),
+        min_size=1, max_size=4,
+    )
+)  # fmt: skip
+def test_arbitrary_event_config_roundtrips(changes: list[tuple[str, str, Any]]) -> None:
+    doc = events_document()
+    for node_id, key, value in changes:
+        doc["nodes"][node_id]["config"][key] = value
+    back = import_bpmn(export_bpmn(doc))
+    assert back.unsupported == []
+    assert canonical_json(back.document) == canonical_json(normalize(doc))
+
+
+# --- import from other tools ------------------------------------------------------------------
+
+GATEWAYS = """
+  <{p}process id="p" isExecutable="true">
+    <{p}startEvent id="s"/>
+    <{p}inclusiveGateway id="or" default="other"/>
+    <{p}eventBasedGateway id="race" eventGatewayType="Exclusive"/>
+    <{p}intermediateCatchEvent id="sig"><{p}signalEventDefinition signalRef="Sig_1"/>
+    </{p}intermediateCatchEvent>
+    <{p}intermediateCatchEvent id="unnamed"><{p}signalEventDefinition signalRef="Sig_2"/>
+    </{p}intermediateCatchEvent>
+    <{p}intermediateCatchEvent id="lost"><{p}signalEventDefinition signalRef="nowhere"/>
+    </{p}intermediateCatchEvent>
+    <{p}receiveTask id="recv" messageRef="Msg_1"/>
+    <{p}intermediateThrowEvent id="shout"><{p}signalEventDefinition signalRef="Sig_1"/>
+    </{p}intermediateThrowEvent>
+    <{p}intermediateThrowEvent id="note" name="Half way"/>
+    <{p}intermediateThrowEvent id="jump"><{p}linkEventDefinition name="L"/>
+    </{p}intermediateThrowEvent>
+    <{p}intermediateCatchEvent id="land" name="Old style"><{p}linkEventDefinition/>
+    </{p}intermediateCatchEvent>
+    <{p}manualTask id="by_hand"/>
+    <{p}endEvent id="e_sig"><{p}signalEventDefinition signalRef="Sig_2"/></{p}endEvent>
+    <{p}sequenceFlow id="a" sourceRef="s" targetRef="or"/>
+    <{p}sequenceFlow id="b" sourceRef="or" targetRef="race">
+      <{p}conditionExpression>${{x &gt; 1}}</{p}conditionExpression>
+    </{p}sequenceFlow>
+    <{p}sequenceFlow id="other" sourceRef="or" targetRef="note"/>
+  </{p}process>
+  <{p}signal id="Sig_1" name="alarm"/>
+  <{p}signal id="Sig_2"/>
+  <{p}message id="Msg_1" name="document"/>
+"""
+
+
+def test_gateways_signals_links_and_milestones_import() -> None:
+    result = import_bpmn(definitions(GATEWAYS))
+    nodes = result.document["nodes"]
+    kinds = {node_id: node["kind"] for node_id, node in nodes.items()}
+    assert kinds == {
+        "s": "startEvent",
+        "or": "inclusiveGateway",
+        "race": "eventBasedGateway",
+        "sig": "signalCatch",
+        "unnamed": "signalCatch",
+        "lost": "signalCatch",
+        "recv": "receiveTask",
+        "shout": "signalThrow",
+        "note": "milestone",
+        "jump": "linkThrow",
+        "land": "linkCatch",
+        "by_hand": "manualTask",
+        "e_sig": "endEvent",
+    }
+    config = {node_id: node["config"] for node_id, node in nodes.items()}
+    assert config["sig"] == {"signal": "alarm"}
+    assert config["unnamed"] == {"signal": "Sig_2"}  # a signal without a name: its id
+    assert config["lost"] == {}
+    assert config["recv"] == {"message": "document"}
+    assert config["shout"] == {"signal": "alarm"}
+    assert config["jump"] == {"link": "L"} and config["land"] == {"link": "Old style"}
+    assert config["e_sig"] == {"event": "signal", "signal": "Sig_2"}
+    flows = result.document["flows"]
+    assert flows["b"]["condition"] == "$vars.x > 1" and flows["other"]["default"] is True
+    assert {"import.signal_missing", "import.correlation_key"} <= codes(result)
+    assert result.unsupported == []
+
+
+STARTS = """
+  <{p}process id="p" isExecutable="true">
+    <{p}startEvent id="by_hand"/>
+    <{p}startEvent id="cron"><{p}timerEventDefinition>
+      <{p}timeCycle>0 0 9 * * ?</{p}timeCycle></{p}timerEventDefinition></{p}startEvent>
+    <{p}startEvent id="iso"><{p}timerEventDefinition>
+      <{p}timeCycle>R3/2027-01-01T08:00:00Z/P1D</{p}timeCycle></{p}timerEventDefinition>
+    </{p}startEvent>
+    <{p}startEvent id="once"><{p}timerEventDefinition>
+      <{p}timeDate>2027-01-01T08:00:00Z</{p}timeDate></{p}timerEventDefinition></{p}startEvent>
+    <{p}startEvent id="odd"><{p}timerEventDefinition>
+      <{p}timeCycle>${{cycle}}</{p}timeCycle></{p}timerEventDefinition></{p}startEvent>
+    <{p}startEvent id="msg"><{p}messageEventDefinition messageRef="M"/></{p}startEvent>
+    <{p}startEvent id="sig"><{p}signalEventDefinition signalRef="S"/></{p}startEvent>
+    <{p}startEvent id="cond"><{p}conditionalEventDefinition/></{p}startEvent>
+    <{p}subProcess id="sub">
+      <{p}startEvent id="inner"><{p}signalEventDefinition signalRef="S"/></{p}startEvent>
+    </{p}subProcess>
+    <{p}subProcess id="esp" triggeredByEvent="true">
+      <{p}startEvent id="esp_start" isInterrupting="false">
+        <{p}signalEventDefinition signalRef="S"/></{p}startEvent>
+    </{p}subProcess>
+    <{p}userTask id="t"/>
+    <{p}boundaryEvent id="b" attachedToRef="t"><{p}signalEventDefinition signalRef="S"/>
+    </{p}boundaryEvent>
+  </{p}process>
+  <{p}message id="M" name="order"/>
+  <{p}signal id="S" name="alarm"/>
+"""
+
+
+def test_process_level_starts_and_signal_events_import() -> None:
+    result = import_bpmn(definitions(STARTS))
+    config = {node_id: node["config"] for node_id, node in result.document["nodes"].items()}
+    assert config["by_hand"] == {}
+    assert config["cron"] == {"event": "timer", "cycle": "0 9 * * *"}
+    assert config["iso"] == {"event": "timer", "cycle": "R3/2027-01-01T08:00:00Z/P1D"}
+    assert config["once"] == {"event": "timer", "date": "2027-01-01T08:00:00Z"}
+    assert config["odd"] == {"event": "timer", "cycle": "${cycle}"}
+    assert config["msg"] == {"event": "message", "message": "order"}
+    assert config["sig"] == {"event": "signal", "signal": "alarm"}
+    assert config["esp_start"] == {"event": "signal", "signal": "alarm", "interrupting": False}
+    assert config["b"] == {"attachedTo": "t", "event": "signal", "signal": "alarm"}
+    assert "import.timer_untranslated" in codes(result)
+    listed = {(u.id, u.type) for u in result.unsupported}
+    assert listed == {("cond", "startEvent[conditional]"), ("inner", "startEvent[signal]")}
+    assert all(u.line for u in result.unsupported)
+
+
+VENDOR_TASKS = """
+  <{p}process id="p" isExecutable="true">
+    <{p}sendTask id="c7" camunda:type="external" camunda:topic="mailer" messageRef="M"/>
+    <{p}sendTask id="c8"><{p}extensionElements>
+      <zeebe:taskDefinition type="sms" retries="5"/>
+      <zeebe:ioMapping><zeebe:input source="=phone" target="to"/></zeebe:ioMapping>
+    </{p}extensionElements></{p}sendTask>
+    <{p}intermediateThrowEvent id="throw"><{p}extensionElements>
+      <zeebe:taskDefinition type="publish"/></{p}extensionElements>
+      <{p}messageEventDefinition messageRef="M"/></{p}intermediateThrowEvent>
+    <{p}endEvent id="end"><{p}extensionElements>
+      <zeebe:taskDefinition type="publish"/></{p}extensionElements>
+      <{p}messageEventDefinition messageRef="M"/></{p}endEvent>
+    <{p}scriptTask id="juel" scriptFormat="juel" camunda:resultVariable="sum">
+      <{p}script>${{a + b}}</{p}script></{p}scriptTask>
+    <{p}scriptTask id="groovy" scriptFormat="Groovy" camunda:resultVariable="out">
+      <{p}script><![CDATA[  def x = a < b
+  out = x ]]></{p}script></{p}scriptTask>
+    <{p}scriptTask id="feel"><{p}extensionElements>
+      <zeebe:script expression="=price * qty" resultVariable="total"/>
+    </{p}extensionElements></{p}scriptTask>
+    <{p}scriptTask id="spiff"><{p}script>x = 1</{p}script></{p}scriptTask>
+    <{p}scriptTask id="ours" scriptFormat="flowdesk"><{p}script>a = 1</{p}script></{p}scriptTask>
+  </{p}process>
+  <{p}message id="M" name="note"/>
+"""
+
+
+def test_vendor_tool_and_script_settings_map() -> None:
+    extra = f'xmlns:camunda="{CAMUNDA}" xmlns:zeebe="{ZEEBE}"'
+    result = import_bpmn(definitions(VENDOR_TASKS, extra_ns=extra))
+    config = {node_id: node["config"] for node_id, node in result.document["nodes"].items()}
+    assert config["c7"] == {"tool": "mailer", "message": "note"}
+    assert config["c8"] == {"tool": "sms", "retries": 5, "inputs": {"to": "$vars.phone"}}
+    assert config["throw"] == {"tool": "publish", "message": "note"}
+    assert config["end"] == {"event": "message", "tool": "publish", "message": "note"}
+    assert config["juel"] == {"language": "flowdesk", "script": "sum = $vars.a + $vars.b"}
+    assert config["groovy"] == {
+        "language": "groovy",
+        "script": "  def x = a < b\n  out = x ",
+        "resultVariable": "out",
+    }
+    assert config["feel"] == {"language": "flowdesk", "script": "total = $vars.price * $vars.qty"}
+    assert config["spiff"] == {"language": "unspecified", "script": "x = 1"}
+    assert config["ours"] == {"language": "flowdesk", "script": "a = 1"}
+    assert "import.script_language" in codes(result)
+    assert result.unsupported == []
+
+
+def test_camunda_8_correlation_keys_come_from_the_message() -> None:
+    body = """<{p}process id="p" isExecutable="true">
+      <{p}startEvent id="start"><{p}messageEventDefinition messageRef="M"/></{p}startEvent>
+      <{p}receiveTask id="wait" messageRef="M"/>
+      <{p}intermediateCatchEvent id="catch"><{p}messageEventDefinition messageRef="M"/>
+      </{p}intermediateCatchEvent>
+      <{p}intermediateCatchEvent id="odd"><{p}messageEventDefinition messageRef="N"/>
+      </{p}intermediateCatchEvent>
+    </{p}process>
+    <{p}message id="M" name="doc"><{p}extensionElements>
+      <zeebe:subscription correlationKey="= order.id"/></{p}extensionElements></{p}message>
+    <{p}message id="N" name="other"><{p}extensionElements>
+      <zeebe:subscription correlationKey="=lookup(x)"/></{p}extensionElements></{p}message>"""
+    result = import_bpmn(definitions(body, extra_ns=f'xmlns:zeebe="{ZEEBE}"'))
+    config = {node_id: node["config"] for node_id, node in result.document["nodes"].items()}
+    assert config["start"] == {"event": "message", "message": "doc"}
+    assert config["wait"] == {"message": "doc", "correlationKey": "$vars.order.id"}
+    assert config["catch"] == {"message": "doc", "correlationKey": "$vars.order.id"}
+    assert config["odd"] == {"message": "other", "correlationKey": "=lookup(x)"}
+    assert "import.correlation_key" not in codes(result)
+    assert "import.expression_untranslated" in codes(result)
+
+
+def test_a_spiffworkflow_script_without_format_is_python() -> None:
+    body = """<{p}process id="p"><{p}scriptTask id="s"><{p}script>x = 1</{p}script>
+      </{p}scriptTask></{p}process>"""
+    spiff = 'xmlns:spiffworkflow="http://spiffworkflow.org/bpmn/schema/1.0/core"'
+    config = import_bpmn(definitions(body, extra_ns=spiff)).document["nodes"]["s"]["config"]
+    assert config == {"language": "python", "script": "x = 1"}
