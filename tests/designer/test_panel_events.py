@@ -151,10 +151,10 @@ def test_receive_task_link_and_script(designer, pid):
     bad = refused(
         panel_post(designer, pid, node("scriptTask", script="a = 1\nb == 2\n3x = 1\nc = (1"))
     )
-    assert "Line 2: expected &#39;name = expression&#39;" in bad
-    assert "&#39;==&#39; compares, &#39;=&#39; assigns" in bad
-    assert "Line 3: expected &#39;name = expression&#39;" in bad
-    assert "Line 4: in the value of &#39;c&#39;: missing &#39;)&#39;" in bad
+    assert "Line 2: expected 'name = expression'" in bad
+    assert "'==' compares, '=' assigns" in bad
+    assert "Line 3: expected 'name = expression'" in bad
+    assert "Line 4: in the value of 'c': missing ')'" in bad
 
 
 def test_a_foreign_script_is_kept_and_the_panel_says_publishing_refuses_it(designer, pid):

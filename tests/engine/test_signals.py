@@ -105,7 +105,7 @@ def test_a_signal_end_broadcasts_and_ends_its_token(engine):
 
 def test_a_bad_payload_expression_is_an_incident_naming_the_value(engine):
     thrower = chain(("throw", node("signalThrow", signal="go", payload={"who": "$input.x +"})))
-    instance = load(engine, start(engine, publish_document(thrower, key="thrower")))
+    instance = load(engine, start(engine, publish_unchecked(thrower, key="thrower")))
     assert instance.status == "failed"
     assert "who" in instance.error["message"]
     assert engine.scalar(select(func.count()).select_from(SignalBroadcast)) == 0
