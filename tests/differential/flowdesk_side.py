@@ -107,6 +107,12 @@ def bind(
             config.update(tool=STUB_TOOL, inputs={}, retries=0)
         elif kind == "scriptTask" and node_id in scenario.scripts:
             config.update(language="flowdesk", script=scenario.scripts[node_id].flowdesk)
+        elif kind == "scriptTask":
+            # An untranslated script returns the scenario's `results`, as Spiff's stub does.
+            node["kind"] = "serviceTask"
+            config.pop("script", None)
+            config.pop("language", None)
+            config.update(tool=STUB_TOOL, inputs={}, retries=0)
         elif kind in ("messageCatch", "receiveTask") or config.get("event") == "message":
             config.setdefault("correlationKey", f"'{CORRELATION}'")
         elif kind == "callActivity" and called and config.get("process") in called:

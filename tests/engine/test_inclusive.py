@@ -382,3 +382,47 @@ def test_a_branch_that_reaches_the_join_through_a_link_keeps_it_waiting(engine):
     drain(engine)
     assert load(engine, instance_id).status == "completed"
     assert joined(engine, instance_id) == [2]
+
+
+def test_nested_inclusive_blocks_in_a_loop_do_not_wait_for_each_other(engine):
+    """An inner join's token can reach the outer join's empty flow; the outer join's token can
+    loop round to the inner join's empty flow but also to its filled one (BPMN 2.0.2 §13.4.3):
+    the inner join fires, then the outer one, instead of each waiting for the other."""
+    nodes = {
+        "start": node("startEvent"),
+        "merge": node("exclusiveGateway", "Merge"),
+        "outer": node("inclusiveGateway", "Outer split"),
+        "a": task("Slow A"),
+        "inner": node("inclusiveGateway", "Inner split"),
+        "b1": node("serviceTask", **NOOP),
+        "b2": node("serviceTask", **NOOP),
+        "inner_join": node("inclusiveGateway", "Inner join"),
+        "outer_join": node("inclusiveGateway", "Outer join"),
+        "again": node("exclusiveGateway", "Again?"),
+        "end": node("endEvent"),
+    }
+    flows = {
+        "f0": flow("start", "merge"),
+        "f1": flow("merge", "outer"),
+        "to_a": flow("outer", "a", "$input.a"),
+        "to_b": flow("outer", "inner", "$input.b"),
+        "a_out": flow("a", "outer_join"),
+        "to_b1": flow("inner", "b1", "$input.b1"),
+        "to_b2": flow("inner", "b2", "$input.b2"),
+        "b1_out": flow("b1", "inner_join"),
+        "b2_out": flow("b2", "inner_join"),
+        "inner_out": flow("inner_join", "outer_join"),
+        "outer_out": flow("outer_join", "again"),
+        "back": flow("again", "merge", "$input.loop == true"),
+        "done": flow("again", "end", default=True),
+    }
+    version = publish_document(document(nodes, flows))
+    given = {"a": True, "b": True, "b1": True, "b2": False, "loop": False}
+    instance_id = start(engine, version, input=given)
+    drain(engine)
+    [open_task] = open_tasks(engine, instance_id)
+    complete(engine, open_task)
+    drain(engine)
+    assert load(engine, instance_id).status == "completed"
+    assert joined(engine, instance_id, "inner_join") == [1]
+    assert joined(engine, instance_id, "outer_join") == [2]
