@@ -27,6 +27,7 @@ import time
 import uuid
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
@@ -174,15 +175,12 @@ def main() -> None:
             run(args, Database(url), workdir)
 
 
-def run(args: argparse.Namespace, database: Database, workdir: Path) -> None:
-    from flask_migrate import upgrade
-
+def bench_app(
+    database: Database, workdir: Path
+) -> tuple[Any, Any]:  # (Flask, EmbeddedRedis | None)
+    """The app a benchmark runs (own RQ queue) and the embedded Redis it started (None when
+    REDIS_URL is set)."""
     from webapp import create_app
-    from webapp.engine import steps
-    from webapp.extensions import db
-    from webapp.models import ProcessVersion
-    from webapp.services import processes
-    from webapp.services.jobs import commit
 
     redis_url = os.environ.get("REDIS_URL")
     embedded = None
@@ -192,15 +190,27 @@ def run(args: argparse.Namespace, database: Database, workdir: Path) -> None:
         embedded = EmbeddedRedis(workdir / "redis")
         embedded.ensure_running()
         redis_url = embedded.url
-    queue = f"flowdesk-bench-{uuid.uuid4().hex[:6]}"
     config = {
         "SQLALCHEMY_DATABASE_URI": database.url,
         "REDIS_URL": redis_url,
         "SECRET_KEY": SECRET,
-        "RQ_QUEUE": queue,
+        "RQ_QUEUE": f"flowdesk-bench-{uuid.uuid4().hex[:6]}",
         "INSTANCE_PATH": str(workdir),
     }
-    app = create_app(config)
+    return create_app(config), embedded
+
+
+def run(args: argparse.Namespace, database: Database, workdir: Path) -> None:
+    from flask_migrate import upgrade
+
+    from webapp.engine import steps
+    from webapp.extensions import db
+    from webapp.models import ProcessVersion
+    from webapp.services import processes
+    from webapp.services.jobs import commit
+
+    app, embedded = bench_app(database, workdir)
+    queue = app.config["RQ_QUEUE"]
     with app.app_context():
         upgrade()
         document = sample_document()
@@ -219,8 +229,8 @@ def run(args: argparse.Namespace, database: Database, workdir: Path) -> None:
     env = dict(
         os.environ,
         DATABASE_URL=database.url,
-        REDIS_URL=redis_url,
-        SECRET_KEY=SECRET,
+        REDIS_URL=app.config["REDIS_URL"],
+        SECRET_KEY=app.config["SECRET_KEY"],
         RQ_QUEUE=queue,
         FLOWDESK_ENV="development",
     )

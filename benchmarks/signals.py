@@ -16,15 +16,14 @@ import os
 import sys
 import tempfile
 import time
-import uuid
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from benchmarks.engine_throughput import (  # noqa: E402
-    SECRET,
     Database,
+    bench_app,
     start_workers,
     stop_workers,
 )
@@ -48,7 +47,6 @@ def run(args: argparse.Namespace, database: Database, workdir: Path) -> None:
     from flask_migrate import upgrade
     from sqlalchemy import func, select
 
-    from webapp import create_app
     from webapp.engine import dispatch, signals, steps
     from webapp.extensions import db
     from webapp.models import HistoryEntry, Instance, ProcessVersion, SignalBroadcast
@@ -56,23 +54,8 @@ def run(args: argparse.Namespace, database: Database, workdir: Path) -> None:
     from webapp.services import processes
     from webapp.services.jobs import engine_queue
 
-    redis_url = os.environ.get("REDIS_URL")
-    embedded = None
-    if not redis_url:
-        from webapp.redis_server import EmbeddedRedis
-
-        embedded = EmbeddedRedis(workdir / "redis")
-        embedded.ensure_running()
-        redis_url = embedded.url
-    queue = f"flowdesk-bench-{uuid.uuid4().hex[:6]}"
-    config = {
-        "SQLALCHEMY_DATABASE_URI": database.url,
-        "REDIS_URL": redis_url,
-        "SECRET_KEY": SECRET,
-        "RQ_QUEUE": queue,
-        "INSTANCE_PATH": str(workdir),
-    }
-    app = create_app(config)
+    app, embedded = bench_app(database, workdir)
+    queue = app.config["RQ_QUEUE"]
     workers = []
     try:
         with app.app_context():
@@ -96,8 +79,8 @@ def run(args: argparse.Namespace, database: Database, workdir: Path) -> None:
         env = dict(
             os.environ,
             DATABASE_URL=database.url,
-            REDIS_URL=redis_url,
-            SECRET_KEY=SECRET,
+            REDIS_URL=app.config["REDIS_URL"],
+            SECRET_KEY=app.config["SECRET_KEY"],
             RQ_QUEUE=queue,
             SIGNAL_BATCH=str(args.batch),
             FLOWDESK_ENV="development",
