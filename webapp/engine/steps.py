@@ -159,6 +159,7 @@ def start_instance(
     )
     if definition.event_subprocesses:
         scopes.open_event_subprocesses(step, None, None)
+    step.pool(instance.input)
     token = step.new_token(start)
     step.enter(token, start, None)
     step.run()
