@@ -45,8 +45,10 @@ def main(verbose: bool) -> None:
                 verdict = "publishable" if not errors else "blocked: " + ", ".join(codes)
         if verbose:
             print(f"{verdict:60} {name}")
-    print(f"files {refused + imported}, refused {refused}, imported {imported}, "
-          f"publishable as imported {publishable}")
+    print(
+        f"files {refused + imported}, refused {refused}, imported {imported}, "
+        f"publishable as imported {publishable}"
+    )
     for code, count in blockers.most_common():
         print(f"  {count:3} blocked by {code}")
 

@@ -31,7 +31,6 @@ from webapp.process.validation import Problem
 
 from . import conditions, events, layout, safe_xml, structure
 from .model import BpmnImportError, ImportResult, UnsupportedElement
-from .writer import EXPORTER
 from .namespaces import BPMN, BPMNDI, FLOWDESK, FLOWDESK_LANGUAGE, q, split
 from .vendor import (
     script_task_config,
@@ -39,6 +38,7 @@ from .vendor import (
     start_event_config,
     user_task_config,
 )
+from .writer import EXPORTER
 
 MAX_BYTES = 5_000_000
 
