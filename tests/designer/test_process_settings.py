@@ -20,6 +20,8 @@ def test_the_checkbox_turns_the_pool_on_and_off(designer, make_process, db_sessi
     pid = make_process(doc=doc)
     page = designer.get(f"/designer/{pid}/outline").get_data(as_text=True)
     assert LABEL in page and "checked" not in _checkbox(page)
+    panel = designer.get(f"/designer/{pid}/panel").get_data(as_text=True)
+    assert "SpiffWorkflow): <strong>off</strong>" in " ".join(panel.split())
     codes = {p["code"]: p["severity"] for p in get_process(db_session, pid).draft_problems}
     assert codes["expression.reference"] == "error"
 
@@ -32,6 +34,10 @@ def test_the_checkbox_turns_the_pool_on_and_off(designer, make_process, db_sessi
     assert "expression.reference" not in {p["code"] for p in process.draft_problems}
     page = designer.get(f"/designer/{pid}/outline").get_data(as_text=True)
     assert "checked" in _checkbox(page)
+    # The diagram's properties panel, with nothing selected, says so and links to the setting.
+    panel = designer.get(f"/designer/{pid}/panel").get_data(as_text=True)
+    assert "SpiffWorkflow): <strong>on</strong>" in " ".join(panel.split())
+    assert f"/designer/{pid}/outline#settings-title" in panel
 
     # The canvas saves the XML it was given: the setting travels in it.
     db_session.expire_all()
