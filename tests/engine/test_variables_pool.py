@@ -83,3 +83,28 @@ def test_a_save_to_keeps_the_output_out_of_the_pool(engine):
     instance_id = start(engine, publish_document(doc, key="saved"), input={"a": 1})
     drain(engine)
     assert load(engine, instance_id).vars == {"a": 1, "p": {"x": 1}}
+
+
+def test_an_event_sub_process_correlates_on_a_start_variable_of_the_pool(engine, demo):
+    """Zeebe evaluates such a correlation key from the variables the instance started with."""
+    from tests.engine.documents import document
+    from tests.engine.test_structures import inside, wire
+
+    nodes = {
+        "start": node("startEvent"),
+        "work": node("userTask", assignee=CLERK),
+        "end": node("endEvent"),
+        "on_cancel": node("eventSubProcess"),
+        "c_start": inside(
+            "on_cancel", "startEvent", event="message", message="cancel", correlationKey="$vars.id"
+        ),
+        "c_end": inside("on_cancel", "endEvent"),
+    }
+    doc = document(nodes, {**wire("start", "work", "end"), **wire("c_start", "c_end")})
+    doc["variables"] = "pool"
+    instance_id = start(engine, publish_document(doc, key="esp"), input={"id": "K-9"})
+    assert steps.message_targets(engine, "cancel", "K-9") == [instance_id]
+    commit(steps.deliver_message(engine, instance_id, "cancel", "K-9", {"why": "late"}))
+    instance = load(engine, instance_id)
+    assert instance.status == "completed"
+    assert instance.vars == {"id": "K-9", "why": "late"}

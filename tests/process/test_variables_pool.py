@@ -117,3 +117,25 @@ def test_the_setting_round_trips_and_its_absence_too() -> None:
     assert canonical_json(again) == canonical_json(document)
     plain = {k: v for k, v in document.items() if k != "variables"}
     assert "variables" not in import_bpmn(export_bpmn(plain)).document
+
+
+def _event_sub_process(start_config: dict) -> dict:
+    doc = chain(("work", node("userTask", "Work", assignee=CLERK)))
+    doc["nodes"]["start"]["config"] = start_config
+    doc["nodes"]["esp"] = {**node("eventSubProcess"), "position": {"x": 0, "y": 300}}
+    key = {"event": "message", "message": "cancel", "correlationKey": "$vars.id"}
+    for node_id, spec in (("c_start", node("startEvent", **key)), ("c_end", node("endEvent"))):
+        doc["nodes"][node_id] = {**spec, "parent": "esp", "position": {"x": 50, "y": 350}}
+    doc["flows"]["c1"] = {"source": "c_start", "target": "c_end"}
+    doc["variables"] = "pool"
+    return doc
+
+
+def test_the_start_input_of_the_pool_is_there_for_an_event_sub_process_start() -> None:
+    id_form = {"form": {"fields": [{"key": "id", "label": "Id", "type": "text"}]}}
+    assert _reference(_event_sub_process(id_form)) == []
+    ((severity, _),) = _reference(_event_sub_process({}))
+    assert severity == "warning"
+    other = {"form": {"fields": [{"key": "other", "label": "Other", "type": "text"}]}}
+    ((severity, _),) = _reference(_event_sub_process(other))
+    assert severity == "error"

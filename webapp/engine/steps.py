@@ -157,9 +157,9 @@ def start_instance(
         business_key=business_key,
         parent=instance.parent_id,
     )
+    step.pool(instance.input)
     if definition.event_subprocesses:
         scopes.open_event_subprocesses(step, None, None)
-    step.pool(instance.input)
     token = step.new_token(start)
     step.enter(token, start, None)
     step.run()

@@ -160,8 +160,10 @@ class _Validator(EventChecks, ScopeChecks):
         self.kinds: list[NodeKind | None] = [KINDS.get(n["kind"]) for n in self.nodes.values()]
         self.script_writers: dict[str, int] = {}
         self.pool = uses_pool(doc)
-        # In a pooled process: the steps whose outputs land in `$vars` with keys nobody declared.
+        # In a pooled process: the steps whose outputs land in `$vars` with keys nobody declared,
+        # and the process-level starts, whose input is in `$vars` before anything runs.
         self.pool_unknown = 0
+        self.pool_starts = 0
 
     def run(self) -> list[Problem]:
         self.check_ids()
@@ -618,6 +620,8 @@ class _Validator(EventChecks, ScopeChecks):
             if kind in ("startEvent", "userTask") and not event:
                 if kind == "startEvent" and node.get("parent"):
                     continue
+                if kind == "startEvent":
+                    self.pool_starts |= bit
                 keys = [f["key"] for f in iter_fields(config.get("form")) if f.get("key")]
                 for key in keys:
                     if is_identifier(key):
@@ -626,6 +630,8 @@ class _Validator(EventChecks, ScopeChecks):
                     self.pool_unknown |= bit
             elif config.get("tool") or kind == "receiveTask" or event in ("message", "signal"):
                 self.pool_unknown |= bit
+                if kind == "startEvent" and not node.get("parent"):
+                    self.pool_starts |= bit
 
     def check_path(
         self,
@@ -638,6 +644,8 @@ class _Validator(EventChecks, ScopeChecks):
     ) -> None:
         root, name = path[0], (path[1] if len(path) > 1 else None)
         shown = f"{root}.{name}" if name else root
+        if root == "$vars":
+            allowed |= self.pool_starts
         if root in ("$item", "$loop") and not loop:
             self.error(
                 "expression.reference",
