@@ -47,6 +47,10 @@ def test_the_checkbox_turns_the_pool_on_and_off(designer, make_process, db_sessi
 
     assert post(designer, f"/designer/{pid}/outline/settings", revision=3).status_code == 302
     assert "variables" not in get_process(db_session, pid).draft_document
+    db_session.expire_all()
+    xml = draft_xml(get_process(db_session, pid))
+    assert save_xml(designer, pid, xml, revision=4).status_code == 200
+    assert "variables" not in get_process(db_session, pid).draft_document
 
 
 def test_a_stale_settings_form_gets_409_and_changes_nothing(designer, make_process, db_session):
