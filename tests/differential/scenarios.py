@@ -3,9 +3,11 @@ stub results, and each condition as Flowdesk and as Spiff (Python) reads it wher
 text does not run in one of them. Corpus files are keyed by their path in the corpus, the
 hand-made ones by `files/<name>`. A file without an entry runs with empty answers and results.
 
-Flowdesk keeps each step's output under `$nodes.<id>` (the importer maps a bare name `x` to
-`$vars.x`, which only a `saveTo` fills), Spiff has one flat namespace; so a condition on a task's
-answer reads `$nodes.<task>.<name>` here and `<name>` in Python.
+The importer maps a bare name `x` to `$vars.x` and marks files of other tools with the process
+variables pool (docs/process-format.md), so start input, answers and tool results land in `$vars`
+as in Spiff's flat namespace: the importer's translation runs as it is, and only Spiff needs a
+Python condition where the file's is JUEL or FEEL (`Cond(python=...)`). Older entries still read
+`$nodes.<task>.<name>`, which gives the same result.
 """
 
 from __future__ import annotations
@@ -34,10 +36,10 @@ def _vacation(*rounds: tuple[str, str | None]) -> Scenario:
             "adjustVacationRequestTask": [{"resendRequest": again} for _, again in rounds if again],
         },
         conditions={
-            "flow3": _answer_is("handleRequest", "vacationApproved", "Approve"),
-            "flow5": _answer_is("handleRequest", "vacationApproved", "Reject"),
-            "flow7": _answer_is("adjustVacationRequestTask", "resendRequest", "Yes"),
-            "flow8": _answer_is("adjustVacationRequestTask", "resendRequest", "No"),
+            "flow3": Cond(python="vacationApproved == 'Approve'"),
+            "flow5": Cond(python="vacationApproved == 'Reject'"),
+            "flow7": Cond(python="resendRequest == 'Yes'"),
+            "flow8": Cond(python="resendRequest == 'No'"),
         },
         note="a loop back to the manager through an exclusive gateway",
     )
@@ -51,10 +53,10 @@ _VACATION = [
 
 _PUBLICATION = "camunda-bpm-examples/camunda-testing-job-announcement-publication.bpmn"
 _PUBLICATION_CONDITIONS = {
-    "Flow_0zn9zem": Cond("$input.twitter == true", "twitter"),
-    "Flow_0cpvktx": Cond("$input.twitter != true", "not twitter"),
-    "Flow_1oretgu": Cond("$input.facebook == true", "facebook"),
-    "Flow_0jly80u": Cond("$input.facebook != true", "not facebook"),
+    "Flow_0zn9zem": Cond(python="twitter"),
+    "Flow_0cpvktx": Cond(python="not twitter"),
+    "Flow_1oretgu": Cond(python="facebook"),
+    "Flow_0jly80u": Cond(python="not facebook"),
 }
 
 _DEFAULT_FLOW = "camunda-bpm-platform/ExclusiveGatewayTest.testDefaultSequenceFlow.bpmn20.xml"
@@ -75,8 +77,8 @@ SCENARIOS: dict[str, Scenario | list[Scenario]] = {
         Scenario(
             results={"ServiceTask_1": {"isHoliday": holiday}},
             conditions={
-                "SequenceFlow_3": Cond("$nodes.ServiceTask_1.isHoliday == true", "isHoliday"),
-                "SequenceFlow_4": Cond("$nodes.ServiceTask_1.isHoliday != true", "not isHoliday"),
+                "SequenceFlow_3": Cond(python="isHoliday"),
+                "SequenceFlow_4": Cond(python="not isHoliday"),
             },
         )
         for holiday in (True, False)
@@ -110,8 +112,8 @@ SCENARIOS: dict[str, Scenario | list[Scenario]] = {
         Scenario(
             input={"input": value},
             conditions={
-                "flow2": Cond("$input.input == 1", "input == 1"),
-                "flow4": Cond("$input.input == 3", "input == 3"),
+                "flow2": Cond(python="input == 1"),
+                "flow4": Cond(python="input == 3"),
             },
             answer_all=False,
             note="the default flow is listed between two conditional ones",
@@ -121,6 +123,11 @@ SCENARIOS: dict[str, Scenario | list[Scenario]] = {
     "camunda-bpm-platform/MessageIntermediateEventTest.testSingleIntermediateMessageEvent"
     ".bpmn20.xml": Scenario(messages=(("newInvoiceMessage", {"invoice": 7}),)),
     "flowable-examples/VacationRequest.bpmn20.xml": _VACATION,
+    "miwg-test-suite/reference/C.9.1.bpmn": Scenario(
+        input={"documentReferenceId": "D-1"},
+        note="the receive task's zeebe correlation key reads the process variable "
+        "documentReferenceId, which a start in Zeebe is given with the instance",
+    ),
     "spiffworkflow/Messages.bpmn20.xml": Scenario(
         bind={"sid-DF69AC93-16C3-405D-9FB1-9B2539519372": {"message": "Test Message"}},
         messages=(("Test Message", {}),),

@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from webapp.process.bpmn.layout import COLUMN, ROW, node_box
-from webapp.process.document import ancestors, next_id
+from webapp.process.document import VARIABLES_POOL, ancestors, next_id
 from webapp.process.kinds import KINDS, SCOPE_KINDS, default_size
 from webapp.services.processes import ProcessError
 
@@ -166,6 +166,14 @@ def delete_node(doc: dict[str, Any], node_id: str) -> list[str]:
 def delete_flow(doc: dict[str, Any], flow_id: str) -> None:
     _flow(doc, flow_id)
     del doc["flows"][flow_id]
+
+
+def set_variables_pool(doc: dict[str, Any], pool: bool) -> None:
+    """Turn the process variables pool on (`"variables": "pool"`) or off (the key is removed)."""
+    if pool:
+        doc["variables"] = VARIABLES_POOL
+    else:
+        doc.pop("variables", None)
 
 
 def update_node(doc: dict[str, Any], node_id: str, title: str, config: dict[str, Any]) -> None:

@@ -87,6 +87,10 @@ class RenameForm(RevisionForm):
     title = StringField("New title", validators=[Optional(), Length(max=200)])
 
 
+class ProcessSettingsForm(RevisionForm):
+    variables_pool = BooleanField("Process variables pool (as in Camunda, Flowable, SpiffWorkflow)")
+
+
 class ConnectForm(RevisionForm):
     source = SelectField("From", validate_choice=True)
     target = SelectField("To", validate_choice=True)

@@ -17,7 +17,13 @@ from wtforms.fields.choices import SelectChoice
 
 from webapp.designer import bp, draft_edits
 from webapp.designer.access import base_revision, can_publish, load_process
-from webapp.designer.forms import AddNodeForm, ConnectForm, RenameForm, RevisionForm
+from webapp.designer.forms import (
+    AddNodeForm,
+    ConnectForm,
+    ProcessSettingsForm,
+    RenameForm,
+    RevisionForm,
+)
 from webapp.designer.panel import (
     applied_note,
     handle_post,
@@ -36,7 +42,7 @@ from webapp.designer.panel_forms import (
 from webapp.designer.panel_forms import make_form as make_panel_form
 from webapp.htmx_support import is_htmx
 from webapp.models import Process
-from webapp.process.document import children
+from webapp.process.document import children, uses_pool
 from webapp.process.kinds import KINDS, SCOPE_KINDS
 from webapp.services import processes
 from webapp.services.processes import ProcessError, StaleDraft
@@ -114,9 +120,12 @@ def _forms(process: Process, **given: FlaskForm) -> dict[str, FlaskForm]:
     if "connect_form" not in given and len(connect.target.choices) > 1:
         connect.source.data = connect.source.choices[0].value
         connect.target.data = connect.target.choices[1].value
-    for form in (add, connect):
+    settings = given.get("settings_form") or ProcessSettingsForm(
+        formdata=None, variables_pool=uses_pool(_draft(process))
+    )
+    for form in (add, connect, settings):
         form.revision.data = str(revision)
-    return {"add_form": add, "connect_form": connect}
+    return {"add_form": add, "connect_form": connect, "settings_form": settings}
 
 
 def _page(process: Process, status: int = 200, error: str | None = None, **forms: FlaskForm):
@@ -179,6 +188,21 @@ def add_node(process_id: int):
         ),
         f"{label} '{title or form.kind.data}' added.",
         add_form=form,
+    )
+
+
+@bp.post("/<int:process_id>/outline/settings")
+def process_settings(process_id: int):
+    process = load_process(process_id, lock=True)
+    form = ProcessSettingsForm()
+    if not form.validate():
+        return _page(process, 400, "The settings form was not complete; reload the outline.")
+    pool = bool(form.variables_pool.data)
+    return _apply(
+        process,
+        lambda doc: draft_edits.set_variables_pool(doc, pool),
+        "Process variables pool " + ("turned on." if pool else "turned off."),
+        "#settings-title",
     )
 
 

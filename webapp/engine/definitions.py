@@ -15,6 +15,7 @@ from typing import Any
 from sqlalchemy.orm import Session
 
 from webapp.models import ProcessVersion
+from webapp.process.document import uses_pool
 
 CACHE_SIZE = 256
 
@@ -46,6 +47,8 @@ class Definition:
     event_starts: tuple[str, ...] = ()
     # Per inclusive join: node id -> the join's incoming flows a token there can still reach.
     inclusive_reach: Mapping[str, Mapping[str, frozenset[str]]] = field(default_factory=dict)
+    # `"variables": "pool"`: outputs and the start input also land in `$vars` (see Step.pool).
+    pool: bool = False
 
     def node(self, node_id: str) -> dict[str, Any]:
         return self.nodes[node_id]
@@ -159,6 +162,7 @@ def _build(version: ProcessVersion) -> Definition:
     return Definition(
         version_id=version.id,
         process_key=doc.get("key") or "",
+        pool=uses_pool(doc),
         number=version.number,
         nodes=nodes,
         flows=flows,

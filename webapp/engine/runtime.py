@@ -22,6 +22,7 @@ from webapp.engine.dispatch import JobRef
 from webapp.engine.history import History
 from webapp.engine.store import InstanceRow, JobRow, TokenRow
 from webapp.models import MessageSubscription, Task
+from webapp.process.document import UNPOOLED_KINDS
 
 LIVE = ("active", "waiting")
 OPEN = ("active", "waiting", "failed")
@@ -116,12 +117,22 @@ class Step:
         return values
 
     def record_output(self, node_id: str, output: Any) -> None:
-        """Store a finished step's output as `$nodes.<id>` and under its `saveTo` variable."""
+        """Store a finished step's output as `$nodes.<id>` and under its `saveTo` variable (in
+        a pooled process, without `saveTo`, its keys go into `$vars`)."""
         self.nodes[node_id] = output
         save_to = self.definition.config(node_id).get("saveTo")
         if isinstance(save_to, str) and save_to:
             self.vars[save_to] = output
+        elif self.definition.kind(node_id) not in UNPOOLED_KINDS:
+            self.pool(output)
         self._data_changed = True
+
+    def pool(self, values: Any) -> None:
+        """In a process with `"variables": "pool"`, merge a JSON object's keys into `$vars`,
+        later writes winning, as Camunda, Flowable and SpiffWorkflow do with process variables."""
+        if self.definition.pool and isinstance(values, dict):
+            self.vars.update(values)
+            self._data_changed = True
 
     def assign(self, values: dict[str, Any]) -> None:
         """Write `values` into `$vars` (a script task's assignments)."""

@@ -157,6 +157,7 @@ def start_instance(
         business_key=business_key,
         parent=instance.parent_id,
     )
+    step.pool(instance.input)
     if definition.event_subprocesses:
         scopes.open_event_subprocesses(step, None, None)
     token = step.new_token(start)

@@ -47,6 +47,21 @@ class DocumentError(ValueError):
         self.column = column
 
 
+#: The document setting `"variables": "pool"`: start input, form answers, message and signal
+#: payloads and tool results all land in `$vars`, as in Camunda, Flowable and SpiffWorkflow.
+VARIABLES_POOL = "pool"
+
+
+#: Kinds whose output stays out of the pool: a call or sub-process returns only what its mappings
+#: name.
+UNPOOLED_KINDS = frozenset({"callActivity", "subProcess", "eventSubProcess"})
+
+
+def uses_pool(doc: Mapping[str, Any]) -> bool:
+    """Whether the process reads one pool of process variables (see VARIABLES_POOL)."""
+    return doc.get("variables") == VARIABLES_POOL
+
+
 def is_valid_id(value: object) -> TypeGuard[str]:
     """Tell whether ``value`` is a usable node/flow id (XML NCName-like)."""
     return isinstance(value, str) and ID_RE.fullmatch(value) is not None
@@ -278,6 +293,11 @@ def normalize(doc: Any, *, deep: bool = True) -> dict[str, Any]:
     for name in ("key", "name"):
         if doc.get(name) is not None:
             _expect(doc[name], str, f"The document {name}", None)
+    if doc.get("variables") not in (None, VARIABLES_POOL):
+        raise DocumentError(
+            f"variables must be '{VARIABLES_POOL}' or absent, not {doc['variables']!r}"[:200],
+            field="variables",
+        )
     nodes = doc.get("nodes")
     flows = doc.get("flows")
     _expect({} if nodes is None else nodes, dict, "The document's nodes", None)

@@ -13,7 +13,14 @@ from typing import Any, Literal
 
 from webapp.process import expressions
 from webapp.process.catalog import ProcessCatalog, as_catalog
-from webapp.process.document import DocumentError, is_identifier, is_valid_id, normalize
+from webapp.process.document import (
+    UNPOOLED_KINDS,
+    DocumentError,
+    is_identifier,
+    is_valid_id,
+    normalize,
+    uses_pool,
+)
 from webapp.process.durations import parse_duration
 from webapp.process.event_checks import EventChecks
 from webapp.process.forms import field_expressions, iter_fields, validate_form_spec
@@ -152,6 +159,11 @@ class _Validator(EventChecks, ScopeChecks):
         self.graph: Graph = build_graph(self.nodes, self.flows)
         self.kinds: list[NodeKind | None] = [KINDS.get(n["kind"]) for n in self.nodes.values()]
         self.script_writers: dict[str, int] = {}
+        self.pool = uses_pool(doc)
+        # In a pooled process: the steps whose outputs land in `$vars` with keys nobody declared,
+        # and the process-level starts, whose input is in `$vars` before anything runs.
+        self.pool_unknown = 0
+        self.pool_starts = 0
 
     def run(self) -> list[Problem]:
         self.check_ids()
@@ -570,6 +582,8 @@ class _Validator(EventChecks, ScopeChecks):
             save_to = node["config"].get("saveTo")
             if self.kinds[index] is not None and is_identifier(save_to):
                 writers[save_to] = writers.get(save_to, 0) | (1 << index)
+        if self.pool:
+            self.pool_sources(writers)
         for site in self.sites:
             try:
                 parsed = expressions.parse(site.text)
@@ -593,6 +607,32 @@ class _Validator(EventChecks, ScopeChecks):
             for path in sorted(parsed.paths):
                 self.check_path(site, path, allowed, writers, loop, elements)
 
+    def pool_sources(self, writers: dict[str, int]) -> None:
+        """Add what a pooled process's steps put into `$vars` to `writers`: start and user task
+        form fields; steps whose output keys are not known (a start or user task without a
+        form, a tool's result, a message or signal payload) go to `pool_unknown`."""
+        for index, node in enumerate(self.nodes.values()):
+            kind, config = node["kind"], node["config"]
+            if self.kinds[index] is None or kind in UNPOOLED_KINDS or config.get("saveTo"):
+                continue
+            bit = 1 << index
+            event = config.get("event")
+            if kind in ("startEvent", "userTask") and not event:
+                if kind == "startEvent" and node.get("parent"):
+                    continue
+                if kind == "startEvent":
+                    self.pool_starts |= bit
+                keys = [f["key"] for f in iter_fields(config.get("form")) if f.get("key")]
+                for key in keys:
+                    if is_identifier(key):
+                        writers[key] = writers.get(key, 0) | bit
+                if not keys:
+                    self.pool_unknown |= bit
+            elif config.get("tool") or kind == "receiveTask" or event in ("message", "signal"):
+                self.pool_unknown |= bit
+                if kind == "startEvent" and not node.get("parent"):
+                    self.pool_starts |= bit
+
     def check_path(
         self,
         site: Site,
@@ -604,6 +644,8 @@ class _Validator(EventChecks, ScopeChecks):
     ) -> None:
         root, name = path[0], (path[1] if len(path) > 1 else None)
         shown = f"{root}.{name}" if name else root
+        if root == "$vars":
+            allowed |= self.pool_starts
         if root in ("$item", "$loop") and not loop:
             self.error(
                 "expression.reference",
@@ -631,6 +673,19 @@ class _Validator(EventChecks, ScopeChecks):
                 "expression.reference",
                 site.element_id,
                 f"{site.what} refers to {shown}; $form can only be used inside a form.",
+            )
+        elif (
+            root == "$vars"
+            and name is not None
+            and not writers.get(name, 0) & allowed
+            and self.pool_unknown & allowed
+        ):
+            self.warning(
+                "expression.reference",
+                site.element_id,
+                f"{site.what} reads the process variable '{name}', which no form, script or "
+                "saveTo before it provides; it is read from what arrives (the start input, "
+                "a form without fields, a tool's result or a message), so it may be missing.",
             )
         elif root == "$vars" and name is not None and not writers.get(name, 0) & allowed:
             where = "before it" if name in writers else "in the process"

@@ -20,6 +20,7 @@ from lxml import etree
 
 from webapp.process.document import (
     CURRENT_FORMAT_VERSION,
+    VARIABLES_POOL,
     DocumentError,
     is_valid_id,
     normalize,
@@ -37,6 +38,7 @@ from .vendor import (
     start_event_config,
     user_task_config,
 )
+from .writer import EXPORTER
 
 MAX_BYTES = 5_000_000
 
@@ -165,6 +167,7 @@ class _Reader:
                 doc["name"] = name
         else:
             doc.update({k: v for k, v in ext.items() if k not in ("nodes", "flows")})
+        doc.update(_foreign_settings(self.root, ext))
         nodes: dict[str, Any] = {}
         origin: dict[str, str] = {}
         containers: list[etree._Element] = []
@@ -466,6 +469,14 @@ class _Reader:
             layout.place_missing(doc, missing)
             for node_id in missing:
                 self.warn("import.missing_shape", node_id, "No diagram shape; placed below")
+
+
+def _foreign_settings(root: etree._Element, ext: dict[str, Any]) -> dict[str, Any]:
+    """Document settings for a file another tool wrote: its engine reads one pool of process
+    variables (start data, form results, payloads and tool results alike)."""
+    if ext or root.get("exporter") == EXPORTER:
+        return {}
+    return {"variables": VARIABLES_POOL}
 
 
 def _refusal(element: etree._Element, local: str) -> tuple[str, str] | None:
