@@ -1,0 +1,262 @@
+"""Modelling-only BPMN elements, kept in the document as plain data and written back unchanged.
+
+Data objects and stores, data associations, `ioSpecification`, `property`, lanes, text
+annotations, associations, groups, categories and other vendors' extension elements carry no
+behaviour in Flowdesk: the engine never sees them. Each is stored as a JSON tree (`tag`, `attrs`,
+`text`, `children`; BPMN names bare, other namespaces in `{uri}name` form) so that import, export
+and import again give the same document whatever prefixes the source file used.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable
+from typing import Any
+
+from lxml import etree
+
+from .namespaces import BPMN, BPMNDI, DC, DI, FLOWDESK, XSI, q, split
+
+#: Children of a process or sub-process kept as they are; the first group precedes flow elements.
+SCOPE_HEAD = ("ioSpecification", "ioBinding", "property", "laneSet")
+SCOPE_TAIL = (
+    "dataObject",
+    "dataObjectReference",
+    "dataStoreReference",
+    "textAnnotation",
+    "association",
+    "group",
+)
+#: Children of an activity or event kept as they are (after incoming/outgoing, in schema order).
+NODE_FIELDS = (
+    "ioSpecification",
+    "property",
+    "dataInput",
+    "dataInputAssociation",
+    "dataOutput",
+    "dataOutputAssociation",
+    "inputSet",
+    "outputSet",
+)
+#: Root elements of `definitions` that only modelling-only elements refer to.
+DEFINITIONS = ("dataStore", "category", "itemDefinition")
+#: Attributes whose value names another element (a QName: the prefix is dropped on import).
+_REFERENCES = {
+    "sourceRef",
+    "targetRef",
+    "dataObjectRef",
+    "dataStoreRef",
+    "itemSubjectRef",
+    "categoryValueRef",
+    "bpmnElement",
+    "structureRef",
+}
+#: Child elements whose text names another element.
+_REFERENCE_TEXT = {
+    "flowNodeRef",
+    "sourceRef",
+    "targetRef",
+    "dataInputRefs",
+    "dataOutputRefs",
+    "optionalInputRefs",
+    "optionalOutputRefs",
+    "whileExecutingInputRefs",
+    "whileExecutingOutputRefs",
+    "inputSetRefs",
+    "outputSetRefs",
+}
+#: Namespaces whose prefixes are written at the root on export (bpmn.io conventions).
+VENDOR_PREFIXES = {
+    "http://camunda.org/schema/1.0/bpmn": "camunda",
+    "http://camunda.org/schema/zeebe/1.0": "zeebe",
+    "http://camunda.org/schema/modeler/1.0": "modeler",
+    "http://flowable.org/bpmn": "flowable",
+    "http://activiti.org/bpmn": "activiti",
+    "http://spiffworkflow.org/bpmn/schema/1.0/core": "spiffworkflow",
+    "http://bpmn.io/schema/bpmn/biocolor/1.0": "bioc",
+    "http://www.omg.org/spec/BPMN/non-normative/color/1.0": "color",
+}
+
+
+_TYPE_PREFIXES = {BPMN: "bpmn", BPMNDI: "bpmndi", DC: "dc", DI: "di"}
+
+
+def _name(tag: str) -> str:
+    namespace, local = split(tag)
+    return local if namespace in (BPMN, "") else tag
+
+
+def _tag(name: str) -> str:
+    return name if name.startswith("{") else q(BPMN, name)
+
+
+def _local(value: str) -> str:
+    return value.strip().rpartition(":")[2]
+
+
+def to_data(element: etree._Element) -> dict[str, Any]:
+    """The JSON tree of `element` (comments and whitespace-only text dropped)."""
+    namespace, local = split(element.tag)
+    attrs: dict[str, str] = {}
+    for key, value in element.attrib.items():
+        name = _name(str(key))
+        value = str(value)
+        if name in _REFERENCES:
+            value = " ".join(_local(part) for part in value.split())
+        elif key == q(XSI, "type"):  # a QName: written with the prefix the export declares
+            prefix, _, rest = value.rpartition(":")
+            ours = _TYPE_PREFIXES.get(element.nsmap.get(prefix or None) or "")
+            if ours is None:
+                continue
+            value = f"{ours}:{rest}"
+        attrs[name] = value
+    data: dict[str, Any] = {"tag": _name(str(element.tag))}
+    if attrs:
+        data["attrs"] = attrs
+    text = element.text or ""
+    if text.strip():
+        data["text"] = _local(text) if namespace == BPMN and local in _REFERENCE_TEXT else text
+    children = [to_data(child) for child in element if isinstance(child.tag, str)]
+    if children:
+        data["children"] = children
+    return data
+
+
+def to_xml(data: Any) -> etree._Element | None:
+    """The element of a JSON tree written by `to_data`; None when `data` is not one."""
+    if not isinstance(data, dict) or not isinstance(data.get("tag"), str):
+        return None
+    try:
+        element = etree.Element(_tag(data["tag"]), nsmap=_nsmap(data["tag"]))
+        attrs = data.get("attrs") or {}
+        for key, value in attrs.items() if isinstance(attrs, dict) else []:
+            if isinstance(key, str) and isinstance(value, str):
+                element.set(key, value)
+        if isinstance(data.get("text"), str):
+            element.text = data["text"]
+        for child_data in data.get("children") or []:
+            child = to_xml(child_data)
+            if child is not None:
+                element.append(child)
+    except ValueError:  # a name or text XML cannot hold: not something we wrote
+        return None
+    return element
+
+
+def _nsmap(name: str) -> dict[str | None, str]:
+    namespace = split(_tag(name))[0]
+    prefix = VENDOR_PREFIXES.get(namespace)
+    return {prefix: namespace} if prefix else {}
+
+
+def ids_in(items: Iterable[Any]) -> set[str]:
+    """Every `id` in a list of JSON trees."""
+    found: set[str] = set()
+    stack = list(items)
+    while stack:
+        data = stack.pop()
+        if not isinstance(data, dict):
+            continue
+        attrs = data.get("attrs")
+        if isinstance(attrs, dict) and isinstance(attrs.get("id"), str):
+            found.add(attrs["id"])
+        children = data.get("children")
+        if isinstance(children, list):
+            stack.extend(children)
+    return found
+
+
+def foreign_extensions(element: etree._Element) -> list[dict[str, Any]]:
+    """Other vendors' children of `element`'s extensionElements (ours are read elsewhere)."""
+    return [
+        to_data(child)
+        for container in element.findall(q(BPMN, "extensionElements"))
+        for child in container
+        if isinstance(child.tag, str) and split(child.tag)[0] not in (FLOWDESK, BPMN)
+    ]
+
+
+def diagram_elements(root: etree._Element, wanted: set[str]) -> list[dict[str, Any]]:
+    """Shapes and edges of kept elements, each with the plane (`null`: the main one) it is on."""
+    result: list[dict[str, Any]] = []
+    for plane in root.iter(q(BPMNDI, "BPMNPlane")):
+        owner = _local(plane.get("bpmnElement", ""))
+        for child in plane:
+            if split(child.tag) not in ((BPMNDI, "BPMNShape"), (BPMNDI, "BPMNEdge")):
+                continue
+            if _local(child.get("bpmnElement", "")) in wanted:
+                result.append({"plane": owner, "element": to_data(child)})
+    return result
+
+
+_ASSOCIATIONS = {"association", "dataInputAssociation", "dataOutputAssociation"}
+
+
+def _refs(data: dict[str, Any]) -> list[str]:
+    attrs: dict[str, Any] = data["attrs"] if isinstance(data.get("attrs"), dict) else {}
+    found = [attrs[name] for name in ("sourceRef", "targetRef") if isinstance(attrs.get(name), str)]
+    for child in data.get("children") or []:
+        if isinstance(child, dict) and child.get("tag") in ("sourceRef", "targetRef"):
+            found.append(str(child.get("text", "")))
+    return found
+
+
+def _pruned(items: list[Any], ids: set[str]) -> list[Any]:
+    """`items` without associations whose ends are gone and lane references to missing nodes."""
+    result: list[Any] = []
+    for data in items:
+        if not isinstance(data, dict):
+            continue
+        if data.get("tag") in _ASSOCIATIONS and any(ref not in ids for ref in _refs(data)):
+            continue
+        if data.get("tag") == "flowNodeRef" and data.get("text") not in ids:
+            continue
+        children = data.get("children")
+        if isinstance(children, list):
+            data = {**data, "children": _pruned(children, ids)}
+            if not data["children"]:
+                del data["children"]
+        result.append(data)
+    return result
+
+
+def prune(doc: dict[str, Any]) -> None:
+    """Drop kept parts that point at elements no longer in `doc` (a deleted task, a renamed id),
+    so the export stays valid; import applies the same rule, keeping the round trip identical."""
+    nodes = doc.get("nodes", {})
+    kept: dict[str, Any] = doc["kept"] if isinstance(doc.get("kept"), dict) else {}
+    owners = [node for node in nodes.values() if isinstance(node.get("kept"), list)]
+    base = set(nodes) | set(doc.get("flows", {}))
+
+    def semantic_ids() -> set[str]:
+        lists = [kept.get("definitions"), kept.get("process"), *(n["kept"] for n in owners)]
+        return base | ids_in(item for items in lists if isinstance(items, list) for item in items)
+
+    while True:
+        ids = semantic_ids()
+        before = json.dumps([kept, [n["kept"] for n in owners]], sort_keys=True)
+        for name in ("definitions", "process"):
+            if isinstance(kept.get(name), list):
+                kept[name] = _pruned(kept[name], ids)
+        for node in owners:
+            node["kept"] = _pruned(node["kept"], ids)
+        if json.dumps([kept, [n["kept"] for n in owners]], sort_keys=True) == before:
+            break
+    if isinstance(kept.get("diagram"), list):
+        kept["diagram"] = [
+            entry
+            for entry in kept["diagram"]
+            if isinstance(entry, dict)
+            and isinstance(entry.get("element"), dict)
+            and isinstance(entry["element"].get("attrs"), dict)
+            and entry["element"]["attrs"].get("bpmnElement") in ids
+        ]
+    for node in owners:
+        if not node["kept"]:
+            del node["kept"]
+    for name in [key for key, value in kept.items() if not value]:
+        del kept[name]
+    if kept:
+        doc["kept"] = kept
+    else:
+        doc.pop("kept", None)
