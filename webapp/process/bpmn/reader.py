@@ -5,10 +5,11 @@ executable process with flow nodes, else the first with flow nodes. Sub-processe
 collapsed, with a plane of their own as bpmn-js writes them) are read recursively: their nodes
 name them in `parent`. Nothing is dropped silently: `unsupported` lists every element not imported
 (other pools, message flows, transactions, compensation and conditional events, business rule
-tasks, complex gateways, data objects...) or imported without part of its meaning (a standard
-loop), and every sequence flow that touches one. Lanes are ignored without a note (they
-carry no behaviour here); text annotations and associations give warnings. Positions come from
-BPMNDI; a file with no usable DI gets `auto_layout`, nodes missing a shape are put below the rest.
+tasks, complex gateways...) or imported without part of its meaning (a standard loop), and every
+sequence flow that touches one. Modelling-only elements (data objects and stores, lanes,
+annotations, groups, other vendors' extensions...) are kept as they are (see `kept`). A file
+with duplicate ids, or whose process has no flow nodes, is refused. Positions come from BPMNDI; a
+file with no usable DI gets `auto_layout`, nodes missing a shape are put below the rest.
 """
 
 from __future__ import annotations
