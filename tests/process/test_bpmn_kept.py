@@ -312,3 +312,37 @@ def test_duplicate_ids_are_refused_naming_the_id_and_its_line() -> None:
     twice = MODEL.replace('id="f2_di"', 'id="f1_di"')
     with pytest.raises(BpmnImportError, match="'f1_di'"):
         import_bpmn(twice)
+
+
+def test_kept_data_from_a_json_document_cannot_break_the_export(schema: etree.XMLSchema) -> None:
+    """A hand-edited `kept` section: what cannot stand where it is, or reuses an id, is left out,
+    and the export stays valid and stable."""
+    document = import_bpmn(MODEL).document
+    note = {"tag": "textAnnotation", "attrs": {"id": "check"}}  # a node's id
+    document["kept"]["process"] += [
+        note,
+        {"tag": "textAnnotation", "attrs": {"id": "Note"}},  # a kept element's id
+        {"tag": "startEvent", "attrs": {"id": "sneaky"}},  # a flow node is not documentation
+        {"tag": "{https://flowdesk.dev/schema/bpmn/1.0}config", "text": '{"x": 1}'},
+        {"tag": f"{{{BPMN}}}userTask", "attrs": {"id": "hidden"}},
+        {"tag": "group", "attrs": {"id": "Bad", "a b": "c"}, "text": "\x01"},
+        {"tag": "{bad", "children": "no"},
+        "text",
+        {"tag": "association", "attrs": {"id": "Dangling", "sourceRef": "nowhere"}},
+    ]
+    document["kept"]["definitions"].append({"tag": "process", "attrs": {"id": "Other"}})
+    document["kept"]["diagram"].append({"plane": "check", "element": {"tag": "dataObject"}})
+    document["kept"]["extra"] = [1]
+    document["nodes"]["start"]["kept"] = 5
+    document["nodes"]["done"]["kept"] = [{"tag": "laneSet", "attrs": {"id": "LaneOps"}}]
+    exported = export_bpmn(document)
+    root = etree.fromstring(exported.encode())
+    assert schema.validate(root), schema.error_log.last_error
+    elements = by_id(root)
+    assert elements["check"].tag == q(BPMN, "userTask")
+    assert elements["Note"].findtext(q(BPMN, "text")) == "Checked within a day & logged"
+    assert not {"sneaky", "hidden", "Other", "Dangling"} & set(elements)
+    again = import_bpmn(exported)
+    assert again.unsupported == []
+    assert list(again.document["nodes"]) == ["start", "check", "done"]
+    assert export_bpmn(again.document) == exported

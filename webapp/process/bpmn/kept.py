@@ -220,13 +220,88 @@ def _pruned(items: list[Any], ids: set[str]) -> list[Any]:
     return result
 
 
+#: The parts of the document's `kept` section.
+PARTS = ("definitions", "process", "diagram")
+#: The BPMN elements each place may hold (another vendor's elements go in extensionElements).
+ALLOWED = {
+    "definitions": set(DEFINITIONS),
+    "process": {*SCOPE_HEAD, *SCOPE_TAIL},
+    "node": {*NODE_FIELDS, *SCOPE_HEAD, *SCOPE_TAIL},
+}
+_STANDARD = (BPMN, BPMNDI, DC, DI)
+
+
+def is_foreign(tag: object) -> bool:
+    """Tell whether `tag` names another vendor's element (not BPMN's, not ours, not the DI's)."""
+    return isinstance(tag, str) and split(_tag(tag))[0] not in (*_STANDARD, FLOWDESK)
+
+
+def _unique(items: Any, seen: set[str], allowed: set[str], diagram: bool = False) -> list[Any]:
+    """The JSON trees of `items` that may stand here and reuse no id seen before."""
+    result = []
+    for data in items if isinstance(items, list) else []:
+        tag = data.get("tag") if isinstance(data, dict) else None
+        if not isinstance(tag, str):
+            continue
+        namespace, local = split(_tag(tag))
+        if diagram:
+            fits = namespace == BPMNDI and local in ("BPMNShape", "BPMNEdge")
+        else:
+            fits = (namespace == BPMN and local in allowed) or is_foreign(tag)
+        ids = _standard_ids(data)
+        if not fits or len(ids) != len(set(ids)) or seen & set(ids):
+            continue
+        seen.update(ids)
+        result.append(data)
+    return result
+
+
+def _standard_ids(data: Any) -> list[str]:
+    """Ids of the BPMN and DI elements in a JSON tree (the schema wants them unique)."""
+    found: list[str] = []
+    stack = [data]
+    while stack:
+        item = stack.pop()
+        if not isinstance(item, dict) or not isinstance(item.get("tag"), str):
+            continue
+        attrs = item.get("attrs")
+        standard = split(_tag(item["tag"]))[0] in _STANDARD
+        if standard and isinstance(attrs, dict) and isinstance(attrs.get("id"), str):
+            found.append(attrs["id"])
+        if isinstance(item.get("children"), list):
+            stack.extend(item["children"])
+    return found
+
+
 def prune(doc: dict[str, Any]) -> None:
     """Drop kept parts that point at elements no longer in `doc` (a deleted task, a renamed id),
     so the export stays valid; import applies the same rule, keeping the round trip identical."""
     nodes = doc.get("nodes", {})
-    kept: dict[str, Any] = doc["kept"] if isinstance(doc.get("kept"), dict) else {}
-    owners = [node for node in nodes.values() if isinstance(node.get("kept"), list)]
+    given = doc["kept"] if isinstance(doc.get("kept"), dict) else {}
+    kept: dict[str, Any] = {name: given[name] for name in PARTS if name in given}
+    for node in nodes.values():
+        if "kept" in node and not isinstance(node["kept"], list):
+            del node["kept"]
+    owners = [node for node in nodes.values() if "kept" in node]
     base = set(nodes) | set(doc.get("flows", {}))
+    seen = set(base)  # an id used twice (by a node, or by two kept elements) keeps its first use
+    for name in ("definitions", "process"):
+        kept[name] = _unique(kept.get(name), seen, ALLOWED[name])
+    for node in owners:
+        node["kept"] = _unique(node["kept"], seen, ALLOWED["node"])
+    entries: list[Any] = kept["diagram"] if isinstance(kept.get("diagram"), list) else []
+    collapsed = {
+        node_id
+        for node_id, node in nodes.items()
+        if node.get("kind") in ("subProcess", "eventSubProcess")
+        and isinstance(node.get("config"), dict)
+        and node["config"].get("collapsed") is True
+    }
+    kept["diagram"] = [
+        {**entry, "plane": entry.get("plane") if entry.get("plane") in collapsed else None}
+        for entry in entries
+        if isinstance(entry, dict) and _unique([entry.get("element")], seen, set(), diagram=True)
+    ]
 
     def semantic_ids() -> set[str]:
         lists = [kept.get("definitions"), kept.get("process"), *(n["kept"] for n in owners)]

@@ -507,7 +507,7 @@ def _append_kept(parent: etree._Element, data: Any) -> None:
 def _kept_children(element: etree._Element, items: list[Any], after: tuple[str, ...]) -> list[Any]:
     """Write the foreign extensions among `items` into `element`'s extensionElements and the
     head children (ioSpecification, property, laneSet) of a scope; return the rest."""
-    foreign = [d for d in items if isinstance(d, dict) and str(d.get("tag", "")).startswith("{")]
+    foreign = [d for d in items if isinstance(d, dict) and kept.is_foreign(d.get("tag"))]
     if foreign:
         container = element.find(q(BPMN, "extensionElements"))
         if container is None:
