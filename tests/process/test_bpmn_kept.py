@@ -346,3 +346,32 @@ def test_kept_data_from_a_json_document_cannot_break_the_export(schema: etree.XM
     assert again.unsupported == []
     assert list(again.document["nodes"]) == ["start", "check", "done"]
     assert export_bpmn(again.document) == exported
+
+
+def test_a_collapsed_sub_process_keeps_its_annotation_on_its_own_plane(
+    schema: etree.XMLSchema,
+) -> None:
+    xml = MODEL.replace(
+        '<semantic:endEvent id="done" name="Done"/>',
+        '<semantic:subProcess id="done"><semantic:startEvent id="inner"/>'
+        '<semantic:textAnnotation id="InnerNote"><semantic:text>inside</semantic:text>'
+        "</semantic:textAnnotation></semantic:subProcess>",
+    ).replace(
+        "</semantic:definitions>",
+        '<bpmndi:BPMNDiagram id="SubDiagram"><bpmndi:BPMNPlane id="SubPlane" bpmnElement="done">'
+        '<bpmndi:BPMNShape id="inner_di" bpmnElement="inner">'
+        '<dc:Bounds x="100" y="100" width="36" height="36"/></bpmndi:BPMNShape>'
+        '<bpmndi:BPMNShape id="InnerNote_di" bpmnElement="InnerNote">'
+        '<dc:Bounds x="200" y="100" width="100" height="30"/></bpmndi:BPMNShape>'
+        "</bpmndi:BPMNPlane></bpmndi:BPMNDiagram></semantic:definitions>",
+    )
+    result = import_bpmn(xml)
+    assert result.document["nodes"]["done"]["config"]["collapsed"] is True
+    on_plane = {e["element"]["attrs"]["id"]: e["plane"] for e in result.document["kept"]["diagram"]}
+    assert on_plane["InnerNote_di"] == "done" and on_plane["Note_di"] is None
+    exported = export_bpmn(result.document)
+    root = etree.fromstring(exported.encode())
+    assert schema.validate(root), schema.error_log.last_error
+    shape = by_id(root)["InnerNote_di"]
+    assert shape.getparent().get("bpmnElement") == "done"
+    assert export_bpmn(import_bpmn(exported).document) == exported
