@@ -225,6 +225,7 @@ def test_export_writes_them_back_with_their_shapes_and_edges() -> None:
     assert listener is not None
     assert dict(listener.attrib) == {"class": "com.example.Audit", "event": "start"}
     assert root.nsmap.get("camunda") == CAMUNDA
+    assert "kept" not in "".join(root.itertext()), "kept elements are written as XML only"
     owner = root.find(f".//{{{CAMUNDA}}}property")
     assert owner is not None and owner.get("value") == "team-a"
 

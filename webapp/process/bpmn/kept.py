@@ -15,7 +15,20 @@ from typing import Any
 
 from lxml import etree
 
-from .namespaces import BPMN, BPMNDI, DC, DI, FLOWDESK, XSI, q, split
+from .namespaces import (
+    BPMN,
+    BPMNDI,
+    DC,
+    DI,
+    EXPORT_NSMAP,
+    FLOWDESK,
+    JUEL_VENDORS,
+    SPIFF,
+    XSI,
+    ZEEBE,
+    q,
+    split,
+)
 
 #: Children of a process or sub-process kept as they are; the first group precedes flow elements.
 SCOPE_HEAD = ("ioSpecification", "ioBinding", "property", "laneSet")
@@ -123,30 +136,54 @@ def to_data(element: etree._Element) -> dict[str, Any]:
 
 
 def to_xml(data: Any) -> etree._Element | None:
-    """The element of a JSON tree written by `to_data`; None when `data` is not one."""
+    """The element of a JSON tree written by `to_data`; None when `data` is not one. Every
+    namespace of the tree is declared on its top element, with one prefix each."""
     if not isinstance(data, dict) or not isinstance(data.get("tag"), str):
         return None
+    nsmap: dict[str | None, str] = {}
+    for namespace in sorted(_namespaces(data)):
+        prefix = VENDOR_PREFIXES.get(namespace) or f"ns{len(nsmap) + 1}"
+        nsmap[prefix] = namespace
     try:
-        element = etree.Element(_tag(data["tag"]), nsmap=_nsmap(data["tag"]))
-        attrs = data.get("attrs") or {}
-        for key, value in attrs.items() if isinstance(attrs, dict) else []:
-            if isinstance(key, str) and isinstance(value, str):
-                element.set(key, value)
-        if isinstance(data.get("text"), str):
-            element.text = data["text"]
-        for child_data in data.get("children") or []:
-            child = to_xml(child_data)
-            if child is not None:
-                element.append(child)
+        element = etree.Element(_tag(data["tag"]), nsmap=nsmap)
+        _fill(element, data)
     except ValueError:  # a name or text XML cannot hold: not something we wrote
         return None
     return element
 
 
-def _nsmap(name: str) -> dict[str | None, str]:
-    namespace = split(_tag(name))[0]
-    prefix = VENDOR_PREFIXES.get(namespace)
-    return {prefix: namespace} if prefix else {}
+def _fill(element: etree._Element, data: dict[str, Any]) -> None:
+    attrs = data.get("attrs") or {}
+    for key, value in attrs.items() if isinstance(attrs, dict) else []:
+        if isinstance(key, str) and isinstance(value, str):
+            element.set(key, value)
+    if isinstance(data.get("text"), str):
+        element.text = data["text"]
+    children = data.get("children")
+    for child in children if isinstance(children, list) else []:
+        if isinstance(child, dict) and isinstance(child.get("tag"), str):
+            _fill(etree.SubElement(element, _tag(child["tag"])), child)
+
+
+def _namespaces(data: dict[str, Any]) -> set[str]:
+    """The namespaces of a JSON tree's names other than BPMN's (declared on the root)."""
+    found: set[str] = set()
+    stack = [data]
+    while stack:
+        item = stack.pop()
+        if not isinstance(item, dict):
+            continue
+        names = [item.get("tag")]
+        if isinstance(item.get("attrs"), dict):
+            names += list(item["attrs"])
+        for name in names:
+            if isinstance(name, str) and name.startswith("{"):
+                namespace = split(name)[0]
+                if namespace not in (BPMN, *EXPORT_NSMAP.values()):
+                    found.add(namespace)
+        if isinstance(item.get("children"), list):
+            stack.extend(item["children"])
+    return found
 
 
 def ids_in(items: Iterable[Any]) -> set[str]:
@@ -166,14 +203,73 @@ def ids_in(items: Iterable[Any]) -> set[str]:
     return found
 
 
+#: Vendor settings import maps to Flowdesk's own (`vendor`, `structure`): not kept, since they
+#: come back from the node's config; keeping them would bring back a value deleted in Flowdesk.
+MAPPED_ATTRIBUTES = {
+    "assignee",
+    "candidateUsers",
+    "candidateGroups",
+    "dueDate",
+    "type",
+    "topic",
+    "resultVariable",
+    "resultVariableName",
+    "collection",
+    "elementVariable",
+    "calledElementBinding",
+    "calledElementVersion",
+}
+MAPPED_ELEMENTS = {
+    "assignmentDefinition",
+    "taskDefinition",
+    "script",
+    "loopCharacteristics",
+    "calledElement",
+    "ioMapping",
+    "formData",
+    "formProperty",
+    "inputOutput",
+    "in",
+    "serviceTaskOperator",
+}
+_MAPPING_VENDORS = (*JUEL_VENDORS, ZEEBE, SPIFF)
+
+
+def _mapped(name: str, mapped: set[str]) -> bool:
+    namespace, local = split(name)
+    return namespace in _MAPPING_VENDORS and local in mapped
+
+
 def foreign_extensions(element: etree._Element) -> list[dict[str, Any]]:
-    """Other vendors' children of `element`'s extensionElements (ours are read elsewhere)."""
-    return [
+    """Other vendors' attributes of `element` (one `@attributes` item) and the children of its
+    extensionElements that Flowdesk does not map (ours are read elsewhere)."""
+    attrs = {
+        str(key): str(value)
+        for key, value in element.attrib.items()
+        if str(key).startswith("{")
+        and is_foreign(str(key))
+        and not _mapped(str(key), MAPPED_ATTRIBUTES)
+    }
+    found = [{"tag": ATTRIBUTES, "attrs": attrs}] if attrs else []
+    return found + [
         to_data(child)
         for container in element.findall(q(BPMN, "extensionElements"))
         for child in container
-        if isinstance(child.tag, str) and split(child.tag)[0] not in (FLOWDESK, BPMN)
+        if isinstance(child.tag, str)
+        and is_foreign(str(child.tag))
+        and not _mapped(str(child.tag), MAPPED_ELEMENTS)
     ]
+
+
+def set_attributes(element: etree._Element, items: list[Any]) -> None:
+    """Put back the other vendors' attributes kept by `foreign_extensions`."""
+    for data in items:
+        if isinstance(data, dict) and data.get("tag") == ATTRIBUTES:
+            for key, value in data["attrs"].items():
+                try:
+                    element.set(key, value)
+                except ValueError:
+                    continue
 
 
 def diagram_elements(root: etree._Element, wanted: set[str]) -> list[dict[str, Any]]:
@@ -220,20 +316,22 @@ def _pruned(items: list[Any], ids: set[str]) -> list[Any]:
     return result
 
 
+#: The item holding an element's attributes in other vendors' namespaces.
+ATTRIBUTES = "@attributes"
 #: The parts of the document's `kept` section.
 PARTS = ("definitions", "process", "diagram")
 #: The BPMN elements each place may hold (another vendor's elements go in extensionElements).
 ALLOWED = {
     "definitions": set(DEFINITIONS),
-    "process": {*SCOPE_HEAD, *SCOPE_TAIL},
-    "node": {*NODE_FIELDS, *SCOPE_HEAD, *SCOPE_TAIL},
+    "process": {*SCOPE_HEAD, *SCOPE_TAIL, ATTRIBUTES},
+    "node": {*NODE_FIELDS, *SCOPE_HEAD, *SCOPE_TAIL, ATTRIBUTES},
 }
 _STANDARD = (BPMN, BPMNDI, DC, DI)
 
 
 def is_foreign(tag: object) -> bool:
     """Tell whether `tag` names another vendor's element (not BPMN's, not ours, not the DI's)."""
-    return isinstance(tag, str) and split(_tag(tag))[0] not in (*_STANDARD, FLOWDESK)
+    return isinstance(tag, str) and split(_tag(tag))[0] not in (*_STANDARD, FLOWDESK, XSI)
 
 
 def _unique(items: Any, seen: set[str], allowed: set[str], diagram: bool = False) -> list[Any]:
@@ -243,11 +341,27 @@ def _unique(items: Any, seen: set[str], allowed: set[str], diagram: bool = False
         tag = data.get("tag") if isinstance(data, dict) else None
         if not isinstance(tag, str):
             continue
+        if tag == ATTRIBUTES:
+            attrs = data.get("attrs")
+            if ATTRIBUTES in allowed and isinstance(attrs, dict):
+                attrs = {
+                    k: v
+                    for k, v in attrs.items()
+                    if isinstance(v, str)
+                    and k.startswith("{")
+                    and is_foreign(k)
+                    and not _mapped(k, MAPPED_ATTRIBUTES)
+                }
+                if attrs:
+                    result.append({"tag": ATTRIBUTES, "attrs": attrs})
+            continue
         namespace, local = split(_tag(tag))
         if diagram:
             fits = namespace == BPMNDI and local in ("BPMNShape", "BPMNEdge")
         else:
-            fits = (namespace == BPMN and local in allowed) or is_foreign(tag)
+            fits = (namespace == BPMN and local in allowed) or (
+                is_foreign(tag) and not _mapped(_tag(tag), MAPPED_ELEMENTS)
+            )
         ids = _standard_ids(data)
         if not fits or len(ids) != len(set(ids)) or seen & set(ids):
             continue

@@ -189,6 +189,7 @@ class _Writer:
         process = etree.SubElement(root, q(BPMN, "process"), id=process_id, isExecutable="true")
         if xml_safe(self.doc.get("name")) and self.doc["name"]:
             process.set("name", self.doc["name"])
+        kept.set_attributes(process, self.kept.get("process", []))
         document_ext = {k: v for k, v in self.doc.items() if k not in _DOC_KEYS}
         document_ext.setdefault("format_version", CURRENT_FORMAT_VERSION)
         _extensions(process, {"document": document_ext, "order": self._order()})
@@ -263,7 +264,10 @@ class _Writer:
         if kind == "boundaryEvent" and not known:
             tag = "task"  # no host or no definition to write: keep it all in the extension
         element = etree.Element(q(BPMN, tag), id=node_id)
-        extras = {k: v for k, v in node.items() if k not in _NODE_KEYS and k != "parent"}
+        kept.set_attributes(element, node.get("kept", []))
+        extras = {
+            k: v for k, v in node.items() if k not in _NODE_KEYS and k not in ("parent", "kept")
+        }
         if kind not in ELEMENT_FOR_KIND or tag == "task":
             extras["kind"] = kind
         if xml_safe(node["title"]):
@@ -507,7 +511,11 @@ def _append_kept(parent: etree._Element, data: Any) -> None:
 def _kept_children(element: etree._Element, items: list[Any], after: tuple[str, ...]) -> list[Any]:
     """Write the foreign extensions among `items` into `element`'s extensionElements and the
     head children (ioSpecification, property, laneSet) of a scope; return the rest."""
-    foreign = [d for d in items if isinstance(d, dict) and kept.is_foreign(d.get("tag"))]
+    foreign = [
+        d
+        for d in items
+        if isinstance(d, dict) and d.get("tag") != kept.ATTRIBUTES and kept.is_foreign(d.get("tag"))
+    ]
     if foreign:
         container = element.find(q(BPMN, "extensionElements"))
         if container is None:
