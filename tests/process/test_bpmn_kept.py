@@ -376,3 +376,32 @@ def test_a_collapsed_sub_process_keeps_its_annotation_on_its_own_plane(
     shape = by_id(root)["InnerNote_di"]
     assert shape.getparent().get("bpmnElement") == "done"
     assert export_bpmn(import_bpmn(exported).document) == exported
+
+
+def test_vendor_settings_flowdesk_does_not_map_are_kept_and_mapped_ones_do_not_come_back(
+    schema: etree.XMLSchema,
+) -> None:
+    xml = MODEL.replace(
+        '<semantic:userTask id="check" name="Check order">',
+        '<semantic:userTask id="check" name="Check order" camunda:assignee="alice" '
+        'camunda:formKey="embedded:app:forms/check.html" camunda:asyncBefore="true">',
+    ).replace(
+        '<camunda:executionListener class="com.example.Audit" event="start"/>',
+        '<camunda:executionListener class="com.example.Audit" event="start"/>'
+        '<camunda:formData><camunda:formField id="ok" type="boolean"/></camunda:formData>',
+    )
+    document = import_bpmn(xml).document
+    assert document["nodes"]["check"]["config"]["assignee"] == {"type": "user", "value": "alice"}
+    root = etree.fromstring(export_bpmn(document).encode())
+    check = by_id(root)["check"]
+    assert check.get(f"{{{CAMUNDA}}}formKey") == "embedded:app:forms/check.html"
+    assert check.get(f"{{{CAMUNDA}}}asyncBefore") == "true"
+    assert check.get(f"{{{CAMUNDA}}}assignee") is None
+    assert check.find(f".//{{{CAMUNDA}}}formData") is None
+    assert check.find(f".//{{{CAMUNDA}}}executionListener") is not None
+    del document["nodes"]["check"]["config"]["assignee"]
+    exported = export_bpmn(document)
+    assert schema.validate(etree.fromstring(exported.encode())), schema.error_log.last_error
+    again = import_bpmn(exported).document
+    assert "assignee" not in again["nodes"]["check"]["config"], "a deleted assignee stays deleted"
+    assert export_bpmn(again) == exported
