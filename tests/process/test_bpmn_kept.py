@@ -334,6 +334,10 @@ def test_kept_data_from_a_json_document_cannot_break_the_export(schema: etree.XM
     document["kept"]["definitions"].append({"tag": "process", "attrs": {"id": "Other"}})
     document["kept"]["diagram"].append({"plane": "check", "element": {"tag": "dataObject"}})
     document["kept"]["extra"] = [1]
+    deep: dict[str, object] = {"tag": "textAnnotation", "attrs": {"id": "Deep"}}
+    for _ in range(300):
+        deep = {"tag": "{urn:x}wrap", "children": [deep]}
+    document["kept"]["process"].append(deep)
     document["nodes"]["start"]["kept"] = 5
     document["nodes"]["done"]["kept"] = [{"tag": "laneSet", "attrs": {"id": "LaneOps"}}]
     exported = export_bpmn(document)
@@ -342,7 +346,7 @@ def test_kept_data_from_a_json_document_cannot_break_the_export(schema: etree.XM
     elements = by_id(root)
     assert elements["check"].tag == q(BPMN, "userTask")
     assert elements["Note"].findtext(q(BPMN, "text")) == "Checked within a day & logged"
-    assert not {"sneaky", "hidden", "Other", "Dangling"} & set(elements)
+    assert not {"sneaky", "hidden", "Other", "Dangling", "Deep"} & set(elements)
     again = import_bpmn(exported)
     assert again.unsupported == []
     assert list(again.document["nodes"]) == ["start", "check", "done"]

@@ -363,11 +363,26 @@ def _unique(items: Any, seen: set[str], allowed: set[str], diagram: bool = False
                 is_foreign(tag) and not _mapped(_tag(tag), MAPPED_ELEMENTS)
             )
         ids = _standard_ids(data)
-        if not fits or len(ids) != len(set(ids)) or seen & set(ids):
+        if not fits or len(ids) != len(set(ids)) or seen & set(ids) or _too_deep(data):
             continue
         seen.update(ids)
         result.append(data)
     return result
+
+
+#: Deepest kept tree (the XML parser refuses deeper files; writing one back recurses).
+MAX_DEPTH = 256
+
+
+def _too_deep(data: Any) -> bool:
+    stack = [(data, 1)]
+    while stack:
+        item, depth = stack.pop()
+        if depth > MAX_DEPTH:
+            return True
+        if isinstance(item, dict) and isinstance(item.get("children"), list):
+            stack.extend((child, depth + 1) for child in item["children"])
+    return False
 
 
 def _standard_ids(data: Any) -> list[str]:
