@@ -82,7 +82,11 @@ MODEL = """<?xml version="1.0" encoding="UTF-8"?>
       </semantic:dataOutputAssociation>
     </semantic:userTask>
     <semantic:endEvent id="done" name="Done"/>
-    <semantic:sequenceFlow id="f1" sourceRef="start" targetRef="check"/>
+    <semantic:sequenceFlow id="f1" sourceRef="start" targetRef="check">
+      <semantic:extensionElements>
+        <camunda:executionListener expression="${audit.taken()}" event="take"/>
+      </semantic:extensionElements>
+    </semantic:sequenceFlow>
     <semantic:sequenceFlow id="f2" sourceRef="check" targetRef="done"/>
     <semantic:dataObject id="OrderData" name="Order" itemSubjectRef="tns:Item_order"/>
     <semantic:dataObjectReference id="OrderRef" name="Order" dataObjectRef="OrderData"/>
@@ -224,6 +228,8 @@ def test_export_writes_them_back_with_their_shapes_and_edges() -> None:
     listener = elements["check"].find(f"{{{BPMN}}}extensionElements/{{{CAMUNDA}}}executionListener")
     assert listener is not None
     assert dict(listener.attrib) == {"class": "com.example.Audit", "event": "start"}
+    taken = elements["f1"].find(f"{{{BPMN}}}extensionElements/{{{CAMUNDA}}}executionListener")
+    assert taken is not None and taken.get("expression") == "${audit.taken()}"
     assert root.nsmap.get("camunda") == CAMUNDA
     assert "kept" not in "".join(root.itertext()), "kept elements are written as XML only"
     owner = root.find(f".//{{{CAMUNDA}}}property")

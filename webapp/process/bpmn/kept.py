@@ -408,16 +408,21 @@ def prune(doc: dict[str, Any]) -> None:
     nodes = doc.get("nodes", {})
     given = doc["kept"] if isinstance(doc.get("kept"), dict) else {}
     kept: dict[str, Any] = {name: given[name] for name in PARTS if name in given}
-    for node in nodes.values():
+    for node in [*nodes.values(), *doc.get("flows", {}).values()]:
         if "kept" in node and not isinstance(node["kept"], list):
             del node["kept"]
     owners = [node for node in nodes.values() if "kept" in node]
+    flows = [flow for flow in doc.get("flows", {}).values() if "kept" in flow]
     base = set(nodes) | set(doc.get("flows", {}))
     seen = set(base)  # an id used twice (by a node, or by two kept elements) keeps its first use
     for name in ("definitions", "process"):
         kept[name] = _unique(kept.get(name), seen, ALLOWED[name])
     for node in owners:
         node["kept"] = _unique(node["kept"], seen, ALLOWED["node"])
+    for flow in flows:
+        flow["kept"] = _unique(flow["kept"], seen, {ATTRIBUTES})
+        if not flow["kept"]:
+            del flow["kept"]
     entries: list[Any] = kept["diagram"] if isinstance(kept.get("diagram"), list) else []
     collapsed = {
         node_id

@@ -462,6 +462,9 @@ class _Reader:
                 "_di": element.get("id"),
             }
             flow.update(self.blob(element, "flow"))
+            flow.pop("kept", None)
+            if foreign := kept.foreign_extensions(element):
+                flow["kept"] = foreign
             flows[flow_id] = flow
         return flows
 

@@ -136,6 +136,7 @@ class _Writer:
                 *self.kept.get("process", []),
                 *(entry.get("element") for entry in self.kept.get("diagram", [])),
                 *(item for node in self.nodes.values() for item in node.get("kept", [])),
+                *(item for flow in self.flows.values() for item in flow.get("kept", [])),
             ]
         )
         self.messages: dict[str, str] = {}
@@ -225,7 +226,8 @@ class _Writer:
     def _nsmap(self) -> dict[str | None, str]:
         """Our prefixes, and the usual ones of the vendors whose extensions are kept."""
         nsmap: dict[str | None, str] = {prefix: uri for prefix, uri in EXPORT_NSMAP.items()}
-        text = json.dumps(self.kept) + json.dumps([n.get("kept") for n in self.nodes.values()])
+        owners = [*self.nodes.values(), *self.flows.values()]
+        text = json.dumps(self.kept) + json.dumps([owner.get("kept") for owner in owners])
         for namespace, prefix in kept.VENDOR_PREFIXES.items():
             if "{" + namespace + "}" in text:
                 nsmap[prefix] = namespace
@@ -399,7 +401,8 @@ class _Writer:
 
     def _flow(self, process: etree._Element, flow_id: str, flow: dict[str, Any]) -> None:
         element = etree.SubElement(process, q(BPMN, "sequenceFlow"), id=flow_id)
-        extras = {k: v for k, v in flow.items() if k not in _FLOW_KEYS}
+        extras = {k: v for k, v in flow.items() if k not in _FLOW_KEYS and k != "kept"}
+        kept.set_attributes(element, flow.get("kept", []))
         if xml_safe(flow["title"]):
             if flow["title"]:
                 element.set("name", flow["title"])
@@ -416,6 +419,7 @@ class _Writer:
         if waypoints and (len(waypoints) < 2 or any(set(p) != {"x", "y"} for p in waypoints)):
             extras["waypoints"] = waypoints
         _extensions(element, {"flow": extras})
+        _kept_children(element, flow.get("kept", []), ())
         if condition is not None and "condition" not in extras:
             expression = _formal_expression(element, "conditionExpression", condition)
             expression.set("language", FLOWDESK_LANGUAGE)
