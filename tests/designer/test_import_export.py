@@ -6,6 +6,7 @@ import json
 from sqlalchemy import func, select
 
 from tests.designer.conftest import approval_document, get_process, token, xml_of
+from tests.process.test_bpmn_kept import MODEL
 from webapp.models import Partition, Process
 
 
@@ -128,3 +129,43 @@ def test_imports_are_partition_scoped(user_with, make_process, db_session):
     xml = xml_of(approval_document(key="elsewhere")).encode()
     assert upload(outsider, "/designer/import", xml, partition=hr).status_code == 422
     assert db_session.scalar(select(Process).where(Process.key == "elsewhere")) is None
+
+
+def test_modelling_only_elements_are_imported_kept_and_given_to_the_viewer(designer, db_session):
+    response = upload(designer, "/designer/import", MODEL.encode(), partition=finance(db_session))
+    assert response.status_code == 302, response.get_data(as_text=True)
+    process = db_session.scalar(select(Process).where(Process.key == "orders"))
+    assert [item["tag"] for item in process.draft_document["kept"]["process"]][-3:] == [
+        "textAnnotation",
+        "association",
+        "group",
+    ]
+    page = designer.get(response.headers["Location"]).get_data(as_text=True)
+    assert "Left out" not in page
+    for drawn in ('bpmnElement="Note"', 'bpmnElement="LaneSales"', 'bpmnElement="StoreRef"'):
+        assert drawn in process.draft_xml
+    xml = designer.get(f"/designer/{process.id}/draft.bpmn").get_data(as_text=True)
+    assert "Checked within a day &amp; logged" in xml and 'bpmnElement="SalesGroup"' in xml
+
+
+def test_empty_processes_and_duplicate_ids_are_refused_saying_why(designer, db_session):
+    empty = (
+        MODEL.split("<semantic:process")[0]
+        + '<semantic:process id="empty"/>\n</semantic:definitions>'
+    )
+    duplicate = MODEL.replace('<semantic:endEvent id="done"', '<semantic:endEvent id="check"')
+    line = duplicate.splitlines().index(
+        next(x for x in duplicate.splitlines() if 'endEvent id="check"' in x)
+    )
+    cases = [
+        (empty, f"line {empty.count(chr(10))}", "Process &#39;empty&#39; has no flow nodes"),
+        (duplicate, f"line {line + 1}", "The id &#39;check&#39; is used by more than one"),
+    ]
+    for content, where, message in cases:
+        response = upload(
+            designer, "/designer/import", content.encode(), partition=finance(db_session)
+        )
+        html = response.get_data(as_text=True)
+        assert response.status_code == 400
+        assert message in html and where in html, (message, where)
+    assert count(db_session) == 0

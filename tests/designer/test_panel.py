@@ -84,6 +84,9 @@ def test_empty_selection_unknown_kind_and_bad_config(designer, pid):
     other = panel_get(designer, pid, id="Sub_1", kind="", type="SubProcess")
     assert other.status_code == 200
     assert "SubProcess Flowdesk does not run" in other.get_data(as_text=True)
+    note = panel_get(designer, pid, id="Note", kind="", type="TextAnnotation")
+    assert "&#39;Note&#39; is a text annotation: documentation only" in note.get_data(as_text=True)
+    assert "saving is refused" not in note.get_data(as_text=True)
     bad = panel_get(designer, pid, id="review", kind="userTask", config="{not json")
     assert bad.status_code == 400
     assert "could not be read" in bad.get_data(as_text=True)

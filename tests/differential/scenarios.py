@@ -259,6 +259,12 @@ SCENARIOS: dict[str, Scenario | list[Scenario]] = {
         )
         for need in ("Yes", "No")
     ],
+    "spiffworkflow/data_object.bpmn": Scenario(
+        answers={"generate_data": {"obj_1": "hello"}},
+        expect=("completed", ()),
+        note="data objects and their associations carry no behaviour in Flowdesk (kept as "
+        "documentation); Spiff copies obj_1 between tasks and needs the first task to set it",
+    ),
     "spiffworkflow/Scripts.bpmn20.xml": [
         Scenario(
             input={"priority": priority},

@@ -15,6 +15,7 @@ import pytest
 from lxml import etree
 
 from webapp.process.bpmn import BpmnImportError, ImportResult, export_bpmn, import_bpmn
+from webapp.process.bpmn.namespaces import BPMN
 from webapp.process.document import canonical_json
 from webapp.process.validation import Problem, validate
 
@@ -108,6 +109,57 @@ NEW_KINDS = {
     "scriptTask",
     "manualTask",
 }
+#: Files that were refused for modelling-only elements (data objects and stores, data
+#: associations, ioSpecification, property) before issue 17 and now import completely, with the
+#: elements they keep as documentation only.
+MODELLING_ONLY = {
+    "miwg-test-suite/reference/A.2.1.bpmn": {"ioSpecification"},
+    "miwg-test-suite/reference/C.4.0.bpmn": {
+        "dataStore",
+        "dataStoreReference",
+        "dataInputAssociation",
+        "dataOutputAssociation",
+        "ioSpecification",
+        "laneSet",
+    },
+    "miwg-test-suite/reference/C.5.0.bpmn": {
+        "dataObject",
+        "dataObjectReference",
+        "dataStoreReference",
+        "dataInputAssociation",
+        "dataOutputAssociation",
+        "ioSpecification",
+        "laneSet",
+    },
+    "spiffworkflow/data_object.bpmn": {
+        "dataObject",
+        "dataObjectReference",
+        "dataInputAssociation",
+        "dataOutputAssociation",
+        "property",
+    },
+}
+#: BPMN elements that carry no behaviour: never listed as unsupported in any file.
+MODELLING_TYPES = {
+    "dataObject",
+    "dataObjectReference",
+    "dataStore",
+    "dataStoreReference",
+    "dataInput",
+    "dataOutput",
+    "dataInputAssociation",
+    "dataOutputAssociation",
+    "inputSet",
+    "outputSet",
+    "ioSpecification",
+    "property",
+    "textAnnotation",
+    "association",
+    "group",
+    "category",
+    "laneSet",
+    "lane",
+}
 #: Elements still refused, each with a corpus file that has one.
 STILL_REFUSED = {
     "businessRuleTask": "miwg-test-suite/reference/C.7.0.bpmn",
@@ -127,7 +179,7 @@ SUBSET = [name for name, subset in ENTRIES if subset]
 OTHERS = [
     name
     for name, subset in ENTRIES
-    if not subset and name not in STRUCTURED and name not in EVENTS16
+    if not subset and name not in STRUCTURED and name not in EVENTS16 and name not in MODELLING_ONLY
 ]
 NO_CORPUS = pytest.mark.skip(
     reason="BPMN corpus not found: set FLOWDESK_BPMN_CORPUS or put shared/bpmn-corpus by the repo"
@@ -219,6 +271,48 @@ def test_issue16_file_imports_completely_and_roundtrips(name: str, schema: etree
     )
     validate(result.document)
     check_roundtrip(result, schema)
+
+
+def kept_tags(document: dict[str, object]) -> set[str]:
+    """The BPMN elements an imported document keeps as documentation only (outermost ones)."""
+    kept = document.get("kept") or {}
+    assert isinstance(kept, dict)
+    items = [*kept.get("definitions", []), *kept.get("process", [])]
+    nodes = document["nodes"]
+    assert isinstance(nodes, dict)
+    items += [item for node in nodes.values() for item in node.get("kept", [])]
+    found = set()
+    stack = list(items)
+    while stack:
+        item = stack.pop()
+        found.add(item["tag"])
+        stack.extend(item.get("children", []))
+    return found
+
+
+@pytest.mark.parametrize("name", params(sorted(MODELLING_ONLY) if CORPUS else []))
+def test_file_with_modelling_only_elements_imports_and_keeps_them(
+    name: str, schema: etree.XMLSchema
+) -> None:
+    result = import_bpmn(load(name))
+    own = [u for u in result.unsupported if u.type not in OTHER_POOLS]
+    assert own == [], own
+    assert MODELLING_ONLY[name] <= kept_tags(result.document)
+    validate(result.document)
+    check_roundtrip(result, schema)
+    exported = etree.fromstring(export_bpmn(result.document).encode())
+    for tag in MODELLING_ONLY[name]:
+        assert exported.iter(f"{{{BPMN}}}{tag}"), tag
+
+
+@pytest.mark.parametrize("name", params([name for name, _ in ENTRIES]))
+def test_no_file_lists_a_modelling_only_element_as_unsupported(name: str) -> None:
+    try:
+        result = import_bpmn(load(name))
+    except BpmnImportError:
+        return
+    assert not [u for u in result.unsupported if u.type in MODELLING_TYPES]
+    assert not [w for w in result.warnings if w.code == "import.artifact"]
 
 
 @pytest.mark.parametrize("element", sorted(STILL_REFUSED) if CORPUS else [])

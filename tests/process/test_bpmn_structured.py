@@ -684,7 +684,10 @@ def test_nodes_of_a_sub_process_are_never_dropped_silently() -> None:
     result = import_bpmn(xml.replace('{"kind": "userTask"}', "{}"))
     assert result.document["nodes"]["inner"]["parent"] == "sub"
     listed = {(u.id, u.type) for u in result.unsupported}
-    assert listed == {("data", "dataObject"), ("tx", "transaction")}
+    assert listed == {("tx", "transaction")}
+    assert result.document["nodes"]["sub"]["kept"] == [
+        {"tag": "dataObject", "attrs": {"id": "data"}}
+    ]
 
 
 def test_an_activity_whose_loop_marker_another_tool_removed_runs_once() -> None:

@@ -276,6 +276,19 @@ def applied_note(form: PanelForm, values: dict[str, Any]) -> str:
     return "Applied."
 
 
+#: bpmn-js types of the modelling-only elements import keeps (see `process.bpmn.kept`).
+DOCUMENTATION_ONLY = {
+    "TextAnnotation": "text annotation",
+    "Association": "association",
+    "Group": "group",
+    "Lane": "lane",
+    "DataObjectReference": "data object",
+    "DataStoreReference": "data store",
+    "DataInputAssociation": "data association",
+    "DataOutputAssociation": "data association",
+}
+
+
 @bp.get("/<int:process_id>/panel")
 def panel(process_id: int):
     process = load_process(process_id)
@@ -288,6 +301,13 @@ def panel(process_id: int):
         message = (
             f"'{element_id}' is a {KINDS[kind].label.lower()}; its settings are kept as they are "
             "(this panel does not edit them)."
+        )
+        return render_template("designer/panel/_message.html", message=message)
+    documentation = DOCUMENTATION_ONLY.get(request.args.get("type", ""))
+    if not kind and documentation:
+        message = (
+            f"'{element_id}' is a {documentation}: documentation only. Flowdesk keeps it on the "
+            "diagram and in exported files and never runs it."
         )
         return render_template("designer/panel/_message.html", message=message)
     if kind not in PANELS:

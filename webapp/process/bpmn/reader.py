@@ -5,10 +5,11 @@ executable process with flow nodes, else the first with flow nodes. Sub-processe
 collapsed, with a plane of their own as bpmn-js writes them) are read recursively: their nodes
 name them in `parent`. Nothing is dropped silently: `unsupported` lists every element not imported
 (other pools, message flows, transactions, compensation and conditional events, business rule
-tasks, complex gateways, data objects...) or imported without part of its meaning (a standard
-loop), and every sequence flow that touches one. Lanes are ignored without a note (they
-carry no behaviour here); text annotations and associations give warnings. Positions come from
-BPMNDI; a file with no usable DI gets `auto_layout`, nodes missing a shape are put below the rest.
+tasks, complex gateways...) or imported without part of its meaning (a standard loop), and every
+sequence flow that touches one. Modelling-only elements (data objects and stores, lanes,
+annotations, groups, other vendors' extensions...) are kept as they are (see `kept`). A file
+with duplicate ids, or whose process has no flow nodes, is refused. Positions come from BPMNDI; a
+file with no usable DI gets `auto_layout`, nodes missing a shape are put below the rest.
 """
 
 from __future__ import annotations
@@ -29,9 +30,9 @@ from webapp.process.document import (
 from webapp.process.kinds import MULTI_INSTANCE_KINDS
 from webapp.process.validation import Problem
 
-from . import conditions, events, layout, safe_xml, structure
+from . import conditions, events, kept, layout, safe_xml, structure
 from .model import BpmnImportError, ImportResult, UnsupportedElement
-from .namespaces import BPMN, BPMNDI, FLOWDESK, FLOWDESK_LANGUAGE, q, split
+from .namespaces import BPMN, BPMNDI, DC, DI, FLOWDESK, FLOWDESK_LANGUAGE, q, split
 from .vendor import (
     script_task_config,
     service_task_config,
@@ -69,11 +70,12 @@ FLOW_NODES = {
     "subChoreography",
     "choreographyTask",
 }
-_SILENT = {"laneSet", "documentation", "extensionElements", "auditing", "monitoring"}
-_ARTIFACTS = {"textAnnotation", "association", "group"}
+_SILENT = {"documentation", "extensionElements", "auditing", "monitoring"}
+#: Modelling-only children of a process or sub-process, kept as they are (see `kept`).
+_KEPT_SCOPE = {*kept.SCOPE_HEAD, *kept.SCOPE_TAIL}
 _NODE_CHILDREN = {"documentation", "extensionElements", "incoming", "outgoing", "script"}
 #: What a sub-process element holds besides its own settings: read as nodes of its scope.
-_SCOPE_CHILDREN = {*FLOW_NODES, *_SILENT, *_ARTIFACTS, "sequenceFlow"}
+_SCOPE_CHILDREN = {*FLOW_NODES, *_SILENT, *_KEPT_SCOPE, "sequenceFlow"}
 
 
 def import_bpmn(
@@ -115,7 +117,20 @@ class _Reader:
         self.root = root
         self.warnings: list[Problem] = []
         self.unsupported: list[UnsupportedElement] = []
-        self.ids = {str(e.get("id")) for e in root.iter() if isinstance(e.tag, str) and e.get("id")}
+        self.ids: set[str] = set()
+        standard: set[str] = set()  # ids of BPMN and DI elements, unique by the schema
+        for element in root.iter():
+            element_id = element.get("id") if isinstance(element.tag, str) else None
+            if element_id and split(element.tag)[0] in (BPMN, BPMNDI, DC, DI):
+                if element_id in standard:
+                    raise BpmnImportError(
+                        f"The id '{element_id}' is used by more than one element; "
+                        "ids must be unique",
+                        element.sourceline,
+                    )
+                standard.add(element_id)
+            if element_id:
+                self.ids.add(element_id)
         self.renamed: dict[str, str] = {}
         self.attached: list[str] = []  # boundary events whose host is a reference in the file
         self.messages = events.message_names(root)
@@ -166,12 +181,13 @@ class _Reader:
             if name:
                 doc["name"] = name
         else:
-            doc.update({k: v for k, v in ext.items() if k not in ("nodes", "flows")})
+            doc.update({k: v for k, v in ext.items() if k not in ("nodes", "flows", "kept")})
         doc.update(_foreign_settings(self.root, ext))
         nodes: dict[str, Any] = {}
         origin: dict[str, str] = {}
         containers: list[etree._Element] = []
         self._nodes(process, None, nodes, origin, containers)
+        doc["kept"] = self._kept(process, nodes)
         for node_id in self.attached:
             config = nodes[node_id].get("config")
             host = config.get("attachedTo") if isinstance(config, dict) else None
@@ -181,6 +197,7 @@ class _Reader:
         doc["flows"] = self._flows(containers, nodes)
         self._reorder(process, doc)
         self._positions(doc, origin)
+        kept.prune(doc)
         try:
             document = normalize(upgrade(doc))
         except DocumentError as exc:
@@ -192,6 +209,9 @@ class _Reader:
         return ImportResult(document, self.warnings, self.unsupported)
 
     def _choose_process(self, process_id: str | None) -> etree._Element:
+        def has_nodes(p: etree._Element) -> bool:
+            return any(split(child.tag) in {(BPMN, t) for t in FLOW_NODES} for child in p)
+
         processes = self.root.findall(q(BPMN, "process"))
         if process_id is not None:
             chosen = [p for p in processes if p.get("id") == process_id]
@@ -199,14 +219,16 @@ class _Reader:
                 ids = ", ".join(str(p.get("id")) for p in processes) or "none"
                 raise BpmnImportError(f"No process with id '{process_id}' (the file has: {ids})")
         else:
-
-            def has_nodes(p: etree._Element) -> bool:
-                return any(split(child.tag) in {(BPMN, t) for t in FLOW_NODES} for child in p)
-
             chosen = [p for p in processes if has_nodes(p) and p.get("isExecutable") == "true"]
             chosen = chosen or [p for p in processes if has_nodes(p)] or processes
         if not chosen:
             raise BpmnImportError("The file contains no BPMN process")
+        if not has_nodes(chosen[0]):
+            raise BpmnImportError(
+                f"Process '{chosen[0].get('id')}' has no flow nodes (no events, tasks or "
+                "gateways): there is nothing to import",
+                chosen[0].sourceline,
+            )
         participants = {
             local_ref(p.get("processRef")): p for p in self.root.iter(q(BPMN, "participant"))
         }
@@ -222,6 +244,29 @@ class _Reader:
         for message_flow in self.root.iter(q(BPMN, "messageFlow")):
             self.skip(message_flow, "messageFlow", "message flows between pools")
         return chosen[0]
+
+    def _kept(self, process: etree._Element, nodes: dict[str, Any]) -> dict[str, Any]:
+        """The modelling-only parts of the file: root elements, the process's own, and the
+        diagram shapes and edges of all of them (on a collapsed sub-process's plane or the main)."""
+        definitions = [
+            kept.to_data(child)
+            for child in self.root
+            if split(child.tag)[0] == BPMN and split(child.tag)[1] in kept.DEFINITIONS
+        ]
+        own = kept.foreign_extensions(process) + [
+            kept.to_data(child)
+            for child in process
+            if split(child.tag)[0] == BPMN and split(child.tag)[1] in _KEPT_SCOPE
+        ]
+        in_nodes = [item for node in nodes.values() for item in node.get("kept", [])]
+        wanted = kept.ids_in([*definitions, *own, *in_nodes])
+        diagram = kept.diagram_elements(self.root, wanted)
+        for entry in diagram:
+            owner = nodes.get(entry["plane"])
+            collapsed = owner is not None and owner["config"].get("collapsed") is True
+            entry["plane"] = entry["plane"] if collapsed else None
+        result = {"definitions": definitions, "process": own, "diagram": diagram}
+        return {name: items for name, items in result.items() if items}
 
     def _participant_name(self, process_id: str | None) -> str:
         for participant in self.root.iter(q(BPMN, "participant")):
@@ -246,9 +291,9 @@ class _Reader:
                 continue
             if parent is not None and local not in _SCOPE_CHILDREN:
                 continue  # the sub-process's own settings, read (or listed) by `_node`
-            if local in _ARTIFACTS:
-                self.warn("import.artifact", element.get("id"), f"{local} ignored")
-            elif local not in FLOW_NODES:
+            if local in _KEPT_SCOPE:
+                continue  # kept as they are by `_kept` (the process) or `_node` (a sub-process)
+            if local not in FLOW_NODES:
                 self.skip(element, local)
             else:
                 node = self._node(element, local, in_event_subprocess, parent is None)
@@ -336,9 +381,15 @@ class _Reader:
                 config["saveTo"] = save_to
         scope = kind in ("subProcess", "eventSubProcess")
         allowed = _NODE_CHILDREN | (_SCOPE_CHILDREN if scope else set())
+        kept_here = kept.foreign_extensions(element)
         for child in element:
             namespace, child_local = split(child.tag)
-            if (
+            if namespace == BPMN and (
+                child_local in kept.NODE_FIELDS
+                or (local == "subProcess" and child_local in _KEPT_SCOPE)
+            ):
+                kept_here.append(kept.to_data(child))
+            elif (
                 namespace == BPMN
                 and child_local not in allowed
                 and not (multi is not None and child_local == "multiInstanceLoopCharacteristics")
@@ -367,6 +418,9 @@ class _Reader:
         config.update(standard)
         node: dict[str, Any] = {"kind": kind, "title": element.get("name", ""), "config": config}
         node.update(extras)
+        node.pop("kept", None)
+        if kept_here:
+            node["kept"] = kept_here
         waits = node["config"].get("event") == "message" or node["kind"] in (
             "messageCatch",
             "receiveTask",
@@ -411,6 +465,9 @@ class _Reader:
                 "_di": element.get("id"),
             }
             flow.update(self.blob(element, "flow"))
+            flow.pop("kept", None)
+            if foreign := kept.foreign_extensions(element):
+                flow["kept"] = foreign
             flows[flow_id] = flow
         return flows
 

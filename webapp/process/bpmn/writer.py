@@ -29,7 +29,7 @@ from webapp.process.kinds import (
     TASK_KINDS,
 )
 
-from . import layout, routing
+from . import kept, layout, routing
 from .events import KIND_EVENT
 from .namespaces import BPMN, BPMNDI, DC, DI, EXPORT_NSMAP, FLOWDESK, FLOWDESK_LANGUAGE, XSI, q
 
@@ -87,7 +87,7 @@ _STANDARD_EVENTS = {
 }
 _NODE_KEYS = {"kind", "title", "config", "position"}
 _FLOW_KEYS = {"source", "target", "title", "condition", "default", "waypoints"}
-_DOC_KEYS = {"nodes", "flows"}
+_DOC_KEYS = {"nodes", "flows", "kept"}
 _XML_INVALID = re.compile("[^\t\n\r\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
 _SHAPE_KEYS = {"x", "y", "width", "height"}
 
@@ -123,11 +123,22 @@ def _number(value: float) -> str:
 
 class _Writer:
     def __init__(self, doc: dict[str, Any]) -> None:
+        kept.prune(doc)
         self.doc = doc
+        self.kept: dict[str, Any] = doc.get("kept", {})
         self.nodes: dict[str, dict[str, Any]] = doc["nodes"]
         self.flows: dict[str, dict[str, Any]] = doc["flows"]
         self._check_ids()
         self.used: set[str] = set(self.nodes) | set(self.flows)
+        self.used |= kept.ids_in(
+            [
+                *self.kept.get("definitions", []),
+                *self.kept.get("process", []),
+                *(entry.get("element") for entry in self.kept.get("diagram", [])),
+                *(item for node in self.nodes.values() for item in node.get("kept", [])),
+                *(item for flow in self.flows.values() for item in flow.get("kept", [])),
+            ]
+        )
         self.messages: dict[str, str] = {}
         self.signals: dict[str, str] = {}
         self.codes: dict[str, dict[str, str]] = {"error": {}, "escalation": {}}
@@ -171,7 +182,7 @@ class _Writer:
     def build(self) -> etree._Element:
         key = self.doc.get("key")
         process_id = self.fresh(key if is_valid_id(key) and key not in self.used else "Process_1")
-        root = etree.Element(q(BPMN, "definitions"), nsmap=EXPORT_NSMAP)
+        root = etree.Element(q(BPMN, "definitions"), nsmap=self._nsmap())
         root.set("id", self.fresh("Definitions_1"))
         root.set("targetNamespace", "http://bpmn.io/schema/bpmn")
         root.set("exporter", EXPORTER)
@@ -179,16 +190,28 @@ class _Writer:
         process = etree.SubElement(root, q(BPMN, "process"), id=process_id, isExecutable="true")
         if xml_safe(self.doc.get("name")) and self.doc["name"]:
             process.set("name", self.doc["name"])
+        kept.set_attributes(process, self.kept.get("process", []))
         document_ext = {k: v for k, v in self.doc.items() if k not in _DOC_KEYS}
         document_ext.setdefault("format_version", CURRENT_FORMAT_VERSION)
         _extensions(process, {"document": document_ext, "order": self._order()})
+        tails: dict[str | None, list[Any]] = {
+            None: _kept_children(process, self.kept.get("process", []), kept.SCOPE_TAIL)
+        }
         elements = {node_id: self._node(node_id, node) for node_id, node in self.nodes.items()}
         for node_id, node in self.nodes.items():
             parent = node.get("parent")
             (process if parent is None else elements[parent]).append(elements[node_id])
+            tails[node_id] = node.get("kept", [])
         for flow_id, flow in self.flows.items():
             parent = self.nodes[flow["source"]].get("parent")
             self._flow(process if parent is None else elements[parent], flow_id, flow)
+        for scope, items in tails.items():
+            container = process if scope is None else elements[scope]
+            for data in items:
+                if isinstance(data, dict) and data.get("tag") in kept.SCOPE_TAIL:
+                    _append_kept(container, data)
+        for data in self.kept.get("definitions", []):
+            _append_kept(root, data)
         for name, message_id in self.messages.items():
             etree.SubElement(root, q(BPMN, "message"), id=message_id, name=name)
         for name, signal_id in self.signals.items():
@@ -199,6 +222,16 @@ class _Writer:
                 element.set(f"{local}Code", code)
         self._diagram(root, process_id)
         return root
+
+    def _nsmap(self) -> dict[str | None, str]:
+        """Our prefixes, and the usual ones of the vendors whose extensions are kept."""
+        nsmap: dict[str | None, str] = {prefix: uri for prefix, uri in EXPORT_NSMAP.items()}
+        owners = [*self.nodes.values(), *self.flows.values()]
+        text = json.dumps(self.kept) + json.dumps([owner.get("kept") for owner in owners])
+        for namespace, prefix in kept.VENDOR_PREFIXES.items():
+            if "{" + namespace + "}" in text:
+                nsmap[prefix] = namespace
+        return nsmap
 
     def _order(self) -> dict[str, list[str]]:
         """Node and flow order when reading the nested XML back would not give it by itself."""
@@ -233,7 +266,10 @@ class _Writer:
         if kind == "boundaryEvent" and not known:
             tag = "task"  # no host or no definition to write: keep it all in the extension
         element = etree.Element(q(BPMN, tag), id=node_id)
-        extras = {k: v for k, v in node.items() if k not in _NODE_KEYS and k != "parent"}
+        kept.set_attributes(element, node.get("kept", []))
+        extras = {
+            k: v for k, v in node.items() if k not in _NODE_KEYS and k not in ("parent", "kept")
+        }
         if kind not in ELEMENT_FOR_KIND or tag == "task":
             extras["kind"] = kind
         if xml_safe(node["title"]):
@@ -257,13 +293,22 @@ class _Writer:
         if node_id in self.defaults:
             element.set("default", self.defaults[node_id])
         _extensions(element, {"config": config, "node": extras})
+        own = node.get("kept", [])
+        _kept_children(element, own, ())
         for flow_id in self.incoming[node_id]:
             etree.SubElement(element, q(BPMN, "incoming")).text = flow_id
         for flow_id in self.outgoing[node_id]:
             etree.SubElement(element, q(BPMN, "outgoing")).text = flow_id
+        for data in own:
+            if isinstance(data, dict) and data.get("tag") in kept.NODE_FIELDS:
+                _append_kept(element, data)
         for child in (loop, script, definition):
             if child is not None:
                 element.append(child)
+        if kind == "subProcess":
+            for data in own:
+                if isinstance(data, dict) and data.get("tag") == "laneSet":
+                    _append_kept(element, data)
         return element
 
     def _attributes(
@@ -356,7 +401,8 @@ class _Writer:
 
     def _flow(self, process: etree._Element, flow_id: str, flow: dict[str, Any]) -> None:
         element = etree.SubElement(process, q(BPMN, "sequenceFlow"), id=flow_id)
-        extras = {k: v for k, v in flow.items() if k not in _FLOW_KEYS}
+        extras = {k: v for k, v in flow.items() if k not in _FLOW_KEYS and k != "kept"}
+        kept.set_attributes(element, flow.get("kept", []))
         if xml_safe(flow["title"]):
             if flow["title"]:
                 element.set("name", flow["title"])
@@ -373,6 +419,7 @@ class _Writer:
         if waypoints and (len(waypoints) < 2 or any(set(p) != {"x", "y"} for p in waypoints)):
             extras["waypoints"] = waypoints
         _extensions(element, {"flow": extras})
+        _kept_children(element, flow.get("kept", []), ())
         if condition is not None and "condition" not in extras:
             expression = _formal_expression(element, "conditionExpression", condition)
             expression.set("language", FLOWDESK_LANGUAGE)
@@ -448,12 +495,42 @@ class _Writer:
                 waypoint.set("y", _number(point["y"]))
             if flow["title"] and xml_safe(flow["title"]):
                 _label(edge, routing.label_bounds(points, flow["title"]))
+        for entry in self.kept.get("diagram", []):
+            plane = planes.get(entry.get("plane")) if entry.get("plane") else None
+            _append_kept(planes[None] if plane is None else plane, entry.get("element"))
         for node_id, node in self.nodes.items():
             if node["title"] and xml_safe(node["title"]):
                 on_plane = drawn.get(plane_of[node_id], [])
                 spot = routing.name_bounds(boxes[node_id], node["kind"], node["title"], on_plane)
                 if spot is not None:
                     _label(shapes[node_id], spot)
+
+
+def _append_kept(parent: etree._Element, data: Any) -> None:
+    element = kept.to_xml(data)
+    if element is not None:
+        parent.append(element)
+
+
+def _kept_children(element: etree._Element, items: list[Any], after: tuple[str, ...]) -> list[Any]:
+    """Write the foreign extensions among `items` into `element`'s extensionElements and the
+    head children (ioSpecification, property, laneSet) of a scope; return the rest."""
+    foreign = [
+        d
+        for d in items
+        if isinstance(d, dict) and d.get("tag") != kept.ATTRIBUTES and kept.is_foreign(d.get("tag"))
+    ]
+    if foreign:
+        container = element.find(q(BPMN, "extensionElements"))
+        if container is None:
+            container = etree.SubElement(element, q(BPMN, "extensionElements"))
+        for data in foreign:
+            _append_kept(container, data)
+    if after:  # a process: its head children follow the extensions
+        for data in items:
+            if isinstance(data, dict) and data.get("tag") in kept.SCOPE_HEAD:
+                _append_kept(element, data)
+    return items
 
 
 def _label(parent: etree._Element, box: routing.Box) -> None:

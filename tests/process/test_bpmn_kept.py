@@ -1,0 +1,417 @@
+"""Modelling-only BPMN elements (issue 17): imported, never run, written back unchanged.
+
+Data objects and stores, data associations, ioSpecification, property, lanes, text annotations,
+associations, groups, categories and other vendors' extensions; and the two refusals (a file
+whose processes have no flow nodes, duplicate ids).
+"""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+from lxml import etree
+
+from webapp.process.bpmn import BpmnImportError, export_bpmn, import_bpmn
+from webapp.process.bpmn.namespaces import BPMN, BPMNDI, q
+from webapp.process.document import canonical_json
+from webapp.process.validation import validate
+
+from .test_bpmn_roundtrip import bpmn_schema
+
+REPO = Path(__file__).resolve().parents[2]
+CAMUNDA = "http://camunda.org/schema/1.0/bpmn"
+
+MODEL = """<?xml version="1.0" encoding="UTF-8"?>
+<semantic:definitions xmlns:semantic="http://www.omg.org/spec/BPMN/20100524/MODEL"
+    xmlns:bpmndi="http://www.omg.org/spec/BPMN/20100524/DI"
+    xmlns:dc="http://www.omg.org/spec/DD/20100524/DC"
+    xmlns:di="http://www.omg.org/spec/DD/20100524/DI"
+    xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance"
+    xmlns:camunda="http://camunda.org/schema/1.0/bpmn"
+    xmlns:tns="http://example.com/tns"
+    id="Defs" targetNamespace="http://example.com/tns">
+  <semantic:itemDefinition id="Item_order" structureRef="tns:Order"/>
+  <semantic:dataStore id="Store" name="Orders DB" itemSubjectRef="tns:Item_order"/>
+  <semantic:category id="Cat">
+    <semantic:categoryValue id="CatValue" value="Sales"/></semantic:category>
+  <semantic:process id="orders" name="Orders" isExecutable="true">
+    <semantic:extensionElements>
+      <camunda:properties><camunda:property name="owner" value="team-a"/></camunda:properties>
+    </semantic:extensionElements>
+    <semantic:ioSpecification id="ProcessIo">
+      <semantic:dataInput id="ProcessIn" name="order"/>
+      <semantic:inputSet id="ProcessInSet">
+        <semantic:dataInputRefs>ProcessIn</semantic:dataInputRefs>
+      </semantic:inputSet>
+      <semantic:outputSet id="ProcessOutSet"/>
+    </semantic:ioSpecification>
+    <semantic:property id="ProcessProp" name="total"/>
+    <semantic:laneSet id="Lanes">
+      <semantic:lane id="LaneSales" name="Sales">
+        <semantic:flowNodeRef>start</semantic:flowNodeRef>
+        <semantic:flowNodeRef>check</semantic:flowNodeRef>
+      </semantic:lane>
+      <semantic:lane id="LaneOps" name="Ops"><semantic:flowNodeRef>done</semantic:flowNodeRef>
+      </semantic:lane>
+    </semantic:laneSet>
+    <semantic:startEvent id="start" name="Order in"/>
+    <semantic:userTask id="check" name="Check order">
+      <semantic:extensionElements>
+        <camunda:executionListener class="com.example.Audit" event="start"/>
+      </semantic:extensionElements>
+      <semantic:ioSpecification id="CheckIo">
+        <semantic:dataInput id="CheckIn" name="order"/>
+        <semantic:dataOutput id="CheckOut" name="verdict"/>
+        <semantic:inputSet id="CheckInSet"><semantic:dataInputRefs>CheckIn</semantic:dataInputRefs>
+        </semantic:inputSet>
+        <semantic:outputSet id="CheckOutSet">
+          <semantic:dataOutputRefs>CheckOut</semantic:dataOutputRefs>
+        </semantic:outputSet>
+      </semantic:ioSpecification>
+      <semantic:property id="CheckProp" name="note"/>
+      <semantic:dataInputAssociation id="ReadOrder">
+        <semantic:sourceRef>OrderRef</semantic:sourceRef>
+        <semantic:targetRef>CheckIn</semantic:targetRef>
+      </semantic:dataInputAssociation>
+      <semantic:dataOutputAssociation id="WriteStore">
+        <semantic:sourceRef>CheckOut</semantic:sourceRef>
+        <semantic:targetRef>StoreRef</semantic:targetRef>
+      </semantic:dataOutputAssociation>
+    </semantic:userTask>
+    <semantic:endEvent id="done" name="Done"/>
+    <semantic:sequenceFlow id="f1" sourceRef="start" targetRef="check">
+      <semantic:extensionElements>
+        <camunda:executionListener expression="${audit.taken()}" event="take"/>
+      </semantic:extensionElements>
+    </semantic:sequenceFlow>
+    <semantic:sequenceFlow id="f2" sourceRef="check" targetRef="done"/>
+    <semantic:dataObject id="OrderData" name="Order" itemSubjectRef="tns:Item_order"/>
+    <semantic:dataObjectReference id="OrderRef" name="Order" dataObjectRef="OrderData"/>
+    <semantic:dataStoreReference id="StoreRef" name="Orders DB" dataStoreRef="tns:Store"/>
+    <semantic:textAnnotation id="Note">
+      <semantic:text>Checked within a day &amp; logged</semantic:text>
+    </semantic:textAnnotation>
+    <semantic:association id="NoteLink" sourceRef="check" targetRef="Note"/>
+    <semantic:group id="SalesGroup" categoryValueRef="tns:CatValue"/>
+  </semantic:process>
+  <bpmndi:BPMNDiagram id="Diagram">
+    <bpmndi:BPMNPlane id="Plane" bpmnElement="orders">
+      <bpmndi:BPMNShape id="LaneSales_di" bpmnElement="LaneSales" isHorizontal="true">
+        <dc:Bounds x="100" y="50" width="600" height="150"/></bpmndi:BPMNShape>
+      <bpmndi:BPMNShape id="LaneOps_di" bpmnElement="LaneOps" isHorizontal="true">
+        <dc:Bounds x="100" y="200" width="600" height="150"/></bpmndi:BPMNShape>
+      <bpmndi:BPMNShape id="start_di" bpmnElement="start">
+        <dc:Bounds x="150" y="100" width="36" height="36"/></bpmndi:BPMNShape>
+      <bpmndi:BPMNShape id="check_di" bpmnElement="check">
+        <dc:Bounds x="250" y="78" width="100" height="80"/></bpmndi:BPMNShape>
+      <bpmndi:BPMNShape id="done_di" bpmnElement="done">
+        <dc:Bounds x="450" y="250" width="36" height="36"/></bpmndi:BPMNShape>
+      <bpmndi:BPMNEdge id="f1_di" bpmnElement="f1">
+        <di:waypoint xsi:type="dc:Point" x="186" y="118"/><di:waypoint x="250" y="118"/>
+      </bpmndi:BPMNEdge>
+      <bpmndi:BPMNEdge id="f2_di" bpmnElement="f2">
+        <di:waypoint x="350" y="118"/><di:waypoint x="468" y="250"/></bpmndi:BPMNEdge>
+      <bpmndi:BPMNShape id="OrderRef_di" bpmnElement="OrderRef">
+        <dc:Bounds x="162" y="400" width="36" height="50"/></bpmndi:BPMNShape>
+      <bpmndi:BPMNShape id="StoreRef_di" bpmnElement="StoreRef">
+        <dc:Bounds x="400" y="400" width="50" height="50"/></bpmndi:BPMNShape>
+      <bpmndi:BPMNShape id="Note_di" bpmnElement="Note">
+        <dc:Bounds x="400" y="10" width="150" height="30"/></bpmndi:BPMNShape>
+      <bpmndi:BPMNEdge id="NoteLink_di" bpmnElement="NoteLink">
+        <di:waypoint x="330" y="78"/><di:waypoint x="420" y="40"/></bpmndi:BPMNEdge>
+      <bpmndi:BPMNShape id="SalesGroup_di" bpmnElement="SalesGroup">
+        <dc:Bounds x="230" y="60" width="140" height="120"/></bpmndi:BPMNShape>
+      <bpmndi:BPMNEdge id="ReadOrder_di" bpmnElement="ReadOrder">
+        <di:waypoint x="180" y="400"/><di:waypoint x="280" y="158"/></bpmndi:BPMNEdge>
+      <bpmndi:BPMNEdge id="WriteStore_di" bpmnElement="WriteStore">
+        <di:waypoint x="320" y="158"/><di:waypoint x="420" y="400"/></bpmndi:BPMNEdge>
+    </bpmndi:BPMNPlane>
+  </bpmndi:BPMNDiagram>
+</semantic:definitions>
+"""
+KEPT_IDS = {
+    "Item_order": "itemDefinition",
+    "Store": "dataStore",
+    "Cat": "category",
+    "ProcessIo": "ioSpecification",
+    "ProcessProp": "property",
+    "Lanes": "laneSet",
+    "LaneSales": "lane",
+    "CheckIo": "ioSpecification",
+    "CheckProp": "property",
+    "ReadOrder": "dataInputAssociation",
+    "WriteStore": "dataOutputAssociation",
+    "OrderData": "dataObject",
+    "OrderRef": "dataObjectReference",
+    "StoreRef": "dataStoreReference",
+    "Note": "textAnnotation",
+    "NoteLink": "association",
+    "SalesGroup": "group",
+}
+DRAWN = {"LaneSales", "LaneOps", "OrderRef", "StoreRef", "Note", "NoteLink", "SalesGroup"}
+
+
+@pytest.fixture(scope="module")
+def schema() -> etree.XMLSchema:
+    return bpmn_schema()
+
+
+def by_id(root: etree._Element) -> dict[str, etree._Element]:
+    return {str(e.get("id")): e for e in root.iter() if isinstance(e.tag, str) and e.get("id")}
+
+
+def test_modelling_only_elements_import_without_refusal_and_run_nowhere() -> None:
+    result = import_bpmn(MODEL)
+    assert result.unsupported == []
+    assert not [w for w in result.warnings if w.code == "import.artifact"]
+    document = result.document
+    assert list(document["nodes"]) == ["start", "check", "done"]
+    assert list(document["flows"]) == ["f1", "f2"]
+    assert [item["tag"] for item in document["kept"]["process"]] == [
+        f"{{{CAMUNDA}}}properties",
+        "ioSpecification",
+        "property",
+        "laneSet",
+        "dataObject",
+        "dataObjectReference",
+        "dataStoreReference",
+        "textAnnotation",
+        "association",
+        "group",
+    ]
+    assert [item["tag"] for item in document["nodes"]["check"]["kept"]] == [
+        f"{{{CAMUNDA}}}executionListener",
+        "ioSpecification",
+        "property",
+        "dataInputAssociation",
+        "dataOutputAssociation",
+    ]
+    refs = [item["attrs"] for item in document["kept"]["process"] if "attrs" in item]
+    assert {"id": "StoreRef", "name": "Orders DB", "dataStoreRef": "Store"} in refs
+    assert not [p for p in validate(document) if p.severity == "error" and "kept" in p.message]
+
+
+def test_modelling_only_elements_roundtrip_identically(schema: etree.XMLSchema) -> None:
+    result = import_bpmn(MODEL)
+    assert result.document["kept"]["diagram"]
+    exported = export_bpmn(result.document)
+    root = etree.fromstring(exported.encode())
+    assert schema.validate(root), schema.error_log.last_error
+    assert {e.get("bpmnElement") for e in root.iter(q(BPMNDI, "BPMNShape"))} >= DRAWN - {"NoteLink"}
+    again = import_bpmn(exported)
+    assert again.unsupported == []
+    assert canonical_json(again.document) == canonical_json(result.document)
+    assert export_bpmn(again.document) == exported
+
+
+def test_export_writes_them_back_with_their_shapes_and_edges() -> None:
+    root = etree.fromstring(export_bpmn(import_bpmn(MODEL).document).encode())
+    elements = by_id(root)
+    for element_id, local in KEPT_IDS.items():
+        assert elements[element_id].tag == q(BPMN, local), element_id
+    assert elements["Note"].findtext(q(BPMN, "text")) == "Checked within a day & logged"
+    assert [e.text for e in elements["LaneSales"].iter(q(BPMN, "flowNodeRef"))] == [
+        "start",
+        "check",
+    ]
+    assert elements["ReadOrder"].getparent() is elements["check"]
+    assert elements["Store"].getparent() is root
+    drawn = {
+        str(e.get("bpmnElement")) for e in root.iter(q(BPMNDI, "BPMNShape"), q(BPMNDI, "BPMNEdge"))
+    }
+    assert DRAWN | {"ReadOrder", "WriteStore"} <= drawn
+    lane = next(e for e in root.iter(q(BPMNDI, "BPMNShape")) if e.get("bpmnElement") == "LaneOps")
+    assert lane.get("isHorizontal") == "true"
+    listener = elements["check"].find(f"{{{BPMN}}}extensionElements/{{{CAMUNDA}}}executionListener")
+    assert listener is not None
+    assert dict(listener.attrib) == {"class": "com.example.Audit", "event": "start"}
+    taken = elements["f1"].find(f"{{{BPMN}}}extensionElements/{{{CAMUNDA}}}executionListener")
+    assert taken is not None and taken.get("expression") == "${audit.taken()}"
+    assert root.nsmap.get("camunda") == CAMUNDA
+    assert "kept" not in "".join(root.itertext()), "kept elements are written as XML only"
+    owner = root.find(f".//{{{CAMUNDA}}}property")
+    assert owner is not None and owner.get("value") == "team-a"
+
+
+def test_deleting_a_task_drops_what_points_at_it_and_the_export_stays_valid(
+    schema: etree.XMLSchema,
+) -> None:
+    document = import_bpmn(MODEL).document
+    del document["nodes"]["check"]
+    document["flows"] = {"f": {"source": "start", "target": "done"}}
+    exported = export_bpmn(document)
+    root = etree.fromstring(exported.encode())
+    assert schema.validate(root), schema.error_log.last_error
+    elements = by_id(root)
+    assert "NoteLink" not in elements and "NoteLink_di" not in elements
+    assert "ReadOrder" not in elements and "Note" in elements
+    assert [e.text for e in root.iter(q(BPMN, "flowNodeRef"))] == ["start", "done"]
+    again = import_bpmn(exported)
+    assert export_bpmn(again.document) == exported
+
+
+def test_kept_elements_of_a_sub_process_stay_in_it(schema: etree.XMLSchema) -> None:
+    xml = MODEL.replace(
+        '<semantic:endEvent id="done" name="Done"/>',
+        '<semantic:subProcess id="done"><semantic:startEvent id="inner"/>'
+        '<semantic:dataObject id="InnerData"/>'
+        '<semantic:textAnnotation id="InnerNote"><semantic:text>inside</semantic:text>'
+        "</semantic:textAnnotation></semantic:subProcess>",
+    )
+    result = import_bpmn(xml)
+    assert result.unsupported == []
+    assert [i["tag"] for i in result.document["nodes"]["done"]["kept"]] == [
+        "dataObject",
+        "textAnnotation",
+    ]
+    exported = export_bpmn(result.document)
+    root = etree.fromstring(exported.encode())
+    assert schema.validate(root), schema.error_log.last_error
+    elements = by_id(root)
+    assert elements["InnerNote"].getparent() is elements["done"]
+    assert export_bpmn(import_bpmn(exported).document) == exported
+
+
+def test_moddle_reads_kept_elements_without_warnings(tmp_path: Path) -> None:
+    node = shutil.which("node")
+    if node is None or not (REPO / "node_modules/bpmn-moddle").is_dir():
+        pytest.skip("node and node_modules/bpmn-moddle are needed (make setup-test assets)")
+    path = tmp_path / "kept.bpmn"
+    path.write_text(export_bpmn(import_bpmn(MODEL).document), encoding="utf-8")
+    output = subprocess.run(
+        [
+            node,
+            str(REPO / "tests/process/moddle_read.mjs"),
+            str(REPO / "static/js/flowdesk-moddle.json"),
+            str(path),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert output.returncode == 0, output.stdout + output.stderr
+
+
+def test_a_file_whose_process_has_no_flow_nodes_is_refused_with_its_line() -> None:
+    xml = MODEL.split("<semantic:process")[0] + (
+        '<semantic:process id="empty">\n'
+        '<semantic:textAnnotation id="n"><semantic:text>todo</semantic:text>'
+        "</semantic:textAnnotation></semantic:process></semantic:definitions>"
+    )
+    with pytest.raises(BpmnImportError, match="Process 'empty' has no flow nodes") as caught:
+        import_bpmn(xml)
+    assert caught.value.line is not None
+    assert '<semantic:process id="empty">' in xml.splitlines()[caught.value.line - 1]
+    with pytest.raises(BpmnImportError, match="no flow nodes"):
+        import_bpmn(xml, process_id="empty")
+
+
+def test_duplicate_ids_are_refused_naming_the_id_and_its_line() -> None:
+    xml = MODEL.replace('<semantic:endEvent id="done"', '<semantic:endEvent id="check"')
+    with pytest.raises(BpmnImportError, match="The id 'check' is used by more than one") as caught:
+        import_bpmn(xml)
+    assert caught.value.line is not None
+    assert '<semantic:endEvent id="check"' in xml.splitlines()[caught.value.line - 1]
+    twice = MODEL.replace('id="f2_di"', 'id="f1_di"')
+    with pytest.raises(BpmnImportError, match="'f1_di'"):
+        import_bpmn(twice)
+
+
+def test_kept_data_from_a_json_document_cannot_break_the_export(schema: etree.XMLSchema) -> None:
+    """A hand-edited `kept` section: what cannot stand where it is, or reuses an id, is left out,
+    and the export stays valid and stable."""
+    document = import_bpmn(MODEL).document
+    note = {"tag": "textAnnotation", "attrs": {"id": "check"}}  # a node's id
+    document["kept"]["process"] += [
+        note,
+        {"tag": "textAnnotation", "attrs": {"id": "Note"}},  # a kept element's id
+        {"tag": "startEvent", "attrs": {"id": "sneaky"}},  # a flow node is not documentation
+        {"tag": "{https://flowdesk.dev/schema/bpmn/1.0}config", "text": '{"x": 1}'},
+        {"tag": f"{{{BPMN}}}userTask", "attrs": {"id": "hidden"}},
+        {"tag": "group", "attrs": {"id": "Bad", "a b": "c"}, "text": "\x01"},
+        {"tag": "{bad", "children": "no"},
+        "text",
+        {"tag": "association", "attrs": {"id": "Dangling", "sourceRef": "nowhere"}},
+    ]
+    document["kept"]["definitions"].append({"tag": "process", "attrs": {"id": "Other"}})
+    document["kept"]["diagram"].append({"plane": "check", "element": {"tag": "dataObject"}})
+    document["kept"]["extra"] = [1]
+    deep: dict[str, object] = {"tag": "textAnnotation", "attrs": {"id": "Deep"}}
+    for _ in range(300):
+        deep = {"tag": "{urn:x}wrap", "children": [deep]}
+    document["kept"]["process"].append(deep)
+    document["nodes"]["start"]["kept"] = 5
+    document["nodes"]["done"]["kept"] = [{"tag": "laneSet", "attrs": {"id": "LaneOps"}}]
+    exported = export_bpmn(document)
+    root = etree.fromstring(exported.encode())
+    assert schema.validate(root), schema.error_log.last_error
+    elements = by_id(root)
+    assert elements["check"].tag == q(BPMN, "userTask")
+    assert elements["Note"].findtext(q(BPMN, "text")) == "Checked within a day & logged"
+    assert not {"sneaky", "hidden", "Other", "Dangling", "Deep"} & set(elements)
+    again = import_bpmn(exported)
+    assert again.unsupported == []
+    assert list(again.document["nodes"]) == ["start", "check", "done"]
+    assert export_bpmn(again.document) == exported
+
+
+def test_a_collapsed_sub_process_keeps_its_annotation_on_its_own_plane(
+    schema: etree.XMLSchema,
+) -> None:
+    xml = MODEL.replace(
+        '<semantic:endEvent id="done" name="Done"/>',
+        '<semantic:subProcess id="done"><semantic:startEvent id="inner"/>'
+        '<semantic:textAnnotation id="InnerNote"><semantic:text>inside</semantic:text>'
+        "</semantic:textAnnotation></semantic:subProcess>",
+    ).replace(
+        "</semantic:definitions>",
+        '<bpmndi:BPMNDiagram id="SubDiagram"><bpmndi:BPMNPlane id="SubPlane" bpmnElement="done">'
+        '<bpmndi:BPMNShape id="inner_di" bpmnElement="inner">'
+        '<dc:Bounds x="100" y="100" width="36" height="36"/></bpmndi:BPMNShape>'
+        '<bpmndi:BPMNShape id="InnerNote_di" bpmnElement="InnerNote">'
+        '<dc:Bounds x="200" y="100" width="100" height="30"/></bpmndi:BPMNShape>'
+        "</bpmndi:BPMNPlane></bpmndi:BPMNDiagram></semantic:definitions>",
+    )
+    result = import_bpmn(xml)
+    assert result.document["nodes"]["done"]["config"]["collapsed"] is True
+    on_plane = {e["element"]["attrs"]["id"]: e["plane"] for e in result.document["kept"]["diagram"]}
+    assert on_plane["InnerNote_di"] == "done" and on_plane["Note_di"] is None
+    exported = export_bpmn(result.document)
+    root = etree.fromstring(exported.encode())
+    assert schema.validate(root), schema.error_log.last_error
+    shape = by_id(root)["InnerNote_di"]
+    assert shape.getparent().get("bpmnElement") == "done"
+    assert export_bpmn(import_bpmn(exported).document) == exported
+
+
+def test_vendor_settings_flowdesk_does_not_map_are_kept_and_mapped_ones_do_not_come_back(
+    schema: etree.XMLSchema,
+) -> None:
+    xml = MODEL.replace(
+        '<semantic:userTask id="check" name="Check order">',
+        '<semantic:userTask id="check" name="Check order" camunda:assignee="alice" '
+        'camunda:formKey="embedded:app:forms/check.html" camunda:asyncBefore="true">',
+    ).replace(
+        '<camunda:executionListener class="com.example.Audit" event="start"/>',
+        '<camunda:executionListener class="com.example.Audit" event="start"/>'
+        '<camunda:formData><camunda:formField id="ok" type="boolean"/></camunda:formData>',
+    )
+    document = import_bpmn(xml).document
+    assert document["nodes"]["check"]["config"]["assignee"] == {"type": "user", "value": "alice"}
+    root = etree.fromstring(export_bpmn(document).encode())
+    check = by_id(root)["check"]
+    assert check.get(f"{{{CAMUNDA}}}formKey") == "embedded:app:forms/check.html"
+    assert check.get(f"{{{CAMUNDA}}}asyncBefore") == "true"
+    assert check.get(f"{{{CAMUNDA}}}assignee") is None
+    assert check.find(f".//{{{CAMUNDA}}}formData") is None
+    assert check.find(f".//{{{CAMUNDA}}}executionListener") is not None
+    del document["nodes"]["check"]["config"]["assignee"]
+    exported = export_bpmn(document)
+    assert schema.validate(etree.fromstring(exported.encode())), schema.error_log.last_error
+    again = import_bpmn(exported).document
+    assert "assignee" not in again["nodes"]["check"]["config"], "a deleted assignee stays deleted"
+    assert export_bpmn(again) == exported
