@@ -9,7 +9,7 @@ from sqlalchemy import select
 from tests.browser.conftest import sign_in
 from tests.browser.test_accessibility import _serious_violations
 from tests.engine.conftest import publish_document
-from tests.engine.timer_start_docs import timed, timer_starts_publishable  # noqa: F401
+from tests.engine.timer_start_docs import timed
 from webapp.extensions import db
 from webapp.models.schedules import Schedule
 

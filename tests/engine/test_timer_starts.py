@@ -19,7 +19,7 @@ from tests.engine.conftest import (
     run_burst,
     wait_for,
 )
-from tests.engine.timer_start_docs import iso, soon, timed, timer_starts_publishable  # noqa: F401
+from tests.engine.timer_start_docs import iso, soon, timed
 from webapp.models import HistoryEntry, Instance, Process, ProcessVersion
 from webapp.models.base import utcnow
 from webapp.models.schedules import Schedule, ScheduleTick

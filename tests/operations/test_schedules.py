@@ -8,7 +8,7 @@ from sqlalchemy import select
 
 from tests.conftest import csrf_token, login, make_user
 from tests.engine.conftest import publish_document
-from tests.engine.timer_start_docs import timed, timer_starts_publishable  # noqa: F401
+from tests.engine.timer_start_docs import timed
 from webapp.models.schedules import Schedule
 
 PAGE = "/operations/schedules"
