@@ -10,8 +10,7 @@ from sqlalchemy import func, select
 from tests.api.test_idempotency import at_once, post_json
 from tests.conftest import make_user
 from tests.engine.broadcasts import run_broadcasts
-from tests.engine.conftest import basic, chain, node
-from tests.engine.unchecked import publish_unchecked
+from tests.engine.conftest import basic, chain, node, publish_document
 from webapp.models import Instance, SignalBroadcast
 
 CLERK = {"type": "role", "value": "approver"}
@@ -27,14 +26,14 @@ def listeners(app, published):
     """`waits` waits for signal "go"; `on_order` starts on message "order.placed"; `on_go`
     starts on signal "go" (no partition: it starts in the broadcast's partition)."""
     with app.app_context():
-        publish_unchecked(chain(("wait", node("signalCatch", signal="go", saveTo="got"))), "waits")
+        publish_document(chain(("wait", node("signalCatch", signal="go", saveTo="got"))), "waits")
         review = ("review", node("userTask", assignee=CLERK))
         on_order = chain(review)
         on_order["nodes"]["start"]["config"] = {"event": "message", "message": "order.placed"}
-        publish_unchecked(on_order, "on_order")
+        publish_document(on_order, "on_order")
         on_go = chain(review)
         on_go["nodes"]["start"]["config"] = {"event": "signal", "signal": "go"}
-        publish_unchecked(on_go, "on_go")
+        publish_document(on_go, "on_go")
 
 
 def test_a_broadcast_is_accepted_then_reaches_the_waiting_instances(api, listeners, db_session):
@@ -149,7 +148,7 @@ def test_a_waiting_instance_takes_the_message_before_a_start(api, listeners, db_
     # "paid" is awaited by `msg`; give it a message start too, in another process.
     on_paid = chain(("review", node("userTask", assignee=CLERK)))
     on_paid["nodes"]["start"]["config"] = {"event": "message", "message": "paid"}
-    publish_unchecked(on_paid, "on_paid")
+    publish_document(on_paid, "on_paid")
     delivered = api("operator").post("/api/messages", json={"name": "paid", "correlation_key": 5})
     assert (delivered.status_code, delivered.json) == (200, {"delivered": [waiting.json["id"]]})
     assert _count(db_session, process_key="on_paid") == 0
@@ -177,6 +176,6 @@ def test_one_message_name_starts_one_process(app, listeners):
     twin = chain(("review", node("userTask", assignee=CLERK)))
     twin["nodes"]["start"]["config"] = {"event": "message", "message": "order.placed"}
     with app.app_context(), pytest.raises(ProcessError) as refused:
-        publish_unchecked(twin, "twin")
+        publish_document(twin, "twin")
     assert refused.value.code == "publish.message_taken"
     assert "on_order" in refused.value.message

@@ -10,9 +10,8 @@ from tests.browser.conftest import sign_in
 from tests.browser.test_accessibility import _serious_violations
 from tests.engine import conftest as engine_conftest
 from tests.engine.broadcasts import run_broadcasts
-from tests.engine.conftest import chain, node
+from tests.engine.conftest import chain, node, publish_document
 from tests.engine.test_steps import start
-from tests.engine.unchecked import publish_unchecked
 from webapp.engine import signals
 from webapp.models.base import utcnow
 
@@ -22,7 +21,7 @@ engine = engine_conftest.engine
 
 
 def test_a_running_broadcast_refreshes_to_done_on_a_phone(phone_page, demo, engine):
-    version = publish_unchecked(chain(("wait", node("signalCatch", signal="go"))), "waits")
+    version = publish_document(chain(("wait", node("signalCatch", signal="go"))), "waits")
     waiting = start(engine, version)
     conn = engine.connection()
     ref = signals.record(conn, name="go", payload={}, partition_id=None, now=utcnow())

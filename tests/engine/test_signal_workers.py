@@ -6,11 +6,10 @@ from __future__ import annotations
 
 from sqlalchemy import func, select
 
-from tests.engine.conftest import node, wait_for
+from tests.engine.conftest import node, publish_document, wait_for
 from tests.engine.documents import document
 from tests.engine.test_steps import start
 from tests.engine.test_structures import CLERK, wire
-from tests.engine.unchecked import publish_unchecked
 from webapp.engine import dispatch, signals
 from webapp.models import HistoryEntry, SignalBatch, SignalBroadcast, SignalReceipt
 from webapp.models.base import utcnow
@@ -39,7 +38,7 @@ def _receipts(session) -> int:
 
 
 def test_a_broadcast_survives_a_worker_killed_mid_batch(engine, demo, workers):
-    version = publish_unchecked(_listening(), key="many")
+    version = publish_document(_listening(), key="many")
     instance_ids = [start(engine, version) for _ in range(COUNT)]
     ref = signals.record(
         engine.connection(), name="go", payload={"n": 1}, partition_id=None, now=utcnow()
@@ -75,7 +74,7 @@ def test_a_broadcast_survives_a_worker_killed_mid_batch(engine, demo, workers):
 
 def test_a_broadcast_never_handed_to_redis_is_found_by_the_sweep(engine, demo, workers):
     """The throwing step committed but Redis was down: no RQ job exists; the sweep plans it."""
-    version = publish_unchecked(_listening(), key="few")
+    version = publish_document(_listening(), key="few")
     instance_ids = [start(engine, version) for _ in range(3)]
     ref = signals.record(
         engine.connection(), name="go", payload={}, partition_id=None, now=utcnow()

@@ -97,7 +97,7 @@ def test_a_signal_end_broadcasts_and_ends_its_token(engine):
     waiting = start(engine, publish_document(catcher(), key="catcher"))
     doc = chain()
     doc["nodes"]["end"]["config"] = {"event": "signal", "signal": "go", "payload": {"x": "1 + 1"}}
-    ender = start(engine, publish_unchecked(doc, key="ender"))
+    ender = start(engine, publish_document(doc, key="ender"))
     assert load(engine, ender).status == "completed"
     run_broadcasts(engine)
     assert load(engine, waiting).vars["got"] == {"x": 2}
@@ -131,7 +131,7 @@ def _task_with_signal_boundary(interrupting: bool) -> dict:
 
 
 def test_an_interrupting_signal_boundary_ends_the_task_and_takes_its_path(engine, demo):
-    instance_id = start(engine, publish_unchecked(_task_with_signal_boundary(True)))
+    instance_id = start(engine, publish_document(_task_with_signal_boundary(True)))
     broadcast(engine, "go", {"a": 1})
     assert {t.node_id for t in open_tasks(engine, instance_id)} == {"after"}
     assert load(engine, instance_id).vars["got"] == {"a": 1}
@@ -140,7 +140,7 @@ def test_an_interrupting_signal_boundary_ends_the_task_and_takes_its_path(engine
 
 
 def test_a_non_interrupting_signal_boundary_fires_for_each_broadcast(engine, demo):
-    instance_id = start(engine, publish_unchecked(_task_with_signal_boundary(False)))
+    instance_id = start(engine, publish_document(_task_with_signal_boundary(False)))
     broadcast(engine, "go")
     broadcast(engine, "go")
     tasks = sorted(t.node_id for t in open_tasks(engine, instance_id))
@@ -166,8 +166,8 @@ def _signal_event_sub_process(interrupting: bool) -> dict:
 
 
 def test_a_signal_event_sub_process_interrupting_and_not(engine, demo):
-    stops = start(engine, publish_unchecked(_signal_event_sub_process(True), key="stops"))
-    goes_on = start(engine, publish_unchecked(_signal_event_sub_process(False), key="goes_on"))
+    stops = start(engine, publish_document(_signal_event_sub_process(True), key="stops"))
+    goes_on = start(engine, publish_document(_signal_event_sub_process(False), key="goes_on"))
     broadcast(engine, "go")
     assert {t.node_id for t in open_tasks(engine, stops)} == {"on_task"}
     assert sorted(t.node_id for t in open_tasks(engine, goes_on)) == ["on_task", "work"]
@@ -182,10 +182,10 @@ def test_a_signal_start_starts_one_instance_per_broadcast_in_its_partition(engin
     finance = engine.scalar(select(Partition.id).where(Partition.key == "finance"))
     doc = chain(("review", node("userTask", assignee=CLERK)))
     doc["nodes"]["start"]["config"] = {"event": "signal", "signal": "go"}
-    publish_unchecked(doc, key="started")
+    publish_document(doc, key="started")
     hr_doc = chain(("review", node("userTask", assignee=CLERK)))
     hr_doc["nodes"]["start"]["config"] = {"event": "signal", "signal": "go"}
-    publish_unchecked(hr_doc, key="hr_started", partition="hr")
+    publish_document(hr_doc, key="hr_started", partition="hr")
     broadcast_id = broadcast(engine, "go", {"n": 1}, partition_id=finance)
     made = engine.execute(select(Instance.process_key, Instance.partition_id, Instance.input)).all()
     assert [tuple(r) for r in made] == [("started", finance, {"n": 1})]
@@ -204,7 +204,7 @@ def test_a_batch_run_again_delivers_to_no_instance_twice(engine):
     from webapp.models import SignalBatch
 
     doc = _task_with_signal_boundary(False)
-    version = publish_unchecked(doc, key="twice")
+    version = publish_document(doc, key="twice")
     instance_ids = [start(engine, version) for _ in range(3)]
     broadcast(engine, "go")
     engine.execute(SignalBatch.__table__.update().values(status="pending", lease_until=None))
@@ -225,7 +225,7 @@ def test_the_send_message_tool_starts_a_listening_process_once(engine, demo):
 
     listener = chain(("review", node("userTask", assignee=CLERK)))
     listener["nodes"]["start"]["config"] = {"event": "message", "message": "order.placed"}
-    publish_unchecked(listener, key="on_order", partition="finance")
+    publish_document(listener, key="on_order", partition="finance")
     inputs = {"name": "'order.placed'", "correlationKey": "$input.order", "payload": "$input"}
     sender = chain(("send", node("serviceTask", tool="send_message", inputs=inputs, saveTo="out")))
     from webapp.models import Partition
@@ -285,7 +285,7 @@ def test_two_workers_reaching_one_instance_deliver_once(engine, demo):
     instance; the second step finds it has the broadcast and fires nothing again."""
     from webapp.models import SignalBatch
 
-    instance_id = start(engine, publish_unchecked(_task_with_signal_boundary(False), key="race"))
+    instance_id = start(engine, publish_document(_task_with_signal_boundary(False), key="race"))
     conn = engine.connection()
     ref = signals.record(conn, name="go", payload={}, partition_id=None, now=utcnow())
     engine.commit()

@@ -1,6 +1,5 @@
-"""Publishing a version WITHOUT validation or BPMN export, for signal documents the library does
-not know yet on this branch (signal boundary events and starts: the reader, writer and
-validation of issue 16 come from another branch). Everything else goes the published way."""
+"""Publishing a version WITHOUT validation or BPMN export, for documents publishing refuses
+(a payload expression that does not parse) whose run-time behaviour a test still checks."""
 
 from __future__ import annotations
 

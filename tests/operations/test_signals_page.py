@@ -6,9 +6,8 @@ from __future__ import annotations
 from sqlalchemy import select
 
 from tests.engine.broadcasts import run_broadcasts
-from tests.engine.conftest import chain, node
+from tests.engine.conftest import chain, node, publish_document
 from tests.engine.test_steps import start
-from tests.engine.unchecked import publish_unchecked
 from webapp.engine import signals
 from webapp.models import Partition
 from webapp.models.base import utcnow
@@ -26,7 +25,7 @@ def _broadcast(session, name: str, partition: str | None = None) -> int:
 
 
 def test_the_signals_page_shows_progress_and_whom_a_broadcast_reached(login_as, engine):
-    version = publish_unchecked(chain(("wait", node("signalCatch", signal="go"))), "waits")
+    version = publish_document(chain(("wait", node("signalCatch", signal="go"))), "waits")
     waiting = [start(engine, version) for _ in range(2)]
     broadcast_id = _broadcast(engine, "go")
     client = login_as("operator")
