@@ -4,8 +4,6 @@ on the real database (in-process steps) and with real worker processes."""
 from __future__ import annotations
 
 import json
-import re
-from typing import Any
 
 from sqlalchemy import func, select
 
@@ -24,8 +22,7 @@ from tests.engine.test_structures import (
     wire,
 )
 from webapp.engine import steps
-from webapp.models import HistoryEntry, Job, MessageSubscription, Process, ProcessVersion, Token
-from webapp.process.scripts import parse as parse_script
+from webapp.models import HistoryEntry, Job, MessageSubscription, ProcessVersion, Token
 from webapp.services.jobs import commit
 
 
@@ -48,50 +45,6 @@ def publish_without_validation(doc: dict, key: str) -> ProcessVersion:
     db.session.add(version)
     db.session.commit()
     return db.session.scalar(select(ProcessVersion).where(ProcessVersion.process_id == process.id))
-
-
-def _pending_in_validation(problem: Any, doc: dict) -> bool:
-    """A problem validation on this branch still reports for a valid document of the new kinds
-    (teaching validation about them is the library's part of issue 16): a reference to a
-    variable a script task assigns, a link catch "unreachable", a link throw "dead end", an
-    error boundary on a send task (whose tool can raise a business error) "never fires"."""
-    nodes = doc["nodes"]
-    kind = nodes.get(problem.element_id, {}).get("kind")
-    if problem.code == "node.unreachable":
-        return kind == "linkCatch"
-    if problem.code == "node.dead_end":
-        return kind == "linkThrow"
-    if problem.code == "boundary.never_fires":
-        host = nodes[problem.element_id]["config"].get("attachedTo")
-        return nodes.get(host, {}).get("kind") == "sendTask"
-    named = re.search(r"refers to \$vars\.(\w+)", problem.message)
-    assigned = {
-        name
-        for spec in nodes.values()
-        if spec["kind"] == "scriptTask"
-        for name in parse_script(spec["config"]["script"]).names
-    }
-    return problem.code == "expression.reference" and bool(named) and named[1] in assigned
-
-
-def publish_valid(doc: dict, key: str = "proc") -> ProcessVersion:
-    """Publish `doc` validated; a refusal naming only problems of `_pending_in_validation`
-    publishes it without validation (any other problem fails the test)."""
-    from webapp.extensions import db
-    from webapp.services.processes import ProcessError
-
-    try:
-        return publish_document(doc, key)
-    except ProcessError as refused:
-        errors = [problem for problem in refused.problems if problem.severity == "error"]
-        if not all(_pending_in_validation(problem, doc) for problem in errors):
-            raise
-    db.session.rollback()
-    process = db.session.scalar(select(Process).where(Process.key == key))
-    if process is not None:
-        db.session.delete(process)
-        db.session.commit()
-    return publish_without_validation(doc, key)
 
 
 def details(session, instance_id: int, kind: str) -> list[tuple[str | None, dict]]:
@@ -149,7 +102,7 @@ def _scripted_review() -> dict:
 
 
 def test_script_assignments_reach_a_gateway_condition_and_a_form(engine, demo, app):
-    version = publish_valid(_scripted_review())
+    version = publish_document(_scripted_review())
     big = start(engine, version, input={"price": 30, "qty": 5, "who": "Ada"})
     instance = load(engine, big)
     assigned = {"total": 150, "label": "Order of Ada", "big": True}
@@ -277,7 +230,7 @@ def test_a_link_throw_jumps_to_the_catch_of_its_name_in_its_own_scope(engine, de
         **wire("s_catch", "s_task", "s_end"),
         **wire("catch", "end"),
     }
-    version = publish_valid(document(nodes, flows))
+    version = publish_document(document(nodes, flows))
     instance_id = start(engine, version)
     [task] = open_tasks(engine, instance_id)
     assert task.node_id == "s_task"
@@ -359,7 +312,7 @@ def test_a_business_error_of_a_send_task_goes_to_its_error_boundary(engine, demo
         "handled": node("endEvent"),
     }
     flows = {**wire("start", "send", "end"), **wire("caught", "handle", "handled")}
-    version = publish_valid(document(nodes, flows))
+    version = publish_document(document(nodes, flows))
     instance_id = start(engine, version)
     drain(engine)
     assert load(engine, instance_id).status == "completed"

@@ -56,11 +56,12 @@ class Site:
 # What can throw an error or escalation at a boundary's host: a tool's business error (service
 # task), an end or throw event inside (sub-process), the called child (call activity).
 _THROWN_BY = {
-    "error": ("serviceTask", "subProcess", "callActivity"),
+    "error": ("serviceTask", "sendTask", "subProcess", "callActivity"),
     "escalation": ("subProcess", "callActivity"),
 }
 _HOST_WORDS = {
     "serviceTask": "service task",
+    "sendTask": "send task",
     "subProcess": "sub-process",
     "callActivity": "call activity",
 }
