@@ -4,7 +4,7 @@ would, a message end's token active until its tool ran."""
 
 from __future__ import annotations
 
-from tests.engine.test_task_types import publish_valid
+from tests.engine.conftest import publish_document
 from tests.operations.conftest import document, drain, node, start
 from tests.operations.test_structured import _region, _state, _text, wire
 
@@ -23,7 +23,7 @@ def test_history_and_tokens_of_the_new_task_types(operator, engine, demo):
         "end": node("endEvent", "Done"),
     }
     flows = {**wire("start", "sign", "half", "jump"), **wire("land", "calc", "wait", "end")}
-    version = publish_valid(document(nodes, flows), "kinds")
+    version = publish_document(document(nodes, flows), "kinds")
     instance_id = start(engine, version, input={"order": "A-1"})
 
     page = operator.get(f"/operations/instances/{instance_id}").get_data(as_text=True)
@@ -42,7 +42,7 @@ def test_a_message_end_shows_its_token_active_until_its_tool_ran(operator, engin
         "start": node("startEvent", "Start"),
         "end": node("endEvent", "Tell the shop", event="message", message="done", tool="noop"),
     }
-    version = publish_valid(document(nodes, wire("start", "end")), "tell")
+    version = publish_document(document(nodes, wire("start", "end")), "tell")
     instance_id = start(engine, version)
     page = operator.get(f"/operations/instances/{instance_id}").get_data(as_text=True)
     assert _state(page)["active"] == {"end": 1}
