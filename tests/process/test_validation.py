@@ -734,16 +734,20 @@ def test_parallel_branch_that_never_joins_is_a_warning() -> None:
 # --- config -------------------------------------------------------------------------------------
 
 
-def test_user_task_without_assignee() -> None:
-    doc = linear(node("userTask", "Review"))
-    problem = only(validate(doc), "task.assignee_missing")
-    assert problem.element_id == "task"
-    assert "User task 'Review'" in problem.message
-
-
-def test_user_task_with_empty_assignee_value() -> None:
+def test_user_task_without_assignee_is_valid() -> None:
+    """No assignee: the task is open to everyone who may work tasks in the partition."""
+    assert found(validate(linear(node("userTask", "Review")))) == set()
     doc = linear(user("Review", assignee={"type": "role", "value": ""}))
-    assert found(validate(doc)) == {("task.assignee_missing", "task")}
+    assert found(validate(doc)) == set()
+
+
+def test_role_that_does_not_exist_is_an_error_when_roles_are_known() -> None:
+    doc = linear(user("Review", assignee={"type": "role", "value": "accounting"}))
+    assert found(validate(doc)) == set()
+    assert found(validate(doc, roles={"accounting"})) == set()
+    problem = only(validate(doc, roles={"clerk"}), "task.role_unknown")
+    assert (problem.element_id, problem.severity) == ("task", "error")
+    assert "'accounting'" in problem.message and "not a Flowdesk role" in problem.message
 
 
 def test_assignee_with_unknown_type_is_config_invalid() -> None:

@@ -131,11 +131,12 @@ class UserTaskPanel(MultiInstanceFields, _WithForm):
     assignee_type = RadioField(
         "Assign to",
         choices=[
+            SelectChoice("anyone", "Anyone who works tasks in the partition"),
             SelectChoice("user", "A user"),
             SelectChoice("role", "Everyone with a role"),
             SelectChoice("expression", "Computed (expression)"),
         ],
-        default="user",
+        default="anyone",
     )
     assignee_user = SelectField("User", validate_choice=False)
     assignee_role = SelectField("Role", validate_choice=False)
@@ -530,7 +531,7 @@ def initial_data(kind: str, element_id: str, title: str, values: Mapping[str, An
     if kind == "userTask":
         assignee = config.get("assignee") if isinstance(config.get("assignee"), dict) else {}
         kind_of = assignee.get("type") if assignee.get("type") in ("user", "role") else None
-        kind_of = kind_of or ("expression" if assignee.get("value") else "user")
+        kind_of = kind_of or ("expression" if assignee.get("value") else "anyone")
         data.update(
             assignee_type=kind_of,
             assignee_user=assignee.get("value", "") if kind_of == "user" else "",
@@ -1013,7 +1014,9 @@ def _read_call(form: CallActivityPanel, config: dict[str, Any], context: PanelCo
 
 def _read_user_task(form: UserTaskPanel, config: dict[str, Any]) -> None:
     kind = form.assignee_type.data
-    if kind == "expression":
+    if kind == "anyone":
+        value = ""
+    elif kind == "expression":
         value = _expression_error(form.assignee_expression)
     else:
         chosen = form.assignee_user if kind == "user" else form.assignee_role

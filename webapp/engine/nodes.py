@@ -118,6 +118,8 @@ def _user(step: Step, token: Token, node: dict[str, Any]) -> None:
     config = node.get("config") or {}
     assignee = config.get("assignee") or {}
     kind, value = assignee.get("type"), assignee.get("value")
+    if not value:
+        kind = None  # no assignee: open to everyone who may work tasks in the partition
     user_id = role_id = None
     if kind == "expression" and value:
         try:
@@ -144,6 +146,7 @@ def _user(step: Step, token: Token, node: dict[str, Any]) -> None:
         form=config.get("form"),
         assignee_id=user_id,
         candidate_role_id=role_id,
+        open_to_partition=kind is None,
         due_at=due_at,
     )
     unresolved = kind in ("user", "role", "expression") and user_id is None and role_id is None
@@ -153,6 +156,7 @@ def _user(step: Step, token: Token, node: dict[str, Any]) -> None:
         assignee=value if user_id else None,
         role=value if role_id else None,
         unresolved=jsonable(value) if unresolved else None,
+        open_to_partition=True if kind is None else None,
     )
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import BigInteger, Float, ForeignKey, Index, Integer, String, Text
+from sqlalchemy import BigInteger, Float, ForeignKey, Index, Integer, String, Text, false
 from sqlalchemy.orm import Mapped, mapped_column, relationship
 
 from webapp.extensions import db
@@ -209,6 +209,8 @@ class Task(db.Model):
     candidate_role_id: Mapped[int | None] = mapped_column(
         ForeignKey("roles.id", ondelete="SET NULL"), index=True, nullable=True
     )
+    #: No assignee in the model: open to everyone who may work tasks in the partition.
+    open_to_partition: Mapped[bool] = mapped_column(default=False, server_default=false())
     form: Mapped[dict[str, Any] | None] = mapped_column(JSONType, nullable=True)
     status: Mapped[str] = mapped_column(String(16), default="open")
     due_at: Mapped[datetime | None] = mapped_column(UTCDateTime(), nullable=True)

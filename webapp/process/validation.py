@@ -72,7 +72,7 @@ CODES: dict[str, str] = {
     "expression.reference": "an expression reads data that is missing (warning: may be missing)",
     "parallel.deadlock": "a parallel join can wait forever",
     "parallel.unjoined": "(warning) a parallel branch never reaches a parallel join",
-    "task.assignee_missing": "a user task has no assignee",
+    "task.role_unknown": "a user task is offered to a group that is not a Flowdesk role",
     "form.invalid": "a form spec is invalid",
     "tool.unknown": "a service task calls a tool that is not registered",
     "tool.input_missing": "a service task does not provide a required tool input",
@@ -130,14 +130,16 @@ def validate(
     doc: Any,
     tools: Mapping[str, ToolSpec] | None = None,
     processes: ProcessCatalog | Collection[str] | None = None,
+    roles: Collection[str] | None = None,
 ) -> list[Problem]:
-    """Check ``doc`` (normalized first); ``tools`` enables the service-task tool checks and
-    ``processes`` (a catalog or the callable keys) the call-activity checks."""
+    """Check ``doc`` (normalized first); ``tools`` enables the service-task tool checks,
+    ``processes`` (a catalog or the callable keys) the call-activity checks and ``roles`` (the
+    role names that exist) the check that user tasks are offered to real roles."""
     try:
         normalized = normalize(doc, deep=False)
     except DocumentError as exc:
         return [Problem("document.invalid", "error", exc.element_id, exc.message)]
-    return _Validator(normalized, tools, as_catalog(processes)).run()
+    return _Validator(normalized, tools, as_catalog(processes), roles).run()
 
 
 class _Validator(EventChecks, ScopeChecks):
@@ -148,7 +150,9 @@ class _Validator(EventChecks, ScopeChecks):
         doc: dict[str, Any],
         tools: Mapping[str, ToolSpec] | None,
         catalog: ProcessCatalog | None = None,
+        roles: Collection[str] | None = None,
     ) -> None:
+        self.roles = roles
         self.nodes: dict[str, dict[str, Any]] = doc["nodes"]
         self.flows: dict[str, dict[str, Any]] = doc["flows"]
         self.key = doc.get("key")
@@ -191,6 +195,10 @@ class _Validator(EventChecks, ScopeChecks):
         return self.problems
 
     # --- reporting helpers -------------------------------------------------------------------
+
+    def role_exists(self, name: str) -> bool:
+        """Without a list of roles (a check outside the database) every role counts as real."""
+        return self.roles is None or name in self.roles
 
     def error(self, code: str, element_id: str | None, message: str) -> None:
         self.problems.append(Problem(code, "error", element_id, message))
@@ -477,11 +485,7 @@ class _Validator(EventChecks, ScopeChecks):
     def check_user_task(self, index: int, node_id: str, name: str, config: dict) -> None:
         assignee = config.get("assignee")
         if assignee is None or (isinstance(assignee, dict) and not assignee.get("value")):
-            self.error(
-                "task.assignee_missing",
-                node_id,
-                f"{name} has no assignee; choose a user, a role or an expression.",
-            )
+            pass  # no assignee: open to everyone who may work tasks in the partition
         elif assignee.get("type") not in ASSIGNEE_TYPES or not isinstance(assignee["value"], str):
             self.error(
                 "config.invalid",
@@ -490,6 +494,13 @@ class _Validator(EventChecks, ScopeChecks):
             )
         elif assignee["type"] == "expression":
             self.sites.append(Site(node_id, f"The assignee of {name}", assignee["value"], index))
+        elif assignee["type"] == "role" and not self.role_exists(assignee["value"]):
+            self.error(
+                "task.role_unknown",
+                node_id,
+                f"{name} is offered to '{assignee['value']}', which is not a Flowdesk role: "
+                "map it to a role or create the role.",
+            )
         self.check_form(index, node_id, name, config.get("form"))
         self.check_duration(node_id, name, "dueIn", config.get("dueIn"))
 

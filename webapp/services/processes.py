@@ -16,7 +16,7 @@ from sqlalchemy import func, or_, select
 
 from webapp.database import transactional
 from webapp.extensions import db
-from webapp.models import Process, ProcessVersion, User
+from webapp.models import Process, ProcessVersion, Role, User
 from webapp.models.base import utcnow
 from webapp.process import document as documents
 from webapp.process.bpmn import (
@@ -101,12 +101,17 @@ class CallableProcesses:
         return found.document if found is not None else None
 
 
+def role_names() -> set[str]:
+    """The names of the roles that exist, for the check that user tasks go to real roles."""
+    return set(db.session.scalars(select(Role.name)))
+
+
 def check_draft(process: Process, doc: dict[str, Any] | None = None) -> list[Problem]:
     """Validate `doc` (the stored draft when None) with the registered tools and the processes
     its call activities may start."""
     if doc is None:
         doc = process.draft_document or documents.new_document(process.key, process.name)
-    return validate(doc, tool_specs(), CallableProcesses(process.partition_id))
+    return validate(doc, tool_specs(), CallableProcesses(process.partition_id), role_names())
 
 
 def check_key(key: str) -> str:

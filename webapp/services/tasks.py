@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from datetime import datetime, time, timedelta
 from typing import Any
 
-from sqlalchemy import ColumnElement, Select, and_, false, func, or_, select
+from sqlalchemy import ColumnElement, Select, and_, func, or_, select
 from sqlalchemy.orm import selectinload
 
 from webapp.engine import EngineError, history, steps
@@ -66,13 +66,29 @@ def may_manage(user: User, task: Task) -> bool:
     return can(user, "instances.manage", task.partition_id)
 
 
+def _offered_to(user: User, task: Task) -> bool:
+    """The task is offered to `user`: they hold its candidate role, or it is open to everyone
+    who may work tasks in its partition (a model task with no assignee)."""
+    if task.open_to_partition:
+        return True
+    return task.candidate_role_id is not None and task.candidate_role_id in role_ids(user)
+
+
+def offered_to(task: Task) -> str:
+    """Whom an unclaimed task waits for, in words: its role, or everyone."""
+    if task.candidate_role is not None:
+        return f"role {task.candidate_role.name}"
+    return "everyone" if task.open_to_partition else "nobody"
+
+
 def may_work(user: User, task: Task) -> bool:
-    """The assignee, or a member of the candidate role while nobody has claimed the task."""
+    """The assignee, or a member of the candidate role (everyone, for an open task) while nobody
+    has claimed the task."""
     if task.status != "open" or not can(user, "tasks.work", task.partition_id):
         return False
     if task.assignee_id is not None:
         return task.assignee_id == user.id
-    return task.candidate_role_id is not None and task.candidate_role_id in role_ids(user)
+    return _offered_to(user, task)
 
 
 def may_see(user: User, task: Task, *, acting: bool = False) -> bool:
@@ -83,9 +99,8 @@ def may_see(user: User, task: Task, *, acting: bool = False) -> bool:
         return False
     if user.id in (task.assignee_id, task.completed_by_id):
         return True
-    in_role = task.candidate_role_id is not None and task.candidate_role_id in role_ids(user)
     unclaimed = task.status == "open" and task.assignee_id is None
-    return in_role and (unclaimed or acting)
+    return _offered_to(user, task) and (unclaimed or acting)
 
 
 def get_task(user: User, task_id: int) -> Task:
@@ -104,11 +119,10 @@ def _tab(user: User, tab: str) -> ColumnElement[bool]:
         return and_(Task.completed_by_id == user.id, Task.status == "completed")
     if tab == "claimable":
         roles = role_ids(user)
-        if not roles:
-            return false()
-        return and_(
-            Task.candidate_role_id.in_(roles), Task.status == "open", Task.assignee_id.is_(None)
-        )
+        offered = Task.open_to_partition.is_(True)
+        if roles:
+            offered = or_(offered, Task.candidate_role_id.in_(roles))
+        return and_(offered, Task.status == "open", Task.assignee_id.is_(None))
     return and_(Task.assignee_id == user.id, Task.status == "open")
 
 
@@ -234,6 +248,11 @@ def _locked(user: User, task_id: int) -> Task:
     return task
 
 
+def _role_name(task: Task) -> str | None:
+    """The candidate role's name for history (None for a task open to everyone)."""
+    return task.candidate_role.name if task.candidate_role is not None else None
+
+
 def _record(task: Task, kind: str, actor: User, **details: Any) -> None:
     """Append one history line for a task action, with who did it."""
     history.append(
@@ -304,7 +323,7 @@ def claim(user: User, task_id: int) -> Task:
     _ensure_workable(user, task)
     task.assignee_id = user.id
     task.claimed_at = utcnow()
-    _record(task, "task_claimed", user, role=task.candidate_role.name)
+    _record(task, "task_claimed", user, role=_role_name(task))
     db.session.commit()
     return task
 
@@ -315,7 +334,7 @@ def release(user: User, task_id: int) -> Task:
     _ensure_open(user, task)
     if task.assignee_id != user.id:
         raise TaskError("not_claimed", "You do not hold this task; nothing was changed.")
-    if task.candidate_role_id is None:
+    if task.candidate_role_id is None and not task.open_to_partition:
         raise TaskError(
             "no_role",
             "This task was assigned to you directly and has no role to go back to; "
@@ -323,7 +342,7 @@ def release(user: User, task_id: int) -> Task:
         )
     task.assignee_id = None
     task.claimed_at = None
-    _record(task, "task_released", user, role=task.candidate_role.name)
+    _record(task, "task_released", user, role=_role_name(task))
     db.session.commit()
     return task
 
@@ -385,6 +404,7 @@ def reassign(
         task.assignee_id = None
         task.claimed_at = None
         task.candidate_role_id = offered.id
+        task.open_to_partition = False
         _record(task, "task_reassigned", manager, to_role=offered.name, note=kept_note, **before)
     db.session.commit()
     return task
