@@ -762,6 +762,7 @@ def test_an_imported_file_without_diagram_gives_each_exit_its_own_route(
     page.get_by_label("BPMN or JSON file").set_input_files(str(source))
     page.get_by_label("Key").fill("routing")
     page.get_by_role("button", name="Import").click()
+    page.get_by_role("link", name="Diagram").click()
     page.wait_for_selector("#designer[data-ready=true]")
     _assert_own_routes(page)
 

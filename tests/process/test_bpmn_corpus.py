@@ -131,6 +131,12 @@ MODELLING_ONLY = {
         "ioSpecification",
         "laneSet",
     },
+    # potentialOwner with a resourceRef: the resource's name becomes the task's role.
+    "miwg-test-suite/reference/C.1.1.bpmn": {"potentialOwner", "resource", "ioSpecification"},
+    "miwg-test-suite/reference/C.3.0.bpmn": {"potentialOwner", "resource"},
+    "camunda-bpm-platform/TaskCandidateTest.testMixedCandidateUserAndGroup.bpmn20.xml": {
+        "potentialOwner"
+    },
     "spiffworkflow/data_object.bpmn": {
         "dataObject",
         "dataObjectReference",
@@ -159,6 +165,11 @@ MODELLING_TYPES = {
     "category",
     "laneSet",
     "lane",
+    "resource",
+    "resourceRole",
+    "performer",
+    "humanPerformer",
+    "potentialOwner",
 }
 #: Elements still refused, each with a corpus file that has one.
 STILL_REFUSED = {

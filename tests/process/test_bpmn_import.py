@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from webapp.process.bpmn import BpmnImportError, ImportResult, import_bpmn
+from webapp.process.bpmn import BpmnImportError, ImportResult, export_bpmn, import_bpmn
 from webapp.process.validation import validate
 
 MODEL = "http://www.omg.org/spec/BPMN/20100524/MODEL"
@@ -314,6 +314,42 @@ def test_camunda_assignment_and_forms() -> None:
     assert nodes["u2"]["config"] == {"assignee": {"type": "role", "value": "management"}}
     assert nodes["u3"]["config"] == {"assignee": {"type": "expression", "value": "$vars.initiator"}}
     assert {"import.assignee_lossy", "import.form_key", "import.form_lossy"} <= codes(camunda(body))
+
+
+def test_standard_performers_become_assignees() -> None:
+    """potentialOwner / humanPerformer: `user(x)` / `group(x)` items, a plain name (a group for
+    a potential owner, a user for a performer), an expression, or a resourceRef's resource name.
+    The elements are kept and written back, not listed as unsupported."""
+
+    def owner(tag: str, text: str) -> str:
+        return (
+            f"<bpmn:{tag}><bpmn:resourceAssignmentExpression><bpmn:formalExpression>{text}"
+            f"</bpmn:formalExpression></bpmn:resourceAssignmentExpression></bpmn:{tag}>"
+        )
+
+    tasks = {
+        "mixed": owner("potentialOwner", "user(kermit), group(sales)"),
+        "group": owner("potentialOwner", "management"),
+        "user": owner("humanPerformer", "fozzie"),
+        "expr": owner("potentialOwner", "${{boss}}"),
+        "ref": "<bpmn:potentialOwner><bpmn:resourceRef>R1</bpmn:resourceRef></bpmn:potentialOwner>",
+    }
+    body = '<bpmn:resource id="R1" name="Approver"/><bpmn:process id="p">'
+    body += "".join(f'<bpmn:userTask id="{i}">{xml}</bpmn:userTask>' for i, xml in tasks.items())
+    body += "</bpmn:process>"
+    result = import_bpmn(definitions(body))
+    nodes = result.document["nodes"]
+    assert {node_id: node["config"].get("assignee") for node_id, node in nodes.items()} == {
+        "mixed": {"type": "user", "value": "kermit"},
+        "group": {"type": "role", "value": "management"},
+        "user": {"type": "user", "value": "fozzie"},
+        "expr": {"type": "expression", "value": "$vars.boss"},
+        "ref": {"type": "role", "value": "Approver"},
+    }
+    assert not result.unsupported
+    assert [w.element_id for w in result.warnings if w.code == "import.assignee_lossy"] == ["mixed"]
+    again = import_bpmn(export_bpmn(result.document))
+    assert again.document == result.document
 
 
 @pytest.mark.parametrize("vendor", ["http://flowable.org/bpmn", "http://activiti.org/bpmn"])

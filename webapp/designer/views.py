@@ -100,9 +100,9 @@ def _upload(field: Any) -> bytes:
 
 
 def _imported(process: Process, result: DraftImport):
-    """Open the designer, saying what was imported and what was left out."""
+    """Open the import report, saying what was imported and what was left out."""
     flash(_imported_message(process, result), "success")
-    return redirect(url_for("designer.editor", process_id=process.id))
+    return redirect(url_for("designer.import_report", process_id=process.id))
 
 
 def _imported_message(process: Process, result: DraftImport) -> str:

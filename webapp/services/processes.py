@@ -27,6 +27,7 @@ from webapp.process.bpmn import (
     export_bpmn,
     import_bpmn,
 )
+from webapp.process.bpmn import report as import_report
 from webapp.process.diff import DocumentDiff, diff_documents
 from webapp.process.kinds import KINDS
 from webapp.process.validation import Problem, has_errors, validate
@@ -147,11 +148,11 @@ def create_process(
     )
     db.session.add(process)
     doc = document or documents.new_document(key, process.name)
-    _store_draft(process, documents.normalize(doc), actor)
+    store_draft(process, documents.normalize(doc), actor)
     return process
 
 
-def _store_draft(
+def store_draft(
     process: Process, doc: dict[str, Any], actor: User | None, xml: str | None = None
 ) -> list[Problem]:
     """Store `doc` as the draft; `xml` (when given) must import to exactly `doc`."""
@@ -173,7 +174,7 @@ def save_draft(
 ) -> SaveResult:
     """Replace the draft unless someone saved since `base_revision`."""
     check_revision(process, base_revision)
-    problems = _store_draft(process, documents.normalize(doc), actor)
+    problems = store_draft(process, documents.normalize(doc), actor)
     return SaveResult(process.draft_revision, problems)
 
 
@@ -361,8 +362,17 @@ def save_draft_xml(
     doc = result.document
     keep = doc.get("key") == process.key and doc.get("name") == process.name
     text = xml.decode("utf-8") if isinstance(xml, bytes) else xml
-    problems = _store_draft(process, doc, actor, text if keep else None)
+    problems = store_draft(process, doc, actor, text if keep else None)
     return DraftImport(process.draft_revision, problems, result.warnings, [])
+
+
+def _record_import(process: Process, result: ImportResult) -> None:
+    """Keep what the import did for the import report page."""
+    process.import_report = {
+        "revision": process.draft_revision,
+        "at": utcnow().isoformat(),
+        **import_report.summarize(result),
+    }
 
 
 @transactional
@@ -379,7 +389,8 @@ def import_draft(
     result = read_upload(data)
     if not allow_unsupported:
         _refuse_unsupported(result, "The file")
-    problems = _store_draft(process, result.document, actor)
+    problems = store_draft(process, result.document, actor)
+    _record_import(process, result)
     return DraftImport(process.draft_revision, problems, result.warnings, result.unsupported)
 
 
@@ -405,6 +416,7 @@ def create_imported(
         actor=actor,
         document=doc,
     )
+    _record_import(process, result)
     problems = [Problem(**p) for p in process.draft_problems]
     return process, DraftImport(
         process.draft_revision, problems, result.warnings, result.unsupported

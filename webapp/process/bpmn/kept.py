@@ -50,9 +50,13 @@ NODE_FIELDS = (
     "dataOutputAssociation",
     "inputSet",
     "outputSet",
+    "resourceRole",
+    "performer",
+    "humanPerformer",
+    "potentialOwner",
 )
 #: Root elements of `definitions` that only modelling-only elements refer to.
-DEFINITIONS = ("dataStore", "category", "itemDefinition")
+DEFINITIONS = ("dataStore", "category", "itemDefinition", "resource")
 #: Attributes whose value names another element (a QName: the prefix is dropped on import).
 _REFERENCES = {
     "sourceRef",

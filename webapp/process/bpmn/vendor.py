@@ -15,7 +15,7 @@ from lxml import etree
 from webapp.process.document import is_identifier
 
 from . import conditions
-from .namespaces import FLOWDESK, JUEL_VENDORS, SPIFF, ZEEBE, q, split
+from .namespaces import BPMN, FLOWDESK, JUEL_VENDORS, SPIFF, ZEEBE, q, split
 
 Warn = Callable[[str, str], None]
 
@@ -106,6 +106,7 @@ def _assignee(element: etree._Element, warn: Warn) -> dict[str, str] | None:
         groups = vendor_attr(source, "candidateGroups") or source.get("candidateGroups")
         if groups:
             candidates.append(("role", groups))
+    candidates += _performers(element)
     if not candidates:
         return None
     kind, value = candidates[0]
@@ -118,6 +119,49 @@ def _assignee(element: etree._Element, warn: Warn) -> dict[str, str] | None:
     if len(parts) > 1:
         warn("import.assignee_lossy", f"Only the first of '{value}' was imported as {kind}")
     return {"type": kind, "value": parts[0] if parts else value}
+
+
+#: Standard BPMN resource roles of a user task: a plain name is a user for a (human) performer
+#: and a group for a potential owner, as Activiti, Flowable and Camunda read them.
+_PERFORMERS = {"humanPerformer": "user", "performer": "user", "potentialOwner": "role"}
+_PERFORMER_ITEM = re.compile(r"^(user|group)\((.+)\)$")
+
+
+def _performers(element: etree._Element) -> list[tuple[str, str]]:
+    """Assignments from `potentialOwner`/`humanPerformer` (a `resourceAssignmentExpression`
+    such as `group(management), user(kermit)`, or a `resourceRef` naming a resource)."""
+    found: list[tuple[str, str]] = []
+    for child in element:
+        namespace, local = split(child.tag) if isinstance(child.tag, str) else ("", "")
+        if namespace != BPMN or local not in _PERFORMERS:
+            continue
+        plain = _PERFORMERS[local]
+        formal = child.find(f".//{q(BPMN, 'formalExpression')}")
+        text = (formal.text or "").strip() if formal is not None else ""
+        if not text:
+            reference = child.find(q(BPMN, "resourceRef"))
+            text = _resource_name(element, (reference.text or "") if reference is not None else "")
+        if text.startswith(("${", "#{", "=")):
+            found.append(("expression", text))
+            continue
+        for item in (part.strip() for part in text.split(",")):
+            match = _PERFORMER_ITEM.match(item)
+            if match:
+                found.append(("user" if match[1] == "user" else "role", match[2].strip()))
+            elif item:
+                found.append((plain, item))
+    return found
+
+
+def _resource_name(element: etree._Element, reference: str) -> str:
+    target = reference.strip().rpartition(":")[2]
+    if not target:
+        return ""
+    root = element.getroottree().getroot()
+    for resource in root.iterchildren(q(BPMN, "resource")):
+        if resource.get("id") == target:
+            return (resource.get("name") or "").strip()
+    return ""
 
 
 def form_spec(element: etree._Element, warn: Warn) -> dict[str, Any] | None:
