@@ -34,7 +34,9 @@ CAMUNDA = b"""<?xml version="1.0" encoding="UTF-8"?>
     <bpmn:scriptTask id="note" name="Note" scriptFormat="groovy">
       <bpmn:script>x = 1</bpmn:script>
     </bpmn:scriptTask>
-    <bpmn:sequenceFlow id="f5" sourceRef="note" targetRef="done"/>
+    <bpmn:sequenceFlow id="f5" sourceRef="note" targetRef="sign"/>
+    <bpmn:userTask id="sign" name="Sign" camunda:assignee="demo"/>
+    <bpmn:sequenceFlow id="f6" sourceRef="sign" targetRef="done"/>
     <bpmn:endEvent id="done"/>
   </bpmn:process>
 </bpmn:definitions>
@@ -62,9 +64,9 @@ def report_page(client, pid: int, query: str = "") -> str:
     return response.get_data(as_text=True)
 
 
-def map_groups(client, pid: int, revision: int, **choices: str):
+def map_names(client, pid: int, revision: int, mapping: str = "groups", **choices: str):
     data = {"csrf_token": token(client, f"/designer/{pid}/import-report"), "revision": revision}
-    return client.post(f"/designer/{pid}/import-report/groups", data={**data, **choices})
+    return client.post(f"/designer/{pid}/import-report/{mapping}", data={**data, **choices})
 
 
 def test_the_report_names_each_item_with_its_element(designer, imported):
@@ -79,12 +81,13 @@ def test_the_report_names_each_item_with_its_element(designer, imported):
     assert "form with 1 field(s): amount" in page and "tool crm-sync" in page
     assert "Kept as documentation only" in page and "1 lane sets" in page
     assert "Create the role accounting" not in page, "designers may not create roles"
+    assert "Users that are not Flowdesk users" in page and '<th scope="row">demo</th>' in page
     assert 'value="clerk"' in page
 
 
 def test_mapping_a_group_offers_its_tasks_to_the_role(designer, imported, db_session):
     revision = get_process(db_session, imported).draft_revision
-    response = map_groups(designer, imported, revision, group_0="clerk")
+    response = map_names(designer, imported, revision, group_0="clerk")
     assert response.status_code == 303
     assert "Mapped accounting → clerk." in designer.get(response.headers["Location"]).get_data(
         as_text=True
@@ -104,7 +107,7 @@ def test_an_admin_creates_the_role_and_the_tasks_keep_the_group_name(app, import
     assert login(admin, "admin").status_code == 302
     assert "Create the role accounting" in report_page(admin, imported)
     revision = get_process(db_session, imported).draft_revision
-    response = map_groups(admin, imported, revision, group_0="+create")
+    response = map_names(admin, imported, revision, group_0="+create")
     assert response.status_code == 303
     role = db_session.scalar(select(Role).where(Role.name == "accounting"))
     assert role is not None and role.permissions == {"tasks.work"}
@@ -116,7 +119,7 @@ def test_an_admin_creates_the_role_and_the_tasks_keep_the_group_name(app, import
 @pytest.mark.parametrize(
     ("choices", "stale", "message"),
     [
-        ({}, False, "Choose a role for at least one group."),
+        ({}, False, "Choose for at least one group."),
         ({"group_0": "no-such-role"}, False, "There is no role &#39;no-such-role&#39;"),
         ({"group_0": "+create"}, False, "Only administrators may create roles."),
         ({"group_0": "clerk"}, True, "saved by someone else"),
@@ -127,7 +130,7 @@ def test_a_refused_mapping_changes_nothing_and_says_why(
 ):
     before = get_process(db_session, imported)
     revision, document = before.draft_revision, before.draft_document
-    response = map_groups(designer, imported, revision - 1 if stale else revision, **choices)
+    response = map_names(designer, imported, revision - 1 if stale else revision, **choices)
     assert response.status_code == 303
     assert "?failed=" in response.headers["Location"]
     page = designer.get(response.headers["Location"]).get_data(as_text=True)
@@ -152,3 +155,28 @@ def test_a_process_drawn_here_has_a_report_of_what_it_needs(designer, make_proce
     page = report_page(designer, pid)
     assert "was not imported from a file" in page
     assert "Taken from the file" not in page
+
+
+def test_a_user_who_does_not_exist_is_a_warning_mapped_on_the_report(
+    designer, imported, db_session
+):
+    process = get_process(db_session, imported)
+    warned = [p for p in process.draft_problems if p["code"] == "task.user_unknown"]
+    assert [(p["element_id"], p["severity"]) for p in warned] == [("sign", "warning")]
+    response = map_names(designer, imported, process.draft_revision, "users", user_0="alice")
+    assert response.status_code == 303
+    assert "Mapped demo → alice." in designer.get(response.headers["Location"]).get_data(
+        as_text=True
+    )
+    sign = get_process(db_session, imported).draft_document["nodes"]["sign"]
+    assert sign["config"]["assignee"] == {"type": "user", "value": "alice"}
+    assert "Users that are not Flowdesk users" not in report_page(designer, imported)
+
+
+def test_a_user_s_tasks_can_be_left_open_to_everyone(designer, imported, db_session):
+    revision = get_process(db_session, imported).draft_revision
+    assert map_names(designer, imported, revision, "users", user_0="+open").status_code == 303
+    sign = get_process(db_session, imported).draft_document["nodes"]["sign"]
+    assert "assignee" not in sign.get("config", {})
+    refused = map_names(designer, imported, revision + 1, "teams", team_0="x")
+    assert refused.status_code == 404

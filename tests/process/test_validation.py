@@ -741,6 +741,14 @@ def test_user_task_without_assignee_is_valid() -> None:
     assert found(validate(doc)) == set()
 
 
+def test_user_who_does_not_exist_is_a_warning_when_users_are_known() -> None:
+    doc = linear(user("Review", assignee={"type": "user", "value": "Demo"}))
+    assert found(validate(doc)) == set()
+    assert found(validate(doc, users={"demo"})) == set(), "user names compare lower-cased"
+    problem = only(validate(doc, users=set()), "task.user_unknown")
+    assert (problem.element_id, problem.severity) == ("task", "warning")
+
+
 def test_role_that_does_not_exist_is_an_error_when_roles_are_known() -> None:
     doc = linear(user("Review", assignee={"type": "role", "value": "accounting"}))
     assert found(validate(doc)) == set()

@@ -7,7 +7,7 @@ do not. Graph rules run in linear time (see ``graph.py``), so large documents va
 
 from __future__ import annotations
 
-from collections.abc import Collection, Iterable, Mapping
+from collections.abc import Collection, Container, Iterable, Mapping
 from dataclasses import asdict, dataclass
 from typing import Any, Literal
 
@@ -73,6 +73,7 @@ CODES: dict[str, str] = {
     "parallel.deadlock": "a parallel join can wait forever",
     "parallel.unjoined": "(warning) a parallel branch never reaches a parallel join",
     "task.role_unknown": "a user task is offered to a group that is not a Flowdesk role",
+    "task.user_unknown": "(warning) a user task is assigned to a user who does not exist",
     "form.invalid": "a form spec is invalid",
     "tool.unknown": "a service task calls a tool that is not registered",
     "tool.input_missing": "a service task does not provide a required tool input",
@@ -131,15 +132,17 @@ def validate(
     tools: Mapping[str, ToolSpec] | None = None,
     processes: ProcessCatalog | Collection[str] | None = None,
     roles: Collection[str] | None = None,
+    users: Container[str] | None = None,
 ) -> list[Problem]:
     """Check ``doc`` (normalized first); ``tools`` enables the service-task tool checks,
     ``processes`` (a catalog or the callable keys) the call-activity checks and ``roles`` (the
-    role names that exist) the check that user tasks are offered to real roles."""
+    role names that exist) the check that user tasks are offered to real roles; ``users`` (holding
+    at least the lower-cased user names the document assigns that exist) the same for users."""
     try:
         normalized = normalize(doc, deep=False)
     except DocumentError as exc:
         return [Problem("document.invalid", "error", exc.element_id, exc.message)]
-    return _Validator(normalized, tools, as_catalog(processes), roles).run()
+    return _Validator(normalized, tools, as_catalog(processes), roles, users).run()
 
 
 class _Validator(EventChecks, ScopeChecks):
@@ -151,8 +154,10 @@ class _Validator(EventChecks, ScopeChecks):
         tools: Mapping[str, ToolSpec] | None,
         catalog: ProcessCatalog | None = None,
         roles: Collection[str] | None = None,
+        users: Container[str] | None = None,
     ) -> None:
         self.roles = roles
+        self.users = users
         self.nodes: dict[str, dict[str, Any]] = doc["nodes"]
         self.flows: dict[str, dict[str, Any]] = doc["flows"]
         self.key = doc.get("key")
@@ -494,6 +499,14 @@ class _Validator(EventChecks, ScopeChecks):
             )
         elif assignee["type"] == "expression":
             self.sites.append(Site(node_id, f"The assignee of {name}", assignee["value"], index))
+        elif assignee["type"] == "user" and self.users is not None:
+            if assignee["value"].strip().lower() not in self.users:
+                self.warning(
+                    "task.user_unknown",
+                    node_id,
+                    f"{name} is assigned to '{assignee['value']}', who is not a Flowdesk user: "
+                    "the task will wait for an operator to reassign it.",
+                )
         elif assignee["type"] == "role" and not self.role_exists(assignee["value"]):
             self.error(
                 "task.role_unknown",

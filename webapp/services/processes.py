@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import copy
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
@@ -107,12 +107,26 @@ def role_names() -> set[str]:
     return set(db.session.scalars(select(Role.name)))
 
 
+def existing_users(names: Iterable[str]) -> set[str]:
+    """Which of `names` (compared lower-cased, as the engine looks them up) are user names."""
+    wanted = {name.strip().lower() for name in names}
+    if not wanted:
+        return set()
+    return set(db.session.scalars(select(User.username).where(User.username.in_(wanted))))
+
+
 def check_draft(process: Process, doc: dict[str, Any] | None = None) -> list[Problem]:
     """Validate `doc` (the stored draft when None) with the registered tools and the processes
     its call activities may start."""
     if doc is None:
         doc = process.draft_document or documents.new_document(process.key, process.name)
-    return validate(doc, tool_specs(), CallableProcesses(process.partition_id), role_names())
+    return validate(
+        doc,
+        tool_specs(),
+        CallableProcesses(process.partition_id),
+        role_names(),
+        existing_users(import_report.assignees(doc, "user")),
+    )
 
 
 def check_key(key: str) -> str:

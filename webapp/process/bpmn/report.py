@@ -127,25 +127,33 @@ def needs_a_person(problems: list[Problem]) -> dict[str, list[Problem]]:
     return groups
 
 
-def role_groups(doc: dict[str, Any]) -> dict[str, list[str]]:
-    """The roles user tasks are offered to, each with the ids of its tasks (in document order)."""
+def assignees(doc: dict[str, Any], kind: str) -> dict[str, list[str]]:
+    """The users or roles (`kind` "user" or "role") user tasks are given to, each with the ids
+    of its tasks, in document order."""
     found: dict[str, list[str]] = {}
     for node_id, node in doc.get("nodes", {}).items():
-        config = node.get("config") if isinstance(node.get("config"), dict) else {}
-        assignee = config.get("assignee") if isinstance(config.get("assignee"), dict) else {}
-        if node.get("kind") == "userTask" and assignee.get("type") == "role":
-            value = assignee.get("value")
-            if isinstance(value, str) and value:
-                found.setdefault(value, []).append(node_id)
+        assignee = _assignee(node)
+        value = assignee.get("value") if assignee.get("type") == kind else None
+        if isinstance(value, str) and value:
+            found.setdefault(value, []).append(node_id)
     return found
 
 
-def rename_roles(doc: dict[str, Any], renamed: dict[str, str]) -> dict[str, Any]:
-    """`doc` with every user task offered to a role in `renamed` offered to its new name."""
+def reassign(doc: dict[str, Any], kind: str, renamed: dict[str, str | None]) -> dict[str, Any]:
+    """`doc` with the user tasks given to a user or role (`kind`) named in `renamed` given to
+    the new name instead, or, for None, to nobody (open to everyone in the partition)."""
     for node in doc.get("nodes", {}).values():
-        config = node.get("config") if isinstance(node.get("config"), dict) else {}
-        assignee = config.get("assignee") if isinstance(config.get("assignee"), dict) else {}
-        role = assignee.get("value") if assignee.get("type") == "role" else None
-        if node.get("kind") == "userTask" and role in renamed:
-            assignee["value"] = renamed[role]
+        assignee = _assignee(node)
+        value = assignee.get("value") if assignee.get("type") == kind else None
+        if value in renamed:
+            if renamed[value] is None:
+                del node["config"]["assignee"]
+            else:
+                assignee["value"] = renamed[value]
     return doc
+
+
+def _assignee(node: dict[str, Any]) -> dict[str, Any]:
+    config = node.get("config") if isinstance(node.get("config"), dict) else {}
+    assignee = config.get("assignee") if isinstance(config.get("assignee"), dict) else {}
+    return assignee if node.get("kind") == "userTask" else {}
