@@ -147,7 +147,8 @@ def verdict(corpus: Path, name: str, tool_specs: Mapping[str, object] | None = N
     try:
         result = read_upload((corpus / name).read_bytes())
     except ImportRefused as exc:
-        return Verdict(name, "refused", ((FILE, exc.code, exc.message[:100]),))
+        reason = " ".join(exc.message.split())[:100]
+        return Verdict(name, "refused", ((FILE, exc.code, reason),))
     unsupported = [
         u
         for u in result.unsupported

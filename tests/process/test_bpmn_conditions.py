@@ -58,6 +58,8 @@ TRANSLATED = [
         "($vars.b not in [false, null] and lower($vars.b) == 'true'))",
     ),
     ("${!(a > 1 || b < 2)}", "not ($vars.a > 1 or $vars.b < 2)"),
+    ("${!(x == 'Yes')}", "not ($vars.x == 'Yes' or $vars.x == false)"),
+    ("${((a > 1))}", "$vars.a > 1"),
     ("${a > 1 || b < 2 && c != null}", "$vars.a > 1 or $vars.b < 2 and $vars.c != null"),
     # == with a text literal: against a boolean JUEL reads 'Yes' as false
     ("${x == 'a' && y < 3}", "($vars.x == 'a' or $vars.x == false) and $vars.y < 3"),

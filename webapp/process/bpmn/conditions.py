@@ -512,7 +512,8 @@ class _Parser:
         if kind == "op" and value == "(":
             inner = self._or()
             self._expect(")")
-            return _Out(f"({inner.text})", inner.kind, inner.literal, inner.is_literal, inner.path)
+            text = f"({_unwrap(inner.text)})"
+            return _Out(text, inner.kind, inner.literal, inner.is_literal, inner.path)
         if kind == "op" and value == "[" and self.python:
             return self._list()
         if kind == "name":
