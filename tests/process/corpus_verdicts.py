@@ -25,6 +25,7 @@ from lxml import etree
 
 from tests.process.test_bpmn_corpus import corpus_dir, manifest
 from webapp.process.bpmn.namespaces import BPMN
+from webapp.process.bpmn.report import needs_a_person
 from webapp.process.validation import validate
 
 RECORDED = Path(__file__).with_name("corpus_verdicts.txt")
@@ -65,7 +66,6 @@ SETTINGS = {"potentialOwner", "performer", "humanPerformer"}
 #: accepts as needing a person, then everything else.
 TOOL, SCRIPT, GROUP, OTHER = "tool", "script", "group", "other"
 ITEM_ORDER = (TOOL, SCRIPT, GROUP, OTHER)
-_ITEM_CATEGORY = {"tool.unknown": TOOL, "script.language": SCRIPT, "assignee.role_unknown": GROUP}
 
 
 @dataclass(frozen=True)
@@ -125,19 +125,6 @@ def _roles() -> set[str]:
     return set(BUILT_IN_ROLES)
 
 
-def unknown_roles(document: Mapping[str, object], roles: set[str]) -> list[tuple[str, str]]:
-    """(node id, role) for each task assigned to a role Flowdesk does not have."""
-    nodes = document.get("nodes") or {}
-    assert isinstance(nodes, dict)
-    found = []
-    for node_id, node in nodes.items():
-        assignee = (node.get("config") or {}).get("assignee")
-        is_role = isinstance(assignee, dict) and assignee.get("type") == "role"
-        if is_role and assignee.get("value") not in roles:
-            found.append((node_id, str(assignee.get("value"))))
-    return found
-
-
 def verdict(corpus: Path, name: str, tool_specs: Mapping[str, object] | None = None) -> Verdict:
     """Import `name` as the designer does, then validate it as publishing does."""
     from webapp import tools
@@ -157,15 +144,11 @@ def verdict(corpus: Path, name: str, tool_specs: Mapping[str, object] | None = N
     if unsupported:
         reasons = tuple((refusal_category(u.type), u.type, u.id) for u in unsupported)
         return Verdict(name, "refused", reasons)
-    problems = validate(result.document, specs, callable_processes(corpus))
+    problems = validate(result.document, specs, callable_processes(corpus), _roles())
     items = [
-        (_ITEM_CATEGORY.get(p.code, OTHER), p.code, p.element_id or "-")
-        for p in problems
-        if p.severity == "error"
-    ]
-    items += [
-        (GROUP, "assignee.role_unknown", f"{node_id}={role}")
-        for node_id, role in unknown_roles(result.document, _roles())
+        (category, problem.code, problem.element_id or "-")
+        for category, found in needs_a_person(problems).items()
+        for problem in found
     ]
     if items:
         return Verdict(name, "imported", tuple(sorted(items)))
