@@ -4,7 +4,7 @@
 a person is computed from the current draft each time the page is shown.
 
 Revision ID: 0014_import_reports
-Revises: 0013_open_tasks
+Revises: 0013_task_offers
 Create Date: 2026-12-04 10:00:00
 
 """
@@ -13,7 +13,7 @@ import sqlalchemy as sa
 from alembic import op
 
 revision = "0014_import_reports"
-down_revision = "0013_open_tasks"
+down_revision = "0013_task_offers"
 branch_labels = None
 depends_on = None
 

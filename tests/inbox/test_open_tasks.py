@@ -86,3 +86,49 @@ def test_an_operator_offering_an_open_task_to_a_role_closes_it_to_others(
     assert (moved.open_to_partition, moved.candidate_role.name) == (False, "approver")
     assert users("alice").get(f"/inbox/tasks/{task.id}").status_code == 404
     assert users("bob").get(f"/inbox/tasks/{task.id}").status_code == 200
+
+
+@pytest.fixture
+def offered_flows(app, demo):
+    """approvals: offered to role approver, and also to the user alice and a role and a user
+    that do not exist (recorded as unresolved)."""
+    with app.app_context():
+        task = node(
+            "userTask",
+            "Approve budget",
+            assignee={"type": "role", "value": "approver"},
+            candidates={"users": ["Alice", "ghost"], "roles": ["clerk"]},
+        )
+        publish_document(chain(("approve", task)), key="approvals")
+    return True
+
+
+def test_a_task_offered_to_several_roles_and_users(users, offered_flows, app, db_session):
+    task = open_task(db_session, start(app, "approvals"), "approve")
+    assert [(c.role.name if c.role else None, c.user.username if c.user else None)
+            for c in task.candidates] == [("clerk", None), (None, "alice")]  # fmt: skip
+    created = db_session.scalar(
+        select(HistoryEntry.details).where(
+            HistoryEntry.instance_id == task.instance_id, HistoryEntry.kind == "task_created"
+        )
+    )
+    assert created == {
+        "role": "approver",
+        "candidates": ["clerk", "alice"],
+        "unresolved_candidates": ["ghost"],
+    }
+    alice, bob = users("alice"), users("bob")
+    for client in (alice, bob):
+        listed = client.get(f"{INBOX}?tab=claimable").get_data(as_text=True)
+        assert "Approve budget" in listed and "roles approver, clerk and user alice" in listed
+    assert users("designer").get(f"/inbox/tasks/{task.id}").status_code == 404
+
+    assert post(alice, f"/inbox/tasks/{task.id}/claim").status_code == 303
+    assert bob.get(f"/inbox/tasks/{task.id}").status_code == 404
+    page = alice.get(f"/inbox/tasks/{task.id}").get_data(as_text=True)
+    assert "Release to roles approver, clerk and user alice" in page
+    assert post(alice, f"/inbox/tasks/{task.id}/release").status_code == 303
+    reassign = users("operator").get(f"/inbox/tasks/{task.id}/reassign").get_data(as_text=True)
+    assert 'value="alice"' in reassign and 'value="bob"' in reassign
+    done = post(bob, f"/inbox/tasks/{task.id}", {})
+    assert done.status_code == 303 and fresh(db_session, task.id).status == "completed"

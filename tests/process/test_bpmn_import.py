@@ -311,15 +311,19 @@ def test_camunda_assignment_and_forms() -> None:
                                     {"value": "b", "label": "Option B"}]  # fmt: skip
     assert fields[2]["type"] == "text"
     assert nodes["u1"]["config"] == {"assignee": {"type": "user", "value": "demo"}, "dueIn": "P2D"}
-    assert nodes["u2"]["config"] == {"assignee": {"type": "role", "value": "management"}}
+    assert nodes["u2"]["config"] == {
+        "assignee": {"type": "role", "value": "management"},
+        "candidates": {"roles": ["sales"]},
+    }
     assert nodes["u3"]["config"] == {"assignee": {"type": "expression", "value": "$vars.initiator"}}
-    assert {"import.assignee_lossy", "import.form_key", "import.form_lossy"} <= codes(camunda(body))
+    assert {"import.form_key", "import.form_lossy"} <= codes(camunda(body))
 
 
 def test_standard_performers_become_assignees() -> None:
-    """potentialOwner / humanPerformer: `user(x)` / `group(x)` items, a plain name (a group for
-    a potential owner, a user for a performer), an expression, or a resourceRef's resource name.
-    The elements are kept and written back, not listed as unsupported."""
+    """potentialOwner / humanPerformer: `user(x)` / `group(x)` items (candidates of a potential
+    owner), a plain name (a group for a potential owner, the assignee for a performer), an
+    expression, or a resourceRef's resource name. The elements are kept and written back, not
+    listed as unsupported."""
 
     def owner(tag: str, text: str) -> str:
         return (
@@ -339,17 +343,45 @@ def test_standard_performers_become_assignees() -> None:
     body += "</bpmn:process>"
     result = import_bpmn(definitions(body))
     nodes = result.document["nodes"]
+    assert nodes["mixed"]["config"]["candidates"] == {"users": ["kermit"]}
     assert {node_id: node["config"].get("assignee") for node_id, node in nodes.items()} == {
-        "mixed": {"type": "user", "value": "kermit"},
+        "mixed": {"type": "role", "value": "sales"},
         "group": {"type": "role", "value": "management"},
         "user": {"type": "user", "value": "fozzie"},
         "expr": {"type": "expression", "value": "$vars.boss"},
         "ref": {"type": "role", "value": "Approver"},
     }
     assert not result.unsupported
-    assert [w.element_id for w in result.warnings if w.code == "import.assignee_lossy"] == ["mixed"]
+    assert not [w for w in result.warnings if w.code == "import.assignee_lossy"]
     again = import_bpmn(export_bpmn(result.document))
     assert again.document == result.document
+
+
+def test_camunda_assignee_candidate_users_and_groups_all_count() -> None:
+    """As Camunda reads them: the assignee holds the task; candidate groups and users may take
+    it when it is released. Without an assignee the first group (else user) is its role."""
+    body = """<{p}process id="p">
+      <{p}userTask id="all" camunda:assignee="demo" camunda:candidateUsers="kermit, fozzie"
+        camunda:candidateGroups="management,sales"/>
+      <{p}userTask id="groups" camunda:candidateUsers="kermit" camunda:candidateGroups="ops"/>
+      <{p}userTask id="users" camunda:candidateUsers="kermit,fozzie"/>
+    </{p}process>"""
+    result = camunda(body)
+    nodes = result.document["nodes"]
+    assert nodes["all"]["config"] == {
+        "assignee": {"type": "user", "value": "demo"},
+        "candidates": {"roles": ["management", "sales"], "users": ["kermit", "fozzie"]},
+    }
+    assert nodes["groups"]["config"] == {
+        "assignee": {"type": "role", "value": "ops"},
+        "candidates": {"users": ["kermit"]},
+    }
+    assert nodes["users"]["config"] == {
+        "assignee": {"type": "user", "value": "kermit"},
+        "candidates": {"users": ["fozzie"]},
+    }
+    assert "import.assignee_lossy" not in codes(result)
+    assert import_bpmn(export_bpmn(result.document)).document == result.document
 
 
 @pytest.mark.parametrize("vendor", ["http://flowable.org/bpmn", "http://activiti.org/bpmn"])

@@ -749,6 +749,23 @@ def test_user_who_does_not_exist_is_a_warning_when_users_are_known() -> None:
     assert (problem.element_id, problem.severity) == ("task", "warning")
 
 
+def test_candidates_are_lists_of_roles_and_users_that_exist() -> None:
+    def task(candidates):
+        return linear(node("userTask", "Review", candidates=candidates))
+
+    assert (
+        found(validate(task({"roles": ["a"], "users": ["u"]}), roles={"a"}, users={"u"})) == set()
+    )
+    for bad in ({"roles": "a"}, {"teams": ["a"]}, {"users": [1]}):
+        assert found(validate(task(bad))) == {("config.invalid", "task")}, bad
+    problems = validate(task({"roles": ["a", "b"], "users": ["u"]}), roles={"a"}, users=set())
+    assert [(p.code, p.severity) for p in problems] == [
+        ("task.role_unknown", "error"),
+        ("task.user_unknown", "warning"),
+    ]
+    assert "'b'" in problems[0].message
+
+
 def test_role_that_does_not_exist_is_an_error_when_roles_are_known() -> None:
     doc = linear(user("Review", assignee={"type": "role", "value": "accounting"}))
     assert found(validate(doc)) == set()

@@ -225,6 +225,28 @@ class Task(db.Model):
     instance: Mapped[Instance] = relationship(lazy="select")
     assignee: Mapped[User | None] = relationship(foreign_keys=[assignee_id], lazy="select")
     candidate_role: Mapped[Role | None] = relationship(lazy="select")
+    candidates: Mapped[list[TaskCandidate]] = relationship(
+        lazy="select", cascade="all, delete-orphan", order_by="TaskCandidate.id"
+    )
+
+
+class TaskCandidate(db.Model):
+    """One more role or user a task is offered to, besides its candidate role (a model's
+    candidate groups and users beyond the first)."""
+
+    __tablename__ = "task_candidates"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    task_id: Mapped[int] = mapped_column(ForeignKey("tasks.id", ondelete="CASCADE"), index=True)
+    role_id: Mapped[int | None] = mapped_column(
+        ForeignKey("roles.id", ondelete="CASCADE"), index=True, nullable=True
+    )
+    user_id: Mapped[int | None] = mapped_column(
+        ForeignKey("users.id", ondelete="CASCADE"), index=True, nullable=True
+    )
+
+    role: Mapped[Role | None] = relationship(lazy="joined")
+    user: Mapped[User | None] = relationship(lazy="joined")
 
 
 class HistoryEntry(db.Model):

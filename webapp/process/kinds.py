@@ -132,10 +132,11 @@ KINDS: Mapping[str, NodeKind] = MappingProxyType(
                 max_in=None,
                 min_out=1,
                 max_out=1,
-                config_keys=("assignee", "form", "dueIn", "saveTo", "multiInstance"),
+                config_keys=("assignee", "candidates", "form", "dueIn", "saveTo", "multiInstance"),
                 config_types={
                     "multiInstance": (dict,),
                     "assignee": (dict,),
+                    "candidates": (dict,),
                     "form": (dict,),
                     "dueIn": (str,),
                     "saveTo": (str,),

@@ -514,8 +514,41 @@ class _Validator(EventChecks, ScopeChecks):
                 f"{name} is offered to '{assignee['value']}', which is not a Flowdesk role: "
                 "map it to a role or create the role.",
             )
+        self.check_candidates(node_id, name, config.get("candidates"))
         self.check_form(index, node_id, name, config.get("form"))
         self.check_duration(node_id, name, "dueIn", config.get("dueIn"))
+
+    def check_candidates(self, node_id: str, name: str, candidates: Any) -> None:
+        """Further roles and users a user task is offered to: lists of names that exist."""
+        if candidates is None:
+            return
+        lists = [candidates.get(key) for key in ("roles", "users")]
+        shaped = set(candidates) <= {"roles", "users"} and all(
+            value is None or (isinstance(value, list) and all(isinstance(v, str) for v in value))
+            for value in lists
+        )
+        if not shaped:
+            self.error(
+                "config.invalid",
+                node_id,
+                f"{name}: 'candidates' must hold lists of names under 'roles' and 'users'.",
+            )
+            return
+        for role in candidates.get("roles") or []:
+            if not self.role_exists(role):
+                self.error(
+                    "task.role_unknown",
+                    node_id,
+                    f"{name} is also offered to '{role}', which is not a Flowdesk role: "
+                    "map it to a role or create the role.",
+                )
+        for user in candidates.get("users") or []:
+            if self.users is not None and user.strip().lower() not in self.users:
+                self.warning(
+                    "task.user_unknown",
+                    node_id,
+                    f"{name} is also offered to '{user}', who is not a Flowdesk user.",
+                )
 
     def check_service_task(self, index: int, node_id: str, name: str, config: dict) -> None:
         tool_name = config.get("tool")

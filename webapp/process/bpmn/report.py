@@ -75,8 +75,13 @@ def _settings(kind: str, config: dict[str, Any]) -> list[str]:
     if kind == "userTask":
         if assignee and assignee.get("value"):
             found.append(f"assigned to {assignee.get('type')} {assignee.get('value')}")
-        else:
+        elif not config.get("candidates"):
             found.append("open to everyone who may work tasks in the partition")
+        candidates = config.get("candidates") if isinstance(config.get("candidates"), dict) else {}
+        for key in ("roles", "users"):
+            names = candidates.get(key)
+            if isinstance(names, list) and names:
+                found.append(f"also offered to {key} {', '.join(map(str, names))}")
     form = config.get("form") if isinstance(config.get("form"), dict) else None
     if form and isinstance(form.get("fields"), list) and form["fields"]:
         keys = ", ".join(str(f.get("key")) for f in form["fields"] if isinstance(f, dict))
@@ -128,32 +133,52 @@ def needs_a_person(problems: list[Problem]) -> dict[str, list[Problem]]:
 
 
 def assignees(doc: dict[str, Any], kind: str) -> dict[str, list[str]]:
-    """The users or roles (`kind` "user" or "role") user tasks are given to, each with the ids
-    of its tasks, in document order."""
+    """The users or roles (`kind` "user" or "role") user tasks are given or offered to (their
+    assignee and candidates), each with the ids of its tasks, in document order."""
     found: dict[str, list[str]] = {}
     for node_id, node in doc.get("nodes", {}).items():
-        assignee = _assignee(node)
-        value = assignee.get("value") if assignee.get("type") == kind else None
-        if isinstance(value, str) and value:
-            found.setdefault(value, []).append(node_id)
+        for value in _names(node, kind):
+            tasks = found.setdefault(value, [])
+            if node_id not in tasks:
+                tasks.append(node_id)
     return found
 
 
 def reassign(doc: dict[str, Any], kind: str, renamed: dict[str, str | None]) -> dict[str, Any]:
-    """`doc` with the user tasks given to a user or role (`kind`) named in `renamed` given to
-    the new name instead, or, for None, to nobody (open to everyone in the partition)."""
+    """`doc` with each user or role (`kind`) named in `renamed` replaced by its new name in the
+    user tasks' assignees and candidates, or, for None, taken out (a task left with nobody is
+    open to everyone in the partition)."""
     for node in doc.get("nodes", {}).values():
-        assignee = _assignee(node)
+        if node.get("kind") != "userTask" or not isinstance(node.get("config"), dict):
+            continue
+        config = node["config"]
+        assignee = config.get("assignee") if isinstance(config.get("assignee"), dict) else {}
         value = assignee.get("value") if assignee.get("type") == kind else None
         if value in renamed:
             if renamed[value] is None:
-                del node["config"]["assignee"]
+                del config["assignee"]
             else:
                 assignee["value"] = renamed[value]
+        candidates = config.get("candidates")
+        key = f"{kind}s"
+        if isinstance(candidates, dict) and isinstance(candidates.get(key), list):
+            names = [renamed.get(n, n) if n in renamed else n for n in candidates[key]]
+            candidates[key] = [n for n in dict.fromkeys(names) if n is not None]
+            if not candidates[key]:
+                del candidates[key]
+            if not candidates:
+                del config["candidates"]
     return doc
 
 
-def _assignee(node: dict[str, Any]) -> dict[str, Any]:
+def _names(node: dict[str, Any], kind: str) -> list[str]:
+    """The names of `kind` a user task node is given or offered to."""
     config = node.get("config") if isinstance(node.get("config"), dict) else {}
+    if node.get("kind") != "userTask":
+        return []
     assignee = config.get("assignee") if isinstance(config.get("assignee"), dict) else {}
-    return assignee if node.get("kind") == "userTask" else {}
+    names = [assignee.get("value")] if assignee.get("type") == kind else []
+    candidates = config.get("candidates") if isinstance(config.get("candidates"), dict) else {}
+    listed = candidates.get(f"{kind}s")
+    names += listed if isinstance(listed, list) else []
+    return [name for name in names if isinstance(name, str) and name]

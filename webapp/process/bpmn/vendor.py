@@ -78,9 +78,11 @@ def start_event_config(element: etree._Element, warn: Warn) -> dict[str, Any]:
 def user_task_config(element: etree._Element, warn: Warn) -> dict[str, Any]:
     """Assignee, form and due date of a user task."""
     config: dict[str, Any] = {}
-    assignee = _assignee(element, warn)
+    assignee, candidates = _assignee(element, warn)
     if assignee:
         config["assignee"] = assignee
+    if candidates:
+        config["candidates"] = candidates
     form = form_spec(element, warn)
     if form:
         config["form"] = form
@@ -94,42 +96,79 @@ def user_task_config(element: etree._Element, warn: Warn) -> dict[str, Any]:
     return config
 
 
-def _assignee(element: etree._Element, warn: Warn) -> dict[str, str] | None:
-    candidates: list[tuple[str, str]] = []
+def _assignee(element: etree._Element, warn: Warn) -> tuple[dict[str, str] | None, dict]:
+    """The assignee and further candidates of a user task, as the source engine reads them: a
+    direct assignee (or, without one, the first candidate group, else the first candidate user)
+    is the assignee; every other candidate group and user is a candidate."""
+    direct: list[tuple[str, str]] = []
+    groups: list[str] = []
+    users: list[str] = []
     zeebe = find_extension(element, (ZEEBE,), "assignmentDefinition")
-    sources = [element] + ([zeebe] if zeebe is not None else [])
-    for source in sources:
-        for attribute, kind in (("assignee", "user"), ("candidateUsers", "user")):
-            value = vendor_attr(source, attribute) or source.get(attribute)
-            if value:
-                candidates.append((kind, value))
-        groups = vendor_attr(source, "candidateGroups") or source.get("candidateGroups")
-        if groups:
-            candidates.append(("role", groups))
-    candidates += _performers(element)
-    if not candidates:
-        return None
-    kind, value = candidates[0]
-    if len(candidates) > 1:
-        warn("import.assignee_lossy", f"Only the first assignment ('{value}') was imported")
-    value = value.strip()
-    if value.startswith(("${", "#{", "=")):
-        return {"type": "expression", "value": _expression(value, warn)}
-    parts = [part.strip() for part in value.split(",") if part.strip()]
-    if len(parts) > 1:
-        warn("import.assignee_lossy", f"Only the first of '{value}' was imported as {kind}")
-    return {"type": kind, "value": parts[0] if parts else value}
+    for source in [element] + ([zeebe] if zeebe is not None else []):
+        value = vendor_attr(source, "assignee") or source.get("assignee")
+        if value:
+            direct.append(("user", value.strip()))
+        users += _names(vendor_attr(source, "candidateUsers") or source.get("candidateUsers"))
+        groups += _names(vendor_attr(source, "candidateGroups") or source.get("candidateGroups"))
+    for kind, value in _performers(element):
+        if kind == "role":
+            groups.append(value)
+        elif kind == "user":
+            users.append(value)
+        else:
+            direct.append(("user", value))
+    expressions = [name for name in [*groups, *users] if _is_expression(name)]
+    groups = [name for name in dict.fromkeys(groups) if not _is_expression(name)]
+    users = [name for name in dict.fromkeys(users) if not _is_expression(name)]
+    if direct:
+        kind, value = direct[0]
+    elif expressions:
+        kind, value = "expression", expressions.pop(0)
+    elif groups:
+        kind, value = "role", groups.pop(0)
+    elif users:
+        kind, value = "user", users.pop(0)
+    else:
+        return None, {}
+    if len(direct) > 1 or expressions:
+        lost = [v for _, v in direct[1:]] + expressions
+        warn("import.assignee_lossy", f"Not imported: the further assignment(s) {', '.join(lost)}")
+    if _is_expression(value):
+        assignee = {"type": "expression", "value": _expression(value, warn)}
+    else:
+        assignee = {"type": kind, "value": value}
+    candidates = {
+        "roles": [name for name in groups if not (kind == "role" and name == value)],
+        "users": [name for name in users if not (kind == "user" and name == value)],
+    }
+    return assignee, {key: names for key, names in candidates.items() if names}
 
 
-#: Standard BPMN resource roles of a user task: a plain name is a user for a (human) performer
-#: and a group for a potential owner, as Activiti, Flowable and Camunda read them.
-_PERFORMERS = {"humanPerformer": "user", "performer": "user", "potentialOwner": "role"}
+def _names(text: str | None) -> list[str]:
+    """The names of a comma-separated vendor list (an expression is one name)."""
+    text = (text or "").strip()
+    if not text:
+        return []
+    if _is_expression(text):
+        return [text]
+    return [part.strip() for part in text.split(",") if part.strip()]
+
+
+def _is_expression(text: str) -> bool:
+    return text.strip().startswith(("${", "#{", "="))
+
+
+#: Standard BPMN resource roles of a user task: a plain name is the assignee for a (human)
+#: performer and a candidate group for a potential owner, as Activiti, Flowable and Camunda read
+#: them; `user(x)` is the assignee of a performer and a candidate user of a potential owner.
+_PERFORMERS = {"humanPerformer": "assignee", "performer": "assignee", "potentialOwner": "role"}
 _PERFORMER_ITEM = re.compile(r"^(user|group)\((.+)\)$")
 
 
 def _performers(element: etree._Element) -> list[tuple[str, str]]:
     """Assignments from `potentialOwner`/`humanPerformer` (a `resourceAssignmentExpression`
-    such as `group(management), user(kermit)`, or a `resourceRef` naming a resource)."""
+    such as `group(management), user(kermit)`, or a `resourceRef` naming a resource), each as
+    ("assignee" | "user" | "role" | "expression", name)."""
     found: list[tuple[str, str]] = []
     for child in element:
         namespace, local = split(child.tag) if isinstance(child.tag, str) else ("", "")
@@ -146,8 +185,10 @@ def _performers(element: etree._Element) -> list[tuple[str, str]]:
             continue
         for item in (part.strip() for part in text.split(",")):
             match = _PERFORMER_ITEM.match(item)
-            if match:
-                found.append(("user" if match[1] == "user" else "role", match[2].strip()))
+            if match and match[1] == "group":
+                found.append(("role", match[2].strip()))
+            elif match:
+                found.append(("user" if plain == "role" else "assignee", match[2].strip()))
             elif item:
                 found.append((plain, item))
     return found
