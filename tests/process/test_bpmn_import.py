@@ -312,8 +312,11 @@ def test_camunda_assignment_and_forms() -> None:
     assert fields[2]["type"] == "text"
     assert nodes["u1"]["config"] == {"assignee": {"type": "user", "value": "demo"}, "dueIn": "P2D"}
     assert nodes["u2"]["config"] == {"assignee": {"type": "role", "value": "management"}}
-    assert nodes["u3"]["config"] == {"assignee": {"type": "expression", "value": "$vars.initiator"}}
-    assert {"import.assignee_lossy", "import.form_key", "import.form_lossy"} <= codes(camunda(body))
+    assert nodes["u3"]["config"] == {
+        "assignee": {"type": "expression", "value": "$vars.initiator"},
+        "formRef": {"vendor": "camunda", "formKey": "embedded:x.html"},
+    }
+    assert {"import.assignee_lossy", "import.form_ref", "import.form_lossy"} <= codes(camunda(body))
 
 
 @pytest.mark.parametrize("vendor", ["http://flowable.org/bpmn", "http://activiti.org/bpmn"])
@@ -325,7 +328,11 @@ def test_flowable_and_activiti_attributes(vendor: str) -> None:
     nodes = result.document["nodes"]
     assert nodes["u"]["config"]["assignee"] == {"type": "user", "value": "kermit"}
     assert nodes["g"]["config"]["assignee"] == {"type": "role", "value": "ops"}
-    assert nodes["t"]["config"] == {"saveTo": "out"}
+    name = vendor.rpartition("/")[0].rpartition("/")[2].removesuffix(".org")
+    assert nodes["t"]["config"] == {
+        "saveTo": "out",
+        "implementation": {"vendor": name, "class": "org.Example"},
+    }
     assert "import.service_implementation" in codes(result)
 
 
