@@ -6,6 +6,8 @@ from __future__ import annotations
 import itertools
 import json
 import re
+import shutil
+import subprocess
 from pathlib import Path
 from typing import Any
 
@@ -424,3 +426,53 @@ def test_corpus_service_implementations() -> None:
     assert onboarding["nodes"]["ServiceTask_GetCreditScore"]["config"]["tool"] == "calculateScore"
     for document in (loans, invoice, onboarding):
         same_after_round_trip(document)
+
+
+# --- the exported file --------------------------------------------------------------------------
+
+EVERYTHING = (
+    '<{p}userTask id="a" camunda:formKey="embedded:x.html" camunda:followUpDate="P1D" '
+    'camunda:dueDate="${later}"/>'
+    '<{p}userTask id="b"><{p}extensionElements><zeebe:formDefinition formId="f"/>'
+    "</{p}extensionElements></{p}userTask>"
+    '<{p}serviceTask id="c" camunda:type="external" camunda:topic="crm"><{p}extensionElements>'
+    "<camunda:failedJobRetryTimeCycle>R2/PT1M</camunda:failedJobRetryTimeCycle>"
+    "</{p}extensionElements></{p}serviceTask>"
+    '<{p}serviceTask id="d" flowable:delegateExpression="${archiver}"/>'
+    '<{p}serviceTask id="f"><{p}extensionElements><zeebe:taskDefinition type="pay" retries="2"/>'
+    "</{p}extensionElements></{p}serviceTask>"
+)
+
+
+def test_the_export_is_schema_valid_and_declares_the_vendor_prefixes() -> None:
+    from .test_bpmn_roundtrip import bpmn_schema
+
+    exported = same_after_round_trip(import_bpmn(wrap(EVERYTHING)).document)
+    root = etree.fromstring(exported.encode())
+    schema = bpmn_schema()
+    assert schema.validate(root), schema.error_log.last_error
+    assert {root.nsmap.get(p) for p in ("camunda", "zeebe", "flowable")} == {
+        CAMUNDA,
+        ZEEBE,
+        FLOWABLE,
+    }
+
+
+def test_moddle_reads_the_vendor_settings_without_warnings(tmp_path: Path) -> None:
+    repo = Path(__file__).resolve().parents[2]
+    node = shutil.which("node")
+    if node is None or not (repo / "node_modules/bpmn-moddle").is_dir():
+        pytest.skip("node and node_modules/bpmn-moddle are needed (make setup-test assets)")
+    path = tmp_path / "vendor.bpmn"
+    path.write_text(export_bpmn(import_bpmn(wrap(EVERYTHING)).document), encoding="utf-8")
+    script = repo / "tests/process/moddle_read.mjs"
+    moddle = repo / "static/js/flowdesk-moddle.json"
+    output = subprocess.run(
+        [node, str(script), str(moddle), str(path)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert output.returncode == 0, output.stdout + output.stderr
+    assert json.loads(output.stdout) == {str(path): []}
