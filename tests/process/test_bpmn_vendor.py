@@ -411,6 +411,27 @@ def test_corpus_camunda_form_data_with_its_reference() -> None:
 
 
 @needs_corpus
+def test_corpus_camunda_8_embedded_form_becomes_fields() -> None:
+    assert CORPUS is not None
+    result = import_bpmn(Path(CORPUS, "miwg-test-suite/reference/C.9.2.bpmn").read_bytes())
+    config = result.document["nodes"]["UserTask_DecideOnApplication"]["config"]
+    assert config["formRef"]["formKey"] == "camunda-forms:bpmn:userTaskForm_2s8lq02"
+    keys = [(field["key"], field["type"]) for field in config["form"]["fields"]]
+    assert keys == [
+        ("applicationNumber", "text"),
+        ("applicantName", "text"),
+        ("age", "number"),
+        ("employment", "text"),
+        ("category", "text"),
+        ("priceIndication", "text"),
+        ("approved", "boolean"),
+    ]
+    lossy = [w.message for w in result.warnings if w.code == "import.form_lossy"]
+    assert any("static text" in message for message in lossy)
+    same_after_round_trip(result.document)
+
+
+@needs_corpus
 def test_corpus_service_implementations() -> None:
     loans = corpus_document("camunda-bpm-examples/loan-granting.bpmn")
     assert loans["nodes"]["Task_1lvjtd4"]["config"]["tool"] == "creditScoreChecker"

@@ -305,6 +305,8 @@ def _embedded_form(element: etree._Element, warn: Warn) -> list[dict[str, Any]] 
     except (ValueError, TypeError, KeyError, AttributeError, RecursionError) as exc:
         warn("import.form_lossy", f"Embedded form '{form_id}' kept as a reference: {exc}")
         return None
+    if None in fields:
+        warn("import.form_lossy", f"Embedded form '{form_id}': its static text is not imported")
     return [field for field in fields if field]
 
 
