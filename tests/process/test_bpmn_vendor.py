@@ -365,6 +365,22 @@ def test_due_and_follow_up_dates() -> None:
     assert element(exported, "c").get(f"{{{FLOWABLE}}}dueDate") == "2027-01-01T10:00:00Z"
 
 
+def test_zeebe_task_schedule_dates_are_kept_and_written_back() -> None:
+    xml = wrap(
+        '<{p}userTask id="t"><{p}extensionElements>'
+        '<zeebe:taskSchedule dueDate="=now() + duration(&quot;P2D&quot;)" '
+        'followUpDate="2027-03-01T09:00:00Z"/></{p}extensionElements></{p}userTask>'
+    )
+    document = import_bpmn(xml).document
+    assert document["nodes"]["t"]["config"] == {
+        "dueDate": {"vendor": "zeebe", "value": '=now() + duration("P2D")'},
+        "followUpDate": {"vendor": "zeebe", "value": "2027-03-01T09:00:00Z"},
+    }
+    exported = same_after_round_trip(document)
+    schedule = element(exported, "t").find(f".//{{{ZEEBE}}}taskSchedule")
+    assert schedule is not None and schedule.get("followUpDate") == "2027-03-01T09:00:00Z"
+
+
 @pytest.mark.parametrize(
     ("text", "seconds"), [("PT5M", 300), ("PT1H30M", 5400), ("P1DT1S", 86401), ("PT1.5S", 1.5)]
 )

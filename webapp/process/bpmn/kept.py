@@ -232,6 +232,7 @@ MAPPED_ELEMENTS = {
     "in",
     "serviceTaskOperator",
     "formDefinition",
+    "taskSchedule",
 }
 #: Settings mapped only where import reads them: the form reference on starts and user tasks,
 #: the Java implementation and retry cycle on the elements that call a tool.

@@ -114,6 +114,13 @@ def _dates(element: etree._Element, warn: Warn) -> dict[str, Any]:
                     f"Due date '{value}' is not an ISO-8601 duration: kept for export, not "
                     "applied; set a due time in Flowdesk",
                 )
+    schedule = find_extension(element, (ZEEBE,), "taskSchedule")
+    for attribute in ("dueDate", "followUpDate") if schedule is not None else ():
+        value = schedule.get(attribute)
+        if value and attribute not in config and not (attribute == "dueDate" and "dueIn" in config):
+            config[attribute] = {"vendor": "zeebe", "value": value}
+            if attribute == "dueDate":
+                warn("import.due_date", f"Due date '{value}' kept for export, not applied")
     return config
 
 
@@ -612,10 +619,15 @@ def export_settings(element: etree._Element, config: dict[str, Any]) -> list[etr
                     break
         else:
             put(reference.get("vendor"), "formKey", reference.get("formKey"))
+    schedule = etree.Element(q(ZEEBE, "taskSchedule"))
     for name in ("dueDate", "followUpDate"):
         date = config.get(name)
-        if isinstance(date, dict):
+        if isinstance(date, dict) and date.get("vendor") == "zeebe" and _text(date.get("value")):
+            schedule.set(name, date["value"])
+        elif isinstance(date, dict):
             put(date.get("vendor"), name, date.get("value"))
+    if schedule.attrib:
+        children.append(schedule)
     implementation = config.get("implementation")
     if not isinstance(implementation, dict):
         return children
