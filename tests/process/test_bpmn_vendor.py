@@ -59,6 +59,12 @@ def same_after_round_trip(document: dict[str, Any]) -> str:
     return exported
 
 
+def kept_attributes(document: dict[str, Any], node: str) -> dict[str, str]:
+    """The other vendors' attributes the node keeps verbatim (not the mapped ones)."""
+    items = document["nodes"][node].get("kept", [])
+    return next((item["attrs"] for item in items if item["tag"] == "@attributes"), {})
+
+
 def element(exported: str, element_id: str) -> etree._Element:
     root = etree.fromstring(exported.encode())
     return next(e for e in root.iter() if e.get("id") == element_id)
@@ -143,6 +149,7 @@ def test_an_external_form_is_kept_as_a_reference_and_written_back(
     assert config == {"formRef": {"vendor": vendor, "formKey": "embedded:app:forms/check.html"}}
     assert "import.form_ref" in codes(result)
     assert not [p for p in validate(result.document) if p.code == "config.unknown_key"]
+    assert kept_attributes(result.document, "t") == {}, "mapped, so not kept verbatim"
     exported = same_after_round_trip(result.document)
     namespace = {"camunda": CAMUNDA, "flowable": FLOWABLE}[vendor]
     assert element(exported, "t").get(f"{{{namespace}}}formKey") == "embedded:app:forms/check.html"
@@ -152,7 +159,7 @@ def test_an_external_form_is_kept_as_a_reference_and_written_back(
     assert "formRef" not in again["nodes"]["t"]["config"], "a deleted reference stays deleted"
 
 
-@pytest.mark.parametrize("attribute", ["formKey", "formId"])
+@pytest.mark.parametrize("attribute", ["formKey", "formId", "externalReference"])
 def test_a_zeebe_form_link_is_kept_and_written_back(attribute: str) -> None:
     xml = wrap(
         f'<{{p}}userTask id="t"><{{p}}extensionElements><zeebe:formDefinition {attribute}="f-1"/>'
@@ -163,6 +170,25 @@ def test_a_zeebe_form_link_is_kept_and_written_back(attribute: str) -> None:
     exported = same_after_round_trip(document)
     link = element(exported, "t").find(f".//{{{ZEEBE}}}formDefinition")
     assert link is not None and link.get(attribute) == "f-1"
+
+
+def test_a_camunda_forms_reference_keeps_its_binding() -> None:
+    xml = wrap(
+        '<{p}userTask id="t" camunda:formRef="invoice-form" camunda:formRefBinding="version" '
+        'camunda:formRefVersion="3"/>'
+    )
+    document = import_bpmn(xml).document
+    assert document["nodes"]["t"]["config"]["formRef"] == {
+        "vendor": "camunda",
+        "formRef": "invoice-form",
+        "formRefBinding": "version",
+        "formRefVersion": "3",
+    }
+    exported = same_after_round_trip(document)
+    task = element(exported, "t")
+    assert task.get(f"{{{CAMUNDA}}}formRef") == "invoice-form"
+    assert task.get(f"{{{CAMUNDA}}}formRefVersion") == "3"
+    assert kept_attributes(document, "t") == {}
 
 
 EMBEDDED = {

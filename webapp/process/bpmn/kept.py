@@ -238,8 +238,8 @@ MAPPED_ELEMENTS = {
 #: the Java implementation and retry cycle on the elements that call a tool.
 _TOOL_ELEMENTS = ("serviceTask", "sendTask", "intermediateThrowEvent", "endEvent")
 MAPPED_ON: dict[str, tuple[set[str], set[str]]] = {
-    "startEvent": ({"formKey"}, set()),
-    "userTask": ({"formKey", "followUpDate"}, set()),
+    "startEvent": ({"formKey", "formRef", "formRefBinding", "formRefVersion"}, set()),
+    "userTask": ({"formKey", "formRef", "formRefBinding", "formRefVersion", "followUpDate"}, set()),
     **{
         local: ({"class", "delegateExpression", "expression"}, {"failedJobRetryTimeCycle"})
         for local in _TOOL_ELEMENTS

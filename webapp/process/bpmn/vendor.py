@@ -169,19 +169,32 @@ def form_spec(element: etree._Element, warn: Warn) -> dict[str, Any] | None:
     return {"fields": fields} if fields else None
 
 
+#: The attributes that link a form: Camunda 7's `formKey` or `formRef` (Camunda Forms, with its
+#: binding), Flowable's and Activiti's `formKey`; Camunda 8's `zeebe:formDefinition`.
+FORM_LINKS = ("formKey", "formRef", "formRefBinding", "formRefVersion")
+ZEEBE_FORM_LINKS = ("formKey", "formId", "externalReference", "bindingType", "versionTag")
+
+
 def form_ref(element: etree._Element) -> dict[str, str] | None:
-    """The external form a task or start event links to: `formKey` (Camunda 7, Flowable,
-    Activiti) or `zeebe:formDefinition` (`formKey` or `formId`), with the vendor it came from."""
+    """The external form a task or start event links to, with the vendor it came from."""
     for namespace in JUEL_VENDORS:
-        value = element.get(q(namespace, "formKey"))
-        if value:
-            return {"vendor": VENDOR_NAMES[namespace], "formKey": value}
+        found = {name: element.get(q(namespace, name)) for name in FORM_LINKS}
+        if found["formKey"] or found["formRef"]:
+            links = {name: str(value) for name, value in found.items() if value}
+            return {"vendor": VENDOR_NAMES[namespace], **links}
     definition = find_extension(element, (ZEEBE,), "formDefinition")
     if definition is not None:
-        for attribute in ("formKey", "formId"):
-            if definition.get(attribute):
-                return {"vendor": "zeebe", attribute: str(definition.get(attribute))}
+        found = {name: definition.get(name) for name in ZEEBE_FORM_LINKS}
+        links = {name: str(value) for name, value in found.items() if value}
+        if links:
+            return {"vendor": "zeebe", **links}
     return None
+
+
+def form_name(reference: dict[str, Any]) -> str:
+    """The form a reference names (its key, id or Camunda Forms reference)."""
+    names = ("formKey", "formId", "formRef", "externalReference")
+    return next((str(reference[name]) for name in names if reference.get(name)), "")
 
 
 def _form_config(element: etree._Element, warn: Warn) -> dict[str, Any]:
@@ -193,7 +206,7 @@ def _form_config(element: etree._Element, warn: Warn) -> dict[str, Any]:
     if reference is not None:
         config["formRef"] = reference
         if form is None:
-            name = reference.get("formKey") or reference.get("formId")
+            name = form_name(reference)
             warn(
                 "import.form_ref",
                 f"Form '{name}' lives outside the file: its reference is kept; "
@@ -611,14 +624,15 @@ def export_settings(element: etree._Element, config: dict[str, Any]) -> list[etr
     reference = config.get("formRef")
     if isinstance(reference, dict):
         if reference.get("vendor") == "zeebe":
-            for name in ("formKey", "formId"):
+            child = etree.Element(q(ZEEBE, "formDefinition"))
+            for name in ZEEBE_FORM_LINKS:
                 if _text(reference.get(name)):
-                    child = etree.Element(q(ZEEBE, "formDefinition"))
                     child.set(name, reference[name])
-                    children.append(child)
-                    break
+            if child.attrib:
+                children.append(child)
         else:
-            put(reference.get("vendor"), "formKey", reference.get("formKey"))
+            for name in FORM_LINKS:
+                put(reference.get("vendor"), name, reference.get(name))
     schedule = etree.Element(q(ZEEBE, "taskSchedule"))
     for name in ("dueDate", "followUpDate"):
         date = config.get(name)
