@@ -281,7 +281,7 @@ def test_camunda_external_task_topic_and_retry_cycle() -> None:
       <{p}extensionElements><camunda:failedJobRetryTimeCycle>R5/PT5M</camunda:failedJobRetryTimeCycle>
       <camunda:inputOutput>
         <camunda:inputParameter name="customer">${customerId}</camunda:inputParameter>
-        <camunda:outputParameter name="crm">${result}</camunda:outputParameter>
+        <camunda:outputParameter name="crm">${response}</camunda:outputParameter>
       </camunda:inputOutput>
       </{p}extensionElements></{p}serviceTask>""")
     result = import_bpmn(xml)
@@ -322,7 +322,7 @@ def test_zeebe_task_definition_with_retries_and_output_mapping() -> None:
     xml = wrap("""<{p}serviceTask id="t"><{p}extensionElements>
       <zeebe:taskDefinition type="payment" retries="4"/>
       <zeebe:ioMapping><zeebe:input source="=amount" target="amount"/>
-        <zeebe:output source="=result" target="payment"/></zeebe:ioMapping>
+        <zeebe:output source="=paymentId" target="paymentId"/></zeebe:ioMapping>
       </{p}extensionElements></{p}serviceTask>""")
     config = config_of(xml, "t")
     assert config == {
@@ -330,21 +330,38 @@ def test_zeebe_task_definition_with_retries_and_output_mapping() -> None:
         "implementation": {"vendor": "zeebe"},
         "retries": 4,
         "inputs": {"amount": "$vars.amount"},
-        "saveTo": "payment",
     }
+    assert "import.output_lossy" not in codes(import_bpmn(xml)), "the pool merges paymentId"
     exported = same_after_round_trip(import_bpmn(xml).document)
     definition = element(exported, "t").find(f".//{{{ZEEBE}}}taskDefinition")
     assert definition is not None
     assert (definition.get("type"), definition.get("retries")) == ("payment", "4")
 
 
-def test_an_output_mapping_that_is_not_a_plain_copy_is_reported() -> None:
-    xml = wrap("""<{p}serviceTask id="t"><{p}extensionElements>
-      <zeebe:taskDefinition type="payment"/>
-      <zeebe:ioMapping><zeebe:output source="=result.id + 1" target="next"/></zeebe:ioMapping>
-      </{p}extensionElements></{p}serviceTask>""")
+@pytest.mark.parametrize(
+    "output",
+    [
+        '<zeebe:output source="=result.id + 1" target="next"/>',
+        '<zeebe:output source="=result" target="payment"/>',
+        '<zeebe:output source="=id" target="paymentId"/>',
+    ],
+)
+def test_an_output_mapping_that_is_not_a_plain_copy_is_reported(output: str) -> None:
+    xml = wrap(f"""<{{p}}serviceTask id="t"><{{p}}extensionElements>
+      <zeebe:taskDefinition type="payment"/><zeebe:ioMapping>{output}</zeebe:ioMapping>
+      </{{p}}extensionElements></{{p}}serviceTask>""")
     result = import_bpmn(xml)
     assert "saveTo" not in result.document["nodes"]["t"]["config"]
+    assert "import.output_lossy" in codes(result)
+
+
+def test_a_copy_under_its_own_name_is_reported_when_the_result_is_saved_whole() -> None:
+    xml = wrap("""<{p}serviceTask id="t" camunda:type="external" camunda:topic="x"
+      camunda:resultVariable="all"><{p}extensionElements><camunda:inputOutput>
+      <camunda:outputParameter name="id">${id}</camunda:outputParameter>
+      </camunda:inputOutput></{p}extensionElements></{p}serviceTask>""")
+    result = import_bpmn(xml)
+    assert result.document["nodes"]["t"]["config"]["saveTo"] == "all"
     assert "import.output_lossy" in codes(result)
 
 

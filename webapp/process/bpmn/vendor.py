@@ -489,8 +489,10 @@ def _retry_cycle(config: dict[str, Any], text: str, warn: Warn) -> None:
 
 
 def _outputs(config: dict[str, Any], element: etree._Element, warn: Warn) -> None:
-    """An output mapping that copies the whole result into one variable becomes `saveTo`;
-    any other output mapping is reported, not imported."""
+    """Output mappings of a tool call. A Camunda connector's whole `${response}` copied into one
+    variable becomes `saveTo`; a mapping that copies a result variable under its own name
+    (`=id` to `id`) needs nothing, as the variables pool merges the tool's result key by key
+    (when there is no `saveTo`); any other mapping is reported, not imported."""
     found: list[tuple[str, str]] = []
     io = find_extension(element, JUEL_VENDORS, "inputOutput")
     for parameter in io if io is not None else []:
@@ -502,12 +504,13 @@ def _outputs(config: dict[str, Any], element: etree._Element, warn: Warn) -> Non
         if split(parameter.tag)[1] == "output":
             found.append((parameter.get("target", ""), (parameter.get("source") or "").strip()))
     for target, source in found:
-        name = source.removeprefix("=").strip() if source.startswith("=") else ""
-        name = name or (source[2:-1].strip() if source[:2] in ("${", "#{") else "")
-        plain = name in ("result", "response") and len(found) == 1 and is_identifier(target)
-        if plain and "saveTo" not in config:
+        juel = source[:2] in ("${", "#{") and source.endswith("}")
+        name = source[2:-1].strip() if juel else source.removeprefix("=").strip()
+        if not (juel or source.startswith("=")) or not is_identifier(target):
+            name = ""
+        if juel and name == "response" and len(found) == 1 and "saveTo" not in config:
             config["saveTo"] = target
-        else:
+        elif name != target or "saveTo" in config:
             warn("import.output_lossy", f"Output '{target}' = '{source[:80]}' not imported")
 
 
