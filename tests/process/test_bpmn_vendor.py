@@ -556,3 +556,19 @@ def test_moddle_reads_the_vendor_settings_without_warnings(tmp_path: Path) -> No
     )
     assert output.returncode == 0, output.stdout + output.stderr
     assert json.loads(output.stdout) == {str(path): []}
+
+
+def test_settings_of_an_event_that_calls_no_tool_are_kept_verbatim() -> None:
+    xml = wrap(
+        '<{p}intermediateThrowEvent id="t" camunda:asyncBefore="true" camunda:class="x.Y">'
+        "<{p}extensionElements><camunda:failedJobRetryTimeCycle>R1/PT1M"
+        "</camunda:failedJobRetryTimeCycle></{p}extensionElements></{p}intermediateThrowEvent>"
+    )
+    document = import_bpmn(xml).document
+    assert "implementation" not in document["nodes"]["t"]["config"]
+    assert kept_attributes(document, "t") == {
+        f"{{{CAMUNDA}}}asyncBefore": "true",
+        f"{{{CAMUNDA}}}class": "x.Y",
+    }
+    exported = same_after_round_trip(document)
+    assert element(exported, "t").findtext(f".//{{{CAMUNDA}}}failedJobRetryTimeCycle") == "R1/PT1M"

@@ -256,7 +256,11 @@ def _mapped(name: str, mapped: set[str]) -> bool:
 def foreign_extensions(element: etree._Element) -> list[dict[str, Any]]:
     """Other vendors' attributes of `element` (one `@attributes` item) and the children of its
     extensionElements that Flowdesk does not map (ours are read elsewhere)."""
-    here = MAPPED_ON.get(split(element.tag)[1], (set(), set()))
+    local = split(element.tag)[1]
+    calls_tool = local not in ("endEvent", "intermediateThrowEvent") or any(
+        child.tag == q(BPMN, "messageEventDefinition") for child in element
+    )
+    here = MAPPED_ON.get(local, (set(), set())) if calls_tool else (set(), set())
     attributes, elements = MAPPED_ATTRIBUTES | here[0], MAPPED_ELEMENTS | here[1]
     attrs = {
         str(key): str(value)
