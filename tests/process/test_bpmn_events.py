@@ -389,10 +389,17 @@ def test_vendor_tool_and_script_settings_map() -> None:
     extra = f'xmlns:camunda="{CAMUNDA}" xmlns:zeebe="{ZEEBE}"'
     result = import_bpmn(definitions(VENDOR_TASKS, extra_ns=extra))
     config = {node_id: node["config"] for node_id, node in result.document["nodes"].items()}
-    assert config["c7"] == {"tool": "mailer", "message": "note"}
-    assert config["c8"] == {"tool": "sms", "retries": 5, "inputs": {"to": "$vars.phone"}}
-    assert config["throw"] == {"tool": "publish", "message": "note"}
-    assert config["end"] == {"event": "message", "tool": "publish", "message": "note"}
+    external = {"vendor": "camunda", "type": "external"}
+    assert config["c7"] == {"tool": "mailer", "message": "note", "implementation": external}
+    assert config["c8"] == {
+        "tool": "sms",
+        "retries": 5,
+        "inputs": {"to": "$vars.phone"},
+        "implementation": {"vendor": "zeebe"},
+    }
+    zeebe = {"implementation": {"vendor": "zeebe"}}
+    assert config["throw"] == {"tool": "publish", "message": "note", **zeebe}
+    assert config["end"] == {"event": "message", "tool": "publish", "message": "note", **zeebe}
     assert config["juel"] == {"language": "flowdesk", "script": "sum = $vars.a * $vars.b"}
     assert config["groovy"] == {
         "language": "groovy",

@@ -315,8 +315,11 @@ def test_camunda_assignment_and_forms() -> None:
         "assignee": {"type": "role", "value": "management"},
         "candidates": {"roles": ["sales"]},
     }
-    assert nodes["u3"]["config"] == {"assignee": {"type": "expression", "value": "$vars.initiator"}}
-    assert {"import.form_key", "import.form_lossy"} <= codes(camunda(body))
+    assert nodes["u3"]["config"] == {
+        "assignee": {"type": "expression", "value": "$vars.initiator"},
+        "formRef": {"vendor": "camunda", "formKey": "embedded:x.html"},
+    }
+    assert {"import.form_ref", "import.form_lossy"} <= codes(camunda(body))
 
 
 def test_standard_performers_become_assignees() -> None:
@@ -393,7 +396,11 @@ def test_flowable_and_activiti_attributes(vendor: str) -> None:
     nodes = result.document["nodes"]
     assert nodes["u"]["config"]["assignee"] == {"type": "user", "value": "kermit"}
     assert nodes["g"]["config"]["assignee"] == {"type": "role", "value": "ops"}
-    assert nodes["t"]["config"] == {"saveTo": "out"}
+    name = vendor.rpartition("/")[0].rpartition("/")[2].removesuffix(".org")
+    assert nodes["t"]["config"] == {
+        "saveTo": "out",
+        "implementation": {"vendor": name, "class": "org.Example"},
+    }
     assert "import.service_implementation" in codes(result)
 
 

@@ -35,12 +35,20 @@ from webapp.process.graph import (
     source_components,
     strongly_connected,
 )
-from webapp.process.kinds import ASSIGNEE_TYPES, KINDS, NodeKind, config_type_ok
+from webapp.process.kinds import (
+    ASSIGNEE_TYPES,
+    KINDS,
+    REFERENCE_KEYS,
+    NodeKind,
+    config_type_ok,
+)
 from webapp.process.scope_checks import ScopeChecks, Site
 from webapp.process.tools import ToolSpec
 
 Severity = Literal["error", "warning", "info"]
 
+#: Where a person reads how to add a tool (named by `tool.unknown` and a Java implementation).
+TOOL_DOCS = "docs/engine.md#writing-a-tool"
 _TYPE_WORDS = {
     (dict,): "an object",
     (str,): "text",
@@ -449,7 +457,7 @@ class _Validator(EventChecks, ScopeChecks):
         name = self.name(node_id)
         bad_types = set()
         for key, value in config.items():
-            if key not in kind.config_keys:
+            if key not in kind.config_keys and key not in REFERENCE_KEYS:
                 self.warning(
                     "config.unknown_key",
                     node_id,
@@ -568,13 +576,26 @@ class _Validator(EventChecks, ScopeChecks):
             if value is not None and (value < low if low is not None else value <= 0):
                 self.error("config.invalid", node_id, f"{name}: '{key}' must be {wanted}.")
         if not tool_name:
-            self.error("config.missing", node_id, f"{name} does not say which tool to call.")
+            java = config.get("implementation")
+            code = [v for k, v in java.items() if k != "vendor"] if isinstance(java, dict) else []
+            hint = (
+                f" Its Java implementation '{code[0]}' cannot run in Flowdesk: choose a tool "
+                f"(see {TOOL_DOCS})."
+                if code and isinstance(code[0], str)
+                else ""
+            )
+            self.error("config.missing", node_id, f"{name} does not say which tool to call.{hint}")
             return
         if self.tools is None:
             return
         tool = self.tools.get(tool_name)
         if tool is None:
-            self.error("tool.unknown", node_id, f"{name} calls unknown tool '{tool_name}'.")
+            self.error(
+                "tool.unknown",
+                node_id,
+                f"{name} calls unknown tool '{tool_name}': install it on the web and worker "
+                f"processes ({TOOL_DOCS}) or choose another.",
+            )
             return
         given = {k for k, v in inputs.items() if isinstance(v, str) and v.strip()}
         for required in tool.required_inputs:

@@ -235,6 +235,19 @@ MAPPED_ELEMENTS = {
     "inputOutput",
     "in",
     "serviceTaskOperator",
+    "formDefinition",
+    "taskSchedule",
+}
+#: Settings mapped only where import reads them: the form reference on starts and user tasks,
+#: the Java implementation and retry cycle on the elements that call a tool.
+_TOOL_ELEMENTS = ("serviceTask", "sendTask", "intermediateThrowEvent", "endEvent")
+MAPPED_ON: dict[str, tuple[set[str], set[str]]] = {
+    "startEvent": ({"formKey", "formRef", "formRefBinding", "formRefVersion"}, set()),
+    "userTask": ({"formKey", "formRef", "formRefBinding", "formRefVersion", "followUpDate"}, set()),
+    **{
+        local: ({"class", "delegateExpression", "expression"}, {"failedJobRetryTimeCycle"})
+        for local in _TOOL_ELEMENTS
+    },
 }
 _MAPPING_VENDORS = (*JUEL_VENDORS, ZEEBE, SPIFF)
 
@@ -247,12 +260,16 @@ def _mapped(name: str, mapped: set[str]) -> bool:
 def foreign_extensions(element: etree._Element) -> list[dict[str, Any]]:
     """Other vendors' attributes of `element` (one `@attributes` item) and the children of its
     extensionElements that Flowdesk does not map (ours are read elsewhere)."""
+    local = split(element.tag)[1]
+    calls_tool = local not in ("endEvent", "intermediateThrowEvent") or any(
+        child.tag == q(BPMN, "messageEventDefinition") for child in element
+    )
+    here = MAPPED_ON.get(local, (set(), set())) if calls_tool else (set(), set())
+    attributes, elements = MAPPED_ATTRIBUTES | here[0], MAPPED_ELEMENTS | here[1]
     attrs = {
         str(key): str(value)
         for key, value in element.attrib.items()
-        if str(key).startswith("{")
-        and is_foreign(str(key))
-        and not _mapped(str(key), MAPPED_ATTRIBUTES)
+        if str(key).startswith("{") and is_foreign(str(key)) and not _mapped(str(key), attributes)
     }
     found = [{"tag": ATTRIBUTES, "attrs": attrs}] if attrs else []
     return found + [
@@ -261,7 +278,7 @@ def foreign_extensions(element: etree._Element) -> list[dict[str, Any]]:
         for child in container
         if isinstance(child.tag, str)
         and is_foreign(str(child.tag))
-        and not _mapped(str(child.tag), MAPPED_ELEMENTS)
+        and not _mapped(str(child.tag), elements)
     ]
 
 

@@ -29,7 +29,7 @@ from webapp.process.kinds import (
     TASK_KINDS,
 )
 
-from . import kept, layout, routing
+from . import kept, layout, routing, vendor
 from .events import KIND_EVENT
 from .namespaces import BPMN, BPMNDI, DC, DI, EXPORT_NSMAP, FLOWDESK, FLOWDESK_LANGUAGE, XSI, q
 
@@ -228,8 +228,9 @@ class _Writer:
         nsmap: dict[str | None, str] = {prefix: uri for prefix, uri in EXPORT_NSMAP.items()}
         owners = [*self.nodes.values(), *self.flows.values()]
         text = json.dumps(self.kept) + json.dumps([owner.get("kept") for owner in owners])
+        written = vendor.export_namespaces(self.nodes.values())
         for namespace, prefix in kept.VENDOR_PREFIXES.items():
-            if "{" + namespace + "}" in text:
+            if "{" + namespace + "}" in text or namespace in written:
                 nsmap[prefix] = namespace
         return nsmap
 
@@ -292,7 +293,13 @@ class _Writer:
                 script = _script(element, config)
         if node_id in self.defaults:
             element.set("default", self.defaults[node_id])
+        settings = vendor.export_settings(element, config) if tag != "task" else []
         _extensions(element, {"config": config, "node": extras})
+        if settings:
+            container = element.find(q(BPMN, "extensionElements"))
+            if container is None:
+                container = etree.SubElement(element, q(BPMN, "extensionElements"))
+            container.extend(settings)
         own = node.get("kept", [])
         _kept_children(element, own, ())
         for flow_id in self.incoming[node_id]:
