@@ -224,7 +224,8 @@ COLLABORATION = """
   <{p}collaboration id="c">
     <{p}participant id="pool_a" name="Pool A" processRef="a"/>
     <{p}participant id="pool_b" processRef="b"/>
-    <{p}messageFlow id="mf" sourceRef="t" targetRef="s2"/>
+    <{p}messageFlow id="mf" sourceRef="s1" targetRef="s2"/>
+    <{p}messageFlow id="gone" sourceRef="t" targetRef="s2"/>
   </{p}collaboration>
   <{p}process id="a" isExecutable="false"><{p}startEvent id="s1"/></{p}process>
   <{p}process id="b" isExecutable="true"><{p}startEvent id="s2"/></{p}process>
@@ -232,12 +233,25 @@ COLLABORATION = """
 """
 
 
-def test_collaboration_imports_the_executable_process_and_reports_the_others() -> None:
+def test_collaboration_imports_the_executable_process_and_keeps_the_others() -> None:
+    """The other pools, their processes and the message flows are kept as they are (a message
+    flow whose end is nowhere is dropped); the pool of the imported process points at it
+    under whatever key it is exported with."""
     result = import_bpmn(definitions(COLLABORATION))
     assert result.document["key"] == "b"
     assert list(result.document["nodes"]) == ["s2"]
-    listed = {(u.id, u.type) for u in result.unsupported}
-    assert listed == {("pool_a", "participant"), ("c2", "process"), ("mf", "messageFlow")}
+    assert result.unsupported == []
+    kept = result.document["kept"]
+    assert kept["pool"] == "pool_b"
+    tags = [(item["tag"], item["attrs"]["id"]) for item in kept["definitions"]]
+    assert tags == [("collaboration", "c"), ("process", "a"), ("process", "c2")]
+    collaboration = kept["definitions"][0]["children"]
+    assert [child["attrs"]["id"] for child in collaboration] == ["pool_a", "pool_b", "mf"]
+    assert "processRef" not in collaboration[1]["attrs"]
+    renamed = {**result.document, "key": "orders"}
+    xml = export_bpmn(renamed)
+    assert 'id="pool_b" processRef="orders"' in xml and 'processRef="a"' in xml
+    assert import_bpmn(xml).document == renamed
 
 
 def test_process_id_picks_another_process() -> None:

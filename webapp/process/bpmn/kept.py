@@ -56,7 +56,14 @@ NODE_FIELDS = (
     "potentialOwner",
 )
 #: Root elements of `definitions` that only modelling-only elements refer to.
-DEFINITIONS = ("dataStore", "category", "itemDefinition", "resource")
+DEFINITIONS = (
+    "dataStore",
+    "category",
+    "itemDefinition",
+    "resource",
+    "collaboration",  # pools (participants) and message flows: the diagram's frame
+    "process",  # the other pools' processes, which Flowdesk does not run
+)
 #: Attributes whose value names another element (a QName: the prefix is dropped on import).
 _REFERENCES = {
     "sourceRef",
@@ -67,6 +74,8 @@ _REFERENCES = {
     "categoryValueRef",
     "bpmnElement",
     "structureRef",
+    "processRef",
+    "attachedToRef",
 }
 #: Child elements whose text names another element.
 _REFERENCE_TEXT = {
@@ -306,7 +315,7 @@ def diagram_elements(root: etree._Element, wanted: set[str]) -> list[dict[str, A
     return result
 
 
-_ASSOCIATIONS = {"association", "dataInputAssociation", "dataOutputAssociation"}
+_ASSOCIATIONS = {"association", "dataInputAssociation", "dataOutputAssociation", "messageFlow"}
 
 
 def _refs(data: dict[str, Any]) -> list[str]:
@@ -339,8 +348,8 @@ def _pruned(items: list[Any], ids: set[str]) -> list[Any]:
 
 #: The item holding an element's attributes in other vendors' namespaces.
 ATTRIBUTES = "@attributes"
-#: The parts of the document's `kept` section.
-PARTS = ("definitions", "process", "diagram")
+#: The parts of the document's `kept` section (`pool`: the participant that holds the process).
+PARTS = ("definitions", "process", "diagram", "pool")
 #: The BPMN elements each place may hold (another vendor's elements go in extensionElements).
 ALLOWED = {
     "definitions": set(DEFINITIONS),
@@ -486,6 +495,9 @@ def prune(doc: dict[str, Any]) -> None:
             del node["kept"]
     for name in [key for key, value in kept.items() if not value]:
         del kept[name]
+    pool = kept.get("pool")
+    if not isinstance(pool, str) or pool not in ids_in(kept.get("definitions") or []):
+        kept.pop("pool", None)
     if kept:
         doc["kept"] = kept
     else:

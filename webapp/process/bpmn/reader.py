@@ -93,6 +93,29 @@ def import_bpmn(
     return _Reader(root).read(process_id)
 
 
+def _is_ours(process: etree._Element) -> bool:
+    """A process Flowdesk wrote (it carries our document extension): the one a save reads."""
+    try:
+        return flowdesk_blob(process, "document") is not None
+    except ValueError:
+        return False
+
+
+def _own_pool(definitions: list[dict[str, Any]], process_id: str) -> str | None:
+    """The participant (pool) of the imported process, its processRef taken out: the writer
+    points it at the process under whatever id the process is written with."""
+    for data in definitions:
+        if data.get("tag") != "collaboration":
+            continue
+        for child in data.get("children") or []:
+            attrs = child.get("attrs") if isinstance(child, dict) else None
+            if child.get("tag") == "participant" and isinstance(attrs, dict):
+                if local_ref(attrs.get("processRef")) == process_id and attrs.get("id"):
+                    del attrs["processRef"]
+                    return str(attrs["id"])
+    return None
+
+
 def local_ref(value: str | None) -> str:
     """Strip a QName prefix from an id reference (`tns:Task_1` -> `Task_1`)."""
     return (value or "").strip().rpartition(":")[2]
@@ -219,7 +242,10 @@ class _Reader:
                 ids = ", ".join(str(p.get("id")) for p in processes) or "none"
                 raise BpmnImportError(f"No process with id '{process_id}' (the file has: {ids})")
         else:
-            chosen = [p for p in processes if has_nodes(p) and p.get("isExecutable") == "true"]
+            chosen = [p for p in processes if has_nodes(p) and _is_ours(p)]
+            chosen = chosen or [
+                p for p in processes if has_nodes(p) and p.get("isExecutable") == "true"
+            ]
             chosen = chosen or [p for p in processes if has_nodes(p)] or processes
         if not chosen:
             raise BpmnImportError("The file contains no BPMN process")
@@ -229,20 +255,6 @@ class _Reader:
                 "gateways): there is nothing to import",
                 chosen[0].sourceline,
             )
-        participants = {
-            local_ref(p.get("processRef")): p for p in self.root.iter(q(BPMN, "participant"))
-        }
-        for other in processes:
-            if other is chosen[0]:
-                continue
-            pool = participants.get(other.get("id", ""))
-            detail = f"process '{other.get('id')}' not imported (choose it with process_id)"
-            if pool is not None:
-                self.skip(pool, "participant", detail)
-            else:
-                self.skip(other, "process", detail)
-        for message_flow in self.root.iter(q(BPMN, "messageFlow")):
-            self.skip(message_flow, "messageFlow", "message flows between pools")
         return chosen[0]
 
     def _kept(self, process: etree._Element, nodes: dict[str, Any]) -> dict[str, Any]:
@@ -251,8 +263,11 @@ class _Reader:
         definitions = [
             kept.to_data(child)
             for child in self.root
-            if split(child.tag)[0] == BPMN and split(child.tag)[1] in kept.DEFINITIONS
+            if child is not process
+            and split(child.tag)[0] == BPMN
+            and split(child.tag)[1] in kept.DEFINITIONS
         ]
+        pool = _own_pool(definitions, process.get("id", ""))
         own = kept.foreign_extensions(process) + [
             kept.to_data(child)
             for child in process
@@ -265,7 +280,7 @@ class _Reader:
             owner = nodes.get(entry["plane"])
             collapsed = owner is not None and owner["config"].get("collapsed") is True
             entry["plane"] = entry["plane"] if collapsed else None
-        result = {"definitions": definitions, "process": own, "diagram": diagram}
+        result = {"definitions": definitions, "process": own, "diagram": diagram, "pool": pool}
         return {name: items for name, items in result.items() if items}
 
     def _participant_name(self, process_id: str | None) -> str:
