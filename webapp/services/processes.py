@@ -22,10 +22,12 @@ from webapp.process import document as documents
 from webapp.process.bpmn import (
     BpmnImportError,
     ImportResult,
+    ProcessChoice,
     UnsupportedElement,
     auto_layout,
     export_bpmn,
     import_bpmn,
+    process_choices,
 )
 from webapp.process.bpmn import report as import_report
 from webapp.process.diff import DocumentDiff, diff_documents
@@ -321,8 +323,20 @@ def unsupported_dict(item: UnsupportedElement) -> dict[str, Any]:
     return {"id": item.id, "type": item.type, "line": item.line, "detail": item.detail}
 
 
-def read_upload(data: bytes | str) -> ImportResult:
-    """Read a .bpmn (XML) or .json file into a document; raises ImportRefused saying why not."""
+def choices_in(data: bytes) -> list[ProcessChoice]:
+    """The processes of a BPMN file a person must choose between (none for JSON or one
+    process); an unreadable file has none here and is refused when imported."""
+    if data.lstrip(b"\xef\xbb\xbf \t\r\n").startswith(b"{"):
+        return []
+    try:
+        return process_choices(data)
+    except BpmnImportError:
+        return []
+
+
+def read_upload(data: bytes | str, process_id: str | None = None) -> ImportResult:
+    """Read a .bpmn (XML) or .json file into a document (of process `process_id` of a BPMN file
+    with several); raises ImportRefused saying why not."""
     raw = data.encode("utf-8", "surrogatepass") if isinstance(data, str) else data
     if raw.lstrip(b"\xef\xbb\xbf \t\r\n").startswith(b"{"):
         try:
@@ -331,7 +345,7 @@ def read_upload(data: bytes | str) -> ImportResult:
             raise ImportRefused("import.invalid", exc.message, line=exc.line) from None
     else:
         try:
-            result = import_bpmn(raw)
+            result = import_bpmn(raw, process_id=process_id)
         except BpmnImportError as exc:
             raise ImportRefused(
                 "import.malformed", exc.message, line=exc.line, status=400
@@ -397,10 +411,11 @@ def import_draft(
     base_revision: int,
     actor: User | None,
     allow_unsupported: bool = False,
+    process_id: str | None = None,
 ) -> DraftImport:
     """Replace the draft with an imported file; unsupported elements need `allow_unsupported`."""
     check_revision(process, base_revision)
-    result = read_upload(data)
+    result = read_upload(data, process_id)
     if not allow_unsupported:
         _refuse_unsupported(result, "The file")
     problems = store_draft(process, result.document, actor)
@@ -417,9 +432,10 @@ def create_imported(
     partition_id: int | None,
     actor: User | None,
     allow_unsupported: bool = False,
+    process_id: str | None = None,
 ) -> tuple[Process, DraftImport]:
     """A new process whose first draft is an imported file; key and name default to the file's."""
-    result = read_upload(data)
+    result = read_upload(data, process_id)
     if not allow_unsupported:
         _refuse_unsupported(result, "The file")
     doc = result.document

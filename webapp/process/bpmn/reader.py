@@ -15,6 +15,7 @@ file with no usable DI gets `auto_layout`, nodes missing a shape are put below t
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass
 from typing import Any
 
 from lxml import etree
@@ -93,6 +94,41 @@ def import_bpmn(
     return _Reader(root).read(process_id)
 
 
+@dataclass(frozen=True)
+class ProcessChoice:
+    """A process of a file that could be imported: its id, its (or its pool's) name, how many
+    flow nodes it has, and whether it is executable."""
+
+    id: str
+    name: str
+    nodes: int
+    executable: bool
+
+
+def process_choices(data: bytes | str, *, max_bytes: int = MAX_BYTES) -> list[ProcessChoice]:
+    """The processes a person may pick from: more than one means the import page asks which.
+    Those with flow nodes; executable ones only when there are any; [] for one Flowdesk wrote."""
+    root = safe_xml.parse(data, max_bytes=max_bytes)
+    if split(root.tag) != (BPMN, "definitions"):
+        return []
+    pools = {
+        local_ref(p.get("processRef")): p.get("name", "") for p in root.iter(q(BPMN, "participant"))
+    }
+    found = []
+    for process in root.findall(q(BPMN, "process")):
+        if _is_ours(process):
+            return []
+        count = sum(1 for child in process.iter() if split(child.tag)[1] in FLOW_NODES)
+        if count:
+            process_id = process.get("id", "")
+            name = process.get("name") or pools.get(process_id) or ""
+            found.append(
+                ProcessChoice(process_id, name, count, process.get("isExecutable") == "true")
+            )
+    executable = [choice for choice in found if choice.executable]
+    return executable or found
+
+
 def _is_ours(process: etree._Element) -> bool:
     """A process Flowdesk wrote (it carries our document extension): the one a save reads."""
     try:
@@ -109,10 +145,11 @@ def _own_pool(definitions: list[dict[str, Any]], process_id: str) -> str | None:
             continue
         for child in data.get("children") or []:
             attrs = child.get("attrs") if isinstance(child, dict) else None
-            if child.get("tag") == "participant" and isinstance(attrs, dict):
-                if local_ref(attrs.get("processRef")) == process_id and attrs.get("id"):
-                    del attrs["processRef"]
-                    return str(attrs["id"])
+            if child.get("tag") != "participant" or not isinstance(attrs, dict):
+                continue
+            if local_ref(attrs.get("processRef")) == process_id and attrs.get("id"):
+                del attrs["processRef"]
+                return str(attrs["id"])
     return None
 
 

@@ -38,6 +38,7 @@ _KEPT_NAMES = {
     "participant": "pools",
     "messageFlow": "message flows",
     "collaboration": "collaborations",
+    "process": "processes of other pools",
 }
 
 
@@ -118,6 +119,11 @@ def kept_counts(doc: dict[str, Any]) -> list[dict[str, Any]]:
         for item in items if isinstance(items, list) else []:
             tag = item.get("tag") if isinstance(item, dict) else None
             if not isinstance(tag, str) or tag.startswith("@"):
+                continue
+            if tag == "collaboration":  # counted by what it holds: pools and message flows
+                for child in item.get("children") or []:
+                    if isinstance(child, dict) and child.get("tag") in _KEPT_NAMES:
+                        counts[_KEPT_NAMES[child["tag"]]] += 1
                 continue
             counts[_KEPT_NAMES.get(tag, "other vendors' extensions" if "}" in tag else tag)] += 1
     return [{"what": what, "count": n} for what, n in sorted(counts.items())]
