@@ -61,7 +61,7 @@ def mapped(doc: dict[str, Any]) -> list[dict[str, str]]:
     """One line per node setting that runs in Flowdesk, in document order."""
     lines: list[dict[str, str]] = []
     for node_id, node in doc.get("nodes", {}).items():
-        config = node.get("config") if isinstance(node.get("config"), dict) else {}
+        config = _mapping(node.get("config"))
         for text in _settings(node.get("kind", ""), config):
             lines.append({"element": node_id, "text": text})
     for flow_id, flow in doc.get("flows", {}).items():
@@ -78,7 +78,7 @@ def _settings(kind: str, config: dict[str, Any]) -> list[str]:
             found.append(f"assigned to {assignee.get('type')} {assignee.get('value')}")
         elif not config.get("candidates"):
             found.append("open to everyone who may work tasks in the partition")
-        candidates = config.get("candidates") if isinstance(config.get("candidates"), dict) else {}
+        candidates = _mapping(config.get("candidates"))
         for key in ("roles", "users"):
             names = candidates.get(key)
             if isinstance(names, list) and names:
@@ -112,7 +112,7 @@ def _settings(kind: str, config: dict[str, Any]) -> list[str]:
 def kept_counts(doc: dict[str, Any]) -> list[dict[str, Any]]:
     """How many elements of each modelling-only type the document keeps (diagram shapes aside)."""
     counts: Counter[str] = Counter()
-    kept = doc.get("kept") if isinstance(doc.get("kept"), dict) else {}
+    kept = _mapping(doc.get("kept"))
     owners = [kept.get(name) for name in kept if name != "diagram"]
     owners += [node.get("kept") for node in doc.get("nodes", {}).values()]
     for items in owners:
@@ -158,7 +158,7 @@ def reassign(doc: dict[str, Any], kind: str, renamed: dict[str, str | None]) -> 
         if node.get("kind") != "userTask" or not isinstance(node.get("config"), dict):
             continue
         config = node["config"]
-        assignee = config.get("assignee") if isinstance(config.get("assignee"), dict) else {}
+        assignee = _mapping(config.get("assignee"))
         value = assignee.get("value") if assignee.get("type") == kind else None
         if value in renamed:
             if renamed[value] is None:
@@ -179,12 +179,16 @@ def reassign(doc: dict[str, Any], kind: str, renamed: dict[str, str | None]) -> 
 
 def _names(node: dict[str, Any], kind: str) -> list[str]:
     """The names of `kind` a user task node is given or offered to."""
-    config = node.get("config") if isinstance(node.get("config"), dict) else {}
+    config = _mapping(node.get("config"))
     if node.get("kind") != "userTask":
         return []
-    assignee = config.get("assignee") if isinstance(config.get("assignee"), dict) else {}
+    assignee = _mapping(config.get("assignee"))
     names = [assignee.get("value")] if assignee.get("type") == kind else []
-    candidates = config.get("candidates") if isinstance(config.get("candidates"), dict) else {}
+    candidates = _mapping(config.get("candidates"))
     listed = candidates.get(f"{kind}s")
     names += listed if isinstance(listed, list) else []
     return [name for name in names if isinstance(name, str) and name]
+
+
+def _mapping(value: Any) -> dict[str, Any]:
+    return value if isinstance(value, dict) else {}

@@ -758,8 +758,14 @@ def export_settings(element: etree._Element, config: dict[str, Any]) -> list[etr
     for name in JAVA_IMPLEMENTATIONS:
         put(vendor, name, implementation.get(name))
     retries, backoff = config.get("retries"), config.get("backoff")
-    numbers = isinstance(retries, int) and isinstance(backoff, (int, float))
-    if vendor in NAMESPACES and vendor != "zeebe" and numbers and backoff > 0 and retries >= 0:
+    if (
+        vendor in NAMESPACES
+        and vendor != "zeebe"
+        and isinstance(retries, int)
+        and isinstance(backoff, (int, float))
+        and backoff > 0
+        and retries >= 0
+    ):
         child = etree.Element(q(NAMESPACES[vendor], "failedJobRetryTimeCycle"))
         child.text = f"R{retries}/{iso_duration(float(backoff))}"
         children.append(child)
