@@ -23,7 +23,7 @@ from pathlib import Path
 
 from lxml import etree
 
-from tests.process.test_bpmn_corpus import corpus_dir, manifest
+from tests.process.test_bpmn_corpus import MODELLING_TYPES, corpus_dir, manifest
 from webapp.process.bpmn.namespaces import BPMN
 from webapp.process.bpmn.report import needs_a_person
 from webapp.process.validation import validate
@@ -36,29 +36,7 @@ RECORDED = Path(__file__).with_name("corpus_verdicts.txt")
 MODELLING, SETTING, EXECUTABLE, FILE = "modelling", "setting", "executable", "file"
 #: Unsupported types that only describe the diagram: pools and what links them, plus the
 #: artifacts and data elements the importer keeps (never listed today; see test_bpmn_corpus).
-MODELLING_ONLY = {
-    "participant",
-    "process",
-    "messageFlow",
-    "dataObject",
-    "dataObjectReference",
-    "dataStore",
-    "dataStoreReference",
-    "dataInput",
-    "dataOutput",
-    "dataInputAssociation",
-    "dataOutputAssociation",
-    "inputSet",
-    "outputSet",
-    "ioSpecification",
-    "property",
-    "textAnnotation",
-    "association",
-    "group",
-    "category",
-    "laneSet",
-    "lane",
-}
+MODELLING_ONLY = MODELLING_TYPES | {"process"}
 #: Settings of an imported element that the importer leaves out (assignment by resource role).
 SETTINGS = {"potentialOwner", "performer", "humanPerformer"}
 
@@ -98,10 +76,10 @@ class Verdict:
 
 def refusal_category(kind: str) -> str:
     """Classify an unsupported element type (`boundaryEvent[conditional]` is executable)."""
-    if kind in MODELLING_ONLY:
-        return MODELLING
     if kind in SETTINGS:
         return SETTING
+    if kind in MODELLING_ONLY:
+        return MODELLING
     return EXECUTABLE
 
 

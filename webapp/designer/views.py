@@ -119,6 +119,17 @@ def _file(form: Any) -> bytes | None:
     return None
 
 
+def _to_import(form: Any) -> tuple[bytes | None, int]:
+    """The file to import now, or None and the status of the form shown again (no file, or
+    the list of its processes to pick from)."""
+    data = _file(form)
+    if data is None:
+        return None, 422
+    if _pick(form, data):
+        return None, 422 if form.pool.errors else 200
+    return data, 200
+
+
 def _pick(form: Any, data: bytes) -> bool:
     """Whether the person must pick one of the file's processes first: then the form lists
     them and carries the file (also when the pick was not one of them)."""
@@ -166,12 +177,8 @@ def import_new():
     status = 200
     if form.validate_on_submit():
         try:
-            data = _file(form)
-            if data is None:
-                status = 422
-            elif _pick(form, data):
-                status = 422 if form.pool.errors else 200
-            else:
+            data, status = _to_import(form)
+            if data is not None:
                 process, result = processes.create_imported(
                     form.key.data or "",
                     form.name.data or "",
@@ -201,12 +208,8 @@ def import_draft(process_id: int):
     status = 200
     if form.validate_on_submit():
         try:
-            data = _file(form)
-            if data is None:
-                status = 422
-            elif _pick(form, data):
-                status = 422 if form.pool.errors else 200
-            else:
+            data, status = _to_import(form)
+            if data is not None:
                 result = processes.import_draft(
                     process,
                     data,
