@@ -24,27 +24,6 @@ from webapp.process.validation import validate
 
 needs_corpus = pytest.mark.skipif(CORPUS is None, reason=NO_CORPUS.kwargs["reason"])
 
-#: Files still refused for their pools or message flows (collaborations, issue 17): the target is
-#: that none is; this list may only shrink.
-POOLS_PENDING = {
-    "bpmn-js-examples/kitchen-sink.bpmn",
-    "bpmn-js-examples/pizza-collaboration.bpmn",
-    "miwg-test-suite/bpmn-io-18.6.1/B.2.0-export.bpmn",
-    "miwg-test-suite/reference/A.4.0.bpmn",
-    "miwg-test-suite/reference/A.4.1.bpmn",
-    "miwg-test-suite/reference/B.1.0.bpmn",
-    "miwg-test-suite/reference/B.2.0.bpmn",
-    "miwg-test-suite/reference/C.1.0.bpmn",
-    "miwg-test-suite/reference/C.2.0.bpmn",
-    "miwg-test-suite/reference/C.4.0.bpmn",
-    "miwg-test-suite/reference/C.5.0.bpmn",
-    "spiffworkflow/Approvals.bpmn",
-    "spiffworkflow/collaboration.bpmn",
-    "spiffworkflow/timer-cycle-start.bpmn",
-    "spiffworkflow/user_task_variable.bpmn",
-}
-POOL_TYPES = {"participant", "process", "messageFlow"}
-
 
 @pytest.fixture(scope="module")
 def found() -> list[Verdict]:
@@ -94,12 +73,9 @@ def test_refusals_are_classified() -> None:
 
 @needs_corpus
 def test_no_file_is_refused_for_a_modelling_only_element(found: list[Verdict]) -> None:
-    """Issue 17's first target, as far as it holds: only pools and message flows still refuse."""
-    refused = {v.name: v for v in found if v.status == "refused" and MODELLING in v.categories()}
-    assert set(refused) <= POOLS_PENDING, sorted(set(refused) - POOLS_PENDING)
-    reasons = [reason for v in refused.values() for reason in v.reasons]
-    kinds = {kind for category, kind, _ in reasons if category == MODELLING}
-    assert kinds <= POOL_TYPES
+    """Issue 17's first target: pools, message flows, data and artifacts never refuse a file."""
+    refused = [v.line() for v in found if v.status == "refused" and MODELLING in v.categories()]
+    assert refused == []
 
 
 #: Untranslated texts that are also valid Flowdesk expressions, so nothing blocks them: XPath's
