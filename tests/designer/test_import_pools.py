@@ -118,3 +118,25 @@ def test_a_file_flowdesk_wrote_is_read_as_its_own_process_without_a_question(des
     assert response.status_code == 302
     process = db_session.scalar(select(Process).where(Process.key == "again"))
     assert "Task_pay" in process.draft_document["nodes"]
+
+
+def test_a_large_file_is_carried_past_the_form_field_limit(designer, db_session):
+    """Werkzeug limits a form field to 500 kB; the carried file may be up to the upload limit."""
+    padding = b"<!--" + b"x" * 1_500_000 + b"-->\n"
+    big = CLAIMS.replace(b"<bpmn:definitions", padding + b"<bpmn:definitions", 1)
+    first = post(
+        designer,
+        "/designer/import",
+        file=(io.BytesIO(big), "big.bpmn"),
+        partition=finance(db_session),
+    )
+    assert first.status_code == 200, first.status_code
+    done = post(
+        designer,
+        "/designer/import",
+        carried=carried(first.get_data(as_text=True)),
+        pool="claims_payment",
+        key="big",
+        partition=finance(db_session),
+    )
+    assert done.status_code == 302, done.status_code

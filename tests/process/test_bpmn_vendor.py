@@ -374,7 +374,7 @@ def test_a_java_implementation_is_kept_shown_and_asks_for_a_tool(attribute: str)
     config = result.document["nodes"]["t"]["config"]
     assert config == {"implementation": {"vendor": "camunda", attribute: value}, "saveTo": "r"}
     assert "import.service_implementation" in codes(result)
-    missing = [p for p in validate(result.document, tools={}) if p.code == "config.missing"]
+    missing = [p for p in validate(result.document, tools={}) if p.code == "tool.missing"]
     assert len(missing) == 1 and value in missing[0].message
     assert "docs/engine.md#writing-a-tool" in missing[0].message
     exported = same_after_round_trip(result.document)

@@ -821,7 +821,7 @@ def test_service_task_undeclared_input_is_a_warning() -> None:
 
 
 def test_service_task_without_tool() -> None:
-    assert found(validate(linear(node("serviceTask", "Mail")))) == {("config.missing", "task")}
+    assert found(validate(linear(node("serviceTask", "Mail")))) == {("tool.missing", "task")}
 
 
 @pytest.mark.parametrize(

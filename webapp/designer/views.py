@@ -119,6 +119,17 @@ def _file(form: Any) -> bytes | None:
     return None
 
 
+#: The second import step carries the file itself (base64): its form may be that large.
+CARRIED_FORM_BYTES = MAX_UPLOAD * 4 // 3 + 64_000
+
+
+@bp.url_value_preprocessor
+def _larger_import_forms(endpoint: str | None, values: dict[str, Any] | None) -> None:
+    """Raise the form field limit of the import pages before anything (CSRF) reads the form."""
+    if endpoint in ("designer.import_new", "designer.import_draft"):
+        request.max_form_memory_size = CARRIED_FORM_BYTES
+
+
 def _to_import(form: Any) -> tuple[bytes | None, int]:
     """The file to import now, or None and the status of the form shown again (no file, or
     the list of its processes to pick from)."""

@@ -84,6 +84,7 @@ CODES: dict[str, str] = {
     "task.user_unknown": "(warning) a user task is assigned to a user who does not exist",
     "form.invalid": "a form spec is invalid",
     "tool.unknown": "a service task calls a tool that is not registered",
+    "tool.missing": "a service task (or send task, message throw) names no tool",
     "tool.input_missing": "a service task does not provide a required tool input",
     "tool.input_unknown": "(warning) a service task provides an input the tool does not take",
     "duration.invalid": "a duration is not a valid ISO-8601 duration",
@@ -584,7 +585,7 @@ class _Validator(EventChecks, ScopeChecks):
                 if code and isinstance(code[0], str)
                 else ""
             )
-            self.error("config.missing", node_id, f"{name} does not say which tool to call.{hint}")
+            self.error("tool.missing", node_id, f"{name} does not say which tool to call.{hint}")
             return
         if self.tools is None:
             return

@@ -15,6 +15,7 @@ from .model import ImportResult
 #: Problems a person must settle, by the kind of edit they need (the rest are "other").
 NEEDS = {
     "tool.unknown": "tool",
+    "tool.missing": "tool",
     "script.language": "script",
     "task.role_unknown": "group",
 }
