@@ -1,8 +1,8 @@
 """Property tests: parsing and evaluation never fail unexpectedly and always finish quickly."""
 
 import contextlib
-import operator
 import gc
+import operator
 import time
 from datetime import UTC, timedelta
 
