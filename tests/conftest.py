@@ -90,11 +90,25 @@ def _clean(app) -> None:
                     raise
                 time.sleep(0.2 * (attempt + 1))
         redis_connection(app).flushdb()
+        _built_in_roles()
+
+
+def _built_in_roles() -> None:
+    """Tests start where `db upgrade` leaves a new installation: the built-in roles exist."""
+    from webapp.extensions import db
+    from webapp.permissions import BUILT_IN_ROLES
+    from webapp.services.accounts import ensure_role
+
+    for name, (permissions, description) in BUILT_IN_ROLES.items():
+        ensure_role(name, permissions, description)
+    db.session.commit()
+    db.session.remove()
 
 
 @pytest.fixture(autouse=True)
 def _isolated_state(request: pytest.FixtureRequest) -> Iterator[None]:
-    """Tests that use the app start from empty tables and an empty Redis."""
+    """Tests that use the app start from a new installation's tables (built-in roles only) and
+    an empty Redis."""
     if "app" not in request.fixturenames:
         yield
         return

@@ -37,8 +37,16 @@ def format_datetime(value: datetime | None) -> str:
     return value.strftime("%Y-%m-%d %H:%M UTC") if value else ""
 
 
+def _offered_to(task: Any) -> str:
+    """Whom an unclaimed task is offered to, in words (the task services' own wording)."""
+    from webapp.services.tasks import offered_to
+
+    return offered_to(task)
+
+
 def register(app: Flask) -> None:
     app.jinja_env.filters["datetime"] = format_datetime
+    app.jinja_env.filters["offered_to"] = _offered_to
 
     @app.context_processor
     def inject_navigation() -> dict[str, Any]:

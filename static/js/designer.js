@@ -21,6 +21,7 @@
   const AUTOSAVE_MS = Number(root.dataset.autosaveMs || 3000);
   const CONFIG = 'flowdesk:config';
   const NODE_BLOB = 'flowdesk:node';
+  const DOCUMENT = 'flowdesk:document';
   const byId = (id) => document.getElementById(id);
   const readJSON = (id) => JSON.parse(byId(id).textContent);
   const SEVERITY_RANK = { info: 0, warning: 1, error: 2 };
@@ -437,10 +438,23 @@
     return config;
   }
 
+  /* The process an element belongs to runs in Flowdesk: it is the one Flowdesk wrote (with its
+   * document extension), or the only one. Elements of the other pools are documentation. */
+  function inOwnProcess(bo) {
+    let process = bo;
+    while (process && process.$type !== 'bpmn:Process') process = process.$parent;
+    if (!process) return true;
+    const processes = (modeler.getDefinitions().rootElements || [])
+      .filter((e) => e.$type === 'bpmn:Process');
+    return processes.length < 2 || extensionValues(process).some((v) => v.$type === DOCUMENT);
+  }
+
   function panelValues(element) {
     const bo = element.businessObject;
-    const kind = kindOf(bo);
-    const values = { id: bo.id, kind: kind || '', type: bo.$type.replace('bpmn:', ''), name: bo.name || '' };
+    const own = inOwnProcess(bo);
+    const kind = own ? kindOf(bo) : null;
+    const type = own ? bo.$type.replace('bpmn:', '') : 'OtherPool';
+    const values = { id: bo.id, kind: kind || '', type: type, name: bo.name || '' };
     if (kind === 'sequenceFlow') {
       values.condition = bo.conditionExpression ? bo.conditionExpression.body || '' : '';
       values.default = bo.sourceRef && bo.sourceRef.default === bo ? '1' : '0';

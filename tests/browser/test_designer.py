@@ -138,6 +138,7 @@ def test_draw_configure_save_publish_edit_and_compare(page, demo, db_session):
     click_shape(page, task)
     panel = panel_for(page, task)
     panel.get_by_label("Title").fill("Approve claim")
+    panel.get_by_label("A user").check()
     panel.get_by_label("User", exact=True).select_option("alice")
     panel.get_by_label("Save the result as").fill("review")
     for index, (key, label, kind) in enumerate(
@@ -425,6 +426,7 @@ def test_outline_alone_builds_a_process(page, demo, db_session):
     assert page.get_by_text("renamed to 'Decided'").is_visible()
 
     page.get_by_role("link", name="Settings… of Approve leave").click()
+    page.get_by_label("A user").check()
     page.get_by_label("User", exact=True).select_option("alice")
     page.get_by_role("button", name="Apply").click()
     page.wait_for_url("**/outline#node-userTask_1")
@@ -491,8 +493,11 @@ def test_a_bpmn_file_is_imported_through_the_page(page, demo, db_session, tmp_pa
     page.get_by_label("BPMN or JSON file").set_input_files(str(good))
     page.get_by_label("Key").fill("imported")
     page.get_by_role("button", name="Import").click()
-    page.wait_for_selector("#designer[data-ready=true]")
+    expect(page.get_by_role("heading", name="Import report: imported")).to_be_visible()
     assert page.get_by_text("Imported").first.is_visible()
+    expect(page.get_by_text("Nothing: the draft can be published as it is.")).to_be_visible()
+    page.get_by_role("link", name="Diagram").click()
+    page.wait_for_selector("#designer[data-ready=true]")
     assert page.locator(".djs-shape[data-element-id=review]").is_visible()
     db_session.rollback()
     assert db_session.scalar(select(Process.key)) == "imported"
@@ -762,6 +767,7 @@ def test_an_imported_file_without_diagram_gives_each_exit_its_own_route(
     page.get_by_label("BPMN or JSON file").set_input_files(str(source))
     page.get_by_label("Key").fill("routing")
     page.get_by_role("button", name="Import").click()
+    page.get_by_role("link", name="Diagram").click()
     page.wait_for_selector("#designer[data-ready=true]")
     _assert_own_routes(page)
 

@@ -163,9 +163,18 @@ def test_draw_a_sub_process_with_a_boundary_timer_and_a_multi_instance_review(
     late_end = pad(page, "append.end-event")
     page.keyboard.press("Escape")
 
-    save(page)  # the task inside the expanded sub-process has no assignee yet
+    leaving = page.evaluate(
+        "modeler.get('elementRegistry').filter(e => e.type === 'bpmn:SequenceFlow'"
+        f" && e.businessObject.sourceRef.id === '{review}').map(e => e.id)[0]"
+    )
+    line = page.locator(f'.djs-connection[data-element-id="{leaving}"]').bounding_box()
+    page.mouse.click(line["x"] + line["width"] / 2, line["y"] + line["height"] / 2)
+    wait_selected(page, leaving)
+    pad(page, "delete")  # the task inside the sub-process leads nowhere: an error inside it
+    save(page)
     nested = page.locator(f".djs-element.problem-error[data-element-id='{review}']")
     assert nested.count() == 1
+    connect(page, review, inner_end)
     pick(page, timer)
     panel = panel_for(page, timer)
     assert panel.get_by_label("Interrupting").is_checked()
@@ -205,6 +214,7 @@ def test_draw_a_sub_process_with_a_boundary_timer_and_a_multi_instance_review(
     pick(page, escalate)
     panel = panel_for(page, escalate)
     panel.get_by_label("Title").fill("Chase the reviewers")
+    panel.get_by_label("A user").check()
     panel.get_by_label("User", exact=True).select_option("alice")
     apply(page)
     wait_applied(page, escalate, "alice")
@@ -312,7 +322,7 @@ def drill_into(page, element_id: str) -> None:
 
 def test_drill_down_and_back_with_problems_marked_inside(page, make_process, db_session):
     doc = collapsed_document()
-    doc["nodes"]["c_check"]["config"] = {}
+    doc["nodes"]["c_check"]["config"] = {"assignee": {"type": "role", "value": "no-such-role"}}
     pid = make_process(doc=doc)
     sign_in(page, "designer")
     open_designer(page, pid)

@@ -140,6 +140,7 @@ def test_designer_pages_work_under_the_policy(visit, world):
     page.goto(f"/designer/{pid}/outline/review")
     page.goto(f"/designer/{pid}/publish")
     page.goto(f"/designer/{pid}/import")
+    page.goto(f"/designer/{pid}/import-report")
     page.goto(f"/designer/{pid}/versions")
     page.goto(f"/designer/{pid}/versions/2")
     page.wait_for_selector("[data-viewer=version-xml][data-ready=true]")

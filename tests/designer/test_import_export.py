@@ -28,7 +28,7 @@ def test_import_a_bpmn_file_as_a_new_process(designer, db_session):
     response = upload(designer, "/designer/import", xml, partition=finance(db_session))
     process = db_session.scalar(select(Process).where(Process.key == "imported"))
     assert response.status_code == 302
-    assert response.headers["Location"] == f"/designer/{process.id}/"
+    assert response.headers["Location"] == f"/designer/{process.id}/import-report"
     assert process.name == "Imported process"
     assert set(process.draft_document["nodes"]) == set(approval_document()["nodes"])
     page = designer.get(response.headers["Location"]).get_data(as_text=True)

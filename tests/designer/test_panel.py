@@ -130,6 +130,51 @@ def test_a_valid_user_task_is_applied_via_hx_trigger(designer, pid):
     }  # fmt: skip
 
 
+def test_a_user_task_for_anyone_stores_no_assignee(designer, pid):
+    """The default: open to everyone who may work tasks in the partition."""
+    html = panel_get(designer, pid, id="t", kind="userTask", name="T", config="{}").get_data(
+        as_text=True
+    )
+    assert 'checked id="assignee_type-0" name="assignee_type" type="radio" value="anyone"' in html
+    assert "open to everyone who may work tasks" in html
+    stored = {"assignee": {"type": "user", "value": "alice"}, "dueIn": "P1D"}
+    event = applied(
+        panel_post(
+            designer,
+            pid,
+            user_task(assignee_type="anyone", original=json.dumps(stored), due_in="P1D"),
+        )
+    )
+    assert event["config"] == {"dueIn": "P1D"}
+
+
+def test_a_user_task_is_also_offered_to_more_roles_and_users(designer, pid):
+    stored = {"candidates": {"roles": ["accounting"]}}
+    html = panel_get(
+        designer, pid, id="t", kind="userTask", name="T", config=json.dumps(stored)
+    ).get_data(as_text=True)
+    assert 'value="accounting"' in html and "Also offered to users" in html
+    event = applied(
+        panel_post(
+            designer,
+            pid,
+            user_task(
+                original=json.dumps(stored),
+                candidate_roles="accounting, approver, clerk, approver",
+                candidate_users="bob",
+            ),
+        )
+    )
+    assert event["config"]["candidates"] == {
+        "roles": ["accounting", "approver", "clerk"],
+        "users": ["bob"],
+    }, "an imported role kept as it was; duplicates once"
+    refused = panel_post(designer, pid, user_task(candidate_roles="nope", candidate_users="ghost"))
+    assert refused.status_code == 422
+    text = refused.get_data(as_text=True)
+    assert "Not a known role: nope." in text and "Not a known user: ghost." in text
+
+
 def test_invalid_values_get_inline_errors_422_and_no_apply(designer, pid):
     cases = [
         ({"due_in": "tomorrow"}, "must start with"),

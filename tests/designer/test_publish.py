@@ -58,10 +58,10 @@ def test_an_unchanged_draft_is_refused_with_nothing_changed(designer, make_proce
 
 def test_a_draft_with_errors_cannot_be_published(designer, make_process, db_session):
     doc = approval_document()
-    del doc["nodes"]["review"]["config"]["assignee"]
+    doc["nodes"]["review"]["config"]["assignee"] = {"type": "role", "value": "no-such-role"}
     pid = make_process(doc=doc)
     page = designer.get(f"/designer/{pid}/publish").get_data(as_text=True)
-    assert "The draft has errors" in page and "has no assignee" in page
+    assert "The draft has errors" in page and "which is not a Flowdesk role" in page
     assert "Publish version 1</button>" not in page
     response = publish(designer, pid)
     assert response.status_code == 422

@@ -128,6 +128,11 @@ SCENARIOS: dict[str, Scenario | list[Scenario]] = {
         note="the receive task's zeebe correlation key reads the process variable "
         "documentReferenceId, which a start in Zeebe is given with the instance",
     ),
+    "spiffworkflow/collaboration.bpmn": Scenario(
+        input={"lover_name": "Ann"},
+        note="the buddy's pool runs; Spiff computes the letter's correlation from lover_name, "
+        "then both wait for the response",
+    ),
     "spiffworkflow/Messages.bpmn20.xml": Scenario(
         bind={"sid-DF69AC93-16C3-405D-9FB1-9B2539519372": {"message": "Test Message"}},
         messages=(("Test Message", {}),),

@@ -307,11 +307,7 @@ def test_cancel_closes_tokens_jobs_subscriptions_and_tasks(engine):
 
     assert engine.scalar(select(func.count()).select_from(MessageSubscription)) == 1
     task = engine.scalar(select(Task))
-    assert (task.title, task.status, task.candidate_role_id is not None) == (
-        "Review",
-        "open",
-        False,
-    )
+    assert (task.title, task.status, task.candidate_role.name) == ("Review", "open", "approver")
 
     result = steps.cancel_instance(engine, instance_id, reason="duplicate order", actor=None)
     commit(result)

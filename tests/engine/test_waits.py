@@ -177,7 +177,11 @@ def test_unknown_assignee_leaves_the_task_unassigned_and_says_so(engine, demo):
     )
     instance_id = start(engine, version)
     task = engine.scalar(select(Task))
-    assert (task.assignee_id, task.candidate_role_id) == (None, None)
+    assert (task.assignee_id, task.candidate_role_id, task.open_to_partition) == (
+        None,
+        None,
+        False,
+    )
     created = engine.scalar(select(HistoryEntry).where(HistoryEntry.kind == "task_created"))
     assert created.details == {"unresolved": "nobody"}
     token = engine.scalar(select(Token).where(Token.instance_id == instance_id))

@@ -371,12 +371,12 @@ VENDOR_TASKS = """
       <zeebe:taskDefinition type="publish"/></{p}extensionElements>
       <{p}messageEventDefinition messageRef="M"/></{p}endEvent>
     <{p}scriptTask id="juel" scriptFormat="juel" camunda:resultVariable="sum">
-      <{p}script>${{a + b}}</{p}script></{p}scriptTask>
+      <{p}script>${{a * b}}</{p}script></{p}scriptTask>
     <{p}scriptTask id="groovy" scriptFormat="Groovy" camunda:resultVariable="out">
       <{p}script><![CDATA[  def x = a < b
   out = x ]]></{p}script></{p}scriptTask>
     <{p}scriptTask id="feel"><{p}extensionElements>
-      <zeebe:script expression="=price * qty" resultVariable="total"/>
+      <zeebe:script expression="=&quot;Total &quot; + label" resultVariable="total"/>
     </{p}extensionElements></{p}scriptTask>
     <{p}scriptTask id="spiff"><{p}script>x = 1</{p}script></{p}scriptTask>
     <{p}scriptTask id="ours" scriptFormat="flowdesk"><{p}script>a = 1</{p}script></{p}scriptTask>
@@ -389,17 +389,24 @@ def test_vendor_tool_and_script_settings_map() -> None:
     extra = f'xmlns:camunda="{CAMUNDA}" xmlns:zeebe="{ZEEBE}"'
     result = import_bpmn(definitions(VENDOR_TASKS, extra_ns=extra))
     config = {node_id: node["config"] for node_id, node in result.document["nodes"].items()}
-    assert config["c7"] == {"tool": "mailer", "message": "note"}
-    assert config["c8"] == {"tool": "sms", "retries": 5, "inputs": {"to": "$vars.phone"}}
-    assert config["throw"] == {"tool": "publish", "message": "note"}
-    assert config["end"] == {"event": "message", "tool": "publish", "message": "note"}
-    assert config["juel"] == {"language": "flowdesk", "script": "sum = $vars.a + $vars.b"}
+    external = {"vendor": "camunda", "type": "external"}
+    assert config["c7"] == {"tool": "mailer", "message": "note", "implementation": external}
+    assert config["c8"] == {
+        "tool": "sms",
+        "retries": 5,
+        "inputs": {"to": "$vars.phone"},
+        "implementation": {"vendor": "zeebe"},
+    }
+    zeebe = {"implementation": {"vendor": "zeebe"}}
+    assert config["throw"] == {"tool": "publish", "message": "note", **zeebe}
+    assert config["end"] == {"event": "message", "tool": "publish", "message": "note", **zeebe}
+    assert config["juel"] == {"language": "flowdesk", "script": "sum = $vars.a * $vars.b"}
     assert config["groovy"] == {
         "language": "groovy",
         "script": "  def x = a < b\n  out = x ",
         "resultVariable": "out",
     }
-    assert config["feel"] == {"language": "flowdesk", "script": "total = $vars.price * $vars.qty"}
+    assert config["feel"] == {"language": "flowdesk", "script": "total = 'Total ' + $vars.label"}
     assert config["spiff"] == {"language": "unspecified", "script": "x = 1"}
     assert config["ours"] == {"language": "flowdesk", "script": "a = 1"}
     assert "import.script_language" in codes(result)

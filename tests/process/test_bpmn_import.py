@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from webapp.process.bpmn import BpmnImportError, ImportResult, import_bpmn
+from webapp.process.bpmn import BpmnImportError, ImportResult, export_bpmn, import_bpmn
 from webapp.process.validation import validate
 
 MODEL = "http://www.omg.org/spec/BPMN/20100524/MODEL"
@@ -224,7 +224,8 @@ COLLABORATION = """
   <{p}collaboration id="c">
     <{p}participant id="pool_a" name="Pool A" processRef="a"/>
     <{p}participant id="pool_b" processRef="b"/>
-    <{p}messageFlow id="mf" sourceRef="t" targetRef="s2"/>
+    <{p}messageFlow id="mf" sourceRef="s1" targetRef="s2"/>
+    <{p}messageFlow id="gone" sourceRef="t" targetRef="s2"/>
   </{p}collaboration>
   <{p}process id="a" isExecutable="false"><{p}startEvent id="s1"/></{p}process>
   <{p}process id="b" isExecutable="true"><{p}startEvent id="s2"/></{p}process>
@@ -232,12 +233,25 @@ COLLABORATION = """
 """
 
 
-def test_collaboration_imports_the_executable_process_and_reports_the_others() -> None:
+def test_collaboration_imports_the_executable_process_and_keeps_the_others() -> None:
+    """The other pools, their processes and the message flows are kept as they are (a message
+    flow whose end is nowhere is dropped); the pool of the imported process points at it
+    under whatever key it is exported with."""
     result = import_bpmn(definitions(COLLABORATION))
     assert result.document["key"] == "b"
     assert list(result.document["nodes"]) == ["s2"]
-    listed = {(u.id, u.type) for u in result.unsupported}
-    assert listed == {("pool_a", "participant"), ("c2", "process"), ("mf", "messageFlow")}
+    assert result.unsupported == []
+    kept = result.document["kept"]
+    assert kept["pool"] == "pool_b"
+    tags = [(item["tag"], item["attrs"]["id"]) for item in kept["definitions"]]
+    assert tags == [("collaboration", "c"), ("process", "a"), ("process", "c2")]
+    collaboration = kept["definitions"][0]["children"]
+    assert [child["attrs"]["id"] for child in collaboration] == ["pool_a", "pool_b", "mf"]
+    assert "processRef" not in collaboration[1]["attrs"]
+    renamed = {**result.document, "key": "orders"}
+    xml = export_bpmn(renamed)
+    assert 'id="pool_b" processRef="orders"' in xml and 'processRef="a"' in xml
+    assert import_bpmn(xml).document == renamed
 
 
 def test_process_id_picks_another_process() -> None:
@@ -311,9 +325,80 @@ def test_camunda_assignment_and_forms() -> None:
                                     {"value": "b", "label": "Option B"}]  # fmt: skip
     assert fields[2]["type"] == "text"
     assert nodes["u1"]["config"] == {"assignee": {"type": "user", "value": "demo"}, "dueIn": "P2D"}
-    assert nodes["u2"]["config"] == {"assignee": {"type": "role", "value": "management"}}
-    assert nodes["u3"]["config"] == {"assignee": {"type": "expression", "value": "$vars.initiator"}}
-    assert {"import.assignee_lossy", "import.form_key", "import.form_lossy"} <= codes(camunda(body))
+    assert nodes["u2"]["config"] == {
+        "assignee": {"type": "role", "value": "management"},
+        "candidates": {"roles": ["sales"]},
+    }
+    assert nodes["u3"]["config"] == {
+        "assignee": {"type": "expression", "value": "$vars.initiator"},
+        "formRef": {"vendor": "camunda", "formKey": "embedded:x.html"},
+    }
+    assert {"import.form_ref", "import.form_lossy"} <= codes(camunda(body))
+
+
+def test_standard_performers_become_assignees() -> None:
+    """potentialOwner / humanPerformer: `user(x)` / `group(x)` items (candidates of a potential
+    owner), a plain name (a group for a potential owner, the assignee for a performer), an
+    expression, or a resourceRef's resource name. The elements are kept and written back, not
+    listed as unsupported."""
+
+    def owner(tag: str, text: str) -> str:
+        return (
+            f"<bpmn:{tag}><bpmn:resourceAssignmentExpression><bpmn:formalExpression>{text}"
+            f"</bpmn:formalExpression></bpmn:resourceAssignmentExpression></bpmn:{tag}>"
+        )
+
+    tasks = {
+        "mixed": owner("potentialOwner", "user(kermit), group(sales)"),
+        "group": owner("potentialOwner", "management"),
+        "user": owner("humanPerformer", "fozzie"),
+        "expr": owner("potentialOwner", "${{boss}}"),
+        "ref": "<bpmn:potentialOwner><bpmn:resourceRef>R1</bpmn:resourceRef></bpmn:potentialOwner>",
+    }
+    body = '<bpmn:resource id="R1" name="Approver"/><bpmn:process id="p">'
+    body += "".join(f'<bpmn:userTask id="{i}">{xml}</bpmn:userTask>' for i, xml in tasks.items())
+    body += "</bpmn:process>"
+    result = import_bpmn(definitions(body))
+    nodes = result.document["nodes"]
+    assert nodes["mixed"]["config"]["candidates"] == {"users": ["kermit"]}
+    assert {node_id: node["config"].get("assignee") for node_id, node in nodes.items()} == {
+        "mixed": {"type": "role", "value": "sales"},
+        "group": {"type": "role", "value": "management"},
+        "user": {"type": "user", "value": "fozzie"},
+        "expr": {"type": "expression", "value": "$vars.boss"},
+        "ref": {"type": "role", "value": "Approver"},
+    }
+    assert not result.unsupported
+    assert not [w for w in result.warnings if w.code == "import.assignee_lossy"]
+    again = import_bpmn(export_bpmn(result.document))
+    assert again.document == result.document
+
+
+def test_camunda_assignee_candidate_users_and_groups_all_count() -> None:
+    """As Camunda reads them: the assignee holds the task; candidate groups and users may take
+    it when it is released. Without an assignee the first group (else user) is its role."""
+    body = """<{p}process id="p">
+      <{p}userTask id="all" camunda:assignee="demo" camunda:candidateUsers="kermit, fozzie"
+        camunda:candidateGroups="management,sales"/>
+      <{p}userTask id="groups" camunda:candidateUsers="kermit" camunda:candidateGroups="ops"/>
+      <{p}userTask id="users" camunda:candidateUsers="kermit,fozzie"/>
+    </{p}process>"""
+    result = camunda(body)
+    nodes = result.document["nodes"]
+    assert nodes["all"]["config"] == {
+        "assignee": {"type": "user", "value": "demo"},
+        "candidates": {"roles": ["management", "sales"], "users": ["kermit", "fozzie"]},
+    }
+    assert nodes["groups"]["config"] == {
+        "assignee": {"type": "role", "value": "ops"},
+        "candidates": {"users": ["kermit"]},
+    }
+    assert nodes["users"]["config"] == {
+        "assignee": {"type": "user", "value": "kermit"},
+        "candidates": {"users": ["fozzie"]},
+    }
+    assert "import.assignee_lossy" not in codes(result)
+    assert import_bpmn(export_bpmn(result.document)).document == result.document
 
 
 @pytest.mark.parametrize("vendor", ["http://flowable.org/bpmn", "http://activiti.org/bpmn"])
@@ -325,7 +410,11 @@ def test_flowable_and_activiti_attributes(vendor: str) -> None:
     nodes = result.document["nodes"]
     assert nodes["u"]["config"]["assignee"] == {"type": "user", "value": "kermit"}
     assert nodes["g"]["config"]["assignee"] == {"type": "role", "value": "ops"}
-    assert nodes["t"]["config"] == {"saveTo": "out"}
+    name = vendor.rpartition("/")[0].rpartition("/")[2].removesuffix(".org")
+    assert nodes["t"]["config"] == {
+        "saveTo": "out",
+        "implementation": {"vendor": name, "class": "org.Example"},
+    }
     assert "import.service_implementation" in codes(result)
 
 

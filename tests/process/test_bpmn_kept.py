@@ -337,7 +337,7 @@ def test_kept_data_from_a_json_document_cannot_break_the_export(schema: etree.XM
         "text",
         {"tag": "association", "attrs": {"id": "Dangling", "sourceRef": "nowhere"}},
     ]
-    document["kept"]["definitions"].append({"tag": "process", "attrs": {"id": "Other"}})
+    document["kept"]["definitions"].append({"tag": "message", "attrs": {"id": "Other"}})
     document["kept"]["diagram"].append({"plane": "check", "element": {"tag": "dataObject"}})
     document["kept"]["extra"] = [1]
     deep: dict[str, object] = {"tag": "textAnnotation", "attrs": {"id": "Deep"}}

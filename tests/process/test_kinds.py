@@ -65,7 +65,14 @@ def test_roles_and_flow_counts(name: str, role: str, flows: tuple) -> None:
 
 
 def test_config_keys_follow_the_contract() -> None:
-    assert KINDS["userTask"].config_keys == ("assignee", "form", "dueIn", "saveTo", "multiInstance")
+    assert KINDS["userTask"].config_keys == (
+        "assignee",
+        "candidates",
+        "form",
+        "dueIn",
+        "saveTo",
+        "multiInstance",
+    )
     assert set(KINDS["serviceTask"].config_keys) == {
         "tool",
         "inputs",

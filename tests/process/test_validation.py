@@ -734,16 +734,45 @@ def test_parallel_branch_that_never_joins_is_a_warning() -> None:
 # --- config -------------------------------------------------------------------------------------
 
 
-def test_user_task_without_assignee() -> None:
-    doc = linear(node("userTask", "Review"))
-    problem = only(validate(doc), "task.assignee_missing")
-    assert problem.element_id == "task"
-    assert "User task 'Review'" in problem.message
-
-
-def test_user_task_with_empty_assignee_value() -> None:
+def test_user_task_without_assignee_is_valid() -> None:
+    """No assignee: the task is open to everyone who may work tasks in the partition."""
+    assert found(validate(linear(node("userTask", "Review")))) == set()
     doc = linear(user("Review", assignee={"type": "role", "value": ""}))
-    assert found(validate(doc)) == {("task.assignee_missing", "task")}
+    assert found(validate(doc)) == set()
+
+
+def test_user_who_does_not_exist_is_a_warning_when_users_are_known() -> None:
+    doc = linear(user("Review", assignee={"type": "user", "value": "Demo"}))
+    assert found(validate(doc)) == set()
+    assert found(validate(doc, users={"demo"})) == set(), "user names compare lower-cased"
+    problem = only(validate(doc, users=set()), "task.user_unknown")
+    assert (problem.element_id, problem.severity) == ("task", "warning")
+
+
+def test_candidates_are_lists_of_roles_and_users_that_exist() -> None:
+    def task(candidates):
+        return linear(node("userTask", "Review", candidates=candidates))
+
+    assert (
+        found(validate(task({"roles": ["a"], "users": ["u"]}), roles={"a"}, users={"u"})) == set()
+    )
+    for bad in ({"roles": "a"}, {"teams": ["a"]}, {"users": [1]}):
+        assert found(validate(task(bad))) == {("config.invalid", "task")}, bad
+    problems = validate(task({"roles": ["a", "b"], "users": ["u"]}), roles={"a"}, users=set())
+    assert [(p.code, p.severity) for p in problems] == [
+        ("task.role_unknown", "error"),
+        ("task.user_unknown", "warning"),
+    ]
+    assert "'b'" in problems[0].message
+
+
+def test_role_that_does_not_exist_is_an_error_when_roles_are_known() -> None:
+    doc = linear(user("Review", assignee={"type": "role", "value": "accounting"}))
+    assert found(validate(doc)) == set()
+    assert found(validate(doc, roles={"accounting"})) == set()
+    problem = only(validate(doc, roles={"clerk"}), "task.role_unknown")
+    assert (problem.element_id, problem.severity) == ("task", "error")
+    assert "'accounting'" in problem.message and "not a Flowdesk role" in problem.message
 
 
 def test_assignee_with_unknown_type_is_config_invalid() -> None:
@@ -792,7 +821,7 @@ def test_service_task_undeclared_input_is_a_warning() -> None:
 
 
 def test_service_task_without_tool() -> None:
-    assert found(validate(linear(node("serviceTask", "Mail")))) == {("config.missing", "task")}
+    assert found(validate(linear(node("serviceTask", "Mail")))) == {("tool.missing", "task")}
 
 
 @pytest.mark.parametrize(

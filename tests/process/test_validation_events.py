@@ -130,7 +130,7 @@ def test_tool_calls_need_a_known_tool_and_its_inputs(node_id: str) -> None:
     doc = events()
     config = doc["nodes"][node_id]["config"]
     del config["tool"]
-    assert ("config.missing", node_id) in found(validate(doc))
+    assert ("tool.missing", node_id) in found(validate(doc))
     config.update(tool="fax")
     assert ("tool.unknown", node_id) in found(validate(doc, TOOLS))
     config.update(tool="mail", inputs={})

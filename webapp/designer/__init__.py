@@ -13,4 +13,11 @@ def guard() -> None:
     """Every designer route needs `processes.edit`; each process is also checked by partition."""
 
 
-from webapp.designer import editor, outline, panel, versions, views  # noqa: E402,F401
+from webapp.designer import (  # noqa: E402,F401
+    editor,
+    import_report,
+    outline,
+    panel,
+    versions,
+    views,
+)

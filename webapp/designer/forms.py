@@ -3,8 +3,15 @@
 from __future__ import annotations
 
 from flask_wtf import FlaskForm
-from flask_wtf.file import FileField, FileRequired
-from wtforms import BooleanField, HiddenField, SelectField, StringField, TextAreaField
+from flask_wtf.file import FileField
+from wtforms import (
+    BooleanField,
+    HiddenField,
+    RadioField,
+    SelectField,
+    StringField,
+    TextAreaField,
+)
 from wtforms.fields.choices import SelectChoice
 from wtforms.validators import DataRequired, InputRequired, Length, Optional, Regexp
 
@@ -25,11 +32,10 @@ class NewProcessForm(FlaskForm):
 
 
 class ImportForm(FlaskForm):
-    file = FileField(
-        "BPMN or JSON file",
-        validators=[FileRequired("Choose a .bpmn file.")],
-        render_kw={"accept": ".bpmn,.xml,.json"},
-    )
+    file = FileField("BPMN or JSON file", render_kw={"accept": ".bpmn,.xml,.json"})
+    #: The file of a first post, carried (base64) while the person picks one of its processes.
+    carried = HiddenField()
+    pool = RadioField("Process to import", validate_choice=False)
     key = StringField(
         "Key",
         validators=[Optional(), Length(max=100), Regexp(KEY_RE, message=KEY_HINT)],
@@ -45,11 +51,10 @@ class ImportForm(FlaskForm):
 
 
 class DraftImportForm(FlaskForm):
-    file = FileField(
-        "BPMN or JSON file",
-        validators=[FileRequired("Choose a .bpmn file.")],
-        render_kw={"accept": ".bpmn,.xml,.json"},
-    )
+    file = FileField("BPMN or JSON file", render_kw={"accept": ".bpmn,.xml,.json"})
+    #: The file of a first post, carried (base64) while the person picks one of its processes.
+    carried = HiddenField()
+    pool = RadioField("Process to import", validate_choice=False)
     revision = HiddenField(validators=[InputRequired()])
     allow_unsupported = BooleanField("Import even if some elements are not supported")
 

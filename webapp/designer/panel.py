@@ -286,6 +286,9 @@ DOCUMENTATION_ONLY = {
     "DataStoreReference": "data store",
     "DataInputAssociation": "data association",
     "DataOutputAssociation": "data association",
+    "Participant": "pool",
+    "MessageFlow": "message flow",
+    "OtherPool": "part of another pool (Flowdesk runs only its own pool's process)",
 }
 
 

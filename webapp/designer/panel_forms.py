@@ -131,16 +131,27 @@ class UserTaskPanel(MultiInstanceFields, _WithForm):
     assignee_type = RadioField(
         "Assign to",
         choices=[
+            SelectChoice("anyone", "Anyone who works tasks in the partition"),
             SelectChoice("user", "A user"),
             SelectChoice("role", "Everyone with a role"),
             SelectChoice("expression", "Computed (expression)"),
         ],
-        default="user",
+        default="anyone",
     )
     assignee_user = SelectField("User", validate_choice=False)
     assignee_role = SelectField("Role", validate_choice=False)
     assignee_expression = StringField(
         "Assignee expression", validators=[Optional(), Length(max=2000)]
+    )
+    candidate_roles = StringField(
+        "Also offered to roles",
+        validators=[Optional(), Length(max=2000)],
+        description="Role names, separated by commas: their members may claim the task too.",
+    )
+    candidate_users = StringField(
+        "Also offered to users",
+        validators=[Optional(), Length(max=2000)],
+        description="User names, separated by commas: each may claim the task too.",
     )
     due_in = StringField(
         "Due in",
@@ -530,12 +541,14 @@ def initial_data(kind: str, element_id: str, title: str, values: Mapping[str, An
     if kind == "userTask":
         assignee = config.get("assignee") if isinstance(config.get("assignee"), dict) else {}
         kind_of = assignee.get("type") if assignee.get("type") in ("user", "role") else None
-        kind_of = kind_of or ("expression" if assignee.get("value") else "user")
+        kind_of = kind_of or ("expression" if assignee.get("value") else "anyone")
         data.update(
             assignee_type=kind_of,
             assignee_user=assignee.get("value", "") if kind_of == "user" else "",
             assignee_role=assignee.get("value", "") if kind_of == "role" else "",
             assignee_expression=assignee.get("value", "") if kind_of == "expression" else "",
+            candidate_roles=", ".join(_candidates(config, "roles")),
+            candidate_users=", ".join(_candidates(config, "users")),
             due_in=config.get("dueIn") or "",
             save_to=config.get("saveTo") or "",
         )
@@ -1013,7 +1026,9 @@ def _read_call(form: CallActivityPanel, config: dict[str, Any], context: PanelCo
 
 def _read_user_task(form: UserTaskPanel, config: dict[str, Any]) -> None:
     kind = form.assignee_type.data
-    if kind == "expression":
+    if kind == "anyone":
+        value = ""
+    elif kind == "expression":
         value = _expression_error(form.assignee_expression)
     else:
         chosen = form.assignee_user if kind == "user" else form.assignee_role
@@ -1022,12 +1037,34 @@ def _read_user_task(form: UserTaskPanel, config: dict[str, Any]) -> None:
             chosen.errors.append("Choose one of the listed names.")
     if value:
         config["assignee"] = {"type": kind, "value": value}
+    stored = original_values(form)
+    candidates = {}
+    for key, typed, chosen in (
+        ("roles", form.candidate_roles, form.assignee_role),
+        ("users", form.candidate_users, form.assignee_user),
+    ):
+        names = [n.strip() for n in (typed.data or "").split(",") if n.strip()]
+        known = {c.value for c in chosen.choices} | set(_candidates(stored, key))
+        unknown = [name for name in names if name not in known]
+        if unknown:
+            typed.errors.append(f"Not a known {key[:-1]}: {', '.join(unknown)}.")
+        if names:
+            candidates[key] = list(dict.fromkeys(names))
+    if candidates:
+        config["candidates"] = candidates
     due = _duration(form.due_in)
     if due:
         config["dueIn"] = due
     save_to = _save_to(form.save_to)
     if save_to:
         config["saveTo"] = save_to
+
+
+def _candidates(config: Mapping[str, Any], key: str) -> list[str]:
+    """The candidate role or user names (`key` "roles" or "users") stored in a task's config."""
+    candidates = config.get("candidates") if isinstance(config.get("candidates"), dict) else {}
+    names = candidates.get(key)
+    return [n for n in names if isinstance(n, str)] if isinstance(names, list) else []
 
 
 def _read_tool(form: ToolFields, config: dict[str, Any]) -> None:

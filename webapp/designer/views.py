@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import base64
+import binascii
 import json
 from typing import Any
 
@@ -99,10 +101,70 @@ def _upload(field: Any) -> bytes:
     return data
 
 
+def _file(form: Any) -> bytes | None:
+    """A newly uploaded file, else the one carried from the first post while a process is
+    picked; None (with the field's error) when there is neither."""
+    if form.file.data and getattr(form.file.data, "filename", ""):
+        form.carried.data = ""
+        return _upload(form.file)
+    if form.carried.data:
+        try:
+            data = base64.b64decode(form.carried.data, validate=True)
+        except (binascii.Error, ValueError):
+            data = b""
+        if data and len(data) <= MAX_UPLOAD:
+            return data
+        form.carried.data = ""
+    form.file.errors.append("Choose a .bpmn file.")
+    return None
+
+
+#: The second import step carries the file itself (base64): its form may be that large.
+CARRIED_FORM_BYTES = MAX_UPLOAD * 4 // 3 + 64_000
+
+
+@bp.url_value_preprocessor
+def _larger_import_forms(endpoint: str | None, values: dict[str, Any] | None) -> None:
+    """Raise the form field limit of the import pages before anything (CSRF) reads the form."""
+    if endpoint in ("designer.import_new", "designer.import_draft"):
+        request.max_form_memory_size = CARRIED_FORM_BYTES
+
+
+def _to_import(form: Any) -> tuple[bytes | None, int]:
+    """The file to import now, or None and the status of the form shown again (no file, or
+    the list of its processes to pick from)."""
+    data = _file(form)
+    if data is None:
+        return None, 422
+    if _pick(form, data):
+        return None, 422 if form.pool.errors else 200
+    return data, 200
+
+
+def _pick(form: Any, data: bytes) -> bool:
+    """Whether the person must pick one of the file's processes first: then the form lists
+    them and carries the file (also when the pick was not one of them)."""
+    choices = processes.choices_in(data)
+    form.pool.choices = [
+        (c.id, f"{c.name or c.id} ({c.id}, {c.nodes} element{'s' if c.nodes != 1 else ''})")
+        for c in choices
+    ]
+    if len(choices) < 2:
+        form.pool.data = None
+        return False
+    form.carried.data = base64.b64encode(data).decode("ascii")
+    if form.pool.data in {c.id for c in choices}:
+        return False
+    if form.pool.data:
+        form.pool.errors.append("Choose one of the processes listed.")
+    form.pool.data = None
+    return True
+
+
 def _imported(process: Process, result: DraftImport):
-    """Open the designer, saying what was imported and what was left out."""
+    """Open the import report, saying what was imported and what was left out."""
     flash(_imported_message(process, result), "success")
-    return redirect(url_for("designer.editor", process_id=process.id))
+    return redirect(url_for("designer.import_report", process_id=process.id))
 
 
 def _imported_message(process: Process, result: DraftImport) -> str:
@@ -126,21 +188,23 @@ def import_new():
     status = 200
     if form.validate_on_submit():
         try:
-            process, result = processes.create_imported(
-                form.key.data or "",
-                form.name.data or "",
-                _upload(form.file),
-                partition_id=_partition_id(form.partition.data),
-                actor=current_user,
-                allow_unsupported=form.allow_unsupported.data,
-            )
+            data, status = _to_import(form)
+            if data is not None:
+                process, result = processes.create_imported(
+                    form.key.data or "",
+                    form.name.data or "",
+                    data,
+                    partition_id=_partition_id(form.partition.data),
+                    actor=current_user,
+                    allow_unsupported=form.allow_unsupported.data,
+                    process_id=form.pool.data or None,
+                )
+                return _imported(process, result)
         except ImportRefused as exc:
             refusal, status = exc, exc.status
         except ProcessError as exc:
             form.key.errors.append(f"{exc.message} Choose another key.")
             status = 422
-        else:
-            return _imported(process, result)
     elif request.method == "POST":
         status = 422
     return render_template("designer/import.html", form=form, refusal=refusal, process=None), status
@@ -155,19 +219,21 @@ def import_draft(process_id: int):
     status = 200
     if form.validate_on_submit():
         try:
-            result = processes.import_draft(
-                process,
-                _upload(form.file),
-                base_revision=base_revision(),
-                actor=current_user,
-                allow_unsupported=form.allow_unsupported.data,
-            )
+            data, status = _to_import(form)
+            if data is not None:
+                result = processes.import_draft(
+                    process,
+                    data,
+                    base_revision=base_revision(),
+                    actor=current_user,
+                    allow_unsupported=form.allow_unsupported.data,
+                    process_id=form.pool.data or None,
+                )
+                return _imported(process, result)
         except (ImportRefused, StaleDraft) as exc:
             db.session.rollback()  # the file may be refused before the service runs
             refusal, status = exc, exc.status
             form.revision.data = str(process.draft_revision)
-        else:
-            return _imported(process, result)
     elif request.method == "POST":
         status = 422
     return render_template(

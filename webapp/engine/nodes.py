@@ -118,6 +118,8 @@ def _user(step: Step, token: Token, node: dict[str, Any]) -> None:
     config = node.get("config") or {}
     assignee = config.get("assignee") or {}
     kind, value = assignee.get("type"), assignee.get("value")
+    if not value:
+        kind = None  # no assignee: open to everyone who may work tasks in the partition
     user_id = role_id = None
     if kind == "expression" and value:
         try:
@@ -136,6 +138,7 @@ def _user(step: Step, token: Token, node: dict[str, Any]) -> None:
         except ValueError as error:
             step.fail(token, "due", f"The due time is invalid: {error}")
             return
+    offers, missing = _candidates(step, config.get("candidates"))
     token.status = "waiting"
     step.add_task(
         token,
@@ -144,7 +147,9 @@ def _user(step: Step, token: Token, node: dict[str, Any]) -> None:
         form=config.get("form"),
         assignee_id=user_id,
         candidate_role_id=role_id,
+        open_to_partition=kind is None and not offers and not missing,
         due_at=due_at,
+        candidates=offers,
     )
     unresolved = kind in ("user", "role", "expression") and user_id is None and role_id is None
     step.history.add(
@@ -153,7 +158,29 @@ def _user(step: Step, token: Token, node: dict[str, Any]) -> None:
         assignee=value if user_id else None,
         role=value if role_id else None,
         unresolved=jsonable(value) if unresolved else None,
+        open_to_partition=True if kind is None and not offers and not missing else None,
+        candidates=[name for _, _, name in offers] or None,
+        unresolved_candidates=missing or None,
     )
+
+
+def _candidates(step: Step, wanted: Any) -> tuple[list[tuple[str, int, str]], list[str]]:
+    """The further roles and users a task is offered to, as ("role" | "user", id, name), and
+    the names that name nobody."""
+    wanted = wanted if isinstance(wanted, dict) else {}
+    roles = [r for r in wanted.get("roles") or [] if isinstance(r, str) and r]
+    users = [u.lower() for u in wanted.get("users") or [] if isinstance(u, str) and u]
+    found: list[tuple[str, int, str]] = []
+    if roles:
+        ids = dict(step.conn.execute(select(Role.name, Role.id).where(Role.name.in_(roles))).all())
+        found += [("role", ids[name], name) for name in roles if name in ids]
+    if users:
+        ids = dict(
+            step.conn.execute(select(User.username, User.id).where(User.username.in_(users))).all()
+        )
+        found += [("user", ids[name], name) for name in users if name in ids]
+    named = {name for _, _, name in found}
+    return found, [name for name in [*roles, *users] if name not in named]
 
 
 def due_time(config: dict[str, Any], context: dict[str, Any], now: datetime) -> datetime:

@@ -21,7 +21,7 @@ from webapp.engine.definitions import Definition
 from webapp.engine.dispatch import JobRef
 from webapp.engine.history import History
 from webapp.engine.store import InstanceRow, JobRow, TokenRow
-from webapp.models import MessageSubscription, Task
+from webapp.models import MessageSubscription, Task, TaskCandidate
 from webapp.process.document import UNPOOLED_KINDS
 
 LIVE = ("active", "waiting")
@@ -544,6 +544,7 @@ class Step:
     def _insert_waits(self) -> None:
         stamp = {"instance_id": self.instance.id, "created_at": self.now}
         if self._new_tasks:
+            offers = {token.id: values.pop("candidates", None) for token, values in self._new_tasks}
             tasks = [
                 {**stamp, "token_id": token.id, "status": "open", **values}
                 for token, values in self._new_tasks
@@ -551,6 +552,7 @@ class Step:
             for task in tasks:
                 task.setdefault("partition_id", self.instance.partition_id)
             self.conn.execute(Task.__table__.insert(), tasks)
+            self._insert_candidates({token: found for token, found in offers.items() if found})
         if self._new_subscriptions:
             subscriptions = [
                 {
@@ -564,6 +566,28 @@ class Step:
                 for t, n, k, node, kind in self._new_subscriptions
             ]
             self.conn.execute(MessageSubscription.__table__.insert(), subscriptions)
+
+    def _insert_candidates(self, offers: dict[Any, list[tuple[str, int, str]]]) -> None:
+        """The further roles and users of the tasks just inserted (found by their tokens)."""
+        if not offers:
+            return
+        task_ids = dict(
+            self.conn.execute(
+                select(Task.token_id, Task.id).where(
+                    Task.token_id.in_(list(offers)), Task.status == "open"
+                )
+            ).all()
+        )
+        rows = [
+            {
+                "task_id": task_ids[token],
+                "role_id": found_id if kind == "role" else None,
+                "user_id": found_id if kind == "user" else None,
+            }
+            for token, found in offers.items()
+            for kind, found_id, _ in found
+        ]
+        self.conn.execute(TaskCandidate.__table__.insert(), rows)
 
     def _complete_if_done(self) -> None:
         instance = self.instance

@@ -199,7 +199,7 @@ def _render_task(
         "may_claim": workable and task.assignee_id is None,
         "may_release": task.status == "open"
         and task.assignee_id == current_user.id
-        and task.candidate_role_id is not None,
+        and (task.candidate_role_id is not None or task.open_to_partition),
         "reassign": reassign if manage else None,
         "eligible": tasks.eligible_users(task) if manage and task.status == "open" else [],
         "may_work_tasks": can(current_user, "tasks.work", task.partition_id),
@@ -296,7 +296,7 @@ def release(task_id: int):
         released = tasks.release(current_user, task_id)
     except TaskError as error:
         return _refused(error, task_id)
-    flash(f"“{released.title}” went back to {released.candidate_role.name}.", "success")
+    flash(f"“{released.title}” went back to {tasks.offered_to(released)}.", "success")
     return _go(url_for("inbox.index"))
 
 

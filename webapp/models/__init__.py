@@ -11,6 +11,7 @@ from webapp.models.runtime import (
     MessageSubscription,
     OutboxMessage,
     Task,
+    TaskCandidate,
     Token,
 )
 from webapp.models.schedules import Schedule, ScheduleTick
@@ -43,6 +44,7 @@ __all__ = [
     "SignalBroadcast",
     "SignalReceipt",
     "Task",
+    "TaskCandidate",
     "Token",
     "User",
     "UserSession",

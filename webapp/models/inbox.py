@@ -37,3 +37,4 @@ Index(
 )
 Index("ix_tasks_completed_by_id_completed_at", tasks.c.completed_by_id, tasks.c.completed_at)
 Index("ix_tasks_status_due_at", tasks.c.status, tasks.c.due_at)
+Index("ix_tasks_open_to_partition_status", tasks.c.open_to_partition, tasks.c.status)

@@ -31,6 +31,8 @@ class Process(db.Model):
     draft_hash: Mapped[str | None] = mapped_column(String(64), nullable=True)
     draft_revision: Mapped[int] = mapped_column(Integer, default=0)
     draft_problems: Mapped[list[dict[str, Any]]] = mapped_column(OrderedJSON, default=list)
+    #: What the last file import mapped, approximated, kept and left out (the import report).
+    import_report: Mapped[dict[str, Any] | None] = mapped_column(OrderedJSON, nullable=True)
     created_by_id: Mapped[int | None] = mapped_column(
         ForeignKey("users.id", ondelete="SET NULL"), nullable=True
     )

@@ -9,7 +9,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import BigInteger, Float, ForeignKey, Index, Integer, String, Text
+from sqlalchemy import BigInteger, Float, ForeignKey, Index, Integer, String, Text, false
 from sqlalchemy.orm import Mapped, mapped_column, relationship
 
 from webapp.extensions import db
@@ -209,6 +209,8 @@ class Task(db.Model):
     candidate_role_id: Mapped[int | None] = mapped_column(
         ForeignKey("roles.id", ondelete="SET NULL"), index=True, nullable=True
     )
+    #: No assignee in the model: open to everyone who may work tasks in the partition.
+    open_to_partition: Mapped[bool] = mapped_column(default=False, server_default=false())
     form: Mapped[dict[str, Any] | None] = mapped_column(JSONType, nullable=True)
     status: Mapped[str] = mapped_column(String(16), default="open")
     due_at: Mapped[datetime | None] = mapped_column(UTCDateTime(), nullable=True)
@@ -223,6 +225,28 @@ class Task(db.Model):
     instance: Mapped[Instance] = relationship(lazy="select")
     assignee: Mapped[User | None] = relationship(foreign_keys=[assignee_id], lazy="select")
     candidate_role: Mapped[Role | None] = relationship(lazy="select")
+    candidates: Mapped[list[TaskCandidate]] = relationship(
+        lazy="select", cascade="all, delete-orphan", order_by="TaskCandidate.id"
+    )
+
+
+class TaskCandidate(db.Model):
+    """One more role or user a task is offered to, besides its candidate role (a model's
+    candidate groups and users beyond the first)."""
+
+    __tablename__ = "task_candidates"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    task_id: Mapped[int] = mapped_column(ForeignKey("tasks.id", ondelete="CASCADE"), index=True)
+    role_id: Mapped[int | None] = mapped_column(
+        ForeignKey("roles.id", ondelete="CASCADE"), index=True, nullable=True
+    )
+    user_id: Mapped[int | None] = mapped_column(
+        ForeignKey("users.id", ondelete="CASCADE"), index=True, nullable=True
+    )
+
+    role: Mapped[Role | None] = relationship(lazy="joined")
+    user: Mapped[User | None] = relationship(lazy="joined")
 
 
 class HistoryEntry(db.Model):

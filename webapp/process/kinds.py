@@ -69,6 +69,10 @@ TOOL_TYPES: dict[str, tuple[type, ...]] = {
     "timeout": NUMBER,
 }
 
+#: Settings of another engine kept from a BPMN import for display and export only (see
+#: `process.bpmn.vendor`): the engine never reads them, validation does not flag them.
+REFERENCE_KEYS = ("formRef", "implementation", "dueDate", "followUpDate")
+
 EVENT_SIZE = {"width": 36, "height": 36}
 TASK_SIZE = {"width": 100, "height": 80}
 GATEWAY_SIZE = {"width": 50, "height": 50}
@@ -132,10 +136,11 @@ KINDS: Mapping[str, NodeKind] = MappingProxyType(
                 max_in=None,
                 min_out=1,
                 max_out=1,
-                config_keys=("assignee", "form", "dueIn", "saveTo", "multiInstance"),
+                config_keys=("assignee", "candidates", "form", "dueIn", "saveTo", "multiInstance"),
                 config_types={
                     "multiInstance": (dict,),
                     "assignee": (dict,),
+                    "candidates": (dict,),
                     "form": (dict,),
                     "dueIn": (str,),
                     "saveTo": (str,),

@@ -7,7 +7,7 @@ do not. Graph rules run in linear time (see ``graph.py``), so large documents va
 
 from __future__ import annotations
 
-from collections.abc import Collection, Iterable, Mapping
+from collections.abc import Collection, Container, Iterable, Mapping
 from dataclasses import asdict, dataclass
 from typing import Any, Literal
 
@@ -35,12 +35,20 @@ from webapp.process.graph import (
     source_components,
     strongly_connected,
 )
-from webapp.process.kinds import ASSIGNEE_TYPES, KINDS, NodeKind, config_type_ok
+from webapp.process.kinds import (
+    ASSIGNEE_TYPES,
+    KINDS,
+    REFERENCE_KEYS,
+    NodeKind,
+    config_type_ok,
+)
 from webapp.process.scope_checks import ScopeChecks, Site
 from webapp.process.tools import ToolSpec
 
 Severity = Literal["error", "warning", "info"]
 
+#: Where a person reads how to add a tool (named by `tool.unknown` and a Java implementation).
+TOOL_DOCS = "docs/engine.md#writing-a-tool"
 _TYPE_WORDS = {
     (dict,): "an object",
     (str,): "text",
@@ -72,9 +80,11 @@ CODES: dict[str, str] = {
     "expression.reference": "an expression reads data that is missing (warning: may be missing)",
     "parallel.deadlock": "a parallel join can wait forever",
     "parallel.unjoined": "(warning) a parallel branch never reaches a parallel join",
-    "task.assignee_missing": "a user task has no assignee",
+    "task.role_unknown": "a user task is offered to a group that is not a Flowdesk role",
+    "task.user_unknown": "(warning) a user task is assigned to a user who does not exist",
     "form.invalid": "a form spec is invalid",
     "tool.unknown": "a service task calls a tool that is not registered",
+    "tool.missing": "a service task (or send task, message throw) names no tool",
     "tool.input_missing": "a service task does not provide a required tool input",
     "tool.input_unknown": "(warning) a service task provides an input the tool does not take",
     "duration.invalid": "a duration is not a valid ISO-8601 duration",
@@ -130,14 +140,18 @@ def validate(
     doc: Any,
     tools: Mapping[str, ToolSpec] | None = None,
     processes: ProcessCatalog | Collection[str] | None = None,
+    roles: Collection[str] | None = None,
+    users: Container[str] | None = None,
 ) -> list[Problem]:
-    """Check ``doc`` (normalized first); ``tools`` enables the service-task tool checks and
-    ``processes`` (a catalog or the callable keys) the call-activity checks."""
+    """Check ``doc`` (normalized first); ``tools`` enables the service-task tool checks,
+    ``processes`` (a catalog or the callable keys) the call-activity checks and ``roles`` (the
+    role names that exist) the check that user tasks are offered to real roles; ``users`` (holding
+    at least the lower-cased user names the document assigns that exist) the same for users."""
     try:
         normalized = normalize(doc, deep=False)
     except DocumentError as exc:
         return [Problem("document.invalid", "error", exc.element_id, exc.message)]
-    return _Validator(normalized, tools, as_catalog(processes)).run()
+    return _Validator(normalized, tools, as_catalog(processes), roles, users).run()
 
 
 class _Validator(EventChecks, ScopeChecks):
@@ -148,7 +162,11 @@ class _Validator(EventChecks, ScopeChecks):
         doc: dict[str, Any],
         tools: Mapping[str, ToolSpec] | None,
         catalog: ProcessCatalog | None = None,
+        roles: Collection[str] | None = None,
+        users: Container[str] | None = None,
     ) -> None:
+        self.roles = roles
+        self.users = users
         self.nodes: dict[str, dict[str, Any]] = doc["nodes"]
         self.flows: dict[str, dict[str, Any]] = doc["flows"]
         self.key = doc.get("key")
@@ -191,6 +209,10 @@ class _Validator(EventChecks, ScopeChecks):
         return self.problems
 
     # --- reporting helpers -------------------------------------------------------------------
+
+    def role_exists(self, name: str) -> bool:
+        """Without a list of roles (a check outside the database) every role counts as real."""
+        return self.roles is None or name in self.roles
 
     def error(self, code: str, element_id: str | None, message: str) -> None:
         self.problems.append(Problem(code, "error", element_id, message))
@@ -436,7 +458,7 @@ class _Validator(EventChecks, ScopeChecks):
         name = self.name(node_id)
         bad_types = set()
         for key, value in config.items():
-            if key not in kind.config_keys:
+            if key not in kind.config_keys and key not in REFERENCE_KEYS:
                 self.warning(
                     "config.unknown_key",
                     node_id,
@@ -477,11 +499,7 @@ class _Validator(EventChecks, ScopeChecks):
     def check_user_task(self, index: int, node_id: str, name: str, config: dict) -> None:
         assignee = config.get("assignee")
         if assignee is None or (isinstance(assignee, dict) and not assignee.get("value")):
-            self.error(
-                "task.assignee_missing",
-                node_id,
-                f"{name} has no assignee; choose a user, a role or an expression.",
-            )
+            pass  # no assignee: open to everyone who may work tasks in the partition
         elif assignee.get("type") not in ASSIGNEE_TYPES or not isinstance(assignee["value"], str):
             self.error(
                 "config.invalid",
@@ -490,8 +508,56 @@ class _Validator(EventChecks, ScopeChecks):
             )
         elif assignee["type"] == "expression":
             self.sites.append(Site(node_id, f"The assignee of {name}", assignee["value"], index))
+        elif assignee["type"] == "user" and self.users is not None:
+            if assignee["value"].strip().lower() not in self.users:
+                self.warning(
+                    "task.user_unknown",
+                    node_id,
+                    f"{name} is assigned to '{assignee['value']}', who is not a Flowdesk user: "
+                    "the task will wait for an operator to reassign it.",
+                )
+        elif assignee["type"] == "role" and not self.role_exists(assignee["value"]):
+            self.error(
+                "task.role_unknown",
+                node_id,
+                f"{name} is offered to '{assignee['value']}', which is not a Flowdesk role: "
+                "map it to a role or create the role.",
+            )
+        self.check_candidates(node_id, name, config.get("candidates"))
         self.check_form(index, node_id, name, config.get("form"))
         self.check_duration(node_id, name, "dueIn", config.get("dueIn"))
+
+    def check_candidates(self, node_id: str, name: str, candidates: Any) -> None:
+        """Further roles and users a user task is offered to: lists of names that exist."""
+        if candidates is None:
+            return
+        lists = [candidates.get(key) for key in ("roles", "users")]
+        shaped = set(candidates) <= {"roles", "users"} and all(
+            value is None or (isinstance(value, list) and all(isinstance(v, str) for v in value))
+            for value in lists
+        )
+        if not shaped:
+            self.error(
+                "config.invalid",
+                node_id,
+                f"{name}: 'candidates' must hold lists of names under 'roles' and 'users'.",
+            )
+            return
+        for role in candidates.get("roles") or []:
+            if not self.role_exists(role):
+                self.error(
+                    "task.role_unknown",
+                    node_id,
+                    f"{name} is also offered to '{role}', which is not a Flowdesk role: "
+                    "map it to a role or create the role.",
+                )
+        for user in candidates.get("users") or []:
+            if self.users is not None and user.strip().lower() not in self.users:
+                self.warning(
+                    "task.user_unknown",
+                    node_id,
+                    f"{name} is also offered to '{user}', who is not a Flowdesk user.",
+                )
 
     def check_service_task(self, index: int, node_id: str, name: str, config: dict) -> None:
         tool_name = config.get("tool")
@@ -511,13 +577,26 @@ class _Validator(EventChecks, ScopeChecks):
             if value is not None and (value < low if low is not None else value <= 0):
                 self.error("config.invalid", node_id, f"{name}: '{key}' must be {wanted}.")
         if not tool_name:
-            self.error("config.missing", node_id, f"{name} does not say which tool to call.")
+            java = config.get("implementation")
+            code = [v for k, v in java.items() if k != "vendor"] if isinstance(java, dict) else []
+            hint = (
+                f" Its Java implementation '{code[0]}' cannot run in Flowdesk: choose a tool "
+                f"(see {TOOL_DOCS})."
+                if code and isinstance(code[0], str)
+                else ""
+            )
+            self.error("tool.missing", node_id, f"{name} does not say which tool to call.{hint}")
             return
         if self.tools is None:
             return
         tool = self.tools.get(tool_name)
         if tool is None:
-            self.error("tool.unknown", node_id, f"{name} calls unknown tool '{tool_name}'.")
+            self.error(
+                "tool.unknown",
+                node_id,
+                f"{name} calls unknown tool '{tool_name}': install it on the web and worker "
+                f"processes ({TOOL_DOCS}) or choose another.",
+            )
             return
         given = {k for k, v in inputs.items() if isinstance(v, str) and v.strip()}
         for required in tool.required_inputs:

@@ -543,6 +543,7 @@ def _task_dict(task) -> dict[str, Any]:
         "status": task.status,
         "assignee": task.assignee.username if task.assignee else None,
         "role": task.candidate_role.name if task.candidate_role else None,
+        "open_to_partition": task.open_to_partition,
         "due_at": _iso(task.due_at),
     }
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import copy
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
@@ -16,17 +16,20 @@ from sqlalchemy import func, or_, select
 
 from webapp.database import transactional
 from webapp.extensions import db
-from webapp.models import Process, ProcessVersion, User
+from webapp.models import Process, ProcessVersion, Role, User
 from webapp.models.base import utcnow
 from webapp.process import document as documents
 from webapp.process.bpmn import (
     BpmnImportError,
     ImportResult,
+    ProcessChoice,
     UnsupportedElement,
     auto_layout,
     export_bpmn,
     import_bpmn,
+    process_choices,
 )
+from webapp.process.bpmn import report as import_report
 from webapp.process.diff import DocumentDiff, diff_documents
 from webapp.process.kinds import KINDS
 from webapp.process.validation import Problem, has_errors, validate
@@ -101,12 +104,31 @@ class CallableProcesses:
         return found.document if found is not None else None
 
 
+def role_names() -> set[str]:
+    """The names of the roles that exist, for the check that user tasks go to real roles."""
+    return set(db.session.scalars(select(Role.name)))
+
+
+def existing_users(names: Iterable[str]) -> set[str]:
+    """Which of `names` (compared lower-cased, as the engine looks them up) are user names."""
+    wanted = {name.strip().lower() for name in names}
+    if not wanted:
+        return set()
+    return set(db.session.scalars(select(User.username).where(User.username.in_(wanted))))
+
+
 def check_draft(process: Process, doc: dict[str, Any] | None = None) -> list[Problem]:
     """Validate `doc` (the stored draft when None) with the registered tools and the processes
     its call activities may start."""
     if doc is None:
         doc = process.draft_document or documents.new_document(process.key, process.name)
-    return validate(doc, tool_specs(), CallableProcesses(process.partition_id))
+    return validate(
+        doc,
+        tool_specs(),
+        CallableProcesses(process.partition_id),
+        role_names(),
+        existing_users(import_report.assignees(doc, "user")),
+    )
 
 
 def check_key(key: str) -> str:
@@ -142,11 +164,11 @@ def create_process(
     )
     db.session.add(process)
     doc = document or documents.new_document(key, process.name)
-    _store_draft(process, documents.normalize(doc), actor)
+    store_draft(process, documents.normalize(doc), actor)
     return process
 
 
-def _store_draft(
+def store_draft(
     process: Process, doc: dict[str, Any], actor: User | None, xml: str | None = None
 ) -> list[Problem]:
     """Store `doc` as the draft; `xml` (when given) must import to exactly `doc`."""
@@ -168,7 +190,7 @@ def save_draft(
 ) -> SaveResult:
     """Replace the draft unless someone saved since `base_revision`."""
     check_revision(process, base_revision)
-    problems = _store_draft(process, documents.normalize(doc), actor)
+    problems = store_draft(process, documents.normalize(doc), actor)
     return SaveResult(process.draft_revision, problems)
 
 
@@ -301,8 +323,20 @@ def unsupported_dict(item: UnsupportedElement) -> dict[str, Any]:
     return {"id": item.id, "type": item.type, "line": item.line, "detail": item.detail}
 
 
-def read_upload(data: bytes | str) -> ImportResult:
-    """Read a .bpmn (XML) or .json file into a document; raises ImportRefused saying why not."""
+def choices_in(data: bytes) -> list[ProcessChoice]:
+    """The processes of a BPMN file a person must choose between (none for JSON or one
+    process); an unreadable file has none here and is refused when imported."""
+    if data.lstrip(b"\xef\xbb\xbf \t\r\n").startswith(b"{"):
+        return []
+    try:
+        return process_choices(data)
+    except BpmnImportError:
+        return []
+
+
+def read_upload(data: bytes | str, process_id: str | None = None) -> ImportResult:
+    """Read a .bpmn (XML) or .json file into a document (of process `process_id` of a BPMN file
+    with several); raises ImportRefused saying why not."""
     raw = data.encode("utf-8", "surrogatepass") if isinstance(data, str) else data
     if raw.lstrip(b"\xef\xbb\xbf \t\r\n").startswith(b"{"):
         try:
@@ -311,7 +345,7 @@ def read_upload(data: bytes | str) -> ImportResult:
             raise ImportRefused("import.invalid", exc.message, line=exc.line) from None
     else:
         try:
-            result = import_bpmn(raw)
+            result = import_bpmn(raw, process_id=process_id)
         except BpmnImportError as exc:
             raise ImportRefused(
                 "import.malformed", exc.message, line=exc.line, status=400
@@ -356,8 +390,17 @@ def save_draft_xml(
     doc = result.document
     keep = doc.get("key") == process.key and doc.get("name") == process.name
     text = xml.decode("utf-8") if isinstance(xml, bytes) else xml
-    problems = _store_draft(process, doc, actor, text if keep else None)
+    problems = store_draft(process, doc, actor, text if keep else None)
     return DraftImport(process.draft_revision, problems, result.warnings, [])
+
+
+def _record_import(process: Process, result: ImportResult) -> None:
+    """Keep what the import did for the import report page."""
+    process.import_report = {
+        "revision": process.draft_revision,
+        "at": utcnow().isoformat(),
+        **import_report.summarize(result),
+    }
 
 
 @transactional
@@ -368,13 +411,15 @@ def import_draft(
     base_revision: int,
     actor: User | None,
     allow_unsupported: bool = False,
+    process_id: str | None = None,
 ) -> DraftImport:
     """Replace the draft with an imported file; unsupported elements need `allow_unsupported`."""
     check_revision(process, base_revision)
-    result = read_upload(data)
+    result = read_upload(data, process_id)
     if not allow_unsupported:
         _refuse_unsupported(result, "The file")
-    problems = _store_draft(process, result.document, actor)
+    problems = store_draft(process, result.document, actor)
+    _record_import(process, result)
     return DraftImport(process.draft_revision, problems, result.warnings, result.unsupported)
 
 
@@ -387,9 +432,10 @@ def create_imported(
     partition_id: int | None,
     actor: User | None,
     allow_unsupported: bool = False,
+    process_id: str | None = None,
 ) -> tuple[Process, DraftImport]:
     """A new process whose first draft is an imported file; key and name default to the file's."""
-    result = read_upload(data)
+    result = read_upload(data, process_id)
     if not allow_unsupported:
         _refuse_unsupported(result, "The file")
     doc = result.document
@@ -400,6 +446,7 @@ def create_imported(
         actor=actor,
         document=doc,
     )
+    _record_import(process, result)
     problems = [Problem(**p) for p in process.draft_problems]
     return process, DraftImport(
         process.draft_revision, problems, result.warnings, result.unsupported

@@ -12,14 +12,14 @@ from dataclasses import dataclass
 from datetime import datetime, time, timedelta
 from typing import Any
 
-from sqlalchemy import ColumnElement, Select, and_, false, func, or_, select
+from sqlalchemy import ColumnElement, Select, and_, func, or_, select
 from sqlalchemy.orm import selectinload
 
 from webapp.engine import EngineError, history, steps
 from webapp.engine.context import context as instance_context
 from webapp.engine.locking import begin_write
 from webapp.extensions import db
-from webapp.models import HistoryEntry, Instance, Role, Task, User
+from webapp.models import HistoryEntry, Instance, Role, Task, TaskCandidate, User
 from webapp.models.base import utcnow
 from webapp.permissions import can, partition_filter
 from webapp.process import forms
@@ -66,13 +66,46 @@ def may_manage(user: User, task: Task) -> bool:
     return can(user, "instances.manage", task.partition_id)
 
 
+def _offered_to(user: User, task: Task) -> bool:
+    """The task is offered to `user`: they hold its candidate role or another role it is offered
+    to, are one of its candidate users, or it is open to everyone who may work tasks in its
+    partition (a model task with no assignee)."""
+    if task.open_to_partition:
+        return True
+    roles = set(role_ids(user))
+    if task.candidate_role_id is not None and task.candidate_role_id in roles:
+        return True
+    return any(c.user_id == user.id or c.role_id in roles for c in task.candidates)
+
+
+def is_offered(task: Task) -> bool:
+    """Someone besides an assignee may take the task: a role, candidates, or everyone."""
+    return task.candidate_role_id is not None or task.open_to_partition or bool(task.candidates)
+
+
+def offered_to(task: Task) -> str:
+    """Whom an unclaimed task waits for, in words: its roles and users, or everyone."""
+    if task.open_to_partition:
+        return "everyone"
+    roles = [task.candidate_role.name] if task.candidate_role is not None else []
+    roles += [c.role.name for c in task.candidates if c.role is not None]
+    users = [c.user.username for c in task.candidates if c.user is not None]
+    parts = []
+    if roles:
+        parts.append(f"role{'s' if len(roles) > 1 else ''} {', '.join(roles)}")
+    if users:
+        parts.append(f"user{'s' if len(users) > 1 else ''} {', '.join(users)}")
+    return " and ".join(parts) or "nobody"
+
+
 def may_work(user: User, task: Task) -> bool:
-    """The assignee, or a member of the candidate role while nobody has claimed the task."""
+    """The assignee, or a member of the candidate role (everyone, for an open task) while nobody
+    has claimed the task."""
     if task.status != "open" or not can(user, "tasks.work", task.partition_id):
         return False
     if task.assignee_id is not None:
         return task.assignee_id == user.id
-    return task.candidate_role_id is not None and task.candidate_role_id in role_ids(user)
+    return _offered_to(user, task)
 
 
 def may_see(user: User, task: Task, *, acting: bool = False) -> bool:
@@ -83,9 +116,8 @@ def may_see(user: User, task: Task, *, acting: bool = False) -> bool:
         return False
     if user.id in (task.assignee_id, task.completed_by_id):
         return True
-    in_role = task.candidate_role_id is not None and task.candidate_role_id in role_ids(user)
     unclaimed = task.status == "open" and task.assignee_id is None
-    return in_role and (unclaimed or acting)
+    return _offered_to(user, task) and (unclaimed or acting)
 
 
 def get_task(user: User, task_id: int) -> Task:
@@ -104,11 +136,15 @@ def _tab(user: User, tab: str) -> ColumnElement[bool]:
         return and_(Task.completed_by_id == user.id, Task.status == "completed")
     if tab == "claimable":
         roles = role_ids(user)
-        if not roles:
-            return false()
-        return and_(
-            Task.candidate_role_id.in_(roles), Task.status == "open", Task.assignee_id.is_(None)
+        mine = TaskCandidate.user_id == user.id
+        if roles:
+            mine = or_(mine, TaskCandidate.role_id.in_(roles))
+        offered = or_(
+            Task.open_to_partition.is_(True), Task.id.in_(select(TaskCandidate.task_id).where(mine))
         )
+        if roles:
+            offered = or_(offered, Task.candidate_role_id.in_(roles))
+        return and_(offered, Task.status == "open", Task.assignee_id.is_(None))
     return and_(Task.assignee_id == user.id, Task.status == "open")
 
 
@@ -173,7 +209,9 @@ def inbox_query(
     else:
         order = (Task.due_at.asc().nulls_last(), Task.id.asc())
     return query.order_by(*order).options(
-        selectinload(Task.instance), selectinload(Task.candidate_role)
+        selectinload(Task.instance),
+        selectinload(Task.candidate_role),
+        selectinload(Task.candidates),
     )
 
 
@@ -232,6 +270,11 @@ def _locked(user: User, task_id: int) -> Task:
     if task is None or not may_see(user, task, acting=True):
         raise _not_found(task_id)
     return task
+
+
+def _role_name(task: Task) -> str | None:
+    """The candidate role's name for history (None for a task open to everyone)."""
+    return task.candidate_role.name if task.candidate_role is not None else None
 
 
 def _record(task: Task, kind: str, actor: User, **details: Any) -> None:
@@ -304,7 +347,7 @@ def claim(user: User, task_id: int) -> Task:
     _ensure_workable(user, task)
     task.assignee_id = user.id
     task.claimed_at = utcnow()
-    _record(task, "task_claimed", user, role=task.candidate_role.name)
+    _record(task, "task_claimed", user, role=_role_name(task))
     db.session.commit()
     return task
 
@@ -315,7 +358,7 @@ def release(user: User, task_id: int) -> Task:
     _ensure_open(user, task)
     if task.assignee_id != user.id:
         raise TaskError("not_claimed", "You do not hold this task; nothing was changed.")
-    if task.candidate_role_id is None:
+    if not is_offered(task):
         raise TaskError(
             "no_role",
             "This task was assigned to you directly and has no role to go back to; "
@@ -323,7 +366,7 @@ def release(user: User, task_id: int) -> Task:
         )
     task.assignee_id = None
     task.claimed_at = None
-    _record(task, "task_released", user, role=task.candidate_role.name)
+    _record(task, "task_released", user, role=_role_name(task))
     db.session.commit()
     return task
 
@@ -385,6 +428,8 @@ def reassign(
         task.assignee_id = None
         task.claimed_at = None
         task.candidate_role_id = offered.id
+        task.open_to_partition = False
+        task.candidates = []
         _record(task, "task_reassigned", manager, to_role=offered.name, note=kept_note, **before)
     db.session.commit()
     return task
@@ -394,7 +439,7 @@ def concerns(user: User, task: Task) -> list[str]:
     """What an operator must confirm before `user` gets `task`: "no_role" when the user does
     not hold the task's role, "starter" when the user started the instance (four eyes)."""
     found = []
-    if task.candidate_role_id is not None and task.candidate_role_id not in role_ids(user):
+    if (task.candidate_role_id is not None or task.candidates) and not _offered_to(user, task):
         found.append("no_role")
     if task.instance.started_by_id is not None and task.instance.started_by_id == user.id:
         found.append("starter")
@@ -403,8 +448,10 @@ def concerns(user: User, task: Task) -> list[str]:
 
 def _concern_message(user: User, task: Task, asked: list[str]) -> str:
     parts = []
-    if "no_role" in asked and task.candidate_role is not None:
+    if "no_role" in asked and task.candidate_role is not None and not task.candidates:
         parts.append(f"{user.name} does not hold the role {task.candidate_role.name}")
+    elif "no_role" in asked:
+        parts.append(f"{user.name} is not among those it is offered to ({offered_to(task)})")
     if "starter" in asked:
         parts.append(f"{user.name} started instance {task.instance_id}")
     return "; ".join(parts) + "."
@@ -414,8 +461,14 @@ def eligible_users(task: Task) -> list[User]:
     """Active users who may work `task` without a confirmation: they hold its role (any worker
     when it has none) in its partition, and did not start its instance."""
     query = select(User).where(User.active.is_(True)).order_by(User.username)
-    if task.candidate_role_id is not None:
-        query = query.where(User.roles.any(Role.id == task.candidate_role_id))
+    if task.candidate_role_id is not None or task.candidates:
+        role_ids_offered = [c.role_id for c in task.candidates if c.role_id is not None]
+        if task.candidate_role_id is not None:
+            role_ids_offered.append(task.candidate_role_id)
+        user_ids = [c.user_id for c in task.candidates if c.user_id is not None]
+        query = query.where(
+            or_(User.roles.any(Role.id.in_(role_ids_offered)), User.id.in_(user_ids))
+        )
     return [
         user
         for user in db.session.scalars(query)

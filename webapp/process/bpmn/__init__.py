@@ -11,7 +11,7 @@ from .conditions import Translation, translate
 from .layout import auto_layout
 from .model import BpmnImportError, ImportResult, UnsupportedElement
 from .namespaces import FLOWDESK
-from .reader import import_bpmn
+from .reader import ProcessChoice, import_bpmn, process_choices
 from .writer import BpmnExportError, export_bpmn
 
 __all__ = [
@@ -19,10 +19,12 @@ __all__ = [
     "BpmnExportError",
     "BpmnImportError",
     "ImportResult",
+    "ProcessChoice",
     "Translation",
     "UnsupportedElement",
     "auto_layout",
     "export_bpmn",
     "import_bpmn",
+    "process_choices",
     "translate",
 ]

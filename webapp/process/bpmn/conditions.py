@@ -1,8 +1,12 @@
 """Translate foreign BPMN expressions (JUEL, FEEL, SpiffWorkflow Python) into our language.
 
-Only simple expressions translate: variable paths, literals, comparisons, arithmetic and boolean
-combinations. Anything else (method calls, indexing, `empty`, FEEL ranges...) is returned unchanged
-with `ok=False`, so validation reports it instead of the importer silently guessing.
+A translation is exact: on any data the source engine evaluates the expression without error,
+ours gives the same value or stops with an error naming the expression, never another value. So
+it follows each source's coercions (JUEL reads text as a boolean or a number when the other side
+is one; Python counts `True` as 1) and leaves untranslated what ours cannot say the same way
+(method calls, FEEL's decimal arithmetic, comparisons whose coercion depends on data). Anything
+untranslated is returned unchanged with `ok=False`, and validation reports it instead of the
+importer silently guessing. docs/process-format.md lists the translations.
 """
 
 from __future__ import annotations
@@ -14,20 +18,24 @@ from webapp.process import expressions
 
 from .namespaces import FLOWDESK_LANGUAGE
 
-JUEL, FEEL, PYTHON, PLAIN, OURS = "juel", "feel", "python", "plain", "flowdesk"
+JUEL, FEEL, PYTHON, PLAIN, OURS, OTHER = "juel", "feel", "python", "plain", "flowdesk", "other"
 
 _TOKEN = re.compile(
     r"""\s*(?:
       (?P<num>\d+(?:\.\d+)?)
     | (?P<str>'[^'\\]*'|"[^"\\]*")
     | (?P<name>[A-Za-z_][A-Za-z0-9_]*)
-    | (?P<op>==|!=|<=|>=|&&|\|\||[<>!=().,+\-*/])
+    | (?P<op>==|!=|<=|>=|&&|\|\||[<>!=().,+\-*/\[\]])
     )""",
     re.VERBOSE,
 )
 _JUEL_WRAPPED = re.compile(r"^\s*[$#]\{(?P<body>.*)\}\s*$", re.DOTALL)
 _ISO_DATETIME = re.compile(
     r"^\d{4}-\d{2}-\d{2}([T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})?)?$"
+)
+#: Text Java's Long.valueOf or Double.valueOf would read as a number (JUEL coerces with them).
+_JAVA_NUMBER = re.compile(
+    r"^[+-]?(NaN|Infinity|((\d+\.?\d*|\.\d+)([eE][+-]?\d+)?|0[xX][0-9a-fA-F.]+[pP][+-]?\d+)[fFdD]?)$"
 )
 
 _LITERALS = {
@@ -36,6 +44,7 @@ _LITERALS = {
     PYTHON: {"True": "true", "False": "false", "None": "null"},
 }
 _LITERALS[PLAIN] = {**_LITERALS[JUEL], **_LITERALS[PYTHON]}
+_LITERAL_VALUES = {"true": True, "false": False, "null": None}
 _WORD_OPS = {
     JUEL: {"eq": "==", "ne": "!=", "lt": "<", "gt": ">", "le": "<=", "ge": ">="},
     FEEL: {},
@@ -44,6 +53,20 @@ _WORD_OPS = {
 }
 _SYMBOL_COMPARE = {"==", "!=", "<", "<=", ">", ">="}
 _RESERVED = {"and", "or", "not", "in", "is", "true", "false", "null", "empty", "div", "mod"}
+#: Names Camunda and Flowable bind to engine objects, not process variables.
+_JUEL_OBJECTS = {
+    "execution",
+    "task",
+    "authenticatedUserId",
+    "processEngine",
+    "processEngineServices",
+    "variableScope",
+    "externalTask",
+    "caseExecution",
+}
+
+#: What a translated operand is known to hold (ANY: a variable, whatever the data brings).
+BOOL, NUM, STR, NULL, LIST, ANY = "boolean", "number", "text", "null", "list", "any"
 
 
 @dataclass(frozen=True)
@@ -56,7 +79,20 @@ class Translation:
 
 
 class _Untranslatable(Exception):
-    """Raised inside the parser when the expression leaves the simple subset."""
+    """Raised inside the parser when the expression leaves the exactly translatable subset."""
+
+
+@dataclass(frozen=True)
+class _Out:
+    """A translated operand: our text, what it holds, and for literals their value."""
+
+    text: str
+    kind: str = ANY
+    literal: object = None
+    is_literal: bool = False
+    path: bool = False
+    items: frozenset[str] = frozenset()  # kinds of a list literal's items
+    negated: str | None = None  # JUEL `empty x`: the text of `not empty x`
 
 
 #: Camunda's multi-instance counters and what they are called here.
@@ -69,16 +105,23 @@ _LOOP_NAMES = {
 
 
 def detect_dialect(text: str, language: str | None = None) -> str:
-    """Guess the dialect from the `language` attribute and the text's shape."""
+    """Guess the dialect from the `language` attribute and the text's shape; a language we do
+    not read (XPath, JavaScript, Groovy...) is OTHER and never translated."""
     lang = (language or "").lower()
     if lang == FLOWDESK_LANGUAGE:
         return OURS
-    if _JUEL_WRAPPED.match(text) or "juel" in lang:
+    if "juel" in lang:
         return JUEL
-    if text.lstrip().startswith("=") or "feel" in lang:
+    if "feel" in lang:
         return FEEL
     if "python" in lang:
         return PYTHON
+    if lang:
+        return OTHER
+    if _JUEL_WRAPPED.match(text):
+        return JUEL
+    if text.lstrip().startswith("="):
+        return FEEL
     return PLAIN
 
 
@@ -87,6 +130,8 @@ def translate(text: str, language: str | None = None) -> Translation:
     dialect = detect_dialect(text, language)
     if dialect == OURS:
         return Translation(text, True, OURS)
+    if dialect == OTHER:
+        return Translation(text, False, OTHER)
     body = text
     if dialect == JUEL:
         match = _JUEL_WRAPPED.match(text)
@@ -134,16 +179,16 @@ def _checked(translated: str, original: str, dialect: str) -> Translation:
 
 
 def _is_atomic(text: str) -> bool:
-    """Tell whether `text` has no space outside parentheses and strings (needs no grouping)."""
+    """Tell whether `text` has no space outside brackets and strings (needs no grouping)."""
     depth, quote_char = 0, ""
     for char in text:
         if quote_char:
             quote_char = "" if char == quote_char else quote_char
         elif char in "'\"":
             quote_char = char
-        elif char == "(":
+        elif char in "([":
             depth += 1
-        elif char == ")":
+        elif char in ")]":
             depth -= 1
         elif char == " " and depth == 0:
             return False
@@ -156,6 +201,25 @@ def _group(text: str) -> str:
 
 def _group_not(text: str) -> str:
     return f"({text})" if text.startswith("not ") else text
+
+
+def _unwrap(text: str) -> str:
+    """Drop parentheses around the whole text (a guarded comparison at the top)."""
+    while text.startswith("(") and text.endswith(")") and _is_atomic(text):
+        depth, quote_char = 0, ""
+        for index, char in enumerate(text):
+            if quote_char:
+                quote_char = "" if char == quote_char else quote_char
+            elif char in "'\"":
+                quote_char = char
+            elif char == "(":
+                depth += 1
+            elif char == ")":
+                depth -= 1
+                if depth == 0 and index < len(text) - 1:
+                    return text
+        text = text[1:-1]
+    return text
 
 
 def _tokenize(text: str) -> list[tuple[str, str]]:
@@ -172,13 +236,33 @@ def _tokenize(text: str) -> list[tuple[str, str]]:
     return tokens
 
 
+def _juel_truth(operand: _Out) -> str:
+    """JUEL reads an operand of `&&`, `||` and `!` as a boolean: null and "" are false, text is
+    true when it says "true" in any case, anything else (a number, a list) is an error."""
+    if operand.kind == BOOL:
+        return operand.text
+    if operand.path:
+        p = operand.text
+        return f"({p} == true or ({p} not in [false, null] and lower({p}) == 'true'))"
+    raise _Untranslatable("JUEL coerces this operand to a boolean")
+
+
+def _juel_negation(operand: _Out) -> str:
+    if operand.path:
+        p = operand.text
+        return f"({p} in [false, null] or ({p} != true and lower({p}) != 'true'))"
+    return f"not {_group(_juel_truth(operand))}"
+
+
 class _Parser:
-    """Recursive-descent parser that emits our syntax while it parses."""
+    """Recursive-descent parser that emits our syntax while it parses, with what each operand
+    is known to hold, so that comparisons translate only where both languages agree."""
 
     def __init__(self, tokens: list[tuple[str, str]], dialect: str) -> None:
         self.tokens = tokens
         self.pos = 0
         self.dialect = dialect
+        self.python = dialect in (PYTHON, PLAIN)
 
     def parse(self) -> str:
         if not self.tokens:
@@ -186,7 +270,7 @@ class _Parser:
         out = self._or()
         if self.pos != len(self.tokens):
             raise _Untranslatable(self.tokens[self.pos][1])
-        return out
+        return _unwrap(out.text)
 
     def _peek(self, offset: int = 0) -> tuple[str, str]:
         index = self.pos + offset
@@ -199,108 +283,295 @@ class _Parser:
             return value
         return None
 
-    def _or(self) -> str:
-        out = self._and()
-        while self._accept("or", *(("||",) if self.dialect == JUEL else ())):
-            out = f"{out} or {self._and()}"
-        return out
+    def _expect(self, value: str) -> None:
+        if not self._accept(value):
+            raise _Untranslatable(f"expected {value}")
 
-    def _and(self) -> str:
-        out = self._not()
-        while self._accept("and", *(("&&",) if self.dialect == JUEL else ())):
-            out = f"{out} and {self._not()}"
-        return out
+    # --- boolean operators -------------------------------------------------------------------
 
-    def _not(self) -> str:
-        if self.dialect in (PYTHON, PLAIN) and self._accept("not"):
-            return f"not {_group(self._not())}"
+    def _logic(self, word: str, symbol: str, inner: str) -> _Out:
+        operands = [getattr(self, inner)()]
+        while self._accept(word, *((symbol,) if self.dialect == JUEL else ())):
+            operands.append(getattr(self, inner)())
+        if len(operands) == 1:
+            return operands[0]
+        if self.dialect == JUEL:
+            texts = [_juel_truth(o) for o in operands]
+        else:
+            texts = [o.text for o in operands]
+        kind = BOOL if self.dialect == JUEL or all(o.kind == BOOL for o in operands) else ANY
+        return _Out(f" {word} ".join(texts), kind)
+
+    def _or(self) -> _Out:
+        return self._logic("or", "||", "_and")
+
+    def _and(self) -> _Out:
+        return self._logic("and", "&&", "_not")
+
+    def _not(self) -> _Out:
+        if self.python and self._accept("not"):
+            return _Out(f"not {_group(self._not().text)}", BOOL)
         if self.dialect == FEEL and self._peek() == ("name", "not") and self._peek(1)[1] == "(":
             self.pos += 1
-            return f"not {self._primary()}"
+            return _Out(f"not {_group(_unwrap(self._primary().text))}", BOOL)
         return self._comparison()
 
-    def _comparison(self) -> str:
+    # --- comparisons -------------------------------------------------------------------------
+
+    def _comparison(self) -> _Out:
         left = self._additive()
         op = self._compare_op()
         if op is None:
             return left
-        out = f"{_group_not(left)} {op} {_group_not(self._additive())}"
+        right = self._additive()
         if self._compare_op(consume=False) is not None:
             raise _Untranslatable("chained comparison")
-        return out
+        if op in ("==", "!="):
+            text = self._equality(op, left, right)
+        elif op in ("in", "not in"):
+            text = self._membership(op, left, right)
+        elif op in ("is", "is not"):
+            if not right.is_literal or right.kind not in (NULL, BOOL):
+                raise _Untranslatable("identity other than None, True or False")
+            text = self._plain("==" if op == "is" else "!=", left, right)
+        else:
+            text = self._plain(op, left, right)
+        return _Out(text, BOOL)
 
     def _compare_op(self, consume: bool = True) -> str | None:
         kind, value = self._peek()
         op: str | None = None
         width = 1
         if kind == "op" and value in _SYMBOL_COMPARE:
+            if self.dialect == FEEL and value == "==":
+                raise _Untranslatable("FEEL compares with '='")
             op = value
         elif kind == "op" and value == "=" and self.dialect == FEEL:
             op = "=="
         elif kind == "name" and value in _WORD_OPS[self.dialect]:
             op = _WORD_OPS[self.dialect][value]
-        elif kind == "name" and self.dialect in (PYTHON, PLAIN):
+        elif kind == "name" and self.python:
             following = self._peek(1)[1]
             if value == "is":
-                op, width = ("!=", 2) if following == "not" else ("==", 1)
+                op, width = ("is not", 2) if following == "not" else ("is", 1)
             elif value == "in":
                 op = "in"
+            elif value == "not" and following == "in":
+                op, width = "not in", 2
         if op is not None and consume:
             self.pos += width
         return op
 
-    def _additive(self) -> str:
+    @staticmethod
+    def _plain(op: str, left: _Out, right: _Out) -> str:
+        return f"{_group_not(left.text)} {op} {_group_not(right.text)}"
+
+    def _equality(self, op: str, left: _Out, right: _Out) -> str:
+        """`==` / `!=` where both languages agree; guarded where the source coerces."""
+        plain = self._plain(op, left, right)
+        kinds = {left.kind, right.kind}
+        if NULL in kinds or self.dialect == FEEL:
+            return plain  # FEEL compares without coercion; null equals only null everywhere
+        if self.dialect == JUEL:
+            if len(kinds) == 1 and kinds <= {BOOL, NUM, STR}:
+                return plain
+            return self._juel_equality(op, left, right, plain)
+        if ANY not in kinds:
+            if kinds == {BOOL, NUM} or LIST in kinds:
+                raise _Untranslatable("Python counts True as 1")
+            return plain
+        known = right if left.kind == ANY else left
+        if known.kind == ANY:
+            raise _Untranslatable("two variables: Python's 1 == True")
+        if known.kind == STR:
+            return plain
+        if known.is_literal and known.kind in (NUM, BOOL) and known.literal in (0, 1):
+            variable = left if known is right else right
+            twin = {0: ("false", "0"), 1: ("true", "1")}[int(bool(known.literal))]
+            other = twin[0] if known.kind == NUM else twin[1]
+            member = "in" if op == "==" else "not in"
+            return f"{_group_not(variable.text)} {member} [{known.text}, {other}]"
+        if known.kind == NUM and known.is_literal:
+            return plain
+        raise _Untranslatable("Python compares booleans and numbers")
+
+    @staticmethod
+    def _juel_equality(op: str, left: _Out, right: _Out, plain: str) -> str:
+        """A variable against a number, a boolean or a text literal, the way JUEL coerces."""
+        variable, known = (left, right) if left.path else (right, left)
+        if not variable.path or known.kind not in (NUM, BOOL, STR):
+            raise _Untranslatable("JUEL coerces one side of this comparison")
+        p = variable.text
+        if known.kind == NUM:
+            # JUEL reads text as a number here; `+ 0` makes ours stop on text instead of false
+            sides = (f"{p} + 0", known.text) if variable is left else (known.text, f"{p} + 0")
+            return f"{sides[0]} {op} {sides[1]}"
+        if known.kind == BOOL:
+            if not known.is_literal:
+                raise _Untranslatable("JUEL reads text as a boolean here")
+            truth = _juel_truth(variable)
+            if (op == "==") is known.literal:  # == true, != false
+                return truth if known.literal else f"({p} == null or {truth})"
+            if op == "==":  # == false: null equals only null
+                return f"({p} == false or ({p} not in [true, null] and lower({p}) != 'true'))"
+            return _juel_negation(variable)  # != true
+        return _Parser._juel_text_equality(op, variable, known, plain)
+
+    @staticmethod
+    def _juel_text_equality(op: str, variable: _Out, literal: _Out, plain: str) -> str:
+        """A variable against a text literal: JUEL compares texts, but reads the literal as a
+        boolean against a boolean (`'Yes'` is false) and as a number against a number."""
+        text = literal.literal
+        if not (
+            variable.path
+            and literal.is_literal
+            and literal.kind == STR
+            and isinstance(text, str)
+            and text.strip()
+            and not _JAVA_NUMBER.match(text.strip())
+            and text[:1] not in "[{"
+        ):
+            raise _Untranslatable("JUEL coerces one side of this comparison")
+        boolean = "true" if text.lower() == "true" else "false"
+        if op == "==":
+            return f"({plain} or {variable.text} == {boolean})"
+        return f"({plain} and {variable.text} != {boolean})"
+
+    def _membership(self, op: str, left: _Out, right: _Out) -> str:
+        """Python's `in`: exact for text on the left or a list of texts (and None) on the right."""
+        if (right.kind == LIST and right.items <= {STR, NULL}) or left.kind == STR:
+            return self._plain(op, left, right)
+        raise _Untranslatable("Python's == inside `in` counts True as 1")
+
+    # --- arithmetic --------------------------------------------------------------------------
+
+    def _additive(self) -> _Out:
         out = self._multiplicative()
         while (op := self._accept("+", "-")) is not None:
-            out = f"{_group_not(out)} {op} {_group_not(self._multiplicative())}"
+            right = self._multiplicative()
+            out = _Out(self._plain(op, out, right), self._arith_kind(op, out, right))
         return out
 
-    def _multiplicative(self) -> str:
+    def _multiplicative(self) -> _Out:
         out = self._unary()
-        while (op := self._accept("*", "/")) is not None:
-            out = f"{_group_not(out)} {op} {_group_not(self._unary())}"
+        while (
+            op := self._accept("*", "/", *(("div",) if self.dialect == JUEL else ()))
+        ) is not None:
+            right = self._unary()
+            op = "/" if op == "div" else op
+            out = _Out(self._plain(op, out, right), self._arith_kind(op, out, right))
         return out
 
-    def _unary(self) -> str:
+    def _arith_kind(self, op: str, left: _Out, right: _Out) -> str:
+        kinds = {left.kind, right.kind}
+        if self.dialect == FEEL:
+            if op == "+" and STR in kinds:
+                return STR  # text joining; FEEL's numbers are decimals, ours binary floats
+            raise _Untranslatable("FEEL computes in decimals")
+        if self.dialect == JUEL:
+            if op == "+" and NUM not in kinds:
+                raise _Untranslatable("JUEL's + reads texts as numbers")
+            return NUM
+        if op == "+":
+            return next((k for k in (NUM, STR, LIST) if k in kinds), ANY)
+        return NUM
+
+    def _unary(self) -> _Out:
         if self.dialect == JUEL and self._accept("!", "not"):
-            return f"not {_group(self._unary())}"
+            operand = self._unary()
+            if operand.negated is not None:
+                return _Out(operand.negated, BOOL)
+            return _Out(_juel_negation(operand), BOOL)
+        if self.dialect == JUEL and self._accept("empty"):
+            operand = self._unary()
+            if not operand.path:
+                raise _Untranslatable("empty of something other than a variable")
+            p = operand.text
+            negated = f"({p} != null and len({p}) > 0)"
+            return _Out(f"({p} == null or len({p}) == 0)", BOOL, negated=negated)
         if self._accept("-"):
-            return f"-{_group(self._unary())}"
+            operand = self._unary()
+            value = operand.literal
+            if operand.is_literal and operand.kind == NUM and isinstance(value, int | float):
+                return _Out(f"-{operand.text}", NUM, -value, is_literal=True)
+            return _Out(f"-{_group(operand.text)}", NUM)
         return self._primary()
 
-    def _primary(self) -> str:
+    # --- operands ----------------------------------------------------------------------------
+
+    def _primary(self) -> _Out:
         kind, value = self._peek()
         self.pos += 1
         if kind == "num":
-            return value
+            number = float(value) if "." in value else int(value)
+            return _Out(value, NUM, number, is_literal=True)
         if kind == "str":
             if self.dialect == FEEL and value.startswith("'"):
                 raise _Untranslatable("FEEL has no single-quoted strings")
-            return quote(value[1:-1])
+            return _Out(quote(value[1:-1]), STR, value[1:-1], is_literal=True)
         if kind == "op" and value == "(":
             inner = self._or()
-            if not self._accept(")"):
-                raise _Untranslatable("unbalanced parenthesis")
-            return f"({inner})"
+            self._expect(")")
+            text = f"({_unwrap(inner.text)})"
+            return _Out(text, inner.kind, inner.literal, inner.is_literal, inner.path)
+        if kind == "op" and value == "[" and self.python:
+            return self._list()
         if kind == "name":
             literal = _LITERALS[self.dialect].get(value)
             if literal is not None:
-                return literal
-            return self._path(value)
+                literal_kind = NULL if literal == "null" else BOOL
+                return _Out(literal, literal_kind, _LITERAL_VALUES[literal], is_literal=True)
+            if self.python and value == "len" and self._peek() == ("op", "("):
+                self.pos += 1
+                argument = self._or()
+                self._expect(")")
+                return _Out(f"len({argument.text})", NUM)
+            if self.dialect == JUEL and value == "execution":
+                return self._get_variable()
+            return self._path([value])
         raise _Untranslatable(value)
 
-    def _path(self, first: str) -> str:
-        parts = [first]
+    def _list(self) -> _Out:
+        items: list[_Out] = []
+        if not self._accept("]"):
+            items.append(self._or())
+            while self._accept(","):
+                items.append(self._or())
+            self._expect("]")
+        text = "[" + ", ".join(item.text for item in items) + "]"
+        return _Out(text, LIST, items=frozenset(item.kind for item in items))
+
+    def _get_variable(self) -> _Out:
+        """`execution.getVariable("x")` reads process variable x (null when it has none)."""
+        if [self._peek(i) for i in range(3)] != [
+            ("op", "."),
+            ("name", "getVariable"),
+            ("op", "("),
+        ]:
+            raise _Untranslatable("execution is the engine's object, not a variable")
+        self.pos += 3
+        kind, name = self._peek()
+        self.pos += 1
+        if kind != "str" or not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", name[1:-1]):
+            raise _Untranslatable("getVariable of something other than a plain name")
+        self._expect(")")
+        return self._path([name[1:-1]], check_names=False)
+
+    def _path(self, parts: list[str], check_names: bool = True) -> _Out:
         while self._peek() == ("op", ".") and self._peek(1)[0] == "name":
             parts.append(self._peek(1)[1])
             self.pos += 2
-        if self._peek() in (("op", "("), ("op", ".")):
-            raise _Untranslatable("call or member access")
+        if self._peek() in (("op", "("), ("op", "."), ("op", "[")):
+            raise _Untranslatable("call, index or member access")
         reserved = _RESERVED | _LITERALS[self.dialect].keys() | _WORD_OPS[self.dialect].keys()
-        if any(part in reserved for part in parts):
+        if any(part in reserved for part in parts[1 if not check_names else 0 :]):
             raise _Untranslatable("reserved word used as a name")
-        if len(parts) == 1 and parts[0] in _LOOP_NAMES:
+        if check_names and self.dialect == JUEL and parts[0] in _JUEL_OBJECTS:
+            raise _Untranslatable("an engine object, not a variable")
+        if check_names and len(parts) == 1 and parts[0] in _LOOP_NAMES:
             if parts[0] == "loopCounter" and self.dialect == FEEL:
-                return "($loop.index + 1)"  # Zeebe counts from 1, Camunda 7 and we from 0
-            return _LOOP_NAMES[parts[0]]
-        return "$vars." + ".".join(parts)
+                return _Out(
+                    "($loop.index + 1)", NUM
+                )  # Zeebe counts from 1, Camunda 7 and we from 0
+            return _Out(_LOOP_NAMES[parts[0]], NUM)
+        return _Out("$vars." + ".".join(parts), ANY, path=True)

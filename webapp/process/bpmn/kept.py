@@ -50,9 +50,20 @@ NODE_FIELDS = (
     "dataOutputAssociation",
     "inputSet",
     "outputSet",
+    "resourceRole",
+    "performer",
+    "humanPerformer",
+    "potentialOwner",
 )
 #: Root elements of `definitions` that only modelling-only elements refer to.
-DEFINITIONS = ("dataStore", "category", "itemDefinition")
+DEFINITIONS = (
+    "dataStore",
+    "category",
+    "itemDefinition",
+    "resource",
+    "collaboration",  # pools (participants) and message flows: the diagram's frame
+    "process",  # the other pools' processes, which Flowdesk does not run
+)
 #: Attributes whose value names another element (a QName: the prefix is dropped on import).
 _REFERENCES = {
     "sourceRef",
@@ -63,6 +74,8 @@ _REFERENCES = {
     "categoryValueRef",
     "bpmnElement",
     "structureRef",
+    "processRef",
+    "attachedToRef",
 }
 #: Child elements whose text names another element.
 _REFERENCE_TEXT = {
@@ -231,6 +244,19 @@ MAPPED_ELEMENTS = {
     "inputOutput",
     "in",
     "serviceTaskOperator",
+    "formDefinition",
+    "taskSchedule",
+}
+#: Settings mapped only where import reads them: the form reference on starts and user tasks,
+#: the Java implementation and retry cycle on the elements that call a tool.
+_TOOL_ELEMENTS = ("serviceTask", "sendTask", "intermediateThrowEvent", "endEvent")
+MAPPED_ON: dict[str, tuple[set[str], set[str]]] = {
+    "startEvent": ({"formKey", "formRef", "formRefBinding", "formRefVersion"}, set()),
+    "userTask": ({"formKey", "formRef", "formRefBinding", "formRefVersion", "followUpDate"}, set()),
+    **{
+        local: ({"class", "delegateExpression", "expression"}, {"failedJobRetryTimeCycle"})
+        for local in _TOOL_ELEMENTS
+    },
 }
 _MAPPING_VENDORS = (*JUEL_VENDORS, ZEEBE, SPIFF)
 
@@ -243,12 +269,16 @@ def _mapped(name: str, mapped: set[str]) -> bool:
 def foreign_extensions(element: etree._Element) -> list[dict[str, Any]]:
     """Other vendors' attributes of `element` (one `@attributes` item) and the children of its
     extensionElements that Flowdesk does not map (ours are read elsewhere)."""
+    local = split(element.tag)[1]
+    calls_tool = local not in ("endEvent", "intermediateThrowEvent") or any(
+        child.tag == q(BPMN, "messageEventDefinition") for child in element
+    )
+    here = MAPPED_ON.get(local, (set(), set())) if calls_tool else (set(), set())
+    attributes, elements = MAPPED_ATTRIBUTES | here[0], MAPPED_ELEMENTS | here[1]
     attrs = {
         str(key): str(value)
         for key, value in element.attrib.items()
-        if str(key).startswith("{")
-        and is_foreign(str(key))
-        and not _mapped(str(key), MAPPED_ATTRIBUTES)
+        if str(key).startswith("{") and is_foreign(str(key)) and not _mapped(str(key), attributes)
     }
     found = [{"tag": ATTRIBUTES, "attrs": attrs}] if attrs else []
     return found + [
@@ -257,7 +287,7 @@ def foreign_extensions(element: etree._Element) -> list[dict[str, Any]]:
         for child in container
         if isinstance(child.tag, str)
         and is_foreign(str(child.tag))
-        and not _mapped(str(child.tag), MAPPED_ELEMENTS)
+        and not _mapped(str(child.tag), elements)
     ]
 
 
@@ -285,7 +315,7 @@ def diagram_elements(root: etree._Element, wanted: set[str]) -> list[dict[str, A
     return result
 
 
-_ASSOCIATIONS = {"association", "dataInputAssociation", "dataOutputAssociation"}
+_ASSOCIATIONS = {"association", "dataInputAssociation", "dataOutputAssociation", "messageFlow"}
 
 
 def _refs(data: dict[str, Any]) -> list[str]:
@@ -318,8 +348,8 @@ def _pruned(items: list[Any], ids: set[str]) -> list[Any]:
 
 #: The item holding an element's attributes in other vendors' namespaces.
 ATTRIBUTES = "@attributes"
-#: The parts of the document's `kept` section.
-PARTS = ("definitions", "process", "diagram")
+#: The parts of the document's `kept` section (`pool`: the participant that holds the process).
+PARTS = ("definitions", "process", "diagram", "pool")
 #: The BPMN elements each place may hold (another vendor's elements go in extensionElements).
 ALLOWED = {
     "definitions": set(DEFINITIONS),
@@ -465,6 +495,9 @@ def prune(doc: dict[str, Any]) -> None:
             del node["kept"]
     for name in [key for key, value in kept.items() if not value]:
         del kept[name]
+    pool = kept.get("pool")
+    if not isinstance(pool, str) or pool not in ids_in(kept.get("definitions") or []):
+        kept.pop("pool", None)
     if kept:
         doc["kept"] = kept
     else:

@@ -15,6 +15,7 @@ file with no usable DI gets `auto_layout`, nodes missing a shape are put below t
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass
 from typing import Any
 
 from lxml import etree
@@ -91,6 +92,65 @@ def import_bpmn(
             root.sourceline,
         )
     return _Reader(root).read(process_id)
+
+
+@dataclass(frozen=True)
+class ProcessChoice:
+    """A process of a file that could be imported: its id, its (or its pool's) name, how many
+    flow nodes it has, and whether it is executable."""
+
+    id: str
+    name: str
+    nodes: int
+    executable: bool
+
+
+def process_choices(data: bytes | str, *, max_bytes: int = MAX_BYTES) -> list[ProcessChoice]:
+    """The processes a person may pick from: more than one means the import page asks which.
+    Those with flow nodes; executable ones only when there are any; [] for one Flowdesk wrote."""
+    root = safe_xml.parse(data, max_bytes=max_bytes)
+    if split(root.tag) != (BPMN, "definitions"):
+        return []
+    pools = {
+        local_ref(p.get("processRef")): p.get("name", "") for p in root.iter(q(BPMN, "participant"))
+    }
+    found = []
+    for process in root.findall(q(BPMN, "process")):
+        if _is_ours(process):
+            return []
+        count = sum(1 for child in process.iter() if split(child.tag)[1] in FLOW_NODES)
+        if count:
+            process_id = process.get("id", "")
+            name = process.get("name") or pools.get(process_id) or ""
+            found.append(
+                ProcessChoice(process_id, name, count, process.get("isExecutable") == "true")
+            )
+    executable = [choice for choice in found if choice.executable]
+    return executable or found
+
+
+def _is_ours(process: etree._Element) -> bool:
+    """A process Flowdesk wrote (it carries our document extension): the one a save reads."""
+    try:
+        return flowdesk_blob(process, "document") is not None
+    except ValueError:
+        return False
+
+
+def _own_pool(definitions: list[dict[str, Any]], process_id: str) -> str | None:
+    """The participant (pool) of the imported process, its processRef taken out: the writer
+    points it at the process under whatever id the process is written with."""
+    for data in definitions:
+        if data.get("tag") != "collaboration":
+            continue
+        for child in data.get("children") or []:
+            attrs = child.get("attrs") if isinstance(child, dict) else None
+            if child.get("tag") != "participant" or not isinstance(attrs, dict):
+                continue
+            if local_ref(attrs.get("processRef")) == process_id and attrs.get("id"):
+                del attrs["processRef"]
+                return str(attrs["id"])
+    return None
 
 
 def local_ref(value: str | None) -> str:
@@ -219,7 +279,10 @@ class _Reader:
                 ids = ", ".join(str(p.get("id")) for p in processes) or "none"
                 raise BpmnImportError(f"No process with id '{process_id}' (the file has: {ids})")
         else:
-            chosen = [p for p in processes if has_nodes(p) and p.get("isExecutable") == "true"]
+            chosen = [p for p in processes if has_nodes(p) and _is_ours(p)]
+            chosen = chosen or [
+                p for p in processes if has_nodes(p) and p.get("isExecutable") == "true"
+            ]
             chosen = chosen or [p for p in processes if has_nodes(p)] or processes
         if not chosen:
             raise BpmnImportError("The file contains no BPMN process")
@@ -229,20 +292,6 @@ class _Reader:
                 "gateways): there is nothing to import",
                 chosen[0].sourceline,
             )
-        participants = {
-            local_ref(p.get("processRef")): p for p in self.root.iter(q(BPMN, "participant"))
-        }
-        for other in processes:
-            if other is chosen[0]:
-                continue
-            pool = participants.get(other.get("id", ""))
-            detail = f"process '{other.get('id')}' not imported (choose it with process_id)"
-            if pool is not None:
-                self.skip(pool, "participant", detail)
-            else:
-                self.skip(other, "process", detail)
-        for message_flow in self.root.iter(q(BPMN, "messageFlow")):
-            self.skip(message_flow, "messageFlow", "message flows between pools")
         return chosen[0]
 
     def _kept(self, process: etree._Element, nodes: dict[str, Any]) -> dict[str, Any]:
@@ -251,8 +300,11 @@ class _Reader:
         definitions = [
             kept.to_data(child)
             for child in self.root
-            if split(child.tag)[0] == BPMN and split(child.tag)[1] in kept.DEFINITIONS
+            if child is not process
+            and split(child.tag)[0] == BPMN
+            and split(child.tag)[1] in kept.DEFINITIONS
         ]
+        pool = _own_pool(definitions, process.get("id", ""))
         own = kept.foreign_extensions(process) + [
             kept.to_data(child)
             for child in process
@@ -265,7 +317,7 @@ class _Reader:
             owner = nodes.get(entry["plane"])
             collapsed = owner is not None and owner["config"].get("collapsed") is True
             entry["plane"] = entry["plane"] if collapsed else None
-        result = {"definitions": definitions, "process": own, "diagram": diagram}
+        result = {"definitions": definitions, "process": own, "diagram": diagram, "pool": pool}
         return {name: items for name, items in result.items() if items}
 
     def _participant_name(self, process_id: str | None) -> str:

@@ -29,7 +29,7 @@ from webapp.process.kinds import (
     TASK_KINDS,
 )
 
-from . import kept, layout, routing
+from . import kept, layout, routing, vendor
 from .events import KIND_EVENT
 from .namespaces import BPMN, BPMNDI, DC, DI, EXPORT_NSMAP, FLOWDESK, FLOWDESK_LANGUAGE, XSI, q
 
@@ -220,16 +220,29 @@ class _Writer:
             for code, code_id in codes.items():
                 element = etree.SubElement(root, q(BPMN, local), id=code_id, name=code)
                 element.set(f"{local}Code", code)
-        self._diagram(root, process_id)
+        self._diagram(root, process_id, self._collaboration(root, process_id))
         return root
+
+    def _collaboration(self, root: etree._Element, process_id: str) -> str | None:
+        """Point the kept pool of the process at it; the id of the collaboration the main plane
+        shows (the pool's, else the first), None without one."""
+        collaborations = root.findall(q(BPMN, "collaboration"))
+        pool = self.kept.get("pool")
+        for collaboration in collaborations:
+            for participant in collaboration.findall(q(BPMN, "participant")):
+                if participant.get("id") == pool:
+                    participant.set("processRef", process_id)
+                    return collaboration.get("id")
+        return collaborations[0].get("id") if collaborations else None
 
     def _nsmap(self) -> dict[str | None, str]:
         """Our prefixes, and the usual ones of the vendors whose extensions are kept."""
         nsmap: dict[str | None, str] = {prefix: uri for prefix, uri in EXPORT_NSMAP.items()}
         owners = [*self.nodes.values(), *self.flows.values()]
         text = json.dumps(self.kept) + json.dumps([owner.get("kept") for owner in owners])
+        written = vendor.export_namespaces(self.nodes.values())
         for namespace, prefix in kept.VENDOR_PREFIXES.items():
-            if "{" + namespace + "}" in text:
+            if "{" + namespace + "}" in text or namespace in written:
                 nsmap[prefix] = namespace
         return nsmap
 
@@ -292,7 +305,13 @@ class _Writer:
                 script = _script(element, config)
         if node_id in self.defaults:
             element.set("default", self.defaults[node_id])
+        settings = vendor.export_settings(element, config) if tag != "task" else []
         _extensions(element, {"config": config, "node": extras})
+        if settings:
+            container = element.find(q(BPMN, "extensionElements"))
+            if container is None:
+                container = etree.SubElement(element, q(BPMN, "extensionElements"))
+            container.extend(settings)
         own = node.get("kept", [])
         _kept_children(element, own, ())
         for flow_id in self.incoming[node_id]:
@@ -424,10 +443,14 @@ class _Writer:
             expression = _formal_expression(element, "conditionExpression", condition)
             expression.set("language", FLOWDESK_LANGUAGE)
 
-    def _diagram(self, root: etree._Element, process_id: str) -> None:
-        """The process plane, then one plane per collapsed sub-process (as bpmn-js draws them)."""
+    def _diagram(
+        self, root: etree._Element, process_id: str, collaboration: str | None = None
+    ) -> None:
+        """The main plane (the process's, or the collaboration's that holds its pool), then one
+        plane per collapsed sub-process (as bpmn-js draws them)."""
         planes: dict[str | None, etree._Element] = {}
-        for scope, element_id in [(None, process_id), *((c, c) for c in self.collapsed)]:
+        main = collaboration or process_id
+        for scope, element_id in [(None, main), *((c, c) for c in self.collapsed)]:
             suffix = "1" if scope is None else element_id
             diagram = etree.SubElement(
                 root, q(BPMNDI, "BPMNDiagram"), id=self.fresh(f"BPMNDiagram_{suffix}")

@@ -168,7 +168,11 @@ def open_tasks(instance_id: int) -> list[Task]:
         db.session.scalars(
             select(Task)
             .where(Task.instance_id == instance_id, Task.status == "open")
-            .options(selectinload(Task.assignee), selectinload(Task.candidate_role))
+            .options(
+                selectinload(Task.assignee),
+                selectinload(Task.candidate_role),
+                selectinload(Task.candidates),
+            )
             .order_by(Task.id)
         )
     )

@@ -1,0 +1,128 @@
+"""The import report: what the last file import did, what the draft still needs from a person,
+and the edits the report itself makes: mapping the file's groups to roles (or creating them)
+and its users to Flowdesk users (or leaving their tasks open to everyone)."""
+
+from __future__ import annotations
+
+import copy
+from dataclasses import dataclass, field
+from typing import Any
+
+from sqlalchemy import select
+
+from webapp.database import transactional
+from webapp.extensions import db
+from webapp.models import Process, Role, User
+from webapp.permissions import can
+from webapp.process.bpmn import report
+from webapp.process.validation import Problem
+from webapp.services import accounts
+from webapp.services.processes import (
+    ProcessError,
+    SaveResult,
+    check_draft,
+    check_revision,
+    existing_users,
+    store_draft,
+)
+
+#: A group mapped to CREATE becomes a role with this permission, so its members work tasks.
+CREATED_ROLE_PERMISSIONS = ["tasks.work"]
+CREATE = "+create"
+#: A user mapped to OPEN: their tasks have no assignee (open to everyone in the partition).
+OPEN = "+open"
+ROLE_NAME_MAX = 64
+
+
+@dataclass
+class Name:
+    """A role or user name the draft's user tasks are given to that does not exist here."""
+
+    name: str
+    tasks: list[str]
+
+
+@dataclass
+class ImportReport:
+    """The stored summary of the last import plus what the current draft needs from a person."""
+
+    process: Process
+    stored: dict[str, Any] | None
+    needs: dict[str, list[Problem]]
+    groups: list[Name]
+    users: list[Name]
+    roles: list[str] = field(default_factory=list)
+    may_create_roles: bool = False
+
+    @property
+    def blocking(self) -> int:
+        return sum(len(items) for items in self.needs.values())
+
+
+def unknown(process: Process, kind: str) -> list[Name]:
+    """The roles (`kind` "role") or users ("user") the draft names that do not exist."""
+    named = report.assignees(process.draft_document or {}, kind)
+    if kind == "role":
+        existing = set(db.session.scalars(select(Role.name)))
+        return [Name(name, tasks) for name, tasks in named.items() if name not in existing]
+    found = existing_users(named)
+    return [Name(name, tasks) for name, tasks in named.items() if name.lower() not in found]
+
+
+def build(process: Process, user: User) -> ImportReport:
+    """The report as the page shows it, for `user` (who may or may not create roles)."""
+    workers = db.session.scalars(select(Role).order_by(Role.name))
+    return ImportReport(
+        process,
+        process.import_report,
+        report.needs_a_person(check_draft(process)),
+        unknown(process, "role"),
+        unknown(process, "user"),
+        [r.name for r in workers if r.permissions & {"tasks.work", "admin"}],
+        can(user, "admin"),
+    )
+
+
+def _refused(code: str, message: str, status: int) -> ProcessError:
+    error = ProcessError(code, message)
+    error.status = status
+    return error
+
+
+@transactional
+def map_names(
+    process: Process, kind: str, choices: dict[str, str], *, base_revision: int, actor: User
+) -> SaveResult:
+    """Give the tasks of each listed role (`kind` "role") or user ("user") to the name chosen
+    for it; a role may instead be created (CREATE, admins only) and a user's tasks left open to
+    everyone (OPEN). One draft revision for all of them."""
+    check_revision(process, base_revision)
+    renamed: dict[str, str | None] = {}
+    for name, choice in choices.items():
+        if kind == "role" and choice == CREATE:
+            _create_role(name, actor)
+        elif kind == "user" and choice == OPEN:
+            renamed[name] = None
+        elif _exists(kind, choice):
+            renamed[name] = choice
+        else:
+            what = "role" if kind == "role" else "active user"
+            raise _refused("invalid", f"There is no {what} '{choice}' for '{name}'.", 422)
+    doc = report.reassign(copy.deepcopy(process.draft_document or {}), kind, renamed)
+    problems = store_draft(process, doc, actor)
+    return SaveResult(process.draft_revision, problems)
+
+
+def _exists(kind: str, name: str) -> bool:
+    if kind == "role":
+        return db.session.scalar(select(Role.id).where(Role.name == name)) is not None
+    user = db.session.scalar(select(User).where(User.username == name.strip().lower()))
+    return user is not None and user.active
+
+
+def _create_role(name: str, actor: User) -> None:
+    if not can(actor, "admin"):
+        raise _refused("forbidden", "Only administrators may create roles.", 403)
+    if len(name) > ROLE_NAME_MAX:
+        raise _refused("invalid", f"'{name[:40]}…' is too long for a role name; map it.", 422)
+    accounts.ensure_role(name, CREATED_ROLE_PERMISSIONS, "Created by an import report")
