@@ -15,10 +15,12 @@ from webapp.process.bpmn.conditions import (
     OTHER,
     PLAIN,
     PYTHON,
+    Translation,
     detect_dialect,
     quote,
     translate,
     translate_date,
+    translate_script,
     translate_value,
 )
 
@@ -517,3 +519,34 @@ def test_the_semantic_check_catches_a_naive_translation(source, naive, reference
     language = None if source.startswith("$") else "python"
     with pytest.raises(AssertionError):
         check_exact(source, reference, language, text=naive)
+
+
+@pytest.mark.parametrize(
+    ("script", "expected"),
+    [
+        ("v += 1", "v = $vars.v + (1)"),
+        ("a = 'x'\n\n# note\nb = a", "a = 'x'\n\n# note\nb = $vars.a"),
+        ("n -= 2", "n = $vars.n - (2)"),
+    ],
+)
+def test_python_scripts_of_plain_assignments_translate(script: str, expected: str) -> None:
+    assert translate_script(script) == Translation(expected, True, "python")
+
+
+@pytest.mark.parametrize(
+    "script",
+    [
+        "print(x)",
+        "x[1] = 2",
+        "x == 1",
+        "x = 1  # comment",
+        "def f():\n    y = 1",
+        "for = 1",
+        "x = y.strip()",
+        "x /= 2",
+        "# only a comment",
+        "",
+    ],
+)
+def test_other_python_scripts_stay_as_written(script: str) -> None:
+    assert translate_script(script) == Translation(script, False, "python")

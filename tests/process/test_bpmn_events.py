@@ -437,8 +437,18 @@ def test_camunda_8_correlation_keys_come_from_the_message() -> None:
 
 
 def test_a_spiffworkflow_script_without_format_is_python() -> None:
-    body = """<{p}process id="p"><{p}scriptTask id="s"><{p}script>x = 1</{p}script>
-      </{p}scriptTask></{p}process>"""
+    """Python that is only plain assignments with exactly translatable expressions becomes
+    Flowdesk's script; anything else stays Python (a publish error naming the language)."""
     spiff = 'xmlns:spiffworkflow="http://spiffworkflow.org/bpmn/schema/1.0/core"'
-    config = import_bpmn(definitions(body, extra_ns=spiff)).document["nodes"]["s"]["config"]
-    assert config == {"language": "python", "script": "x = 1"}
+
+    def imported(script: str) -> dict:
+        body = f"""<{{p}}process id="p"><{{p}}scriptTask id="s"><{{p}}script>{script}</{{p}}script>
+          </{{p}}scriptTask></{{p}}process>"""
+        return import_bpmn(definitions(body, extra_ns=spiff)).document["nodes"]["s"]["config"]
+
+    assert imported("x = 1\ntotal += x") == {
+        "language": "flowdesk",
+        "script": "x = 1\ntotal = $vars.total + ($vars.x)",
+    }
+    assert imported("print(x)") == {"language": "python", "script": "print(x)"}
+    assert imported("x = 1\ndel(y)") == {"language": "python", "script": "x = 1\ndel(y)"}

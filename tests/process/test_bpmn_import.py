@@ -265,12 +265,12 @@ def test_process_id_picks_another_process() -> None:
 
 def test_tasks_without_behaviour_become_user_tasks_with_a_warning() -> None:
     body = """<{p}process id="p"><{p}task id="a"/><{p}manualTask id="b"/>
-      <{p}scriptTask id="c" scriptFormat="python"><{p}script>x = 1</{p}script></{p}scriptTask>
+      <{p}scriptTask id="c" scriptFormat="python"><{p}script>print(x)</{p}script></{p}scriptTask>
     </{p}process>"""
     result = import_bpmn(definitions(body))
     kinds = {k: n["kind"] for k, n in result.document["nodes"].items()}
     assert kinds == {"a": "userTask", "b": "manualTask", "c": "scriptTask"}
-    assert result.document["nodes"]["c"]["config"] == {"language": "python", "script": "x = 1"}
+    assert result.document["nodes"]["c"]["config"] == {"language": "python", "script": "print(x)"}
     assert {"import.task_as_user_task", "import.script_language"} <= codes(result)
     assert result.unsupported == []
 

@@ -11,6 +11,7 @@ importer silently guessing. docs/process-format.md lists the translations.
 
 from __future__ import annotations
 
+import keyword
 import re
 from dataclasses import dataclass
 
@@ -145,6 +146,35 @@ def translate(text: str, language: str | None = None) -> Translation:
     except _Untranslatable:
         return Translation(text, False, dialect)
     return _checked(translated, text, dialect)
+
+
+_ASSIGNMENT = re.compile(
+    r"^(?P<name>[A-Za-z_][A-Za-z0-9_]*)\s*(?P<op>[-+*])?=(?!=)\s*(?P<expression>\S.*)$"
+)
+
+
+def translate_script(text: str) -> Translation:
+    """Translate a SpiffWorkflow Python script into Flowdesk assignments when every line is a
+    plain assignment (`x = ...`, `x += ...`) whose expression translates exactly; blank and
+    `#` lines stay. Anything else (a call, `del`, indexing, a block) keeps the script as it is."""
+    lines: list[str] = []
+    for raw in text.splitlines():
+        line = raw.strip()
+        if not line or line.startswith("#"):
+            lines.append(line)
+            continue
+        match = _ASSIGNMENT.match(line)
+        if raw[:1].isspace() or match is None or keyword.iskeyword(match["name"]):
+            return Translation(text, False, PYTHON)
+        name, operator = match["name"], match["op"]
+        source = f"{name} {operator} ({match['expression']})" if operator else match["expression"]
+        translated = translate(source, "python")
+        if not translated.ok:
+            return Translation(text, False, PYTHON)
+        lines.append(f"{name} = {translated.text}")
+    if not any(line and not line.startswith("#") for line in lines):
+        return Translation(text, False, PYTHON)
+    return Translation("\n".join(lines).strip("\n"), True, PYTHON)
 
 
 def translate_value(text: str) -> Translation:

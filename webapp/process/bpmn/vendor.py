@@ -693,6 +693,10 @@ def script_task_config(element: etree._Element, warn: Warn) -> dict[str, Any]:
         translated = conditions.translate(text.strip(), language)
         if translated.ok:
             return {"language": "flowdesk", "script": f"{result} = {translated.text}"}
+    if language == "python" and not result:
+        translated = conditions.translate_script(text)
+        if translated.ok:
+            return {"language": "flowdesk", "script": translated.text}
     config: dict[str, Any] = {"language": language, "script": text}
     if result:
         config["resultVariable"] = result
