@@ -44,9 +44,17 @@ def _offered_to(task: Any) -> str:
     return offered_to(task)
 
 
+def _offered(task: Any) -> bool:
+    """`task is offered`: someone besides an assignee may take it (a role, candidates, all)."""
+    from webapp.services.tasks import is_offered
+
+    return is_offered(task)
+
+
 def register(app: Flask) -> None:
     app.jinja_env.filters["datetime"] = format_datetime
     app.jinja_env.filters["offered_to"] = _offered_to
+    app.jinja_env.tests["offered"] = _offered
 
     @app.context_processor
     def inject_navigation() -> dict[str, Any]:

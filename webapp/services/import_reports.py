@@ -23,6 +23,7 @@ from webapp.services.processes import (
     check_draft,
     check_revision,
     existing_users,
+    role_names,
     store_draft,
 )
 
@@ -63,7 +64,7 @@ def unknown(process: Process, kind: str) -> list[Name]:
     """The roles (`kind` "role") or users ("user") the draft names that do not exist."""
     named = report.assignees(process.draft_document or {}, kind)
     if kind == "role":
-        existing = set(db.session.scalars(select(Role.name)))
+        existing = role_names()
         return [Name(name, tasks) for name, tasks in named.items() if name not in existing]
     found = existing_users(named)
     return [Name(name, tasks) for name, tasks in named.items() if name.lower() not in found]
