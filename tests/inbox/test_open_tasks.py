@@ -132,3 +132,18 @@ def test_a_task_offered_to_several_roles_and_users(users, offered_flows, app, db
     assert 'value="alice"' in reassign and 'value="bob"' in reassign
     done = post(bob, f"/inbox/tasks/{task.id}", {})
     assert done.status_code == 303 and fresh(db_session, task.id).status == "completed"
+
+
+def test_a_task_offered_only_to_candidates_can_be_released(users, app, demo, db_session):
+    """No role and no assignee in the model, only candidates: claimed, it shows Release."""
+    with app.app_context():
+        task = node("userTask", "Count cash", candidates={"users": ["alice", "bob"]})
+        publish_document(chain(("count", task)), key="cash")
+    task = open_task(db_session, start(app, "cash"), "count")
+    assert not task.open_to_partition and task.candidate_role_id is None
+    alice = users("alice")
+    assert post(alice, f"/inbox/tasks/{task.id}/claim").status_code == 303
+    page = alice.get(f"/inbox/tasks/{task.id}").get_data(as_text=True)
+    assert "Release to users alice, bob" in page
+    assert post(alice, f"/inbox/tasks/{task.id}/release").status_code == 303
+    assert fresh(db_session, task.id).assignee_id is None

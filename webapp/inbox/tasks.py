@@ -199,7 +199,7 @@ def _render_task(
         "may_claim": workable and task.assignee_id is None,
         "may_release": task.status == "open"
         and task.assignee_id == current_user.id
-        and (task.candidate_role_id is not None or task.open_to_partition),
+        and tasks.is_offered(task),
         "reassign": reassign if manage else None,
         "eligible": tasks.eligible_users(task) if manage and task.status == "open" else [],
         "may_work_tasks": can(current_user, "tasks.work", task.partition_id),
