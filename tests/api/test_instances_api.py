@@ -322,3 +322,39 @@ def test_a_called_child_names_its_caller_and_tokens_name_their_scope(api, app):
     tokens = {t["node"]: t for t in body["tokens"]}
     assert tokens["s_task"]["scope"] == tokens["sub"]["id"]
     assert tokens["sub"]["scope"] is None
+
+
+CAMUNDA7_WAIT = """<?xml version="1.0" encoding="UTF-8"?>
+<bpmn:definitions xmlns:bpmn="http://www.omg.org/spec/BPMN/20100524/MODEL"
+    xmlns:camunda="http://camunda.org/schema/1.0/bpmn" id="d" targetNamespace="http://x">
+  <bpmn:message id="Paid" name="paid"/>
+  <bpmn:process id="invoice" isExecutable="true">
+    <bpmn:startEvent id="start"/>
+    <bpmn:sequenceFlow id="f1" sourceRef="start" targetRef="wait"/>
+    <bpmn:intermediateCatchEvent id="wait"><bpmn:messageEventDefinition messageRef="Paid"/>
+    </bpmn:intermediateCatchEvent>
+    <bpmn:sequenceFlow id="f2" sourceRef="wait" targetRef="end"/>
+    <bpmn:endEvent id="end"/>
+  </bpmn:process>
+</bpmn:definitions>"""
+
+
+def test_a_camunda_7_message_catch_correlates_on_the_business_key(api, app, db_session):
+    """Camunda 7 models carry no correlation key: its correlateMessage(name, businessKey) finds
+    the instance by business key, and so does the imported model."""
+    from tests.engine.conftest import publish_document
+    from webapp.process.bpmn import import_bpmn
+
+    with app.app_context():
+        publish_document(import_bpmn(CAMUNDA7_WAIT).document, key="invoice")
+    first = start(api, user="admin", process_key="invoice", business_key="INV-7").json["id"]
+    other = start(api, user="admin", process_key="invoice", business_key="INV-8").json["id"]
+    keyless = start(api, user="admin", process_key="invoice").json["id"]
+    body = {"name": "paid", "correlation_key": "INV-7", "payload": {"amount": 120}}
+    assert api("operator").post("/api/messages", json=body).json == {"delivered": [first]}
+    db_session.expire_all()
+    assert db_session.get(Instance, first).status == "completed"
+    assert db_session.get(Instance, other).status == "running"
+    failed = db_session.get(Instance, keyless)
+    assert failed.status == "failed"
+    assert "correlation key is empty" in failed.error["message"]

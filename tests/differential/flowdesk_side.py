@@ -170,7 +170,9 @@ def run(version, scenario: Scenario, user: User) -> Outcome:
         # Only message, timer or signal starts: nothing starts it by hand, as a Spiff workflow
         # waits at such a start event with nothing completed.
         return Outcome(Counter(), "waiting")
-    instance_id = instances.start(user, version, input=dict(scenario.input)).id
+    instance_id = instances.start(
+        user, version, input=dict(scenario.input), business_key=CORRELATION
+    ).id
     visits = Visits()
     messages = list(scenario.messages)
     fired = 0

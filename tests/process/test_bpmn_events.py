@@ -452,3 +452,42 @@ def test_a_spiffworkflow_script_without_format_is_python() -> None:
     }
     assert imported("print(x)") == {"language": "python", "script": "print(x)"}
     assert imported("x = 1\ndel(y)") == {"language": "python", "script": "x = 1\ndel(y)"}
+
+
+def test_a_camunda_7_message_catch_correlates_on_the_business_key() -> None:
+    """Camunda 7 models carry no correlation key (its API correlates on the business key); a
+    Camunda 8 key stays, and a file of no Camunda 7 dialect gets no key at all."""
+    body = """<{p}process id="P" isExecutable="true">
+      <{p}startEvent id="start"/>
+      <{p}sequenceFlow id="f1" sourceRef="start" targetRef="catch"/>
+      <{p}intermediateCatchEvent id="catch"><{p}messageEventDefinition messageRef="M"/>
+      </{p}intermediateCatchEvent>
+      <{p}sequenceFlow id="f2" sourceRef="catch" targetRef="recv"/>
+      <{p}receiveTask id="recv" messageRef="M"/>
+      <{p}sequenceFlow id="f3" sourceRef="recv" targetRef="end"/>
+      <{p}endEvent id="end"/>
+    </{p}process>
+    <{p}message id="M" name="doc"/>"""
+    camunda7 = import_bpmn(definitions(body, extra_ns=f'xmlns:camunda="{CAMUNDA}"'))
+    nodes = camunda7.document["nodes"]
+    assert nodes["catch"]["config"]["correlationKey"] == "$instance.businessKey"
+    assert nodes["recv"]["config"]["correlationKey"] == "$instance.businessKey"
+    assert "import.correlation_business_key" in codes(camunda7)
+    assert "import.correlation_key" not in codes(camunda7)
+    assert [p for p in validate(camunda7.document) if p.severity == "error"] == []
+    plain = import_bpmn(definitions(body))
+    assert "correlationKey" not in plain.document["nodes"]["catch"]["config"]
+    assert "import.correlation_key" in codes(plain)
+    zeebe = import_bpmn(
+        definitions(body, extra_ns=f'xmlns:camunda="{CAMUNDA}" xmlns:zeebe="{ZEEBE}"')
+    )
+    assert "correlationKey" not in zeebe.document["nodes"]["catch"]["config"]
+
+
+def test_instance_paths_name_only_the_business_key() -> None:
+    doc = events_document()
+    doc["nodes"]["reply"]["config"]["correlationKey"] = "$instance.businessKey"
+    assert not [p for p in validate(doc) if p.element_id == "reply" and p.severity == "error"]
+    doc["nodes"]["reply"]["config"]["correlationKey"] = "$instance.id"
+    [problem] = [p for p in validate(doc) if p.element_id == "reply" and p.severity == "error"]
+    assert problem.code == "expression.reference" and "$instance has businessKey" in problem.message

@@ -12,12 +12,18 @@ from webapp.models import Instance
 
 
 def context(instance: Instance) -> dict[str, Any]:
-    """The expression context: `$input`, `$vars` and `$nodes` of the instance."""
+    """The expression context: `$input`, `$vars`, `$nodes` and `$instance` of the instance."""
     return {
         "$input": instance.input or {},
         "$vars": instance.vars or {},
         "$nodes": instance.nodes or {},
+        "$instance": instance_values(instance),
     }
+
+
+def instance_values(instance: Any) -> dict[str, Any]:
+    """What `$instance` reads of an instance (model or a step's row): its business key."""
+    return {"businessKey": instance.business_key}
 
 
 _UNSTORABLE = re.compile("[\x00\ud800-\udfff]")

@@ -17,6 +17,7 @@ from sqlalchemy.engine import Connection
 
 from webapp import tools
 from webapp.engine import store, tree
+from webapp.engine.context import instance_values
 from webapp.engine.definitions import Definition
 from webapp.engine.dispatch import JobRef
 from webapp.engine.history import History
@@ -91,7 +92,12 @@ class Step:
 
     def context(self, token: TokenRow | None = None) -> dict[str, Any]:
         """What expressions read at `token`: inside a multi-instance, also `$item` and `$loop`."""
-        context = {"$input": self.instance.input or {}, "$vars": self.vars, "$nodes": self.nodes}
+        context = {
+            "$input": self.instance.input or {},
+            "$vars": self.vars,
+            "$nodes": self.nodes,
+            "$instance": instance_values(self.instance),
+        }
         inner = token
         while inner is not None and not self.is_inner(inner):
             inner = inner.parent

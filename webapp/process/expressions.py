@@ -26,8 +26,11 @@ MAX_INT_BITS = 1024
 # `$form` holds the values of the form being filled in (visibleIf, defaults); validation
 # allows it only in form expressions. `$item` and `$loop` (index, count, completed, active) are
 # the element and counters of a multi-instance activity; validation allows them only inside one.
-ROOTS = ("$input", "$vars", "$nodes", "$item", "$loop", "$form")
+# `$instance` is the running instance itself: its business key (what Camunda 7 correlates
+# messages on).
+ROOTS = ("$input", "$vars", "$nodes", "$instance", "$item", "$loop", "$form")
 LOOP_FIELDS = ("index", "count", "completed", "active")
+INSTANCE_FIELDS = ("businessKey",)
 FUNCTIONS: dict[str, int] = {"contains": 2, "date": 1, "len": 1, "lower": 1, "now": 0, "upper": 1}
 _CONSTANTS: dict[str, Any] = {"true": True, "false": False, "null": None}
 _KEYWORDS = frozenset({"and", "or", "not", "in", *_CONSTANTS})

@@ -738,6 +738,13 @@ class _Validator(EventChecks, ScopeChecks):
                 site.element_id,
                 f"{site.what} refers to {shown}; $loop has {', '.join(expressions.LOOP_FIELDS)}.",
             )
+        elif root == "$instance" and name not in expressions.INSTANCE_FIELDS:
+            self.error(
+                "expression.reference",
+                site.element_id,
+                f"{site.what} refers to {shown}; $instance has "
+                f"{', '.join(expressions.INSTANCE_FIELDS)}.",
+            )
         elif root == "$vars" and name in elements:
             return
         elif root == "$form" and site.form_keys is not None:
@@ -788,7 +795,7 @@ class _Validator(EventChecks, ScopeChecks):
                     f"{site.what} refers to {shown}, but {self.name(name)} does not come before "
                     "it, so the value may be missing.",
                 )
-        elif root not in ("$input", "$vars", "$nodes", "$form", "$item", "$loop"):
+        elif root not in expressions.ROOTS:
             self.error(
                 "expression.reference", site.element_id, f"{site.what} refers to unknown {root}."
             )

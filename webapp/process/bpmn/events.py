@@ -24,7 +24,7 @@ from webapp.process.kinds import (
 )
 
 from . import conditions
-from .namespaces import BPMN, FLOWDESK_LANGUAGE, ZEEBE, q, split
+from .namespaces import BPMN, CAMUNDA, FLOWDESK_LANGUAGE, ZEEBE, q, split
 
 EVENTS = {
     "startEvent",
@@ -145,6 +145,18 @@ def correlation_keys(root: etree._Element) -> dict[str, conditions.Translation]:
             if message.get("id") and key:
                 keys[str(message.get("id"))] = conditions.translate_value(key)
     return keys
+
+
+#: The correlation key of a Camunda 7 message catch: Camunda 7 models carry none, and its
+#: `correlateMessage(name, businessKey)` finds the waiting instance by its business key.
+BUSINESS_KEY = "$instance.businessKey"
+
+
+def correlates_on_business_key(root: etree._Element) -> bool:
+    """Whether the file is a Camunda 7 model (its namespace, not Camunda 8's): message catches
+    without a key then correlate on the business key."""
+    namespaces = {ns for element in (root, *root) for ns in (element.nsmap or {}).values()}
+    return CAMUNDA in namespaces and ZEEBE not in namespaces
 
 
 def signal_names(root: etree._Element) -> dict[str, str]:

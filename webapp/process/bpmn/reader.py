@@ -196,6 +196,7 @@ class _Reader:
         self.messages = events.message_names(root)
         self.signals = events.signal_names(root)
         self.correlation = events.correlation_keys(root)
+        self.by_business_key = events.correlates_on_business_key(root)
         self.refs = {local: events.codes(root, local) for local in ("error", "escalation")}
         self.planes = {
             local_ref(plane.get("bpmnElement")) for plane in root.iter(q(BPMNDI, "BPMNPlane"))
@@ -484,6 +485,15 @@ class _Reader:
             node["config"]["correlationKey"] = key.text
             if not key.ok:
                 warn("import.expression_untranslated", f"Correlation key '{key.text}' kept")
+        keyless = waits and not by_hand and "correlationKey" not in node["config"]
+        if keyless and self.by_business_key:
+            node["config"]["correlationKey"] = events.BUSINESS_KEY
+            warn(
+                "import.correlation_business_key",
+                "Correlates on the instance's business key, as Camunda 7's "
+                "correlateMessage(name, businessKey) does; change the key if your code "
+                "correlated on variables",
+            )
         if waits and "correlationKey" not in node["config"] and node["kind"] != "startEvent":
             warn("import.correlation_key", "Message catch has no correlation key")
         return node
