@@ -175,6 +175,32 @@ def test_a_user_task_is_also_offered_to_more_roles_and_users(designer, pid):
     assert "Not a known role: nope." in text and "Not a known user: ghost." in text
 
 
+def test_a_user_task_takes_candidates_from_expressions(designer, pid):
+    stored = {"candidates": {"rolesFrom": "$vars.approverGroups"}}
+    html = panel_get(
+        designer, pid, id="t", kind="userTask", name="T", config=json.dumps(stored)
+    ).get_data(as_text=True)
+    assert 'value="$vars.approverGroups"' in html and "Also offered to roles from" in html
+    event = applied(
+        panel_post(
+            designer,
+            pid,
+            user_task(
+                original=json.dumps(stored),
+                candidate_roles_from="$vars.approverGroups",
+                candidate_users_from="$input.reviewers",
+            ),
+        )
+    )
+    assert event["config"]["candidates"] == {
+        "rolesFrom": "$vars.approverGroups",
+        "usersFrom": "$input.reviewers",
+    }
+    refused = panel_post(designer, pid, user_task(candidate_users_from="$input.x =="))
+    assert refused.status_code == 422
+    assert "Not a valid expression" in refused.get_data(as_text=True)
+
+
 def test_invalid_values_get_inline_errors_422_and_no_apply(designer, pid):
     cases = [
         ({"due_in": "tomorrow"}, "must start with"),

@@ -147,3 +147,35 @@ def test_a_task_offered_only_to_candidates_can_be_released(users, app, demo, db_
     assert "Release to users alice, bob" in page
     assert post(alice, f"/inbox/tasks/{task.id}/release").status_code == 303
     assert fresh(db_session, task.id).assignee_id is None
+
+
+def test_candidate_expressions_offer_the_task_to_the_names_they_give(users, app, demo, db_session):
+    """`rolesFrom`/`usersFrom` are read when the task is created: a comma-separated text or a
+    list of names; anything else fails the step, naming the expression."""
+    from webapp.models import Instance
+
+    with app.app_context():
+        task = node(
+            "userTask",
+            "Approve",
+            candidates={"rolesFrom": "$input.groups", "usersFrom": "$input.people"},
+        )
+        publish_document(chain(("approve", task)), key="approve")
+    offered = start(app, "approve", input={"groups": "approver, clerk", "people": ["Bob"]})
+    task = open_task(db_session, offered, "approve")
+    assert not task.open_to_partition
+    page = users("bob").get(f"/inbox/tasks/{task.id}").get_data(as_text=True)
+    assert "approver" in page and "clerk" in page
+    created = db_session.scalar(
+        select(HistoryEntry.details).where(
+            HistoryEntry.instance_id == offered, HistoryEntry.kind == "task_created"
+        )
+    )
+    assert created["candidates"] == ["approver", "clerk", "bob"]
+    assert users("designer").get(f"/inbox/tasks/{task.id}").status_code == 404
+
+    failing = start(app, "approve", input={"groups": {"not": "names"}})
+    db_session.expire_all()
+    instance = db_session.get(Instance, failing)
+    assert instance.status == "failed"
+    assert "'rolesFrom' gave" in instance.error["message"]

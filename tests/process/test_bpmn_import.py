@@ -508,3 +508,25 @@ def test_file_without_diagram_is_laid_out() -> None:
     positions: list[dict[str, Any]] = [n["position"] for n in result.document["nodes"].values()]
     assert [p["x"] for p in positions] == sorted(p["x"] for p in positions)
     assert "import.auto_layout" in codes(result)
+
+
+def test_candidate_expressions_give_candidates_when_the_task_is_created() -> None:
+    """Camunda evaluates `candidateGroups="${groups}"` to group names when it creates the task;
+    so do `rolesFrom` and `usersFrom`, and the literal names beside them stay names."""
+    body = """<{p}process id="p">
+      <{p}userTask id="g" camunda:candidateGroups="${{approverGroups}}"/>
+      <{p}userTask id="mixed" camunda:assignee="demo"
+        camunda:candidateGroups="sales, ${{extraGroups}}" camunda:candidateUsers="${{reviewers}}"/>
+    </{p}process>"""
+    result = camunda(body)
+    nodes = result.document["nodes"]
+    assert nodes["g"]["config"] == {"candidates": {"rolesFrom": "$vars.approverGroups"}}
+    assert nodes["mixed"]["config"] == {
+        "assignee": {"type": "user", "value": "demo"},
+        "candidates": {
+            "roles": ["sales"],
+            "rolesFrom": "$vars.extraGroups",
+            "usersFrom": "$vars.reviewers",
+        },
+    }
+    assert "import.assignee_lossy" not in codes(result)

@@ -1325,3 +1325,14 @@ def test_an_untitled_node_is_named_by_its_titled_neighbour_or_its_id() -> None:
     )
     problem = only(validate(between), "gateway.condition_missing")
     assert problem.message.startswith("Exclusive gateway 'gw' has"), "no single neighbour: its id"
+
+
+def test_candidate_expressions_are_checked_like_every_expression() -> None:
+    def task(candidates):
+        return linear(node("userTask", "Review", candidates=candidates))
+
+    assert found(validate(task({"rolesFrom": "$input.groups", "usersFrom": "$input.x"}))) == set()
+    assert found(validate(task({"rolesFrom": "$input.groups +"}))) == {
+        ("expression.syntax", "task")
+    }
+    assert found(validate(task({"usersFrom": ["$input.x"]}))) == {("config.invalid", "task")}

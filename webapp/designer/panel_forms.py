@@ -153,6 +153,17 @@ class UserTaskPanel(MultiInstanceFields, _WithForm):
         validators=[Optional(), Length(max=2000)],
         description="User names, separated by commas: each may claim the task too.",
     )
+    candidate_roles_from = StringField(
+        "Also offered to roles from (expression)",
+        validators=[Optional(), Length(max=2000)],
+        description="An expression giving role names when the task is created: a text "
+        "separated by commas or a list, such as $vars.approverGroups.",
+    )
+    candidate_users_from = StringField(
+        "Also offered to users from (expression)",
+        validators=[Optional(), Length(max=2000)],
+        description="An expression giving user names when the task is created.",
+    )
     due_in = StringField(
         "Due in",
         validators=[Optional(), Length(max=64)],
@@ -549,6 +560,8 @@ def initial_data(kind: str, element_id: str, title: str, values: Mapping[str, An
             assignee_expression=assignee.get("value", "") if kind_of == "expression" else "",
             candidate_roles=", ".join(_candidates(config, "roles")),
             candidate_users=", ".join(_candidates(config, "users")),
+            candidate_roles_from=_candidates_from(config, "rolesFrom"),
+            candidate_users_from=_candidates_from(config, "usersFrom"),
             due_in=config.get("dueIn") or "",
             save_to=config.get("saveTo") or "",
         )
@@ -1038,7 +1051,7 @@ def _read_user_task(form: UserTaskPanel, config: dict[str, Any]) -> None:
     if value:
         config["assignee"] = {"type": kind, "value": value}
     stored = original_values(form)
-    candidates = {}
+    candidates: dict[str, Any] = {}
     for key, typed, chosen in (
         ("roles", form.candidate_roles, form.assignee_role),
         ("users", form.candidate_users, form.assignee_user),
@@ -1050,6 +1063,13 @@ def _read_user_task(form: UserTaskPanel, config: dict[str, Any]) -> None:
             typed.errors.append(f"Not a known {key[:-1]}: {', '.join(unknown)}.")
         if names:
             candidates[key] = list(dict.fromkeys(names))
+    for key, typed in (
+        ("rolesFrom", form.candidate_roles_from),
+        ("usersFrom", form.candidate_users_from),
+    ):
+        text = _expression_error(typed)
+        if text:
+            candidates[key] = text
     if candidates:
         config["candidates"] = candidates
     due = _duration(form.due_in)
@@ -1065,6 +1085,13 @@ def _candidates(config: Mapping[str, Any], key: str) -> list[str]:
     candidates = config.get("candidates") if isinstance(config.get("candidates"), dict) else {}
     names = candidates.get(key)
     return [n for n in names if isinstance(n, str)] if isinstance(names, list) else []
+
+
+def _candidates_from(config: Mapping[str, Any], key: str) -> str:
+    """A task's candidates expression (`key` "rolesFrom" or "usersFrom"), "" when none."""
+    candidates = config.get("candidates") if isinstance(config.get("candidates"), dict) else {}
+    text = candidates.get(key)
+    return text if isinstance(text, str) else ""
 
 
 def _read_tool(form: ToolFields, config: dict[str, Any]) -> None:

@@ -138,7 +138,11 @@ def _user(step: Step, token: Token, node: dict[str, Any]) -> None:
         except ValueError as error:
             step.fail(token, "due", f"The due time is invalid: {error}")
             return
-    offers, missing = _candidates(step, config.get("candidates"))
+    try:
+        offers, missing = _candidates(step, token, config.get("candidates"))
+    except (ExpressionError, ValueError) as error:
+        step.fail(token, "expression", f"The candidates of the task failed: {error}")
+        return
     token.status = "waiting"
     step.add_task(
         token,
@@ -164,12 +168,20 @@ def _user(step: Step, token: Token, node: dict[str, Any]) -> None:
     )
 
 
-def _candidates(step: Step, wanted: Any) -> tuple[list[tuple[str, int, str]], list[str]]:
+def _candidates(
+    step: Step, token: Token, wanted: Any
+) -> tuple[list[tuple[str, int, str]], list[str]]:
     """The further roles and users a task is offered to, as ("role" | "user", id, name), and
-    the names that name nobody."""
+    the names that name nobody. `rolesFrom`/`usersFrom` expressions add names (raises
+    ExpressionError or ValueError when one fails or gives something else)."""
     wanted = wanted if isinstance(wanted, dict) else {}
     roles = [r for r in wanted.get("roles") or [] if isinstance(r, str) and r]
-    users = [u.lower() for u in wanted.get("users") or [] if isinstance(u, str) and u]
+    users = [u for u in wanted.get("users") or [] if isinstance(u, str) and u]
+    for key, names in (("rolesFrom", roles), ("usersFrom", users)):
+        if isinstance(wanted.get(key), str) and wanted[key].strip():
+            names += computed_names(evaluate(wanted[key], step.context(token)), key)
+    roles = list(dict.fromkeys(roles))
+    users = list(dict.fromkeys(u.lower() for u in users))
     found: list[tuple[str, int, str]] = []
     if roles:
         ids = dict(step.conn.execute(select(Role.name, Role.id).where(Role.name.in_(roles))).all())
@@ -181,6 +193,27 @@ def _candidates(step: Step, wanted: Any) -> tuple[list[tuple[str, int, str]], li
         found += [("user", ids[name], name) for name in users if name in ids]
     named = {name for _, _, name in found}
     return found, [name for name in [*roles, *users] if name not in named]
+
+
+#: The most names one candidates expression may give (each becomes a row of the task).
+MAX_COMPUTED_CANDIDATES = 200
+
+
+def computed_names(value: Any, key: str) -> list[str]:
+    """The names a candidates expression gave, read as Camunda reads them: a text is a
+    comma-separated list, a list holds texts, null is none."""
+    if value is None:
+        return []
+    if isinstance(value, str):
+        names = [name.strip() for name in value.split(",") if name.strip()]
+    elif isinstance(value, list) and all(isinstance(item, str) for item in value):
+        names = [name.strip() for name in value if name.strip()]
+    else:
+        shown = json.dumps(jsonable(value))[:200]
+        raise ValueError(f"'{key}' gave {shown}, not a text or a list of texts")
+    if len(names) > MAX_COMPUTED_CANDIDATES:
+        raise ValueError(f"'{key}' gave {len(names)} names; at most {MAX_COMPUTED_CANDIDATES}")
+    return names
 
 
 def due_time(config: dict[str, Any], context: dict[str, Any], now: datetime) -> datetime:

@@ -117,6 +117,13 @@ CODES: dict[str, str] = {
 }
 
 
+#: Expressions that give a user task's further candidates when it is created, with their names.
+CANDIDATE_EXPRESSIONS = {
+    "rolesFrom": "candidate roles expression",
+    "usersFrom": "candidate users expression",
+}
+
+
 @dataclass(frozen=True)
 class Problem:
     """One finding: stable ``code``, ``severity``, the element to highlight and a message."""
@@ -523,26 +530,39 @@ class _Validator(EventChecks, ScopeChecks):
                 f"{name} is offered to '{assignee['value']}', which is not a Flowdesk role: "
                 "map it to a role or create the role.",
             )
-        self.check_candidates(node_id, name, config.get("candidates"))
+        self.check_candidates(index, node_id, name, config.get("candidates"))
         self.check_form(index, node_id, name, config.get("form"))
         self.check_duration(node_id, name, "dueIn", config.get("dueIn"))
 
-    def check_candidates(self, node_id: str, name: str, candidates: Any) -> None:
-        """Further roles and users a user task is offered to: lists of names that exist."""
+    def check_candidates(self, index: int, node_id: str, name: str, candidates: Any) -> None:
+        """Further roles and users a user task is offered to: lists of names that exist, and
+        expressions (`rolesFrom`, `usersFrom`) that give more names when the task is created."""
         if candidates is None:
             return
         lists = [candidates.get(key) for key in ("roles", "users")]
-        shaped = set(candidates) <= {"roles", "users"} and all(
-            value is None or (isinstance(value, list) and all(isinstance(v, str) for v in value))
-            for value in lists
+        computed = [candidates.get(key) for key in CANDIDATE_EXPRESSIONS]
+        shaped = (
+            isinstance(candidates, dict)
+            and set(candidates) <= {"roles", "users", *CANDIDATE_EXPRESSIONS}
+            and all(
+                value is None
+                or (isinstance(value, list) and all(isinstance(v, str) for v in value))
+                for value in lists
+            )
+            and all(value is None or isinstance(value, str) for value in computed)
         )
         if not shaped:
             self.error(
                 "config.invalid",
                 node_id,
-                f"{name}: 'candidates' must hold lists of names under 'roles' and 'users'.",
+                f"{name}: 'candidates' must hold lists of names under 'roles' and 'users', and "
+                "expressions under 'rolesFrom' and 'usersFrom'.",
             )
             return
+        for key, what in CANDIDATE_EXPRESSIONS.items():
+            text = candidates.get(key)
+            if text and text.strip():
+                self.sites.append(Site(node_id, f"The {what} of {name}", text, index))
         for role in candidates.get("roles") or []:
             if not self.role_exists(role):
                 self.error(

@@ -84,6 +84,8 @@ def _settings(kind: str, config: dict[str, Any]) -> list[str]:
             names = candidates.get(key)
             if isinstance(names, list) and names:
                 found.append(f"also offered to {key} {', '.join(map(str, names))}")
+            if isinstance(candidates.get(f"{key}From"), str):
+                found.append(f"also offered to the {key} {candidates[f'{key}From']} gives")
     form = config.get("form") if isinstance(config.get("form"), dict) else None
     if form and isinstance(form.get("fields"), list) and form["fields"]:
         keys = ", ".join(str(f.get("key")) for f in form["fields"] if isinstance(f, dict))

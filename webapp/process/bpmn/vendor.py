@@ -140,7 +140,8 @@ def _dates(element: etree._Element, warn: Warn) -> dict[str, Any]:
 def _assignee(element: etree._Element, warn: Warn) -> tuple[dict[str, str] | None, dict]:
     """The assignee and further candidates of a user task, as the source engine reads them: a
     direct assignee (or, without one, the first candidate group, else the first candidate user)
-    is the assignee; every other candidate group and user is a candidate."""
+    is the assignee; every other candidate group and user is a candidate, and a candidate
+    expression gives candidates when the task is created (`rolesFrom`, `usersFrom`)."""
     direct: list[tuple[str, str]] = []
     groups: list[str] = []
     users: list[str] = []
@@ -158,31 +159,35 @@ def _assignee(element: etree._Element, warn: Warn) -> tuple[dict[str, str] | Non
             users.append(value)
         else:
             direct.append(("user", value))
-    expressions = [name for name in [*groups, *users] if _is_expression(name)]
+    computed = {
+        "rolesFrom": [name for name in dict.fromkeys(groups) if _is_expression(name)],
+        "usersFrom": [name for name in dict.fromkeys(users) if _is_expression(name)],
+    }
     groups = [name for name in dict.fromkeys(groups) if not _is_expression(name)]
     users = [name for name in dict.fromkeys(users) if not _is_expression(name)]
+    lost = [v for _, v in direct[1:]] + [v for texts in computed.values() for v in texts[1:]]
+    if lost:
+        warn("import.assignee_lossy", f"Not imported: the further assignment(s) {', '.join(lost)}")
+    candidates: dict[str, Any] = {
+        key: _expression(texts[0], warn) for key, texts in computed.items() if texts
+    }
     if direct:
         kind, value = direct[0]
-    elif expressions:
-        kind, value = "expression", expressions.pop(0)
     elif groups:
         kind, value = "role", groups.pop(0)
     elif users:
         kind, value = "user", users.pop(0)
     else:
-        return None, {}
-    if len(direct) > 1 or expressions:
-        lost = [v for _, v in direct[1:]] + expressions
-        warn("import.assignee_lossy", f"Not imported: the further assignment(s) {', '.join(lost)}")
+        return None, candidates
     if _is_expression(value):
         assignee = {"type": "expression", "value": _expression(value, warn)}
     else:
         assignee = {"type": kind, "value": value}
-    candidates = {
+    listed = {
         "roles": [name for name in groups if not (kind == "role" and name == value)],
         "users": [name for name in users if not (kind == "user" and name == value)],
     }
-    return assignee, {key: names for key, names in candidates.items() if names}
+    return assignee, {**{key: names for key, names in listed.items() if names}, **candidates}
 
 
 def _names(text: str | None) -> list[str]:
