@@ -568,3 +568,39 @@ def test_the_new_kinds_run_in_a_real_worker_end_to_end(
     engine.rollback()
     assert engine.scalar(select(func.count()).select_from(Job).where(Job.status == "pending")) == 0
     assert json.dumps(instance.nodes)
+
+
+def test_an_activity_without_outgoing_flow_ends_only_its_own_path(engine):
+    """BPMN's implicit end: a parallel branch whose task has no outgoing flow ends there; the
+    instance completes once the other branch reaches its end, in a sub-process as at the top."""
+    nodes = {
+        "start": node("startEvent"),
+        "split": node("parallelGateway"),
+        "note": node("userTask", "Note", assignee=CLERK),
+        "sub": node("subProcess", "Sub"),
+        "s_start": inside("sub", "startEvent"),
+        "s_task": inside("sub", "userTask", "Inner", assignee=CLERK),
+        "go": node("userTask", "Go", assignee=CLERK),
+        "end": node("endEvent"),
+    }
+    flows = {
+        "f1": flow("start", "split"),
+        "f2": flow("split", "note"),
+        "f3": flow("split", "sub"),
+        "s1": flow("s_start", "s_task"),
+        "f4": flow("sub", "go"),
+        "f5": flow("go", "end"),
+    }
+    version = publish_document(document(nodes, flows))
+    instance_id = start(engine, version)
+    tasks = {t.node_id: t for t in open_tasks(engine, instance_id)}
+    assert set(tasks) == {"note", "s_task"}
+    complete(engine, tasks["note"])
+    assert load(engine, instance_id).status == "running"
+    complete(engine, tasks["s_task"])  # the sub-process's only path ends: the sub completes
+    [go] = open_tasks(engine, instance_id)
+    assert go.node_id == "go"
+    complete(engine, go)
+    assert load(engine, instance_id).status == "completed"
+    ended = [n for n, d in details(engine, instance_id, "left") if d.get("implicit_end")]
+    assert sorted(ended) == ["note", "s_task"]

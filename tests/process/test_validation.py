@@ -173,10 +173,25 @@ def test_two_start_events_flag_the_second() -> None:
 
 
 def test_missing_end_event() -> None:
+    doc = make(
+        {"start": "startEvent", "task": "userTask", "gw": "exclusiveGateway"},
+        ("start", "task"),
+        ("task", "gw"),
+        ("gw", "task"),
+    )
+    assert ("end.missing", None) in found(validate(doc))
+
+
+def test_an_activity_without_outgoing_flow_ends_its_path_with_a_warning() -> None:
+    """BPMN's implicit end, which Camunda and SpiffWorkflow run: valid, and said."""
     doc = make({"start": "startEvent", "task": "userTask"}, ("start", "task"))
     problems = validate(doc)
-    assert ("end.missing", None) in found(problems)
-    assert ("node.outgoing_count", "task") in found(problems)
+    assert [p for p in problems if p.severity == "error"] == []
+    [problem] = problems
+    assert (problem.code, problem.element_id) == ("node.implicit_end", "task")
+    assert "its path ends there" in problem.message
+    doc = make({"start": "startEvent", "gw": "exclusiveGateway"}, ("start", "gw"))
+    assert ("node.outgoing_count", "gw") in found(validate(doc)), "a gateway must lead on"
 
 
 def test_start_with_incoming_flow() -> None:

@@ -142,6 +142,7 @@ def test_the_process_level_keeps_its_rules() -> None:
     doc["nodes"]["late"]["parent"] = "sub"
     doc["nodes"]["after"]["parent"] = "sub"
     doc["flows"]["f3"] = flow("i_task", "after")
+    doc["flows"]["back"] = flow("sub", "before")  # no implicit end either: a loop
     assert ("end.missing", None) in found(validate(doc))
 
 

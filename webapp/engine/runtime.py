@@ -178,10 +178,13 @@ class Step:
         self.enter(token, self.definition.flows[flow_id]["target"], flow_id)
 
     def leave_single(self, token: TokenRow) -> None:
-        """Move on along the node's only outgoing flow."""
+        """Move on along the node's only outgoing flow; without one the path ends here, as at a
+        plain end event (an implicit end)."""
         flows = self.definition.outgoing.get(token.node_id) or []
         if not flows:
-            self.fail(token, "no_flow", f"Node '{token.node_id}' has no outgoing flow.")
+            self.history.add("left", token, implicit_end=True)
+            token.status = "done"
+            self.ended(token)
             return
         self.leave(token, flows[0][0])
 

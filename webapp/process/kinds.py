@@ -485,6 +485,28 @@ MULTI_INSTANCE_KEYS: tuple[str, ...] = (
 
 ASSIGNEE_TYPES: tuple[str, ...] = ("user", "role", "expression")
 
+#: Activities and intermediate events that may have no outgoing flow: there the path ends, as
+#: at a plain end event (BPMN's implicit end, which Camunda and SpiffWorkflow run too).
+IMPLICIT_END_KINDS = frozenset(
+    {
+        "userTask",
+        "serviceTask",
+        "sendTask",
+        "receiveTask",
+        "scriptTask",
+        "manualTask",
+        "timerCatch",
+        "messageCatch",
+        "signalCatch",
+        "signalThrow",
+        "messageThrow",
+        "milestone",
+        "subProcess",
+        "callActivity",
+        "escalationThrow",
+    }
+)
+
 
 def get_kind(name: str) -> NodeKind | None:
     """Return the registered kind called ``name``, or ``None`` when it is unknown."""

@@ -19,6 +19,7 @@ from webapp.process.kinds import (
     BOUNDARY_HOSTS,
     END_EVENTS,
     EVENT_START_EVENTS,
+    IMPLICIT_END_KINDS,
     MULTI_INSTANCE_KEYS,
     MULTI_INSTANCE_KINDS,
     SCOPE_KINDS,
@@ -158,7 +159,7 @@ class ScopeChecks:
         for scope, members in self.members.items():
             kind = self.kinds[scope] if scope is not None else None
             own_starts = [i for i in members if self._is("startEvent", i)]
-            own_ends = [i for i in members if self._is("endEvent", i)]
+            own_ends = [i for i in members if self._is("endEvent", i) or self.ends_implicitly(i)]
             starts += own_starts
             ends += own_ends
             if scope is None or kind is None:
@@ -187,6 +188,13 @@ class ScopeChecks:
             if not own_ends:
                 self.error("end.missing", scope_id, f"{name} needs an end event inside.")
         return starts, ends, startless
+
+    def ends_implicitly(self, index: int) -> bool:
+        """Whether the node is an activity or event without outgoing flows (an implicit end)."""
+        kind = self.kinds[index]
+        return (
+            kind is not None and kind.name in IMPLICIT_END_KINDS and not self.graph.out_flows[index]
+        )
 
     def _is(self, kind_name: str, index: int) -> bool:
         kind = self.kinds[index]

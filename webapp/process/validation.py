@@ -71,6 +71,8 @@ CODES: dict[str, str] = {
     "node.outgoing_count": "a node has too few or too many outgoing flows for its kind",
     "node.unreachable": "a node cannot be reached from the start event",
     "node.dead_end": "a node cannot reach an end event",
+    "node.implicit_end": "(warning) an activity or event has no outgoing flow, so its path ends "
+    "there",
     "gateway.condition_missing": "an exclusive gateway has unconditional non-default flows",
     "gateway.default_multiple": "an exclusive gateway has several default flows",
     "gateway.default_missing": "(warning) an exclusive gateway has no default flow",
@@ -299,7 +301,7 @@ class _Validator(EventChecks, ScopeChecks):
         top = self.members[None]
         self.starts, self.ends = starts, ends
         self.check_process_starts()
-        if not any(self._is("endEvent", i) for i in top):
+        if not set(top) & set(ends):
             self.error("end.missing", None, "The process needs at least one end event.")
         self.no_incoming: set[int] = set()
         self.no_outgoing: set[int] = set()
@@ -339,6 +341,13 @@ class _Validator(EventChecks, ScopeChecks):
                     "node.outgoing_count",
                     node_id,
                     f"{self.name(node_id)} has outgoing flows; it cannot have any.",
+                )
+            elif outs == 0 and self.ends_implicitly(index):
+                self.warning(
+                    "node.implicit_end",
+                    node_id,
+                    f"{self.name(node_id)} has no outgoing flow: its path ends there, as at an "
+                    "end event. Add an end event to make that explicit.",
                 )
             elif outs < kind.min_out or (kind.max_out is not None and outs > kind.max_out):
                 if outs == 0:
