@@ -505,8 +505,9 @@ def test_data_written_inside_a_sub_process_is_visible_after_it_and_before_it_ins
 @pytest.mark.parametrize(
     ("host", "event", "refused"),
     [
-        ("userTask", "error", True),
-        ("userTask", "escalation", True),
+        ("userTask", "error", False),
+        ("userTask", "escalation", False),
+        ("manualTask", "error", True),
         ("serviceTask", "escalation", True),
         ("serviceTask", "error", False),
         ("subProcess", "escalation", False),
@@ -514,13 +515,15 @@ def test_data_written_inside_a_sub_process_is_visible_after_it_and_before_it_ins
     ],
 )
 def test_a_boundary_for_what_its_host_never_throws_is_refused(host, event, refused) -> None:
-    """Accepted, it would never fire: only tools (business errors), sub-processes and called
-    children throw errors, and only sub-processes and children escalate."""
+    """Accepted, it would never fire: only tools (business errors), people working a task (they
+    report one), sub-processes and called children throw errors, and only people, sub-processes
+    and children escalate."""
     from webapp.process.document import normalize
     from webapp.process.validation import validate
 
     config = {
         "userTask": {"assignee": {"type": "role", "value": "clerk"}},
+        "manualTask": {},
         "serviceTask": {"tool": "noop"},
         "subProcess": {},
         "callActivity": {"process": "other"},

@@ -44,6 +44,7 @@ KINDS = (
     "signal_thrown",
     "signal",
     # Actions outside a step, by a person: see `append`.
+    "task_reported",
     "task_released",
     "task_reassigned",
     "variable_set",

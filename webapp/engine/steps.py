@@ -447,6 +447,63 @@ def complete_task(
     return step.finish()
 
 
+def report_from_task(
+    session: Session,
+    task_id: int,
+    event: str,
+    code: str,
+    *,
+    actor: User | None,
+    now: datetime | None = None,
+) -> StepResult:
+    """A person throws a business error or an escalation from an open task instead of
+    completing it (Camunda's handleBpmnError / handleEscalation): it is routed as a thrown one,
+    and the task ends as completed when its catcher interrupts it."""
+    if event not in ("error", "escalation"):
+        raise EngineError(
+            "invalid", f"Only an error or an escalation can be reported, not {event}."
+        )
+    begin_write(session)
+    table = Task.__table__
+    instance_id = session.scalar(select(table.c.instance_id).where(table.c.id == task_id))
+    if instance_id is None:
+        raise EngineError("not_found", f"Task {task_id} does not exist.", status=404)
+    step, _ = _open(session, instance_id, now or utcnow())
+    task = step.conn.execute(
+        select(table.c.status, table.c.token_id, table.c.node_id).where(table.c.id == task_id)
+    ).one()
+    token = step.token(task.token_id)
+    waiting = token is not None and token.status == "waiting" and token.node_id == task.node_id
+    if task.status != "open" or token is None or not waiting:
+        raise EngineError("task_closed", f"Task {task_id} is no longer open.", status=409)
+    definition = step.definition
+    catcher = definition.catchers(definition.boundaries.get(task.node_id, []), event, code)
+    ends_task = event == "error" or (
+        catcher is not None and definition.config(catcher).get("interrupting", True)
+    )
+    if ends_task:
+        step.conn.execute(
+            update(table)
+            .where(table.c.id == task_id)
+            .values(
+                status="completed",
+                completed_by_id=actor.id if actor is not None else None,
+                completed_at=step.now,
+                result={},
+            )
+        )
+    step.history.add(
+        "task_reported", token, actor=_name(actor), task=task_id, event=event, code=code
+    )
+    step.starter = _starter(step)
+    if event == "error":
+        scopes.raise_error(step, token, code, f"reported from task {task_id}")
+    else:
+        scopes.throw(step, token, "escalation", code)
+    step.run()
+    return step.finish()
+
+
 # --- operators --------------------------------------------------------------------------------
 
 

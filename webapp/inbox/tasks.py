@@ -177,6 +177,7 @@ def _render_task(
     status: int = 200,
     reassign: ReassignForm | None = None,
     claim_error: str = "",
+    report_error: str = "",
 ):
     workable = tasks.may_work(current_user, task)
     manage = tasks.may_manage(current_user, task)
@@ -205,6 +206,8 @@ def _render_task(
         "may_work_tasks": can(current_user, "tasks.work", task.partition_id),
         "may_read_instance": can(current_user, "instances.read", task.partition_id),
         "claim_error": claim_error,
+        "outcomes": tasks.reportable(task) if workable and task.status == "open" else [],
+        "report_error": report_error,
         "facts": _facts(task, show_display=not (workable and form is not None)),
         "failed": spec_forms.error_summary(form if workable else None),
     }
@@ -263,6 +266,23 @@ def complete(task_id: int):
             return _go(url_for("inbox.index"))
         return _refused(error, task_id)
     flash(f"Completed “{done.task.title}”. {done.where}", "success")
+    if done.next_task is not None:
+        return _go(url_for("inbox.task", task_id=done.next_task.id))
+    return _go(url_for("inbox.index"))
+
+
+@bp.post("/tasks/<int:task_id>/report")
+@permission_required("tasks.work")
+def report(task_id: int):
+    """Throw one of the errors or escalations the task's boundary events catch."""
+    try:
+        done = tasks.report(current_user, task_id, request.form.get("outcome", ""))
+    except TaskError as error:
+        if error.code == "invalid":
+            found = _task_or_404(task_id)
+            return _render_task(found, status=422, report_error=error.message)
+        return _refused(error, task_id)
+    flash(f"Reported from “{done.task.title}”. {done.where}", "success")
     if done.next_task is not None:
         return _go(url_for("inbox.task", task_id=done.next_task.id))
     return _go(url_for("inbox.index"))

@@ -57,10 +57,11 @@ class Site:
 # What can throw an error or escalation at a boundary's host: a tool's business error (service
 # task), an end or throw event inside (sub-process), the called child (call activity).
 _THROWN_BY = {
-    "error": ("serviceTask", "sendTask", "subProcess", "callActivity"),
-    "escalation": ("subProcess", "callActivity"),
+    "error": ("serviceTask", "sendTask", "userTask", "subProcess", "callActivity"),
+    "escalation": ("userTask", "subProcess", "callActivity"),
 }
 _HOST_WORDS = {
+    "userTask": "user task",
     "serviceTask": "service task",
     "sendTask": "send task",
     "subProcess": "sub-process",

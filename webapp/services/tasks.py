@@ -539,3 +539,58 @@ def complete(user: User, task_id: int, raw: Any) -> Completed:
     commit(result)
     instance = result.instance
     return Completed(task, where_now(instance), next_task(user, instance.id))
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """A business error or escalation a person may report from a task: a boundary event on it."""
+
+    event: str
+    code: str
+    label: str
+
+    @property
+    def value(self) -> str:
+        return f"{self.event}:{self.code}"
+
+
+def reportable(task: Task) -> list[Outcome]:
+    """The errors and escalations the task's boundary events catch, in document order (a
+    catch-all offers the empty code)."""
+    nodes = (task.instance.process_version.document or {}).get("nodes") or {}
+    found: list[Outcome] = []
+    for node_id, node in nodes.items():
+        config = node.get("config") or {}
+        if node.get("kind") != "boundaryEvent" or config.get("attachedTo") != task.node_id:
+            continue
+        event = config.get("event")
+        if event in ("error", "escalation"):
+            code = str(config.get("code") or "")
+            title = node.get("title") or node_id
+            found.append(Outcome(event, code, f"{title} ({event} {code or 'of any code'})"))
+    return found
+
+
+def report(user: User, task_id: int, choice: str) -> Completed:
+    """Report one of the task's `reportable` outcomes instead of completing it (as the
+    assignee would complete it), under the instance lock."""
+    task = _locked(user, task_id)
+    _ensure_open(user, task)
+    _ensure_workable(user, task)
+    outcome = next((o for o in reportable(task) if o.value == choice), None)
+    if outcome is None:
+        raise _invalid("outcome", "Choose one of the listed errors or escalations.")
+    if task.assignee_id is None:
+        task.assignee_id = user.id
+        task.claimed_at = utcnow()
+        db.session.flush()
+    try:
+        result = steps.report_from_task(
+            db.session, task.id, outcome.event, outcome.code, actor=user
+        )
+    except EngineError as error:
+        db.session.rollback()
+        raise TaskError(error.code, error.message, status=error.status) from None
+    commit(result)
+    instance = result.instance
+    return Completed(task, where_now(instance), next_task(user, instance.id))
