@@ -77,7 +77,8 @@ def test_the_report_names_each_item_with_its_element(designer, imported):
     assert f'href="/designer/{imported}/outline#node-approve">approve</a>' in page
     assert "Tools that are not installed" in page and "crm-sync" in page
     assert "Writing a tool" in page
-    assert "Scripts in a language Flowdesk does not run" in page and "groovy" in page
+    assert "Scripts and expressions in a language Flowdesk does not run" in page
+    assert "groovy" in page
     assert "form with 1 field(s): amount" in page and "tool crm-sync" in page
     assert "Kept as documentation only" in page and "1 lane sets" in page
     assert "Create the role accounting" not in page, "designers may not create roles"

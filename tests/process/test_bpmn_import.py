@@ -298,7 +298,7 @@ def test_conditions_defaults_and_missing_flow_ids() -> None:
     assert flows["other"]["default"] is True
     assert "import.condition_untranslated" in codes(result)
     problems = [p for p in validate(result.document) if p.element_id == "odd"]
-    assert any(p.code == "expression.syntax" and p.severity == "error" for p in problems)
+    assert any(p.code == "expression.foreign" and p.severity == "error" for p in problems)
 
 
 def test_camunda_assignment_and_forms() -> None:

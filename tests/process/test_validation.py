@@ -1351,3 +1351,14 @@ def test_candidate_expressions_are_checked_like_every_expression() -> None:
         ("expression.syntax", "task")
     }
     assert found(validate(task({"usersFrom": ["$input.x"]}))) == {("config.invalid", "task")}
+
+
+def test_an_expression_of_another_engine_is_named_as_such() -> None:
+    """JUEL and FEEL kept from an import say what they are, not where our parser stopped."""
+    doc = linear(user("Review", assignee={"type": "expression", "value": "#{svc.find(id)}"}))
+    problem = only(validate(doc), "expression.foreign")
+    assert "is JUEL ('#{svc.find(id)}')" in problem.message and "rewrite it" in problem.message
+    doc = linear(user("Review", assignee={"type": "expression", "value": "= owner"}))
+    assert "is FEEL" in only(validate(doc), "expression.foreign").message
+    doc = linear(user("Review", assignee={"type": "expression", "value": "$input.x =="}))
+    assert ("expression.syntax", "task") in found(validate(doc))

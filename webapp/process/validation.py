@@ -79,6 +79,8 @@ CODES: dict[str, str] = {
     "flow.condition_ignored": "(warning) a condition that is never evaluated",
     "flow.default_ignored": "(warning) a default mark on a flow not leaving an exclusive gateway",
     "expression.syntax": "an expression does not parse",
+    "expression.foreign": "an expression is in another engine's language (JUEL `${...}`, FEEL "
+    "`= ...`), kept as an imported file had it",
     "expression.reference": "an expression reads data that is missing (warning: may be missing)",
     "parallel.deadlock": "a parallel join can wait forever",
     "parallel.unjoined": "(warning) a parallel branch never reaches a parallel join",
@@ -117,6 +119,21 @@ CODES: dict[str, str] = {
     "script.language": "a script task's language is not one Flowdesk runs",
     "script.syntax": "a script line is not 'name = expression' or its expression does not parse",
 }
+
+
+def foreign_dialect(text: str) -> str | None:
+    """The other engine's expression language `text` is written in (JUEL or FEEL), if any."""
+    stripped = text.strip()
+    if stripped.startswith(("${", "#{")) and stripped.endswith("}"):
+        return "JUEL"
+    if stripped.startswith("=") and not stripped.startswith("=="):
+        return "FEEL"
+    return None
+
+
+def _clip(text: str, limit: int = 80) -> str:
+    flat = " ".join(text.split())
+    return f"'{flat}'" if len(flat) <= limit else f"'{flat[: limit - 1]}…'"
 
 
 #: Expressions that give a user task's further candidates when it is created, with their names.
@@ -696,7 +713,17 @@ class _Validator(EventChecks, ScopeChecks):
             try:
                 parsed = expressions.parse(site.text)
             except expressions.ExpressionSyntaxError as exc:
-                if not site.syntax_reported:
+                dialect = foreign_dialect(site.text)
+                if site.syntax_reported:
+                    pass
+                elif dialect:
+                    self.error(
+                        "expression.foreign",
+                        site.element_id,
+                        f"{site.what} is {dialect} ({_clip(site.text)}), kept as the imported "
+                        "file has it; Flowdesk runs only its own expressions, so rewrite it.",
+                    )
+                else:
                     self.error(
                         "expression.syntax",
                         site.element_id,

@@ -17,6 +17,7 @@ NEEDS = {
     "tool.unknown": "tool",
     "tool.missing": "tool",
     "script.language": "script",
+    "expression.foreign": "script",
     "task.role_unknown": "group",
 }
 
