@@ -140,3 +140,50 @@ def test_a_large_file_is_carried_past_the_form_field_limit(designer, db_session)
         partition=finance(db_session),
     )
     assert done.status_code == 302, done.status_code
+
+
+CALLS = b"""<?xml version="1.0" encoding="UTF-8"?>
+<bpmn:definitions xmlns:bpmn="http://www.omg.org/spec/BPMN/20100524/MODEL" id="d"
+    targetNamespace="http://x">
+  <bpmn:process id="caller" name="Caller" isExecutable="true">
+    <bpmn:startEvent id="s"/><bpmn:sequenceFlow id="f1" sourceRef="s" targetRef="call"/>
+    <bpmn:callActivity id="call" name="Run callee" calledElement="callee"/>
+    <bpmn:sequenceFlow id="f2" sourceRef="call" targetRef="e"/><bpmn:endEvent id="e"/>
+  </bpmn:process>
+  <bpmn:process id="callee" name="Callee" isExecutable="true">
+    <bpmn:startEvent id="cs"/><bpmn:sequenceFlow id="c1" sourceRef="cs" targetRef="ce"/>
+    <bpmn:endEvent id="ce"/>
+  </bpmn:process>
+</bpmn:definitions>"""
+
+
+def test_every_process_of_a_file_is_imported_at_once_so_calls_between_them_work(
+    designer, make_process, db_session
+):
+    from webapp.services import processes
+
+    first = post(designer, "/designer/import", file=(io.BytesIO(CALLS), "calls.bpmn"),
+                 partition=finance(db_session))  # fmt: skip
+    page = first.get_data(as_text=True)
+    assert "All 2, each as a process of its own" in page
+    done = post(designer, "/designer/import", carried=carried(page), pool="*",
+                partition=finance(db_session))  # fmt: skip
+    assert done.status_code == 302, done.get_data(as_text=True)
+    assert "import-report" in done.headers["Location"]
+    made = {p.key: p for p in db_session.scalars(select(Process)).all()}
+    assert set(made) == {"caller", "callee"}
+    assert {p.partition_id for p in made.values()} == {finance(db_session)}
+    assert {p["code"] for p in made["caller"].draft_problems} == {"call.process_unknown"}
+    processes.publish(made["callee"], actor=None)
+    assert processes.publish(made["caller"], actor=None).number == 1
+
+    again = post(designer, "/designer/import", carried=carried(page), pool="*",
+                 partition=finance(db_session))  # fmt: skip
+    assert again.status_code == 422 and count(db_session) == 2
+    assert "nothing was imported" in again.get_data(as_text=True)
+
+    pid = make_process()
+    revision = get_process(db_session, pid).draft_revision
+    path = f"/designer/{pid}/import"
+    draft = post(designer, path, file=(io.BytesIO(CALLS), "c.bpmn"), revision=revision)
+    assert "All 2" not in draft.get_data(as_text=True), "a draft takes one process"

@@ -130,20 +130,25 @@ def _larger_import_forms(endpoint: str | None, values: dict[str, Any] | None) ->
         request.max_form_memory_size = CARRIED_FORM_BYTES
 
 
-def _to_import(form: Any) -> tuple[bytes | None, int]:
+def _to_import(form: Any, *, offer_all: bool = False) -> tuple[bytes | None, int]:
     """The file to import now, or None and the status of the form shown again (no file, or
     the list of its processes to pick from)."""
     data = _file(form)
     if data is None:
         return None, 422
-    if _pick(form, data):
+    if _pick(form, data, offer_all=offer_all):
         return None, 422 if form.pool.errors else 200
     return data, 200
 
 
-def _pick(form: Any, data: bytes) -> bool:
+#: The pool choice that imports every process of the file, each as a process of its own.
+ALL_POOLS = "*"
+
+
+def _pick(form: Any, data: bytes, *, offer_all: bool = False) -> bool:
     """Whether the person must pick one of the file's processes first: then the form lists
-    them and carries the file (also when the pick was not one of them)."""
+    them (and, for a new process, "all of them") and carries the file (also when the pick was
+    not one of them)."""
     choices = processes.choices_in(data)
     form.pool.choices = [
         (c.id, f"{c.name or c.id} ({c.id}, {c.nodes} element{'s' if c.nodes != 1 else ''})")
@@ -152,8 +157,16 @@ def _pick(form: Any, data: bytes) -> bool:
     if len(choices) < 2:
         form.pool.data = None
         return False
+    if offer_all:
+        form.pool.choices.append(
+            (
+                ALL_POOLS,
+                f"All {len(choices)}, each as a process of its own keyed by its id "
+                "(so that call activities between them work)",
+            )
+        )
     form.carried.data = base64.b64encode(data).decode("ascii")
-    if form.pool.data in {c.id for c in choices}:
+    if form.pool.data in {value for value, _ in form.pool.choices}:
         return False
     if form.pool.data:
         form.pool.errors.append("Choose one of the processes listed.")
@@ -188,7 +201,21 @@ def import_new():
     status = 200
     if form.validate_on_submit():
         try:
-            data, status = _to_import(form)
+            data, status = _to_import(form, offer_all=True)
+            if data is not None and form.pool.data == ALL_POOLS:
+                created = processes.create_imported_all(
+                    data,
+                    partition_id=_partition_id(form.partition.data),
+                    actor=current_user,
+                    allow_unsupported=form.allow_unsupported.data,
+                )
+                keys = ", ".join(p.key for p in created)
+                flash(
+                    f"Imported {len(created)} processes: {keys}. Publish the called ones first; "
+                    "each has its own import report.",
+                    "success",
+                )
+                return redirect(url_for("designer.import_report", process_id=created[0].id))
             if data is not None:
                 process, result = processes.create_imported(
                     form.key.data or "",
@@ -203,7 +230,10 @@ def import_new():
         except ImportRefused as exc:
             refusal, status = exc, exc.status
         except ProcessError as exc:
-            form.key.errors.append(f"{exc.message} Choose another key.")
+            if form.pool.data == ALL_POOLS:
+                form.pool.errors.append(exc.message)
+            else:
+                form.key.errors.append(f"{exc.message} Choose another key.")
             status = 422
     elif request.method == "POST":
         status = 422

@@ -152,6 +152,17 @@ def create_process(
     document: dict[str, Any] | None = None,
 ) -> Process:
     """Add a process with an empty (or given) draft."""
+    return _add_process(key, name, partition_id=partition_id, actor=actor, document=document)
+
+
+def _add_process(
+    key: str,
+    name: str,
+    *,
+    partition_id: int | None,
+    actor: User | None,
+    document: dict[str, Any] | None = None,
+) -> Process:
     key = check_key(key)
     if db.session.scalar(select(Process.id).where(Process.key == key)) is not None:
         raise ProcessError("key.taken", f"A process with the key {key!r} exists.")
@@ -438,8 +449,14 @@ def create_imported(
     result = read_upload(data, process_id)
     if not allow_unsupported:
         _refuse_unsupported(result, "The file")
+    return _add_imported(key, name, result, partition_id=partition_id, actor=actor)
+
+
+def _add_imported(
+    key: str, name: str, result: ImportResult, *, partition_id: int | None, actor: User | None
+) -> tuple[Process, DraftImport]:
     doc = result.document
-    process = create_process(
+    process = _add_process(
         key or str(doc.get("key") or ""),
         name or str(doc.get("name") or ""),
         partition_id=partition_id,
@@ -451,6 +468,46 @@ def create_imported(
     return process, DraftImport(
         process.draft_revision, problems, result.warnings, result.unsupported
     )
+
+
+@transactional
+def create_imported_all(
+    data: bytes,
+    *,
+    partition_id: int | None,
+    actor: User | None,
+    allow_unsupported: bool = False,
+) -> list[Process]:
+    """Every process of a file with several, each a new process keyed by its id in the file, so
+    that call activities between them resolve (SpiffArena keeps called processes in the caller's
+    file). All or nothing: a refused process or a taken key saves none."""
+    results = [(choice, read_upload(data, choice.id)) for choice in choices_in(data)]
+    invalid = [choice.id for choice, _ in results if not KEY.match(choice.id)]
+    if invalid:
+        raise ProcessError(
+            "key.invalid",
+            f"The process ids {', '.join(map(repr, invalid))} cannot be keys (a letter or _ "
+            "first, then letters, digits, '.', '-' or '_'); import them one by one with a key.",
+        )
+    taken = [
+        choice.id
+        for choice, _ in results
+        if db.session.scalar(select(Process.id).where(Process.key == choice.id)) is not None
+    ]
+    if taken:
+        raise ProcessError(
+            "key.taken",
+            f"Processes with the keys {', '.join(map(repr, taken))} exist; nothing was imported.",
+        )
+    created = []
+    for choice, result in results:
+        if not allow_unsupported:
+            _refuse_unsupported(result, f"Process '{choice.id}'")
+        process, _ = _add_imported(
+            choice.id, choice.name, result, partition_id=partition_id, actor=actor
+        )
+        created.append(process)
+    return created
 
 
 @transactional
