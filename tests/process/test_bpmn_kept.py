@@ -337,7 +337,8 @@ def test_kept_data_from_a_json_document_cannot_break_the_export(schema: etree.XM
         "text",
         {"tag": "association", "attrs": {"id": "Dangling", "sourceRef": "nowhere"}},
     ]
-    document["kept"]["definitions"].append({"tag": "message", "attrs": {"id": "Other"}})
+    # A flow node cannot stand at the root (a message could: other pools' messages are kept).
+    document["kept"]["definitions"].append({"tag": "userTask", "attrs": {"id": "Other"}})
     document["kept"]["diagram"].append({"plane": "check", "element": {"tag": "dataObject"}})
     document["kept"]["extra"] = [1]
     deep: dict[str, object] = {"tag": "textAnnotation", "attrs": {"id": "Deep"}}
@@ -415,3 +416,80 @@ def test_vendor_settings_flowdesk_does_not_map_are_kept_and_mapped_ones_do_not_c
     again = import_bpmn(exported).document
     assert "assignee" not in again["nodes"]["check"]["config"], "a deleted assignee stays deleted"
     assert export_bpmn(again) == exported
+
+
+SHARED = """<?xml version="1.0" encoding="UTF-8"?>
+<bpmn:definitions xmlns:bpmn="http://www.omg.org/spec/BPMN/20100524/MODEL"
+    xmlns:x="urn:other" id="d" targetNamespace="http://x">
+  <bpmn:import importType="http://www.w3.org/2001/XMLSchema" location="types.xsd"
+      namespace="urn:types"/>
+  <bpmn:collaboration id="C">
+    <bpmn:participant id="P_us" processRef="us"/>
+    <bpmn:participant id="P_them" processRef="them"/>
+    <bpmn:messageFlow id="MF" sourceRef="send_it" targetRef="wait" messageRef="x:letter"/>
+  </bpmn:collaboration>
+  <bpmn:message id="letter" name="Letter"/>
+  <bpmn:message id="own_only" name="Reply"/>
+  <bpmn:error id="E1" errorCode="broken"/>
+  <bpmn:correlationProperty id="lover">
+    <bpmn:correlationPropertyRetrievalExpression messageRef="letter">
+      <bpmn:messagePath>to</bpmn:messagePath>
+    </bpmn:correlationPropertyRetrievalExpression>
+  </bpmn:correlationProperty>
+  <bpmn:globalUserTask id="G1" name="Reusable"/>
+  <bpmn:process id="us" isExecutable="true">
+    <bpmn:startEvent id="s"/><bpmn:sequenceFlow id="f1" sourceRef="s" targetRef="wait"/>
+    <bpmn:intermediateCatchEvent id="wait">
+      <bpmn:messageEventDefinition messageRef="letter"/></bpmn:intermediateCatchEvent>
+    <bpmn:sequenceFlow id="f2" sourceRef="wait" targetRef="reply"/>
+    <bpmn:intermediateCatchEvent id="reply">
+      <bpmn:messageEventDefinition messageRef="own_only"/></bpmn:intermediateCatchEvent>
+    <bpmn:sequenceFlow id="f3" sourceRef="reply" targetRef="e"/>
+    <bpmn:endEvent id="e"><bpmn:errorEventDefinition errorRef="E1"/></bpmn:endEvent>
+  </bpmn:process>
+  <bpmn:process id="them" isExecutable="false">
+    <bpmn:startEvent id="ts"/><bpmn:sequenceFlow id="t1" sourceRef="ts" targetRef="send_it"/>
+    <bpmn:intermediateThrowEvent id="send_it">
+      <bpmn:messageEventDefinition messageRef="letter"/></bpmn:intermediateThrowEvent>
+  </bpmn:process>
+  <bpmn:relationship type="trace"><bpmn:source>s</bpmn:source>
+    <bpmn:target>ts</bpmn:target></bpmn:relationship>
+</bpmn:definitions>"""
+
+
+def test_root_definitions_keep_their_ids_so_other_pools_and_tools_still_find_them(
+    schema: etree.XMLSchema,
+) -> None:
+    """Messages, errors, correlation properties, global tasks, imports and relationships of a
+    file come back with their ids: the other pool's events, the message flow and the
+    correlation property still point at the same message, and nothing is written twice."""
+    result = import_bpmn(SHARED)
+    assert result.document["nodes"]["wait"]["config"]["message"] == "Letter"
+    exported = export_bpmn(result.document)
+    root = etree.fromstring(exported.encode())
+    assert schema.validate(root), schema.error_log.last_error
+    messages = root.findall(q(BPMN, "message"))
+    assert sorted(m.get("id") for m in messages) == ["letter", "own_only"]
+    assert [e.get("id") for e in root.findall(q(BPMN, "error"))] == ["E1"]
+    elements = by_id(root)
+    for node_id, ref in (("wait", "letter"), ("reply", "own_only"), ("send_it", "letter")):
+        definition = elements[node_id].find(q(BPMN, "messageEventDefinition"))
+        assert definition.get("messageRef") == ref, node_id
+    assert elements["MF"].get("messageRef") == "letter"
+    assert elements["e"].find(q(BPMN, "errorEventDefinition")).get("errorRef") == "E1"
+    assert {"lover", "G1"} <= set(elements)
+    assert root[0].tag == q(BPMN, "import") and root[-1].tag == q(BPMN, "relationship")
+    again = import_bpmn(exported)
+    assert again.document == result.document
+    assert export_bpmn(again.document) == exported
+
+
+def test_definitions_flowdesk_wrote_are_made_again_not_kept() -> None:
+    """A process drawn in Flowdesk round-trips to the same document: the messages the writer
+    made from names are made again from them."""
+    result = import_bpmn(SHARED, process_id="us")
+    result.document.pop("kept")
+    exported = export_bpmn(result.document)
+    again = import_bpmn(exported)
+    assert "kept" not in again.document
+    assert again.document == result.document

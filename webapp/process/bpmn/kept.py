@@ -63,7 +63,22 @@ DEFINITIONS = (
     "resource",
     "collaboration",  # pools (participants) and message flows: the diagram's frame
     "process",  # the other pools' processes, which Flowdesk does not run
+    "correlationProperty",
+    "globalTask",
+    "globalUserTask",
+    "globalManualTask",
+    "globalScriptTask",
+    "globalBusinessRuleTask",
+    "interface",
+    "partnerEntity",
+    "partnerRole",
+    "endPoint",
+    "import",  # written first, as the schema orders them
+    "relationship",  # written last, after the diagrams
 )
+#: Root elements the writer makes from the nodes' names and codes; kept as well (with their ids)
+#: when something besides the process refers to them or they carry more than a name and a code.
+SHARED_DEFINITIONS = ("message", "signal", "error", "escalation")
 #: Attributes whose value names another element (a QName: the prefix is dropped on import).
 _REFERENCES = {
     "sourceRef",
@@ -76,6 +91,11 @@ _REFERENCES = {
     "structureRef",
     "processRef",
     "attachedToRef",
+    "messageRef",
+    "signalRef",
+    "errorRef",
+    "escalationRef",
+    "itemRef",
 }
 #: Child elements whose text names another element.
 _REFERENCE_TEXT = {
@@ -90,6 +110,7 @@ _REFERENCE_TEXT = {
     "whileExecutingOutputRefs",
     "inputSetRefs",
     "outputSetRefs",
+    "correlationPropertyRef",
 }
 #: Namespaces whose prefixes are written at the root on export (bpmn.io conventions).
 VENDOR_PREFIXES = {
@@ -141,7 +162,8 @@ def to_data(element: etree._Element) -> dict[str, Any]:
         data["attrs"] = attrs
     text = element.text or ""
     if text.strip():
-        data["text"] = _local(text) if namespace == BPMN and local in _REFERENCE_TEXT else text
+        reference = local in _REFERENCE_TEXT or local.endswith("Ref")
+        data["text"] = _local(text) if namespace == BPMN and reference else text
     children = [to_data(child) for child in element if isinstance(child.tag, str)]
     if children:
         data["children"] = children
@@ -352,7 +374,7 @@ ATTRIBUTES = "@attributes"
 PARTS = ("definitions", "process", "diagram", "pool")
 #: The BPMN elements each place may hold (another vendor's elements go in extensionElements).
 ALLOWED = {
-    "definitions": set(DEFINITIONS),
+    "definitions": {*DEFINITIONS, *SHARED_DEFINITIONS},
     "process": {*SCOPE_HEAD, *SCOPE_TAIL, ATTRIBUTES},
     "node": {*NODE_FIELDS, *SCOPE_HEAD, *SCOPE_TAIL, ATTRIBUTES},
 }

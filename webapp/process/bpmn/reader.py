@@ -15,6 +15,7 @@ file with no usable DI gets `auto_layout`, nodes missing a shape are put below t
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass
 from typing import Any
 
@@ -92,6 +93,62 @@ def import_bpmn(
             root.sourceline,
         )
     return _Reader(root).read(process_id)
+
+
+def _referenced_outside(root: etree._Element, process: etree._Element) -> set[str]:
+    """The ids that elements outside `process` name (other pools' events, message flows,
+    correlation properties): the definitions they use must keep their ids."""
+    found: set[str] = set()
+    for child in root:
+        if child is process or not isinstance(child.tag, str):
+            continue
+        for element in child.iter():
+            if not isinstance(element.tag, str):
+                continue
+            for key, value in element.attrib.items():
+                if key not in ("id", "name"):
+                    found.update(part.rpartition(":")[2] for part in str(value).split())
+            if element.text and element.text.strip() and split(element.tag)[1].endswith("Ref"):
+                found.add(element.text.strip().rpartition(":")[2])
+    return found
+
+
+def _kept_definition(element: etree._Element, outside: set[str]) -> bool:
+    """Whether a root element is kept as written: modelling-only ones always; a message,
+    signal, error or escalation when the writer could not make it again as it is."""
+    namespace, local = split(element.tag)
+    if namespace != BPMN:
+        return False
+    if local in kept.DEFINITIONS:
+        return True
+    if local not in kept.SHARED_DEFINITIONS:
+        return False
+    nameless = local in ("message", "signal") and not element.get("name")
+    return (
+        nameless
+        or element.get("id") in outside
+        or _carries_more(element)
+        or not _writer_made(local, element)
+    )
+
+
+def _writer_made(local: str, element: etree._Element) -> bool:
+    """Whether the element is what the writer makes of a name or code (`Message_<name>`, with
+    a number when taken): then the writer makes it again, and anything else keeps its id."""
+    value = element.get(f"{local}Code") if local in ("error", "escalation") else element.get("name")
+    if value is None:
+        return False
+    base = f"{local.capitalize()}_" + re.sub(r"[^A-Za-z0-9_.-]", "_", value)
+    return re.fullmatch(re.escape(base) + r"(_\d+)?", element.get("id") or "") is not None
+
+
+def _carries_more(element: etree._Element) -> bool:
+    """Whether a message, signal, error or escalation holds more than the writer makes of it
+    (an id, a name, a code): an item type, documentation, a vendor extension."""
+    plain = {"id", "name", "errorCode", "escalationCode"}
+    return any(str(key) not in plain for key in element.attrib) or any(
+        isinstance(child.tag, str) for child in element
+    )
 
 
 @dataclass(frozen=True)
@@ -298,12 +355,11 @@ class _Reader:
     def _kept(self, process: etree._Element, nodes: dict[str, Any]) -> dict[str, Any]:
         """The modelling-only parts of the file: root elements, the process's own, and the
         diagram shapes and edges of all of them (on a collapsed sub-process's plane or the main)."""
+        outside = _referenced_outside(self.root, process)
         definitions = [
             kept.to_data(child)
             for child in self.root
-            if child is not process
-            and split(child.tag)[0] == BPMN
-            and split(child.tag)[1] in kept.DEFINITIONS
+            if child is not process and _kept_definition(child, outside)
         ]
         pool = _own_pool(definitions, process.get("id", ""))
         own = kept.foreign_extensions(process) + [

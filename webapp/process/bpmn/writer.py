@@ -142,6 +142,19 @@ class _Writer:
         self.messages: dict[str, str] = {}
         self.signals: dict[str, str] = {}
         self.codes: dict[str, dict[str, str]] = {"error": {}, "escalation": {}}
+        # Definitions kept from the file (other pools use them): a node naming the same
+        # message, signal or code refers to the kept element rather than a second one.
+        self.shared: dict[tuple[str, str], str] = {}
+        for data in self.kept.get("definitions", []):
+            tag = data.get("tag") if isinstance(data, dict) else None
+            attrs = data.get("attrs") if isinstance(data, dict) else None
+            if tag not in kept.SHARED_DEFINITIONS or not isinstance(attrs, dict):
+                continue
+            key = attrs.get(f"{tag}Code") if tag in ("error", "escalation") else attrs.get("name")
+            if tag == "signal" and key is None:
+                key = attrs.get("id")  # the reader names a nameless signal by its id
+            if isinstance(key, str) and isinstance(attrs.get("id"), str):
+                self.shared.setdefault((tag, key), attrs["id"])
         self.collapsed = dict.fromkeys(
             node_id
             for node_id, node in self.nodes.items()
@@ -210,17 +223,32 @@ class _Writer:
             for data in items:
                 if isinstance(data, dict) and data.get("tag") in kept.SCOPE_TAIL:
                     _append_kept(container, data)
+        imports = 0
         for data in self.kept.get("definitions", []):
-            _append_kept(root, data)
+            tag = data.get("tag") if isinstance(data, dict) else None
+            if tag == "import":
+                element = kept.to_xml(data)
+                if element is not None:
+                    root.insert(imports, element)
+                    imports += 1
+            elif tag != "relationship":
+                _append_kept(root, data)
         for name, message_id in self.messages.items():
-            etree.SubElement(root, q(BPMN, "message"), id=message_id, name=name)
+            if self.shared.get(("message", name)) != message_id:
+                etree.SubElement(root, q(BPMN, "message"), id=message_id, name=name)
         for name, signal_id in self.signals.items():
-            etree.SubElement(root, q(BPMN, "signal"), id=signal_id, name=name)
+            if self.shared.get(("signal", name)) != signal_id:
+                etree.SubElement(root, q(BPMN, "signal"), id=signal_id, name=name)
         for local, codes in self.codes.items():
             for code, code_id in codes.items():
+                if self.shared.get((local, code)) == code_id:
+                    continue
                 element = etree.SubElement(root, q(BPMN, local), id=code_id, name=code)
                 element.set(f"{local}Code", code)
         self._diagram(root, process_id, self._collaboration(root, process_id))
+        for data in self.kept.get("definitions", []):
+            if isinstance(data, dict) and data.get("tag") == "relationship":
+                _append_kept(root, data)
         return root
 
     def _collaboration(self, root: etree._Element, process_id: str) -> str | None:
@@ -400,6 +428,8 @@ class _Writer:
         return definition
 
     def _signal_id(self, name: str) -> str:
+        if name not in self.signals and ("signal", name) in self.shared:
+            self.signals[name] = self.shared[("signal", name)]
         if name not in self.signals:
             base = "Signal_" + re.sub(r"[^A-Za-z0-9_.-]", "_", name)
             self.signals[name] = self.fresh(base)
@@ -407,12 +437,16 @@ class _Writer:
 
     def _code_id(self, local: str, code: str) -> str:
         codes = self.codes[local]
+        if code not in codes and (local, code) in self.shared:
+            codes[code] = self.shared[(local, code)]
         if code not in codes:
             base = local.capitalize() + "_" + re.sub(r"[^A-Za-z0-9_.-]", "_", code)
             codes[code] = self.fresh(base)
         return codes[code]
 
     def _message_id(self, name: str) -> str:
+        if name not in self.messages and ("message", name) in self.shared:
+            self.messages[name] = self.shared[("message", name)]
         if name not in self.messages:
             base = "Message_" + re.sub(r"[^A-Za-z0-9_.-]", "_", name)
             self.messages[name] = self.fresh(base)
