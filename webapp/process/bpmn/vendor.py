@@ -797,6 +797,9 @@ def export_namespaces(nodes: Any) -> set[str]:
 #: back: `{"vendor", "assignment": {attribute: text}, "form": [element trees], "io": tree}`.
 ORIGIN = "origin"
 ASSIGNMENT_ATTRIBUTES = ("assignee", "candidateUsers", "candidateGroups")
+#: Config keys export writes back in the vendor's form: in a file Flowdesk wrote they are read
+#: from `<flowdesk:config>` only (the vendor's copy on a canvas is stale after a panel edit).
+WRITTEN_BACK = ("assignee", "candidates", "form", "inputs", ORIGIN)
 _FORM_ELEMENTS = ("formData", "formProperty")
 
 
