@@ -455,8 +455,8 @@ class _Reader:
                 self.skip(child, child_local, f"on {local} '{node_id}'", child.get("id") or node_id)
         ours = self.blob(element, "config")
         if self.ours:  # what export wrote back in the vendor's form may be stale on a canvas
-            for key in WRITTEN_BACK:
-                config.pop(key, None)
+            for written in WRITTEN_BACK:
+                config.pop(written, None)
         extras = self.blob(element, "node")
         if multi is not None and isinstance(ours.get("multiInstance"), dict):
             multi = {**ours["multiInstance"], **multi}
