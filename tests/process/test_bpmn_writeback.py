@@ -17,6 +17,7 @@ from lxml import etree
 
 from webapp.process.bpmn import export_bpmn, import_bpmn
 from webapp.process.bpmn.kept import to_data
+from webapp.process.bpmn.vendor import refreshed_xml
 from webapp.process.document import canonical_json, normalize
 
 from .test_bpmn_corpus import CORPUS
@@ -196,10 +197,17 @@ def test_a_canvas_save_of_an_export_reads_the_assignment_from_flowdesk_config() 
     for node in root.iter(f"{{{FLOWDESK}}}config"):
         if node.text == blob:
             node.text = json.dumps(config)
-    again = import_bpmn(etree.tostring(root, encoding="unicode")).document
+    canvas = etree.tostring(root, encoding="unicode")
+    assert assignment(canvas) == AS_WRITTEN["camunda"], "the canvas's copy is stale"
+    again = import_bpmn(canvas).document
     assert "assignee" not in again["nodes"]["t"]["config"]
     assert "candidates" not in again["nodes"]["t"]["config"]
     assert assignment(export_bpmn(again)) == {}
+    refreshed = refreshed_xml(canvas, again)
+    assert refreshed is not None and assignment(refreshed) == {}, "a save makes it current"
+    assert import_bpmn(refreshed).document == again
+    assert refreshed_xml(refreshed, again) is None
+    assert refreshed_xml(exported, document) is None, "an untouched export is left as it is"
 
 
 def test_a_task_added_in_flowdesk_uses_the_one_vendor_of_the_document() -> None:

@@ -16,7 +16,7 @@ from lxml import etree
 
 from webapp.process.document import is_identifier
 
-from . import conditions, kept
+from . import conditions, kept, safe_xml
 from .namespaces import (
     ACTIVITI,
     BPMN,
@@ -1292,3 +1292,68 @@ def _vendor_input(value: Any) -> str | None:
         if translated.ok and translated.text == value:
             return text
     return None
+
+
+# --- a canvas's copy ----------------------------------------------------------------------------
+
+
+def _written_back(element: etree._Element, kind: str) -> tuple[list[Any], list[etree._Element]]:
+    """The vendor's copy of the written-back settings on a node element: its assignment
+    attributes (namespace, name) and performers, and the extension elements that hold them."""
+    attributes: list[Any] = []
+    if kind == "userTask":
+        for namespace in JUEL_VENDORS:
+            for name in ASSIGNMENT_ATTRIBUTES:
+                if element.get(q(namespace, name)) is not None:
+                    attributes.append((namespace, name))
+    wanted = {"assignmentDefinition"} if kind == "userTask" else set()
+    wanted |= set(_FORM_ELEMENTS) if kind in _FORM_KINDS else set()
+    wanted |= {"inputOutput"} if kind in _TOOL_KINDS else set()
+    children = [
+        child
+        for child in _extensions(element)
+        if split(child.tag)[0] in (*JUEL_VENDORS, ZEEBE) and split(child.tag)[1] in wanted
+    ]
+    if kind == "userTask":
+        children += [child for child in element if child.tag in _PERFORMER_TAGS]
+    return attributes, children
+
+
+def _copy_of(element: etree._Element, kind: str) -> list[str]:
+    attributes, children = _written_back(element, kind)
+    values = [repr((*item, element.get(q(*item)))) for item in attributes]
+    return sorted(values + [json.dumps(kept.to_data(child), sort_keys=True) for child in children])
+
+
+def refresh_written_back(root: etree._Element, doc: Mapping[str, Any]) -> bool:
+    """Make the vendor's copy of assignment, forms and inputs in a tree Flowdesk once exported
+    (a canvas posts it back after panel edits that changed only `<flowdesk:config>`) say the
+    document's current values, as export would; tell whether anything changed."""
+    elements = {element.get("id"): element for element in root.iter(q(BPMN, "*"))}
+    before: dict[str, list[str]] = {}
+    for node_id, node in doc.get("nodes", {}).items():
+        element = elements.get(node_id)
+        if element is None or split(element.tag)[1] == "task":
+            continue
+        before[node_id] = _copy_of(element, node["kind"])
+        attributes, children = _written_back(element, node["kind"])
+        for namespace, name in attributes:
+            del element.attrib[q(namespace, name)]
+        for child in children:
+            parent = child.getparent()
+            if child.tag not in _PERFORMER_TAGS and parent is not None:
+                parent.remove(child)  # performers stay: write_back keeps or rewrites them
+    write_back(root, doc)
+    kinds = {node_id: node["kind"] for node_id, node in doc.get("nodes", {}).items()}
+    return any(_copy_of(elements[i], kinds[i]) != old for i, old in before.items())
+
+
+def refreshed_xml(xml: str, doc: Mapping[str, Any]) -> str | None:
+    """`xml` (which imports to `doc`) with the vendor's copy of the written-back settings made
+    current, or None when it already is; a designer save stores this, so a download of the
+    draft never gives Camunda Modeler a value edited away in Flowdesk."""
+    root = safe_xml.parse(xml, max_bytes=len(xml.encode("utf-8", "surrogatepass")) + 1)
+    if not refresh_written_back(root, doc):
+        return None
+    body = etree.tostring(root, encoding="unicode")
+    return '<?xml version="1.0" encoding="UTF-8"?>\n' + body + "\n"
