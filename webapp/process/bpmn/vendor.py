@@ -1352,6 +1352,9 @@ def refreshed_xml(xml: str, doc: Mapping[str, Any]) -> str | None:
     """`xml` (which imports to `doc`) with the vendor's copy of the written-back settings made
     current, or None when it already is; a designer save stores this, so a download of the
     draft never gives Camunda Modeler a value edited away in Flowdesk."""
+    markers = (*VENDOR_NAMES, "Performer", "potentialOwner")
+    if not any(marker in xml for marker in markers):
+        return None  # no vendor's copy to make current (a save of a Flowdesk process: no parse)
     root = safe_xml.parse(xml, max_bytes=len(xml.encode("utf-8", "surrogatepass")) + 1)
     if not refresh_written_back(root, doc):
         return None
