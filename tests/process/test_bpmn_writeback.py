@@ -503,3 +503,39 @@ def test_corpus_assignments_come_back_as_the_files_wrote_them() -> None:
         assert exported == kept, path
         checked += 1
     assert checked >= 8, checked
+
+
+ZEEBE_SERVICE = """<{p}serviceTask id="t"><{p}extensionElements>
+  <zeebe:taskDefinition type="mailer"/>
+  <zeebe:ioMapping>
+    <zeebe:input source="=order.email" target="to"/>
+    <zeebe:input source="Welcome" target="subject"/>
+    <zeebe:input source="=upper case(name)" target="title"/>
+    <zeebe:output source="=messageId" target="messageId"/>
+  </zeebe:ioMapping></{p}extensionElements></{p}serviceTask>"""
+
+
+def zeebe_io(exported: str) -> list[tuple[str, str | None, str | None]]:
+    return [
+        (etree.QName(p).localname, p.get("target"), p.get("source"))
+        for p in element(exported, "t").iterfind(f".//{{{ZEEBE}}}ioMapping/*")
+    ]
+
+
+def test_zeebe_inputs_are_written_back_verbatim_then_as_edited() -> None:
+    document = import_bpmn(wrap(ZEEBE_SERVICE)).document
+    written = [
+        ("input", "to", "=order.email"),
+        ("input", "subject", "Welcome"),
+        ("input", "title", "=upper case(name)"),
+        ("output", "messageId", "=messageId"),
+    ]
+    assert zeebe_io(same_after_round_trip(document)) == written, "FEEL import cannot read: kept"
+    document["nodes"]["t"]["config"]["inputs"] = {"to": "$vars.customer.email", "subject": "'Hi'"}
+    exported = export_bpmn(document)
+    assert zeebe_io(exported) == [
+        ("input", "subject", "Hi"),
+        ("input", "to", "=customer.email"),
+        ("output", "messageId", "=messageId"),
+    ]
+    reads_back(document, exported)

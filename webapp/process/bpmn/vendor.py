@@ -833,6 +833,8 @@ def origin_config(
             origin["form"] = [_tree(child) for child in items]
     if io:
         mapping = find_extension(element, JUEL_VENDORS, "inputOutput")
+        if mapping is None:
+            mapping = find_extension(element, (ZEEBE,), "ioMapping")
         if mapping is not None:
             origin.setdefault("vendor", VENDOR_NAMES[split(mapping.tag)[0]])
             origin["io"] = _tree(mapping)
@@ -1249,21 +1251,25 @@ def _write_inputs(
         copy
         for child in added.children
         for copy in child
-        if split(copy.tag)[1] == "outputParameter"
+        if split(copy.tag)[1] in ("outputParameter", "output")
     ]
     added.undo()
     namespace = (
         split(str(tree.get("tag")))[0] if tree is not None else NAMESPACES.get(dialect or "")
     )
-    if namespace != CAMUNDA or (not wanted and not outputs):
+    if namespace not in (CAMUNDA, ZEEBE) or (not wanted and not outputs):
         return
-    mapping = etree.Element(q(namespace, "inputOutput"))
-    for name, value in wanted.items():
-        text = _vendor_input(value)
+    feel = namespace == ZEEBE
+    mapping = etree.Element(q(namespace, "ioMapping" if feel else "inputOutput"))
+    for name, value in sorted(wanted.items()):  # the order <flowdesk:config> gives back
+        text = _vendor_input(value, feel)
         if text is None or not isinstance(name, str):
             return
         try:
-            etree.SubElement(mapping, q(namespace, "inputParameter"), name=name).text = text
+            if feel:
+                etree.SubElement(mapping, q(ZEEBE, "input"), source=text, target=name)
+            else:
+                etree.SubElement(mapping, q(namespace, "inputParameter"), name=name).text = text
         except ValueError:
             return
     mapping.extend(outputs)
@@ -1278,12 +1284,13 @@ def _write_inputs(
 _ESCAPES = {"\\\\": "\\", "\\n": "\n", "\\r": "\r", "\\t": "\t", "\\'": "'", '\\"': '"'}
 
 
-def _vendor_input(value: Any) -> str | None:
-    """A Camunda input parameter's text for our input value: `${path}` for a variable path,
-    the text of a string literal; None when neither reads back as `value` exactly."""
+def _vendor_input(value: Any, feel: bool = False) -> str | None:
+    """A Camunda input parameter's text (a Zeebe input's source) for our input value: `${path}`
+    (`=path`) for a variable path, the text of a string literal; None when neither reads back
+    as `value` exactly."""
     if not isinstance(value, str):
         return None
-    path = conditions.to_vendor(value, conditions.JUEL)
+    path = conditions.to_vendor(value, conditions.FEEL if feel else conditions.JUEL)
     if path is not None:
         return path
     if len(value) >= 2 and value[0] == value[-1] and value[0] in "'\"":
@@ -1308,7 +1315,7 @@ def _written_back(element: etree._Element, kind: str) -> tuple[list[Any], list[e
                     attributes.append((namespace, name))
     wanted = {"assignmentDefinition"} if kind == "userTask" else set()
     wanted |= set(_FORM_ELEMENTS) if kind in _FORM_KINDS else set()
-    wanted |= {"inputOutput"} if kind in _TOOL_KINDS else set()
+    wanted |= {"inputOutput", "ioMapping"} if kind in _TOOL_KINDS else set()
     children = [
         child
         for child in _extensions(element)
