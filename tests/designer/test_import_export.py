@@ -1,11 +1,13 @@
 """Importing .bpmn/.json files as new processes or drafts; nothing is saved half-way."""
 
+import html
 import io
 import json
+import re
 
 from sqlalchemy import func, select
 
-from tests.designer.conftest import approval_document, get_process, token, xml_of
+from tests.designer.conftest import approval_document, get_process, save_xml, token, xml_of
 from tests.process.test_bpmn_kept import MODEL
 from webapp.models import Partition, Process
 
@@ -169,3 +171,39 @@ def test_empty_processes_and_duplicate_ids_are_refused_saying_why(designer, db_s
         assert response.status_code == 400
         assert message in html and where in html, (message, where)
     assert count(db_session) == 0
+
+
+CAMUNDA_FILE = """<?xml version="1.0" encoding="UTF-8"?>
+<bpmn:definitions xmlns:bpmn="http://www.omg.org/spec/BPMN/20100524/MODEL"
+  xmlns:camunda="http://camunda.org/schema/1.0/bpmn" id="d" targetNamespace="x">
+  <bpmn:process id="leave" name="Leave" isExecutable="true">
+    <bpmn:startEvent id="s"/>
+    <bpmn:userTask id="approve" name="Approve" camunda:assignee="demo"/>
+    <bpmn:endEvent id="e"/>
+    <bpmn:sequenceFlow id="f1" sourceRef="s" targetRef="approve"/>
+    <bpmn:sequenceFlow id="f2" sourceRef="approve" targetRef="e"/>
+  </bpmn:process>
+</bpmn:definitions>"""
+
+
+def test_an_assignment_edited_in_the_designer_reaches_the_exported_camunda_file(
+    designer, db_session
+):
+    """Import a Camunda 7 file, change the task's assignee in the panel (the canvas then posts
+    its XML with only `<flowdesk:config>` changed), save, export: Camunda's attributes say it."""
+    upload(designer, "/designer/import", CAMUNDA_FILE.encode(), partition=finance(db_session))
+    process = db_session.scalar(select(Process).where(Process.key == "leave"))
+    exported = designer.get(f"/designer/{process.id}/draft.bpmn").get_data(as_text=True)
+    assert 'camunda:assignee="demo"' in exported, "an untouched import exports as it came"
+    config = process.draft_document["nodes"]["approve"]["config"]
+    edited = dict(config, assignee={"type": "role", "value": "accounting"})
+    blob = re.search(r"<flowdesk:config>(.*?)</flowdesk:config>", exported).group(1)
+    assert json.loads(html.unescape(blob)) == config
+    canvas = exported.replace(blob, html.escape(json.dumps(edited), quote=False))
+    saved = save_xml(designer, process.id, canvas, revision=process.draft_revision)
+    assert saved.status_code == 200, saved.get_data(as_text=True)
+    db_session.refresh(process)
+    assert process.draft_document["nodes"]["approve"]["config"]["assignee"]["value"] == "accounting"
+    exported = designer.get(f"/designer/{process.id}/draft.bpmn").get_data(as_text=True)
+    assert 'camunda:candidateGroups="accounting"' in exported
+    assert "camunda:assignee" not in exported, "the value edited away is not written"

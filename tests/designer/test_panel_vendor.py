@@ -39,3 +39,14 @@ def test_a_java_implementation_asks_for_a_tool(designer, pid):
 def test_a_plain_node_shows_no_imported_settings(designer, pid):
     html = panel_get(designer, pid, id="review", kind="userTask", name="R", config="{}")
     assert "vendor-settings" not in html.get_data(as_text=True)
+
+
+def test_an_imported_task_says_its_settings_are_written_back(designer, pid):
+    config = {"origin": {"vendor": "camunda", "assignment": {"assignee": "demo"}}}
+    html = panel_get(
+        designer, pid, id="review", kind="userTask", name="Review", config=json.dumps(config)
+    ).get_data(as_text=True)
+    assert "Imported from Camunda 7" in html
+    assert "the assignment and form fields set here are written back in Camunda 7" in html
+    event = applied(panel_post(designer, pid, user_task(original=json.dumps(config))))
+    assert event["config"]["origin"] == config["origin"], "applying keeps what the file said"

@@ -407,14 +407,19 @@ def test_vendor_settings_flowdesk_does_not_map_are_kept_and_mapped_ones_do_not_c
     check = by_id(root)["check"]
     assert check.get(f"{{{CAMUNDA}}}formKey") == "embedded:app:forms/check.html"
     assert check.get(f"{{{CAMUNDA}}}asyncBefore") == "true"
-    assert check.get(f"{{{CAMUNDA}}}assignee") is None
-    assert check.find(f".//{{{CAMUNDA}}}formData") is None
+    assert check.get(f"{{{CAMUNDA}}}assignee") == "alice", "written back from the config"
+    assert check.find(f".//{{{CAMUNDA}}}formData") is not None
     assert check.find(f".//{{{CAMUNDA}}}executionListener") is not None
     del document["nodes"]["check"]["config"]["assignee"]
+    del document["nodes"]["check"]["config"]["form"]
     exported = export_bpmn(document)
     assert schema.validate(etree.fromstring(exported.encode())), schema.error_log.last_error
+    check = by_id(etree.fromstring(exported.encode()))["check"]
+    assert check.get(f"{{{CAMUNDA}}}assignee") is None
+    assert check.find(f".//{{{CAMUNDA}}}formData") is None
     again = import_bpmn(exported).document
     assert "assignee" not in again["nodes"]["check"]["config"], "a deleted assignee stays deleted"
+    assert "form" not in again["nodes"]["check"]["config"], "so does a deleted form"
     assert export_bpmn(again) == exported
 
 

@@ -106,7 +106,9 @@ def test_camunda_form_field_validation_enum_default_properties_and_read_only() -
     document = import_bpmn(xml).document
     assert not [p for p in validate(document) if p.code == "form.invalid"]
     exported = same_after_round_trip(document)
-    assert element(exported, "t").find(f".//{{{CAMUNDA}}}formData") is None, "config says it"
+    written = element(exported, "t").find(f".//{{{CAMUNDA}}}formData")
+    assert written is not None and len(written) == 4, "the vendor's form is written back as it was"
+    assert written[3].get("type") == "double", "verbatim, even what import read only in part"
 
 
 def test_flowable_form_properties() -> None:
@@ -285,7 +287,8 @@ def test_camunda_external_task_topic_and_retry_cycle() -> None:
       </camunda:inputOutput>
       </{p}extensionElements></{p}serviceTask>""")
     result = import_bpmn(xml)
-    config = result.document["nodes"]["t"]["config"]
+    config = dict(result.document["nodes"]["t"]["config"])
+    assert config.pop("origin")["io"]["tag"] == f"{{{CAMUNDA}}}inputOutput"
     assert config == {
         "tool": "crm-sync",
         "implementation": {"vendor": "camunda", "type": "external"},
@@ -306,6 +309,11 @@ def test_camunda_external_task_topic_and_retry_cycle() -> None:
     assert task.get(f"{{{CAMUNDA}}}type") == "external"
     assert task.get(f"{{{CAMUNDA}}}topic") == "crm-sync"
     assert task.findtext(f".//{{{CAMUNDA}}}failedJobRetryTimeCycle") == "R5/PT5M"
+    parameters = task.findall(f".//{{{CAMUNDA}}}inputOutput/*")
+    assert [(p.get("name"), p.text) for p in parameters] == [
+        ("customer", "${customerId}"),
+        ("crm", "${response}"),
+    ]
 
 
 def test_a_list_of_retry_waits_gives_their_count_and_the_first() -> None:
@@ -325,6 +333,7 @@ def test_zeebe_task_definition_with_retries_and_output_mapping() -> None:
         <zeebe:output source="=paymentId" target="paymentId"/></zeebe:ioMapping>
       </{p}extensionElements></{p}serviceTask>""")
     config = config_of(xml, "t")
+    assert config.pop("origin")["io"]["tag"] == f"{{{ZEEBE}}}ioMapping", "kept for export"
     assert config == {
         "tool": "payment",
         "implementation": {"vendor": "zeebe"},

@@ -71,7 +71,7 @@ TOOL_TYPES: dict[str, tuple[type, ...]] = {
 
 #: Settings of another engine kept from a BPMN import for display and export only (see
 #: `process.bpmn.vendor`): the engine never reads them, validation does not flag them.
-REFERENCE_KEYS = ("formRef", "implementation", "dueDate", "followUpDate")
+REFERENCE_KEYS = ("formRef", "implementation", "dueDate", "followUpDate", "origin")
 
 EVENT_SIZE = {"width": 36, "height": 36}
 TASK_SIZE = {"width": 100, "height": 80}

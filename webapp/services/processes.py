@@ -30,6 +30,7 @@ from webapp.process.bpmn import (
     process_choices,
 )
 from webapp.process.bpmn import report as import_report
+from webapp.process.bpmn.vendor import refreshed_xml
 from webapp.process.diff import DocumentDiff, diff_documents
 from webapp.process.kinds import KINDS
 from webapp.process.validation import Problem, has_errors, validate
@@ -401,6 +402,9 @@ def save_draft_xml(
     doc = result.document
     keep = doc.get("key") == process.key and doc.get("name") == process.name
     text = xml.decode("utf-8") if isinstance(xml, bytes) else xml
+    refreshed = refreshed_xml(text, doc)  # panel edits reach the vendor's copy of settings
+    if refreshed is not None:
+        text, doc = refreshed, read_upload(refreshed.encode("utf-8")).document
     problems = store_draft(process, doc, actor, text if keep else None)
     return DraftImport(process.draft_revision, problems, result.warnings, [])
 

@@ -605,3 +605,18 @@ class _Parser:
                 )  # Zeebe counts from 1, Camunda 7 and we from 0
             return _Out(_LOOP_NAMES[parts[0]], NUM)
         return _Out("$vars." + ".".join(parts), ANY, path=True)
+
+
+_PATH = re.compile(r"^\$vars((?:\.[A-Za-z_][A-Za-z0-9_]*)+)$")
+
+
+def to_vendor(text: str, dialect: str) -> str | None:
+    """Our variable path `$vars.a.b` as JUEL (`${a.b}`) or FEEL (`=a.b`), when translating that
+    back gives `text` exactly; None for anything else (export then writes it only as ours)."""
+    match = _PATH.match(text) if isinstance(text, str) else None
+    if match is None or dialect not in (JUEL, FEEL):
+        return None
+    path = match.group(1)[1:]
+    written = f"${{{path}}}" if dialect == JUEL else f"={path}"
+    translated = translate(written)
+    return written if translated.ok and translated.text == text else None

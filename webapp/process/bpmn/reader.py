@@ -36,6 +36,7 @@ from . import conditions, events, kept, layout, safe_xml, structure
 from .model import BpmnImportError, ImportResult, UnsupportedElement
 from .namespaces import BPMN, BPMNDI, DC, DI, FLOWDESK, FLOWDESK_LANGUAGE, q, split
 from .vendor import (
+    WRITTEN_BACK,
     script_task_config,
     service_task_config,
     start_event_config,
@@ -259,6 +260,7 @@ class _Reader:
             local_ref(plane.get("bpmnElement")) for plane in root.iter(q(BPMNDI, "BPMNPlane"))
         }
         self.expanded: dict[str, str | None] = {}
+        self.ours = False  # the process is one Flowdesk wrote: its configs say everything
         for shape in root.iter(q(BPMNDI, "BPMNShape")):
             self.expanded.setdefault(local_ref(shape.get("bpmnElement")), shape.get("isExpanded"))
 
@@ -292,6 +294,7 @@ class _Reader:
     def read(self, process_id: str | None) -> ImportResult:
         process = self._choose_process(process_id)
         ext = self.blob(process, "document")
+        self.ours = bool(ext)
         doc: dict[str, Any] = {"format_version": CURRENT_FORMAT_VERSION}
         if not ext:
             doc["key"] = process.get("id", "")
@@ -508,6 +511,9 @@ class _Reader:
             ):
                 self.skip(child, child_local, f"on {local} '{node_id}'", child.get("id") or node_id)
         ours = self.blob(element, "config")
+        if self.ours:  # what export wrote back in the vendor's form may be stale on a canvas
+            for written in WRITTEN_BACK:
+                config.pop(written, None)
         extras = self.blob(element, "node")
         if multi is not None and isinstance(ours.get("multiInstance"), dict):
             multi = {**ours["multiInstance"], **multi}

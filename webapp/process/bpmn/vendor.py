@@ -9,14 +9,14 @@ from __future__ import annotations
 import contextlib
 import json
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from lxml import etree
 
 from webapp.process.document import is_identifier
 
-from . import conditions
+from . import conditions, kept, safe_xml
 from .namespaces import (
     ACTIVITI,
     BPMN,
@@ -89,6 +89,7 @@ def _expression(text: str, warn: Warn) -> str:
 def start_event_config(element: etree._Element, warn: Warn) -> dict[str, Any]:
     """The start form of a start event, and the reference of an external one."""
     config = _form_config(element, warn)
+    config.update(origin_config(element, form=True))
     _listeners(element, warn)
     return config
 
@@ -103,6 +104,7 @@ def user_task_config(element: etree._Element, warn: Warn) -> dict[str, Any]:
         config["candidates"] = candidates
     config.update(_form_config(element, warn))
     config.update(_dates(element, warn))
+    config.update(origin_config(element, assignment=True, form=True))
     _listeners(element, warn)
     return config
 
@@ -541,6 +543,7 @@ def service_task_config(element: etree._Element, warn: Warn) -> dict[str, Any]:
         config["inputs"] = inputs
     _outputs(config, element, warn)
     _listeners(element, warn)
+    config.update(origin_config(element, io=True))
     return config
 
 
@@ -786,8 +789,594 @@ def export_namespaces(nodes: Any) -> set[str]:
     found: set[str] = set()
     for node in nodes:
         config = node.get("config") if isinstance(node, dict) else None
-        for key in ("formRef", "dueDate", "followUpDate", "implementation"):
+        for key in ("formRef", "dueDate", "followUpDate", "implementation", ORIGIN):
             value = config.get(key) if isinstance(config, dict) else None
             if isinstance(value, dict) and value.get("vendor") in NAMESPACES:
                 found.add(NAMESPACES[value["vendor"]])
     return found
+
+
+# --- assignment, forms and tool inputs: what the source wrote, and writing them back ------------
+
+#: The config key recording, verbatim, the vendor settings a node came with that export writes
+#: back: `{"vendor", "assignment": {attribute: text}, "form": [element trees], "io": tree}`.
+ORIGIN = "origin"
+ASSIGNMENT_ATTRIBUTES = ("assignee", "candidateUsers", "candidateGroups")
+#: Config keys export writes back in the vendor's form: in a file Flowdesk wrote they are read
+#: from `<flowdesk:config>` only (the vendor's copy on a canvas is stale after a panel edit).
+WRITTEN_BACK = ("assignee", "candidates", "form", "inputs", ORIGIN)
+_FORM_ELEMENTS = ("formData", "formProperty")
+
+
+def origin_config(
+    element: etree._Element, *, assignment: bool = False, form: bool = False, io: bool = False
+) -> dict[str, Any]:
+    """`{"origin": ...}`: the vendor and the assignment attributes, form elements and input/output
+    mapping of `element` as written, so export gives an untouched node back exactly."""
+    origin: dict[str, Any] = {}
+    if assignment:
+        for namespace in (*JUEL_VENDORS, ZEEBE):
+            source = element
+            if namespace == ZEEBE:
+                source = find_extension(element, (ZEEBE,), "assignmentDefinition")
+            if source is None:
+                continue
+            qualified = source is element
+            names = {n: q(namespace, n) if qualified else n for n in ASSIGNMENT_ATTRIBUTES}
+            found = {n: str(source.get(a)) for n, a in names.items() if source.get(a) is not None}
+            if found:
+                origin = {"vendor": VENDOR_NAMES[namespace], "assignment": found}
+                break
+    if form:
+        items = [
+            child
+            for child in _extensions(element)
+            if split(child.tag)[0] in JUEL_VENDORS and split(child.tag)[1] in _FORM_ELEMENTS
+        ]
+        if items:
+            origin.setdefault("vendor", VENDOR_NAMES[split(items[0].tag)[0]])
+            origin["form"] = [_tree(child) for child in items]
+    if io:
+        mapping = find_extension(element, JUEL_VENDORS, "inputOutput")
+        if mapping is None:
+            mapping = find_extension(element, (ZEEBE,), "ioMapping")
+        if mapping is not None:
+            origin.setdefault("vendor", VENDOR_NAMES[split(mapping.tag)[0]])
+            origin["io"] = _tree(mapping)
+    return {ORIGIN: origin} if origin else {}
+
+
+def _tree(element: etree._Element) -> dict[str, Any]:
+    """The JSON tree of `element` with its attributes in name order, as `<flowdesk:config>`'s
+    canonical JSON gives them back, so the first export writes what every later one does."""
+
+    def ordered(data: dict[str, Any]) -> dict[str, Any]:
+        if isinstance(data.get("attrs"), dict):
+            data["attrs"] = dict(sorted(data["attrs"].items()))
+        for child in data.get("children") or []:
+            ordered(child)
+        return data
+
+    return ordered(kept.to_data(element))
+
+
+def _mapping(value: Any) -> dict[str, Any]:
+    return value if isinstance(value, dict) else {}
+
+
+def _quiet(code: str, message: str) -> None:
+    """A `warn` that drops what it hears: export re-reads what it writes only to compare."""
+
+
+#: Node kinds whose element may hold a vendor form or a tool's input mapping.
+_FORM_KINDS = ("userTask", "startEvent")
+_TOOL_KINDS = ("serviceTask", "sendTask", "messageThrow", "endEvent")
+
+
+def write_back(root: etree._Element, doc: Mapping[str, Any]) -> None:
+    """Write each node's current assignment, form fields and tool inputs in the dialect its
+    file came with (`origin`, the node's other vendor settings, else the one vendor the document
+    uses): what the source wrote, verbatim, while Flowdesk's values still read the same from
+    it; otherwise the current values, when the vendor's form says them exactly; otherwise
+    nothing (they stay in `<flowdesk:config>` only). Runs on the built tree, whose resources
+    `potentialOwner` references name."""
+    fallback = _document_vendor(doc)
+    elements = {element.get("id"): element for element in root.iter(q(BPMN, "*"))}
+    for node_id, node in doc.get("nodes", {}).items():
+        element = elements.get(node_id)
+        config = node.get("config")
+        if element is None or not isinstance(config, dict):
+            continue
+        origin = _mapping(config.get(ORIGIN))
+        dialect = _node_vendor(config, origin) or fallback
+        local = split(element.tag)[1]
+        if node["kind"] == "userTask" and local == "userTask":
+            _write_assignment(element, config, origin, dialect)
+        if node["kind"] in _FORM_KINDS and local == node["kind"]:
+            _write_form(element, config, origin, dialect)
+        if node["kind"] in _TOOL_KINDS and local != "task":
+            _write_inputs(element, config, origin, dialect)
+
+
+def _node_vendor(config: dict[str, Any], origin: dict[str, Any]) -> str | None:
+    for value in (origin, *(config.get(key) for key in _VENDOR_KEYS)):
+        if isinstance(value, dict) and value.get("vendor") in NAMESPACES:
+            return str(value["vendor"])
+    return None
+
+
+_VENDOR_KEYS = ("formRef", "implementation", "dueDate", "followUpDate")
+
+
+def _document_vendor(doc: Mapping[str, Any]) -> str | None:
+    """The one vendor whose settings or kept extensions the document holds (None for none or
+    several): the dialect of a node that has none of its own."""
+    found: set[str] = set()
+    for node in doc.get("nodes", {}).values():
+        config = node.get("config") if isinstance(node, dict) else None
+        if isinstance(config, dict):
+            origin = _mapping(config.get(ORIGIN))
+            vendor = _node_vendor(config, origin)
+            if vendor:
+                found.add(vendor)
+    text = json.dumps([doc.get("kept"), [n.get("kept") for n in doc.get("nodes", {}).values()]])
+    found |= {name for uri, name in VENDOR_NAMES.items() if "{" + uri + "}" in text}
+    return found.pop() if len(found) == 1 else None
+
+
+def _container(element: etree._Element) -> etree._Element:
+    container = element.find(q(BPMN, "extensionElements"))
+    if container is None:
+        container = etree.Element(q(BPMN, "extensionElements"))
+        element.insert(0, container)
+    return container
+
+
+class _Added:
+    """What one attempt wrote on an element, so it can be taken back."""
+
+    def __init__(self, element: etree._Element) -> None:
+        self.element = element
+        self.attributes: list[str] = []
+        self.children: list[etree._Element] = []
+
+    def set(self, name: str, value: Any) -> bool:
+        if not isinstance(value, str) or "\x00" in value:
+            return False
+        try:
+            self.element.set(name, value)
+        except ValueError:
+            return False
+        self.attributes.append(name)
+        return True
+
+    def extension(self, child: etree._Element | None) -> None:
+        if child is not None:
+            _container(self.element).append(child)
+            self.children.append(child)
+
+    def undo(self) -> None:
+        for name in self.attributes:
+            self.element.attrib.pop(name, None)
+        for child in self.children:
+            parent = child.getparent()
+            if parent is not None:
+                parent.remove(child)
+        container = self.element.find(q(BPMN, "extensionElements"))
+        if container is not None and len(container) == 0:
+            self.element.remove(container)
+        self.attributes, self.children = [], []
+
+
+# --- assignment ---------------------------------------------------------------------------------
+
+
+def _assignment_now(config: dict[str, Any]) -> tuple[Any, dict[str, Any]]:
+    """The assignee and candidates of `config` as import gives them (no empty lists)."""
+    assignee = config.get("assignee")
+    if not isinstance(assignee, dict) or not assignee.get("value"):
+        assignee = None
+    candidates = _mapping(config.get("candidates"))
+    return assignee, {key: names for key, names in candidates.items() if names}
+
+
+def _write_assignment(
+    element: etree._Element, config: dict[str, Any], origin: dict[str, Any], dialect: str | None
+) -> None:
+    current = _assignment_now(config)
+    performers = [child for child in element if child.tag in _PERFORMER_TAGS]
+    raw = origin.get("assignment") if isinstance(origin.get("assignment"), dict) else None
+    source = origin.get("vendor") if raw else None
+    added = _Added(element)
+    if raw and source in NAMESPACES:
+        _put_assignment(added, str(source), raw)
+    if _assignee(element, _quiet) == current:
+        return  # as the file said it (or nothing, as nothing is set)
+    added.undo()
+    for child in performers:
+        element.remove(child)
+    target = source if source in NAMESPACES else ("bpmn" if performers else dialect)
+    if target is None or current == (None, {}):
+        return
+    if target == "bpmn":
+        written = _put_performers(element, current)
+    else:
+        generated = _vendor_assignment(current, target == "zeebe")
+        written = generated is not None and _put_assignment(added, target, generated)
+    if not written or _assignee(element, _quiet) != current:
+        added.undo()
+        for child in [c for c in element if c.tag in _PERFORMER_TAGS]:
+            element.remove(child)
+
+
+_PERFORMER_TAGS = {q(BPMN, local) for local in _PERFORMERS}
+
+
+def _put_assignment(added: _Added, vendor: str, values: dict[str, Any]) -> bool:
+    values = {name: values[name] for name in ASSIGNMENT_ATTRIBUTES if name in values}
+    if vendor == "zeebe":
+        child = etree.Element(q(ZEEBE, "assignmentDefinition"))
+        added_here = _Added(child)
+        if not all(added_here.set(name, value) for name, value in values.items()):
+            return False
+        added.extension(child)
+        return True
+    namespace = NAMESPACES[vendor]
+    return all(added.set(q(namespace, name), value) for name, value in values.items())
+
+
+def _vendor_assignment(current: tuple[Any, dict[str, Any]], feel: bool) -> dict[str, str] | None:
+    """The vendor attributes saying `current` (the caller checks they read back the same)."""
+    assignee, candidates = current
+    roles, users = list(candidates.get("roles", [])), list(candidates.get("users", []))
+    values: dict[str, str] = {}
+    if assignee is not None:
+        kind, value = assignee.get("type"), assignee.get("value")
+        if kind == "role":
+            roles.insert(0, value)
+        elif kind == "user":
+            values["assignee"] = value
+        elif kind == "expression":
+            text = conditions.to_vendor(value, conditions.FEEL if feel else conditions.JUEL)
+            if text is None:
+                return None
+            values["assignee"] = text
+        else:
+            return None
+    if not all(isinstance(name, str) for name in [*roles, *users]):
+        return None
+    for key, names in (("rolesFrom", roles), ("usersFrom", users)):
+        if isinstance(candidates.get(key), str):  # Camunda splits the list, then evaluates each
+            text = conditions.to_vendor(
+                candidates[key], conditions.FEEL if feel else conditions.JUEL
+            )
+            if text is None or feel:  # Zeebe takes one expression for the whole list
+                return None
+            names.append(text)
+    if roles:
+        values["candidateGroups"] = ",".join(roles)
+    if users:
+        values["candidateUsers"] = ",".join(users)
+    return values
+
+
+def _put_performers(element: etree._Element, current: tuple[Any, dict[str, Any]]) -> bool:
+    """`humanPerformer` (the assignee user or expression) and `potentialOwner` (`group(x)`,
+    `user(x)`) saying `current`, before any loop characteristics."""
+    assignee, candidates = current
+    roles, users = list(candidates.get("roles", [])), list(candidates.get("users", []))
+    texts: list[tuple[str, str]] = []
+    if assignee is not None:
+        kind, value = assignee.get("type"), assignee.get("value")
+        if kind == "role":
+            roles.insert(0, value)
+        elif kind == "user":
+            texts.append(("humanPerformer", value))
+        elif kind == "expression":
+            text = conditions.to_vendor(value, conditions.JUEL)
+            if text is None:
+                return False
+            texts.append(("humanPerformer", text))
+    if not all(isinstance(name, str) for name in [*roles, *users]):
+        return False
+    owners = [f"group({name})" for name in roles] + [f"user({name})" for name in users]
+    if owners:
+        texts.append(("potentialOwner", ", ".join(owners)))
+    loops = [child for child in element if split(child.tag)[1].endswith("LoopCharacteristics")]
+    for local, text in texts:
+        performer = etree.Element(q(BPMN, local))
+        expression = etree.SubElement(performer, q(BPMN, "resourceAssignmentExpression"))
+        try:
+            etree.SubElement(expression, q(BPMN, "formalExpression")).text = text
+        except ValueError:
+            return False
+        if loops:
+            loops[0].addprevious(performer)
+        else:
+            element.append(performer)
+    return True
+
+
+# --- forms --------------------------------------------------------------------------------------
+
+#: Flowdesk field types a Camunda `formField` or Flowable `formProperty` type says exactly.
+_VENDOR_FIELD_TYPES = {
+    "text": "string",
+    "integer": "long",
+    "boolean": "boolean",
+    "date": "date",
+    "select": "enum",
+}
+_VENDOR_CONSTRAINTS = {
+    "min": "min",
+    "max": "max",
+    "minLength": "minlength",
+    "maxLength": "maxlength",
+}
+
+
+def _form_meaning(spec: Any) -> Any:
+    """A form spec with the defaults import writes out spelled out (a label, `required`)."""
+    if not isinstance(spec, dict) or not isinstance(spec.get("fields"), list) or not spec["fields"]:
+        return None
+    fields = []
+    for field in spec["fields"]:
+        if not isinstance(field, dict):
+            return spec
+        field = dict(field)
+        if not field.get("label"):
+            field["label"] = field.get("key")
+        if field.get("type") != "display":
+            field["required"] = field.get("required") is True
+        elif field.get("required") is False:
+            del field["required"]
+        if isinstance(field.get("options"), list):
+            field["options"] = [
+                {**option, "label": option.get("label") or option.get("value")}
+                if isinstance(option, dict)
+                else option
+                for option in field["options"]
+            ]
+        fields.append(field)
+    return {**spec, "fields": fields}
+
+
+def _write_form(
+    element: etree._Element, config: dict[str, Any], origin: dict[str, Any], dialect: str | None
+) -> None:
+    wanted = _form_meaning(config.get("form"))
+    trees = origin["form"] if isinstance(origin.get("form"), list) else []
+    added = _Added(element)
+    for tree in trees:
+        added.extension(kept.to_xml(tree))
+    if _form_meaning(form_spec(element, _quiet)) == wanted:
+        return
+    added.undo()
+    first = trees[0].get("tag") if trees and isinstance(trees[0], dict) else None
+    namespace, local = split(first) if isinstance(first, str) else ("", "")
+    if namespace not in JUEL_VENDORS:
+        if dialect not in ("camunda", "flowable", "activiti") or "formRef" in config:
+            return
+        namespace = NAMESPACES[dialect]
+        local = "formData" if dialect == "camunda" else "formProperty"
+    if wanted is None:
+        return
+    try:
+        if local == "formData":
+            data = etree.Element(q(namespace, "formData"))
+            for field in wanted["fields"]:
+                data.append(_form_field_xml(namespace, field))
+            added.extension(data)
+        else:
+            for field in wanted["fields"]:
+                added.extension(_form_property_xml(namespace, field))
+    except (ValueError, TypeError, KeyError):
+        added.undo()
+        return
+    if _form_meaning(form_spec(element, _quiet)) != wanted:
+        added.undo()
+
+
+def _default_text(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, (int, float, str)):
+        return str(value)
+    raise ValueError("an expression default")
+
+
+def _field_type(field: dict[str, Any]) -> str:
+    if field["type"] == "display":
+        return "string"
+    return _VENDOR_FIELD_TYPES[field["type"]]
+
+
+def _form_field_xml(namespace: str, field: dict[str, Any]) -> etree._Element:
+    """A Camunda `formField` for `field` (KeyError, ValueError for what it cannot say)."""
+    result = etree.Element(q(namespace, "formField"), id=field["key"], label=field["label"])
+    result.set("type", _field_type(field))
+    if "default" in field:
+        result.set("defaultValue", _default_text(field["default"]))
+    constraints: list[tuple[str, str | None]] = []
+    if field.get("required") is True:
+        constraints.append(("required", None))
+    for key, name in _VENDOR_CONSTRAINTS.items():
+        if isinstance(field.get(key), (int, float)) and not isinstance(field[key], bool):
+            constraints.append((name, str(field[key])))
+    if field["type"] == "display":
+        constraints.append(("readonly", None))
+    if constraints:
+        validation = etree.SubElement(result, q(namespace, "validation"))
+        for name, value in constraints:
+            constraint = etree.SubElement(validation, q(namespace, "constraint"), name=name)
+            if value is not None:
+                constraint.set("config", value)
+    if isinstance(field.get("help"), str):
+        properties = etree.SubElement(result, q(namespace, "properties"))
+        etree.SubElement(properties, q(namespace, "property"), id="description").set(
+            "value", field["help"]
+        )
+    for option in field.get("options") or []:
+        etree.SubElement(result, q(namespace, "value"), id=option["value"], name=option["label"])
+    return result
+
+
+def _form_property_xml(namespace: str, field: dict[str, Any]) -> etree._Element:
+    """A Flowable/Activiti `formProperty` for `field` (it has no bounds or help)."""
+    result = etree.Element(q(namespace, "formProperty"), id=field["key"], name=field["label"])
+    result.set("type", _field_type(field))
+    if field.get("required") is True:
+        result.set("required", "true")
+    if field["type"] == "display":
+        result.set("writable", "false")
+    if "default" in field:
+        result.set("default", _default_text(field["default"]))
+    for option in field.get("options") or []:
+        etree.SubElement(result, q(namespace, "value"), id=option["value"], name=option["label"])
+    return result
+
+
+# --- tool inputs --------------------------------------------------------------------------------
+
+
+def _saved_to(element: etree._Element) -> str | None:
+    probe: dict[str, Any] = {}
+    _outputs(probe, element, _quiet)
+    return probe.get("saveTo")
+
+
+def _write_inputs(
+    element: etree._Element, config: dict[str, Any], origin: dict[str, Any], dialect: str | None
+) -> None:
+    wanted = _mapping(config.get("inputs"))
+    tree = origin.get("io") if isinstance(origin.get("io"), dict) else None
+    added = _Added(element)
+    if tree is not None:
+        added.extension(kept.to_xml(tree))
+
+    def same() -> bool:
+        saved = _saved_to(element)
+        return input_parameters(element, _quiet) == wanted and saved in (None, config.get("saveTo"))
+
+    if same():
+        return
+    outputs = [
+        copy
+        for child in added.children
+        for copy in child
+        if split(copy.tag)[1] in ("outputParameter", "output")
+    ]
+    added.undo()
+    namespace = (
+        split(str(tree.get("tag")))[0] if tree is not None else NAMESPACES.get(dialect or "")
+    )
+    if namespace not in (CAMUNDA, ZEEBE) or (not wanted and not outputs):
+        return
+    feel = namespace == ZEEBE
+    mapping = etree.Element(q(namespace, "ioMapping" if feel else "inputOutput"))
+    for name, value in sorted(wanted.items()):  # the order <flowdesk:config> gives back
+        text = _vendor_input(value, feel)
+        if text is None or not isinstance(name, str):
+            return
+        try:
+            if feel:
+                etree.SubElement(mapping, q(ZEEBE, "input"), source=text, target=name)
+            else:
+                etree.SubElement(mapping, q(namespace, "inputParameter"), name=name).text = text
+        except ValueError:
+            return
+    mapping.extend(outputs)
+    added.extension(mapping)
+    if not same():
+        for output in outputs:
+            mapping.remove(output)
+        if not same() or not len(mapping):
+            added.undo()
+
+
+_ESCAPES = {"\\\\": "\\", "\\n": "\n", "\\r": "\r", "\\t": "\t", "\\'": "'", '\\"': '"'}
+
+
+def _vendor_input(value: Any, feel: bool = False) -> str | None:
+    """A Camunda input parameter's text (a Zeebe input's source) for our input value: `${path}`
+    (`=path`) for a variable path, the text of a string literal; None when neither reads back
+    as `value` exactly."""
+    if not isinstance(value, str):
+        return None
+    path = conditions.to_vendor(value, conditions.FEEL if feel else conditions.JUEL)
+    if path is not None:
+        return path
+    if len(value) >= 2 and value[0] == value[-1] and value[0] in "'\"":
+        text = re.sub(r"\\[\\nrt'\"]", lambda m: _ESCAPES[m.group()], value[1:-1])
+        translated = conditions.translate_value(text)
+        if translated.ok and translated.text == value:
+            return text
+    return None
+
+
+# --- a canvas's copy ----------------------------------------------------------------------------
+
+
+def _written_back(element: etree._Element, kind: str) -> tuple[list[Any], list[etree._Element]]:
+    """The vendor's copy of the written-back settings on a node element: its assignment
+    attributes (namespace, name) and performers, and the extension elements that hold them."""
+    attributes: list[Any] = []
+    if kind == "userTask":
+        for namespace in JUEL_VENDORS:
+            for name in ASSIGNMENT_ATTRIBUTES:
+                if element.get(q(namespace, name)) is not None:
+                    attributes.append((namespace, name))
+    wanted = {"assignmentDefinition"} if kind == "userTask" else set()
+    wanted |= set(_FORM_ELEMENTS) if kind in _FORM_KINDS else set()
+    wanted |= {"inputOutput", "ioMapping"} if kind in _TOOL_KINDS else set()
+    children = [
+        child
+        for child in _extensions(element)
+        if split(child.tag)[0] in (*JUEL_VENDORS, ZEEBE) and split(child.tag)[1] in wanted
+    ]
+    if kind == "userTask":
+        children += [child for child in element if child.tag in _PERFORMER_TAGS]
+    return attributes, children
+
+
+def _copy_of(element: etree._Element, kind: str) -> list[str]:
+    attributes, children = _written_back(element, kind)
+    values = [repr((*item, element.get(q(*item)))) for item in attributes]
+    return sorted(values + [json.dumps(kept.to_data(child), sort_keys=True) for child in children])
+
+
+def refresh_written_back(root: etree._Element, doc: Mapping[str, Any]) -> bool:
+    """Make the vendor's copy of assignment, forms and inputs in a tree Flowdesk once exported
+    (a canvas posts it back after panel edits that changed only `<flowdesk:config>`) say the
+    document's current values, as export would; tell whether anything changed."""
+    elements = {element.get("id"): element for element in root.iter(q(BPMN, "*"))}
+    before: dict[str, list[str]] = {}
+    for node_id, node in doc.get("nodes", {}).items():
+        element = elements.get(node_id)
+        if element is None or split(element.tag)[1] == "task":
+            continue
+        before[node_id] = _copy_of(element, node["kind"])
+        attributes, children = _written_back(element, node["kind"])
+        for namespace, name in attributes:
+            del element.attrib[q(namespace, name)]
+        for child in children:
+            parent = child.getparent()
+            if child.tag not in _PERFORMER_TAGS and parent is not None:
+                parent.remove(child)  # performers stay: write_back keeps or rewrites them
+    write_back(root, doc)
+    kinds = {node_id: node["kind"] for node_id, node in doc.get("nodes", {}).items()}
+    return any(_copy_of(elements[i], kinds[i]) != old for i, old in before.items())
+
+
+def refreshed_xml(xml: str, doc: Mapping[str, Any]) -> str | None:
+    """`xml` (which imports to `doc`) with the vendor's copy of the written-back settings made
+    current, or None when it already is; a designer save stores this, so a download of the
+    draft never gives Camunda Modeler a value edited away in Flowdesk."""
+    markers = (*VENDOR_NAMES, "Performer", "potentialOwner")
+    if not any(marker in xml for marker in markers):
+        return None  # no vendor's copy to make current (a save of a Flowdesk process: no parse)
+    root = safe_xml.parse(xml, max_bytes=len(xml.encode("utf-8", "surrogatepass")) + 1)
+    if not refresh_written_back(root, doc):
+        return None
+    body = etree.tostring(root, encoding="unicode")
+    return '<?xml version="1.0" encoding="UTF-8"?>\n' + body + "\n"

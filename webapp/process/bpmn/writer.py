@@ -101,6 +101,7 @@ def export_bpmn(doc: Mapping[str, Any]) -> str:
     doc = normalize(doc)
     writer = _Writer(doc)
     root = writer.build()
+    vendor.write_back(root, doc)
     etree.indent(root, space="  ")
     body = etree.tostring(root, encoding="unicode")
     return '<?xml version="1.0" encoding="UTF-8"?>\n' + body + "\n"
