@@ -73,18 +73,21 @@ def stop_workers(processes: list[subprocess.Popen]) -> None:
 
 
 class Completions(threading.Thread):
-    """Polls for completed instances and records each one's start-to-complete seconds."""
+    """Polls for completed instances and records each one's start-to-complete seconds (those
+    with ids above `floor` only)."""
 
-    def __init__(self, url: str) -> None:
+    def __init__(self, url: str, floor: int = 0, pause: float = 0.05) -> None:
         super().__init__(daemon=True)
         self.engine = create_engine(url)
         self.done: dict[int, float] = {}
         self.stop = threading.Event()
+        self.floor = floor
+        self.pause = pause
 
     def run(self) -> None:
         from webapp.models import Instance
 
-        floor = 0  # every instance up to here has completed
+        floor = self.floor  # every instance up to here has completed
         while not self.stop.is_set():
             with self.engine.connect() as conn:
                 rows = conn.execute(
@@ -96,7 +99,7 @@ class Completions(threading.Thread):
                 self.done.setdefault(row.id, (row.ended_at - row.created_at).total_seconds())
             while floor + 1 in self.done:
                 floor += 1
-            time.sleep(0.05)
+            time.sleep(self.pause)
 
 
 def machine_busy() -> float:
