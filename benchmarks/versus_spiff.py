@@ -30,7 +30,7 @@ Run (scratch databases are created on that server and dropped after):
     .venv/bin/python benchmarks/versus_spiff.py --sqlite-only --count 20 --rounds 1  # smoke
 
 Without BENCH_DATABASE_URL (or DATABASE_URL) only the SQLite comparison runs. `--profile`
-needs py-spy (`.venv/bin/pip install py-spy`, or the `profile` extra); it records one worker
+needs py-spy (`.venv/bin/pip install py-spy`; not a dependency); it records one worker
 during one leased drain and prints the top functions, the Redis commands per job and the SQL
 statements per instance. Profiling by hand: `py-spy top --pid <worker pid>` during a run.
 """
@@ -47,7 +47,7 @@ import sys
 import tempfile
 import time
 from collections.abc import Callable, Iterator
-from contextlib import ExitStack, contextmanager
+from contextlib import ExitStack, contextmanager, suppress
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -165,7 +165,7 @@ def postmaster_pid(url: str) -> int | None:
         with engine.connect() as conn:
             directory = conn.execute(text("SHOW data_directory")).scalar_one()
         return int(Path(directory, "postmaster.pid").read_text().split()[0])
-    except Exception:  # noqa: BLE001 - not a superuser, or another machine
+    except Exception:  # not a superuser, or another machine
         return None
     finally:
         engine.dispose()
@@ -424,7 +424,7 @@ def run_flowdesk(
             extra: dict[str, float] = {"redis calls": _redis_calls(b) - calls}
             after = _commits(b)
             if commits is not None and after is not None:
-                extra["transactions"] = after - commits
+                extra["commits"] = after - commits
             extra["jobs"] = db.session.scalar(
                 select(func.count(Job.id)).where(Job.instance_id > floor)
             )
@@ -554,7 +554,7 @@ def print_statements(b: Bench, count: int, top: int = 25) -> None:
                     "ORDER BY calls DESC"
                 )
             ).all()
-    except Exception as error:  # noqa: BLE001 - the extension is not loaded
+    except Exception as error:  # the extension is not loaded
         print(f"no pg_stat_statements ({str(error).splitlines()[0]})")
         return
     calls = sum(r.calls for r in rows)
@@ -566,12 +566,22 @@ def print_statements(b: Bench, count: int, top: int = 25) -> None:
         )
 
 
+def sql_ms(b: Bench) -> float:
+    """Milliseconds the database spent executing this database's statements since the reset."""
+    with b.spiff_engine.connect() as conn:
+        return float(
+            conn.execute(
+                text(
+                    "SELECT coalesce(sum(total_exec_time), 0) FROM pg_stat_statements s JOIN "
+                    "pg_database d ON d.oid = s.dbid WHERE d.datname = current_database()"
+                )
+            ).scalar_one()
+        )
+
+
 def reset_statements(b: Bench) -> None:
-    try:
-        with b.spiff_engine.begin() as conn:
-            conn.execute(text("SELECT pg_stat_statements_reset()"))
-    except Exception:  # noqa: BLE001 - the extension is not loaded
-        pass
+    with suppress(Exception), b.spiff_engine.begin() as conn:  # without the extension: no-op
+        conn.execute(text("SELECT pg_stat_statements_reset()"))
 
 
 def redis_commands(b: Bench) -> dict[str, int]:
@@ -709,14 +719,19 @@ def run_big(server: str, workdir: Path, args: argparse.Namespace) -> None:
             if round_number % 2:
                 order.reverse()
             for name, b in order:
-                results[name].append(run_flowdesk(b, "leased", args.count, args.workers))
-                print(f"  round {round_number + 1} {name}: {_line(name, results[name][-1])}")
+                reset_statements(b)
+                result = run_flowdesk(b, "leased", args.count, args.workers)
+                result.extra["SQL ms"] = sql_ms(b) / (result.done + WARM)
+                results[name].append(result)
+                print(f"  round {round_number + 1} {name}: {_line(name, result)}", flush=True)
         print(f"\n== big tables (PostgreSQL, leased, {args.workers} workers, medians)")
         for name in ("empty", "big"):
             print(_median_line(f"Flowdesk leased, {name} database", results[name]))
         rate = _median(results["big"], "rate") / _median(results["empty"], "rate")
         cpu = _median(results["big"], "cpu") / _median(results["empty"], "cpu")
-        print(f"big / empty: instances/s {rate:.2f}x, CPU per instance {cpu:.2f}x")
+        sql = _median(results["big"], "SQL ms") / _median(results["empty"], "SQL ms")
+        print(f"big / empty: instances/s {rate:.2f}x, CPU per instance {cpu:.2f}x, "
+              f"SQL execution time per instance {sql:.2f}x")  # fmt: skip
         _verdict("step cost with 1M instances / 10M history rows = empty (CPU within 10%)",
                  cpu <= 1.10, f"{cpu:.2f}x")  # fmt: skip
 
@@ -818,7 +833,8 @@ def compare(server: str | None, workdir: Path, args: argparse.Namespace) -> bool
                       "CPU per instance leaves the database out")  # fmt: skip
             benches.append((pg, False))
         if not args.no_sqlite:
-            benches.append((stack.enter_context(bench(None, workdir, "flowdesk_sqlite")), True))
+            sqlite = stack.enter_context(bench(None, workdir, "flowdesk_sqlite"))
+            benches.append((sqlite, not args.sqlite_only))  # alone: every variant on SQLite
         plan = [v for b, sqlite in benches for v in variants(b, args, sqlite)]
         for round_number in range(args.rounds):
             shift = round_number % len(plan)
@@ -828,13 +844,13 @@ def compare(server: str | None, workdir: Path, args: argparse.Namespace) -> bool
                 print(f"  round {round_number + 1}: {_line(variant.name, result)}", flush=True)
         latency: Result | None = None
         if benches and not benches[0][1]:
-            pg = benches[0][0]
-            half = _median(results[f"Flowdesk leased, {args.workers} workers (PostgreSQL)"],
-                           "rate") / 2  # fmt: skip
-            latency = run_flowdesk(pg, "leased", args.count, args.workers, rate=half)
+            first = benches[0][0]
+            leased = f"Flowdesk leased, {args.workers} workers ({first.kind})"
+            half = _median(results[leased], "rate") / 2
+            latency = run_flowdesk(first, "leased", args.count, args.workers, rate=half)
             print(f"  latency: {_line(f'Flowdesk leased at {half:.1f}/s', latency)}")
             if args.profile:
-                run_profile(pg, args)
+                run_profile(first, args)
     print(f"\n== medians of {args.rounds} interleaved rounds (CPU: all processes of the run)")
     for name, found in results.items():
         print(_median_line(name, found))
@@ -886,10 +902,15 @@ def main() -> None:
         "--tasks-count", type=int, default=200, help="of the tasks process (0: skip)"
     )
     parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--warm", type=int, default=WARM, help="warm-up instances a run")
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--more-workers", type=int, default=4, help="scaling check (0: skip)")
-    parser.add_argument("--spiff-persist", choices=("task", "bpmn"), default="task",
-                        help="save after every Spiff task, or only after BPMN elements' tasks")  # fmt: skip
+    parser.add_argument(
+        "--spiff-persist",
+        choices=("task", "bpmn"),
+        default="task",
+        help="save after every Spiff task, or only after BPMN elements' tasks",
+    )
     parser.add_argument("--sqlite-only", action="store_true")
     parser.add_argument("--no-sqlite", action="store_true")
     parser.add_argument("--profile", metavar="DIR", help="also profile one leased drain")
@@ -897,11 +918,13 @@ def main() -> None:
     parser.add_argument("--big-instances", type=int, default=1_000_000)
     parser.add_argument("--big-history", type=int, default=10_000_000)
     args = parser.parse_args()
+    global WARM
+    WARM = args.warm
     server = os.environ.get("BENCH_DATABASE_URL") or os.environ.get("DATABASE_URL")
     cores = os.cpu_count() or 1
+    shown = make_url(server).render_as_string() if is_postgres(server) else "none"
     with open("/proc/loadavg") as load:
-        print(f"cpus: {cores}   load average: {load.read().split()[:3]}   server: "
-              f"{make_url(server).render_as_string() if is_postgres(server) else 'none'}")  # fmt: skip
+        print(f"cpus: {cores}   load average: {load.read().split()[:3]}   server: {shown}")
     with tempfile.TemporaryDirectory(prefix="flowdesk-vs-spiff-") as tmp:
         if args.big:
             run_big(str(server), Path(tmp), args)
