@@ -41,6 +41,7 @@ import argparse
 import collections
 import os
 import shutil
+import signal
 import statistics
 import subprocess
 import sys
@@ -300,6 +301,7 @@ class Result:
     cpu: dict[str, float]
     latencies: list[float] = field(default_factory=list)
     extra: dict[str, float] = field(default_factory=dict)
+    commands: dict[str, int] = field(default_factory=dict)  # Redis calls by command (profile)
 
     @property
     def rate(self) -> float:
@@ -398,6 +400,9 @@ def run_flowdesk(
             if profile is not None:
                 spy = _py_spy(procs[0].pid, profile)
             commits, calls = _commits(b), _redis_calls(b)
+            commands = redis_commands(b) if profile is not None else {}
+            if profile is not None:
+                reset_statements(b)
             meter = Meter(
                 {
                     "workers": pids_cpu([p.pid for p in procs]),
@@ -421,6 +426,9 @@ def run_flowdesk(
             seconds = time.monotonic() - began
             cpu = meter.stop()
             completions.stop.set()
+            if profile is not None:
+                after_commands = redis_commands(b)
+                commands = {k: v - commands.get(k, 0) for k, v in after_commands.items()}
             extra: dict[str, float] = {"redis calls": _redis_calls(b) - calls}
             after = _commits(b)
             if commits is not None and after is not None:
@@ -431,12 +439,12 @@ def run_flowdesk(
             db.session.rollback()
     finally:
         if spy is not None:
-            spy.terminate()
-            spy.wait(timeout=30)
+            spy.send_signal(signal.SIGINT)  # py-spy writes its file on SIGINT, not on SIGTERM
+            spy.wait(timeout=60)
         stop_workers(procs)
     done = len(completions.done)
     extra = {k: v / max(done, 1) for k, v in extra.items()}
-    return Result(done, seconds, cpu, sorted(completions.done.values()), extra)
+    return Result(done, seconds, cpu, sorted(completions.done.values()), extra, commands)
 
 
 def _wait_completed(b: Bench, floor: int, count: int) -> None:
@@ -491,10 +499,11 @@ def _py_spy(pid: int, folder: Path) -> subprocess.Popen:
         raise SystemExit("--profile needs py-spy: .venv/bin/pip install py-spy")
     folder.mkdir(parents=True, exist_ok=True)
     out = folder / "worker.collapsed"
+    log = open(folder / "py-spy.log", "w")  # noqa: SIM115 - open while py-spy runs
     return subprocess.Popen(
         [exe, "record", "--pid", str(pid), "--format", "raw", "--rate", "200", "-o", str(out)],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
+        stdout=log,
+        stderr=subprocess.STDOUT,
     )
 
 
@@ -580,7 +589,10 @@ def sql_ms(b: Bench) -> float:
 
 
 def reset_statements(b: Bench) -> None:
-    with suppress(Exception), b.spiff_engine.begin() as conn:  # without the extension: no-op
+    """Start counting statements afresh (the extension must be in shared_preload_libraries)."""
+    with suppress(Exception), b.spiff_engine.begin() as conn:  # without the library: no-op
+        conn.execute(text("CREATE EXTENSION IF NOT EXISTS pg_stat_statements"))
+    with suppress(Exception), b.spiff_engine.begin() as conn:
         conn.execute(text("SELECT pg_stat_statements_reset()"))
 
 
@@ -595,23 +607,21 @@ def redis_commands(b: Bench) -> dict[str, int]:
 def run_profile(b: Bench, args: argparse.Namespace) -> None:
     """One leased drain with a worker under py-spy, Redis commands and SQL statements counted."""
     folder = Path(args.profile)
-    reset_statements(b)
-    before = redis_commands(b)
     result = run_flowdesk(b, "leased", args.count, args.workers, profile=folder)
-    after = redis_commands(b)
     print(f"\n== profile: leased path, {args.workers} workers, {b.kind}")
     print(_line("Flowdesk leased (profiled)", result))
     jobs = result.extra.get("jobs", 0) * result.done
     print(f"jobs rows: {jobs:.0f} = {jobs / max(result.done, 1):.1f} per instance")
-    print("Redis commands per job (all processes; includes the warm-up's 20 instances):")
-    diff = {k: after.get(k, 0) - before.get(k, 0) for k in after}
-    total = sum(v for k, v in diff.items() if k != "info")
-    print(f"  total {total / max(jobs, 1):.1f} per job, {total / max(result.done, 1):.1f} per inst")
-    for name, n in sorted(diff.items(), key=lambda kv: -kv[1])[:20]:
-        if n:
+    total = sum(v for k, v in result.commands.items() if k != "info")
+    print(
+        f"Redis commands during the drain (all processes): {total / max(jobs, 1):.1f} per job, "
+        f"{total / max(result.done, 1):.1f} per instance; by command, per job:"
+    )
+    for name, n in sorted(result.commands.items(), key=lambda kv: -kv[1])[:20]:
+        if n and name != "info":
             print(f"  {n / max(jobs, 1):6.2f}  {name}")
     if is_postgres(b.database.url):
-        print_statements(b, result.done + WARM)
+        print_statements(b, result.done)
     print_profile(folder)
 
 
@@ -914,12 +924,18 @@ def main() -> None:
     parser.add_argument("--sqlite-only", action="store_true")
     parser.add_argument("--no-sqlite", action="store_true")
     parser.add_argument("--profile", metavar="DIR", help="also profile one leased drain")
+    parser.add_argument("--save-bpmn", metavar="DIR", help="write the BPMN files both engines run")
     parser.add_argument("--big", action="store_true", help="big-table check instead")
     parser.add_argument("--big-instances", type=int, default=1_000_000)
     parser.add_argument("--big-history", type=int, default=10_000_000)
     args = parser.parse_args()
     global WARM
     WARM = args.warm
+    if args.save_bpmn:
+        folder = Path(args.save_bpmn)
+        folder.mkdir(parents=True, exist_ok=True)
+        for name, doc in (("sample", sample(LEASED)), ("tasks", tasks_document())):
+            (folder / f"{name}.bpmn").write_bytes(bpmn(doc))
     server = os.environ.get("BENCH_DATABASE_URL") or os.environ.get("DATABASE_URL")
     cores = os.cpu_count() or 1
     shown = make_url(server).render_as_string() if is_postgres(server) else "none"
