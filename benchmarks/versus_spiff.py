@@ -212,6 +212,19 @@ class Bench:
     spiff_engine: Engine
     postmaster: int | None
     spiff: dict[str, SpiffProcess] = field(default_factory=dict)
+    pool: list[subprocess.Popen] = field(default_factory=list)
+
+    def workers(self, count: int) -> list[subprocess.Popen]:
+        """`count` running worker processes, kept from the last Flowdesk run when it had as
+        many (no others: they would take jobs from the same queue)."""
+        if len(self.pool) != count or any(p.poll() is not None for p in self.pool):
+            self.stop_workers()
+            self.pool = start_workers(count, self.env(), self.workdir)
+        return self.pool
+
+    def stop_workers(self) -> None:
+        stop_workers(self.pool)
+        self.pool = []
 
     @property
     def kind(self) -> str:
@@ -282,7 +295,10 @@ def bench(server: str | None, workdir: Path, name: str) -> Iterator[Bench]:
                 ),
                 "tasks": SpiffProcess(bpmn(docs["tasks"]), "Process_1", {}, TASKS_WORK),
             }
-            yield found
+            try:
+                yield found
+            finally:
+                found.stop_workers()
             spiff_engine.dispose()
         finally:
             if embedded is not None:
@@ -321,6 +337,7 @@ class Result:
 def run_spiff(b: Bench, process: str, count: int, persist: str) -> Result:
     """Spiff drains `count` instances in this process (tasks: start all, complete every user
     task, then fire the timers as they fall due)."""
+    b.stop_workers()  # idle Flowdesk workers would poll meanwhile
     runner = SpiffRunner(b.spiff[process], b.spiff_engine, persist=persist)
     for _ in range(3):  # warm the connection pool and the parser's caches
         runner.start({"amount": 500})
@@ -382,7 +399,7 @@ def run_flowdesk(
     from webapp.services import tasks
     from webapp.services.jobs import commit
 
-    procs = start_workers(workers, b.env(), b.workdir)
+    procs = b.workers(workers)
     spy = None
     try:
         with b.app.app_context():
@@ -441,7 +458,6 @@ def run_flowdesk(
         if spy is not None:
             spy.send_signal(signal.SIGINT)  # py-spy writes its file on SIGINT, not on SIGTERM
             spy.wait(timeout=60)
-        stop_workers(procs)
     done = len(completions.done)
     extra = {k: v / max(done, 1) for k, v in extra.items()}
     return Result(done, seconds, cpu, sorted(completions.done.values()), extra, commands)
@@ -689,7 +705,7 @@ def fill_big(b: Bench, instances: int, history: int) -> float:
         cols = _columns(Instance, skip=("id",))
         conn.execute(
             text(
-                f"INSERT INTO instances (id, {cols}) SELECT :offset + g, {cols} "
+                f"INSERT INTO instances (id, {cols}) SELECT :offset + g, {_spread(cols)} "
                 "FROM instances, generate_series(1, :n) g WHERE instances.id = :t"
             ),
             {"offset": offset, "n": instances, "t": template},
@@ -736,6 +752,14 @@ def fill_big(b: Bench, instances: int, history: int) -> float:
     return time.monotonic() - began
 
 
+def _spread(cols: str) -> str:
+    """The columns with the copies' times a minute apart, going back from the template's."""
+    times = ("created_at", "updated_at", "ended_at")
+    return ", ".join(
+        f"{c} - g * interval '1 minute'" if c in times else c for c in cols.split(", ")
+    )
+
+
 def _columns(model: Any, skip: tuple[str, ...]) -> str:
     return ", ".join(c.name for c in model.__table__.columns if c.name not in skip)
 
@@ -773,6 +797,7 @@ def run_big(server: str, workdir: Path, args: argparse.Namespace) -> None:
                 reset_statements(b)
                 result = run_flowdesk(b, "leased", args.count, args.workers)
                 result.extra["SQL ms"] = sql_ms(b) / (result.done + WARM)
+                b.stop_workers()
                 results[name].append(result)
                 print(f"  round {round_number + 1} {name}: {_line(name, result)}", flush=True)
         print(f"\n== big tables (PostgreSQL, leased, {args.workers} workers, medians)")
@@ -832,16 +857,18 @@ def _verdict(target: str, ok: bool, figure: str) -> bool:
 class Variant:
     name: str
     run: Callable[[], Result]
+    bench: Bench
 
 
 def variants(b: Bench, args: argparse.Namespace, sqlite: bool) -> list[Variant]:
     tag = f" ({b.kind})"
     n = args.count
     found = [
-        Variant("Spiff sample" + tag, lambda: run_spiff(b, "sample", n, args.spiff_persist)),
+        Variant("Spiff sample" + tag, lambda: run_spiff(b, "sample", n, args.spiff_persist), b),
         Variant(
             f"Flowdesk leased, {args.workers} workers" + tag,
             lambda: run_flowdesk(b, "leased", n, args.workers),
+            b,
         ),
     ]
     if sqlite:
@@ -850,6 +877,7 @@ def variants(b: Bench, args: argparse.Namespace, sqlite: bool) -> list[Variant]:
         Variant(
             f"Flowdesk pure, {args.workers} workers" + tag,
             lambda: run_flowdesk(b, "pure", n, args.workers),
+            b,
         )
     )
     if args.more_workers:
@@ -857,15 +885,17 @@ def variants(b: Bench, args: argparse.Namespace, sqlite: bool) -> list[Variant]:
             Variant(
                 f"Flowdesk leased, {args.more_workers} workers" + tag,
                 lambda: run_flowdesk(b, "leased", n, args.more_workers),
+                b,
             )
         )
     if args.tasks_count:
         t = args.tasks_count
         found += [
-            Variant("Spiff tasks" + tag, lambda: run_spiff(b, "tasks", t, args.spiff_persist)),
+            Variant("Spiff tasks" + tag, lambda: run_spiff(b, "tasks", t, args.spiff_persist), b),
             Variant(
                 f"Flowdesk tasks, {args.workers} workers" + tag,
                 lambda: run_flowdesk(b, "tasks", t, args.workers),
+                b,
             ),
         ]
     return found
@@ -890,6 +920,9 @@ def compare(server: str | None, workdir: Path, args: argparse.Namespace) -> bool
         for round_number in range(args.rounds):
             shift = round_number % len(plan)
             for variant in plan[shift:] + plan[:shift]:  # each round starts elsewhere
+                for other, _ in benches:
+                    if other is not variant.bench:
+                        other.stop_workers()
                 result = variant.run()
                 results[variant.name].append(result)
                 print(f"  round {round_number + 1}: {_line(variant.name, result)}", flush=True)
