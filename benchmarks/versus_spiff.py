@@ -25,14 +25,31 @@ Run (scratch databases are created on that server and dropped after):
 
     BENCH_DATABASE_URL=postgresql://postgres@127.0.0.1:55433/postgres \
         .venv/bin/python benchmarks/versus_spiff.py [--rounds 3] [--count 600] [--workers 2]
-    ... --big            # 1,000,000 finished instances, 10,000,000 history rows: step cost
-    ... --profile DIR    # py-spy on a worker, SQL statements per instance (pg_stat_statements)
-    .venv/bin/python benchmarks/versus_spiff.py --sqlite-only --count 20 --rounds 1  # smoke
+    ... --more-workers 4   # the scaling check's second worker count (0 skips it)
+    ... --tasks-count 200  # instances of the user task + timer process (0 skips it)
+    ... --spiff-persist bpmn   # Spiff saves after BPMN elements' tasks only (default: every task)
+    ... --no-sqlite        # PostgreSQL only (SQLite's comparison runs after it by default)
+    ... --big              # 1,000,000 finished instances, 10,000,000 history rows: step cost
+    ... --profile DIR      # and profile one leased drain (with --rounds 0: only that)
+    ... --save-bpmn DIR    # write the two BPMN files
+    .venv/bin/python benchmarks/versus_spiff.py --sqlite-only --rounds 1 --count 8  # smoke
+
+A round runs every variant once (Spiff, Flowdesk pure, leased, leased with more workers, both
+engines on the tasks process; then Spiff and Flowdesk leased on SQLite), each round starting at
+another variant; then the leased path runs once more at half its median rate for the latency.
+Per run it prints instances/s, CPU ms per instance by process group, p95 start-to-complete,
+Redis calls, PostgreSQL commits (pg_stat_database.xact_commit: every session of the database,
+autovacuum included) and Spiff's transactions per instance, and how busy the machine was
+(cores busy, and how much of it other processes: on a shared machine the figures swing, the
+interleaving keeps the ratios comparable). "4 workers not slower than 2" allows 5% noise.
 
 Without BENCH_DATABASE_URL (or DATABASE_URL) only the SQLite comparison runs. `--profile`
-needs py-spy (`.venv/bin/pip install py-spy`; not a dependency); it records one worker
-during one leased drain and prints the top functions, the Redis commands per job and the SQL
-statements per instance. Profiling by hand: `py-spy top --pid <worker pid>` during a run.
+needs py-spy (`.venv/bin/pip install py-spy`; not a dependency); it records one worker's main
+thread in wall time (`py-spy record --threads --idle`) during one leased drain and prints it by
+layer (waiting on PostgreSQL or Redis, psycopg, redis-py, SQLAlchemy, RQ, Flowdesk) and by
+function, the Redis commands per job and, with pg_stat_statements loaded, the SQL statements
+per instance. By hand: `py-spy top --pid <worker pid>` or `py-spy record -o out.svg --pid ...`
+while a run goes on (the worker logs are in the run's temporary folder).
 """
 
 from __future__ import annotations
