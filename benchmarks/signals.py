@@ -21,7 +21,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from benchmarks.engine_throughput import (  # noqa: E402
+from benchmarks._flowdesk import (  # noqa: E402
     Database,
     bench_app,
     start_workers,
