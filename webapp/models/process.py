@@ -26,13 +26,20 @@ class Process(db.Model):
     partition_id: Mapped[int | None] = mapped_column(
         ForeignKey("partitions.id", ondelete="RESTRICT"), index=True, nullable=True
     )
-    draft_xml: Mapped[str | None] = mapped_column(Text, nullable=True)
-    draft_document: Mapped[dict[str, Any] | None] = mapped_column(OrderedJSON, nullable=True)
+    # The draft's large columns load together, when first read: a start or a list needs none.
+    draft_xml: Mapped[str | None] = mapped_column(
+        Text, nullable=True, deferred=True, deferred_group="draft"
+    )
+    draft_document: Mapped[dict[str, Any] | None] = mapped_column(
+        OrderedJSON, nullable=True, deferred=True, deferred_group="draft"
+    )
     draft_hash: Mapped[str | None] = mapped_column(String(64), nullable=True)
     draft_revision: Mapped[int] = mapped_column(Integer, default=0)
     draft_problems: Mapped[list[dict[str, Any]]] = mapped_column(OrderedJSON, default=list)
     #: What the last file import mapped, approximated, kept and left out (the import report).
-    import_report: Mapped[dict[str, Any] | None] = mapped_column(OrderedJSON, nullable=True)
+    import_report: Mapped[dict[str, Any] | None] = mapped_column(
+        OrderedJSON, nullable=True, deferred=True
+    )
     created_by_id: Mapped[int | None] = mapped_column(
         ForeignKey("users.id", ondelete="SET NULL"), nullable=True
     )
@@ -64,7 +71,7 @@ class ProcessVersion(db.Model):
     )
     number: Mapped[int] = mapped_column(Integer)
     document: Mapped[dict[str, Any]] = mapped_column(OrderedJSON)
-    bpmn_xml: Mapped[str] = mapped_column(Text)
+    bpmn_xml: Mapped[str] = mapped_column(Text, deferred=True)  # only diagrams and downloads
     content_hash: Mapped[str] = mapped_column(String(64))
     change_note: Mapped[str] = mapped_column(String(500), default="")
     published_by_id: Mapped[int | None] = mapped_column(
