@@ -45,6 +45,8 @@ class JobRef:
     entry: str
     due_at: datetime
     attempt: int
+    # A tool job's timeout: a worker leasing it for a follow-on call needs no other read.
+    timeout: float = 0.0
 
     @property
     def rq_id(self) -> str:
