@@ -157,3 +157,25 @@ def test_a_worker_killed_during_a_follow_on_call_is_recovered_with_the_same_key(
     assert taken.count(("tool_attempt", "second")) == 1
     assert taken.count(("left", "second")) == 1
     assert load(engine, instance_id).vars == {"out": {"calls": 2}}
+
+
+def test_a_long_delivery_hands_its_follow_ons_to_the_queue_when_others_wait(
+    engine, test_tools, redis_client
+):
+    """Past FOLLOW_ON_SECONDS a delivery stops following on while deliveries wait in the queue
+    (a timer, another instance's tool), and keeps going while nothing waits."""
+    slow = [(n, record(n, sleep="0.3")) for n in ("one", "two", "three")]
+    version = publish_document(chain(*slow))
+    queue = engine_queue()
+    alone = start(engine, version)
+    redis_client.delete(queue.key)
+    assert jobs.run_tool(_job(engine, "one").id, alone) == "applied"
+    assert load(engine, alone).status == "completed", "nothing waited: all three ran here"
+
+    crowded = start(engine, version)  # its own delivery waits in the queue
+    first = engine.scalar(select(Job.id).where(Job.instance_id == crowded, Job.node_id == "one"))
+    assert jobs.run_tool(first, crowded) == "applied"
+    engine.rollback()
+    two = engine.scalar(select(Job).where(Job.instance_id == crowded, Job.node_id == "two"))
+    assert (two.status, two.attempt) == ("pending", 0)
+    assert queue.get_job_ids()[-1] == rq_job_id(two.id, 0)

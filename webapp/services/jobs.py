@@ -7,6 +7,7 @@ runs these inside the app context, so they take the session, the queue and the s
 from __future__ import annotations
 
 import logging
+import time
 from collections import deque
 from collections.abc import Callable, Iterable
 
@@ -60,9 +61,10 @@ def commit(results: StepResult | Iterable[StepResult]) -> None:
         dispatch.enqueue(engine_queue(), refs)
 
 
-def _run(step: Callable[[], StepResult | None]) -> str:
+def _run(step: Callable[[], StepResult | None], began: float | None = None) -> str:
     """Run a step, commit, then enqueue what it made; a hand-over step that found nothing to do
-    (None) still commits what it marked."""
+    (None) still commits what it marked. `began`: when the delivery started (monotonic)."""
+    began = time.monotonic() if began is None else began
     try:
         result = step()
     except EngineError as error:
@@ -74,16 +76,20 @@ def _run(step: Callable[[], StepResult | None]) -> str:
     if result is None:
         db.session.commit()
         return "not pending"
-    _commit_and_follow_on(result, leased=True)
+    _commit_and_follow_on(result, leased=True, began=began)
     return "applied" if result.applied else result.note
 
 
 # At most this many jobs one delivery runs after its own step, so one instance cannot hold a
-# worker for long.
+# worker for long; and once a delivery has run this many seconds, it hands the rest to RQ when
+# other deliveries wait there (a timer, another instance's tool), so they are not held up.
 FOLLOW_ON_LIMIT = 50
+FOLLOW_ON_SECONDS = 0.25
 
 
-def _commit_and_follow_on(result: StepResult, *, leased: bool = False) -> None:
+def _commit_and_follow_on(
+    result: StepResult, *, leased: bool = False, began: float | None = None
+) -> None:
     """Commit; then run here the jobs the step made due now, instead of a round trip through
     Redis for each: pure tools each in a transaction of their own, and (`leased`) tools with
     side effects, each leased in the transaction of the step before it, called outside any
@@ -91,6 +97,7 @@ def _commit_and_follow_on(result: StepResult, *, leased: bool = False) -> None:
     so a worker that dies half-way leaves them to the sweep like any lost delivery."""
     session = db.session
     config = current_app.config
+    began = time.monotonic() if began is None else began
     budget = FOLLOW_ON_LIMIT
     waiting: deque[JobRef] = deque()
     current: StepResult | None = result
@@ -100,6 +107,9 @@ def _commit_and_follow_on(result: StepResult, *, leased: bool = False) -> None:
             here, later = _keep_here(current.jobs, budget, leased=leased)
             budget -= len(here)
             waiting.extend(here)
+        if waiting and time.monotonic() - began > FOLLOW_ON_SECONDS and _queue_length():
+            later.extend(waiting)  # others wait for a worker: take turns through the queue
+            waiting.clear()
         call = None
         if waiting and waiting[0].entry == "tool":
             # Leased in the transaction that made it due (or its own, after a failed step).
@@ -146,21 +156,22 @@ def _keep_here(
     entries = ("inline", "tool") if leased else ("inline",)
     due = [r for r in refs if r.entry in entries and r.due_at <= now]
     tools = [r for r in due if r.entry == "tool"]
-    if len(tools) > 1 and not _queue_busy():
+    if len(tools) > 1 and _queue_length() == 0:
         due = [r for r in due if r.entry != "tool" or r is tools[0]]
     here = due[:budget]
     return here, [r for r in refs if r not in here]
 
 
-def _queue_busy() -> bool:
-    """Whether deliveries wait in the queue (or Redis cannot say: then nothing is sent anyway)."""
+def _queue_length() -> int | None:
+    """How many deliveries wait in the queue; None when Redis cannot say (then nothing could be
+    sent either, and the worker keeps what it has)."""
     queue = engine_queue()
     if queue is None:
-        return True
+        return None
     try:
-        return bool(queue.connection.llen(queue.key))
+        return int(queue.connection.llen(queue.key))
     except (RedisError, OSError):
-        return True
+        return None
 
 
 def _inline_step(job_id: int, instance_id: int) -> StepResult:
@@ -175,6 +186,7 @@ def run_tool(job_id: int, instance_id: int) -> str:
     """Lease the job, call the tool outside any transaction, then apply the outcome as a step."""
     session = db.session
     config = current_app.config
+    began = time.monotonic()
     try:
         call = steps.claim_tool_job(session, job_id, lease_grace=config["JOB_LEASE_GRACE"])
         session.commit()
@@ -187,7 +199,8 @@ def run_tool(job_id: int, instance_id: int) -> str:
     return _run(
         lambda: steps.apply_tool_outcome(
             session, job_id, instance_id, outcome, attempt=call.attempt
-        )
+        ),
+        began,
     )
 
 
