@@ -11,7 +11,9 @@ the completion rate and the start-to-complete latency (p50/p95/p99).
     .venv/bin/python benchmarks/engine_throughput.py --leased   # tools leased as side effects
 
 The sample's tools are `noop`, which is pure: run inside its step, 4 transactions an instance.
-`--leased` uses a tool with side effects: each call is leased first, 7 transactions an instance.
+`--leased` uses a tool with side effects: each call is leased before it runs; the first in a
+transaction of its own, the two parallel ones in the step that made them due (follow-ons), so 5
+transactions an instance while deliveries queue up.
 """
 
 from __future__ import annotations

@@ -28,10 +28,13 @@ from redis.exceptions import RedisError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 from rq import SimpleWorker, worker_registration
 from rq.defaults import DEFAULT_LOGGING_DATE_FORMAT, DEFAULT_LOGGING_FORMAT
+from rq.executions import Execution
 from rq.job import Job as RQJob
 from rq.logutils import setup_loghandlers
 from rq.queue import Queue
+from rq.registry import StartedJobRegistry
 from rq.scheduler import RQScheduler
+from rq.utils import now as rq_now
 from rq.worker import WorkerStatus
 
 from webapp import logs
@@ -245,6 +248,65 @@ class AppWorker(SimpleWorker):
         except REDIS_DOWN as error:  # the next Redis call in RQ's loop waits for it
             self.log.debug("Worker %s: no heartbeat, Redis unavailable: %s", self.name, error)
 
+    # RQ spends about nine round trips on each job. For the engine's own deliveries (enqueued
+    # with result_ttl 0, never with dependents, repeats, groups or rate limits) the overrides
+    # below take four: take the job (LMOVE), read it (HGETALL), mark it started (one MULTI with
+    # the execution record), and clean up after it (one MULTI, deleting the job: the sweep reads
+    # a missing record as "no delivery under way", as it reads "finished"). Any other job (a bulk
+    # operation keeps its result) goes RQ's own way.
+    _prepared: str | None = None
+
+    def prepare_execution(self, job: RQJob) -> Execution:
+        """Write the execution record and mark the job started in one round trip (RQ: two)."""
+        if not _lean(job):
+            return super().prepare_execution(job)
+        with self.connection.pipeline() as pipeline:
+            ttl = self.get_heartbeat_ttl(job)
+            execution = Execution.create(job, ttl, pipeline=pipeline, worker_name=self.name)
+            self.executions[execution.id] = execution
+            self.set_state(WorkerStatus.BUSY, pipeline=pipeline)
+            super().heartbeat(ttl, pipeline)
+            job.prepare_for_execution(self.name, pipeline=pipeline)
+            pipeline.persist(job.key)
+            if len(self.queues) == 1:
+                pipeline.lrem(self.queues[0].intermediate_queue_key, 1, job.id)
+            pipeline.execute()
+        self._prepared = job.id
+        return execution
+
+    def prepare_job_execution(
+        self, job: RQJob, remove_from_intermediate_queue: bool = False
+    ) -> None:
+        if self._prepared == job.id:  # done in prepare_execution
+            self._prepared = None
+            return
+        super().prepare_job_execution(job, remove_from_intermediate_queue)
+
+    def handle_execution_ended(self, job: RQJob, queue: Queue, heartbeat_ttl: int) -> None:
+        """No last heartbeat for an engine job: its clean-up follows at once."""
+        if not _lean(job):
+            super().handle_execution_ended(job, queue, heartbeat_ttl)
+            return
+        job.ended_at = rq_now()
+
+    def handle_job_success(
+        self, job: RQJob, queue: Queue, started_job_registry: StartedJobRegistry, execution: Any
+    ) -> None:
+        """One MULTI: the worker's counters, the execution's removal, the job's deletion and the
+        worker's state (RQ: a WATCH on dependents and three more round trips)."""
+        if not _lean(job):
+            super().handle_job_success(job, queue, started_job_registry, execution)
+            return
+        with self.connection.pipeline() as pipeline:
+            self.increment_successful_job_count(pipeline=pipeline)
+            if job.started_at is not None and job.ended_at is not None:
+                self.increment_total_working_time(job.ended_at - job.started_at, pipeline)
+            self.cleanup_execution(job, pipeline=pipeline, execution=execution)
+            pipeline.delete(job.key, job.dependents_key, job.dependencies_key)
+            self.set_state(WorkerStatus.IDLE, pipeline=pipeline)
+            pipeline.execute()
+        self.log.info("Worker %s: %s: Job OK (%s)", self.name, queue.name, job.id)
+
     def run_maintenance_tasks(self) -> None:
         try:
             super().run_maintenance_tasks()
@@ -365,6 +427,17 @@ class AppWorker(SimpleWorker):
             pipe.execute()
         self._state_saved = True
         self.log.info("Worker %s: registered again after Redis lost its record", self.name)
+
+
+def _lean(job: RQJob) -> bool:
+    """An engine delivery: keeps no result, has no dependents, repeats, group or rate limit."""
+    return (
+        job.id.startswith("flowdesk-")
+        and job.result_ttl == 0
+        and not job.repeats_left
+        and not job.group_id
+        and not job.has_rate_limit
+    )
 
 
 def build_worker(app: Flask, name: str | None = None) -> AppWorker:

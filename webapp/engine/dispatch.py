@@ -32,8 +32,9 @@ ENTRY_POINTS = {
     "signal_batch": "webapp.services.signals.run_batch",
 }
 FAILURE_TTL = 7 * 24 * 3600
-# Kept briefly: expiring a finished job costs RQ one command, deleting it costs many.
-RESULT_TTL = 30
+# No result is kept: the job row holds the outcome, and the worker deletes RQ's record of a
+# finished engine job in the same round trip as the rest of its clean-up (webapp/worker.py).
+RESULT_TTL = 0
 
 
 @dataclass(frozen=True)
@@ -45,6 +46,8 @@ class JobRef:
     entry: str
     due_at: datetime
     attempt: int
+    # A tool job's timeout: a worker leasing it for a follow-on call needs no other read.
+    timeout: float = 0.0
 
     @property
     def rq_id(self) -> str:

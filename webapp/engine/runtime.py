@@ -390,6 +390,7 @@ class Step:
                 entry_point(job.kind, job.tool),
                 job.due_at,
                 job.attempt,
+                job.timeout,
             )
             for job in [*new_jobs, *self._jobs]
             if job.status == "pending"

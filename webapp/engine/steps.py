@@ -207,6 +207,34 @@ def claim_tool_job(
     return _call(job)
 
 
+def lease_tool_job(
+    session: Session,
+    job_id: int,
+    timeout: float,
+    *,
+    lease_grace: float,
+    now: datetime | None = None,
+) -> Call | None:
+    """Lease a due, pending tool job in one statement, inside whatever write transaction is open
+    (a worker's step that made it due); None when it is not ours to call."""
+    now = now or utcnow()
+    begin_write(session)
+    row = (
+        session.connection()
+        .execute(
+            store.LEASE_JOB,
+            {
+                "job_id": job_id,
+                "due_by": now + EARLY_TOLERANCE,
+                "now": now,
+                "until": now + timedelta(seconds=timeout + lease_grace),
+            },
+        )
+        .first()
+    )
+    return _call(store.job_row(row._mapping)) if row is not None else None
+
+
 def _call(job: JobRow) -> Call:
     return Call(
         job_id=store.saved_id(job.id),

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field, fields
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import and_, bindparam, select, update
+from sqlalchemy import and_, bindparam, or_, select, update
 from sqlalchemy.engine import Connection
 
 from webapp.engine import tree
@@ -167,6 +167,23 @@ UPDATE_INSTANCE_DATA = _update(
     INSTANCES, "instance_id", ("status", "error", "ended_at", "updated_at", "vars", "nodes")
 )
 UPDATE_JOB = _update(JOBS, "job_id", (*JOB_STATE, "updated_at"))
+# Lease a due, pending tool job nobody holds, for one attempt; returns the row when it did.
+LEASE_JOB = (
+    update(JOBS)
+    .where(
+        JOBS.c.id == bindparam("job_id"),
+        JOBS.c.kind == "tool",
+        JOBS.c.status == "pending",
+        JOBS.c.due_at <= bindparam("due_by"),
+        or_(JOBS.c.lease_until.is_(None), JOBS.c.lease_until <= bindparam("now")),
+    )
+    .values(
+        attempt=JOBS.c.attempt + 1,
+        lease_until=bindparam("until"),
+        updated_at=bindparam("now"),
+    )
+    .returning(*_JOB_COLUMNS)
+)
 INSERT_TOKENS = TOKENS.insert().returning(TOKENS.c.id, sort_by_parameter_order=True)
 INSERT_INSTANCE = INSTANCES.insert().returning(INSTANCES.c.id)
 INSERT_JOBS = JOBS.insert().returning(JOBS.c.id, sort_by_parameter_order=True)

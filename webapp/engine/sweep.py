@@ -139,7 +139,9 @@ def _send_again(queue: Queue, rows: Sequence[Any], now: datetime) -> int:
             pipe.lrem(queue.intermediate_queue_key, 0, rq_id)
         pipe.execute()
     refs = [
-        JobRef(row.id, row.instance_id, entry_point(row.kind, row.tool), now, row.attempt)
+        JobRef(
+            row.id, row.instance_id, entry_point(row.kind, row.tool), now, row.attempt, row.timeout
+        )
         for row in rows
     ]
     return len(refs) if enqueue(queue, refs, now=now) else 0

@@ -7,12 +7,14 @@ runs these inside the app context, so they take the session, the queue and the s
 from __future__ import annotations
 
 import logging
+import time
 from collections import deque
 from collections.abc import Callable, Iterable
 
 from flask import current_app
 from redis import Redis
 from redis.backoff import NoBackoff
+from redis.exceptions import RedisError
 from redis.retry import Retry
 from rq import Queue
 
@@ -59,9 +61,10 @@ def commit(results: StepResult | Iterable[StepResult]) -> None:
         dispatch.enqueue(engine_queue(), refs)
 
 
-def _run(step: Callable[[], StepResult | None]) -> str:
+def _run(step: Callable[[], StepResult | None], began: float | None = None) -> str:
     """Run a step, commit, then enqueue what it made; a hand-over step that found nothing to do
-    (None) still commits what it marked."""
+    (None) still commits what it marked. `began`: when the delivery started (monotonic)."""
+    began = time.monotonic() if began is None else began
     try:
         result = step()
     except EngineError as error:
@@ -73,44 +76,102 @@ def _run(step: Callable[[], StepResult | None]) -> str:
     if result is None:
         db.session.commit()
         return "not pending"
-    _commit_and_follow_on(result)
+    _commit_and_follow_on(result, leased=True, began=began)
     return "applied" if result.applied else result.note
 
 
-# At most this many pure-tool jobs one delivery runs after its own step, so one instance cannot
-# hold a worker for long.
+# At most this many jobs one delivery runs after its own step, so one instance cannot hold a
+# worker for long; and once a delivery has run this many seconds, it hands the rest to RQ when
+# other deliveries wait there (a timer, another instance's tool), so they are not held up.
 FOLLOW_ON_LIMIT = 50
+FOLLOW_ON_SECONDS = 0.25
 
 
-def _commit_and_follow_on(result: StepResult) -> None:
-    """Commit; then run here, each in its own transaction, the pure-tool jobs the step made due
-    now, instead of a round trip through Redis for each. Every other job goes to RQ. The rows are
-    committed first, so a worker that dies half-way leaves them to the sweep like any lost
-    delivery."""
+def _commit_and_follow_on(
+    result: StepResult, *, leased: bool = False, began: float | None = None
+) -> None:
+    """Commit; then run here the jobs the step made due now, instead of a round trip through
+    Redis for each: pure tools each in a transaction of their own, and (`leased`) tools with
+    side effects, each leased in the transaction of the step before it, called outside any
+    transaction and applied in a step. Every other job goes to RQ. The rows are committed first,
+    so a worker that dies half-way leaves them to the sweep like any lost delivery."""
+    session = db.session
+    config = current_app.config
+    began = time.monotonic() if began is None else began
     budget = FOLLOW_ON_LIMIT
     waiting: deque[JobRef] = deque()
     current: StepResult | None = result
-    while current is not None:
-        db.session.commit()
-        now = utcnow()
-        here = [r for r in current.jobs if r.entry == "inline" and r.due_at <= now][:budget]
-        budget -= len(here)
-        later = [r for r in current.jobs if r not in here]
+    while True:
+        later: list[JobRef] = []
+        if current is not None:
+            here, later = _keep_here(current.jobs, budget, leased=leased)
+            budget -= len(here)
+            waiting.extend(here)
+        if waiting and time.monotonic() - began > FOLLOW_ON_SECONDS and _queue_length():
+            later.extend(waiting)  # others wait for a worker: take turns through the queue
+            waiting.clear()
+        call = None
+        if waiting and waiting[0].entry == "tool":
+            # Leased in the transaction that made it due (or its own, after a failed step).
+            head = waiting[0]
+            call = steps.lease_tool_job(
+                session, head.id, head.timeout, lease_grace=config["JOB_LEASE_GRACE"]
+            )
+        session.commit()
         if later:
             dispatch.enqueue(engine_queue(), later)
-        waiting.extend(here)
-        current = None
-        while waiting and current is None:
-            ref = waiting.popleft()
-            try:
+        if not waiting:
+            return
+        ref = waiting.popleft()
+        try:
+            if ref.entry == "inline":
                 current = _inline_step(ref.id, ref.instance_id)
-            except EngineError:
-                db.session.rollback()
-            except Exception:
-                db.session.rollback()
-                log.exception("follow-on job %s failed; handing it to the queue", ref.id)
-                dispatch.enqueue(engine_queue(), [ref, *waiting])
-                return
+            elif call is None:  # cancelled, done, or another delivery holds it
+                current = None
+            else:
+                outcome = calls.invoke(call, config)
+                current = steps.apply_tool_outcome(
+                    session, ref.id, ref.instance_id, outcome, attempt=call.attempt
+                )
+        except EngineError:
+            session.rollback()
+            current = None
+        except Exception:
+            session.rollback()
+            log.exception("follow-on job %s failed; handing the rest to the queue", ref.id)
+            # A leased job that failed here is the sweep's once its lease has run out.
+            rest = list(waiting) if ref.entry == "tool" else [ref, *waiting]
+            dispatch.enqueue(engine_queue(), rest)
+            return
+
+
+def _keep_here(
+    refs: list[JobRef], budget: int, *, leased: bool
+) -> tuple[list[JobRef], list[JobRef]]:
+    """Which of a step's jobs this worker runs next (due now, within the budget), and which go
+    to RQ. Of several tools with side effects made due together (parallel branches), the worker
+    keeps the first, and the others too only when the queue has a backlog: with an empty queue
+    another worker may be idle and run them at the same time."""
+    now = utcnow()
+    entries = ("inline", "tool") if leased else ("inline",)
+    due = [r for r in refs if r.entry in entries and r.due_at <= now]
+    tools = [r for r in due if r.entry == "tool"]
+    if len(tools) > 1 and _queue_length() == 0:
+        due = [r for r in due if r.entry != "tool" or r is tools[0]]
+    here = due[:budget]
+    return here, [r for r in refs if r not in here]
+
+
+def _queue_length() -> int | None:
+    """How many deliveries wait in the queue; None when Redis cannot say (then nothing could be
+    sent either, and the worker keeps what it has)."""
+    queue = engine_queue()
+    if queue is None:
+        return None
+    try:
+        return int(queue.connection.llen(queue.key))
+    except (RedisError, OSError):
+        return None
 
 
 def _inline_step(job_id: int, instance_id: int) -> StepResult:
@@ -125,6 +186,7 @@ def run_tool(job_id: int, instance_id: int) -> str:
     """Lease the job, call the tool outside any transaction, then apply the outcome as a step."""
     session = db.session
     config = current_app.config
+    began = time.monotonic()
     try:
         call = steps.claim_tool_job(session, job_id, lease_grace=config["JOB_LEASE_GRACE"])
         session.commit()
@@ -137,7 +199,8 @@ def run_tool(job_id: int, instance_id: int) -> str:
     return _run(
         lambda: steps.apply_tool_outcome(
             session, job_id, instance_id, outcome, attempt=call.attempt
-        )
+        ),
+        began,
     )
 
 

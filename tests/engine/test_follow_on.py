@@ -1,0 +1,181 @@
+"""Follow-on tool calls: the worker that applied a step runs the tools it made due, leased in
+that step's transaction, without a round trip through RQ; a worker killed between them is
+recovered by the sweep with the same idempotency key."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+from rq.job import Job as RQJob
+from sqlalchemy import select
+
+from tests.engine import tools_for_tests
+from tests.engine.conftest import chain, document, flow, history, node, publish_document, wait_for
+from tests.engine.test_steps import load, start
+from webapp.engine import steps
+from webapp.engine.dispatch import rq_job_id
+from webapp.engine.sweep import sweep
+from webapp.models import Job
+from webapp.models.base import utcnow
+from webapp.services import jobs
+from webapp.services.jobs import engine_queue
+
+
+def record(name: str, config: dict | None = None, **inputs: str) -> dict:
+    inputs = {"name": f"'{name}'", **inputs}
+    return node("serviceTask", tool="test.record", inputs=inputs, **(config or {}))
+
+
+def _job(engine, node_id: str) -> Job:
+    engine.rollback()
+    return engine.scalar(select(Job).where(Job.node_id == node_id))
+
+
+def _split_after_pre() -> dict:
+    """start -> pre -> split -> a, b (tools with side effects) -> join -> end."""
+    nodes = {
+        "start": node("startEvent"),
+        "pre": record("pre"),
+        "split": node("parallelGateway"),
+        "a": record("a"),
+        "b": record("b"),
+        "join": node("parallelGateway"),
+        "end": node("endEvent"),
+    }
+    pairs = [
+        ("start", "pre"),
+        ("pre", "split"),
+        ("split", "a"),
+        ("split", "b"),
+        ("a", "join"),
+        ("b", "join"),
+        ("join", "end"),
+    ]
+    return document(nodes, {f"f{i}": flow(s, t) for i, (s, t) in enumerate(pairs)})
+
+
+def test_the_next_tool_runs_in_the_same_delivery_leased_in_the_step_that_made_it_due(
+    engine, test_tools, redis_client
+):
+    version = publish_document(chain(("first", record("first")), ("second", record("second"))))
+    instance_id = start(engine, version)
+    assert jobs.run_tool(_job(engine, "first").id, instance_id) == "applied"
+    assert load(engine, instance_id).status == "completed"
+    second = _job(engine, "second")
+    assert (second.status, second.attempt, second.lease_until) == ("done", 1, None)
+    # Never handed to RQ: it was leased, called and applied by the delivery of `first`.
+    assert not RQJob.exists(rq_job_id(second.id, 0), connection=redis_client)
+    assert not RQJob.exists(rq_job_id(second.id, 1), connection=redis_client)
+    [call] = tools_for_tests.seen(redis_client, "second")
+    assert (call["attempt"], call["key"]) == (1, second.key)
+    taken = history(engine, instance_id)
+    assert taken.count(("tool_attempt", "second")) == 1
+    assert taken.count(("left", "second")) == 1
+
+
+def test_parallel_tools_go_to_the_queue_when_it_is_empty_and_stay_when_it_has_a_backlog(
+    engine, test_tools, redis_client
+):
+    version = publish_document(_split_after_pre())
+    queue = engine_queue()
+    idle = start(engine, version)
+    redis_client.delete(queue.key)  # nothing waits: another worker may be free for `b`
+    assert jobs.run_tool(_job(engine, "pre").id, idle) == "applied"
+    engine.rollback()
+    branches = engine.scalars(
+        select(Job).where(Job.instance_id == idle, Job.node_id.in_(("a", "b"))).order_by(Job.id)
+    ).all()
+    ran, sent = sorted(branches, key=lambda job: job.status)  # "done" sorts before "pending"
+    assert (ran.status, ran.attempt, sent.status, sent.attempt) == ("done", 1, "pending", 0)
+    assert queue.get_job_ids() == [rq_job_id(sent.id, 0)]
+    assert load(engine, idle).status == "running"
+
+    busy = start(engine, version)  # its delivery waits in the queue: a backlog
+    assert queue.count == 2
+    pre = engine.scalar(select(Job.id).where(Job.instance_id == busy, Job.node_id == "pre"))
+    assert jobs.run_tool(pre, busy) == "applied"
+    assert load(engine, busy).status == "completed"
+    engine.rollback()
+    statuses = engine.scalars(select(Job.status).where(Job.instance_id == busy)).all()
+    assert statuses == ["done", "done", "done"]
+    assert queue.count == 2, "a and b of the second instance ran here, neither was enqueued"
+
+
+def test_a_job_is_leased_only_when_due_pending_and_free(engine, test_tools):
+    version = publish_document(chain(("call", record("x", sleep="0"))))
+    start(engine, version)
+    job = _job(engine, "call")
+    now = utcnow()
+    first = steps.lease_tool_job(engine, job.id, job.timeout, lease_grace=1, now=now)
+    engine.commit()
+    assert (first.attempt, first.key, first.inputs) == (1, job.key, {"name": "x", "sleep": 0})
+    held = now + timedelta(seconds=job.timeout)
+    assert steps.lease_tool_job(engine, job.id, job.timeout, lease_grace=1, now=held) is None
+    assert steps.claim_tool_job(engine, job.id, lease_grace=1, now=held) is None
+    engine.rollback()
+    # The sweep leaves it to its holder until the lease runs out.
+    assert sweep(engine, engine_queue(), grace=0, now=held).enqueued == 0
+    expired = now + timedelta(seconds=job.timeout + 1.5)
+    again = steps.lease_tool_job(engine, job.id, job.timeout, lease_grace=1, now=expired)
+    engine.rollback()
+    assert (again.attempt, again.key) == (2, first.key)
+    engine.execute(Job.__table__.update().values(status="cancelled"))
+    engine.commit()
+    assert steps.lease_tool_job(engine, job.id, job.timeout, lease_grace=1, now=expired) is None
+    engine.rollback()
+
+
+def test_a_worker_killed_during_a_follow_on_call_is_recovered_with_the_same_key(
+    engine, workers, test_tools, redis_client
+):
+    second = record("second", {"timeout": 2, "saveTo": "out"}, block_first="30")
+    doc = chain(("first", record("first")), ("second", second))
+    version = publish_document(doc)
+    instance_id = start(engine, version)
+    first_worker = workers.start(1)[0]
+    try:
+        wait_for(lambda: redis_client.llen("fdtest:started:second") >= 1, what="the second tool")
+    except AssertionError as error:
+        raise AssertionError(f"{error}\n{workers.logs()}") from None
+    [before] = tools_for_tests.seen(redis_client, "first")
+    [killed] = tools_for_tests.seen(redis_client, "second")
+    assert killed["pid"] == before["pid"], "the second tool followed on in the same worker"
+    workers.kill(first_worker)
+    # What the killed worker did before the call was committed: the first step, and the
+    # second job's lease (taken in that same transaction).
+    assert history(engine, instance_id).count(("left", "first")) == 1
+    leased = _job(engine, "second")
+    assert (leased.status, leased.attempt, leased.lease_until is not None) == ("pending", 1, True)
+    assert not RQJob.exists(rq_job_id(leased.id, 0), connection=redis_client), "never enqueued"
+    workers.start(1)
+    wait_for(lambda: load(engine, instance_id).status == "completed", what="recovery", timeout=40)
+    calls = tools_for_tests.seen(redis_client, "second")
+    assert [c["attempt"] for c in calls] == [1, 2]
+    assert calls[0]["key"] == calls[1]["key"]
+    assert calls[1]["pid"] != killed["pid"]
+    taken = history(engine, instance_id)
+    assert taken.count(("tool_attempt", "second")) == 1
+    assert taken.count(("left", "second")) == 1
+    assert load(engine, instance_id).vars == {"out": {"calls": 2}}
+
+
+def test_a_long_delivery_hands_its_follow_ons_to_the_queue_when_others_wait(
+    engine, test_tools, redis_client
+):
+    """Past FOLLOW_ON_SECONDS a delivery stops following on while deliveries wait in the queue
+    (a timer, another instance's tool), and keeps going while nothing waits."""
+    slow = [(n, record(n, sleep="0.3")) for n in ("one", "two", "three")]
+    version = publish_document(chain(*slow))
+    queue = engine_queue()
+    alone = start(engine, version)
+    redis_client.delete(queue.key)
+    assert jobs.run_tool(_job(engine, "one").id, alone) == "applied"
+    assert load(engine, alone).status == "completed", "nothing waited: all three ran here"
+
+    crowded = start(engine, version)  # its own delivery waits in the queue
+    first = engine.scalar(select(Job.id).where(Job.instance_id == crowded, Job.node_id == "one"))
+    assert jobs.run_tool(first, crowded) == "applied"
+    engine.rollback()
+    two = engine.scalar(select(Job).where(Job.instance_id == crowded, Job.node_id == "two"))
+    assert (two.status, two.attempt) == ("pending", 0)
+    assert queue.get_job_ids()[-1] == rq_job_id(two.id, 0)
