@@ -298,13 +298,13 @@ def test_gateways_signals_links_and_milestones_import() -> None:
     assert config["sig"] == {"signal": "alarm"}
     assert config["unnamed"] == {"signal": "Sig_2"}  # a signal without a name: its id
     assert config["lost"] == {}
-    assert config["recv"] == {"message": "document"}
+    assert config["recv"] == {"message": "document", "correlationKey": "$instance.businessKey"}
     assert config["shout"] == {"signal": "alarm"}
     assert config["jump"] == {"link": "L"} and config["land"] == {"link": "Old style"}
     assert config["e_sig"] == {"event": "signal", "signal": "Sig_2"}
     flows = result.document["flows"]
     assert flows["b"]["condition"] == "$vars.x > 1" and flows["other"]["default"] is True
-    assert {"import.signal_missing", "import.correlation_key"} <= codes(result)
+    assert {"import.signal_missing", "import.correlation_business_key"} <= codes(result)
     assert result.unsupported == []
 
 
@@ -455,9 +455,10 @@ def test_a_spiffworkflow_script_without_format_is_python() -> None:
     assert imported("x = 1\ndel(y)") == {"language": "python", "script": "x = 1\ndel(y)"}
 
 
-def test_a_camunda_7_message_catch_correlates_on_the_business_key() -> None:
-    """Camunda 7 models carry no correlation key (its API correlates on the business key); a
-    Camunda 8 key stays, and a file of no Camunda 7 dialect gets no key at all."""
+def test_a_message_catch_without_a_key_correlates_on_the_business_key() -> None:
+    """Camunda 7 models carry no correlation key (its API correlates on the business key), nor
+    do other tools' (their hosts address one instance); a Camunda 8 catch must say its key, and
+    a file Flowdesk wrote keeps what its config says."""
     body = """<{p}process id="P" isExecutable="true">
       <{p}startEvent id="start"/>
       <{p}sequenceFlow id="f1" sourceRef="start" targetRef="catch"/>
@@ -477,8 +478,11 @@ def test_a_camunda_7_message_catch_correlates_on_the_business_key() -> None:
     assert "import.correlation_key" not in codes(camunda7)
     assert [p for p in validate(camunda7.document) if p.severity == "error"] == []
     plain = import_bpmn(definitions(body))
-    assert "correlationKey" not in plain.document["nodes"]["catch"]["config"]
-    assert "import.correlation_key" in codes(plain)
+    assert plain.document["nodes"]["catch"]["config"]["correlationKey"] == "$instance.businessKey"
+    document = plain.document
+    document["nodes"]["catch"]["config"].pop("correlationKey")  # removed in Flowdesk
+    again = import_bpmn(export_bpmn(document))
+    assert "correlationKey" not in again.document["nodes"]["catch"]["config"]
     zeebe = import_bpmn(
         definitions(body, extra_ns=f'xmlns:camunda="{CAMUNDA}" xmlns:zeebe="{ZEEBE}"')
     )

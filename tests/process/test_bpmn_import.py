@@ -451,10 +451,11 @@ def test_timers_and_messages() -> None:
         "q": {"duration": "PT1S"},
         "at": {"date": "'2030-01-01T09:00:00Z'"},
         "var": {"date": "$vars.dueDate"},
-        "m": {"message": "invoiceReceived"},
+        "m": {"message": "invoiceReceived", "correlationKey": "$instance.businessKey"},
         "m2": {},
     }
-    assert {"import.correlation_key", "import.message_missing"} <= codes(result)
+    assert {"import.correlation_business_key", "import.message_missing"} <= codes(result)
+    assert "import.correlation_key" in codes(result), "m2 has neither a message nor a key"
 
 
 def test_spiffworkflow_service_task() -> None:

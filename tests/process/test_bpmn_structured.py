@@ -502,7 +502,12 @@ def test_boundary_throw_end_and_event_start_definitions() -> None:
         "event": "timer",
         "date": "'2027-01-01T08:00:00Z'",
     }
-    assert config["b_msg"] == {"attachedTo": "t", "event": "message", "message": "cancel"}
+    assert config["b_msg"] == {
+        "attachedTo": "t",
+        "event": "message",
+        "message": "cancel",
+        "correlationKey": "$instance.businessKey",
+    }
     assert config["b_err"] == {"attachedTo": "t", "event": "error", "code": "E42"}
     assert config["b_esc"] == {"attachedTo": "t", "event": "escalation", "code": "LATE"}
     assert nodes["throw"]["kind"] == "escalationThrow" and config["throw"] == {"code": "LATE"}
@@ -518,7 +523,7 @@ def test_boundary_throw_end_and_event_start_definitions() -> None:
         ("inner_start", "startEvent[timer]"),  # a sub-process starts on no event
     }
     assert "b_sig" not in nodes
-    assert "import.correlation_key" in codes(result)
+    assert "import.correlation_business_key" in codes(result)
 
 
 def test_unknown_error_reference_is_a_warning_and_catches_all() -> None:

@@ -24,7 +24,7 @@ from webapp.process.kinds import (
 )
 
 from . import conditions
-from .namespaces import BPMN, CAMUNDA, FLOWDESK_LANGUAGE, ZEEBE, q, split
+from .namespaces import BPMN, FLOWDESK_LANGUAGE, ZEEBE, q, split
 
 EVENTS = {
     "startEvent",
@@ -147,16 +147,17 @@ def correlation_keys(root: etree._Element) -> dict[str, conditions.Translation]:
     return keys
 
 
-#: The correlation key of a Camunda 7 message catch: Camunda 7 models carry none, and its
-#: `correlateMessage(name, businessKey)` finds the waiting instance by its business key.
+#: The correlation key of an imported message catch that has none. Camunda 7 models carry none:
+#: its `correlateMessage(name, businessKey)` finds the waiting instance by business key; Flowable
+#: and SpiffWorkflow hosts address one instance too, which the business key does in Flowdesk.
 BUSINESS_KEY = "$instance.businessKey"
 
 
 def correlates_on_business_key(root: etree._Element) -> bool:
-    """Whether the file is a Camunda 7 model (its namespace, not Camunda 8's): message catches
-    without a key then correlate on the business key."""
+    """Whether message catches without a key correlate on the business key: in every file
+    but a Camunda 8 one, whose catches must say their key (a missing one stays missing)."""
     namespaces = {ns for element in (root, *root) for ns in (element.nsmap or {}).values()}
-    return CAMUNDA in namespaces and ZEEBE not in namespaces
+    return ZEEBE not in namespaces
 
 
 def signal_names(root: etree._Element) -> dict[str, str]:

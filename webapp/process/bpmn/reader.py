@@ -548,13 +548,13 @@ class _Reader:
             if not key.ok:
                 warn("import.expression_untranslated", f"Correlation key '{key.text}' kept")
         keyless = waits and not by_hand and "correlationKey" not in node["config"]
-        if keyless and self.by_business_key:
+        if keyless and node["config"].get("message") and self.by_business_key and not self.ours:
             node["config"]["correlationKey"] = events.BUSINESS_KEY
             warn(
                 "import.correlation_business_key",
-                "Correlates on the instance's business key, as Camunda 7's "
-                "correlateMessage(name, businessKey) does; change the key if your code "
-                "correlated on variables",
+                "Correlates on the instance's business key, the way to address one instance "
+                "(Camunda 7's correlateMessage(name, businessKey)); change the key if your "
+                "code correlated on variables",
             )
         if waits and "correlationKey" not in node["config"] and node["kind"] != "startEvent":
             warn("import.correlation_key", "Message catch has no correlation key")
