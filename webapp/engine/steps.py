@@ -435,15 +435,9 @@ def _resubscribe(step: Step, token: TokenRow, node_id: str, name: str, key: str)
     step.add_subscription(token, name, key, node_id)
 
 
-def complete_task(
-    session: Session,
-    task_id: int,
-    values: dict[str, Any],
-    *,
-    actor: User | None,
-    now: datetime | None = None,
-) -> StepResult:
-    """Complete an open task with its (already validated) form values; the token moves on."""
+def _open_task(session: Session, task_id: int, now: datetime | None) -> tuple[Step, Any, TokenRow]:
+    """Lock the instance of an open task: its step, the task row and the token waiting there
+    (EngineError when the task does not exist or is no longer open)."""
     begin_write(session)
     table = Task.__table__
     instance_id = session.scalar(select(table.c.instance_id).where(table.c.id == task_id))
@@ -455,8 +449,22 @@ def complete_task(
     ).one()
     token = step.token(task.token_id)
     waiting = token is not None and token.status == "waiting" and token.node_id == task.node_id
-    if task.status != "open" or not waiting:
+    if task.status != "open" or token is None or not waiting:
         raise EngineError("task_closed", f"Task {task_id} is no longer open.", status=409)
+    return step, task, token
+
+
+def complete_task(
+    session: Session,
+    task_id: int,
+    values: dict[str, Any],
+    *,
+    actor: User | None,
+    now: datetime | None = None,
+) -> StepResult:
+    """Complete an open task with its (already validated) form values; the token moves on."""
+    step, _, token = _open_task(session, task_id, now)
+    table = Task.__table__
     values = jsonable(values)
     step.conn.execute(
         update(table)
@@ -491,19 +499,8 @@ def report_from_task(
         raise EngineError(
             "invalid", f"Only an error or an escalation can be reported, not {event}."
         )
-    begin_write(session)
+    step, task, token = _open_task(session, task_id, now)
     table = Task.__table__
-    instance_id = session.scalar(select(table.c.instance_id).where(table.c.id == task_id))
-    if instance_id is None:
-        raise EngineError("not_found", f"Task {task_id} does not exist.", status=404)
-    step, _ = _open(session, instance_id, now or utcnow())
-    task = step.conn.execute(
-        select(table.c.status, table.c.token_id, table.c.node_id).where(table.c.id == task_id)
-    ).one()
-    token = step.token(task.token_id)
-    waiting = token is not None and token.status == "waiting" and token.node_id == task.node_id
-    if task.status != "open" or token is None or not waiting:
-        raise EngineError("task_closed", f"Task {task_id} is no longer open.", status=409)
     definition = step.definition
     catcher = definition.catchers(definition.boundaries.get(task.node_id, []), event, code)
     ends_task = event == "error" or (

@@ -489,12 +489,7 @@ ASSIGNEE_TYPES: tuple[str, ...] = ("user", "role", "expression")
 #: at a plain end event (BPMN's implicit end, which Camunda and SpiffWorkflow run too).
 IMPLICIT_END_KINDS = frozenset(
     {
-        "userTask",
-        "serviceTask",
-        "sendTask",
-        "receiveTask",
-        "scriptTask",
-        "manualTask",
+        *TASK_KINDS,
         "timerCatch",
         "messageCatch",
         "signalCatch",
