@@ -496,3 +496,21 @@ def test_instance_paths_name_only_the_business_key() -> None:
     doc["nodes"]["reply"]["config"]["correlationKey"] = "$instance.id"
     [problem] = [p for p in validate(doc) if p.element_id == "reply" and p.severity == "error"]
     assert problem.code == "expression.reference" and "$instance has businessKey" in problem.message
+
+
+def test_a_message_event_without_a_message_is_named_by_itself() -> None:
+    """SpiffWorkflow reads a message event with no messageRef as the message of its own name;
+    without a name it stays a message nobody named."""
+    body = """<{p}process id="P" isExecutable="true">
+      <{p}intermediateCatchEvent id="named" name="Test Message"><{p}messageEventDefinition/>
+      </{p}intermediateCatchEvent>
+      <{p}intermediateCatchEvent id="nameless"><{p}messageEventDefinition/>
+      </{p}intermediateCatchEvent>
+    </{p}process>"""
+    result = import_bpmn(definitions(body))
+    nodes = result.document["nodes"]
+    assert nodes["named"]["config"]["message"] == "Test Message"
+    assert "message" not in nodes["nameless"]["config"]
+    assert {"import.message_by_name", "import.message_missing"} <= codes(result)
+    again = import_bpmn(export_bpmn(result.document))
+    assert again.document["nodes"]["named"]["config"] == nodes["named"]["config"]

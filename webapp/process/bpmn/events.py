@@ -184,11 +184,13 @@ def standard_config(
     signals: Mapping[str, str] | None = None,
     ours: Mapping[str, Any] | None = None,
     top_level: bool = False,
+    foreign: bool = True,
 ) -> dict[str, Any]:
     """The config standard BPMN carries: timers, message and signal names, link names, error and
     escalation codes, a boundary event's host and `cancelActivity`, an event sub-process start's
     `isInterrupting`. `ours` (our extension's config) wins over a name only guessed from the id.
-    A process-level timer start's date is an ISO date-time (not an expression)."""
+    A process-level timer start's date is an ISO date-time (not an expression). In a `foreign`
+    file (not Flowdesk's) a message event without a message is named by itself, as Spiff does."""
     config: dict[str, Any] = {}
     event = event or KIND_EVENT.get(kind) or _TASK_EVENT.get(kind)
     if kind == "boundaryEvent":
@@ -208,7 +210,7 @@ def standard_config(
         elif ref:
             warn("import.message_missing", f"Message '{ref}' is not defined in the file or unnamed")
     elif event == "message":
-        config.update(_message(element, warn, messages))
+        config.update(_message(element, warn, messages, by_name=foreign))
     elif event == "signal":
         config.update(_signal(element, warn, signals or {}))
     elif event == "link":
@@ -233,10 +235,19 @@ def standard_config(
     return config
 
 
-def _message(element: etree._Element, warn: Warn, messages: Mapping[str, str | None]) -> dict:
+def _message(
+    element: etree._Element, warn: Warn, messages: Mapping[str, str | None], *, by_name: bool
+) -> dict:
     definition = element.find(q(BPMN, "messageEventDefinition"))
     ref = (definition.get("messageRef") if definition is not None else None) or ""
     if not ref:
+        name = (element.get("name") or "").strip()
+        if name and by_name:  # as SpiffWorkflow reads it
+            warn(
+                "import.message_by_name",
+                f"Message event names no message; its own name '{name}' is the message's",
+            )
+            return {"message": name}
         warn("import.message_missing", "Message event names no message")
         return {}
     ref = ref.strip().rpartition(":")[2]

@@ -528,7 +528,16 @@ class _Reader:
             # Without the loop element (another tool took the marker off) it runs once.
             del config["multiInstance"]
         standard = events.standard_config(
-            element, kind, warn, self.messages, self.refs, event, self.signals, ours, top_level
+            element,
+            kind,
+            warn,
+            self.messages,
+            self.refs,
+            event,
+            self.signals,
+            ours,
+            top_level,
+            foreign=not self.ours,
         )
         config.update(standard)
         node: dict[str, Any] = {"kind": kind, "title": element.get("name", ""), "config": config}
