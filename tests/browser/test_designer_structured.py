@@ -170,10 +170,12 @@ def test_draw_a_sub_process_with_a_boundary_timer_and_a_multi_instance_review(
     line = page.locator(f'.djs-connection[data-element-id="{leaving}"]').bounding_box()
     page.mouse.click(line["x"] + line["width"] / 2, line["y"] + line["height"] / 2)
     wait_selected(page, leaving)
-    pad(page, "delete")  # the task inside the sub-process leads nowhere: an error inside it
+    pad(page, "delete")  # the inner end is now cut off: an error inside the sub-process
     save(page)
-    nested = page.locator(f".djs-element.problem-error[data-element-id='{review}']")
+    nested = page.locator(f".djs-element.problem-error[data-element-id='{inner_end}']")
     assert nested.count() == 1
+    ending = page.locator(f".djs-element.problem-warning[data-element-id='{review}']")
+    assert ending.count() == 1, "a task with no way on ends its path there: a warning"
     connect(page, review, inner_end)
     pick(page, timer)
     panel = panel_for(page, timer)

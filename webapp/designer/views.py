@@ -161,7 +161,7 @@ def _pick(form: Any, data: bytes, *, offer_all: bool = False) -> bool:
         form.pool.choices.append(
             (
                 ALL_POOLS,
-                f"All {len(choices)}, each as a process of its own keyed by its id "
+                f"All {len(choices)}, each as a process of its own under its id in the file "
                 "(so that call activities between them work)",
             )
         )
