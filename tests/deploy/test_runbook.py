@@ -290,8 +290,10 @@ def test_redis_holds_nothing_the_sweep_cannot_rebuild(app, app_config, demo, tmp
     group = Workers(config, tmp_path)
     try:
         with private.app_context():
-            built = _running_installation(db.session, timer="PT2S")
+            # The timers are set while the installation is built: due 2 s after it began at the
+            # earliest (measured after it, the bound was late by the building's own time).
             timers_due = time.monotonic() + 2
+            built = _running_installation(db.session, timer="PT2S")
             before = {i: history(db.session, i) for i in built["finished"]}
             redis = Redis.from_url(server.url)
             queue = Queue(config["RQ_QUEUE"], connection=redis)
