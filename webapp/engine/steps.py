@@ -454,6 +454,21 @@ def _open_task(session: Session, task_id: int, now: datetime | None) -> tuple[St
     return step, task, token
 
 
+def _close_task(step: Step, task_id: int, actor: User | None, result: dict[str, Any]) -> None:
+    """Mark the task completed by `actor` with `result`, inside the step's transaction."""
+    table = Task.__table__
+    step.conn.execute(
+        update(table)
+        .where(table.c.id == task_id)
+        .values(
+            status="completed",
+            completed_by_id=actor.id if actor is not None else None,
+            completed_at=step.now,
+            result=result,
+        )
+    )
+
+
 def complete_task(
     session: Session,
     task_id: int,
@@ -464,18 +479,8 @@ def complete_task(
 ) -> StepResult:
     """Complete an open task with its (already validated) form values; the token moves on."""
     step, _, token = _open_task(session, task_id, now)
-    table = Task.__table__
     values = jsonable(values)
-    step.conn.execute(
-        update(table)
-        .where(table.c.id == task_id)
-        .values(
-            status="completed",
-            completed_by_id=actor.id if actor is not None else None,
-            completed_at=step.now,
-            result=values,
-        )
-    )
+    _close_task(step, task_id, actor, values)
     step.history.add("task_completed", token, actor=_name(actor), task=task_id)
     step.starter = _starter(step)
     step.complete(token, values)
@@ -500,23 +505,13 @@ def report_from_task(
             "invalid", f"Only an error or an escalation can be reported, not {event}."
         )
     step, task, token = _open_task(session, task_id, now)
-    table = Task.__table__
     definition = step.definition
     catcher = definition.catchers(definition.boundaries.get(task.node_id, []), event, code)
     ends_task = event == "error" or (
         catcher is not None and definition.config(catcher).get("interrupting", True)
     )
     if ends_task:
-        step.conn.execute(
-            update(table)
-            .where(table.c.id == task_id)
-            .values(
-                status="completed",
-                completed_by_id=actor.id if actor is not None else None,
-                completed_at=step.now,
-                result={},
-            )
-        )
+        _close_task(step, task_id, actor, {})
     step.history.add(
         "task_reported", token, actor=_name(actor), task=task_id, event=event, code=code
     )
