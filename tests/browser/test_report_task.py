@@ -1,0 +1,44 @@
+"""A person reports an error from a task in Chromium, instead of completing it."""
+
+from __future__ import annotations
+
+import pytest
+from playwright.sync_api import expect
+from sqlalchemy import select
+
+from tests.browser.conftest import sign_in
+from tests.browser.test_accessibility import _serious_violations
+from tests.inbox.conftest import start
+from tests.inbox.test_report import payable  # noqa: F401 - the fixture
+from webapp.extensions import db
+from webapp.models import Instance, Task
+
+pytestmark = pytest.mark.browser
+
+
+def test_an_error_reported_from_the_task_page_ends_it_and_moves_the_instance(
+    page,
+    payable,
+    app,  # noqa: F811
+):
+    instance_id = start(app, "pay")
+    with app.app_context():
+        task_id = db.session.scalar(
+            select(Task.id).where(Task.instance_id == instance_id, Task.node_id == "pay")
+        )
+    sign_in(page, "bob")
+    page.goto(f"/inbox/tasks/{task_id}")
+    report = page.get_by_role("region", name="Report instead of completing")
+    expect(report).to_be_visible()
+    assert _serious_violations(page) == []
+    choice = report.get_by_label("Amount unclear (error unclear)")
+    choice.focus()
+    page.keyboard.press("Space")
+    expect(choice).to_be_checked()
+    report.get_by_role("button", name="Report").click()
+    expect(page.get_by_text("Reported from “Pay invoice”.")).to_be_visible()
+    with app.app_context():
+        status = db.session.scalar(select(Task.status).where(Task.id == task_id))
+        instance = db.session.get(Instance, instance_id)
+        assert status == "completed"
+        assert instance.status == "completed", "the error boundary led to its end"
