@@ -18,8 +18,8 @@ pytestmark = pytest.mark.browser
 
 def test_an_error_reported_from_the_task_page_ends_it_and_moves_the_instance(
     page,
-    payable,
-    app,  # noqa: F811
+    payable,  # noqa: F811 - the fixture imported above
+    app,
 ):
     instance_id = start(app, "pay")
     with app.app_context():

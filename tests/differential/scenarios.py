@@ -922,6 +922,10 @@ SCENARIOS.update(
                 ),
             )
         ],
+        "files/implicit-end.bpmn": Scenario(
+            expect=("completed", ()),
+            note="tasks without outgoing flows end their paths; the instance still completes",
+        ),
         "files/manual-milestone.bpmn": Scenario(
             expect=("completed", ()),
             note="Flowdesk passes manual tasks through; the harness completes Spiff's ready ones",
