@@ -330,7 +330,8 @@ def diagram_elements(
     root: etree._Element, wanted: set[str], planes: list[etree._Element] | None = None
 ) -> list[dict[str, Any]]:
     """Shapes and edges of kept elements, each with the plane (`null`: the main one) it is on;
-    only those on `planes` when given."""
+    only those on `planes` when given. An edge's optional shape ends are left out: the shapes
+    of the nodes are written anew, under other ids."""
     result: list[dict[str, Any]] = []
     for plane in root.iter(q(BPMNDI, "BPMNPlane")) if planes is None else planes:
         owner = _local(plane.get("bpmnElement", ""))
@@ -338,7 +339,11 @@ def diagram_elements(
             if split(child.tag) not in ((BPMNDI, "BPMNShape"), (BPMNDI, "BPMNEdge")):
                 continue
             if _local(child.get("bpmnElement", "")) in wanted:
-                result.append({"plane": owner, "element": to_data(child)})
+                data = to_data(child)
+                attrs = data.get("attrs") or {}
+                for end in ("sourceElement", "targetElement"):  # shapes the export writes anew
+                    attrs.pop(end, None)
+                result.append({"plane": owner, "element": data})
     return result
 
 
@@ -376,8 +381,9 @@ def _pruned(items: list[Any], ids: set[str]) -> list[Any]:
 #: The item holding an element's attributes in other vendors' namespaces.
 ATTRIBUTES = "@attributes"
 #: The parts of the document's `kept` section (`pool`: the participant that holds the process;
-#: `diagrams`: the file's other diagrams, kept whole).
-PARTS = ("definitions", "process", "diagram", "pool", "diagrams")
+#: `diagrams`: the file's other diagrams, kept whole; `styles`: the label styles of the diagrams
+#: the export writes anew, which kept shapes' labels refer to).
+PARTS = ("definitions", "process", "diagram", "pool", "diagrams", "styles")
 #: The BPMN elements each place may hold (another vendor's elements go in extensionElements).
 ALLOWED = {
     "definitions": {*DEFINITIONS, *SHARED_DEFINITIONS},
@@ -499,6 +505,14 @@ def prune(doc: dict[str, Any]) -> None:
         for entry in entries
         if isinstance(entry, dict) and _unique([entry.get("element")], seen, set(), diagram=True)
     ]
+    styles = []
+    for data in kept["styles"] if isinstance(kept.get("styles"), list) else []:
+        di_ids = _standard_ids(data)
+        style = isinstance(data, dict) and data.get("tag") == LABEL_STYLE
+        if style and len(di_ids) == 1 and not seen & set(di_ids) and not _too_deep(data):
+            seen.update(di_ids)
+            styles.append(without_ours(data))
+    kept["styles"] = styles
     diagrams = []
     for data in kept["diagrams"] if isinstance(kept.get("diagrams"), list) else []:
         di_ids = _standard_ids(data)
@@ -581,6 +595,7 @@ def _is_flowdesk(name: object) -> bool:
 #: its plane.
 DIAGRAM = f"{{{BPMNDI}}}BPMNDiagram"
 PLANE = f"{{{BPMNDI}}}BPMNPlane"
+LABEL_STYLE = f"{{{BPMNDI}}}BPMNLabelStyle"
 
 
 def _drawn(diagram: Any, ids: set[str]) -> dict[str, Any] | None:

@@ -398,6 +398,11 @@ class _Reader:
             "diagram": diagram,
             "pool": pool,
             "diagrams": diagrams,
+            "styles": [
+                kept.to_data(style)
+                for element in ours
+                for style in element.findall(q(BPMNDI, "BPMNLabelStyle"))
+            ],
         }
         return {name: items for name, items in result.items() if items}
 

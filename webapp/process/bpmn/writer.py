@@ -137,6 +137,7 @@ class _Writer:
                 *self.kept.get("process", []),
                 *(entry.get("element") for entry in self.kept.get("diagram", [])),
                 *self.kept.get("diagrams", []),
+                *self.kept.get("styles", []),
                 *(item for node in self.nodes.values() for item in node.get("kept", [])),
                 *(item for flow in self.flows.values() for item in flow.get("kept", [])),
             ]
@@ -248,6 +249,9 @@ class _Writer:
                 element = etree.SubElement(root, q(BPMN, local), id=code_id, name=code)
                 element.set(f"{local}Code", code)
         self._diagram(root, process_id, self._collaboration(root, process_id))
+        main = root.find(q(BPMNDI, "BPMNDiagram"))
+        for data in self.kept.get("styles", []) if main is not None else []:
+            _append_kept(main, data)
         for data in self.kept.get("diagrams", []):
             _append_kept(root, _other_diagram(data, process_id))
         for data in self.kept.get("definitions", []):
