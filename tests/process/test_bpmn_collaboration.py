@@ -215,8 +215,6 @@ def test_corpus_collaboration_keeps_every_root_element(name: str, schema: etree.
     check_roundtrip(result, schema)
 
 
-
-
 @NEEDS_CORPUS
 def test_moddle_reads_exported_collaborations_without_warnings(tmp_path: Path) -> None:
     node = shutil.which("node")
