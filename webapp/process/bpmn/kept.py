@@ -79,6 +79,8 @@ DEFINITIONS = (
 #: Root elements the writer makes from the nodes' names and codes; kept as well (with their ids)
 #: when something besides the process refers to them or they carry more than a name and a code.
 SHARED_DEFINITIONS = ("message", "signal", "error", "escalation")
+#: Marks a kept diagram's plane that draws the imported process (written with its id).
+OURS = "@ours"
 #: Attributes whose value names another element (a QName: the prefix is dropped on import).
 _REFERENCES = {
     "sourceRef",
@@ -324,16 +326,24 @@ def set_attributes(element: etree._Element, items: list[Any]) -> None:
                     continue
 
 
-def diagram_elements(root: etree._Element, wanted: set[str]) -> list[dict[str, Any]]:
-    """Shapes and edges of kept elements, each with the plane (`null`: the main one) it is on."""
+def diagram_elements(
+    root: etree._Element, wanted: set[str], planes: list[etree._Element] | None = None
+) -> list[dict[str, Any]]:
+    """Shapes and edges of kept elements, each with the plane (`null`: the main one) it is on;
+    only those on `planes` when given. An edge's optional shape ends are left out: the shapes
+    of the nodes are written anew, under other ids."""
     result: list[dict[str, Any]] = []
-    for plane in root.iter(q(BPMNDI, "BPMNPlane")):
+    for plane in root.iter(q(BPMNDI, "BPMNPlane")) if planes is None else planes:
         owner = _local(plane.get("bpmnElement", ""))
         for child in plane:
             if split(child.tag) not in ((BPMNDI, "BPMNShape"), (BPMNDI, "BPMNEdge")):
                 continue
             if _local(child.get("bpmnElement", "")) in wanted:
-                result.append({"plane": owner, "element": to_data(child)})
+                data = to_data(child)
+                attrs = data.get("attrs") or {}
+                for end in ("sourceElement", "targetElement"):  # shapes the export writes anew
+                    attrs.pop(end, None)
+                result.append({"plane": owner, "element": data})
     return result
 
 
@@ -370,8 +380,10 @@ def _pruned(items: list[Any], ids: set[str]) -> list[Any]:
 
 #: The item holding an element's attributes in other vendors' namespaces.
 ATTRIBUTES = "@attributes"
-#: The parts of the document's `kept` section (`pool`: the participant that holds the process).
-PARTS = ("definitions", "process", "diagram", "pool")
+#: The parts of the document's `kept` section (`pool`: the participant that holds the process;
+#: `diagrams`: the file's other diagrams, kept whole; `styles`: the label styles of the diagrams
+#: the export writes anew, which kept shapes' labels refer to).
+PARTS = ("definitions", "process", "diagram", "pool", "diagrams", "styles")
 #: The BPMN elements each place may hold (another vendor's elements go in extensionElements).
 ALLOWED = {
     "definitions": {*DEFINITIONS, *SHARED_DEFINITIONS},
@@ -467,6 +479,8 @@ def prune(doc: dict[str, Any]) -> None:
     flows = [flow for flow in doc.get("flows", {}).values() if "kept" in flow]
     base = set(nodes) | set(doc.get("flows", {}))
     seen = set(base)  # an id used twice (by a node, or by two kept elements) keeps its first use
+    if isinstance(kept.get("definitions"), list):  # other pools never carry our markers
+        kept["definitions"] = [without_ours(data) for data in kept["definitions"]]
     for name in ("definitions", "process"):
         kept[name] = _unique(kept.get(name), seen, ALLOWED[name])
     for node in owners:
@@ -484,10 +498,29 @@ def prune(doc: dict[str, Any]) -> None:
         and node["config"].get("collapsed") is True
     }
     kept["diagram"] = [
-        {**entry, "plane": entry.get("plane") if entry.get("plane") in collapsed else None}
+        {
+            "plane": entry.get("plane") if entry.get("plane") in collapsed else None,
+            "element": without_ours(entry["element"]),
+        }
         for entry in entries
         if isinstance(entry, dict) and _unique([entry.get("element")], seen, set(), diagram=True)
     ]
+    styles = []
+    for data in kept["styles"] if isinstance(kept.get("styles"), list) else []:
+        di_ids = _standard_ids(data)
+        style = isinstance(data, dict) and data.get("tag") == LABEL_STYLE
+        if style and len(di_ids) == 1 and not seen & set(di_ids) and not _too_deep(data):
+            seen.update(di_ids)
+            styles.append(without_ours(data))
+    kept["styles"] = styles
+    diagrams = []
+    for data in kept["diagrams"] if isinstance(kept.get("diagrams"), list) else []:
+        di_ids = _standard_ids(data)
+        whole = isinstance(data, dict) and data.get("tag") == DIAGRAM
+        fresh = len(di_ids) == len(set(di_ids)) and not seen & set(di_ids)
+        if whole and fresh and not _too_deep(data):
+            seen.update(di_ids)
+            diagrams.append(without_ours(data))
 
     def semantic_ids() -> set[str]:
         lists = [kept.get("definitions"), kept.get("process"), *(n["kept"] for n in owners)]
@@ -512,6 +545,7 @@ def prune(doc: dict[str, Any]) -> None:
             and isinstance(entry["element"].get("attrs"), dict)
             and entry["element"]["attrs"].get("bpmnElement") in ids
         ]
+    kept["diagrams"] = [drawn for data in diagrams if (drawn := _drawn(data, ids)) is not None]
     for node in owners:
         if not node["kept"]:
             del node["kept"]
@@ -524,3 +558,70 @@ def prune(doc: dict[str, Any]) -> None:
         doc["kept"] = kept
     else:
         doc.pop("kept", None)
+
+
+def without_ours(data: Any) -> Any:
+    """A kept tree without Flowdesk's markers (our elements and attributes): only the imported
+    process carries them, so the process a later import takes is the one we wrote."""
+    if not isinstance(data, dict):
+        return data
+    result = dict(data)
+    if isinstance(data.get("attrs"), dict):
+        attrs = {k: v for k, v in data["attrs"].items() if not _is_flowdesk(k)}
+        result["attrs"] = attrs
+        if not attrs:
+            del result["attrs"]
+    if isinstance(data.get("children"), list):
+        children = []
+        for child in data["children"]:
+            if isinstance(child, dict) and _is_flowdesk(child.get("tag")):
+                continue
+            child = without_ours(child)
+            empty = isinstance(child, dict) and not child.get("children") and not child.get("attrs")
+            if empty and child.get("tag") == "extensionElements":
+                continue
+            children.append(child)
+        result["children"] = children
+        if not children:
+            del result["children"]
+    return result
+
+
+def _is_flowdesk(name: object) -> bool:
+    return isinstance(name, str) and name.startswith("{") and split(name)[0] == FLOWDESK
+
+
+#: The tags of a whole kept diagram (another pool's, a second view of the process...) and of
+#: its plane.
+DIAGRAM = f"{{{BPMNDI}}}BPMNDiagram"
+PLANE = f"{{{BPMNDI}}}BPMNPlane"
+LABEL_STYLE = f"{{{BPMNDI}}}BPMNLabelStyle"
+
+
+def _drawn(diagram: Any, ids: set[str]) -> dict[str, Any] | None:
+    """A kept diagram without shapes and edges of elements not in `ids`; None when it is not a
+    diagram with one plane, or its plane draws an element that is gone."""
+    if not isinstance(diagram, dict) or diagram.get("tag") != DIAGRAM:
+        return None
+    children = [c for c in diagram.get("children") or [] if isinstance(c, dict)]
+    planes = [c for c in children if c.get("tag") == PLANE]
+    if len(planes) != 1 or not isinstance(planes[0].get("attrs"), dict):
+        return None
+    plane = planes[0]
+    attrs = plane["attrs"]
+    if attrs.get(OURS) != "true" and attrs.get("bpmnElement") not in ids:
+        return None
+    drawn = [
+        child
+        for child in plane.get("children") or []
+        if isinstance(child, dict)
+        and (
+            not isinstance(child.get("attrs"), dict)
+            or "bpmnElement" not in child["attrs"]
+            or child["attrs"]["bpmnElement"] in ids
+        )
+    ]
+    plane = {**plane, "children": drawn}
+    if not drawn:
+        del plane["children"]
+    return {**diagram, "children": [plane if c is planes[0] else c for c in children]}

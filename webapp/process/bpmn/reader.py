@@ -211,6 +211,11 @@ def _own_pool(definitions: list[dict[str, Any]], process_id: str) -> str | None:
     return None
 
 
+def _plane_of(diagram: etree._Element) -> str:
+    plane = diagram.find(q(BPMNDI, "BPMNPlane"))
+    return local_ref(plane.get("bpmnElement")) if plane is not None else ""
+
+
 def local_ref(value: str | None) -> str:
     """Strip a QName prefix from an id reference (`tns:Task_1` -> `Task_1`)."""
     return (value or "").strip().rpartition(":")[2]
@@ -308,7 +313,7 @@ class _Reader:
         origin: dict[str, str] = {}
         containers: list[etree._Element] = []
         self._nodes(process, None, nodes, origin, containers)
-        doc["kept"] = self._kept(process, nodes)
+        doc["kept"] = self._kept(process, nodes, origin)
         for node_id in self.attached:
             config = nodes[node_id].get("config")
             host = config.get("attachedTo") if isinstance(config, dict) else None
@@ -355,9 +360,12 @@ class _Reader:
             )
         return chosen[0]
 
-    def _kept(self, process: etree._Element, nodes: dict[str, Any]) -> dict[str, Any]:
-        """The modelling-only parts of the file: root elements, the process's own, and the
-        diagram shapes and edges of all of them (on a collapsed sub-process's plane or the main)."""
+    def _kept(
+        self, process: etree._Element, nodes: dict[str, Any], origin: dict[str, str]
+    ) -> dict[str, Any]:
+        """The modelling-only parts of the file: root elements, the process's own, the diagram
+        shapes and edges of all of them (on a collapsed sub-process's plane or the main), and
+        the file's other diagrams whole."""
         outside = _referenced_outside(self.root, process)
         definitions = [
             kept.to_data(child)
@@ -372,13 +380,62 @@ class _Reader:
         ]
         in_nodes = [item for node in nodes.values() for item in node.get("kept", [])]
         wanted = kept.ids_in([*definitions, *own, *in_nodes])
-        diagram = kept.diagram_elements(self.root, wanted)
+        ours = self._our_diagrams(nodes, origin)
+        planes = [d.find(q(BPMNDI, "BPMNPlane")) for d in ours]
+        diagram = kept.diagram_elements(self.root, wanted, [p for p in planes if p is not None])
         for entry in diagram:
             owner = nodes.get(entry["plane"])
             collapsed = owner is not None and owner["config"].get("collapsed") is True
             entry["plane"] = entry["plane"] if collapsed else None
-        result = {"definitions": definitions, "process": own, "diagram": diagram, "pool": pool}
+        diagrams = [
+            self._other_diagram(element, process.get("id", ""))
+            for element in self.root.findall(q(BPMNDI, "BPMNDiagram"))
+            if element not in ours
+        ]
+        result = {
+            "definitions": definitions,
+            "process": own,
+            "diagram": diagram,
+            "pool": pool,
+            "diagrams": diagrams,
+            "styles": [
+                kept.to_data(style)
+                for element in ours
+                for style in element.findall(q(BPMNDI, "BPMNLabelStyle"))
+            ],
+        }
         return {name: items for name, items in result.items() if items}
+
+    def _our_diagrams(self, nodes: dict[str, Any], origin: dict[str, str]) -> list[Any]:
+        """The diagrams the export writes anew: the first that draws a top-level node, and the
+        first plane of each collapsed sub-process; the file's others are kept whole."""
+        diagrams = self.root.findall(q(BPMNDI, "BPMNDiagram"))
+
+        def draws(diagram: etree._Element, ids: set[str]) -> bool:
+            return any(
+                local_ref(shape.get("bpmnElement")) in ids
+                for shape in diagram.iter(q(BPMNDI, "BPMNShape"))
+            )
+
+        top = {origin.get(key, key) for key, node in nodes.items() if "parent" not in node}
+        ours = [next((d for d in diagrams if draws(d, top)), None)]
+        for node_id, node in nodes.items():
+            if node["config"].get("collapsed") is True:
+                source = origin.get(node_id, node_id)
+                ours.append(next((d for d in diagrams if _plane_of(d) == source), None))
+        return [d for d in ours if d is not None]
+
+    def _other_diagram(self, element: etree._Element, process_id: str) -> dict[str, Any]:
+        """A diagram kept whole; a plane that draws the imported process is marked, as the
+        export may write the process under another id."""
+        data = kept.to_data(element)
+        for child in data.get("children", []):
+            attrs = child.get("attrs")
+            plane = child["tag"] == kept.PLANE and isinstance(attrs, dict)
+            if plane and attrs.get("bpmnElement") == process_id:
+                del attrs["bpmnElement"]
+                attrs[kept.OURS] = "true"
+        return data
 
     def _participant_name(self, process_id: str | None) -> str:
         for participant in self.root.iter(q(BPMN, "participant")):

@@ -136,6 +136,8 @@ class _Writer:
                 *self.kept.get("definitions", []),
                 *self.kept.get("process", []),
                 *(entry.get("element") for entry in self.kept.get("diagram", [])),
+                *self.kept.get("diagrams", []),
+                *self.kept.get("styles", []),
                 *(item for node in self.nodes.values() for item in node.get("kept", [])),
                 *(item for flow in self.flows.values() for item in flow.get("kept", [])),
             ]
@@ -247,6 +249,11 @@ class _Writer:
                 element = etree.SubElement(root, q(BPMN, local), id=code_id, name=code)
                 element.set(f"{local}Code", code)
         self._diagram(root, process_id, self._collaboration(root, process_id))
+        main = root.find(q(BPMNDI, "BPMNDiagram"))
+        for data in self.kept.get("styles", []) if main is not None else []:
+            _append_kept(main, data)
+        for data in self.kept.get("diagrams", []):
+            _append_kept(root, _other_diagram(data, process_id))
         for data in self.kept.get("definitions", []):
             if isinstance(data, dict) and data.get("tag") == "relationship":
                 _append_kept(root, data)
@@ -562,6 +569,18 @@ class _Writer:
                 spot = routing.name_bounds(boxes[node_id], node["kind"], node["title"], on_plane)
                 if spot is not None:
                     _label(shapes[node_id], spot)
+
+
+def _other_diagram(data: dict[str, Any], process_id: str) -> dict[str, Any]:
+    """A kept diagram as written: a plane marked as drawing the process gets its id."""
+    children = []
+    for child in data.get("children") or []:
+        attrs = child.get("attrs") if isinstance(child, dict) else None
+        if isinstance(attrs, dict) and attrs.get(kept.OURS) == "true":
+            attrs = {k: v for k, v in attrs.items() if k != kept.OURS}
+            child = {**child, "attrs": {**attrs, "bpmnElement": process_id}}
+        children.append(child)
+    return {**data, "children": children}
 
 
 def _append_kept(parent: etree._Element, data: Any) -> None:
