@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import functools
 import sqlite3
+import time
 from collections.abc import Callable, Iterator
 from typing import Any, TypeVar
 
@@ -20,6 +21,12 @@ F = TypeVar("F", bound=Callable[..., Any])
 
 # Seconds a PostgreSQL connection attempt may take before the request gives up (503).
 POSTGRES_CONNECT_TIMEOUT = 5
+# A pooled PostgreSQL connection is pinged before use when it sat idle longer than this (the
+# app's DB_PING_AFTER_IDLE), so one the database dropped (a restart, an outage) is replaced instead
+# of failing. Web requests ping every time (0); a worker's steps follow each other closely, and a
+# ping is a round trip per transaction, so workers ping only after a second idle: a drop within
+# that second fails one job, which is delivered again.
+WORKER_PING_AFTER_IDLE = 1.0
 # Seconds a SQLite writer waits for another one's lock before giving up (503).
 SQLITE_BUSY_TIMEOUT = 30.0
 
@@ -31,7 +38,7 @@ def configure(app: Flask) -> None:
         engine = db.engine
     _track_commits(engine)
     if engine.dialect.name == "postgresql":
-        _configure_postgres(engine)
+        _configure_postgres(engine, app)
     if engine.dialect.name != "sqlite":
         return
     _configure_sqlite(engine, float(app.config.get("SQLITE_BUSY_TIMEOUT", SQLITE_BUSY_TIMEOUT)))
@@ -44,10 +51,25 @@ def configure(app: Flask) -> None:
             begin_write()
 
 
-def _configure_postgres(engine: Engine) -> None:
+def _configure_postgres(engine: Engine, app: Flask) -> None:
     @event.listens_for(engine, "do_connect")
     def with_timeout(_dialect: Any, _record: Any, _args: Any, params: dict[str, Any]) -> None:
         params.setdefault("connect_timeout", POSTGRES_CONNECT_TIMEOUT)
+
+    @event.listens_for(engine.pool, "checkin")
+    def checked_in(_dbapi_connection: Any, record: Any) -> None:
+        if record is not None:
+            record.info["idle_since"] = time.monotonic()
+
+    @event.listens_for(engine.pool, "checkout")
+    def checked_out(dbapi_connection: Any, record: Any, _proxy: Any) -> None:
+        since = record.info.get("idle_since")
+        if since is None or time.monotonic() - since < app.config.get("DB_PING_AFTER_IDLE", 0):
+            return
+        try:
+            engine.dialect.do_ping(dbapi_connection)
+        except Exception as error:  # the pool discards it and connects anew
+            raise sa_exc.DisconnectionError(str(error)) from error
 
 
 def _configure_sqlite(engine: Engine, busy_timeout: float) -> None:

@@ -15,12 +15,8 @@ NAMING_CONVENTION = {
     "pk": "pk_%(table_name)s",
 }
 
-# A pooled connection is checked before use, so one the database dropped (a restart, an outage)
-# is replaced instead of failing the next request.
-db = SQLAlchemy(
-    metadata=MetaData(naming_convention=NAMING_CONVENTION),
-    engine_options={"pool_pre_ping": True},
-)
+# A pooled connection that sat idle is checked before use: see webapp/database.py.
+db = SQLAlchemy(metadata=MetaData(naming_convention=NAMING_CONVENTION))
 migrate = Migrate(compare_type=True, render_as_batch=True)
 login_manager = LoginManager()
 csrf = CSRFProtect()

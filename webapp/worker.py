@@ -38,6 +38,7 @@ from rq.utils import now as rq_now
 from rq.worker import WorkerStatus
 
 from webapp import logs
+from webapp.database import WORKER_PING_AFTER_IDLE
 from webapp.extensions import db
 from webapp.queue import get_queue, redis_connection
 
@@ -454,5 +455,6 @@ def run(app: Flask, *, burst: bool = False, with_scheduler: bool = True) -> bool
     if not logs.configured():
         setup_loghandlers(app.config["LOG_LEVEL"], name="webapp")
     wait_for_redis(redis_connection(app))
+    app.config.setdefault("DB_PING_AFTER_IDLE", WORKER_PING_AFTER_IDLE)
     worker = build_worker(app)
     return worker.work(burst=burst, with_scheduler=with_scheduler, logging_level="INFO")

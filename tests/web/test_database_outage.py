@@ -164,3 +164,63 @@ def test_a_start_form_whose_commit_answer_is_lost_says_the_outcome_is_unknown(
     assert proxy.commit_done.wait(10)
     started = select(func.count()).where(Instance.business_key == "FORM-1")
     assert db_session.scalar(started) == 1
+
+
+@pytest.fixture
+def worker_db_app(app, app_config, database_url):
+    """An app whose pool pings a connection only after it sat idle 0.3 s, as a worker's does
+    (after WORKER_PING_AFTER_IDLE), through a proxy the test can cut."""
+    if not is_postgres(database_url):
+        pytest.skip("PostgreSQL only: SQLite has no connections to lose")
+    with proxied(database_url) as (proxy, url):
+        config = dict(app_config, SQLALCHEMY_DATABASE_URI=url, DB_PING_AFTER_IDLE=0.3)
+        yield proxy, create_app(config)
+
+
+def _pings(app, monkeypatch) -> list[int]:
+    from webapp.extensions import db
+
+    with app.app_context():
+        dialect = db.engine.dialect
+    pings: list[int] = []
+    original = dialect.do_ping
+
+    def counted(dbapi_connection):
+        pings.append(1)
+        return original(dbapi_connection)
+
+    monkeypatch.setattr(dialect, "do_ping", counted)
+    return pings
+
+
+def _count_instances(app) -> int:
+    from webapp.extensions import db
+
+    with app.app_context():
+        try:
+            return db.session.scalar(select(func.count(Instance.id)))
+        finally:
+            db.session.remove()
+
+
+def test_a_worker_pool_pings_only_connections_that_sat_idle(worker_db_app, monkeypatch):
+    """Steps in quick succession reuse their connection without a round trip to check it; one
+    idle longer than DB_PING_AFTER_IDLE is checked, and replaced when the database dropped it."""
+    import time
+
+    proxy, app = worker_db_app
+    pings = _pings(app, monkeypatch)
+    for _ in range(5):
+        assert _count_instances(app) == 0
+    assert len(pings) == 0, "a connection used a moment ago is not pinged"
+
+    time.sleep(0.4)
+    assert _count_instances(app) == 0
+    assert len(pings) == 1, "one idle past the threshold is"
+
+    proxy.cut()
+    proxy.restore()
+    time.sleep(0.4)
+    assert _count_instances(app) == 0, "the dropped connection was replaced unseen"
+    assert len(pings) == 2
+

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from datetime import datetime
+import json
+from datetime import UTC, datetime
 from typing import Any
 
-from sqlalchemy import select
+from sqlalchemy import select, text
 from sqlalchemy.engine import Connection
 from sqlalchemy.orm import Session
 
@@ -13,6 +14,14 @@ from webapp.engine.context import jsonable
 from webapp.models import HistoryEntry
 
 INSERT = HistoryEntry.__table__.insert()
+# PostgreSQL: a step's entries in one statement of one parameter (a JSON array), in order, where
+# an executemany costs a statement execution per entry (a leased instance writes about 20).
+INSERT_ARRAY = text(
+    "INSERT INTO history (instance_id, token_id, node_id, kind, actor, details, created_at) "
+    "SELECT (e->>'instance_id')::bigint, (e->>'token_id')::integer, e->>'node_id', e->>'kind', "
+    "e->>'actor', e->'details', (e->>'created_at')::timestamptz "
+    "FROM jsonb_array_elements(CAST(:rows AS jsonb)) WITH ORDINALITY AS entry(e, n) ORDER BY n"
+)
 
 KINDS = (
     "started",
@@ -94,7 +103,14 @@ class History:
             }
             for kind, token, node_id, actor, details in self._entries
         ]
-        conn.execute(INSERT, rows)
+        if conn.dialect.name == "postgresql" and len(rows) > 1:
+            now = self.now if self.now.tzinfo is not None else self.now.replace(tzinfo=UTC)
+            stamp = now.isoformat()
+            for row in rows:
+                row["created_at"] = stamp
+            conn.execute(INSERT_ARRAY, {"rows": json.dumps(rows)})
+        else:
+            conn.execute(INSERT, rows)
         self._entries.clear()
 
 
