@@ -223,4 +223,3 @@ def test_a_worker_pool_pings_only_connections_that_sat_idle(worker_db_app, monke
     time.sleep(0.4)
     assert _count_instances(app) == 0, "the dropped connection was replaced unseen"
     assert len(pings) == 2
-
