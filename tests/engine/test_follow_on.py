@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from datetime import timedelta
 
+import pytest
 from rq.job import Job as RQJob
 from sqlalchemy import select
 
@@ -31,14 +32,14 @@ def _job(engine, node_id: str) -> Job:
     return engine.scalar(select(Job).where(Job.node_id == node_id))
 
 
-def _split_after_pre() -> dict:
-    """start -> pre -> split -> a, b (tools with side effects) -> join -> end."""
+def _split_after_pre(sleep: str = "0") -> dict:
+    """start -> pre -> split -> a, b (tools with side effects, taking `sleep` s) -> join -> end."""
     nodes = {
         "start": node("startEvent"),
         "pre": record("pre"),
         "split": node("parallelGateway"),
-        "a": record("a"),
-        "b": record("b"),
+        "a": record("a", sleep=sleep),
+        "b": record("b", sleep=sleep),
         "join": node("parallelGateway"),
         "end": node("endEvent"),
     }
@@ -73,10 +74,17 @@ def test_the_next_tool_runs_in_the_same_delivery_leased_in_the_step_that_made_it
     assert taken.count(("left", "second")) == 1
 
 
+@pytest.fixture
+def new_worker(monkeypatch):
+    """A worker that has called no tool yet, so it knows none of them to be quick."""
+    monkeypatch.setattr(jobs, "_call_seconds", {})
+
+
+@pytest.mark.usefixtures("new_worker")
 def test_parallel_tools_go_to_the_queue_when_it_is_empty_and_stay_when_it_has_a_backlog(
     engine, test_tools, redis_client
 ):
-    version = publish_document(_split_after_pre())
+    version = publish_document(_split_after_pre(sleep="0.05"))
     queue = engine_queue()
     idle = start(engine, version)
     redis_client.delete(queue.key)  # nothing waits: another worker may be free for `b`
@@ -99,6 +107,42 @@ def test_parallel_tools_go_to_the_queue_when_it_is_empty_and_stay_when_it_has_a_
     statuses = engine.scalars(select(Job.status).where(Job.instance_id == busy)).all()
     assert statuses == ["done", "done", "done"]
     assert queue.count == 2, "a and b of the second instance ran here, neither was enqueued"
+
+
+@pytest.mark.usefixtures("new_worker")
+def test_quick_parallel_tools_stay_in_the_worker_even_when_the_queue_is_empty(
+    engine, test_tools, redis_client
+):
+    """A hand-over through RQ costs more than waiting for a quick call: once this worker has seen
+    a branch's tool answer quickly, it runs the branches itself, one after the other."""
+    version = publish_document(_split_after_pre())
+    queue = engine_queue()
+    first = start(engine, version)
+    redis_client.delete(queue.key)
+    assert jobs.run_tool(_job(engine, "pre").id, first) == "applied"
+    assert queue.count == 1, "the other branch was not called here yet: it goes to the queue"
+    engine.rollback()
+    sent = engine.scalar(select(Job.id).where(Job.instance_id == first, Job.status == "pending"))
+    assert jobs.run_tool(sent, first) == "applied"  # its delivery came to this worker after all
+    assert load(engine, first).status == "completed"
+
+    second = start(engine, version)
+    redis_client.delete(queue.key)
+    pre = engine.scalar(select(Job.id).where(Job.instance_id == second, Job.node_id == "pre"))
+    assert jobs.run_tool(pre, second) == "applied"
+    assert load(engine, second).status == "completed", "both branches ran here"
+    assert queue.count == 0
+
+    slower = publish_document(_split_after_pre(sleep="0.05"))  # the same nodes, now slow
+    for expected in (0, 1):
+        instance_id = start(engine, slower)
+        redis_client.delete(queue.key)
+        pre = engine.scalar(
+            select(Job.id).where(Job.instance_id == instance_id, Job.node_id == "pre")
+        )
+        assert jobs.run_tool(pre, instance_id) == "applied"
+        # Kept while its calls were quick; once one was slow, the other branch goes to the queue.
+        assert queue.count == expected
 
 
 def test_a_job_is_leased_only_when_due_pending_and_free(engine, test_tools):

@@ -48,6 +48,10 @@ class JobRef:
     attempt: int
     # A tool job's timeout: a worker leasing it for a follow-on call needs no other read.
     timeout: float = 0.0
+    # A tool job's tool and node: a worker keeps quick calls of parallel branches to itself
+    # (webapp/services/jobs.py).
+    tool: str = ""
+    node_id: str = ""
 
     @property
     def rq_id(self) -> str:

@@ -391,6 +391,8 @@ class Step:
                 job.due_at,
                 job.attempt,
                 job.timeout,
+                job.tool or "",
+                job.node_id,
             )
             for job in [*new_jobs, *self._jobs]
             if job.status == "pending"
