@@ -223,3 +223,105 @@ def test_a_long_delivery_hands_its_follow_ons_to_the_queue_when_others_wait(
     two = engine.scalar(select(Job).where(Job.instance_id == crowded, Job.node_id == "two"))
     assert (two.status, two.attempt) == ("pending", 0)
     assert queue.get_job_ids()[-1] == rq_job_id(two.id, 0)
+
+
+def _pure(**config) -> dict:
+    return node("serviceTask", tool="noop", inputs={"n": "1"}, **config)
+
+
+def test_pure_tools_a_worker_step_makes_due_run_in_that_same_transaction(
+    engine, test_tools, redis_client
+):
+    """tool -> noop -> split -> noop, noop -> join -> end: the delivery of the tool applies its
+    outcome and runs the three pure calls, each with its job and history as before, all in the
+    transaction of that one step (one `now`), with nothing handed to RQ."""
+    nodes = {
+        "start": node("startEvent"),
+        "first": record("first"),
+        "p1": _pure(),
+        "split": node("parallelGateway"),
+        "p2": _pure(),
+        "p3": _pure(saveTo="three"),
+        "join": node("parallelGateway"),
+        "end": node("endEvent"),
+    }
+    pairs = [
+        ("start", "first"),
+        ("first", "p1"),
+        ("p1", "split"),
+        ("split", "p2"),
+        ("split", "p3"),
+        ("p2", "join"),
+        ("p3", "join"),
+        ("join", "end"),
+    ]
+    version = publish_document(
+        document(nodes, {f"f{i}": flow(s, t) for i, (s, t) in enumerate(pairs)})
+    )
+    instance_id = start(engine, version)
+    queue = engine_queue()
+    redis_client.delete(queue.key)
+    assert jobs.run_tool(_job(engine, "first").id, instance_id) == "applied"
+    instance = load(engine, instance_id)
+    assert instance.status == "completed"
+    assert instance.vars == {"three": {"n": 1}}
+    pure_jobs = engine.scalars(
+        select(Job).where(Job.instance_id == instance_id, Job.tool == "noop").order_by(Job.id)
+    ).all()
+    assert sorted((j.node_id, j.status, j.attempt) for j in pure_jobs) == [
+        ("p1", "done", 1),
+        ("p2", "done", 1),
+        ("p3", "done", 1),
+    ]
+    assert len({j.updated_at for j in pure_jobs}) == 1, "one transaction: one step time"
+    assert queue.count == 0
+    taken = history(engine, instance_id)
+    for node_id in ("p1", "p2", "p3"):
+        assert taken.count(("tool_attempt", node_id)) == 1
+        assert taken.count(("left", node_id)) == 1
+    assert taken[-1] == ("completed", None)
+
+
+def test_a_job_ended_by_a_later_pure_call_of_the_same_transaction_is_cancelled(
+    engine, test_tools, redis_client
+):
+    """split -> (noop -> noop -> terminate end) and (noop -> a tool with side effects -> end):
+    the tool's job is written by the first wave of pure calls, and the terminate end, reached by
+    the second wave in the same transaction, ends its branch; no job is left pending for the
+    sweep to deliver."""
+    nodes = {
+        "start": node("startEvent"),
+        "first": record("first"),
+        "split": node("parallelGateway"),
+        "quick": _pure(),
+        "quicker": _pure(),
+        "stop": node("endEvent", event="terminate"),
+        "other": _pure(),
+        "late": record("late"),
+        "end": node("endEvent"),
+    }
+    pairs = [
+        ("start", "first"),
+        ("first", "split"),
+        ("split", "quick"),
+        ("quick", "quicker"),
+        ("quicker", "stop"),
+        ("split", "other"),
+        ("other", "late"),
+        ("late", "end"),
+    ]
+    version = publish_document(
+        document(nodes, {f"f{i}": flow(s, t) for i, (s, t) in enumerate(pairs)})
+    )
+    instance_id = start(engine, version)
+    redis_client.delete(engine_queue().key)
+    assert jobs.run_tool(_job(engine, "first").id, instance_id) == "applied"
+    assert load(engine, instance_id).status == "completed"
+    engine.rollback()
+    left = engine.scalars(
+        select(Job.node_id).where(Job.instance_id == instance_id, Job.status == "pending")
+    ).all()
+    assert left == []
+    assert tools_for_tests.seen(redis_client, "late") == [], "the ended branch called nothing"
+    late = engine.scalar(select(Job).where(Job.instance_id == instance_id, Job.node_id == "late"))
+    assert (late.status, late.attempt) == ("cancelled", 0)

@@ -376,9 +376,11 @@ class Step:
             from webapp.engine import children
 
             children.write_report(self)
+            self.report = None
         self._save_tokens()
         self._withdraw_closed()
-        new_jobs = self._insert_jobs()
+        for job in self._insert_jobs():
+            self.track(job)
         self._save_jobs()
         self._insert_waits()
         self.history.write(self.conn)
@@ -394,10 +396,22 @@ class Step:
                 job.tool or "",
                 job.node_id,
             )
-            for job in [*new_jobs, *self._jobs]
+            for job in self._jobs
             if job.status == "pending"
         ]
         return StepResult(self.instance, refs)
+
+    def due_pure_jobs(self) -> list[JobRow]:
+        """The saved, pending jobs of pure tools that are due now (a worker may run them in this
+        same transaction: `steps.finish_with_pure_calls`)."""
+        return [
+            job
+            for job in self._jobs
+            if job.id is not None
+            and job.status == "pending"
+            and job.due_at <= self.now
+            and entry_point(job.kind, job.tool) == "inline"
+        ]
 
     def _write_broadcasts(self) -> list[JobRef]:
         if not self.broadcasts:
@@ -460,6 +474,13 @@ class Step:
         whole = sorted({store.saved_id(t.id) for t, nodes in self._closed if nodes is None})
         partial = [(store.saved_id(t.id), nodes) for t, nodes in self._closed if nodes]
         self._closed.clear()
+        for job in self._jobs:  # the jobs this step holds are saved from memory, not by the SQL
+            closing = job.token_id in whole or any(
+                job.token_id == token_id and job.node_id in nodes for token_id, nodes in partial
+            )
+            if closing and job.status == "pending":
+                job.status = "cancelled"
+                job.lease_until = None
         jobs = store.JOBS
         subscriptions = MessageSubscription.__table__
         tracked = {job.id for job in self._jobs}
@@ -542,6 +563,8 @@ class Step:
         ids = self.conn.execute(store.INSERT_JOBS, rows).scalars().all()
         for job, job_id in zip(jobs, ids, strict=True):
             job.id = job_id
+            job.saved = job.snapshot()
+        self._new_jobs.clear()
         return jobs
 
     def _save_jobs(self) -> None:
@@ -552,6 +575,8 @@ class Step:
         ]
         if changed:
             self.conn.execute(store.UPDATE_JOB, changed)
+        for job in self._jobs:
+            job.saved = job.snapshot()
 
     def _insert_waits(self) -> None:
         stamp = {"instance_id": self.instance.id, "created_at": self.now}
@@ -578,6 +603,8 @@ class Step:
                 for t, n, k, node, kind in self._new_subscriptions
             ]
             self.conn.execute(MessageSubscription.__table__.insert(), subscriptions)
+        self._new_tasks.clear()
+        self._new_subscriptions.clear()
 
     def _insert_candidates(self, offers: dict[Any, list[tuple[str, int, str]]]) -> None:
         """The further roles and users of the tasks just inserted (found by their tokens)."""

@@ -257,8 +257,10 @@ def apply_tool_outcome(
     *,
     attempt: int,
     now: datetime | None = None,
+    run_pure: Callable[[Call], Outcome] | None = None,
 ) -> StepResult:
-    """Apply an attempt's outcome; a job no longer pending (cancelled, done) drops it."""
+    """Apply an attempt's outcome; a job no longer pending (cancelled, done) drops it. With
+    `run_pure` (a worker), the pure tools it makes due run in the same transaction."""
     step, job = _open(session, instance_id, now or utcnow(), job_id)
     token = _pending(step, job, "tool")
     if token is None:
@@ -267,7 +269,7 @@ def apply_tool_outcome(
         return _dropped(step, "job no longer pending")
     _apply(step, job, token, outcome, attempt)
     step.run()
-    return step.finish()
+    return finish_with_pure_calls(step, run_pure)
 
 
 def run_inline_tool(
@@ -278,7 +280,8 @@ def run_inline_tool(
     *,
     now: datetime | None = None,
 ) -> StepResult:
-    """Run a pure tool inside the step's transaction (no lease needed) and apply its outcome."""
+    """Run a pure tool inside the step's transaction (no lease needed) and apply its outcome,
+    and so the pure tools that makes due."""
     step, job = _open(session, instance_id, now or utcnow(), job_id)
     token = _due(step, job, "tool")
     if not isinstance(token, TokenRow):
@@ -286,7 +289,36 @@ def run_inline_tool(
     job.attempt += 1
     _apply(step, job, token, run(_call(job)), job.attempt)
     step.run()
-    return step.finish()
+    return finish_with_pure_calls(step, run)
+
+
+# Pure tool calls one transaction runs after its step, at most (the rest go on as jobs).
+PURE_CALLS_PER_TRANSACTION = 50
+
+
+def finish_with_pure_calls(step: Step, run_pure: Callable[[Call], Outcome] | None) -> StepResult:
+    """Write the step; in a worker (`run_pure`), then call the pure tools it made due and apply
+    their outcomes in the same transaction, still holding the instance, wave after wave: each as
+    its own job (attempt, history) would be in a step of its own, without a transaction of its
+    own. Pure tools have no side effects, so nothing is called twice if this transaction is lost.
+    """
+    result = step.finish()
+    budget = PURE_CALLS_PER_TRANSACTION
+    while run_pure is not None and budget > 0:
+        ran = 0
+        for job in step.due_pure_jobs()[:budget]:
+            token = _due(step, job, "tool")
+            if not isinstance(token, TokenRow):
+                continue
+            job.attempt += 1
+            _apply(step, job, token, run_pure(_call(job)), job.attempt)
+            ran += 1
+        if not ran:
+            break
+        budget -= ran
+        step.run()
+        result = step.finish()
+    return result
 
 
 def _apply(step: Step, job: JobRow, token: TokenRow, outcome: Outcome, attempt: int) -> None:
@@ -324,9 +356,15 @@ def _apply(step: Step, job: JobRow, token: TokenRow, outcome: Outcome, attempt: 
 
 
 def fire_timer(
-    session: Session, job_id: int, instance_id: int, *, now: datetime | None = None
+    session: Session,
+    job_id: int,
+    instance_id: int,
+    *,
+    now: datetime | None = None,
+    run_pure: Callable[[Call], Outcome] | None = None,
 ) -> StepResult:
-    """A due timer moves its token on; early or stale deliveries are dropped."""
+    """A due timer moves its token on; early or stale deliveries are dropped. With `run_pure`
+    (a worker), the pure tools it makes due run in the same transaction."""
     step, job = _open(session, instance_id, now or utcnow(), job_id)
     token = _due(step, job, "timer")
     if not isinstance(token, TokenRow):
@@ -344,7 +382,7 @@ def fire_timer(
             job.status = "pending"
             job.due_at = again
     step.run()
-    return step.finish()
+    return finish_with_pure_calls(step, run_pure)
 
 
 def _event_fired(step: Step, token: TokenRow, node_id: str, output: Any = None) -> bool:

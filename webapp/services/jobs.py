@@ -10,6 +10,7 @@ import logging
 import time
 from collections import deque
 from collections.abc import Callable, Iterable
+from typing import Any
 
 from flask import current_app
 from redis import Redis
@@ -153,7 +154,12 @@ def _commit_and_follow_on(
                 outcome = calls.invoke(call, config)
                 _note_call(call, outcome)
                 current = steps.apply_tool_outcome(
-                    session, ref.id, ref.instance_id, outcome, attempt=call.attempt
+                    session,
+                    ref.id,
+                    ref.instance_id,
+                    outcome,
+                    attempt=call.attempt,
+                    run_pure=_pure_calls(config),
                 )
         except EngineError:
             session.rollback()
@@ -197,11 +203,13 @@ def _queue_length() -> int | None:
         return None
 
 
+def _pure_calls(config: Any) -> Callable[[calls.Call], Outcome]:
+    """How a worker's step calls the pure tools it makes due (in its own transaction)."""
+    return lambda call: calls.invoke(call, config)
+
+
 def _inline_step(job_id: int, instance_id: int) -> StepResult:
-    config = current_app.config
-    return steps.run_inline_tool(
-        db.session, job_id, instance_id, lambda call: calls.invoke(call, config)
-    )
+    return steps.run_inline_tool(db.session, job_id, instance_id, _pure_calls(current_app.config))
 
 
 @about_job
@@ -222,7 +230,12 @@ def run_tool(job_id: int, instance_id: int) -> str:
     _note_call(call, outcome)
     return _run(
         lambda: steps.apply_tool_outcome(
-            session, job_id, instance_id, outcome, attempt=call.attempt
+            session,
+            job_id,
+            instance_id,
+            outcome,
+            attempt=call.attempt,
+            run_pure=_pure_calls(config),
         ),
         began,
     )
@@ -236,7 +249,8 @@ def run_inline_tool(job_id: int, instance_id: int) -> str:
 
 @about_job
 def fire_timer(job_id: int, instance_id: int) -> str:
-    return _run(lambda: steps.fire_timer(db.session, job_id, instance_id))
+    run_pure = _pure_calls(current_app.config)
+    return _run(lambda: steps.fire_timer(db.session, job_id, instance_id, run_pure=run_pure))
 
 
 @about_job
