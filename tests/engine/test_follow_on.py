@@ -14,6 +14,7 @@ from tests.engine import tools_for_tests
 from tests.engine.conftest import chain, document, flow, history, node, publish_document, wait_for
 from tests.engine.test_steps import load, start
 from webapp.engine import steps
+from webapp.engine.calls import Outcome
 from webapp.engine.dispatch import rq_job_id
 from webapp.engine.sweep import sweep
 from webapp.models import Job
@@ -132,6 +133,10 @@ def test_quick_parallel_tools_stay_in_the_worker_even_when_the_queue_is_empty(
     assert jobs.run_tool(pre, second) == "applied"
     assert load(engine, second).status == "completed", "both branches ran here"
     assert queue.count == 0
+    applied = engine.scalars(
+        select(Job.updated_at).where(Job.instance_id == second, Job.node_id.in_(("a", "b")))
+    ).all()
+    assert len(set(applied)) == 1, "leased together, called one after the other, one step"
 
     slower = publish_document(_split_after_pre(sleep="0.05"))  # the same nodes, now slow
     for expected in (0, 1):
@@ -325,3 +330,52 @@ def test_a_job_ended_by_a_later_pure_call_of_the_same_transaction_is_cancelled(
     assert tools_for_tests.seen(redis_client, "late") == [], "the ended branch called nothing"
     late = engine.scalar(select(Job).where(Job.instance_id == instance_id, Job.node_id == "late"))
     assert (late.status, late.attempt) == ("cancelled", 0)
+
+
+def test_outcomes_applied_in_one_step_follow_in_order_and_an_earlier_one_can_end_a_branch(
+    engine, test_tools
+):
+    """Two leased calls of parallel branches inside a sub-process, applied together: the first
+    throws the error the sub-process's boundary catches, which ends the second branch, so the
+    second outcome is dropped as it would be in a step of its own."""
+    nodes = {
+        "start": node("startEvent"),
+        "sub": node("subProcess"),
+        "sub_start": {**node("startEvent"), "parent": "sub"},
+        "split": {**node("parallelGateway"), "parent": "sub"},
+        "a": {**record("a"), "parent": "sub"},
+        "b": {**record("b"), "parent": "sub"},
+        "join": {**node("parallelGateway"), "parent": "sub"},
+        "sub_end": {**node("endEvent"), "parent": "sub"},
+        "caught": node("boundaryEvent", attachedTo="sub", event="error", code="E1"),
+        "caught_end": node("endEvent"),
+        "end": node("endEvent"),
+    }
+    pairs = [
+        ("start", "sub"),
+        ("sub", "end"),
+        ("sub_start", "split"),
+        ("split", "a"),
+        ("split", "b"),
+        ("a", "join"),
+        ("b", "join"),
+        ("join", "sub_end"),
+        ("caught", "caught_end"),
+    ]
+    flows = {f"f{i}": flow(s, t) for i, (s, t) in enumerate(pairs)}
+    instance_id = start(engine, publish_document(document(nodes, flows)))
+    a, b = _job(engine, "a"), _job(engine, "b")
+    for job in (a, b):
+        assert steps.lease_tool_job(engine, job.id, job.timeout, lease_grace=1) is not None
+    engine.commit()
+    thrown = Outcome(False, code="E1", message="refused", bpmn_error=True)
+    result = steps.apply_tool_outcomes(
+        engine, instance_id, [(a.id, thrown, 1), (b.id, Outcome(True, output={"x": 1}), 1)]
+    )
+    engine.commit()
+    assert result.applied and result.instance.status == "completed"
+    taken = history(engine, instance_id)
+    assert ("entered", "caught_end") in taken
+    assert ("left", "b") not in taken
+    assert _job(engine, "b").status == "cancelled"
+    assert load(engine, instance_id).vars == {}

@@ -261,14 +261,41 @@ def apply_tool_outcome(
 ) -> StepResult:
     """Apply an attempt's outcome; a job no longer pending (cancelled, done) drops it. With
     `run_pure` (a worker), the pure tools it makes due run in the same transaction."""
-    step, job = _open(session, instance_id, now or utcnow(), job_id)
-    token = _pending(step, job, "tool")
-    if token is None:
-        node_id = session.scalar(select(Job.node_id).where(Job.id == job_id))
-        step.history.add("tool_attempt", None, node_id, attempt=attempt, status="discarded")
+    return apply_tool_outcomes(
+        session, instance_id, [(job_id, outcome, attempt)], now=now, run_pure=run_pure
+    )
+
+
+def apply_tool_outcomes(
+    session: Session,
+    instance_id: int,
+    outcomes: list[tuple[int, Outcome, int]],
+    *,
+    now: datetime | None = None,
+    run_pure: Callable[[Call], Outcome] | None = None,
+) -> StepResult:
+    """Apply the outcomes (job id, outcome, attempt) of calls made for one instance, in order,
+    in one step, as consecutive steps would: an outcome whose job an earlier one ended (its
+    token left or was cancelled) is dropped, as is one of a job no longer pending."""
+    first = outcomes[0][0]
+    step, job = _open(session, instance_id, now or utcnow(), first)
+    held = {first: job} if job is not None else {}
+    others = [job_id for job_id, _, _ in outcomes[1:]]
+    if others:
+        held.update(store.jobs_of(step.conn, instance_id, others))
+    applied = 0
+    for job_id, outcome, attempt in outcomes:
+        job = held.get(job_id)
+        token = _pending(step, job, "tool")
+        if job is None or token is None:
+            node_id = session.scalar(select(Job.node_id).where(Job.id == job_id))
+            step.history.add("tool_attempt", None, node_id, attempt=attempt, status="discarded")
+            continue
+        _apply(step, job, token, outcome, attempt)
+        step.run()
+        applied += 1
+    if not applied:
         return _dropped(step, "job no longer pending")
-    _apply(step, job, token, outcome, attempt)
-    step.run()
     return finish_with_pure_calls(step, run_pure)
 
 

@@ -220,6 +220,14 @@ def open_tokens(
     return tokens, job
 
 
+def jobs_of(conn: Connection, instance_id: int, job_ids: list[int]) -> dict[int, JobRow]:
+    """The instance's jobs among `job_ids`, by id (read under the step's lock)."""
+    rows = conn.execute(
+        select(*_JOB_COLUMNS).where(JOBS.c.instance_id == instance_id, JOBS.c.id.in_(job_ids))
+    )
+    return {row.id: job_row(row._mapping) for row in rows}
+
+
 def values_of(
     record: Any, only: tuple[str, ...] | None = None, exclude: tuple[str, ...] = ()
 ) -> dict[str, Any]:

@@ -132,35 +132,28 @@ def _commit_and_follow_on(
         if waiting and time.monotonic() - began > FOLLOW_ON_SECONDS and _queue_length():
             later.extend(waiting)  # others wait for a worker: take turns through the queue
             waiting.clear()
-        call = None
+        leased_calls: list[tuple[JobRef, calls.Call | None]] = []
         if waiting and waiting[0].entry == "tool":
-            # Leased in the transaction that made it due (or its own, after a failed step).
-            head = waiting[0]
-            call = steps.lease_tool_job(
-                session, head.id, head.timeout, lease_grace=config["JOB_LEASE_GRACE"]
-            )
+            # Leased in the transaction that made them due (or their own, after a failed step).
+            for ref in _together(waiting):
+                call = steps.lease_tool_job(
+                    session, ref.id, ref.timeout, lease_grace=config["JOB_LEASE_GRACE"]
+                )
+                leased_calls.append((ref, call))
         session.commit()
         if later:
             dispatch.enqueue(engine_queue(), later)
         if not waiting:
             return
-        ref = waiting.popleft()
+        ref = waiting[0]
         try:
             if ref.entry == "inline":
+                waiting.popleft()
                 current = _inline_step(ref.id, ref.instance_id)
-            elif call is None:  # cancelled, done, or another delivery holds it
-                current = None
             else:
-                outcome = calls.invoke(call, config)
-                _note_call(call, outcome)
-                current = steps.apply_tool_outcome(
-                    session,
-                    ref.id,
-                    ref.instance_id,
-                    outcome,
-                    attempt=call.attempt,
-                    run_pure=_pure_calls(config),
-                )
+                for _ in leased_calls:
+                    waiting.popleft()
+                current = _call_and_apply(leased_calls, config)
         except EngineError:
             session.rollback()
             current = None
@@ -171,6 +164,42 @@ def _commit_and_follow_on(
             rest = list(waiting) if ref.entry == "tool" else [ref, *waiting]
             dispatch.enqueue(engine_queue(), rest)
             return
+
+
+# At most this many quick calls of one instance are leased together, called one after another
+# and applied in one step.
+CALLS_TOGETHER = 10
+
+
+def _together(waiting: deque[JobRef]) -> list[JobRef]:
+    """The tool jobs leased together: the first waiting one, and the quick ones of the same
+    instance right after it (parallel branches), whose outcomes then go into one step."""
+    head = waiting[0]
+    together = [head]
+    for ref in list(waiting)[1:CALLS_TOGETHER]:
+        if ref.entry != "tool" or ref.instance_id != head.instance_id or not _quick(ref):
+            break
+        together.append(ref)
+    return together
+
+
+def _call_and_apply(
+    leased: list[tuple[JobRef, calls.Call | None]], config: Any
+) -> StepResult | None:
+    """Call the leased tools one after another, outside any transaction, and apply their
+    outcomes in one step; None when none was ours to call (cancelled, done, held elsewhere)."""
+    outcomes = []
+    for ref, call in leased:
+        if call is None:
+            continue
+        outcome = calls.invoke(call, config)
+        _note_call(call, outcome)
+        outcomes.append((ref.id, outcome, call.attempt))
+    if not outcomes:
+        return None
+    return steps.apply_tool_outcomes(
+        db.session, leased[0][0].instance_id, outcomes, run_pure=_pure_calls(config)
+    )
 
 
 def _keep_here(
