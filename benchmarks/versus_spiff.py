@@ -37,7 +37,8 @@ Run (scratch databases are created on that server and dropped after):
 A round runs every variant once (Spiff, Flowdesk pure, leased, leased with more workers, both
 engines on the tasks process; then Spiff and Flowdesk leased on SQLite), each round starting at
 another variant; then the leased path runs once more at half its median rate for the latency.
-Per run it prints instances/s, CPU ms per instance by process group, p95 start-to-complete,
+The ratios behind the verdicts are medians of the ratios within each round. Per run it prints
+instances/s, CPU ms per instance by process group, p95 start-to-complete,
 Redis calls, PostgreSQL commits (pg_stat_database.xact_commit: every session of the database,
 autovacuum included) and Spiff's transactions per instance, and how busy the machine was
 (cores busy, and how much of it other processes: on a shared machine the figures swing, the
@@ -962,10 +963,17 @@ def compare(server: str | None, workdir: Path, args: argparse.Namespace) -> bool
         )
     print()
 
-    def ratio(a: str, b: str, what: str = "rate") -> float | None:
+    def rounds(a: str, b: str, what: str = "rate") -> list[float]:
+        """a/b in each round: the two ran minutes apart at most, so a machine that slowed down
+        for a while (another tenant, a throttled CPU) shifts both, not the ratio."""
         if a not in results or b not in results:
-            return None
-        return _median(results[a], what) / _median(results[b], what)
+            return []
+        pairs = zip(results[a], results[b], strict=False)
+        return [_median([x], what) / _median([y], what) for x, y in pairs]
+
+    def ratio(a: str, b: str, what: str = "rate") -> float | None:
+        found = rounds(a, b, what)
+        return statistics.median(found) if found else None
 
     w = args.workers
     pg_spiff = "Spiff sample (PostgreSQL)"
@@ -985,7 +993,8 @@ def compare(server: str | None, workdir: Path, args: argparse.Namespace) -> bool
     for target, a, b, what, passes in checks:
         value = ratio(a, b, what)
         if value is not None:
-            ok &= _verdict(target, passes(value), f"{value:.2f}x")
+            each = ", ".join(f"{x:.2f}" for x in rounds(a, b, what))
+            ok &= _verdict(target, passes(value), f"{value:.2f}x   [rounds: {each}]")
             checked = True
     tasks = ratio(f"Flowdesk tasks, {w} workers (PostgreSQL)", "Spiff tasks (PostgreSQL)")
     if tasks is not None:
