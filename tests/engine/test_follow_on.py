@@ -379,3 +379,18 @@ def test_outcomes_applied_in_one_step_follow_in_order_and_an_earlier_one_can_end
     assert ("left", "b") not in taken
     assert _job(engine, "b").status == "cancelled"
     assert load(engine, instance_id).vars == {}
+
+
+def test_a_tool_delivery_carries_its_timeout_so_the_worker_leases_it_in_one_statement(
+    engine, test_tools, redis_client
+):
+    version = publish_document(chain(("only", record("only", {"timeout": 7}))))
+    instance_id = start(engine, version)
+    job = _job(engine, "only")
+    delivery = RQJob.fetch(rq_job_id(job.id, 0), connection=redis_client)
+    assert delivery.args == (job.id, instance_id, 7.0)
+    assert jobs.run_tool(*delivery.args) == "applied"
+    assert (_job(engine, "only").status, _job(engine, "only").attempt) == ("done", 1)
+    assert load(engine, instance_id).status == "completed"
+    # A second delivery of the same job (a stray duplicate) finds nothing to lease.
+    assert jobs.run_tool(*delivery.args) == "not claimed"

@@ -37,4 +37,8 @@ def test_versus_spiff_runs_every_variant_to_completion_on_sqlite(tmp_path: Path)
         "Spiff tasks": "2",
         "Flowdesk tasks, 2 workers": "2",
     }, output
-    assert re.search(r"^(PASS|FAIL)  SQLite leased >= 1.5x Spiff-on-SQLite: [\d.]+x$", output, re.M)
+    assert re.search(
+        r"^(PASS|FAIL)  SQLite leased >= 1.5x Spiff-on-SQLite: [\d.]+x   \[rounds: [\d., ]+\]$",
+        output,
+        re.M,
+    )

@@ -80,8 +80,12 @@ def enqueue(queue: Queue | None, refs: Iterable[JobRef], *, now: datetime | None
             # fails once enqueue_at has queued commands; open it first so any mix works.
             pipe.multi()
             for ref in refs:
+                # A tool's delivery carries its timeout: the worker leases it in one statement.
+                args: tuple[Any, ...] = (ref.id, ref.instance_id)
+                if ref.entry == "tool" and ref.timeout > 0:
+                    args = (ref.id, ref.instance_id, ref.timeout)
                 options: dict[str, Any] = {
-                    "args": (ref.id, ref.instance_id),
+                    "args": args,
                     "job_id": ref.rq_id,
                     "timeout": -1,
                     "result_ttl": RESULT_TTL,

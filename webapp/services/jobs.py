@@ -242,13 +242,18 @@ def _inline_step(job_id: int, instance_id: int) -> StepResult:
 
 
 @about_job
-def run_tool(job_id: int, instance_id: int) -> str:
-    """Lease the job, call the tool outside any transaction, then apply the outcome as a step."""
+def run_tool(job_id: int, instance_id: int, timeout: float | None = None) -> str:
+    """Lease the job, call the tool outside any transaction, then apply the outcome as a step.
+    With its `timeout` (deliveries carry it), the lease is one statement."""
     session = db.session
     config = current_app.config
+    grace = config["JOB_LEASE_GRACE"]
     began = time.monotonic()
     try:
-        call = steps.claim_tool_job(session, job_id, lease_grace=config["JOB_LEASE_GRACE"])
+        if timeout:
+            call = steps.lease_tool_job(session, job_id, timeout, lease_grace=grace)
+        else:  # a delivery enqueued before deliveries carried it
+            call = steps.claim_tool_job(session, job_id, lease_grace=grace)
         session.commit()
     except BaseException:
         session.rollback()
