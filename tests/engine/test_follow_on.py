@@ -33,6 +33,11 @@ def _job(engine, node_id: str) -> Job:
     return engine.scalar(select(Job).where(Job.node_id == node_id))
 
 
+def _wired(nodes: dict, *pairs: tuple[str, str]) -> dict:
+    """A document of `nodes` with a flow for each (source, target) pair."""
+    return document(nodes, {f"f{i}": flow(s, t) for i, (s, t) in enumerate(pairs)})
+
+
 def _split_after_pre(sleep: str = "0") -> dict:
     """start -> pre -> split -> a, b (tools with side effects, taking `sleep` s) -> join -> end."""
     nodes = {
@@ -44,7 +49,7 @@ def _split_after_pre(sleep: str = "0") -> dict:
         "join": node("parallelGateway"),
         "end": node("endEvent"),
     }
-    pairs = [
+    pairs = (
         ("start", "pre"),
         ("pre", "split"),
         ("split", "a"),
@@ -52,8 +57,8 @@ def _split_after_pre(sleep: str = "0") -> dict:
         ("a", "join"),
         ("b", "join"),
         ("join", "end"),
-    ]
-    return document(nodes, {f"f{i}": flow(s, t) for i, (s, t) in enumerate(pairs)})
+    )
+    return _wired(nodes, *pairs)
 
 
 def test_the_next_tool_runs_in_the_same_delivery_leased_in_the_step_that_made_it_due(
@@ -250,7 +255,7 @@ def test_pure_tools_a_worker_step_makes_due_run_in_that_same_transaction(
         "join": node("parallelGateway"),
         "end": node("endEvent"),
     }
-    pairs = [
+    pairs = (
         ("start", "first"),
         ("first", "p1"),
         ("p1", "split"),
@@ -259,10 +264,8 @@ def test_pure_tools_a_worker_step_makes_due_run_in_that_same_transaction(
         ("p2", "join"),
         ("p3", "join"),
         ("join", "end"),
-    ]
-    version = publish_document(
-        document(nodes, {f"f{i}": flow(s, t) for i, (s, t) in enumerate(pairs)})
     )
+    version = publish_document(_wired(nodes, *pairs))
     instance_id = start(engine, version)
     queue = engine_queue()
     redis_client.delete(queue.key)
@@ -305,7 +308,7 @@ def test_a_job_ended_by_a_later_pure_call_of_the_same_transaction_is_cancelled(
         "late": record("late"),
         "end": node("endEvent"),
     }
-    pairs = [
+    pairs = (
         ("start", "first"),
         ("first", "split"),
         ("split", "quick"),
@@ -314,10 +317,8 @@ def test_a_job_ended_by_a_later_pure_call_of_the_same_transaction_is_cancelled(
         ("split", "other"),
         ("other", "late"),
         ("late", "end"),
-    ]
-    version = publish_document(
-        document(nodes, {f"f{i}": flow(s, t) for i, (s, t) in enumerate(pairs)})
     )
+    version = publish_document(_wired(nodes, *pairs))
     instance_id = start(engine, version)
     redis_client.delete(engine_queue().key)
     assert jobs.run_tool(_job(engine, "first").id, instance_id) == "applied"
@@ -351,7 +352,7 @@ def test_outcomes_applied_in_one_step_follow_in_order_and_an_earlier_one_can_end
         "caught_end": node("endEvent"),
         "end": node("endEvent"),
     }
-    pairs = [
+    pairs = (
         ("start", "sub"),
         ("sub", "end"),
         ("sub_start", "split"),
@@ -361,9 +362,8 @@ def test_outcomes_applied_in_one_step_follow_in_order_and_an_earlier_one_can_end
         ("b", "join"),
         ("join", "sub_end"),
         ("caught", "caught_end"),
-    ]
-    flows = {f"f{i}": flow(s, t) for i, (s, t) in enumerate(pairs)}
-    instance_id = start(engine, publish_document(document(nodes, flows)))
+    )
+    instance_id = start(engine, publish_document(_wired(nodes, *pairs)))
     a, b = _job(engine, "a"), _job(engine, "b")
     for job in (a, b):
         assert steps.lease_tool_job(engine, job.id, job.timeout, lease_grace=1) is not None

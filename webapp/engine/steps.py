@@ -189,22 +189,14 @@ def _lock_due_job(session: Session, job_id: int, kind: str, now: datetime) -> Jo
 def claim_tool_job(
     session: Session, job_id: int, *, lease_grace: float, now: datetime | None = None
 ) -> Call | None:
-    """Lease a due, pending tool job for one attempt (no instance lock); None when not ours."""
-    now = now or utcnow()
-    job = _lock_due_job(session, job_id, "tool", now)
-    if job is None:
+    """Lease a due, pending tool job for one attempt (no instance lock) when its timeout is not
+    known yet (a delivery that does not carry it); None when not ours."""
+    begin_write(session)
+    jobs = store.JOBS
+    timeout = session.connection().scalar(select(jobs.c.timeout).where(jobs.c.id == job_id))
+    if timeout is None:
         return None
-    conn = session.connection()
-    if job.lease_until is not None and job.lease_until > now:
-        return None
-    job.attempt += 1
-    job.lease_until = now + timedelta(seconds=job.timeout + lease_grace)
-    conn.execute(
-        update(store.JOBS)
-        .where(store.JOBS.c.id == job_id)
-        .values(attempt=job.attempt, lease_until=job.lease_until, updated_at=now)
-    )
-    return _call(job)
+    return lease_tool_job(session, job_id, timeout, lease_grace=lease_grace, now=now)
 
 
 def lease_tool_job(
@@ -288,7 +280,11 @@ def apply_tool_outcomes(
         job = held.get(job_id)
         token = _pending(step, job, "tool")
         if job is None or token is None:
-            node_id = session.scalar(select(Job.node_id).where(Job.id == job_id))
+            node_id = (
+                job.node_id
+                if job is not None
+                else session.scalar(select(Job.node_id).where(Job.id == job_id))
+            )
             step.history.add("tool_attempt", None, node_id, attempt=attempt, status="discarded")
             continue
         _apply(step, job, token, outcome, attempt)

@@ -132,7 +132,7 @@ def _commit_and_follow_on(
         if waiting and time.monotonic() - began > FOLLOW_ON_SECONDS and _queue_length():
             later.extend(waiting)  # others wait for a worker: take turns through the queue
             waiting.clear()
-        leased_calls: list[tuple[JobRef, calls.Call | None]] = []
+        leased_calls: list[tuple[JobRef, Call | None]] = []
         if waiting and waiting[0].entry == "tool":
             # Leased in the transaction that made them due (or their own, after a failed step).
             for ref in _together(waiting):
@@ -183,9 +183,7 @@ def _together(waiting: deque[JobRef]) -> list[JobRef]:
     return together
 
 
-def _call_and_apply(
-    leased: list[tuple[JobRef, calls.Call | None]], config: Any
-) -> StepResult | None:
+def _call_and_apply(leased: list[tuple[JobRef, Call | None]], config: Any) -> StepResult | None:
     """Call the leased tools one after another, outside any transaction, and apply their
     outcomes in one step; None when none was ours to call (cancelled, done, held elsewhere)."""
     outcomes = []
@@ -232,7 +230,7 @@ def _queue_length() -> int | None:
         return None
 
 
-def _pure_calls(config: Any) -> Callable[[calls.Call], Outcome]:
+def _pure_calls(config: Any) -> Callable[[Call], Outcome]:
     """How a worker's step calls the pure tools it makes due (in its own transaction)."""
     return lambda call: calls.invoke(call, config)
 
