@@ -620,6 +620,15 @@ def _contains(container: Any, item: Any, pos: int | None = None) -> bool:
             return item in container  # exact here, and much faster than comparing one by one
         if _kind(item) == "number" and item not in container:
             return False
+        # Only values of one kind are equal (a date and ISO text aside): skipping elements of
+        # other kinds keeps a look-up in a long list from costing an _equal per element.
+        if isinstance(item, bool):
+            return any(element is item for element in container)
+        if isinstance(item, list | tuple | Mapping):
+            kinds = (list, tuple) if isinstance(item, list | tuple) else (Mapping,)
+            if not any(issubclass(kind, kinds) for kind in set(map(type, container))):
+                return False
+            return any(_equal(item, e) for e in container if isinstance(e, kinds))
         return any(_equal(item, element) for element in container)
     if isinstance(container, Mapping):
         return isinstance(item, str) and item in container
