@@ -90,8 +90,13 @@ def test_a_worker_killed_during_a_tool_call_is_recovered_by_the_sweep(
     first = workers.start(1)[0]
     try:
         wait_for(lambda: redis_client.llen("fdtest:started:kill") >= 1, what="the tool to start")
-    except AssertionError as error:  # once in a loaded CI run: keep what the worker said
-        raise AssertionError(f"{error}\n{workers.logs()}") from None
+    except AssertionError as error:  # twice in loaded CI runs: keep what the worker said
+        jobs = engine.execute(
+            select(Job.id, Job.instance_id, Job.status, Job.attempt, Job.lease_until, Job.due_at)
+        ).all()
+        engine.rollback()
+        found = f"jobs: {jobs}\nhistory: {history(engine, instance_id)}"
+        raise AssertionError(f"{error}\n{found}\n{workers.logs()}") from None
     workers.kill(first)
     workers.start(1)
     wait_for(lambda: _status(engine, instance_id) == "completed", what="recovery", timeout=40)
