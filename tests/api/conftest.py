@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.engine.conftest import FORM, basic, published  # noqa: F401 - shared fixtures
+from tests.engine.conftest import FORM, basic, engine, published  # noqa: F401 - shared fixtures
 
 
 @pytest.fixture

@@ -21,18 +21,20 @@ CODES = {
     405: "method_not_allowed",
     409: "conflict",
     413: "too_large",
+    415: "unsupported_media_type",
     422: "invalid",
     429: "too_many_requests",
 }
 
 
 class BadRequest(Exception):
-    """Malformed input (not JSON, not an object): answered 400."""
+    """Malformed input (not JSON, not an object: 400) or a body of another media type (415)."""
 
-    def __init__(self, code: str, message: str) -> None:
+    def __init__(self, code: str, message: str, status: int = 400) -> None:
         super().__init__(message)
         self.code = code
         self.message = message
+        self.status = status
 
 
 def api_error(code: str, message: str | None, status: int, details: Any = None) -> Response:
@@ -57,7 +59,7 @@ def engine_error(error: EngineError) -> Response:
 @bp.errorhandler(BadRequest)
 def bad_request(error: BadRequest) -> Response:
     reset_session()
-    return api_error(error.code, error.message, 400)
+    return api_error(error.code, error.message, error.status)
 
 
 @bp.errorhandler(HTTPException)

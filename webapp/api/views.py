@@ -19,8 +19,15 @@ MAX_HISTORY = 1000
 
 
 def json_body(required: bool = True) -> dict[str, Any]:
-    """The request's JSON object; 400 for malformed JSON or another type of value, 400/422
-    naming the field for what cannot be stored (too deep, NUL, NaN, numbers out of range)."""
+    """The request's JSON object; 415 for a body of another media type (a form, say), 400 for
+    malformed JSON or another type of value, 400/422 naming the field for what cannot be stored
+    (too deep, NUL, NaN, numbers out of range)."""
+    if request.mimetype and not request.is_json and request.content_length != 0:
+        raise BadRequest(
+            "unsupported_media_type",
+            f"The body is {request.mimetype}; send JSON with Content-Type: application/json.",
+            415,
+        )
     raw = request.get_data(cache=True)
     if not raw.strip():
         if required:
@@ -139,9 +146,12 @@ def send_message():
 
 @bp.post("/signals")
 def broadcast_signal():
-    broadcast = signals.broadcast_from_request(g.api_user, json_body())
+    retry_key = request.headers.get(instances.IDEMPOTENCY_HEADER)
+    broadcast, created = signals.broadcast_once(g.api_user, json_body(), retry_key)
     response = jsonify(signals.as_dict(broadcast))
-    response.status_code = 202
+    response.status_code = 202 if created else 200
+    if not created:
+        response.headers["Idempotent-Replayed"] = "true"
     response.headers["Location"] = url_for("api.get_signal", broadcast_id=broadcast.id)
     return response
 

@@ -29,7 +29,12 @@ class SignalBroadcast(db.Model):
     """
 
     __tablename__ = "signal_broadcasts"
-    __table_args__ = (Index("ix_signal_broadcasts_status_id", "status", "id"),)
+    __table_args__ = (
+        Index("ix_signal_broadcasts_status_id", "status", "id"),
+        Index(
+            "uq_signal_broadcasts_actor_idempotency_key", "actor", "idempotency_key", unique=True
+        ),
+    )
 
     id: Mapped[int] = mapped_column(primary_key=True)
     name: Mapped[str] = mapped_column(String(200))
@@ -43,6 +48,9 @@ class SignalBroadcast(db.Model):
     )
     node_id: Mapped[str | None] = mapped_column(String(255), nullable=True)
     actor: Mapped[str | None] = mapped_column(String(64), nullable=True)
+    # `POST /api/signals` with an Idempotency-Key: the key and a digest of the body.
+    idempotency_key: Mapped[str | None] = mapped_column(String(255), nullable=True)
+    request_hash: Mapped[str | None] = mapped_column(String(64), nullable=True)
     status: Mapped[str] = mapped_column(String(16), default="pending")
     high_water: Mapped[int] = mapped_column(Integer, default=0)
     total: Mapped[int | None] = mapped_column(Integer, nullable=True)
@@ -134,10 +142,19 @@ class MessageStart(db.Model):
     a second one. `request_hash` digests the message, to refuse the id reused for another."""
 
     __tablename__ = "message_starts"
-    __table_args__ = (Index("uq_message_starts_message_id", "message_id", unique=True),)
+    __table_args__ = (
+        Index(
+            "uq_message_starts_message_id_partition_scope",
+            "message_id",
+            "partition_scope",
+            unique=True,
+        ),
+    )
 
     id: Mapped[int] = mapped_column(primary_key=True)
     message_id: Mapped[str] = mapped_column(String(255))
+    # The started instance's partition (0: none): an id is once-only within one partition.
+    partition_scope: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
     request_hash: Mapped[str] = mapped_column(String(64))
     instance_id: Mapped[int] = mapped_column(ForeignKey("instances.id", ondelete="CASCADE"))
     created_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)

@@ -86,12 +86,23 @@ def _reused(name: str, what: str) -> InstanceError:
 
 
 def _started_with(user: User, key: str, digest: str) -> Instance | None:
-    """The instance `user` started with this Idempotency-Key; 422 if that was another request."""
+    """The instance `user` started with this Idempotency-Key; 422 if that was another request,
+    409 if the user may no longer see that instance (its id is not given away)."""
     instance = db.session.scalar(
         select(Instance).where(Instance.started_by_id == user.id, Instance.idempotency_key == key)
     )
-    if instance is not None and instance.request_hash != digest:
+    if instance is None:
+        return None
+    if instance.request_hash != digest:
         raise _reused(IDEMPOTENCY_HEADER, "request (process or body)")
+    visible = visible_partition_ids(user)
+    if visible is not None and instance.partition_id not in (visible | {None}):
+        raise InstanceError(
+            "idempotency_key_unavailable",
+            f"This {IDEMPOTENCY_HEADER} started an instance you may no longer see; use a new key.",
+            status=409,
+            fields={IDEMPOTENCY_HEADER: "Used for an instance outside your partitions."},
+        )
     return instance
 
 

@@ -2,9 +2,9 @@
 start event listens for it. Shared by `POST /api/messages` and the `send_message` tool.
 
 A message id makes both once-only: each instance records the ids it applied (`message_receipts`)
-and an id that started an instance is a unique row (`message_starts`), written in the same
-transaction as the start; a concurrent delivery of the same id loses on that row and answers
-with the winner's instance.
+and an id that started an instance is a row unique per partition (`message_starts`), written in
+the same transaction as the start; a concurrent delivery of the same id loses on that row and
+answers with the winner's instance.
 """
 
 from __future__ import annotations
@@ -45,12 +45,18 @@ def deliver(
 ) -> Delivery:
     """Deliver to the waiting instances in `partitions` (None: all; instances in no partition
     always), else start the listening process if `may_start` allows it (in its partition, or
-    `partition_id` for a process in none). 404 `no_match` when neither happens."""
+    `partition_id` for a process in none). 404 `no_match` when neither happens.
+
+    A message id is once-only within the caller's scope: per instance for deliveries, per
+    partition of the started instance for starts. The same id in another scope is a new message,
+    and no answer names anything the caller may not see."""
     digest = request_digest({"name": name, "correlation_key": key, "payload": payload})
     begin_write(db.session)
     earlier = _received(message_id, digest, partitions) if message_id else set()
-    if message_id:
-        started = _started(message_id, digest)
+    listener = _listener(name, may_start)
+    scope = _start_scope(listener[1], partition_id) if listener else 0
+    if message_id and listener:
+        started = _started(message_id, digest, scope)
         if started is not None:
             return Delivery(sorted(earlier), message_id, duplicate=True, started=started)
     targets = steps.message_targets(db.session, name, key, partitions) if key is not None else []
@@ -81,14 +87,41 @@ def deliver(
             delivered.add(instance_id)
     if delivered or earlier:
         return Delivery(sorted(delivered | earlier), message_id, duplicate=not delivered)
-    return _start(name, key, payload, message_id, digest, actor, may_start, partition_id)
+    if listener is None:
+        where = f" with correlation key '{key}'" if key is not None else ""
+        raise InstanceError(
+            "no_match",
+            f"No instance waits for message '{name}'{where}, and no published process you may "
+            "start listens for it.",
+            status=404,
+        )
+    return _start(listener[0], scope, key, payload, message_id, digest, actor)
 
 
-def _started(message_id: str, digest: str) -> int | None:
-    """The instance this message id started; 422 if the id came with another message."""
+def _listener(name: str, may_start: Callable[[Process], bool]) -> tuple[EventStart, Process] | None:
+    """The process whose (latest version's) start event listens for `name`, if the caller may
+    start it; one message name starts one process (publish refuses a second)."""
+    found = db.session.execute(
+        select(EventStart, Process)
+        .join(Process, Process.id == EventStart.process_id)
+        .where(EventStart.event == "message", EventStart.message == name)
+    ).first()
+    if found is None or not may_start(found.Process):
+        return None
+    return found.EventStart, found.Process
+
+
+def _start_scope(process: Process, partition_id: int | None) -> int:
+    """The partition a message start would run in (0: none): the scope of its message id."""
+    return process.partition_id or partition_id or 0
+
+
+def _started(message_id: str, digest: str, scope: int) -> int | None:
+    """The instance this message id started in `scope`; 422 if the id came there with another
+    message."""
     row = db.session.execute(
         select(MessageStart.instance_id, MessageStart.request_hash).where(
-            MessageStart.message_id == message_id
+            MessageStart.message_id == message_id, MessageStart.partition_scope == scope
         )
     ).first()
     if row is None:
@@ -99,32 +132,16 @@ def _started(message_id: str, digest: str) -> int | None:
 
 
 def _start(
-    name: str,
+    start: EventStart,
+    scope: int,
     key: str | None,
     payload: Any,
     message_id: str | None,
     digest: str,
     actor: User | None,
-    may_start: Callable[[Process], bool],
-    partition_id: int | None,
 ) -> Delivery:
-    """Start the process whose (latest version's) start event listens for `name`: the payload
-    is its `$input` (a value other than an object: `$input.payload`), the correlation key its
-    business key."""
-    found = db.session.execute(
-        select(EventStart, Process)
-        .join(Process, Process.id == EventStart.process_id)
-        .where(EventStart.event == "message", EventStart.message == name)
-    ).first()
-    if found is None or not may_start(found.Process):
-        where = f" with correlation key '{key}'" if key is not None else ""
-        raise InstanceError(
-            "no_match",
-            f"No instance waits for message '{name}'{where}, and no published process you may "
-            "start listens for it.",
-            status=404,
-        )
-    start, process = found.EventStart, found.Process
+    """Start the process of `start` in partition `scope`: the payload is its `$input` (a value
+    other than an object: `$input.payload`), the correlation key its business key."""
     version = db.session.get(ProcessVersion, start.version_id)
     assert version is not None
     data = payload if isinstance(payload, dict) else {"payload": payload}
@@ -136,7 +153,7 @@ def _start(
                 version,
                 input=data,
                 business_key=business_key,
-                partition_id=process.partition_id or partition_id,
+                partition_id=scope or None,
                 actor=actor,
                 via="message",
                 start_node=start.node_id,
@@ -145,14 +162,17 @@ def _start(
         if message_id:
             db.session.add(
                 MessageStart(
-                    message_id=message_id, request_hash=digest, instance_id=result.instance.id
+                    message_id=message_id,
+                    request_hash=digest,
+                    instance_id=result.instance.id,
+                    partition_scope=scope,
                 )
             )
             db.session.flush()
         commit(result)
     except IntegrityError:
         db.session.rollback()
-        winner = _started(message_id, digest) if message_id else None
+        winner = _started(message_id, digest, scope) if message_id else None
         if winner is None:
             raise
         return Delivery([], message_id, duplicate=True, started=winner)

@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from flask import current_app
-from sqlalchemy import func, select
+from sqlalchemy import func, select, update
 from sqlalchemy.exc import IntegrityError
 
 from webapp.engine import EngineError, signals
@@ -22,7 +22,13 @@ from webapp.logs import about_job
 from webapp.models import Partition, SignalBroadcast, SignalReceipt, User
 from webapp.models.base import utcnow
 from webapp.permissions import can, partition_filter
-from webapp.services.instances import InstanceError, _invalid
+from webapp.services.instances import (
+    InstanceError,
+    _invalid,
+    _reused,
+    clean_idempotency_key,
+    request_digest,
+)
 from webapp.services.jobs import _commit_and_follow_on
 
 STATUSES = ("pending", "running", "done")
@@ -119,11 +125,49 @@ def _one(work: Any, batch: signals.Batch) -> None:
 # --- the API ----------------------------------------------------------------------------------
 
 
-def broadcast_from_request(user: User, payload: Mapping[str, Any]) -> SignalBroadcast:
-    """`POST /api/signals`: check every field, record the broadcast, commit, enqueue it.
+def broadcast_once(
+    user: User, payload: Mapping[str, Any], idempotency_key: str | None
+) -> tuple[SignalBroadcast, bool]:
+    """`POST /api/signals` with an optional Idempotency-Key: the broadcast and whether it was
+    made now. A key this user sent before with the same body returns that broadcast; with
+    another body, 422. Keys are the user's own: another user's key is never looked at."""
+    key = clean_idempotency_key(idempotency_key)
+    if key is None:
+        return broadcast_from_request(user, payload), True
+    digest = request_digest(payload)
+    begin_write(db.session)
+    earlier = _sent_with(user, key, digest)
+    if earlier is not None:
+        return earlier, False
+    try:
+        return broadcast_from_request(user, payload, idempotency=(key, digest)), True
+    except IntegrityError:
+        db.session.rollback()
+        winner = _sent_with(user, key, digest)
+        if winner is None:
+            raise
+        return winner, False
+
+
+def _sent_with(user: User, key: str, digest: str) -> SignalBroadcast | None:
+    broadcast = db.session.scalar(
+        select(SignalBroadcast).where(
+            SignalBroadcast.actor == user.username, SignalBroadcast.idempotency_key == key
+        )
+    )
+    if broadcast is not None and broadcast.request_hash != digest:
+        raise _reused("Idempotency-Key", "broadcast (name, payload or partition)")
+    return broadcast
+
+
+def broadcast_from_request(
+    user: User, payload: Mapping[str, Any], *, idempotency: tuple[str, str] | None = None
+) -> SignalBroadcast:
+    """Check every field, record the broadcast, commit, enqueue it.
 
     The broadcast's partition is the body's `partition` (a key; none: instances and processes
-    in no partition); the user must be allowed to start instances there."""
+    in no partition); the user must be allowed to start instances there. `idempotency` (key,
+    body digest) is stored with it in the same transaction."""
     if not can(user, "instances.start", scoped=False):
         raise InstanceError("forbidden", "You may not broadcast signals.", status=403)
     fields: dict[str, str] = {}
@@ -158,6 +202,12 @@ def broadcast_from_request(user: User, payload: Mapping[str, Any]) -> SignalBroa
         now=utcnow(),
         actor=user.username,
     )
+    if idempotency is not None:
+        db.session.execute(
+            update(SignalBroadcast)
+            .where(SignalBroadcast.id == ref.id)
+            .values(idempotency_key=idempotency[0], request_hash=idempotency[1])
+        )
     commit_refs([ref])
     broadcast = db.session.get(SignalBroadcast, ref.id)
     assert broadcast is not None
