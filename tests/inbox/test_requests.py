@@ -32,7 +32,7 @@ def test_my_requests_show_where_each_is_and_how_it_ended(users, flows, app, db_s
     assert [("EXP-B" in r, "EXP-A" in r) for r in rows] == [(True, False), (False, True)]
     assert "EXP-ALICE" not in page, "only what this person started"
     finished, waiting = rows
-    assert "completed" in finished and "Ended: " in finished and "decision: yes" in finished
+    assert "completed" in finished and "Ended: " in finished and "Decision: Approve" in finished
     assert "running" in waiting and ">Review expense</a>" in waiting and "(role clerk)" in waiting
     assert 'href="/inbox/requests"' in operator.get("/inbox/processes").get_data(as_text=True)
 
@@ -42,3 +42,40 @@ def test_my_requests_need_the_start_permission(users, flows, user_with):
     assert user_with(["tasks.work"]).get("/inbox/requests").status_code == 403
     empty = users("bob").get("/inbox/requests").get_data(as_text=True)
     assert "You have not started anything yet." in empty
+
+
+def test_a_requester_gets_links_only_to_the_tasks_they_may_open(users, flows, app, db_session):
+    """alice (clerk) starts "fin": its task is for the approver role, which she lacks. My
+    requests and the request's page name it without a link (it would be "Not found"), while her
+    own clerk task of "expense" is linked, and opens."""
+    alice = users("alice")
+    _start(alice, "fin", "FIN-1")
+    _start(alice, "expense", "EXP-1")
+    from sqlalchemy import select
+
+    from webapp.models import Instance
+
+    fin_id = db_session.scalar(select(Instance.id).where(Instance.business_key == "FIN-1"))
+    exp_id = db_session.scalar(select(Instance.id).where(Instance.business_key == "EXP-1"))
+    check = open_task(db_session, fin_id, "check")
+    review = open_task(db_session, exp_id, "review")
+    assert alice.get(f"/inbox/tasks/{check.id}").status_code == 404, "not hers to open"
+
+    for page in (
+        alice.get("/inbox/requests").get_data(as_text=True),
+        alice.get(f"/inbox/instances/{fin_id}").get_data(as_text=True),
+    ):
+        assert "Check invoice" in page, "she still sees where her request is"
+        assert f'href="/inbox/tasks/{check.id}"' not in page
+    links = [
+        alice.get("/inbox/requests").get_data(as_text=True),
+        alice.get(f"/inbox/instances/{exp_id}").get_data(as_text=True),
+    ]
+    assert all(f'href="/inbox/tasks/{review.id}"' in page for page in links)
+    assert alice.get(f"/inbox/tasks/{review.id}").status_code == 200
+
+    # Once bob (approver) claims it, the task is his; the requests page says who holds it.
+    assert post(users("bob"), f"/inbox/tasks/{check.id}/claim").status_code == 303
+    page = alice.get("/inbox/requests").get_data(as_text=True)
+    assert "Check invoice" in page and f'href="/inbox/tasks/{check.id}"' not in page
+    assert "(Bob" in page or "(bob" in page.lower()
