@@ -316,10 +316,11 @@ def test_a_task_page_shows_the_request_it_decides(users, flows, app, db_session)
     page = users("alice").get(f"/inbox/tasks/{approve.id}").get_data(as_text=True)
     context = page.split('id="context-heading"')[1].split("</section>")[0]
     assert "About this EXP-9" in context
-    assert (
-        "<dt>item</dt><dd>Monitor</dd>" in context and "<dt>requested</dt><dd>250</dd>" in context
-    )
-    assert "<dt>review</dt><dd>{&#34;amount&#34;: 80" in context, "what the review collected"
+    assert "<dt>Item</dt><dd>Monitor</dd>" in context and "<dt>Requested</dt><dd>250</dd>" in context
+    collected = context.split("Collected so far")[1]
+    assert "<dt>Review expense</dt>" in collected, "titled by the step that saved it"
+    assert "<dt>Amount</dt><dd>80</dd>" in collected, "labelled by that step's form"
+    assert "{" not in context and "&#34;" not in context, "no raw JSON"
 
 
 def test_text_inputs_carry_their_length_limit(users, every_type):
