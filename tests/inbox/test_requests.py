@@ -79,3 +79,43 @@ def test_a_requester_gets_links_only_to_the_tasks_they_may_open(users, flows, ap
     page = alice.get("/inbox/requests").get_data(as_text=True)
     assert "Check invoice" in page and f'href="/inbox/tasks/{check.id}"' not in page
     assert "(Bob" in page or "(bob" in page.lower()
+
+
+def test_the_requesters_page_shows_the_steps_a_person_recognises(users, flows, app, db_session):
+    import re
+
+    from sqlalchemy import select
+
+    from webapp.models import Instance, User
+
+    alice = users("alice")
+    _start(alice, "expense", "EXP-S")
+    instance_id = db_session.scalar(select(Instance.id).where(Instance.business_key == "EXP-S"))
+    review = open_task(db_session, instance_id, "review")
+    assert post(alice, f"/inbox/tasks/{review.id}", {"amount": "30"}).status_code == 303
+    page = alice.get(f"/inbox/instances/{instance_id}").get_data(as_text=True)
+    steps = page.split('id="instance-history"')[1].split("</table>")[0]
+    name = db_session.scalar(select(User).where(User.username == "alice")).name
+    rows = [
+        [re.sub(r"<[^>]+>", "", cell).strip() for cell in row.split("<td>")[2:]]
+        for row in steps.split("<tr data-kind=")[1:]
+    ]
+    assert rows == [
+        ["Started", name],
+        ["Waiting for Review expense", ""],
+        ["Review expense done", name],
+        ["Waiting for Approve expense", ""],
+    ]
+    assert "Every engine step" not in page, "alice may not read instances: no operations link"
+    where = page.split('id="instance-where"')[1].split("</div>")[0]
+    assert "Waiting for" in where and "Approve expense" in where
+    for engine_word in ("entered", "left", "tool attempt", "(active)", "(waiting)"):
+        assert engine_word not in page
+
+    approve = open_task(db_session, instance_id, "approve")
+    assert post(alice, f"/inbox/tasks/{approve.id}", {"decision": "yes"}).status_code == 303
+    page = alice.get(f"/inbox/instances/{instance_id}").get_data(as_text=True)
+    assert page.split('id="instance-history"')[1].count('data-kind="completed"') == 1
+    assert "Approve expense done" in page and ">Completed<" in page
+    operator = users("operator").get(f"/inbox/instances/{instance_id}").get_data(as_text=True)
+    assert f'href="/operations/instances/{instance_id}"' in operator
