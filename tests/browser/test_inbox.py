@@ -256,8 +256,10 @@ def test_start_a_process_and_my_requests_are_two_separate_links(browser, live_se
         expect(links).to_have_text(["Start a process", "My requests"])
         first, second = (links.nth(i).bounding_box() for i in (0, 1))
         same_line = abs(first["y"] - second["y"]) < first["height"] / 2
-        gap = second["x"] - (first["x"] + first["width"]) if same_line else second["y"] - (
-            first["y"] + first["height"]
+        gap = (
+            second["x"] - (first["x"] + first["width"])
+            if same_line
+            else second["y"] - (first["y"] + first["height"])
         )
         assert gap >= (24 if same_line else 0), f"only {gap}px between the two links"
         assert page.evaluate("document.documentElement.scrollWidth") <= width

@@ -316,7 +316,8 @@ def test_a_task_page_shows_the_request_it_decides(users, flows, app, db_session)
     page = users("alice").get(f"/inbox/tasks/{approve.id}").get_data(as_text=True)
     context = page.split('id="context-heading"')[1].split("</section>")[0]
     assert "About this EXP-9" in context
-    assert "<dt>Item</dt><dd>Monitor</dd>" in context and "<dt>Requested</dt><dd>250</dd>" in context
+    assert "<dt>Item</dt><dd>Monitor</dd>" in context
+    assert "<dt>Requested</dt><dd>250</dd>" in context
     collected = context.split("Collected so far")[1]
     assert "<dt>Review expense</dt>" in collected, "titled by the step that saved it"
     assert "<dt>Amount</dt><dd>80</dd>" in collected, "labelled by that step's form"
@@ -367,5 +368,6 @@ def test_the_request_panel_reads_with_form_labels_and_nested_values(users, app, 
     assert "<dt>1.</dt><dd><dl" in compact and "<dt>Vendor</dt><dd>Acme</dd>" in compact
     assert "<dt>Unit price</dt><dd>12.5</dd>" in compact
     assert "&lt;b&gt;Bolt&lt;/b&gt;" in compact, "escaped"
-    assert "<dt>Choose offer</dt><dd><dl" in compact and "<dt>Decision</dt><dd>Approve</dd>" in compact
+    assert "<dt>Choose offer</dt><dd><dl" in compact
+    assert "<dt>Decision</dt><dd>Approve</dd>" in compact
     assert "{" not in context and "&#34;" not in context and "unit_price" not in context

@@ -105,7 +105,7 @@ def test_only_someone_who_may_work_the_task_reports(users, payable, app, db_sess
 
 @pytest.fixture
 def nested(app, demo):
-    """"Check offer" inside the sub-process "Review": the task itself catches escalation
+    """ "Check offer" inside the sub-process "Review": the task itself catches escalation
     "ask"; the sub-process's boundary catches error "invalid" and every other error (a
     catch-all), and an event sub-process of the process catches escalation "late". The
     sub-process's own "ask" catcher is never reached: the task's catches it first."""
