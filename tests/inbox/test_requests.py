@@ -119,3 +119,44 @@ def test_the_requesters_page_shows_the_steps_a_person_recognises(users, flows, a
     assert "Approve expense done" in page and ">Completed<" in page
     operator = users("operator").get(f"/inbox/instances/{instance_id}").get_data(as_text=True)
     assert f'href="/operations/instances/{instance_id}"' in operator
+
+
+def test_a_failed_request_reads_plainly_for_its_requester(users, app, demo, db_session):
+    """alice's request stops at an error end nothing catches: she reads where it stopped, not
+    the engine's message; an operator on the same page gets the message. Her own finished task
+    shows her answers by their labels, and links back to her request."""
+    from sqlalchemy import select
+
+    from tests.engine.conftest import publish_document
+    from tests.engine.documents import document, flow, node
+    from tests.inbox.conftest import DECISION, user_task
+    from webapp.models import Instance
+
+    nodes = {
+        "start": node("startEvent"),
+        "pay": user_task("Pay", "role", "clerk", DECISION),
+        "boom": node("endEvent", "Payment refused", event="error", code="refused"),
+    }
+    with app.app_context():
+        publish_document(
+            document(nodes, {"f1": flow("start", "pay"), "f2": flow("pay", "boom")}), key="boom"
+        )
+    alice = users("alice")
+    _start(alice, "boom", "BOOM-1")
+    instance_id = db_session.scalar(select(Instance.id).where(Instance.business_key == "BOOM-1"))
+    pay = open_task(db_session, instance_id, "pay")
+    assert post(alice, f"/inbox/tasks/{pay.id}", {"decision": "no"}).status_code == 303
+    db_session.expire_all()
+    assert db_session.get(Instance, instance_id).status == "failed"
+
+    page = alice.get(f"/inbox/instances/{instance_id}").get_data(as_text=True)
+    assert "Failed at Payment refused. It stopped with an error" in page
+    assert "was thrown and nothing caught it" not in page
+    assert "Stopped with an error at Payment refused" in page.split('id="instance-history"')[1]
+    operator = users("operator").get(f"/inbox/instances/{instance_id}").get_data(as_text=True)
+    assert "was thrown and nothing caught it" in operator
+
+    done = alice.get(f"/inbox/tasks/{pay.id}").get_data(as_text=True)
+    submitted = done.split('id="result-heading"')[1].split("</section>")[0]
+    assert "<dt>Decision</dt><dd>Reject</dd>" in submitted, "the option's label, not 'no'"
+    assert f'href="/inbox/instances/{instance_id}"' in done, "the requester's own request"

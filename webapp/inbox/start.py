@@ -6,7 +6,6 @@ from flask import abort, current_app, flash, redirect, render_template, request,
 from flask_login import current_user, login_required
 
 from webapp import live, spec_forms
-from webapp.engine import history
 from webapp.extensions import db
 from webapp.inbox import bp
 from webapp.inputs import whole_number
@@ -136,7 +135,7 @@ def _instance_context(instance_id: int) -> dict:
         "tasks": open_tasks,
         "openable": {task.id for task in open_tasks if tasks.may_see(current_user, task)},
         "places": scopes.task_places(open_tasks),
-        "steps": request_steps.steps(history.entries(db.session, found.id, limit=500), titles),
+        "steps": request_steps.steps(found.id, titles),
         "input_facts": readable.input_facts(document, found.input),
         "outbox": db.session.scalars(
             db.select(OutboxMessage)

@@ -197,7 +197,9 @@ def _render_task(
         "instance": task.instance,
         "form": form if workable else None,
         "refreshes": spec_forms.refreshes(task.form),
-        "summary": spec_forms.summary(task.form, task.result) if task.status == "completed" else [],
+        "summary": readable.form_facts(task.form, task.result or {})
+        if task.status == "completed"
+        else [],
         "now": utcnow(),
         "may_claim": workable and task.assignee_id is None,
         "may_release": task.status == "open"
@@ -206,7 +208,8 @@ def _render_task(
         "reassign": reassign if manage else None,
         "eligible": tasks.eligible_users(task) if manage and task.status == "open" else [],
         "may_work_tasks": can(current_user, "tasks.work", task.partition_id),
-        "may_read_instance": can(current_user, "instances.read", task.partition_id),
+        "may_read_instance": can(current_user, "instances.read", task.partition_id)
+        or task.instance.started_by_id == current_user.id,
         "claim_error": claim_error,
         "outcomes": tasks.reportable(task) if workable and task.status == "open" else [],
         "report_error": report_error,

@@ -23,6 +23,22 @@ WAITS = {
     "eventBasedGateway": "the first of several events",
 }
 AUTOMATIC = {"serviceTask", "sendTask", "messageThrow", "scriptTask"}
+# The history kinds a requester reads (see `_what`); the rest is the engine's bookkeeping.
+SHOWN = (
+    "started",
+    "task_created",
+    "task_completed",
+    "manual",
+    "task_claimed",
+    "task_released",
+    "task_reassigned",
+    "task_reported",
+    "milestone",
+    "error",
+    "retried",
+    "cancelled",
+    "completed",
+)
 
 
 @dataclass(frozen=True)
@@ -77,8 +93,16 @@ def _what(entry: HistoryEntry, title: str) -> str:
     return ""
 
 
-def steps(entries: list[HistoryEntry], titles: Mapping[str, str]) -> list[Step]:
+def steps(instance_id: int, titles: Mapping[str, str], limit: int = 500) -> list[Step]:
     """The history lines a person recognises, in order, with who did each (their name)."""
+    entries = list(
+        db.session.scalars(
+            select(HistoryEntry)
+            .where(HistoryEntry.instance_id == instance_id, HistoryEntry.kind.in_(SHOWN))
+            .order_by(HistoryEntry.id)
+            .limit(limit)
+        )
+    )
     names = _names(entries)
     found = []
     for entry in entries:
