@@ -7,7 +7,6 @@ evaluated here on the server: a field that other fields depend on re-renders the
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -244,29 +243,6 @@ def build(
 def refreshes(spec: Any) -> bool:
     """True when some field's visibility depends on other answers."""
     return bool(controlling_keys(spec))
-
-
-def summary(spec: Any, values: Mapping[str, Any] | None) -> list[tuple[str, str]]:
-    """(label, text) of submitted values in spec order, for a completed task's page."""
-    values = values or {}
-    return [
-        (forms.field_label(item), display_text(values[item["key"]]))
-        for item in forms.iter_fields(spec)
-        if item["type"] != "display" and item.get("key") in values
-    ]
-
-
-def data_facts(data: Mapping[str, Any] | None) -> list[tuple[str, str]]:
-    """(key, text) of an instance's input or variables, for the read-only panel on task pages."""
-    return [
-        (
-            str(key),
-            json.dumps(value, ensure_ascii=False)
-            if isinstance(value, dict)
-            else display_text(value),
-        )
-        for key, value in (data or {}).items()
-    ]
 
 
 def display_facts(spec: Any, context: Mapping[str, Any]) -> list[tuple[str, str]]:

@@ -221,3 +221,73 @@ def test_each_reviewer_works_their_own_instance_of_a_multi_instance_review(
             assert _review_left(app) is (number == 2)
         finally:
             close_context(context)
+
+
+def test_an_invalid_completion_after_claiming_drops_the_claim_message(page, demo, app):
+    """The flash of the claim belongs to the page before: once the form comes back with an
+    error, only the error is shown (and focused)."""
+    from tests.inbox.conftest import user_task
+
+    with app.app_context():
+        publish_document(
+            chain(("count", user_task("Count the stock", "role", "clerk", FORM))), key="stock"
+        )
+    start(app, "stock")
+    sign_in(page, "alice")
+    page.goto(f"{INBOX}?tab=claimable")
+    page.get_by_role("button", name=re.compile("Claim Count the stock")).click()
+    page.wait_for_url("**/inbox/tasks/*")
+    expect(page.get_by_text("“Count the stock” is now yours.")).to_be_visible()
+    page.get_by_label("Amount").fill("0")
+    page.get_by_role("button", name="Complete").click()
+    expect(page.locator("#field-amount-msg")).to_have_text("Amount must be at least 1")
+    expect(page.get_by_text("is now yours")).to_have_count(0)
+    expect(page.locator(".error-summary, [role=alert]").first).to_be_focused()
+
+
+@pytest.mark.parametrize("width", [1280, 390])
+def test_start_a_process_and_my_requests_are_two_separate_links(browser, live_server, demo, width):
+    context = new_context(browser, live_server, width=width)
+    try:
+        page = context.new_page()
+        sign_in(page, "alice")
+        page.goto(INBOX)
+        links = page.get_by_role("navigation", name="Requests").get_by_role("link")
+        expect(links).to_have_text(["Start a process", "My requests"])
+        first, second = (links.nth(i).bounding_box() for i in (0, 1))
+        same_line = abs(first["y"] - second["y"]) < first["height"] / 2
+        gap = (
+            second["x"] - (first["x"] + first["width"])
+            if same_line
+            else second["y"] - (first["y"] + first["height"])
+        )
+        assert gap >= (24 if same_line else 0), f"only {gap}px between the two links"
+        assert page.evaluate("document.documentElement.scrollWidth") <= width
+        links.nth(0).focus()
+        page.keyboard.press("Tab")
+        expect(links.nth(1)).to_be_focused()
+    finally:
+        close_context(context)
+
+
+def test_the_request_panel_reads_at_phone_width(phone_page, demo, app):
+    """Nested request data reads as nested facts, without JSON and without sideways scrolling."""
+    from tests.browser.test_accessibility import _serious_violations
+    from tests.inbox.conftest import user_task
+
+    with app.app_context():
+        publish_document(chain(("pick", user_task("Pick a vendor", "user", "alice"))), key="pick")
+    offers = [
+        {"vendor": "Acme Office Supplies International", "unit_price": 12.5, "delivery_days": 3},
+        {"vendor": "Bolt", "unit_price": 9, "notes": "x" * 120},
+    ]
+    start(app, "pick", input={"quotes": {"offers": offers}}, business_key="Q-7")
+    sign_in(phone_page, "alice")
+    phone_page.goto(INBOX)
+    phone_page.get_by_role("link", name="Pick a vendor").click()
+    panel = phone_page.get_by_role("region", name="About this Q-7")
+    expect(panel.get_by_text("Unit price").first).to_be_visible()
+    expect(panel.get_by_text("Acme Office Supplies International")).to_be_visible()
+    assert "{" not in panel.inner_text() and "unit_price" not in panel.inner_text()
+    assert phone_page.evaluate("document.documentElement.scrollWidth") <= 390
+    assert _serious_violations(phone_page) == []

@@ -9,7 +9,7 @@ from sqlalchemy import select
 from tests.browser.conftest import sign_in
 from tests.browser.test_accessibility import _serious_violations
 from tests.inbox.conftest import start
-from tests.inbox.test_report import payable  # noqa: F401 - the fixture
+from tests.inbox.test_report import nested, payable  # noqa: F401 - the fixtures
 from webapp.extensions import db
 from webapp.models import Instance, Task
 
@@ -42,3 +42,35 @@ def test_an_error_reported_from_the_task_page_ends_it_and_moves_the_instance(
         instance = db.session.get(Instance, instance_id)
         assert status == "completed"
         assert instance.status == "completed", "the error boundary led to its end"
+
+
+def test_a_task_in_a_sub_process_offers_the_errors_around_it_at_phone_width(
+    phone_page,
+    nested,  # noqa: F811 - the fixture imported above
+    app,
+):
+    """The error boundary sits on the sub-process, not the task: the report panel still offers
+    it, it works by keyboard at 390 px, and the sub-process ends by its boundary."""
+    instance_id = start(app, "nested")
+    with app.app_context():
+        task_id = db.session.scalar(
+            select(Task.id).where(Task.instance_id == instance_id, Task.node_id == "check")
+        )
+        db.session.remove()
+    sign_in(phone_page, "bob")
+    phone_page.goto(f"/inbox/tasks/{task_id}")
+    report = phone_page.get_by_role("region", name="Report instead of completing")
+    expect(report).to_be_visible()
+    assert phone_page.evaluate("document.documentElement.scrollWidth") <= 390
+    assert _serious_violations(phone_page) == []
+    choice = report.get_by_label("Offer invalid (error invalid, on Review)")
+    report.get_by_role("radio").first.focus()
+    while not choice.is_checked():
+        phone_page.keyboard.press("ArrowDown")
+    phone_page.keyboard.press("Tab")
+    expect(report.get_by_role("button", name="Report")).to_be_focused()
+    phone_page.keyboard.press("Enter")
+    expect(phone_page.get_by_text("Reported from “Check offer”.")).to_be_visible()
+    with app.app_context():
+        assert db.session.get(Instance, instance_id).status == "completed"
+        db.session.remove()

@@ -52,7 +52,7 @@ def test_starting_without_a_form_redirects_to_the_instance(login_as, published, 
     page = client.get(response.headers["Location"]).get_data(as_text=True)
     assert f"Started instance {instance_id}" in page
     assert "Running" in page and "Review" in page
-    assert "task created" in page
+    assert "Waiting for Review" in page, "the steps so far, as the requester reads them"
 
 
 def test_the_start_form_shows_errors_inline_and_saves_nothing(login_as, published, db_session):

@@ -354,3 +354,29 @@ def test_the_task_breadcrumb_never_leads_to_a_403(users, flows, app, db_session)
     assert users("operator").get("/inbox/").status_code == 403
     alice_page = users("alice").get(f"/inbox/tasks/{review.id}").get_data(as_text=True)
     assert '<p class="crumbs"><a href="/inbox/">Inbox</a></p>' in alice_page
+
+
+def test_moving_on_to_several_tasks_of_one_title_says_how_many(users, app, demo, db_session):
+    from tests.engine.conftest import chain, publish_document
+    from tests.inbox.conftest import user_task
+
+    with app.app_context():
+        publish_document(
+            chain(
+                ("prepare", user_task("Prepare", "role", "clerk")),
+                (
+                    "review",
+                    user_task(
+                        "Review offer", "role", "clerk", multiInstance={"collection": "[1, 2]"}
+                    ),
+                ),
+            ),
+            key="offers",
+        )
+    instance_id = start(app, "offers")
+    prepare = open_task(db_session, instance_id, "prepare")
+    alice = users("alice")
+    done = post(alice, f"/inbox/tasks/{prepare.id}", {})
+    page = alice.get(done.headers["Location"]).get_data(as_text=True)
+    assert f"Instance {instance_id} moved on to: Review offer (2 tasks)." in page
+    assert "Review offer, Review offer" not in page

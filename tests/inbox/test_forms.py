@@ -316,10 +316,12 @@ def test_a_task_page_shows_the_request_it_decides(users, flows, app, db_session)
     page = users("alice").get(f"/inbox/tasks/{approve.id}").get_data(as_text=True)
     context = page.split('id="context-heading"')[1].split("</section>")[0]
     assert "About this EXP-9" in context
-    assert (
-        "<dt>item</dt><dd>Monitor</dd>" in context and "<dt>requested</dt><dd>250</dd>" in context
-    )
-    assert "<dt>review</dt><dd>{&#34;amount&#34;: 80" in context, "what the review collected"
+    assert "<dt>Item</dt><dd>Monitor</dd>" in context
+    assert "<dt>Requested</dt><dd>250</dd>" in context
+    collected = context.split("Collected so far")[1]
+    assert "<dt>Review expense</dt>" in collected, "titled by the step that saved it"
+    assert "<dt>Amount</dt><dd>80</dd>" in collected, "labelled by that step's form"
+    assert "{" not in context and "&#34;" not in context, "no raw JSON"
 
 
 def test_text_inputs_carry_their_length_limit(users, every_type):
@@ -328,3 +330,44 @@ def test_text_inputs_carry_their_length_limit(users, every_type):
     assert 'maxlength="20"' in notes
     mail = page.split('id="field-mail"')[1].split(">")[0]
     assert 'maxlength="254"' in mail, "the default for e-mail addresses"
+
+
+def test_the_request_panel_reads_with_form_labels_and_nested_values(users, app, demo, db_session):
+    """The start form labels the input (an option by its label), the step that saved a variable
+    titles it and labels its answers; nested objects and lists read as nested facts, not JSON."""
+    from tests.engine.conftest import chain, publish_document
+    from tests.inbox.conftest import DECISION, user_task
+
+    document = chain(
+        ("choose", user_task("Choose offer", "role", "clerk", DECISION, saveTo="choice")),
+        ("approve", user_task("Approve purchase", "user", "alice")),
+    )
+    document["nodes"]["start"]["config"]["form"] = {
+        "fields": [
+            {"key": "item", "label": "What to buy", "type": "text"},
+            {"key": "urgency", "label": "Urgency", "type": "select",
+             "options": [{"value": "hi", "label": "Needed this week"}]},
+        ]
+    }  # fmt: skip
+    with app.app_context():
+        publish_document(document, key="buy")
+    quotes = {"offers": [{"vendor": "Acme", "unit_price": 12.5}, {"vendor": "<b>Bolt</b>"}]}
+    instance_id = start(
+        app, "buy", input={"item": "Desk", "urgency": "hi", "quotes": quotes}, business_key="B-1"
+    )
+    choose = open_task(db_session, instance_id, "choose")
+    alice = users("alice")
+    assert post(alice, f"/inbox/tasks/{choose.id}", {"decision": "yes"}).status_code == 303
+    approve = open_task(db_session, instance_id, "approve")
+    page = alice.get(f"/inbox/tasks/{approve.id}").get_data(as_text=True)
+    context = page.split('id="context-heading"')[1].split("</section>")[0]
+    compact = " ".join(context.split()).replace("> <", "><")
+    assert "<dt>What to buy</dt><dd>Desk</dd>" in compact
+    assert "<dt>Urgency</dt><dd>Needed this week</dd>" in compact, "the option's label"
+    assert "<dt>Quotes</dt><dd><dl" in compact and "<dt>Offers</dt><dd><dl" in compact
+    assert "<dt>1.</dt><dd><dl" in compact and "<dt>Vendor</dt><dd>Acme</dd>" in compact
+    assert "<dt>Unit price</dt><dd>12.5</dd>" in compact
+    assert "&lt;b&gt;Bolt&lt;/b&gt;" in compact, "escaped"
+    assert "<dt>Choose offer</dt><dd><dl" in compact
+    assert "<dt>Decision</dt><dd>Approve</dd>" in compact
+    assert "{" not in context and "&#34;" not in context and "unit_price" not in context

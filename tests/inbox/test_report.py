@@ -101,3 +101,99 @@ def test_only_someone_who_may_work_the_task_reports(users, payable, app, db_sess
     assert response.status_code in (403, 404)
     db_session.expire_all()
     assert db_session.get(Task, task.id).status == "open"
+
+
+@pytest.fixture
+def nested(app, demo):
+    """ "Check offer" inside the sub-process "Review": the task itself catches escalation
+    "ask"; the sub-process's boundary catches error "invalid" and every other error (a
+    catch-all), and an event sub-process of the process catches escalation "late". The
+    sub-process's own "ask" catcher is never reached: the task's catches it first."""
+
+    def inner(spec: dict) -> dict:
+        return {**spec, "parent": "review"}
+
+    nodes = {
+        "start": node("startEvent"),
+        "review": node("subProcess", "Review"),
+        "r_start": inner(node("startEvent")),
+        "check": inner(node("userTask", "Check offer", assignee=CLERK)),
+        "r_end": inner(node("endEvent")),
+        "asked": inner(
+            {
+                **node("boundaryEvent", "Ask the vendor"),
+                "config": {
+                    "attachedTo": "check",
+                    "event": "escalation",
+                    "code": "ask",
+                    "interrupting": False,
+                },
+            }
+        ),
+        "asked_end": inner(node("endEvent")),
+        "done": node("endEvent"),
+        "invalid": {
+            **node("boundaryEvent", "Offer invalid"),
+            "config": {"attachedTo": "review", "event": "error", "code": "invalid"},
+        },
+        "anything": {
+            **node("boundaryEvent", "Review failed"),
+            "config": {"attachedTo": "review", "event": "error"},
+        },
+        "shadowed": {
+            **node("boundaryEvent", "Never reached"),
+            "config": {"attachedTo": "review", "event": "escalation", "code": "ask"},
+        },
+        "invalid_end": node("endEvent"),
+        "anything_end": node("endEvent"),
+        "shadowed_end": node("endEvent"),
+        "late": node("eventSubProcess", "Chase the offer"),
+        "late_start": {
+            **node("startEvent", "Offer late"),
+            "parent": "late",
+            "config": {"event": "escalation", "code": "late", "interrupting": False},
+        },
+        "late_end": {**node("endEvent"), "parent": "late"},
+    }
+    flows = {
+        "f1": flow("start", "review"),
+        "f2": flow("review", "done"),
+        "f3": flow("r_start", "check"),
+        "f4": flow("check", "r_end"),
+        "f5": flow("asked", "asked_end"),
+        "f6": flow("invalid", "invalid_end"),
+        "f7": flow("anything", "anything_end"),
+        "f8": flow("shadowed", "shadowed_end"),
+        "f9": flow("late_start", "late_end"),
+    }
+    with app.app_context():
+        publish_document(document(nodes, flows), key="nested")
+    return True
+
+
+def test_a_task_in_a_sub_process_offers_what_the_scopes_around_it_catch(
+    users, nested, app, db_session
+):
+    instance_id = start(app, "nested")
+    task = open_task(db_session, instance_id, "check")
+    bob = users("bob")
+    page = bob.get(f"/inbox/tasks/{task.id}").get_data(as_text=True)
+    report = page.split('id="report-heading"')[1].split("</section>")[0]
+    values = [part.split('"')[0] for part in report.split('name="outcome" value="')[1:]]
+    assert values == ["escalation:ask", "error:invalid", "error:", "escalation:late"]
+    assert "Offer invalid (error invalid, on Review)" in report
+    assert "Review failed (error of any code, on Review)" in report
+    assert "Offer late (escalation late, in the process)" in report
+    assert "Never reached" not in report, "the task's own boundary catches 'ask' first"
+
+    sent = post(bob, f"/inbox/tasks/{task.id}/report", {"outcome": "error:invalid"})
+    assert sent.status_code == 303
+    db_session.expire_all()
+    assert db_session.get(Task, task.id).status == "completed"
+    thrown = db_session.scalars(
+        select(HistoryEntry.details).where(
+            HistoryEntry.instance_id == instance_id, HistoryEntry.kind == "thrown"
+        )
+    ).all()
+    assert [d["caught_by"] for d in thrown] == ["invalid"]
+    assert db_session.get(Instance, instance_id).status == "completed"

@@ -6,14 +6,13 @@ from flask import abort, current_app, flash, redirect, render_template, request,
 from flask_login import current_user, login_required
 
 from webapp import live, spec_forms
-from webapp.engine import history
 from webapp.extensions import db
 from webapp.inbox import bp
 from webapp.inputs import whole_number
 from webapp.models import OutboxMessage
 from webapp.permissions import can, permission_required
 from webapp.process import forms
-from webapp.services import instances, my_requests, tasks
+from webapp.services import instances, my_requests, readable, request_steps, scopes, tasks
 from webapp.services.instances import InstanceError
 from webapp.services.operations.detail import cancellation
 from webapp.services.watch import live_mode
@@ -124,23 +123,28 @@ def _instance_context(instance_id: int) -> dict:
         found = instances.get_instance(current_user, instance_id)
     except InstanceError:
         abort(404)
+    nodes = found.process_version.document.get("nodes") or {}
+    titles = {node_id: node.get("title") or node_id for node_id, node in nodes.items()}
+    open_tasks = instances.open_tasks(found)
+    document = found.process_version.document or {}
     context = {
         "instance": found,
         "mode": live_mode(found),
         "cancellation": cancellation(found),
-        "tokens": instances.current_tokens(found),
-        "tasks": instances.open_tasks(found),
-        "entries": history.entries(db.session, found.id, limit=200),
+        "waits": request_steps.waiting_for(instances.current_tokens(found), nodes, titles),
+        "tasks": open_tasks,
+        "openable": {task.id for task in open_tasks if tasks.may_see(current_user, task)},
+        "places": scopes.task_places(open_tasks),
+        "steps": request_steps.steps(found.id, titles),
+        "input_facts": readable.input_facts(document, found.input),
         "outbox": db.session.scalars(
             db.select(OutboxMessage)
             .where(OutboxMessage.instance_id == found.id)
             .order_by(OutboxMessage.id)
         ).all(),
-        "titles": {
-            node_id: node.get("title") or node_id
-            for node_id, node in (found.process_version.document.get("nodes") or {}).items()
-        },
+        "titles": titles,
         "may_manage": can(current_user, "instances.manage", found.partition_id),
+        "may_read": can(current_user, "instances.read", found.partition_id),
     }
     context["regions"] = live.render_regions(REGIONS, context)
     return context

@@ -34,7 +34,7 @@ from webapp.models import Process, Task
 from webapp.models.base import utcnow
 from webapp.pagination import paginate
 from webapp.permissions import can, partition_filter, permission_required
-from webapp.services import saved_filters, scopes, tasks
+from webapp.services import readable, saved_filters, scopes, tasks
 from webapp.services.tasks import TaskError
 
 LIST_ID = "task-list"
@@ -157,16 +157,18 @@ def _form(task: Task, formdata: Any = None, errors: dict[str, str] | None = None
     )
 
 
-def _facts(task: Task, *, show_display: bool) -> dict[str, list[tuple[str, str]]]:
+def _facts(task: Task, *, show_display: bool) -> dict[str, list[Any]]:
     """What the person working a task needs to know: the form's display fields (when the form
-    is not shown), the instance's start input and the variables collected so far."""
+    is not shown), the instance's start input and the variables collected so far, labelled by
+    the forms that saved them."""
     instance = task.instance
     context = scopes.task_context(task, instance_context(instance))
     shown = spec_forms.display_facts(task.form, context) if show_display else []
+    document = instance.process_version.document or {}
     return {
         "display": shown,
-        "input": spec_forms.data_facts(instance.input),
-        "vars": spec_forms.data_facts(instance.vars),
+        "input": readable.input_facts(document, instance.input),
+        "vars": readable.variable_facts(document, instance.vars),
     }
 
 
@@ -195,7 +197,9 @@ def _render_task(
         "instance": task.instance,
         "form": form if workable else None,
         "refreshes": spec_forms.refreshes(task.form),
-        "summary": spec_forms.summary(task.form, task.result) if task.status == "completed" else [],
+        "summary": readable.form_facts(task.form, task.result or {})
+        if task.status == "completed"
+        else [],
         "now": utcnow(),
         "may_claim": workable and task.assignee_id is None,
         "may_release": task.status == "open"
@@ -204,7 +208,8 @@ def _render_task(
         "reassign": reassign if manage else None,
         "eligible": tasks.eligible_users(task) if manage and task.status == "open" else [],
         "may_work_tasks": can(current_user, "tasks.work", task.partition_id),
-        "may_read_instance": can(current_user, "instances.read", task.partition_id),
+        "may_read_instance": can(current_user, "instances.read", task.partition_id)
+        or task.instance.started_by_id == current_user.id,
         "claim_error": claim_error,
         "outcomes": tasks.reportable(task) if workable and task.status == "open" else [],
         "report_error": report_error,
@@ -212,7 +217,7 @@ def _render_task(
         "failed": spec_forms.error_summary(form if workable else None),
     }
     if form is not None and htmx_target() == "task-form":
-        return render_template("inbox/_task_form.html", **context), status
+        return render_template("inbox/_task_form.html", fragment=True, **context), status
     return render_template("inbox/task.html", **context), status
 
 
@@ -221,8 +226,11 @@ def _refused(error: TaskError, task_id: int):
     db.session.rollback()
     if error.status == 404:
         abort(404)
-    template = "inbox/_task_refused.html" if htmx_target() == "task-form" else "inbox/refused.html"
-    return render_template(template, message=error.message, task_id=task_id), error.status
+    fragment = htmx_target() == "task-form"
+    template = "inbox/_task_refused.html" if fragment else "inbox/refused.html"
+    return render_template(
+        template, message=error.message, task_id=task_id, fragment=fragment
+    ), error.status
 
 
 def _claim_refused(error: TaskError, task_id: int):

@@ -10,7 +10,8 @@ from sqlalchemy import select
 from webapp.extensions import db
 from webapp.models import Instance, Task, Token, User
 from webapp.pagination import Page, paginate
-from webapp.spec_forms import display_text
+from webapp.services.readable import result_text
+from webapp.services.tasks import may_see
 
 
 @dataclass
@@ -21,6 +22,8 @@ class Request:
     process_name: str
     where: list[str]
     open_tasks: list[Task]
+    # The open tasks this person may open (the others are named, never linked: they would 404).
+    openable: set[int]
     outcome: str
     decision: str
     started: datetime
@@ -39,10 +42,10 @@ def page_of_requests(user: User, page: int, per_page: int) -> tuple[Page, list[R
     tasks = db.session.scalars(
         select(Task).where(Task.instance_id.in_(ids)).order_by(Task.id)
     ).all()
-    return found, [_request(instance, tokens, tasks) for instance in found.items]
+    return found, [_request(user, instance, tokens, tasks) for instance in found.items]
 
 
-def _request(instance: Instance, tokens: list[Token], tasks: list[Task]) -> Request:
+def _request(user: User, instance: Instance, tokens: list[Token], tasks: list[Task]) -> Request:
     document = instance.process_version.document
     nodes = document.get("nodes") or {}
 
@@ -61,16 +64,14 @@ def _request(instance: Instance, tokens: list[Token], tasks: list[Task]) -> Requ
     own_tasks = [t for t in tasks if t.instance_id == instance.id]
     done = [t for t in own_tasks if t.status == "completed" and t.result]
     last = done[-1] if done else None
-    decision = (
-        "; ".join(f"{key}: {display_text(value)}" for key, value in last.result.items())
-        if last is not None
-        else ""
-    )
+    decision = result_text(last.form, last.result) if last is not None else ""
+    still_open = [t for t in own_tasks if t.status == "open"]
     return Request(
         instance=instance,
         process_name=instance.process_version.process.name,
         where=where,
-        open_tasks=[t for t in own_tasks if t.status == "open"],
+        open_tasks=still_open,
+        openable={t.id for t in still_open if may_see(user, t)},
         outcome=", ".join(ends),
         decision=decision,
         started=instance.created_at,

@@ -8,6 +8,7 @@ transaction, commits, then enqueues the step's jobs.
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass
 from datetime import datetime, time, timedelta
 from typing import Any
@@ -15,8 +16,9 @@ from typing import Any
 from sqlalchemy import ColumnElement, Select, and_, func, or_, select
 from sqlalchemy.orm import selectinload
 
-from webapp.engine import EngineError, history, steps
+from webapp.engine import EngineError, definitions, history, steps
 from webapp.engine.context import context as instance_context
+from webapp.engine.definitions import Definition
 from webapp.engine.locking import begin_write
 from webapp.extensions import db
 from webapp.models import HistoryEntry, Instance, Role, Task, TaskCandidate, User
@@ -249,8 +251,16 @@ def where_now(instance: Any) -> str:
         .order_by(Task.id)
     ).all()
     if titles:
-        return f"Instance {instance.id} moved on to: {', '.join(titles)}."
+        return f"Instance {instance.id} moved on to: {_counted(titles)}."
     return f"Instance {instance.id} is {instance.status}."
+
+
+def _counted(titles: list[str]) -> str:
+    """Titles in first-seen order, a repeated one said once with its count ("Review (2 tasks)")."""
+    counts = Counter(titles)
+    return ", ".join(
+        f"{title} ({counts[title]} tasks)" if counts[title] > 1 else title for title in counts
+    )
 
 
 # --- actions ----------------------------------------------------------------------------------
@@ -554,20 +564,66 @@ class Outcome:
         return f"{self.event}:{self.code}"
 
 
+def _catch_levels(task: Task) -> list[tuple[Definition, list[str], str]]:
+    """Where a thrown error or escalation is looked for, nearest first, as the engine routes it
+    (`engine.scopes.throw`): the boundary events of the task, the event sub-processes of its
+    scope, the boundary events of the sub-process around it, and so on outwards; then, from a
+    called instance, the same from its call activity in the calling instance. Each level is
+    (definition, catcher node ids, where it sits in words; empty for the task itself)."""
+    levels: list[tuple[Definition, list[str], str]] = []
+    instance: Instance | None = task.instance
+    node_id: str | None = task.node_id
+    seen: set[int] = set()
+    while instance is not None and node_id is not None and instance.id not in seen:
+        seen.add(instance.id)
+        definition = definitions.for_version(instance.process_version)
+        own = not levels
+        while node_id is not None:
+            where = "" if own else f"on {definition.title(node_id)}"
+            levels.append((definition, list(definition.boundaries.get(node_id, [])), where))
+            scope = definition.parent.get(node_id)
+            starts = [
+                definition.starts[sub]
+                for sub in definition.event_subprocesses.get(scope, [])
+                if sub in definition.starts
+            ]
+            scope_name = definition.title(scope) if scope else "the process"
+            levels.append((definition, starts, f"in {scope_name}"))
+            node_id, own = scope, False
+        node_id = instance.parent_node_id
+        instance = db.session.get(Instance, instance.parent_id) if instance.parent_id else None
+    return levels
+
+
 def reportable(task: Task) -> list[Outcome]:
-    """The errors and escalations the task's boundary events catch, in document order (a
-    catch-all offers the empty code)."""
-    nodes = (task.instance.process_version.document or {}).get("nodes") or {}
+    """The errors and escalations a person may report from the task: those a boundary event of
+    the task, or an enclosing sub-process, event sub-process or calling instance catches, each
+    offered once, by the catcher the engine would route it to (a catch-all: the empty code)."""
+    levels = _catch_levels(task)
+
+    def route(event: str, code: str) -> tuple[int, str] | None:
+        for index, (definition, catchers, _) in enumerate(levels):
+            found = definition.catchers(catchers, event, code)
+            if found is not None:
+                return index, found
+        return None
+
     found: list[Outcome] = []
-    for node_id, node in nodes.items():
-        config = node.get("config") or {}
-        if node.get("kind") != "boundaryEvent" or config.get("attachedTo") != task.node_id:
-            continue
-        event = config.get("event")
-        if event in ("error", "escalation"):
+    for index, (definition, catchers, where) in enumerate(levels):
+        for node_id in catchers:
+            config = definition.config(node_id)
+            event = config.get("event")
+            if event not in ("error", "escalation"):
+                continue
             code = str(config.get("code") or "")
-            title = node.get("title") or node_id
-            found.append(Outcome(event, code, f"{title} ({event} {code or 'of any code'})"))
+            if route(event, code) != (index, node_id):
+                continue
+            title = definition.node(node_id).get("title") or definition.title(
+                definition.parent.get(node_id) or node_id
+            )
+            place = f", {where}" if where else ""
+            label = f"{title} ({event} {code or 'of any code'}{place})"
+            found.append(Outcome(event, code, label))
     return found
 
 
