@@ -39,7 +39,13 @@ def _end(step: Step, token: Token, node: dict[str, Any]) -> None:
         scopes.throw(step, token, "escalation", code)
         if token.status not in ("active",):
             return
-    if event == "signal" and not signals.broadcast_from(step, token, config):
+    if event == "signal":
+        thrown = signals.broadcast_from(step, token, config)
+        if thrown is None:
+            return
+        token.status = "done"
+        step.ended(token)
+        signals.reach_own(step, thrown)
         return
     if event == "terminate":
         scopes.terminate(step, token)
