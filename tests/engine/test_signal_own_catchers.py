@@ -89,8 +89,8 @@ def test_a_throw_inside_a_sub_process_reaches_its_event_sub_process_before_the_s
 def test_a_throw_reaches_a_catch_a_gateway_and_a_boundary_subscribed_earlier_in_its_step(
     engine, demo
 ):
-    """Parallel branches subscribe one after the other in the start step; the last one to move
-    (the split's first flow: the other flows' new tokens go first) throws."""
+    """Parallel branches move in the order of the split's flows in the start step: the first
+    three subscribe, the last one throws."""
     nodes = {
         "start": node("startEvent"),
         "split": node("parallelGateway"),
@@ -110,12 +110,12 @@ def test_a_throw_reaches_a_catch_a_gateway_and_a_boundary_subscribed_earlier_in_
     }
     flows = {
         **wire("start", "split"),
-        **wire("split", "throw", "end_throw"),
         **wire("split", "wait", "end_wait"),
         **wire("split", "gate", "by_signal", "end_signal"),
         **wire("gate", "by_timer", "end_timer"),
         **wire("split", "work", "end_work"),
         **wire("stop", "end_stop"),
+        **wire("split", "throw", "end_throw"),
     }
     instance_id = start(engine, publish_document(document(nodes, flows)))
     instance = load(engine, instance_id)
