@@ -281,8 +281,13 @@ def plan(session: Session, broadcast_id: int, batch_size: int, now: datetime) ->
         )
     )
     # The thrower's receipt, written in its step when its own catchers received the signal.
-    reached = conn.scalar(
-        select(func.count()).select_from(RECEIPTS).where(RECEIPTS.c.broadcast_id == broadcast_id)
+    reached = int(
+        conn.scalar(
+            select(func.count())
+            .select_from(RECEIPTS)
+            .where(RECEIPTS.c.broadcast_id == broadcast_id)
+        )
+        or 0
     )
     stamp = {"broadcast_id": broadcast_id, "status": "pending", "attempt": 0}
     stamp.update(created_at=now, updated_at=now)
