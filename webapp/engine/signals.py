@@ -126,14 +126,14 @@ def reach_own(step: Step, thrown: dict[str, Any]) -> None:
         step.conn.execute(delete(SUBSCRIPTIONS).where(*own))
         catchers += [(step.token(token_id), node_id) for token_id, node_id in saved]
     catchers += step.take_subscriptions(KIND, name)
+    details = {"name": name, "thrown_at": thrown["node_id"]}
     fired: set[tuple[int, str]] = set()
     for token, node_id in catchers:
         if token is None or (id(token), node_id) in fired:
             continue
-        details = {"name": name, "thrown_at": thrown["node_id"]}
         if _fire(step, token, node_id, thrown["payload"], thrown["actor"], details):
             fired.add((id(token), node_id))
-    thrown["reached_own"] = thrown["reached_own"] or bool(fired)
+    thrown["reached_own"] = bool(fired)
 
 
 def _fire(
