@@ -83,6 +83,9 @@ class Scenario:
     spiff_extra: dict[str, int] = field(default_factory=dict)
     # Nodes the spec completes and Spiff does not (say why in `note`), with repeats.
     spiff_missing: dict[str, int] = field(default_factory=dict)
+    # Run the file in Spiff although it has an interrupting event sub-process, which Spiff runs
+    # alongside its scope; `spiff_extra` then lists what the interruption ends.
+    spiff_alongside: bool = False
     note: str = ""
 
     def answer(self, node_id: str, visit: int) -> dict[str, Any] | None:

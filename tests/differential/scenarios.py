@@ -339,6 +339,15 @@ SCENARIOS: dict[str, Scenario | list[Scenario]] = {
         called=("spiffworkflow/call_activity_call_activity.bpmn",),
         note="a call activity whose process is in another file",
     ),
+    "spiffworkflow/event-subprocess.bpmn": Scenario(
+        spiff_alongside=True,
+        spiff_extra={"Event_03f19jy": 1},
+        expect=("completed", ()),
+        note="the process throws `start_sub` in the step its interrupting event sub-process "
+        "began listening in; the signal reaches it at once, and the interruption ends the "
+        "throw's path before its end event. Spiff never reads isInterrupting: it runs the event "
+        "sub-process alongside and also completes that end event",
+    ),
     "flowable-examples/my-process.bpmn20.xml": [
         Scenario(expect=("completed", ())),
         Scenario(timers_first=True, expect=("completed", ())),
@@ -436,6 +445,30 @@ SCENARIOS.update(
         "files/signal-throw-catch.bpmn": Scenario(
             expect=("completed", ()),
             note="a signal thrown in one branch reaches the catch waiting in the other",
+        ),
+        "files/signal-event-subprocess.bpmn": Scenario(
+            expect=("completed", ()),
+            note="the throw's step ends the last path; the process's own event sub-process, "
+            "listening since an earlier step, catches the signal before the instance can end",
+        ),
+        "files/signal-end-event-subprocess.bpmn": Scenario(
+            expect=("completed", ()),
+            spiff_missing={"on_done_start": 1, "archive": 1, "on_done_end": 1},
+            note="the event sub-process begins to listen in the step whose signal end event "
+            "ends the only path; the signal, thrown while the process is active, starts it. "
+            "SpiffWorkflow 3.2 completes the process at a signal end event and never runs the "
+            "event sub-process its signal triggered (it does after an intermediate throw, "
+            "files/signal-event-subprocess.bpmn)",
+        ),
+        "files/signal-same-step.bpmn": Scenario(
+            expect=("completed", ()),
+            note="the boundary and the event sub-process subscribe in the step that throws: "
+            "both catch the signal, the boundary interrupts the sub-process before its task",
+        ),
+        "files/signal-parallel-same-step.bpmn": Scenario(
+            expect=("completed", ()),
+            note="the split's first branch waits at the catch, the second throws in the same "
+            "step: the catch receives it and the join completes",
         ),
         "files/signal-boundary.bpmn": Scenario(
             answers={"decide": {}},

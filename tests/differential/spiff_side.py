@@ -129,12 +129,13 @@ _UNREAD_STARTS = ("errorEventDefinition", "escalationEventDefinition", "compensa
 _PROCESS_LEVEL_STARTS = ("messageEventDefinition", "signalEventDefinition")
 
 
-def _unsupported(root: etree._Element) -> str | None:
+def _unsupported(root: etree._Element, alongside: bool = False) -> str | None:
     """What of the file Spiff 3.2 would silently run wrong: error-, escalation- and compensation-
     started event sub-processes (started at once), interrupting event sub-processes (Spiff
-    never reads `isInterrupting`, so every event sub-process runs alongside its scope), and
-    message- or signal-started ones inside a sub-process (Spiff's event manager looks for such
-    triggers in the process only, so they never start)."""
+    never reads `isInterrupting`, so every event sub-process runs alongside its scope; allowed
+    when `alongside`: the scenario's `spiff_extra` accounts for it), and message- or
+    signal-started ones inside a sub-process (Spiff's event manager looks for such triggers in
+    the process only, so they never start)."""
     for subprocess in root.iter(f"{BPMN}subProcess"):
         if subprocess.get("triggeredByEvent", "false").strip() != "true":
             continue
@@ -144,7 +145,7 @@ def _unsupported(root: etree._Element) -> str | None:
             for definition in _UNREAD_STARTS:
                 if start.find(f"{BPMN}{definition}") is not None:
                     return f"event sub-process '{name}' starts on {definition}"
-            if start.get("isInterrupting", "true").strip() != "false":
+            if start.get("isInterrupting", "true").strip() != "false" and not alongside:
                 return f"event sub-process '{name}' is interrupting"
             for definition in _PROCESS_LEVEL_STARTS:
                 if nested and start.find(f"{BPMN}{definition}") is not None:
@@ -171,7 +172,7 @@ def _workflow(
     activities start across files."""
     roots = [prepared(xml, scenario), *(prepared(other, scenario) for other in called)]
     for root in roots:
-        reason = _unsupported(root)
+        reason = _unsupported(root, scenario.spiff_alongside)
         if reason:
             raise Unrunnable(f"Spiff would run it wrong: {reason}")
     try:

@@ -39,7 +39,13 @@ def _end(step: Step, token: Token, node: dict[str, Any]) -> None:
         scopes.throw(step, token, "escalation", code)
         if token.status not in ("active",):
             return
-    if event == "signal" and not signals.broadcast_from(step, token, config):
+    if event == "signal":
+        thrown = signals.broadcast_from(step, token, config)
+        if thrown is None:
+            return
+        token.status = "done"
+        step.ended(token)
+        signals.reach_own(step, thrown)
         return
     if event == "terminate":
         scopes.terminate(step, token)
@@ -102,11 +108,13 @@ def _parallel(step: Step, token: Token, node: dict[str, Any]) -> None:
     if not outgoing:
         step.fail(continuing, "no_flow", f"Node '{node_id}' has no outgoing flow.")
         return
+    # Branches move in the order of the outgoing flows (as at an inclusive split), so within
+    # one step a signal thrown in a later branch reaches a catch an earlier branch reached.
+    step.leave(continuing, outgoing[0][0], **({"joined": joined} if joined > 1 else {}))
     for flow_id, _flow in outgoing[1:]:
         child = step.new_token(node_id, continuing.arrived_via, parent=continuing.parent)
         child.step = continuing.step
         step.leave(child, flow_id)
-    step.leave(continuing, outgoing[0][0], **({"joined": joined} if joined > 1 else {}))
 
 
 def _service(step: Step, token: Token, node: dict[str, Any]) -> None:

@@ -366,6 +366,19 @@ class Step:
             (token, name, correlation_key, node_id or token.node_id, kind)
         )
 
+    def take_subscriptions(self, kind: str, name: str) -> list[tuple[TokenRow, str]]:
+        """Withdraw the not yet saved subscriptions of `kind` and `name` this step made; the
+        (token, node id) of each, in the order they were made."""
+        taken: list[tuple[TokenRow, str]] = []
+        kept = []
+        for wait in self._new_subscriptions:
+            if wait[4] == kind and wait[1] == name:
+                taken.append((wait[0], wait[3]))
+            else:
+                kept.append(wait)
+        self._new_subscriptions = kept
+        return taken
+
     # --- the end of the step ---------------------------------------------------------------
 
     def finish(self) -> StepResult:

@@ -1,13 +1,17 @@
 """Signals: what waits for one, what throws one, and how a broadcast reaches every waiting instance.
 
 A signal catch, a signal boundary event and a signal event-sub-process start subscribe by name
-(a `message_subscriptions` row of kind "signal"). A throw or a signal end evaluates its payload
-and records a broadcast row in its own step; after commit a worker plans it into batches of
-waiting instances and signal-started processes. Each instance then receives it in a step of its
-own, which writes a receipt (unique per broadcast and instance): a batch run again after its
-worker died skips the instances that have it. Only subscriptions that existed when the broadcast
-was made (ids up to its `high_water`) receive it, so a non-interrupting event that subscribes
-again after firing waits for the next broadcast.
+(a `message_subscriptions` row of kind "signal"). One rule decides who receives a thrown signal:
+every subscription of that name that exists at the moment of the throw. In the throwing
+instance that includes the subscriptions made earlier in the same step; they fire at once, in
+the throwing step, so neither the instance nor a scope can end before its own catchers ran.
+The throw also records a broadcast row (with a receipt for the thrower when it caught it); after
+commit a worker plans it into batches of the other waiting instances and signal-started
+processes. Each of those instances receives it in a step of its own, which writes a receipt
+(unique per broadcast and instance): a batch run again after its worker died skips the
+instances that have it. Only subscriptions that existed when the broadcast was made (ids up to
+its `high_water`) receive it, so a non-interrupting event that subscribes again after firing
+waits for the next broadcast.
 
 Scope: a broadcast reaches the instances of its partition only (no partition: the instances in
 no partition), and starts processes of that partition or of none, in its partition.
@@ -19,7 +23,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
-from sqlalchemy import delete, func, insert, or_, select, update
+from sqlalchemy import delete, func, insert, or_, select, true, update
 from sqlalchemy.engine import Connection
 from sqlalchemy.orm import Session
 
@@ -69,13 +73,17 @@ def catch(step: Step, token: TokenRow, node: dict[str, Any]) -> None:
 
 
 def throw(step: Step, token: TokenRow, node: dict[str, Any]) -> None:
-    """An intermediate signal throw: broadcast after this step commits; the token goes on."""
-    if broadcast_from(step, token, node.get("config") or {}):
+    """An intermediate signal throw: the token goes on, then the signal reaches the instance's
+    own catchers in this step and the other instances after it commits."""
+    thrown = broadcast_from(step, token, node.get("config") or {})
+    if thrown is not None:
         step.leave_single(token)
+        reach_own(step, thrown)
 
 
-def broadcast_from(step: Step, token: TokenRow, config: dict[str, Any]) -> bool:
-    """Evaluate the payload at `token` and record the broadcast; False when the token failed."""
+def broadcast_from(step: Step, token: TokenRow, config: dict[str, Any]) -> dict[str, Any] | None:
+    """Evaluate the payload at `token` and record the broadcast (for `reach_own`, then the
+    step's end); None when the token failed."""
     context = step.context(token)
     payload: dict[str, Any] = {}
     for name, text in (config.get("payload") or {}).items():
@@ -83,18 +91,71 @@ def broadcast_from(step: Step, token: TokenRow, config: dict[str, Any]) -> bool:
             payload[name] = evaluate(text, context)
         except ExpressionError as error:
             step.fail(token, "expression", f"The payload value '{name}' failed: {error}")
-            return False
+            return None
     name = str(config.get("signal") or "")
-    step.broadcasts.append(
-        {
-            "name": name,
-            "payload": jsonable(payload),
-            "node_id": token.node_id,
-            "actor": step.starter,
-            "covers": high_water(step.conn),
-        }
-    )
+    thrown = {
+        "name": name,
+        "payload": jsonable(payload),
+        "node_id": token.node_id,
+        "actor": step.starter,
+        "covers": high_water(step.conn),
+        "reached_own": False,
+    }
+    step.broadcasts.append(thrown)
     step.history.add("signal_thrown", token, name=name)
+    return thrown
+
+
+def reach_own(step: Step, thrown: dict[str, Any]) -> None:
+    """The signal reaches the throwing instance's catchers subscribed at this moment, saved or
+    made earlier in this step, in this step: before the instance or any scope of it can end.
+    Its subscriptions of that name are used up; the broadcast skips this instance."""
+    name = thrown["name"]
+    catchers: list[tuple[TokenRow | None, str]] = []
+    if step.instance.id is not None:
+        own = (
+            SUBSCRIPTIONS.c.instance_id == step.instance.id,
+            SUBSCRIPTIONS.c.kind == KIND,
+            SUBSCRIPTIONS.c.name == name,
+        )
+        saved = step.conn.execute(
+            select(SUBSCRIPTIONS.c.token_id, SUBSCRIPTIONS.c.node_id)
+            .where(*own)
+            .order_by(SUBSCRIPTIONS.c.id)
+        ).all()
+        step.conn.execute(delete(SUBSCRIPTIONS).where(*own))
+        catchers += [(step.token(token_id), node_id) for token_id, node_id in saved]
+    catchers += step.take_subscriptions(KIND, name)
+    details = {"name": name, "thrown_at": thrown["node_id"]}
+    fired: set[tuple[int, str]] = set()
+    for token, node_id in catchers:
+        if token is None or (id(token), node_id) in fired:
+            continue
+        if _fire(step, token, node_id, thrown["payload"], thrown["actor"], details):
+            fired.add((id(token), node_id))
+    thrown["reached_own"] = bool(fired)
+
+
+def _fire(
+    step: Step,
+    token: TokenRow,
+    node_id: str,
+    payload: Any,
+    actor: str | None,
+    details: dict[str, Any],
+) -> bool:
+    """The signal reaches `token`'s subscription at `node_id`: a boundary event, event
+    sub-process start or event-based gateway target fires, a waiting catch completes with the
+    payload; False when the token no longer waits there."""
+    if steps._watches(step, token, node_id):
+        step.history.add("signal", token, node_id, actor=actor, **details)
+        if steps._event_fired(step, token, node_id, payload):
+            subscribe(step, token, node_id)
+        return True
+    if token.status != "waiting" or token.node_id != node_id:
+        return False
+    step.history.add("signal", token, actor=actor, **details)
+    step.complete(token, payload)
     return True
 
 
@@ -107,15 +168,25 @@ def write_broadcasts(step: Step) -> list[JobRef]:
     """Insert the step's broadcasts (the instance row exists by now) and say what to enqueue."""
     refs = []
     for thrown in step.broadcasts:
-        refs.append(
-            record(
-                step.conn,
-                now=step.now,
-                partition_id=step.instance.partition_id,
-                instance_id=step.instance.id,
-                **thrown,
-            )
+        reached_own = thrown.pop("reached_own", False)
+        ref = record(
+            step.conn,
+            now=step.now,
+            partition_id=step.instance.partition_id,
+            instance_id=step.instance.id,
+            **thrown,
         )
+        if reached_own:
+            step.conn.execute(
+                insert(RECEIPTS),
+                {
+                    "broadcast_id": ref.id,
+                    "instance_id": step.instance.id,
+                    "started": False,
+                    "created_at": step.now,
+                },
+            )
+        refs.append(ref)
     step.broadcasts.clear()
     return refs
 
@@ -159,6 +230,11 @@ def _same_partition(column: Any, partition_id: int | None) -> Any:
     return column.is_(None) if partition_id is None else column == partition_id
 
 
+def _others(thrower: int | None) -> Any:
+    """Not the throwing instance: its own catchers received the signal in the throwing step."""
+    return true() if thrower is None else SUBSCRIPTIONS.c.instance_id != thrower
+
+
 def claim_broadcast(session: Session, broadcast_id: int, now: datetime) -> int | None:
     """Count an attempt at planning a pending broadcast (so a sweep after a crash sends the
     next attempt); None when it is no longer pending."""
@@ -198,10 +274,20 @@ def plan(session: Session, broadcast_id: int, batch_size: int, now: datetime) ->
                 SUBSCRIPTIONS.c.name == broadcast.name,
                 SUBSCRIPTIONS.c.id <= broadcast.high_water,
                 _same_partition(INSTANCES.c.partition_id, broadcast.partition_id),
+                _others(broadcast.instance_id),
             )
             .distinct()
             .order_by(SUBSCRIPTIONS.c.instance_id)
         )
+    )
+    # The thrower's receipt, written in its step when its own catchers received the signal.
+    reached = int(
+        conn.scalar(
+            select(func.count())
+            .select_from(RECEIPTS)
+            .where(RECEIPTS.c.broadcast_id == broadcast_id)
+        )
+        or 0
     )
     stamp = {"broadcast_id": broadcast_id, "status": "pending", "attempt": 0}
     stamp.update(created_at=now, updated_at=now)
@@ -218,7 +304,15 @@ def plan(session: Session, broadcast_id: int, batch_size: int, now: datetime) ->
     conn.execute(
         update(BROADCASTS)
         .where(BROADCASTS.c.id == broadcast_id)
-        .values({"status": "running", "total": len(targets), "updated_at": now, **done})
+        .values(
+            {
+                "status": "running",
+                "total": len(targets) + reached,
+                "delivered": reached,
+                "updated_at": now,
+                **done,
+            }
+        )
     )
     if not batches:
         return []
@@ -261,6 +355,7 @@ class Batch:
     partition_id: int | None
     high_water: int
     actor: str | None
+    thrower: int | None
 
 
 def claim_batch(session: Session, batch_id: int, now: datetime, lease: float) -> Batch | None:
@@ -291,6 +386,7 @@ def claim_batch(session: Session, batch_id: int, now: datetime, lease: float) ->
         partition_id=broadcast.partition_id,
         high_water=broadcast.high_water,
         actor=broadcast.actor,
+        thrower=broadcast.instance_id,
     )
 
 
@@ -307,6 +403,7 @@ def batch_instances(session: Session, batch: Batch) -> list[int]:
                 SUBSCRIPTIONS.c.instance_id > batch.after,
                 SUBSCRIPTIONS.c.instance_id <= batch.upto,
                 _same_partition(INSTANCES.c.partition_id, batch.partition_id),
+                _others(batch.thrower),
             )
             .distinct()
             .order_by(SUBSCRIPTIONS.c.instance_id)
@@ -396,27 +493,22 @@ def deliver(session: Session, batch: Batch, instance_id: int, now: datetime) -> 
         .where(*covered)
         .order_by(SUBSCRIPTIONS.c.id)
     ).all()
-    if seen is not None or step.instance.partition_id != batch.partition_id:
-        return steps._dropped(step, "the instance has this broadcast, or is not in its partition")
+    if (
+        seen is not None
+        or instance_id == batch.thrower
+        or step.instance.partition_id != batch.partition_id
+    ):
+        return steps._dropped(
+            step, "the instance has this broadcast, threw it, or is not in its partition"
+        )
     conn.execute(delete(SUBSCRIPTIONS).where(*covered))
     payload = jsonable(batch.payload if batch.payload is not None else {})
     woken = 0
+    details = {"name": batch.name, "broadcast": batch.broadcast_id}
     for token_id, node_id in subscriptions:
         token = step.token(token_id)
-        if token is None:
-            continue
-        details = {"name": batch.name, "broadcast": batch.broadcast_id}
-        if steps._watches(step, token, node_id):
+        if token is not None and _fire(step, token, node_id, payload, batch.actor, details):
             woken += 1
-            step.history.add("signal", token, node_id, actor=batch.actor, **details)
-            if steps._event_fired(step, token, node_id, payload):
-                subscribe(step, token, node_id)
-            continue
-        if token.status != "waiting" or token.node_id != node_id:
-            continue
-        woken += 1
-        step.history.add("signal", token, actor=batch.actor, **details)
-        step.complete(token, payload)
     if not woken:
         return steps._dropped(step, "no token waits for this signal")
     step.starter = steps._starter(step)
