@@ -41,6 +41,7 @@ _KEPT_NAMES = {
     "messageFlow": "message flows",
     "collaboration": "collaborations",
     "process": "processes of other pools",
+    "rendering": "renderings",
 }
 
 
