@@ -415,6 +415,7 @@ def _record_import(process: Process, result: ImportResult) -> None:
         "revision": process.draft_revision,
         "at": utcnow().isoformat(),
         **import_report.summarize(result),
+        "fingerprints": import_report.fingerprints(process.draft_document or {}),
     }
 
 
