@@ -12,7 +12,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import func, or_, select
+from sqlalchemy import Text, cast, func, or_, select
 
 from webapp.database import transactional
 from webapp.extensions import db
@@ -276,7 +276,28 @@ def publish(
 
     event_starts.keep(process, version, ProcessError)
     _move_schedules(process, version)
+    _recheck_callers(process)
     return version
+
+
+def _recheck_callers(process: Process) -> None:
+    """Check again the drafts of the other processes whose call activities name `process`, so
+    that their problems (shown in the list, designer and report) say it is published now."""
+    candidates = db.session.scalars(
+        select(Process).where(
+            Process.id != process.id,
+            cast(Process.draft_document, Text).contains(process.key),
+        )
+    )
+    for caller in candidates:
+        nodes = (caller.draft_document or {}).get("nodes", {})
+        if any(
+            node.get("kind") == "callActivity"
+            and (node.get("config") or {}).get("process") == process.key
+            for node in nodes.values()
+            if isinstance(node, dict)
+        ):
+            caller.draft_problems = [p.as_dict() for p in check_draft(caller)]
 
 
 def _move_schedules(process: Process, version: ProcessVersion) -> None:
