@@ -22,7 +22,7 @@ def test_a_camunda_7_model_runs_after_import(page, demo):
     page.get_by_role("button", name="Import").click()
 
     assert _serious_violations(page) == []
-    page.get_by_label("Claims handling (key claims_handling, 5 elements)").check()
+    page.get_by_label("Claims handling (becomes claims_handling, 5 elements)").check()
     page.get_by_label("Key").fill("claims")
     page.get_by_role("button", name="Import").click()
 

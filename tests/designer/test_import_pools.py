@@ -47,10 +47,10 @@ def test_the_page_lists_the_pools_and_imports_the_one_picked(designer, db_sessio
     assert first.status_code == 200 and count(db_session) == 0
     assert "This file has 2 processes (pools)" in page
     assert (
-        "Claims handling (key claims_handling, 5 elements): Claim received, Review claim, "
+        "Claims handling (becomes claims_handling, 5 elements): Claim received, Review claim, "
         "Approved?, Claim paid…" in page
     )
-    assert "Claim payment (key claims_payment, 3 elements): Payment ordered, Pay claim" in page
+    assert "Claim payment (becomes claims_payment, 3 elements): Payment ordered, Pay claim" in page
     assert base64.b64decode(carried(page)) == CLAIMS
 
     wrong = post(
@@ -229,5 +229,5 @@ def test_the_pool_chooser_shortens_generated_ids_and_shows_the_key(designer, db_
     )
     page = post(designer, "/designer/import", file=(io.BytesIO(two), "o.bpmn"),
                 partition=finance(db_session)).get_data(as_text=True)  # fmt: skip
-    assert "Order handling (key order-handling, 3 elements): Check order…</label>" in page
+    assert "Order handling (becomes order-handling, 3 elements): Check order…</label>" in page
     assert "sid-2222A358-1C2B-4E…" in page and "sid-2222A358-1C2B-4E5F-9A0B-1234567890AB (" not in page

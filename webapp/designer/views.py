@@ -203,7 +203,7 @@ def _choice_label(choice: ProcessChoice, new: bool) -> str:
     shown = choice.id if len(choice.id) <= 24 else f"{choice.id[:20]}…"
     label = choice.name or shown
     if new:
-        label += f" (key {processes.derived_key(choice.id, choice.name)}"
+        label += f" (becomes {processes.derived_key(choice.id, choice.name)}"
     else:
         label += f" ({shown}" if choice.name else " ("
     label += f"{', ' if new or choice.name else ''}{plural(choice.nodes, 'element')})"
