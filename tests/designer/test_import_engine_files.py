@@ -16,10 +16,14 @@ JBPM = b"""<?xml version="1.0" encoding="UTF-8"?>
   <process id="jbpm_engine" name="Engine test" isExecutable="true">
     <startEvent id="_1"/>
     <sequenceFlow id="_1-_2" sourceRef="_1" targetRef="_2"/>
-    <scriptTask id="_2" name="Nothing" scriptFormat="http://www.java.com/java"><script></script></scriptTask>
+    <scriptTask id="_2" name="Nothing" scriptFormat="http://www.java.com/java">
+      <script></script>
+    </scriptTask>
     <sequenceFlow id="_2-_3" sourceRef="_2" targetRef="_3"/>
     <intermediateCatchEvent id="_3" name="Wait">
-      <timerEventDefinition><timeDuration xsi:type="tFormalExpression">1s</timeDuration></timerEventDefinition>
+      <timerEventDefinition>
+        <timeDuration xsi:type="tFormalExpression">1s</timeDuration>
+      </timerEventDefinition>
     </intermediateCatchEvent>
     <sequenceFlow id="_3-_4" sourceRef="_3" targetRef="_4"/>
     <userTask id="_4" name="Form">
@@ -28,7 +32,8 @@ JBPM = b"""<?xml version="1.0" encoding="UTF-8"?>
     <sequenceFlow id="_4-_5" sourceRef="_4" targetRef="_5"/>
     <exclusiveGateway id="_5" default="_5-_7"/>
     <sequenceFlow id="_5-_6" sourceRef="_5" targetRef="_6">
-      <conditionExpression xsi:type="tFormalExpression" language="http://www.java.com/java">return amount &gt; 5;</conditionExpression>
+      <conditionExpression xsi:type="tFormalExpression"
+          language="http://www.java.com/java">return amount &gt; 5;</conditionExpression>
     </sequenceFlow>
     <sequenceFlow id="_5-_7" sourceRef="_5" targetRef="_7"/>
     <endEvent id="_6"/>
@@ -68,7 +73,7 @@ def test_a_condition_that_is_not_exact_java_stays_a_publish_error(designer, db_s
 
 def test_a_feel_list_translates(designer, db_session):
     content = JBPM.replace(
-        b'language="http://www.java.com/java">return amount &gt; 5;',
+        b'\n          language="http://www.java.com/java">return amount &gt; 5;',
         b'>= os = ["ubuntu", "windows", "macos"]',
     )
     process = imported(designer, db_session, content)

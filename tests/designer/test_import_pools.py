@@ -230,4 +230,6 @@ def test_the_pool_chooser_shortens_generated_ids_and_shows_the_key(designer, db_
     page = post(designer, "/designer/import", file=(io.BytesIO(two), "o.bpmn"),
                 partition=finance(db_session)).get_data(as_text=True)  # fmt: skip
     assert "Order handling (becomes order-handling, 3 elements): Check order…</label>" in page
-    assert "sid-2222A358-1C2B-4E…" in page and "sid-2222A358-1C2B-4E5F-9A0B-1234567890AB (" not in page
+    assert (
+        "sid-2222A358-1C2B-4E…" in page and "sid-2222A358-1C2B-4E5F-9A0B-1234567890AB (" not in page
+    )

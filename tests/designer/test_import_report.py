@@ -237,9 +237,7 @@ def test_untitled_elements_and_flows_are_named_by_kind_and_neighbours(
     assert "<h3>Start event before &#39;Check claim&#39; <span" in flows
 
 
-def test_what_the_import_said_of_an_element_edited_since_is_settled(
-    designer, imported, db_session
-):
+def test_what_the_import_said_of_an_element_edited_since_is_settled(designer, imported, db_session):
     process = get_process(db_session, imported)
     page = report_page(designer, imported)
     assert "Script in &#39;groovy&#39; imported as written; rewrite it" in page

@@ -59,8 +59,6 @@ def map_names(process_id: int, mapping: str):
         db.session.rollback()
         return redirect_failed(page, mapping, {mapping: error.message}, values)
     words = {import_reports.CREATE: "a new role", import_reports.OPEN: "everyone"}
-    mapped = ", ".join(
-        f"{name or 'no tool'} → {words.get(to, to)}" for name, to in choices.items()
-    )
+    mapped = ", ".join(f"{name or 'no tool'} → {words.get(to, to)}" for name, to in choices.items())
     flash(f"Mapped {mapped}.", "success")
     return redirect(page, 303)

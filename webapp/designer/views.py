@@ -20,9 +20,9 @@ from webapp.htmx_support import htmx_target
 from webapp.models import Process, ProcessVersion
 from webapp.pagination import paginate
 from webapp.permissions import partition_filter
-from webapp.services import processes
 from webapp.process.bpmn import ProcessChoice
 from webapp.process.bpmn.report import plural
+from webapp.services import processes
 from webapp.services.processes import DraftImport, ImportRefused, ProcessError, StaleDraft
 
 MAX_UPLOAD = 5_000_000
@@ -221,8 +221,9 @@ def _imported(process: Process, result: DraftImport):
 def _imported_message(process: Process, result: DraftImport) -> str:
     doc = process.draft_document or {}
     message = (
-        f"Imported {len(doc.get('nodes', {}))} nodes and {len(doc.get('flows', {}))} flows "
-        f"into {process.name} (revision {result.revision})."
+        f"Imported {plural(len(doc.get('nodes', {})), 'node')} and "
+        f"{plural(len(doc.get('flows', {})), 'flow')} into {process.name} "
+        f"(revision {result.revision})."
     )
     if result.unsupported:
         left = ", ".join(f"{u.type} '{u.id}'" for u in result.unsupported[:10])

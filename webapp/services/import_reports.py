@@ -145,9 +145,7 @@ def map_names(
             _create_role(name, actor)
         elif kind == "user" and choice == OPEN:
             renamed[name] = None
-        elif kind == "tool" and choice in tool_specs():
-            renamed[name] = choice
-        elif kind != "tool" and _exists(kind, choice):
+        elif _exists(kind, choice):
             renamed[name] = choice
         else:
             what = {"role": "role", "user": "active user", "tool": "installed tool"}[kind]
@@ -165,6 +163,8 @@ def map_names(
 
 
 def _exists(kind: str, name: str) -> bool:
+    if kind == "tool":
+        return name in tool_specs()
     if kind == "role":
         return db.session.scalar(select(Role.id).where(Role.name == name)) is not None
     user = db.session.scalar(select(User).where(User.username == name.strip().lower()))
