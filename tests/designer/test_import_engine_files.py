@@ -8,6 +8,10 @@ from sqlalchemy import select
 from tests.designer.test_import_export import finance, upload
 from tests.designer.test_publish import publish, versions
 from webapp.models import Process
+from webapp.process import document as documents
+from webapp.process.bpmn import export_bpmn, import_bpmn
+from webapp.process.kinds import EMPTY_SCRIPT
+from webapp.process.validation import validate
 
 JBPM = b"""<?xml version="1.0" encoding="UTF-8"?>
 <definitions xmlns="http://www.omg.org/spec/BPMN/20100524/MODEL"
@@ -79,3 +83,18 @@ def test_a_feel_list_translates(designer, db_session):
     process = imported(designer, db_session, content)
     condition = process.draft_document["flows"]["_5-_6"]["condition"]
     assert condition == "$vars.os == ['ubuntu', 'windows', 'macos']"
+
+
+def test_an_empty_script_drawn_in_flowdesk_stays_an_error():
+    doc = {
+        "nodes": {
+            "s": {"kind": "startEvent"},
+            "calc": {"kind": "scriptTask", "config": {"script": "", "language": "groovy"}},
+            "e": {"kind": "endEvent"},
+        },
+        "flows": {"f1": {"source": "s", "target": "calc"}, "f2": {"source": "calc", "target": "e"}},
+    }
+    again = import_bpmn(export_bpmn(documents.normalize(doc)).encode()).document
+    assert EMPTY_SCRIPT not in again["nodes"]["calc"]["config"]
+    errors = [p.code for p in validate(again, {}) if p.element_id == "calc"]
+    assert "config.missing" in errors
