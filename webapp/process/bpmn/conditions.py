@@ -151,7 +151,8 @@ def translate(text: str, language: str | None = None) -> Translation:
     elif dialect == FEEL:
         body = text.lstrip().removeprefix("=")
     elif dialect == JAVA:
-        body = _JAVA_RETURN.match(text).group("body")  # type: ignore[union-attr]
+        java = _JAVA_RETURN.match(text)
+        body = java.group("body") if java else text
     try:
         translated = _Parser(_tokenize(body), dialect).parse()
     except _Untranslatable:
