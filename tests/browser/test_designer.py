@@ -411,7 +411,7 @@ def test_outline_alone_builds_a_process(page, demo, db_session):
     page.get_by_role("link", name="Outline").click()
 
     page.once("dialog", lambda dialog: dialog.accept())
-    page.get_by_role("button", name="Delete flow flow_1").click()
+    page.get_by_role("button", name="Delete the flow Start → End").click()
     page.wait_for_selector("#node-flow_1", state="detached")
     page.get_by_label("Kind").select_option("userTask")
     page.get_by_label("Title", exact=True).fill("Approve leave")

@@ -30,7 +30,7 @@ def test_imported_annotation_and_lane_are_drawn_and_survive_a_save(
     page.get_by_label("BPMN or JSON file").set_input_files(str(path))
     page.get_by_role("button", name="Import").click()
     kept = page.get_by_role("region", name="Kept as documentation only")
-    expect(kept).to_contain_text("text annotations")
+    expect(kept).to_contain_text("1 text annotation")
     page.get_by_role("link", name="Diagram").click()
     page.wait_for_selector("#designer[data-ready=true]")
     for element_id in ("Note", "LaneSales", "LaneOps", "SalesGroup", "StoreRef", "OrderRef"):

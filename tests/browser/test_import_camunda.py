@@ -22,7 +22,7 @@ def test_a_camunda_7_model_runs_after_import(page, demo):
     page.get_by_role("button", name="Import").click()
 
     assert _serious_violations(page) == []
-    page.get_by_label("Claims handling (claims_handling, 5 elements)").check()
+    page.get_by_label("Claims handling (becomes claims_handling, 5 elements)").check()
     page.get_by_label("Key").fill("claims")
     page.get_by_role("button", name="Import").click()
 
@@ -30,11 +30,11 @@ def test_a_camunda_7_model_runs_after_import(page, demo):
     expect(page.get_by_role("heading", name="Needs a person (1)")).to_be_visible()
     assert _serious_violations(page) == []
     taken = page.get_by_role("region", name="Taken from the file")
-    expect(taken).to_contain_text("form with 2 field(s): amount, approved")
+    expect(taken).to_contain_text("form with 2 fields: amount, approved")
     expect(taken).to_contain_text("condition $vars.approved")
     kept = page.get_by_role("region", name="Kept as documentation only")
     expect(kept).to_contain_text("2 pools")
-    expect(kept).to_contain_text("1 message flows")
+    expect(kept).to_contain_text("1 message flow")
     page.get_by_label("For group claims-team").select_option("clerk")
     page.get_by_role("button", name="Apply to the draft").click()
     expect(page.get_by_text("Mapped claims-team → clerk.")).to_be_visible()

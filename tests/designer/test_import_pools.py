@@ -46,8 +46,11 @@ def test_the_page_lists_the_pools_and_imports_the_one_picked(designer, db_sessio
     page = first.get_data(as_text=True)
     assert first.status_code == 200 and count(db_session) == 0
     assert "This file has 2 processes (pools)" in page
-    assert "Claims handling (claims_handling, 5 elements)" in page
-    assert "Claim payment (claims_payment, 3 elements)" in page
+    assert (
+        "Claims handling (becomes claims_handling, 5 elements): Claim received, Review claim, "
+        "Approved?, Claim paid…" in page
+    )
+    assert "Claim payment (becomes claims_payment, 3 elements): Payment ordered, Pay claim" in page
     assert base64.b64decode(carried(page)) == CLAIMS
 
     wrong = post(
@@ -76,8 +79,8 @@ def test_the_page_lists_the_pools_and_imports_the_one_picked(designer, db_sessio
     assert 'id="Participant_payments" name="Payments" processRef="payments"' in xml
     assert 'processRef="claims_handling"' in xml and 'id="MessageFlow_pay"' in xml
     report = designer.get(done.headers["Location"]).get_data(as_text=True)
-    assert "2 pools" in report and "1 message flows" in report
-    assert "1 processes of other pools" in report
+    assert "2 pools" in report and "1 message flow<" in report
+    assert "1 process of another pool" in report
 
 
 def test_a_draft_import_picks_a_pool_too(designer, make_process, db_session):
@@ -187,3 +190,46 @@ def test_every_process_of_a_file_is_imported_at_once_so_calls_between_them_work(
     path = f"/designer/{pid}/import"
     draft = post(designer, path, file=(io.BytesIO(CALLS), "c.bpmn"), revision=revision)
     assert "All 2" not in draft.get_data(as_text=True), "a draft takes one process"
+
+
+SIGNAVIO = b"""<?xml version="1.0" encoding="UTF-8"?>
+<definitions xmlns="http://www.omg.org/spec/BPMN/20100524/MODEL" id="sid-d" targetNamespace="x">
+  <process id="sid-7911A358-1C2B-4E5F-9A0B-1234567890AB" name="Order handling"
+      isExecutable="false">
+    <startEvent id="sid-A1"/>
+    <sequenceFlow id="sid-F1" sourceRef="sid-A1" targetRef="sid-A2"/>
+    <userTask id="sid-A2" name="Check order"/>
+    <sequenceFlow id="sid-F2" sourceRef="sid-A2" targetRef="sid-A3"/>
+    <endEvent id="sid-A3"/>
+  </process>
+</definitions>"""
+
+
+def test_a_generated_process_id_gives_a_key_from_the_name_shown_first(designer, db_session):
+    first = post(designer, "/designer/import", file=(io.BytesIO(SIGNAVIO), "o.bpmn"),
+                 partition=finance(db_session))  # fmt: skip
+    page = first.get_data(as_text=True)
+    assert first.status_code == 200 and count(db_session) == 0
+    assert "Check the key before importing: <strong>order-handling</strong>" in page
+    assert 'name="key" type="text" value="order-handling"' in page
+    done = post(designer, "/designer/import", carried=carried(page), key="order-handling",
+                partition=finance(db_session))  # fmt: skip
+    assert done.status_code == 302, done.get_data(as_text=True)
+    assert db_session.scalar(select(Process.key)) == "order-handling"
+    again = post(designer, "/designer/import", file=(io.BytesIO(SIGNAVIO), "o.bpmn"),
+                 partition=finance(db_session))  # fmt: skip
+    assert "<strong>order-handling-2</strong>" in again.get_data(as_text=True), "a free key"
+
+
+def test_the_pool_chooser_shortens_generated_ids_and_shows_the_key(designer, db_session):
+    two = SIGNAVIO.replace(
+        b"</definitions>",
+        b'<process id="sid-2222A358-1C2B-4E5F-9A0B-1234567890AB" isExecutable="false">'
+        b'<startEvent id="sid-B1" name="Paid"/></process></definitions>',
+    )
+    page = post(designer, "/designer/import", file=(io.BytesIO(two), "o.bpmn"),
+                partition=finance(db_session)).get_data(as_text=True)  # fmt: skip
+    assert "Order handling (becomes order-handling, 3 elements): Check order…</label>" in page
+    assert (
+        "sid-2222A358-1C2B-4E…" in page and "sid-2222A358-1C2B-4E5F-9A0B-1234567890AB (" not in page
+    )

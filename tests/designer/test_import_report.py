@@ -3,6 +3,7 @@ kept as documentation only, and what still needs a person; groups are mapped to 
 
 from __future__ import annotations
 
+import copy
 import io
 
 import pytest
@@ -11,6 +12,7 @@ from sqlalchemy import select
 from tests.conftest import login
 from tests.designer.conftest import get_process, token
 from webapp.models import Partition, Process, Role
+from webapp.services import processes
 
 CAMUNDA = b"""<?xml version="1.0" encoding="UTF-8"?>
 <bpmn:definitions xmlns:bpmn="http://www.omg.org/spec/BPMN/20100524/MODEL"
@@ -73,14 +75,15 @@ def test_the_report_names_each_item_with_its_element(designer, imported):
     page = report_page(designer, imported)
     assert "Needs a person (4)" in page
     assert '<th scope="row">accounting</th>' in page
-    assert f'href="/designer/{imported}/outline#node-check">check</a>' in page
-    assert f'href="/designer/{imported}/outline#node-approve">approve</a>' in page
+    outline = f"/designer/{imported}/outline"
+    assert f'href="{outline}#node-check">Check claim</a> <code class="hint">check</code>' in page
+    assert f'href="{outline}#node-approve">Approve claim</a>' in page
     assert "Tools that are not installed" in page and "crm-sync" in page
     assert "Writing a tool" in page
     assert "Scripts and expressions in a language Flowdesk does not run" in page
     assert "groovy" in page
-    assert "form with 1 field(s): amount" in page and "tool crm-sync" in page
-    assert "Kept as documentation only" in page and "1 lane sets" in page
+    assert "form with 1 field: amount" in page and "tool crm-sync" in page
+    assert "Kept as documentation only" in page and "1 lane set<" in page
     assert "Create the role accounting" not in page, "designers may not create roles"
     assert "Users that are not Flowdesk users" in page and '<th scope="row">demo</th>' in page
     assert 'value="clerk"' in page
@@ -181,3 +184,73 @@ def test_a_user_s_tasks_can_be_left_open_to_everyone(designer, imported, db_sess
     assert "assignee" not in sign.get("config", {})
     refused = map_names(designer, imported, revision + 1, "teams", team_0="x")
     assert refused.status_code == 404
+
+
+def test_a_tool_is_picked_on_the_report(designer, imported, db_session):
+    page = report_page(designer, imported)
+    assert '<select id="tool_0" name="tool_0">' in page and 'value="vars.set"' in page
+    revision = get_process(db_session, imported).draft_revision
+    response = map_names(designer, imported, revision, "tools", tool_0="vars.set")
+    assert response.status_code == 303
+    assert "Mapped crm-sync → vars.set." in designer.get(response.headers["Location"]).get_data(
+        as_text=True
+    )
+    process = get_process(db_session, imported)
+    assert process.draft_document["nodes"]["sync"]["config"]["tool"] == "vars.set"
+    assert not any(p["code"].startswith("tool.") for p in process.draft_problems)
+    page = report_page(designer, imported)
+    assert "Tools that are not installed" not in page and "Restart the web server" not in page
+
+
+def test_a_tool_that_is_not_installed_is_refused(designer, imported, db_session):
+    revision = get_process(db_session, imported).draft_revision
+    response = map_names(designer, imported, revision, "tools", tool_0="no.such")
+    page = designer.get(response.headers["Location"]).get_data(as_text=True)
+    assert "There is no installed tool &#39;no.such&#39; for &#39;crm-sync&#39;" in page
+    assert get_process(db_session, imported).draft_revision == revision
+
+
+def test_tasks_that_name_no_tool_are_picked_for_without_a_restart_hint(designer, db_session):
+    xml = CAMUNDA.replace(b' camunda:type="external" camunda:topic="crm-sync"', b"")
+    body = {
+        "csrf_token": token(designer, "/designer/import"),
+        "file": (io.BytesIO(xml), "claims.bpmn"),
+        "partition": db_session.scalar(select(Partition.id).where(Partition.key == "finance")),
+    }
+    response = designer.post("/designer/import", data=body, content_type="multipart/form-data")
+    pid = db_session.scalar(select(Process.id).where(Process.key == "claims"))
+    page = report_page(designer, pid)
+    assert '<th scope="row">(no tool named)</th>' in page
+    assert "Restart the web server" not in page
+    revision = get_process(db_session, pid).draft_revision
+    assert map_names(designer, pid, revision, "tools", tool_0="vars.set").status_code == 303
+    assert get_process(db_session, pid).draft_document["nodes"]["sync"]["config"]["tool"] == (
+        "vars.set"
+    ), response
+
+
+def test_untitled_elements_and_flows_are_named_by_kind_and_neighbours(
+    designer, imported, db_session
+):
+    flows = designer.get(f"/designer/{imported}/outline").get_data(as_text=True)
+    assert "Check claim → Sync CRM" in flows
+    assert "<h3>Start event before &#39;Check claim&#39; <span" in flows
+
+
+def test_what_the_import_said_of_an_element_edited_since_is_settled(designer, imported, db_session):
+    process = get_process(db_session, imported)
+    page = report_page(designer, imported)
+    assert "Script in &#39;groovy&#39; imported as written; rewrite it" in page
+    assert "Settled since the import" not in page
+    doc = copy.deepcopy(process.draft_document)
+    doc["nodes"]["note"]["config"] = {"language": "flowdesk", "script": "x = 1"}
+    processes.save_draft(process, doc, base_revision=process.draft_revision, actor=None)
+    db_session.commit()
+    page = report_page(designer, imported)
+    settled = page.split("Settled since the import (1)")[1]
+    assert "rewrite it" in settled and "Imported in part (1)" in page
+
+
+def test_a_flow_s_settings_page_names_where_it_runs(designer, imported):
+    page = designer.get(f"/designer/{imported}/outline/f2").get_data(as_text=True)
+    assert "settings of Check claim → Sync CRM" in page

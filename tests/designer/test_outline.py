@@ -198,7 +198,9 @@ def test_the_outline_and_its_messages_name_nodes_by_title(designer, make_process
     pid = make_process(doc=doc)
     page = designer.get(f"/designer/{pid}/outline").get_data(as_text=True)
     assert 'From: Start <span class="hint"><code>start</code></span>' in page
-    assert "To: <code>ok</code>\n" in page, "an untitled node keeps its id"
+    assert (
+        'To: Exclusive gateway after &#39;Review&#39; <span class="hint"><code>ok</code>' in page
+    ), "an untitled node is named by its kind and neighbour, with its id"
 
     post(designer, f"/designer/{pid}/outline/nodes/review/rename", title="Check budget")
     page = designer.get(f"/designer/{pid}/outline").get_data(as_text=True)

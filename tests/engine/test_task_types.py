@@ -148,6 +148,14 @@ def test_a_script_error_is_an_incident_naming_the_node_and_line_and_a_retry_fail
     assert kinds[-3:] == ["retried", "entered", "error"]
 
 
+def test_an_empty_script_imported_from_another_tool_runs_as_a_no_op(engine):
+    calc = node("scriptTask", script="", language="flowdesk", emptyInFile=True)
+    version = publish_document(chain(("calc", calc)))
+    instance = load(engine, start(engine, version))
+    assert instance.status == "completed"
+    assert instance.vars == {} and instance.nodes["calc"] == {}
+
+
 def test_a_script_in_another_language_is_an_incident(engine):
     doc = chain(("calc", node("scriptTask", script="x = 1", language="groovy")))
     version = publish_without_validation(doc, "groovy")

@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 from webapp.process import expressions
 from webapp.process.bpmn.conditions import (
     FEEL,
+    JAVA,
     JUEL,
     OTHER,
     PLAIN,
@@ -23,6 +24,7 @@ from webapp.process.bpmn.conditions import (
     translate_script,
     translate_value,
 )
+from webapp.process.bpmn.events import short_duration
 
 TRANSLATED = [
     # JUEL: relational operators, arithmetic with a number, property paths
@@ -550,3 +552,53 @@ def test_python_scripts_of_plain_assignments_translate(script: str, expected: st
 )
 def test_other_python_scripts_stay_as_written(script: str) -> None:
     assert translate_script(script) == Translation(script, False, "python")
+
+
+JAVA_LANGUAGE = "http://www.java.com/java"
+
+
+@pytest.mark.parametrize(
+    ("text", "language", "expected"),
+    [
+        ('= ["ubuntu", "windows", "macos"]', None, "['ubuntu', 'windows', 'macos']"),
+        ("= [1, [2, null], true]", None, "[1, [2, null], true]"),
+        ('= os = ["a"]', None, "$vars.os == ['a']"),
+        ("return amount > 5;", JAVA_LANGUAGE, "$vars.amount > 5"),
+        ("return amount > 5;", None, "$vars.amount > 5"),
+        ("return x == 5;", JAVA_LANGUAGE, "$vars.x == 5"),
+        ("return ok == true;", JAVA_LANGUAGE, "$vars.ok == true"),
+        ("return x != null;", JAVA_LANGUAGE, "$vars.x != null"),
+        (
+            "return a > 1 && !(b < 2) || c;",
+            JAVA_LANGUAGE,
+            "$vars.a > 1 and not ($vars.b < 2) or $vars.c",
+        ),
+        ("amount >= 21", JAVA_LANGUAGE, "$vars.amount >= 21"),
+    ],
+)
+def test_feel_lists_and_unambiguous_java_translate(text, language, expected):
+    assert translate(text, language) == Translation(expected, True, detect_dialect(text, language))
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        'return name == "x";',  # identity of objects in Java
+        "return a == b;",
+        "return x + 1 > 2;",  # int arithmetic
+        "return x / 2 > 1;",
+        'return s.equals("a");',
+        "return c == 'a';",  # a char
+    ],
+)
+def test_java_that_is_not_exact_stays_as_written(text):
+    assert translate(text, JAVA_LANGUAGE) == Translation(text, False, JAVA)
+
+
+@pytest.mark.parametrize(
+    ("text", "iso"),
+    [("1s", "PT1S"), ("2m 30s", "PT2M30S"), ("1d2h", "P1DT2H"), ("500ms", "PT0.5S"),
+     ("0s", "PT0S"), ("1.5s", None), ("soon", None), ("", None)],
+)  # fmt: skip
+def test_jbpm_short_durations(text, iso):
+    assert short_duration(text) == iso

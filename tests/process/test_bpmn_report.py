@@ -71,6 +71,34 @@ def test_summary_of_an_import() -> None:
     summary = report.summarize(import_bpmn(xml))
     assert {"element": "u", "text": "assigned to role acct"} in summary["mapped"]
     assert {"element": "u", "text": "also offered to roles audit"} in summary["mapped"]
-    assert {"what": "lane sets", "count": 1} in summary["kept"]
-    assert {"what": "text annotations", "count": 1} in summary["kept"]
+    assert {"what": "lane set", "count": 1} in summary["kept"]
+    assert {"what": "text annotation", "count": 1} in summary["kept"]
     assert summary["left_out"] == []
+
+
+def test_counts_fit_their_number_and_elements_are_named_for_people():
+    assert [report.plural(1, "message"), report.plural(2, "message")] == [
+        "1 message",
+        "2 messages",
+    ]
+    doc = {
+        "nodes": {
+            "s": {"kind": "startEvent", "title": ""},
+            "t": {"kind": "userTask", "title": "Check"},
+            "g": {"kind": "exclusiveGateway", "title": ""},
+            "e": {"kind": "endEvent", "title": ""},
+        },
+        "flows": {
+            "f1": {"source": "s", "target": "t"},
+            "f2": {"source": "t", "target": "g"},
+            "f3": {"source": "g", "target": "e", "title": "No"},
+        },
+    }
+    names = report.element_names(doc)
+    assert names["s"] == "Start event before 'Check'"
+    assert names["g"] == "Exclusive gateway after 'Check'"
+    assert names["e"] == "End event after exclusive gateway"
+    assert names["f2"] == "Check → Exclusive gateway after 'Check'"
+    assert (
+        names["f3"] == "'No' (Exclusive gateway after 'Check' → End event after exclusive gateway)"
+    )

@@ -39,7 +39,8 @@ class ImportForm(FlaskForm):
     key = StringField(
         "Key",
         validators=[Optional(), Length(max=100), Regexp(KEY_RE, message=KEY_HINT)],
-        description="Leave empty to use the process id in the file.",
+        description="Leave empty to use the process id in the file, or a key made from its "
+        "name when its tool generated the id (sid-…, _3); you see it before anything is created.",
     )
     name = StringField(
         "Name",
@@ -61,7 +62,7 @@ class DraftImportForm(FlaskForm):
 
 class PublishForm(FlaskForm):
     note = TextAreaField(
-        "Change note",
+        "Change note (required)",
         validators=[DataRequired("Say in a few words what changed."), Length(max=500)],
         render_kw={"rows": 3, "maxlength": 500},
     )

@@ -15,7 +15,7 @@ from webapp.services import import_reports
 from webapp.services.processes import ProcessError
 
 #: The two mapping forms: URL part -> (kind of name, what the page calls one).
-MAPPINGS = {"groups": ("role", "group"), "users": ("user", "user")}
+MAPPINGS = {"groups": ("role", "group"), "users": ("user", "user"), "tools": ("tool", "tool")}
 
 
 @bp.get("/<int:process_id>/import-report")
@@ -35,7 +35,7 @@ def import_report(process_id: int):
 
 @bp.post("/<int:process_id>/import-report/<mapping>")
 def map_names(process_id: int, mapping: str):
-    """Apply the name chosen for each listed group (or user) to the draft."""
+    """Apply the name chosen for each listed group (user, tool) to the draft."""
     if mapping not in MAPPINGS:
         abort(404)
     kind, called = MAPPINGS[mapping]
@@ -59,6 +59,6 @@ def map_names(process_id: int, mapping: str):
         db.session.rollback()
         return redirect_failed(page, mapping, {mapping: error.message}, values)
     words = {import_reports.CREATE: "a new role", import_reports.OPEN: "everyone"}
-    mapped = ", ".join(f"{name} → {words.get(to, to)}" for name, to in choices.items())
+    mapped = ", ".join(f"{name or 'no tool'} → {words.get(to, to)}" for name, to in choices.items())
     flash(f"Mapped {mapped}.", "success")
     return redirect(page, 303)

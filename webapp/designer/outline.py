@@ -42,6 +42,7 @@ from webapp.designer.panel_forms import (
 from webapp.designer.panel_forms import make_form as make_panel_form
 from webapp.htmx_support import is_htmx
 from webapp.models import Process
+from webapp.process.bpmn.report import element_names
 from webapp.process.document import children, uses_pool
 from webapp.process.kinds import KINDS, SCOPE_KINDS
 from webapp.services import processes
@@ -135,11 +136,18 @@ def _page(process: Process, status: int = 200, error: str | None = None, **forms
         doc=_draft(process),
         scopes=children(_draft(process)),
         kinds=KINDS,
+        names=element_names(_draft(process)),
         problems=process.draft_problems or [],
         error=error,
         can_publish=can_publish(process),
         **_forms(process, **forms),
     ), status
+
+
+@bp.app_template_global()
+def element_name(process: Process, element_id: str) -> str:
+    """A node or flow of the draft as a person reads it (its title, kind and neighbours)."""
+    return element_names(_draft(process)).get(element_id, element_id)
 
 
 @bp.get("/<int:process_id>/outline")

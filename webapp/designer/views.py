@@ -20,6 +20,8 @@ from webapp.htmx_support import htmx_target
 from webapp.models import Process, ProcessVersion
 from webapp.pagination import paginate
 from webapp.permissions import partition_filter
+from webapp.process.bpmn import ProcessChoice
+from webapp.process.bpmn.report import plural
 from webapp.services import processes
 from webapp.services.processes import DraftImport, ImportRefused, ProcessError, StaleDraft
 
@@ -131,14 +133,38 @@ def _larger_import_forms(endpoint: str | None, values: dict[str, Any] | None) ->
 
 
 def _to_import(form: Any, *, offer_all: bool = False) -> tuple[bytes | None, int]:
-    """The file to import now, or None and the status of the form shown again (no file, or
-    the list of its processes to pick from)."""
+    """The file to import now, or None and the status of the form shown again (no file, the
+    list of its processes to pick from, or the key made from the name to confirm)."""
     data = _file(form)
     if data is None:
         return None, 422
     if _pick(form, data, offer_all=offer_all):
         return None, 422 if form.pool.errors else 200
+    if offer_all and _confirm_key(form, data):
+        return None, 200
     return data, 200
+
+
+def _confirm_key(form: Any, data: bytes) -> bool:
+    """Whether the key field was empty and the file's process id is one its tool made up: then
+    the form shows the key made from the name, before anything is created."""
+    if (form.key.data or "").strip() or form.pool.data:
+        return False
+    try:
+        doc = processes.read_upload(data).document
+    except ImportRefused:
+        return False  # refused with its reason when imported
+    process_id, name = str(doc.get("key") or ""), str(doc.get("name") or "")
+    key = processes.derived_key(process_id, name)
+    if key == process_id:
+        return False
+    form.key.data = key
+    form.carried.data = base64.b64encode(data).decode("ascii")
+    form.key.description = (
+        f"Made from the name “{name}”: the file's process id “{process_id}” was generated "
+        "by its tool. The key never changes; change it now if you like, then Import."
+    )
+    return True
 
 
 #: The pool choice that imports every process of the file, each as a process of its own.
@@ -150,12 +176,9 @@ def _pick(form: Any, data: bytes, *, offer_all: bool = False) -> bool:
     them (and, for a new process, "all of them") and carries the file (also when the pick was
     not one of them)."""
     choices = processes.choices_in(data)
-    form.pool.choices = [
-        (c.id, f"{c.name or c.id} ({c.id}, {c.nodes} element{'s' if c.nodes != 1 else ''})")
-        for c in choices
-    ]
+    form.pool.choices = [(c.id, _choice_label(c, offer_all)) for c in choices]
     if len(choices) < 2:
-        form.pool.data = None
+        form.pool.choices, form.pool.data = [], None
         return False
     if offer_all:
         form.pool.choices.append(
@@ -174,6 +197,21 @@ def _pick(form: Any, data: bytes, *, offer_all: bool = False) -> bool:
     return True
 
 
+def _choice_label(choice: ProcessChoice, new: bool) -> str:
+    """A pool as the chooser lists it: its name, the key it would get (for a new process), its
+    size and the titles of its first steps; a long generated id shortened."""
+    shown = choice.id if len(choice.id) <= 24 else f"{choice.id[:20]}…"
+    label = choice.name or shown
+    if new:
+        label += f" (becomes {processes.derived_key(choice.id, choice.name)}"
+    else:
+        label += f" ({shown}" if choice.name else " ("
+    label += f"{', ' if new or choice.name else ''}{plural(choice.nodes, 'element')})"
+    if choice.titles:
+        label += f": {', '.join(choice.titles)}{'…' if choice.nodes > len(choice.titles) else ''}"
+    return label
+
+
 def _imported(process: Process, result: DraftImport):
     """Open the import report, saying what was imported and what was left out."""
     flash(_imported_message(process, result), "success")
@@ -183,8 +221,9 @@ def _imported(process: Process, result: DraftImport):
 def _imported_message(process: Process, result: DraftImport) -> str:
     doc = process.draft_document or {}
     message = (
-        f"Imported {len(doc.get('nodes', {}))} nodes and {len(doc.get('flows', {}))} flows "
-        f"into {process.name} (revision {result.revision})."
+        f"Imported {plural(len(doc.get('nodes', {})), 'node')} and "
+        f"{plural(len(doc.get('flows', {})), 'flow')} into {process.name} "
+        f"(revision {result.revision})."
     )
     if result.unsupported:
         left = ", ".join(f"{u.type} '{u.id}'" for u in result.unsupported[:10])

@@ -15,7 +15,7 @@ from webapp.engine.context import jsonable, storable_text
 from webapp.engine.runtime import Step
 from webapp.engine.store import TokenRow as Token
 from webapp.process import scripts
-from webapp.process.kinds import SCRIPT_LANGUAGES, TOOL_DEFAULTS
+from webapp.process.kinds import EMPTY_SCRIPT, SCRIPT_LANGUAGES, TOOL_DEFAULTS
 
 
 def call_tool(step: Step, token: Token, config: dict[str, Any]) -> None:
@@ -63,6 +63,9 @@ def _script(step: Step, token: Token, node: dict[str, Any]) -> None:
             f"not run (it runs {', '.join(SCRIPT_LANGUAGES)} scripts)."
         )
         step.fail(token, "unsupported_script", message)
+        return
+    if config.get(EMPTY_SCRIPT) and not config.get("script"):
+        step.complete(token, {})  # an empty script imported from another tool: a no-op
         return
     try:
         values = scripts.evaluate(config.get("script") or "", step.context(token), now=step.now)

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any, TypeGuard
 
 from webapp.process import schedules, scripts
 from webapp.process.kinds import (
+    EMPTY_SCRIPT,
     EVENT_GATEWAY_TARGETS,
     PROCESS_START_EVENTS,
     SCRIPT_LANGUAGES,
@@ -284,6 +285,8 @@ class EventChecks:
     def check_script(self, index: int, node_id: str, name: str, config: dict) -> None:
         text = config.get("script")
         language = config.get("language", "flowdesk")
+        if config.get(EMPTY_SCRIPT) and not text:
+            return  # imported empty (jBPM, SpiffWorkflow run it as a no-op): does nothing
         if not _text(text):
             self.error("config.missing", node_id, f"{name} has no script.")
             return

@@ -474,6 +474,9 @@ EVENT_GATEWAY_TARGETS: tuple[str, ...] = (
 )
 # Script languages Flowdesk runs (others import verbatim and are a publish error).
 SCRIPT_LANGUAGES: tuple[str, ...] = ("flowdesk",)
+#: Config flag of a script task imported with an empty script, which its tool (jBPM,
+#: SpiffWorkflow) runs as a no-op: it does the same here until a script is written.
+EMPTY_SCRIPT = "emptyInFile"
 MULTI_INSTANCE_KEYS: tuple[str, ...] = (
     "sequential",
     "collection",

@@ -8,11 +8,12 @@ from __future__ import annotations
 
 import copy
 import re
+import unicodedata
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import func, or_, select
+from sqlalchemy import Text, cast, func, or_, select
 
 from webapp.database import transactional
 from webapp.extensions import db
@@ -37,6 +38,12 @@ from webapp.process.validation import Problem, has_errors, validate
 from webapp.services import schedules
 
 KEY = re.compile(r"^[A-Za-z_][A-Za-z0-9_.-]{0,99}$")
+#: Ids a modelling tool made up rather than a person chose: Signavio's `sid-3D32F965-...`,
+#: jBPM's `_3`, bpmn.io's `Process_0x1y2z3`, UUIDs. A key is derived from the name instead.
+GENERATED_ID = re.compile(
+    r"^(sid-[0-9A-Fa-f-]+|_[0-9A-Fa-f-]*|Process_[0-9a-z]{7}|Process_\d+|"
+    r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12})$"
+)
 
 
 class ProcessError(Exception):
@@ -130,6 +137,24 @@ def check_draft(process: Process, doc: dict[str, Any] | None = None) -> list[Pro
         role_names(),
         existing_users(import_report.assignees(doc, "user")),
     )
+
+
+def derived_key(process_id: str, name: str) -> str:
+    """The key an import uses when none is typed: the file's process id when a person chose it,
+    else one made from the name ("Order handling" -> `order-handling`), free among processes."""
+    if KEY.match(process_id or "") and not GENERATED_ID.match(process_id):
+        return process_id
+    ascii_name = unicodedata.normalize("NFKD", name or "").encode("ascii", "ignore").decode()
+    slug = re.sub(r"[^a-z0-9]+", "-", ascii_name.lower()).strip("-")[:90].rstrip("-")
+    if not slug:
+        slug = process_id if KEY.match(process_id or "") else "process"
+    elif not slug[0].isalpha():
+        slug = f"p-{slug}"
+    key, number = slug, 1
+    while db.session.scalar(select(Process.id).where(Process.key == key)) is not None:
+        number += 1
+        key = f"{slug}-{number}"
+    return key
 
 
 def check_key(key: str) -> str:
@@ -276,7 +301,28 @@ def publish(
 
     event_starts.keep(process, version, ProcessError)
     _move_schedules(process, version)
+    _recheck_callers(process)
     return version
+
+
+def _recheck_callers(process: Process) -> None:
+    """Check again the drafts of the other processes whose call activities name `process`, so
+    that their problems (shown in the list, designer and report) say it is published now."""
+    candidates = db.session.scalars(
+        select(Process).where(
+            Process.id != process.id,
+            cast(Process.draft_document, Text).contains(process.key),
+        )
+    )
+    for caller in candidates:
+        nodes = (caller.draft_document or {}).get("nodes", {})
+        if any(
+            node.get("kind") == "callActivity"
+            and (node.get("config") or {}).get("process") == process.key
+            for node in nodes.values()
+            if isinstance(node, dict)
+        ):
+            caller.draft_problems = [p.as_dict() for p in check_draft(caller)]
 
 
 def _move_schedules(process: Process, version: ProcessVersion) -> None:
@@ -415,6 +461,7 @@ def _record_import(process: Process, result: ImportResult) -> None:
         "revision": process.draft_revision,
         "at": utcnow().isoformat(),
         **import_report.summarize(result),
+        "fingerprints": import_report.fingerprints(process.draft_document or {}),
     }
 
 
@@ -461,7 +508,7 @@ def _add_imported(
 ) -> tuple[Process, DraftImport]:
     doc = result.document
     process = _add_process(
-        key or str(doc.get("key") or ""),
+        key or derived_key(str(doc.get("key") or ""), str(doc.get("name") or "")),
         name or str(doc.get("name") or ""),
         partition_id=partition_id,
         actor=actor,

@@ -20,6 +20,8 @@ from webapp.process import expressions
 from .namespaces import FLOWDESK_LANGUAGE
 
 JUEL, FEEL, PYTHON, PLAIN, OURS, OTHER = "juel", "feel", "python", "plain", "flowdesk", "other"
+#: jBPM's Java dialect (`return x > 5;`): comparisons and logic only, no arithmetic.
+JAVA = "java"
 
 _TOKEN = re.compile(
     r"""\s*(?:
@@ -31,6 +33,7 @@ _TOKEN = re.compile(
     re.VERBOSE,
 )
 _JUEL_WRAPPED = re.compile(r"^\s*[$#]\{(?P<body>.*)\}\s*$", re.DOTALL)
+_JAVA_RETURN = re.compile(r"^\s*(?:return\s+)?(?P<body>.*?)\s*;?\s*$", re.DOTALL)
 _ISO_DATETIME = re.compile(
     r"^\d{4}-\d{2}-\d{2}([T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})?)?$"
 )
@@ -42,6 +45,7 @@ _JAVA_NUMBER = re.compile(
 _LITERALS = {
     JUEL: {"true": "true", "false": "false", "null": "null"},
     FEEL: {"true": "true", "false": "false", "null": "null"},
+    JAVA: {"true": "true", "false": "false", "null": "null"},
     PYTHON: {"True": "true", "False": "false", "None": "null"},
 }
 _LITERALS[PLAIN] = {**_LITERALS[JUEL], **_LITERALS[PYTHON]}
@@ -49,6 +53,7 @@ _LITERAL_VALUES = {"true": True, "false": False, "null": None}
 _WORD_OPS = {
     JUEL: {"eq": "==", "ne": "!=", "lt": "<", "gt": ">", "le": "<=", "ge": ">="},
     FEEL: {},
+    JAVA: {},
     PYTHON: {},
     PLAIN: {},
 }
@@ -115,12 +120,16 @@ def detect_dialect(text: str, language: str | None = None) -> str:
         return JUEL
     if "feel" in lang:
         return FEEL
+    if "java" in lang and "javascript" not in lang:
+        return JAVA
     if "python" in lang:
         return PYTHON
     if lang:
         return OTHER
     if _JUEL_WRAPPED.match(text):
         return JUEL
+    if re.match(r"^\s*return\s.*;\s*$", text, re.DOTALL):
+        return JAVA  # jBPM's default dialect
     if text.lstrip().startswith("="):
         return FEEL
     return PLAIN
@@ -141,6 +150,9 @@ def translate(text: str, language: str | None = None) -> Translation:
         body = match.group("body")
     elif dialect == FEEL:
         body = text.lstrip().removeprefix("=")
+    elif dialect == JAVA:
+        java = _JAVA_RETURN.match(text)
+        body = java.group("body") if java else text
     try:
         translated = _Parser(_tokenize(body), dialect).parse()
     except _Untranslatable:
@@ -321,7 +333,7 @@ class _Parser:
 
     def _logic(self, word: str, symbol: str, inner: str) -> _Out:
         operands = [getattr(self, inner)()]
-        while self._accept(word, *((symbol,) if self.dialect == JUEL else ())):
+        while self._accept(word, *((symbol,) if self.dialect in (JUEL, JAVA) else ())):
             operands.append(getattr(self, inner)())
         if len(operands) == 1:
             return operands[0]
@@ -339,6 +351,8 @@ class _Parser:
         return self._logic("and", "&&", "_not")
 
     def _not(self) -> _Out:
+        if self.dialect == JAVA and self._accept("!"):
+            return _Out(f"not {_group(self._not().text)}", BOOL)
         if self.python and self._accept("not"):
             return _Out(f"not {_group(self._not().text)}", BOOL)
         if self.dialect == FEEL and self._peek() == ("name", "not") and self._peek(1)[1] == "(":
@@ -402,6 +416,10 @@ class _Parser:
         kinds = {left.kind, right.kind}
         if NULL in kinds or self.dialect == FEEL:
             return plain  # FEEL compares without coercion; null equals only null everywhere
+        if self.dialect == JAVA:
+            if (left.is_literal or right.is_literal) and kinds & {NUM, BOOL}:
+                return plain  # a boxed value against a number or boolean literal is unboxed
+            raise _Untranslatable("Java's == compares objects by identity")
         if self.dialect == JUEL:
             if len(kinds) == 1 and kinds <= {BOOL, NUM, STR}:
                 return plain
@@ -494,6 +512,8 @@ class _Parser:
 
     def _arith_kind(self, op: str, left: _Out, right: _Out) -> str:
         kinds = {left.kind, right.kind}
+        if self.dialect == JAVA:
+            raise _Untranslatable("Java's integer arithmetic truncates and overflows")
         if self.dialect == FEEL:
             if op == "+" and STR in kinds:
                 return STR  # text joining; FEEL's numbers are decimals, ours binary floats
@@ -538,13 +558,15 @@ class _Parser:
         if kind == "str":
             if self.dialect == FEEL and value.startswith("'"):
                 raise _Untranslatable("FEEL has no single-quoted strings")
+            if self.dialect == JAVA and value.startswith("'"):
+                raise _Untranslatable("a Java char, not a string")
             return _Out(quote(value[1:-1]), STR, value[1:-1], is_literal=True)
         if kind == "op" and value == "(":
             inner = self._or()
             self._expect(")")
             text = f"({_unwrap(inner.text)})"
             return _Out(text, inner.kind, inner.literal, inner.is_literal, inner.path)
-        if kind == "op" and value == "[" and self.python:
+        if kind == "op" and value == "[" and (self.python or self.dialect == FEEL):
             return self._list()
         if kind == "name":
             literal = _LITERALS[self.dialect].get(value)

@@ -283,6 +283,29 @@ def cron_cycle(text: str) -> str | None:
     return " ".join("*" if field == "?" else field for field in text.split())
 
 
+#: jBPM's short durations: `1s`, `2m 30s`, `1d2h`, `500ms` (parts in this order, each once).
+_SHORT_DURATION = re.compile(
+    r"^(?:(?P<d>\d+)d)?\s*(?:(?P<h>\d+)h)?\s*(?:(?P<m>\d+)m(?!s))?\s*"
+    r"(?:(?P<s>\d+)s)?\s*(?:(?P<ms>\d+)ms)?$"
+)
+
+
+def short_duration(text: str) -> str | None:
+    """jBPM's `1d 2h 3m 4s 5ms` as an ISO-8601 duration (`P1DT2H3M4.005S`); None otherwise."""
+    match = _SHORT_DURATION.match(text.strip().lower())
+    if match is None or not any(match.groupdict().values()):
+        return None
+    parts = {key: int(value) for key, value in match.groupdict().items() if value}
+    seconds = parts.get("s", 0) + parts.pop("ms", 0) / 1000
+    days = f"{parts['d']}D" if parts.get("d") else ""
+    clock = "".join(f"{parts[k]}{k.upper()}" for k in ("h", "m") if parts.get(k))
+    if seconds:
+        clock += f"{seconds:.3f}".rstrip("0").rstrip(".") + "S"
+    if not days and not clock:
+        return "PT0S"
+    return f"P{days}{'T' + clock if clock else ''}"
+
+
 def _timer(
     definition: etree._Element | None, warn: Warn, cycle: bool = False, iso_date: bool = False
 ) -> dict[str, Any]:
@@ -294,6 +317,8 @@ def _timer(
         literal = text.strip("\"'")
         if _ISO_DURATION.match(literal):
             return {"duration": literal}
+        if (iso := short_duration(literal)) is not None:
+            return {"duration": iso}
         warn("import.timer_untranslated", f"Timer duration '{text}' is not an ISO-8601 duration")
         return {"duration": text}
     if date is not None and "".join(date.itertext()).strip():

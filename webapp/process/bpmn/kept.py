@@ -54,6 +54,7 @@ NODE_FIELDS = (
     "performer",
     "humanPerformer",
     "potentialOwner",
+    "rendering",  # a user task's rendering hints for a modeller's tool; nothing runs them
 )
 #: Root elements of `definitions` that only modelling-only elements refer to.
 DEFINITIONS = (

@@ -161,6 +161,12 @@ class ProcessChoice:
     name: str
     nodes: int
     executable: bool
+    #: The titles of its first named steps, so a person can tell the pools apart.
+    titles: tuple[str, ...] = ()
+
+
+#: How many step titles a process choice previews.
+PREVIEW_TITLES = 4
 
 
 def process_choices(data: bytes | str, *, max_bytes: int = MAX_BYTES) -> list[ProcessChoice]:
@@ -176,12 +182,19 @@ def process_choices(data: bytes | str, *, max_bytes: int = MAX_BYTES) -> list[Pr
     for process in root.findall(q(BPMN, "process")):
         if _is_ours(process):
             return []
-        count = sum(1 for child in process.iter() if split(child.tag)[1] in FLOW_NODES)
-        if count:
+        steps = [child for child in process.iter() if split(child.tag)[1] in FLOW_NODES]
+        if steps:
             process_id = process.get("id", "")
             name = process.get("name") or pools.get(process_id) or ""
+            titles = [" ".join(t.split()) for s in steps if (t := s.get("name") or "").strip()]
             found.append(
-                ProcessChoice(process_id, name, count, process.get("isExecutable") == "true")
+                ProcessChoice(
+                    process_id,
+                    name,
+                    len(steps),
+                    process.get("isExecutable") == "true",
+                    tuple(titles[:PREVIEW_TITLES]),
+                )
             )
     executable = [choice for choice in found if choice.executable]
     return executable or found

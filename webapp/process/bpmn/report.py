@@ -8,6 +8,8 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any
 
+from webapp.process.document import content_hash
+from webapp.process.kinds import KINDS
 from webapp.process.validation import Problem
 
 from .model import ImportResult
@@ -21,27 +23,53 @@ NEEDS = {
     "task.role_unknown": "group",
 }
 
-#: Kept elements by their BPMN name, as the report names them.
+#: Kept elements by their BPMN name, as the report names one and several.
 _KEPT_NAMES = {
-    "laneSet": "lane sets",
-    "dataObject": "data objects",
-    "dataObjectReference": "data object references",
-    "dataStore": "data stores",
-    "dataStoreReference": "data store references",
-    "textAnnotation": "text annotations",
-    "association": "associations",
-    "group": "groups",
-    "category": "categories",
-    "itemDefinition": "item definitions",
-    "ioSpecification": "input/output specifications",
-    "property": "properties",
-    "dataInputAssociation": "data input associations",
-    "dataOutputAssociation": "data output associations",
-    "participant": "pools",
-    "messageFlow": "message flows",
-    "collaboration": "collaborations",
-    "process": "processes of other pools",
+    "laneSet": ("lane set", "lane sets"),
+    "dataObject": ("data object", "data objects"),
+    "dataObjectReference": ("data object reference", "data object references"),
+    "dataStore": ("data store", "data stores"),
+    "dataStoreReference": ("data store reference", "data store references"),
+    "textAnnotation": ("text annotation", "text annotations"),
+    "association": ("association", "associations"),
+    "group": ("group", "groups"),
+    "category": ("category", "categories"),
+    "itemDefinition": ("item definition", "item definitions"),
+    "ioSpecification": ("input/output specification", "input/output specifications"),
+    "property": ("property", "properties"),
+    "dataInputAssociation": ("data input association", "data input associations"),
+    "dataOutputAssociation": ("data output association", "data output associations"),
+    "participant": ("pool", "pools"),
+    "messageFlow": ("message flow", "message flows"),
+    "collaboration": ("collaboration", "collaborations"),
+    "process": ("process of another pool", "processes of other pools"),
+    "rendering": ("rendering", "renderings"),
+    "message": ("message", "messages"),
+    "signal": ("signal", "signals"),
+    "error": ("error", "errors"),
+    "escalation": ("escalation", "escalations"),
+    "resource": ("resource", "resources"),
+    "correlationProperty": ("correlation property", "correlation properties"),
+    "performer": ("performer", "performers"),
+    "humanPerformer": ("human performer", "human performers"),
+    "potentialOwner": ("potential owner", "potential owners"),
+    "resourceRole": ("resource role", "resource roles"),
 }
+_FOREIGN = ("other vendor's extension", "other vendors' extensions")
+
+
+def plural(count: int, one: str, many: str | None = None) -> str:
+    """`1 message`, `2 messages`: the count with the word that fits it."""
+    return f"{count} {one if count == 1 else (many or one + 's')}"
+
+
+def _kept_words(tag: str) -> tuple[str, str]:
+    if tag in _KEPT_NAMES:
+        return _KEPT_NAMES[tag]
+    if "}" in tag:
+        return _FOREIGN
+    words = "".join(f" {c.lower()}" if c.isupper() else c for c in tag).strip()
+    return words, words + ("es" if words.endswith("s") else "s")
 
 
 def summarize(result: ImportResult) -> dict[str, Any]:
@@ -72,6 +100,64 @@ def mapped(doc: dict[str, Any]) -> list[dict[str, str]]:
     return lines
 
 
+#: Where an element is drawn: moving it settles nothing.
+_LAYOUT = {"position", "size", "waypoints", "label", "_di"}
+
+
+def fingerprints(doc: dict[str, Any]) -> dict[str, str]:
+    """A hash of each node and flow as imported, to tell later which ones a person changed."""
+    return {
+        element_id: content_hash({k: v for k, v in element.items() if k not in _LAYOUT})
+        for name in ("nodes", "flows")
+        for element_id, element in doc.get(name, {}).items()
+        if isinstance(element, dict)
+    }
+
+
+def changed_since(stored: dict[str, str], doc: dict[str, Any]) -> set[str]:
+    """The elements of `stored` fingerprints that `doc` no longer has as imported (edited or
+    deleted): what the import said about them is settled or out of date."""
+    now = fingerprints(doc)
+    return {element_id for element_id, digest in stored.items() if now.get(element_id) != digest}
+
+
+def element_names(doc: dict[str, Any]) -> dict[str, str]:
+    """Each node and flow as a person reads it: a node by its title, an untitled one by its kind
+    and a neighbour ("Exclusive gateway after 'Check'"); a flow by its title and "A → B"."""
+    nodes = doc.get("nodes", {})
+    flows = doc.get("flows", {})
+    ins: dict[str, list[str]] = {}
+    outs: dict[str, list[str]] = {}
+    for flow in flows.values():
+        outs.setdefault(flow.get("source", ""), []).append(flow.get("target", ""))
+        ins.setdefault(flow.get("target", ""), []).append(flow.get("source", ""))
+
+    def kind_of(node_id: str) -> str:
+        kind = KINDS.get((nodes.get(node_id) or {}).get("kind", ""))
+        return kind.label if kind else "Node"
+
+    def title(node_id: str) -> str:
+        return str((nodes.get(node_id) or {}).get("title") or "")
+
+    names: dict[str, str] = {}
+    for node_id in nodes:
+        if title(node_id):
+            names[node_id] = title(node_id)
+            continue
+        names[node_id] = kind_of(node_id)
+        for word, others in (("after", ins.get(node_id, [])), ("before", outs.get(node_id, []))):
+            if len(others) == 1:
+                other = others[0]
+                shown = f"'{title(other)}'" if title(other) else kind_of(other).lower()
+                names[node_id] = f"{kind_of(node_id)} {word} {shown}"
+                break
+    for flow_id, flow in flows.items():
+        source, target = flow.get("source", ""), flow.get("target", "")
+        route = f"{names.get(source, source)} → {names.get(target, target)}"
+        names[flow_id] = f"'{flow['title']}' ({route})" if flow.get("title") else route
+    return names
+
+
 def _settings(kind: str, config: dict[str, Any]) -> list[str]:
     found: list[str] = []
     assignee = config.get("assignee") if isinstance(config.get("assignee"), dict) else None
@@ -90,7 +176,7 @@ def _settings(kind: str, config: dict[str, Any]) -> list[str]:
     form = config.get("form") if isinstance(config.get("form"), dict) else None
     if form and isinstance(form.get("fields"), list) and form["fields"]:
         keys = ", ".join(str(f.get("key")) for f in form["fields"] if isinstance(f, dict))
-        found.append(f"form with {len(form['fields'])} field(s): {keys}")
+        found.append(f"form with {plural(len(form['fields']), 'field')}: {keys}")
     if config.get("tool"):
         found.append(f"tool {config['tool']}")
     if isinstance(config.get("inputs"), dict) and config["inputs"]:
@@ -115,7 +201,7 @@ def _settings(kind: str, config: dict[str, Any]) -> list[str]:
 
 def kept_counts(doc: dict[str, Any]) -> list[dict[str, Any]]:
     """How many elements of each modelling-only type the document keeps (diagram shapes aside)."""
-    counts: Counter[str] = Counter()
+    counts: Counter[tuple[str, str]] = Counter()
     kept = _mapping(doc.get("kept"))
     owners = [kept.get(name) for name in kept if name != "diagram"]
     owners += [node.get("kept") for node in doc.get("nodes", {}).values()]
@@ -129,8 +215,11 @@ def kept_counts(doc: dict[str, Any]) -> list[dict[str, Any]]:
                     if isinstance(child, dict) and child.get("tag") in _KEPT_NAMES:
                         counts[_KEPT_NAMES[child["tag"]]] += 1
                 continue
-            counts[_KEPT_NAMES.get(tag, "other vendors' extensions" if "}" in tag else tag)] += 1
-    return [{"what": what, "count": n} for what, n in sorted(counts.items())]
+            counts[_kept_words(tag)] += 1
+    return [
+        {"what": words[0] if n == 1 else words[1], "count": n}
+        for words, n in sorted(counts.items(), key=lambda item: item[0][1])
+    ]
 
 
 def needs_a_person(problems: list[Problem]) -> dict[str, list[Problem]]:
@@ -178,6 +267,15 @@ def reassign(doc: dict[str, Any], kind: str, renamed: dict[str, str | None]) -> 
                 del candidates[key]
             if not candidates:
                 del config["candidates"]
+    return doc
+
+
+def retool(doc: dict[str, Any], tasks: list[str], tool: str) -> dict[str, Any]:
+    """`doc` with the nodes `tasks` calling `tool`; their inputs stay for the person to check."""
+    for node_id in tasks:
+        node = doc.get("nodes", {}).get(node_id)
+        if isinstance(node, dict):
+            node["config"] = {**_mapping(node.get("config")), "tool": tool}
     return doc
 
 

@@ -15,6 +15,7 @@ from typing import Any
 from lxml import etree
 
 from webapp.process.document import is_identifier
+from webapp.process.kinds import EMPTY_SCRIPT
 
 from . import conditions, kept, safe_xml
 from .namespaces import (
@@ -695,6 +696,12 @@ def script_task_config(element: etree._Element, warn: Warn) -> dict[str, Any]:
         text, language, result = zeebe.get("expression"), "feel", zeebe.get("resultVariable")
     if vendor_attr(element, "resource"):
         warn("import.script_resource", "The external script resource is not imported")
+    elif not (text or "").strip() and FLOWDESK not in declared:
+        warn(
+            "import.script_empty",
+            "The script is empty; it runs as a no-op, as in jBPM and SpiffWorkflow",
+        )
+        return {"language": "flowdesk", "script": "", EMPTY_SCRIPT: True}
     if text is None:
         return {"language": language}
     if language in _EXPRESSION_FORMATS and result and is_identifier(result):
