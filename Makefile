@@ -2,7 +2,8 @@
 PYTHON ?= python3
 VENV ?= .venv
 PY := $(VENV)/bin/python
-FLASK := $(VENV)/bin/flask --app webapp
+# Development commands choose the development settings, so `flask` does not warn about them.
+FLASK := FLOWDESK_ENV=$${FLOWDESK_ENV:-development} $(VENV)/bin/flask --app webapp
 PYTEST_ARGS ?=
 
 .PHONY: run test setup setup-test assets migrate seed lint format bench clean
@@ -22,8 +23,8 @@ $(VENV)/bin/python:
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
 
-$(VENV)/.runtime: pyproject.toml | $(VENV)/bin/python
-	$(PY) -m pip install --quiet -e .
+$(VENV)/.runtime: pyproject.toml constraints.txt | $(VENV)/bin/python
+	$(PY) -m pip install --quiet -c constraints.txt -e .
 	@touch $@
 
 $(VENV)/.test: pyproject.toml $(VENV)/.runtime

@@ -12,18 +12,19 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from webapp.assets import VENDOR_FILES, served_path  # noqa: E402
+from webapp.assets import TEST_VENDOR_FILES, VENDOR_FILES, served_path  # noqa: E402
 
 
 def main() -> int:
     source_root = ROOT / "node_modules"
     target_root = ROOT / "static" / "vendor"
     missing = []
-    for package, files in VENDOR_FILES.items():
+    for package, files in [*VENDOR_FILES.items(), *TEST_VENDOR_FILES.items()]:
         for name in files:
             source = source_root / package / name
             if not source.exists():
-                missing.append(str(source))
+                if package not in TEST_VENDOR_FILES:
+                    missing.append(str(source))
                 continue
             target = ROOT / "static" / served_path(package, name)
             target.parent.mkdir(parents=True, exist_ok=True)

@@ -9,18 +9,54 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+import click
 from flask import Flask
 from werkzeug.middleware.proxy_fix import ProxyFix
 
-from webapp import logs
-from webapp.config import ConfigError, load_config
+from webapp import database, logs
+from webapp.config import ConfigError, development_fallback, load_config, settings_file
 from webapp.engine import limits
 
 ROOT = Path(__file__).resolve().parent.parent
 
 
 def create_app(config: Mapping[str, Any] | None = None) -> Flask:
-    """Build the Flask app: defaults, then environment variables, then `config`."""
+    """Build the Flask app: defaults, then environment variables, then `config`.
+
+    A setting that is wrong (PostgreSQL refusing DATABASE_URL included) raises ConfigError; under
+    the `flask` command it ends the command with that one line instead of a traceback."""
+    command_line = click.get_current_context(silent=True) is not None
+    try:
+        if command_line:
+            _check_settings_loaded(config)
+        return _build(config)
+    except ConfigError as error:
+        if not command_line:
+            raise
+        raise click.ClickException(str(error)) from None
+
+
+def _check_settings_loaded(config: Mapping[str, Any] | None) -> None:
+    """A `flask` command run from a shell that did not load the settings would quietly work on
+    the development SQLite file: refuse where production settings exist, warn elsewhere."""
+    if not development_fallback(config):
+        return
+    production = settings_file()
+    if production.exists():
+        raise ConfigError(
+            f"no settings loaded, but this machine has {production}: load them first "
+            f"(as the service user: set -a; . {production}; set +a), or set "
+            "FLOWDESK_ENV=development to work on the development database on purpose"
+        )
+    click.secho(
+        "WARNING: no settings loaded (FLOWDESK_ENV and DATABASE_URL are unset): using the "
+        "development database under instance/. Set FLOWDESK_ENV=development to silence this.",
+        err=True,
+        fg="yellow",
+    )
+
+
+def _build(config: Mapping[str, Any] | None) -> Flask:
     if not (ROOT / "templates").is_dir() or not (ROOT / "migrations").is_dir():
         raise ConfigError(
             f"Flowdesk runs from its checkout, but {ROOT} has no templates/ or migrations/: it "
@@ -45,6 +81,8 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
         app.wsgi_app = ProxyFix(app.wsgi_app, x_for=hops, x_proto=hops)  # type: ignore[method-assign]
 
     _init_extensions(app)
+    if not app.config.get("TESTING"):
+        database.check_settings(app)
     from webapp import guard
 
     guard.register(app)  # before the blueprints: it replaces the `int` URL converter
@@ -62,7 +100,6 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
 
 
 def _init_extensions(app: Flask) -> None:
-    from webapp import database
     from webapp.extensions import csrf, db, htmx, login_manager, migrate
 
     db.init_app(app)

@@ -15,11 +15,16 @@ from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
+from gunicorn.errors import AppImportError
+
 ENVIRONMENTS = ("development", "testing", "production")
+# Where docs/deploy.md puts the production settings; FLOWDESK_SETTINGS_FILE names another place.
+SETTINGS_FILE = "/etc/flowdesk/flowdesk.env"
 
 
-class ConfigError(RuntimeError):
-    """A setting is missing or invalid; the message names it."""
+class ConfigError(AppImportError):
+    """A setting is missing or invalid; the message names it. As gunicorn's AppImportError, a
+    web worker reports it in one line and the gunicorn master stops instead of retrying."""
 
 
 DEFAULTS: dict[str, Any] = {
@@ -130,6 +135,21 @@ def load_config(instance_path: Path, overrides: Mapping[str, Any] | None = None)
                 config["FLOWDESK_ENV"] = "testing"
     _check(config, instance_path)
     return config
+
+
+def settings_file() -> Path:
+    """The production settings file this machine would have (docs/deploy.md, step 3)."""
+    return Path(os.environ.get("FLOWDESK_SETTINGS_FILE") or SETTINGS_FILE)
+
+
+def development_fallback(overrides: Mapping[str, Any] | None = None) -> bool:
+    """True when nothing chose the environment or the database, so the development defaults
+    (a SQLite file under instance/) apply: often a shell that did not load the settings."""
+    given = dict(overrides or {})
+    chosen = ("FLOWDESK_ENV", "TESTING", "SQLALCHEMY_DATABASE_URI")
+    return not any(given.get(key) for key in chosen) and not any(
+        os.environ.get(variable) for variable in ("FLOWDESK_ENV", "DATABASE_URL")
+    )
 
 
 def normalize_database_url(url: str) -> str:

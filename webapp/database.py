@@ -15,6 +15,7 @@ from sqlalchemy import event
 from sqlalchemy import exc as sa_exc
 from sqlalchemy.engine import Engine
 
+from webapp.config import ConfigError
 from webapp.extensions import db
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -27,6 +28,17 @@ POSTGRES_CONNECT_TIMEOUT = 5
 # ping is a round trip per transaction, so workers ping only after a second idle: a drop within
 # that second fails one job, which is delivered again.
 WORKER_PING_AFTER_IDLE = 1.0
+# What PostgreSQL says, while connecting, about settings that waiting will not fix: a wrong
+# password or user, a database that does not exist, a client address it refuses. psycopg gives
+# these no SQLSTATE, so the server's words are matched.
+_REFUSED_SETTINGS = (
+    "password authentication failed",
+    "does not exist",
+    "no pg_hba.conf entry",
+    "no password supplied",
+    "is not permitted to log in",
+    "authentication failed for user",
+)
 # Seconds a SQLite writer waits for another one's lock before giving up (503).
 SQLITE_BUSY_TIMEOUT = 30.0
 
@@ -166,6 +178,37 @@ def is_unavailable(error: BaseException) -> bool:
             if code is not None and code & 0xFF in _TRANSIENT_SQLITE:
                 return True
     return False
+
+
+def refused_settings(error: BaseException) -> str | None:
+    """The server's reason when `error` says DATABASE_URL is wrong (credentials, database name),
+    not that the server is down; None otherwise."""
+    for cause in _causes(error):
+        original = cause.orig if isinstance(cause, sa_exc.DBAPIError) else cause
+        if isinstance(original, psycopg.OperationalError) and original.sqlstate is None:
+            reason = str(original).strip().splitlines()[0]
+            if any(words in reason for words in _REFUSED_SETTINGS):
+                return reason.rpartition("FATAL:")[2].strip() or reason
+    return None
+
+
+def check_settings(app: Flask) -> None:
+    """Connect once at start-up and raise ConfigError when PostgreSQL refuses
+    DATABASE_URL itself; an unreachable server is an outage the processes ride out."""
+    with app.app_context():
+        if db.engine.dialect.name != "postgresql":
+            return
+        try:
+            with db.engine.connect():
+                pass
+        except sa_exc.DBAPIError as error:
+            reason = refused_settings(error)
+            if reason is None:
+                return
+            target = db.engine.url.render_as_string(hide_password=True)
+            raise ConfigError(f"DATABASE_URL is wrong: {target} refused it: {reason}") from None
+        finally:
+            db.engine.dispose()
 
 
 def _track_commits(engine: Engine) -> None:

@@ -37,6 +37,17 @@ OUTCOMES = {
         "your change may or may not have been saved. Check before you repeat it."
     ),
 }
+# Flask-WTF's reasons for refusing an HTTPS form post whose Referer is not this server's address:
+# behind a proxy, most often a Host header that lost the port (nginx's $host).
+ORIGIN_MISMATCH = ("The referrer header is missing.", "The referrer does not match the host.")
+EXPIRED_FORM = (
+    "The form expired or was sent without its security token. Reload the page and try again."
+)
+FOREIGN_ORIGIN = (
+    "The form was refused because the address it was sent from does not match this server's "
+    "address. Reload the page and try again; if this keeps happening, the proxy in front of "
+    "Flowdesk must pass the Host header with its port (see the deployment guide)."
+)
 API_UNKNOWN = (
     "The connection to the database was lost while saving, so the outcome is unknown: the "
     "change may or may not have been saved. Retry with the same Idempotency-Key (or message_id) "
@@ -113,12 +124,17 @@ def register(app: Flask) -> None:
     @app.errorhandler(CSRFError)
     def csrf_error(error: CSRFError):
         reset_session()
-        return render_error(
-            400,
-            insecure_transport()
-            or "The form expired or was sent without its security token. "
-            "Reload the page and try again.",
-        )
+        if error.description in ORIGIN_MISMATCH:
+            app.logger.warning(
+                "form refused, origin/referrer mismatch (not an expired token): %s Host %r, "
+                "Referer %r; a proxy must pass the Host header with its port",
+                error.description,
+                request.host,
+                request.referrer,
+            )
+            return render_error(400, insecure_transport() or FOREIGN_ORIGIN)
+        app.logger.warning("form refused, security token: %s", error.description)
+        return render_error(400, insecure_transport() or EXPIRED_FORM)
 
     @app.errorhandler(HTTPException)
     def http_error(error: HTTPException):

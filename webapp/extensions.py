@@ -1,5 +1,6 @@
 """Flask extensions, created unbound here and bound to the app in the factory."""
 
+from flask import current_app
 from flask_login import LoginManager
 from flask_migrate import Migrate
 from flask_sqlalchemy import SQLAlchemy
@@ -18,6 +19,24 @@ NAMING_CONVENTION = {
 # A pooled connection that sat idle is checked before use: see webapp/database.py.
 db = SQLAlchemy(metadata=MetaData(naming_convention=NAMING_CONVENTION))
 migrate = Migrate(compare_type=True, render_as_batch=True)
-login_manager = LoginManager()
+
+
+class SignInCookies(LoginManager):
+    """Flask-Login, whose removal of the remember-me cookie carries the cookie's own Secure,
+    HttpOnly and SameSite attributes (Flask-Login sends a bare deletion)."""
+
+    def _clear_cookie(self, response):  # type: ignore[no-untyped-def]
+        config = current_app.config
+        response.delete_cookie(
+            config.get("REMEMBER_COOKIE_NAME", "remember_token"),
+            domain=config.get("REMEMBER_COOKIE_DOMAIN"),
+            path=config.get("REMEMBER_COOKIE_PATH", "/"),
+            secure=bool(config.get("REMEMBER_COOKIE_SECURE")),
+            httponly=bool(config.get("REMEMBER_COOKIE_HTTPONLY", True)),
+            samesite=config.get("REMEMBER_COOKIE_SAMESITE", "Lax"),
+        )
+
+
+login_manager = SignInCookies()
 csrf = CSRFProtect()
 htmx = Htmx()

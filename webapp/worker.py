@@ -15,6 +15,7 @@ and the sweep delivers again whatever did not run.
 from __future__ import annotations
 
 import logging
+import os
 import threading
 import time
 import uuid
@@ -38,7 +39,7 @@ from rq.utils import now as rq_now
 from rq.worker import WorkerStatus
 
 from webapp import logs
-from webapp.database import WORKER_PING_AFTER_IDLE
+from webapp.database import WORKER_PING_AFTER_IDLE, is_unavailable
 from webapp.extensions import db
 from webapp.queue import get_queue, redis_connection
 
@@ -96,6 +97,7 @@ class Sweeper(threading.Thread):
         self.stopped = threading.Event()
         self.redis_down = False
         self.database_down = False
+        self.sweep_database_down = False
 
     def run(self) -> None:
         now = time.monotonic()
@@ -114,7 +116,6 @@ class Sweeper(threading.Thread):
 
     def start_schedules(self) -> int:
         """Start the instances of due timer start events; how many this process started."""
-        from webapp.database import is_unavailable
         from webapp.services.schedules import run_due
 
         with self.app.app_context():
@@ -167,21 +168,42 @@ class Sweeper(threading.Thread):
                 if queue is not None:
                     wait = float(self.app.config["SWEEP_GRACE"]) if grace is None else grace
                     sweep(db.session, queue, grace=wait)
-            except Exception:
-                log.exception("sweep failed")
-                db.session.rollback()
+            except Exception as error:  # the next sweep tries again
+                self._sweep_failed(error)
+                return True
             finally:
                 db.session.remove()
+        if self.sweep_database_down:
+            log.info("the database is back: sweeping again")
+            self.sweep_database_down = False
         retention_tick(self.app)
         return True
+
+    def _sweep_failed(self, error: Exception) -> None:
+        """A database outage is one line when it begins (as for timer starts); a bug, a
+        traceback each time."""
+        if not is_unavailable(error):
+            log.exception("sweep failed")
+        elif not self.sweep_database_down:
+            log.warning("sweeps wait until the database is back: %s", error)
+            self.sweep_database_down = True
+        try:
+            db.session.rollback()
+        except Exception as rollback_error:  # the connection is gone with the database
+            log.debug("rollback after a failed sweep: %s", rollback_error)
 
 
 class AppScheduler(RQScheduler):
     """RQ's scheduler process (it moves delayed jobs to the queue when due), kept alive through
     Redis outages: RQ's exits on the first one and is restarted only by the worker's ten-minute
-    maintenance, leaving timers and retries to the sweep meanwhile."""
+    maintenance, leaving timers and retries to the sweep meanwhile. It also stops when its worker
+    is gone, even killed with SIGKILL, instead of holding the scheduler lock as an orphan."""
+
+    worker_pid = 0
 
     def work(self) -> None:
+        if self.worker_pid:
+            threading.Thread(target=self._watch_worker, name="worker-watch", daemon=True).start()
         pauses = _pauses()
         while True:
             try:
@@ -193,6 +215,17 @@ class AppScheduler(RQScheduler):
                 pause = next(pauses)
                 self.log.warning("Scheduler lost Redis (%s); trying again in %.0f s", error, pause)
                 _sleep_unless(lambda: self._stop_requested, pause)
+
+    def _watch_worker(self) -> None:
+        """Once the worker is no longer this process's parent, stop as on SIGTERM."""
+        while not self._stop_requested:
+            if os.getppid() != self.worker_pid:
+                self.log.warning(
+                    "Scheduler: its worker (PID %s) is gone; stopping", self.worker_pid
+                )
+                self._stop_requested = True
+                return
+            time.sleep(0.5)
 
 
 class AppWorker(SimpleWorker):
@@ -306,7 +339,6 @@ class AppWorker(SimpleWorker):
             pipeline.delete(job.key, job.dependents_key, job.dependencies_key)
             self.set_state(WorkerStatus.IDLE, pipeline=pipeline)
             pipeline.execute()
-        self.log.info("Worker %s: %s: Job OK (%s)", self.name, queue.name, job.id)
 
     def run_maintenance_tasks(self) -> None:
         try:
@@ -331,7 +363,8 @@ class AppWorker(SimpleWorker):
         for Redis. What the job wrote to the database stands; if it did not get to run, its row
         is still pending and the sweep sends it again."""
         try:
-            super().execute_job(job, queue)
+            with logs.about(**_about(job)):
+                super().execute_job(job, queue)
         except REDIS_DOWN as error:
             self._lost_redis(f"handling job {job.id}", error)
             self.execution = None
@@ -392,6 +425,7 @@ class AppWorker(SimpleWorker):
             log_format=log_format,
             serializer=self.serializer,
         )
+        scheduler.worker_pid = os.getpid()
         scheduler.acquire_locks()
         if not scheduler.acquired_locks:
             return
@@ -428,6 +462,13 @@ class AppWorker(SimpleWorker):
             pipe.execute()
         self._state_saved = True
         self.log.info("Worker %s: registered again after Redis lost its record", self.name)
+
+
+def _about(job: RQJob) -> dict[str, Any]:
+    """The instance and job an engine delivery is about (its arguments), for its log lines."""
+    if job.id.startswith("flowdesk-job-") and len(job.args) >= 2:
+        return {"instance": job.args[1], "job": job.args[0]}
+    return {}
 
 
 def _lean(job: RQJob) -> bool:

@@ -14,6 +14,7 @@ import shlex
 import shutil
 import signal
 import socket
+import ssl
 import subprocess
 import sys
 import time
@@ -26,6 +27,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.conftest import make_user
 from webapp.scratch import is_postgres, scratch_database
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -147,7 +149,7 @@ def test_the_guide_installs_a_working_production_system(installed):
     app_dir, settings, values = installed
     env = {**_base_env(), **values}  # what systemd's EnvironmentFile= gives each unit
     blocks = doc_blocks(DOC.read_text())
-    assert set(blocks) == {"install", "first-admin", "web-unit", "worker-unit"}
+    assert set(blocks) == {"install", "first-admin", "web-unit", "worker-unit", "nginx"}
     password = "first-admin-" + secrets.token_hex(6)
 
     first_admin = subprocess.run(
@@ -261,6 +263,132 @@ def test_a_plain_pip_install_refuses_to_start_and_says_how(installed, tmp_path):
     )
     assert refused.returncode != 0
     assert "runs from its checkout" in refused.stderr and "make setup" in refused.stderr
+
+
+CERT = ("-subj", "/CN=localhost", "-keyout", "key.pem", "-out", "cert.pem")
+LETSENCRYPT = "/etc/letsencrypt/live/flowdesk.example.org/"
+
+
+def _nginx_in_front(block: str, folder: Path, upstream: int) -> tuple[list[str], int]:
+    """The guide's nginx block with loopback ports of its own, a self-signed certificate and
+    `upstream` for gunicorn's port, in a configuration nginx runs in the foreground as this
+    user; returns the command and the HTTPS port."""
+    subprocess.run(
+        [*("openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1"), *CERT],
+        cwd=folder,
+        check=True,
+        capture_output=True,
+    )
+    https_port = _free_port()
+    served = (
+        block.replace("listen 443 ssl;", f"listen 127.0.0.1:{https_port} ssl;")
+        .replace("listen 80;", f"listen 127.0.0.1:{_free_port()};")
+        .replace("http://127.0.0.1:8000", f"http://127.0.0.1:{upstream}")
+        .replace(
+            "/etc/letsencrypt/live/flowdesk.example.org/fullchain.pem", str(folder / "cert.pem")
+        )
+        .replace("/etc/letsencrypt/live/flowdesk.example.org/privkey.pem", str(folder / "key.pem"))
+    )
+    assert f"127.0.0.1:{https_port} ssl" in served and str(upstream) in served
+    temp = "".join(
+        f"{kind}_temp_path {folder / kind};\n"
+        for kind in ("client_body", "proxy", "fastcgi", "uwsgi", "scgi")
+    )
+    (folder / "nginx.conf").write_text(
+        f"daemon off;\nmaster_process off;\npid {folder / 'nginx.pid'};\n"
+        f"error_log {folder / 'error.log'};\nevents {{}}\n"
+        f"http {{\naccess_log off;\n{temp}{served}\n}}\n"
+    )
+    return ["nginx", "-p", str(folder), "-c", str(folder / "nginx.conf")], https_port
+
+
+def _wait_tls(port: int, timeout: float = 30) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=1).close()
+            return
+        except OSError:
+            time.sleep(0.2)
+    raise AssertionError(f"nginx did not listen on {port}")
+
+
+@pytest.mark.skipif(
+    not shutil.which("nginx"), reason="nginx is not installed (apt-get install nginx)"
+)
+def test_the_guide_s_nginx_block_lets_people_sign_in_on_another_port(
+    app, app_config, db_session, tmp_path
+):
+    """`Host $host` dropped the port, and every form post on a port but 443 was refused."""
+    password = "proxied-admin-" + secrets.token_hex(4)
+    make_user("proxied-admin", ["admin"], password=password)
+    db_session.commit()
+    blocks = doc_blocks(DOC.read_text())
+    upstream = _free_port()
+    (tmp_path / "run").mkdir()
+    env = {
+        **_base_env(),
+        # Where gunicorn would put a control socket that every instance of the user shares.
+        "HOME": str(tmp_path),
+        "XDG_RUNTIME_DIR": str(tmp_path / "run"),
+        "FLOWDESK_ENV": "production",
+        "DATABASE_URL": app_config["SQLALCHEMY_DATABASE_URI"],
+        "REDIS_URL": app_config["REDIS_URL"],
+        "SECRET_KEY": secrets.token_urlsafe(48),
+        "SESSION_COOKIE_SECURE": "1",
+        "TRUSTED_PROXIES": "1",
+        "GUNICORN_CMD_ARGS": f"--bind 127.0.0.1:{upstream} --workers 1",
+    }
+    web = _in_place(blocks["web-unit"], ROOT, Path(SETTINGS_FILE))
+    nginx, port = _nginx_in_front(blocks["nginx"], tmp_path, upstream)
+    started = []
+    try:
+        for command in (exec_start(web), nginx):
+            log = open(tmp_path / f"{Path(command[0]).name}.log", "w")  # noqa: SIM115
+            started.append(
+                subprocess.Popen(
+                    command,
+                    cwd=ROOT,
+                    env=env,
+                    stdout=log,
+                    stderr=subprocess.STDOUT,
+                    start_new_session=True,
+                )
+            )
+        _wait_http(f"http://127.0.0.1:{upstream}/readyz")
+        _wait_tls(port)
+        _sign_in_over_https(f"https://127.0.0.1:{port}", "proxied-admin", password)
+        shared = [*tmp_path.glob(".gunicorn/*"), *tmp_path.glob("run/*")]
+        assert not shared, "gunicorn opened a control socket every instance of the user shares"
+    finally:
+        for process in started:
+            os.killpg(process.pid, signal.SIGTERM)
+            process.wait(timeout=30)
+
+
+def _sign_in_over_https(base: str, username: str, password: str) -> None:
+    """As a browser does: the form's Referer is the sign-in page (Referrer-Policy same-origin)."""
+    context = ssl.create_default_context()
+    context.check_hostname = False
+    context.verify_mode = ssl.CERT_NONE
+    browser = urllib.request.build_opener(
+        urllib.request.HTTPSHandler(context=context),
+        urllib.request.HTTPCookieProcessor(CookieJar()),
+    )
+    page = browser.open(f"{base}/login").read().decode()
+    token = re.search(r'name="csrf_token"[^>]*?value="([^"]+)"', page).group(1)
+    form = urllib.parse.urlencode(
+        {"csrf_token": token, "username": username, "password": password}
+    ).encode()
+    request = urllib.request.Request(  # noqa: S310 - loopback https
+        f"{base}/login", data=form, headers={"Referer": f"{base}/login"}
+    )
+    try:
+        signed_in = browser.open(request)
+    except urllib.error.HTTPError as error:
+        raise AssertionError(f"sign-in through nginx answered {error.code}") from error
+    assert signed_in.status == 200 and signed_in.url.rstrip("/") == base, signed_in.url
+    assert browser.open(f"{base}/admin/").status == 200
 
 
 def test_the_readme_shows_the_guide_s_first_admin_commands():

@@ -21,6 +21,7 @@ from redis.exceptions import RedisError
 from sqlalchemy import ColumnElement, Select, and_, delete, false, func, or_, select, update
 from sqlalchemy.orm import Session, aliased
 
+from webapp.database import is_unavailable
 from webapp.engine.locking import begin_write, is_sqlite
 from webapp.extensions import db
 from webapp.inputs import whole_number
@@ -220,7 +221,10 @@ def retention_tick(app: Flask, *, interval: float | None = None) -> int | None:
     with app.app_context():
         try:
             return run_retention(db.session)
-        except Exception:
+        except Exception as error:  # the next run tries again
+            if is_unavailable(error):
+                log.warning("retention skipped, the database is unavailable: %s", error)
+                return None
             log.exception("retention failed")
             db.session.rollback()
             return None
