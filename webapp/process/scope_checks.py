@@ -180,7 +180,7 @@ class ScopeChecks:
                 )
                 self.error("start.count", scope_id, f"{name} needs {what}.")
             for extra in counted[1:]:
-                listed = ", ".join(f"'{self.graph.ids[i]}'" for i in counted)
+                listed = ", ".join(self.name(self.graph.ids[i]) for i in counted)
                 self.error(
                     "start.count",
                     self.graph.ids[extra],

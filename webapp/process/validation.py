@@ -42,6 +42,7 @@ from webapp.process.kinds import (
     NodeKind,
     config_type_ok,
 )
+from webapp.process.naming import Namer, capitalized
 from webapp.process.scope_checks import ScopeChecks, Site
 from webapp.process.tools import ToolSpec
 
@@ -201,6 +202,7 @@ class _Validator(EventChecks, ScopeChecks):
         self.problems: list[Problem] = []
         self.sites: list[Site] = []
         self.graph: Graph = build_graph(self.nodes, self.flows)
+        self.namer = Namer(self.nodes, self.flows)
         self.kinds: list[NodeKind | None] = [KINDS.get(n["kind"]) for n in self.nodes.values()]
         self.script_writers: dict[str, int] = {}
         self.pool = uses_pool(doc)
@@ -241,39 +243,19 @@ class _Validator(EventChecks, ScopeChecks):
         return self.roles is None or name in self.roles
 
     def error(self, code: str, element_id: str | None, message: str) -> None:
-        self.problems.append(Problem(code, "error", element_id, message))
+        self.problems.append(Problem(code, "error", element_id, capitalized(message)))
 
     def warning(self, code: str, element_id: str | None, message: str) -> None:
-        self.problems.append(Problem(code, "warning", element_id, message))
+        self.problems.append(Problem(code, "warning", element_id, capitalized(message)))
 
     def info(self, code: str, element_id: str | None, message: str) -> None:
-        self.problems.append(Problem(code, "info", element_id, message))
+        self.problems.append(Problem(code, "info", element_id, capitalized(message)))
 
     def name(self, node_id: str) -> str:
-        node = self.nodes.get(node_id)
-        if node is None:
-            return f"'{node_id}'"
-        kind = KINDS.get(node["kind"])
-        label = kind.label if kind else "Node"
-        if node["title"]:
-            return f"{label} '{node['title']}'"
-        return f"{label} {self.whereabouts(node_id)}"
-
-    def whereabouts(self, node_id: str) -> str:
-        """An untitled node by a titled neighbour ("after 'Check budget'"), else by its id."""
-        index = self.graph.index.get(node_id)
-        if index is None:
-            return f"'{node_id}'"
-        graph = self.graph
-        for flows, word in ((graph.in_flows[index], "after"), (graph.out_flows[index], "before")):
-            titles = [self.nodes[graph.ids[other]]["title"] for _, other in flows]
-            titled = [title for title in titles if title]
-            if len(titled) == 1:
-                return f"{word} '{titled[0]}'"
-        return f"'{node_id}'"
+        return self.namer.node(node_id)
 
     def flow_name(self, flow_id: str) -> str:
-        return f"Flow '{self.flows[flow_id]['title'] or flow_id}'"
+        return self.namer.flow(flow_id)
 
     # --- structure ---------------------------------------------------------------------------
 
@@ -298,7 +280,7 @@ class _Validator(EventChecks, ScopeChecks):
                 self.error(
                     "kind.unknown",
                     node_id,
-                    f"Node '{node['title'] or node_id}' has unknown kind '{node['kind']}'.",
+                    f"{self.name(node_id)} has unknown kind '{node['kind']}'.",
                 )
 
     def check_flows(self) -> None:
