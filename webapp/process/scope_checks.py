@@ -39,8 +39,10 @@ class Site:
     """An expression to check: where it lives and which data it may read.
 
     ``outer`` marks expressions a multi-instance activity evaluates before its instances exist
-    (collection, cardinality), ``own`` those evaluated after one (completion, output) that may
-    read the activity's own result; ``assigned`` names the ``$vars`` a script's earlier lines set.
+    (collection, cardinality), ``own`` those evaluated after one (completion, output): they read
+    what the steps inside saved, not what the activity saves once all instances are done;
+    ``result`` (the output) also reads the finished instance's result as ``$nodes.<id>``.
+    ``assigned`` names the ``$vars`` a script's earlier lines set.
     """
 
     element_id: str
@@ -51,6 +53,7 @@ class Site:
     syntax_reported: bool = False
     outer: bool = False
     own: bool = False
+    result: bool = False
     assigned: frozenset[str] = frozenset()
 
 
@@ -310,6 +313,7 @@ class ScopeChecks:
                     index,
                     outer=outer,
                     own=not outer,
+                    result=key == "output",
                 )
             )
 

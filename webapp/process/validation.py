@@ -714,7 +714,8 @@ class _Validator(EventChecks, ScopeChecks):
                 continue
             allowed = self.visible[site.node] if site.node is not None else 0
             if site.own and site.node is not None:
-                allowed |= 1 << site.node | self.inside.get(site.node, 0)
+                # An instance's result reaches `$vars` (saveTo) only when all are done.
+                allowed = allowed & ~(1 << site.node) | self.inside.get(site.node, 0)
             loop, elements = (
                 self.loop_context(site.node, include_self=not site.outer)
                 if site.node is not None
@@ -798,6 +799,20 @@ class _Validator(EventChecks, ScopeChecks):
                 site.element_id,
                 f"{site.what} refers to {shown}; $form can only be used inside a form.",
             )
+        elif root == "$vars" and site.own and self.own_script_sets(site, name):
+            return
+        elif root == "$vars" and name is not None and self.reads_own_result(site, writers, name):
+            self.own_result(site, shown)
+        elif root == "$nodes" and site.node is not None and name == self.graph.ids[site.node]:
+            if site.own and not site.result:
+                self.own_result(site, shown)
+            elif not site.own and not allowed >> site.node & 1:
+                self.warning(
+                    "expression.reference",
+                    site.element_id,
+                    f"{site.what} reads {shown}, the result of {self.name(name)} itself, which "
+                    "is there only once it has completed, so the value may be missing.",
+                )
         elif (
             root == "$vars"
             and name is not None
@@ -836,6 +851,62 @@ class _Validator(EventChecks, ScopeChecks):
         elif root not in expressions.ROOTS:
             self.error(
                 "expression.reference", site.element_id, f"{site.what} refers to unknown {root}."
+            )
+
+    def reads_own_result(self, site: Site, writers: Mapping[str, int], name: str) -> bool:
+        """Whether `site` reads `$vars.<name>` that only its own activity saves, when it
+        completes, which is after the expression is evaluated (a script's lines assign at once).
+        """
+        node = site.node
+        if node is None or self.graph.ids[node] != site.element_id:
+            return False
+        if not site.own and self.visible[node] >> node & 1:
+            return False
+        by_self = writers.get(name, 0) & ~self.script_writers.get(name, 0)
+        if not by_self >> node & 1:
+            return False
+        others = writers.get(name, 0) & ~(1 << node)
+        if site.own:
+            return not others & (self.visible[node] | self.inside.get(node, 0))
+        return not others & self.visible[node]
+
+    def own_script_sets(self, site: Site, name: str | None) -> bool:
+        """Whether the script task `site` belongs to assigns `$vars.<name>` as it runs."""
+        node = site.node
+        return (
+            node is not None
+            and name is not None
+            and bool(self.script_writers.get(name, 0) >> node & 1)
+        )
+
+    def own_result(self, site: Site, shown: str) -> None:
+        """Report an expression that reads its own activity's result before it exists."""
+        assert site.node is not None
+        node_id = self.graph.ids[site.node]
+        name = self.name(node_id)
+        if not site.own:
+            self.error(
+                "expression.reference",
+                site.element_id,
+                f"{site.what} reads {shown}, which {name} itself saves only when it has "
+                "completed, so it is missing here.",
+            )
+        elif site.result:
+            self.error(
+                "expression.reference",
+                site.element_id,
+                f"{site.what} reads {shown}, which is saved only after all instances have "
+                "finished (as the list of their outputs), so every output would be empty. The "
+                f"result of the instance that just finished is $nodes.{node_id} (a form's "
+                f"field as $nodes.{node_id}.<key>).",
+            )
+        else:
+            self.error(
+                "expression.reference",
+                site.element_id,
+                f"{site.what} reads {shown}, which is there only after all instances have "
+                "finished. Count finished instances with $loop (such as $loop.completed >= 2), "
+                "or turn each instance's result into the output first.",
             )
 
     # --- parallel gateways -------------------------------------------------------------------
