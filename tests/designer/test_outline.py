@@ -274,7 +274,8 @@ def test_nodes_are_listed_by_scope_and_edited_there(designer, make_process, db_s
     assert '<option value="checks">Checks (Sub-process)</option>' in page
 
     settings = designer.get(f"/designer/{pid}/outline/late").get_data(as_text=True)
-    assert "Attached to <code>c_check</code>" in settings and 'value="P1D"' in settings
+    assert "Attached to User task &#39;Check the figures&#39;." in settings
+    assert 'value="P1D"' in settings
     csrf = token(designer, f"/designer/{pid}/outline/late")
     response = designer.post(
         f"/designer/{pid}/outline/late",

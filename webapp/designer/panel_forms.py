@@ -72,6 +72,17 @@ def _save_to_field(label: str, what: str) -> StringField:
 MAX_CODE = 200
 
 
+def output_hint(element_id: str) -> str:
+    """What a multi-instance output may read, naming the activity's own `$nodes` entry."""
+    return (
+        "What the output list gets for each finished instance instead of its whole result. "
+        f"That instance's result is $nodes.{element_id}: a form field as "
+        f"$nodes.{element_id}.approved, a tool's value as $nodes.{element_id}.<key>. "
+        "Save the result as gets the list only after the last instance, so the output "
+        "cannot read it."
+    )
+
+
 class MultiInstanceFields:
     """The multi-instance section of user tasks, service tasks, sub-processes and calls."""
 
@@ -109,8 +120,7 @@ class MultiInstanceFields:
     mi_output = StringField(
         "Output of each instance (expression)",
         validators=[Optional(), Length(max=2000)],
-        description="Replaces each instance's own output in the output list, such as "
-        "$vars.review.approved.",
+        description=output_hint("<id>"),
     )
 
 
@@ -373,6 +383,7 @@ class StartEventPanel(CatchFields, _WithForm):
 
 
 class BoundaryPanel(CatchFields, PanelForm):
+    host_name = HiddenField()  # the title of the activity it sits on, as the canvas has it
     save_to = _save_to_field("Save what it caught as", "the message, signal or error")
 
 

@@ -7,6 +7,7 @@ do not. Graph rules run in linear time (see ``graph.py``), so large documents va
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Collection, Container, Iterable, Mapping
 from dataclasses import asdict, dataclass
 from typing import Any, Literal
@@ -179,6 +180,61 @@ def validate(
     except DocumentError as exc:
         return [Problem("document.invalid", "error", exc.element_id, exc.message)]
     return _Validator(normalized, tools, as_catalog(processes), roles, users).run()
+
+
+def expression_problems(
+    doc: Mapping[str, Any],
+    element_id: str,
+    path: tuple[str, ...],
+    text: str,
+    tools: Mapping[str, ToolSpec] | None = None,
+    changes: Mapping[tuple[str, ...], Any] | None = None,
+) -> list[Problem]:
+    """What validation says about one expression as the modeller types it: `text` set at
+    `path` in the element (a node's config, or a flow itself), with `changes` (other settings
+    not applied yet) set likewise; the expression's problems are those it adds."""
+    nodes, flows = doc.get("nodes"), doc.get("flows")
+    if not isinstance(nodes, Mapping) or not isinstance(flows, Mapping):
+        return []
+    if element_id in flows:
+        home, key, base = "flows", "", dict(flows[element_id])
+    elif element_id in nodes:
+        home, key, base = "nodes", "config", dict(nodes[element_id])
+        base["config"] = dict(base.get("config") or {})
+    else:
+        return []
+    target = base["config"] if key else base
+    for where, value in (changes or {}).items():
+        _set_path(target, where, value)
+    with_text, without = copy.deepcopy(target), copy.deepcopy(target)
+    _set_path(with_text, path, text)
+    _set_path(without, path, "")
+
+    def problems(settings: dict[str, Any]) -> list[Problem]:
+        element = {**base, key: settings} if key else settings
+        changed = {**doc, home: {**doc[home], element_id: element}}
+        return [
+            p
+            for p in validate(changed, tools)
+            if p.element_id == element_id and p.code.startswith("expression.")
+        ]
+
+    before = problems(without)
+    return [p for p in problems(with_text) if p not in before]
+
+
+def _set_path(settings: dict[str, Any], path: tuple[str, ...], value: Any) -> None:
+    """Set `value` at `path` in nested dicts, copying each level; "" or None removes it."""
+    *parents, last = path
+    level = settings
+    for part in parents:
+        inner = level.get(part)
+        level[part] = dict(inner) if isinstance(inner, Mapping) else {}
+        level = level[part]
+    if value in ("", None):
+        level.pop(last, None)
+    else:
+        level[last] = value
 
 
 class _Validator(EventChecks, ScopeChecks):
