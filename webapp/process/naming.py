@@ -101,23 +101,24 @@ class Namer:
         words = f"{event} {kind_words(kind)}" if event else kind_words(kind)
         host = config.get("attachedTo")
         if kind == "boundaryEvent" and isinstance(host, str) and self._node(host) is not None:
-            return f"the {words} on {self._near(host, depth)}"
+            return f"the {words} on {self.short(host, depth)}"
         self._index()
         parent = node.get("parent")
         scope = parent if isinstance(parent, str) and self._node(parent) is not None else None
         alone = self._kinds_in.get((parent, kind), 0) == 1
         if scope is not None and alone:
-            return f"the {words} of {self._near(scope, depth)}"
+            return f"the {words} of {self.short(scope, depth)}"
         for place in self._places(node_id, kind):
             if self._placed.get(place) == 1:
                 return f"the {words} {place[1]} '{place[2]}'"
         if scope is None and alone:
             return f"the untitled {words}"
-        where = f" in {self._near(scope, depth)}" if scope is not None else ""
+        where = f" in {self.short(scope, depth)}" if scope is not None else ""
         return f"an untitled {words}{where} (id {node_id})"
 
-    def _near(self, node_id: str, depth: int) -> str:
-        """Another node as part of a name: its title, else its own description (bounded)."""
+    def short(self, node_id: str, depth: int = 0) -> str:
+        """A node inside a sentence that says what it is: "'Review'", else its description
+        ("the exclusive gateway after 'Review'"); `depth` bounds descriptions of neighbours."""
         title = self._title(node_id)
         if title:
             return f"'{title}'"
@@ -137,7 +138,7 @@ class Namer:
         source, target = flow.get("source"), flow.get("target")
         known = [end for end in (source, target) if isinstance(end, str) and self._node(end)]
         if len(known) == 2:
-            return f"the flow from {self._near(known[0], 1)} to {self._near(known[1], 1)}"
+            return f"the flow from {self.short(known[0], 1)} to {self.short(known[1], 1)}"
         return f"Flow '{flow_id}'"
 
     def element(self, element_id: str) -> str:

@@ -789,7 +789,7 @@ def named(document: dict[str, Any], warnings: list[Problem]) -> list[Problem]:
     elements = document["nodes"].keys() | document["flows"].keys()
     return [
         replace(w, message=f"{capitalized(namer.element(w.element_id))}: {w.message}")
-        if w.element_id in elements
+        if w.element_id is not None and w.element_id in elements
         else w
         for w in warnings
     ]
