@@ -624,3 +624,13 @@ def test_in_a_pooled_process_an_instances_fields_are_not_in_vars_before_the_end(
     assert "saved only after all instances have finished" in problem.message
     doc["nodes"]["after"]["config"]["multiInstance"]["output"] = "$nodes.after.approved"
     assert validate(doc) == []
+
+
+def test_a_sub_process_instance_has_no_result_of_its_own() -> None:
+    doc = scoped()
+    doc["nodes"]["sub"]["config"]["multiInstance"] = {"collection": "$input.items",
+                                                      "output": "$nodes.sub.ok"}  # fmt: skip
+    problem = only(validate(doc), "expression.reference")
+    assert "has no result of its own; read what the steps inside it saved" in problem.message
+    doc["nodes"]["sub"]["config"]["multiInstance"]["output"] = "$nodes.i_task.ok"
+    assert validate(doc) == []

@@ -198,7 +198,7 @@ def render_panel(
     if hasattr(form, "fields"):
         spec, _ = spec_from_rows([entry.data for entry in form.fields.entries])
     if hasattr(form, "mi_output"):
-        form.mi_output.description = output_hint(form.element_id.data or "<id>")
+        form.mi_output.description = output_hint(form.element_id.data or "<id>", kind)
     template = "designer/panel/_panel.html"
     if mode == "outline" and not is_htmx():
         template = "designer/outline_edit.html"

@@ -39,6 +39,7 @@ from webapp.process.document import is_identifier
 from webapp.process.durations import parse_cycle, parse_duration
 from webapp.process.forms import MAX_FIELDS
 from webapp.process.kinds import KINDS, MULTI_INSTANCE_KINDS, TOOL_DEFAULTS
+from webapp.process.scope_checks import RESULTLESS_KINDS
 from webapp.process.tools import ToolSpec
 
 FLOW = "sequenceFlow"
@@ -72,8 +73,16 @@ def _save_to_field(label: str, what: str) -> StringField:
 MAX_CODE = 200
 
 
-def output_hint(element_id: str) -> str:
+def output_hint(element_id: str, kind: str = "userTask") -> str:
     """What a multi-instance output may read, naming the activity's own `$nodes` entry."""
+    if kind == "subProcess":
+        return (
+            "What the output list gets for each finished instance. A sub-process has no "
+            "result of its own: read what the steps inside saved, such as "
+            "$nodes.<their id>.approved or $vars.<name>, or $item."
+        )
+    if kind in RESULTLESS_KINDS:
+        return "What the output list gets for each finished instance, from $item or $loop."
     return (
         "What the output list gets for each finished instance instead of its whole result. "
         f"That instance's result is $nodes.{element_id}: a form field as "

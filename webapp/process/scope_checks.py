@@ -29,6 +29,8 @@ from webapp.process.kinds import (
 if TYPE_CHECKING:
     from webapp.process.graph import Graph
 
+#: Activities that finish without a result of their own: `$nodes.<id>` of an instance is null.
+RESULTLESS_KINDS = ("subProcess", "manualTask")
 #: How many called documents the call-cycle search reads at most.
 MAX_CALLED_DOCUMENTS = 200
 _TIMER_KEYS = ("duration", "date", "cycle")
@@ -41,7 +43,7 @@ class Site:
     ``outer`` marks expressions a multi-instance activity evaluates before its instances exist
     (collection, cardinality), ``own`` those evaluated after one (completion, output): they read
     what the steps inside saved, not what the activity saves once all instances are done;
-    ``result`` (the output) also reads the finished instance's result as ``$nodes.<id>``.
+    ``output`` marks the one that also reads the finished instance's result, ``$nodes.<id>``.
     ``assigned`` names the ``$vars`` a script's earlier lines set.
     """
 
@@ -53,7 +55,7 @@ class Site:
     syntax_reported: bool = False
     outer: bool = False
     own: bool = False
-    result: bool = False
+    output: bool = False
     assigned: frozenset[str] = frozenset()
 
 
@@ -251,6 +253,11 @@ class ScopeChecks:
         extra = frozenset([element]) if is_identifier(element) else frozenset()
         return True, context[1] | extra
 
+    def has_result(self, index: int) -> bool:
+        """Whether an instance of the activity at `index` finishes with a result of its own."""
+        kind = self.kinds[index]
+        return kind is not None and kind.name not in RESULTLESS_KINDS
+
     def check_multi_instance(self, index: int, node_id: str, name: str, settings: Any) -> None:
         kind = self.kinds[index]
         if kind is None or kind.name not in MULTI_INSTANCE_KINDS:
@@ -313,7 +320,7 @@ class ScopeChecks:
                     index,
                     outer=outer,
                     own=not outer,
-                    result=key == "output",
+                    output=key == "output",
                 )
             )
 

@@ -860,7 +860,7 @@ class _Validator(EventChecks, ScopeChecks):
         elif root == "$vars" and name is not None and self.reads_own_result(site, writers, name):
             self.own_result(site, shown)
         elif root == "$nodes" and site.node is not None and name == self.graph.ids[site.node]:
-            if site.own and not site.result:
+            if site.own and not (site.output and self.has_result(site.node)):
                 self.own_result(site, shown)
             elif not site.own and not allowed >> site.node & 1:
                 self.warning(
@@ -947,7 +947,7 @@ class _Validator(EventChecks, ScopeChecks):
                 f"{site.what} reads {shown}, which {name} itself saves only when it has "
                 "completed, so it is missing here.",
             )
-        elif site.result:
+        elif site.output and self.has_result(site.node):
             self.error(
                 "expression.reference",
                 site.element_id,
@@ -955,6 +955,18 @@ class _Validator(EventChecks, ScopeChecks):
                 "finished (as the list of their outputs), so every output would be empty. The "
                 f"result of the instance that just finished is $nodes.{node_id} (a form's "
                 f"field as $nodes.{node_id}.<key>).",
+            )
+        elif site.output:
+            self.error(
+                "expression.reference",
+                site.element_id,
+                f"{site.what} reads {shown}, but {name} has no result of its own; "
+                + (
+                    "read what the steps inside it saved ($nodes.<their id> or $vars.<name>), "
+                    "or use $item or $loop."
+                    if self.inside.get(site.node)
+                    else "use $item or $loop."
+                ),
             )
         else:
             self.error(
