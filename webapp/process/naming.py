@@ -83,7 +83,7 @@ class Namer:
 
     def node(self, node_id: str) -> str:
         """ "User task 'Review'" when titled, else the kind and position, such as "the start
-        event of Sub-process 'Review offers'" or "the end event after 'Approve'"."""
+        event of 'Review offers'" or "the end event after 'Approve'"."""
         node = self._node(node_id)
         if node is None:
             return f"'{node_id}'"
@@ -95,8 +95,8 @@ class Namer:
         return self._untitled(node_id, node, kind, depth=0)
 
     def _untitled(self, node_id: str, node: Mapping[str, Any], kind: str, depth: int) -> str:
-        config = node.get("config") if isinstance(node.get("config"), Mapping) else {}
-        assert isinstance(config, Mapping)
+        given = node.get("config")
+        config: Mapping[str, Any] = given if isinstance(given, Mapping) else {}
         event = _EVENT_WORDS.get(str(config.get("event") or ""))
         words = f"{event} {kind_words(kind)}" if event else kind_words(kind)
         host = config.get("attachedTo")
