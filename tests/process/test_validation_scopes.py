@@ -634,3 +634,34 @@ def test_a_sub_process_instance_has_no_result_of_its_own() -> None:
     assert "has no result of its own; read what the steps inside it saved" in problem.message
     doc["nodes"]["sub"]["config"]["multiInstance"]["output"] = "$nodes.i_task.ok"
     assert validate(doc) == []
+
+
+def test_after_a_boundary_event_its_activity_has_not_completed() -> None:
+    """The path leaving a boundary event runs while (or instead of) its activity: what the
+    activity saves when it completes is not there; what steps inside it saved may be."""
+    doc = scoped()
+    doc["nodes"]["late_end"] = node("endEvent")
+    doc["nodes"]["chase"] = user("Chase", assignee={"type": "expression",
+                                                    "value": "$vars.inner.who"})  # fmt: skip
+    doc["flows"]["f5"] = flow("late", "chase")
+    doc["flows"]["f6"] = flow("chase", "late_end")
+    problem = only(validate(doc), "expression.reference")
+    assert (problem.element_id, problem.severity) == ("chase", "warning")
+    assert "only User task 'Inner' saves; after a boundary event" in problem.message
+    doc["nodes"]["chase"]["config"]["assignee"]["value"] = "$vars.before.who"
+    assert validate(doc) == []
+
+    doc["nodes"]["after"]["config"]["saveTo"] = "answer"
+    doc["nodes"]["nag"] = node("boundaryEvent", attachedTo="after", event="timer",
+                               duration="P1D")  # fmt: skip
+    doc["nodes"]["nagged"] = user("Nag", assignee={"type": "expression",
+                                                  "value": "$vars.answer.who"})  # fmt: skip
+    doc["nodes"]["nag_end"] = node("endEvent")
+    doc["flows"]["f7"] = flow("nag", "nagged")
+    doc["flows"]["f8"] = flow("nagged", "nag_end")
+    problem = only(validate(doc), "expression.reference")
+    assert (problem.element_id, problem.severity) == ("nagged", "error")
+    assert "never has" in problem.message and "User task 'After'" in problem.message
+    doc["nodes"]["nag"]["config"]["interrupting"] = False
+    problem = only(validate(doc), "expression.reference")
+    assert problem.severity == "warning", "the activity may still complete meanwhile"

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 from webapp.process.catalog import ProcessCatalog
 from webapp.process.document import depths, is_identifier
 from webapp.process.durations import parse_cycle
+from webapp.process.graph import Graph, ancestor_masks, cyclic_nodes, strongly_connected
 from webapp.process.kinds import (
     BOUNDARY_EVENTS,
     BOUNDARY_HOSTS,
@@ -25,9 +26,6 @@ from webapp.process.kinds import (
     SCOPE_KINDS,
     NodeKind,
 )
-
-if TYPE_CHECKING:
-    from webapp.process.graph import Graph
 
 #: Activities that finish without a result of their own: `$nodes.<id>` of an instance is null.
 RESULTLESS_KINDS = ("subProcess", "manualTask")
@@ -234,6 +232,48 @@ class ScopeChecks:
             p = self.parent[i]
             full[i] = after[i] | (full[p] if p is not None else 0)
         return full
+
+    def boundary_data(self, ancestors: list[int]) -> list[int]:
+        """What each node may read (see ``data_masks``) when a path leaving a boundary event
+        has not seen its activity complete. Sets ``maybe`` (steps inside the activity, or a
+        non-interrupting boundary's activity, that may have saved by then) and ``never`` (the
+        activity of an interrupting boundary event before the node)."""
+        graph = self.graph
+        size = len(graph)
+        hosts = {i: h for i in range(size) if (h := self.host_index(i)) is not None}
+        self.maybe: list[int] = [0] * size
+        self.never: list[int] = [0] * size
+        if not hosts:
+            return self.data_masks(ancestors)
+        succ = [list(targets) for targets in graph.succ]
+        for boundary, host in hosts.items():
+            succ[host].remove(boundary)
+            for before in graph.pred[host]:
+                if before != boundary:
+                    succ[before].append(boundary)
+        comp = strongly_connected(succ)
+        visible = self.data_masks(ancestor_masks(succ, comp, cyclic_nodes(succ, comp)))
+        cuts = {
+            boundary: self._config(boundary).get("interrupting", True) is not False
+            or self._config(boundary).get("event") in ("error", "escalation")
+            for boundary in hosts
+        }
+        boundaries = sum(1 << boundary for boundary in hosts)
+        for i in range(size):
+            hits = visible[i] & boundaries
+            while hits:
+                low = hits & -hits
+                hits ^= low
+                boundary = low.bit_length() - 1
+                host = hosts[boundary]
+                if visible[i] >> host & 1:
+                    continue
+                if cuts[boundary]:
+                    self.never[i] |= 1 << host
+                else:
+                    self.maybe[i] |= 1 << host
+                self.maybe[i] |= self.inside.get(host, 0) & ~visible[i]
+        return visible
 
     # --- multi-instance ----------------------------------------------------------------------
 

@@ -277,7 +277,7 @@ class _Validator(EventChecks, ScopeChecks):
         comp = strongly_connected(self.graph.succ)
         self.cyclic = cyclic_nodes(self.graph.succ, comp)
         self.ancestors = ancestor_masks(self.graph.succ, comp, self.cyclic)
-        self.visible = self.data_masks(self.ancestors)
+        self.visible = self.boundary_data(self.ancestors)
         self.check_reachability(comp)
         self.check_exclusive_gateways()
         for index, node_id in enumerate(self.graph.ids):
@@ -872,8 +872,17 @@ class _Validator(EventChecks, ScopeChecks):
         elif (
             root == "$vars"
             and name is not None
+            and site.node is not None
             and not writers.get(name, 0) & allowed
-            and self.pool_unknown & allowed
+            and writers.get(name, 0) & (self.maybe[site.node] | self.never[site.node])
+        ):
+            self.after_boundary(site, shown, writers.get(name, 0))
+        elif (
+            root == "$vars"
+            and name is not None
+            and not writers.get(name, 0) & allowed
+            and self.pool_unknown
+            & (allowed | (self.maybe[site.node] if site.node is not None else 0))
         ):
             self.warning(
                 "expression.reference",
@@ -925,6 +934,29 @@ class _Validator(EventChecks, ScopeChecks):
         if site.own:
             return not others & (self.visible[node] | self.inside.get(node, 0))
         return not others & self.visible[node]
+
+    def after_boundary(self, site: Site, shown: str, writers: int) -> None:
+        """Report `$vars` that only steps a boundary event before `site` cuts short save."""
+        assert site.node is not None
+        maybe = writers & self.maybe[site.node]
+        found = maybe or writers & self.never[site.node]
+        listed = ", ".join(
+            self.name(self.graph.ids[i]) for i in range(len(self.graph)) if found >> i & 1
+        )
+        if maybe:
+            self.warning(
+                "expression.reference",
+                site.element_id,
+                f"{site.what} reads {shown}, which only {listed} saves; after a boundary event "
+                "on the way there it may not have done so, so the value may be missing.",
+            )
+        else:
+            self.error(
+                "expression.reference",
+                site.element_id,
+                f"{site.what} reads {shown}, which only {listed} saves when it completes; on "
+                "the path from its interrupting boundary event it never has.",
+            )
 
     def own_script_sets(self, site: Site, name: str | None) -> bool:
         """Whether the script task `site` belongs to assigns `$vars.<name>` as it runs."""
