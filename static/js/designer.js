@@ -462,6 +462,7 @@
     } else if (kind) {
       values.config = JSON.stringify(configOf(bo, kind, element));
       if (kind === 'startEvent' && inEventSubProcess(bo)) values.scope = 'event';
+      if (kind === 'boundaryEvent' && bo.attachedToRef) values.host_name = bo.attachedToRef.name || '';
       Object.assign(values, usedNames());
     }
     return values;
@@ -1140,7 +1141,7 @@
     }, 60);
   }
 
-  /* The condition's live check reads the diagram as drawn (saved or not) for its data
+  /* An expression's live check reads the diagram as drawn (saved or not) for its data
    * references, as the validator will. */
   let canvasXml = '';
   async function refreshCanvasXml() {
@@ -1152,7 +1153,7 @@
   }
   document.addEventListener('htmx:config:request', (event) => {
     const ctx = event.detail && event.detail.ctx;
-    if (!ctx || !ctx.target || ctx.target.id !== 'condition-check' || !canvasXml) return;
+    if (!ctx || !ctx.target || !ctx.target.classList.contains('check-result') || !canvasXml) return;
     ctx.request.body.set('canvas_xml', canvasXml);
   });
 

@@ -490,3 +490,41 @@ def test_structured_designer_pages_pass_the_accessibility_audit(page, make_proce
     page.goto(f"/designer/{pid}/outline")
     assert page.get_by_role("list", name="Inside Checks").is_visible()
     assert _serious_violations(page) == []
+
+
+def test_the_panel_names_a_boundary_events_activity_and_checks_an_output_as_typed(
+    page, make_process
+):
+    """The issue's review: a timer on it says which activity it is on by name, and making the
+    review multi-instance, an output of `$vars.review` is refused as typed (it would save
+    nulls) while the hint's `$nodes.review.approved` is valid."""
+    doc = approval_document()
+    doc["nodes"]["late"] = {
+        "kind": "boundaryEvent", "title": "",
+        "config": {"attachedTo": "review", "event": "timer", "duration": "P1D"},
+        "position": {"x": 240, "y": 140},
+    }  # fmt: skip
+    doc["flows"]["f5"] = {"source": "late", "target": "rejected"}
+    pid = make_process(doc=doc)
+    sign_in(page, "designer")
+    open_designer(page, pid)
+    pick(page, "late")
+    panel = panel_for(page, "late")
+    assert panel.get_by_text("Attached to User task 'Review'.").count() == 1
+    assert panel.get_by_text("review", exact=True).count() == 0, "no bare id"
+
+    pick(page, "review")
+    panel = panel_for(page, "review")
+    panel.get_by_label("Parallel: all instances at once").check()
+    collection = page.locator("#props").get_by_label("Collection (expression)")
+    collection.wait_for()
+    collection.fill("$input.reviewers")
+    page.wait_for_selector("#mi_collection-check:has-text('Valid expression')")
+    hint = page.locator("#mi_output-hint")
+    assert "$nodes.review.approved" in hint.inner_text()
+    output = panel.get_by_label("Output of each instance (expression)")
+    output.fill("$vars.review")
+    page.wait_for_selector("#mi_output-check .error:has-text('after all instances')")
+    assert "$nodes.review" in page.locator("#mi_output-check").inner_text()
+    output.fill("$nodes.review.approved")
+    page.wait_for_selector("#mi_output-check:has-text('Valid expression')")

@@ -207,7 +207,9 @@ def test_the_outline_and_its_messages_name_nodes_by_title(designer, make_process
     assert "&#39;Review&#39; renamed to &#39;Check budget&#39;." in page
     post(designer, f"/designer/{pid}/outline/flows", 2, source="start", target="ok")
     page = designer.get(f"/designer/{pid}/outline").get_data(as_text=True)
-    assert "Connected &#39;Start&#39; to Exclusive gateway &#39;ok&#39;." in page
+    assert (
+        "Connected &#39;Start&#39; to the exclusive gateway after &#39;Check budget&#39;." in page
+    ), "an untitled node by its kind and place, as problems name it"
     post(designer, f"/designer/{pid}/outline/flows/f1/delete", 3)
     page = designer.get(f"/designer/{pid}/outline").get_data(as_text=True)
     assert "The flow from &#39;Start&#39; to &#39;Check budget&#39; deleted." in page
@@ -276,7 +278,8 @@ def test_nodes_are_listed_by_scope_and_edited_there(designer, make_process, db_s
     assert '<option value="checks">Checks (Sub-process)</option>' in page
 
     settings = designer.get(f"/designer/{pid}/outline/late").get_data(as_text=True)
-    assert "Attached to <code>c_check</code>" in settings and 'value="P1D"' in settings
+    assert "Attached to User task &#39;Check the figures&#39;." in settings
+    assert 'value="P1D"' in settings
     csrf = token(designer, f"/designer/{pid}/outline/late")
     response = designer.post(
         f"/designer/{pid}/outline/late",

@@ -85,7 +85,11 @@ def test_empty_selection_unknown_kind_and_bad_config(designer, pid):
     assert other.status_code == 200
     assert "SubProcess Flowdesk does not run" in other.get_data(as_text=True)
     note = panel_get(designer, pid, id="Note", kind="", type="TextAnnotation")
-    assert "&#39;Note&#39; is a text annotation: documentation only" in note.get_data(as_text=True)
+    assert "This element is a text annotation: documentation only" in note.get_data(as_text=True)
+    named = panel_get(designer, pid, id="TextAnnotation_0x", kind="", type="TextAnnotation",
+                      name="Why")  # fmt: skip
+    shown = named.get_data(as_text=True)
+    assert "&#39;Why&#39; is a text annotation" in shown and "TextAnnotation_0x" not in shown
     assert "saving is refused" not in note.get_data(as_text=True)
     bad = panel_get(designer, pid, id="review", kind="userTask", config="{not json")
     assert bad.status_code == 400

@@ -148,6 +148,40 @@ def test_the_live_check_accepts_item_and_loop(designer, pid):
     assert "check-expression?element=x&amp;field=date" in timer, "the date is checked as typed"
 
 
+def test_the_output_hint_and_live_check_say_where_an_instances_result_is(designer, pid):
+    """The approval's review saves its result as `review`; made multi-instance, its output
+    must read the instance's result as $nodes.review, not $vars.review (saved after all)."""
+    shown = html_of(designer, pid, "userTask", {"multiInstance": {"collection": "$input.a"}})
+    assert "That instance&#39;s result is $nodes.x: a form field as $nodes.x.approved" in shown
+    assert "$vars.review.approved" not in shown
+    csrf = token(designer, f"/designer/{pid}/")
+
+    def check(text, **beside):
+        data = {"mi_output": text, "mi_collection": "$input.reviewers", "save_to": "review"}
+        return designer.post(
+            f"/designer/{pid}/check-expression?element=review&field=mi_output",
+            data={**data, **beside},
+            headers={**HX, "X-CSRFToken": csrf},
+        ).get_data(as_text=True)
+
+    trap = check("$vars.review")
+    assert "Valid expression" not in trap
+    assert "saved only after all instances have finished" in trap
+    assert 'class="error"' in trap
+    assert "Valid expression" in check("$nodes.review.approved")
+    assert "no step in the process saves its result to &#39;later&#39;" in check("$vars.later")
+    unsaved = check("$vars.decision", save_to="decision")
+    assert "saved only after all instances have finished" in unsaved, (
+        "the name typed in the panel counts before it is applied"
+    )
+    completion = designer.post(
+        f"/designer/{pid}/check-expression?element=review&field=mi_completion",
+        data={"mi_completion": "$vars.review.approved", "mi_collection": "$input.reviewers"},
+        headers={**HX, "X-CSRFToken": csrf},
+    ).get_data(as_text=True)
+    assert "$loop" in completion and "Valid expression" not in completion
+
+
 def test_call_activity_lists_the_processes_the_user_may_see(
     designer, pid, make_process, db_session
 ):
@@ -230,7 +264,11 @@ def test_boundary_event_settings(designer, pid):
     csrf = token(designer, f"/designer/{pid}/")
     original = json.dumps({"attachedTo": "review", "interrupting": True, "event": "timer"})
     html = html_of(designer, pid, "boundaryEvent", {"attachedTo": "review", "event": "timer"})
-    assert "Attached to <code>review</code>" in html
+    assert "Attached to User task &#39;Review&#39;." in html, "named as a person sees it"
+    renamed = html_of(
+        designer, pid, "boundaryEvent", {"attachedTo": "review"}, host_name="Check offer"
+    )
+    assert "Attached to User task &#39;Check offer&#39;." in renamed, "the canvas's title wins"
 
     def boundary(**fields):
         return node("boundaryEvent", original=original, **fields)

@@ -16,6 +16,7 @@ from webapp.engine import steps
 from webapp.models import Instance, Job, Task, Token
 from webapp.models.base import utcnow
 from webapp.services.jobs import commit
+from webapp.services.processes import ProcessError
 
 CLERK = {"type": "role", "value": "approver"}
 
@@ -365,6 +366,41 @@ def test_parallel_multi_instance_tasks_stop_at_the_completion_condition(engine, 
     assert instance.status == "completed"
     assert instance.vars["reviews"] == ["ann:yes", None, "cy:no"]
     assert engine.get(Task, tasks[1].id).status == "cancelled"
+
+
+def test_the_output_the_panel_hint_suggests_saves_each_reviewers_answer(engine, demo):
+    """The hint's `$nodes.<id>.<field>` reads the instance that just finished; the gateway after
+    the reviews sees both approvals (`$vars.review` there would have saved `[null, null]`)."""
+    form = {"fields": [{"key": "approved", "label": "Approve?", "type": "boolean"}]}
+    review = node(
+        "userTask", "Review", assignee=CLERK, form=form, saveTo="review",
+        multiInstance={"collection": "$input.reviewers", "output": "$nodes.review.approved"},
+    )  # fmt: skip
+    nodes = {
+        "start": node("startEvent"),
+        "review": review,
+        "decide": node("exclusiveGateway", "Approved?"),
+        "yes": node("endEvent", "Approved"),
+        "no": node("endEvent", "Not approved"),
+    }
+    flows = {
+        **wire("start", "review", "decide"),
+        "to_yes": flow("decide", "yes", condition="false not in $vars.review"),
+        "to_no": {**flow("decide", "no"), "default": True},
+    }
+    review["config"]["multiInstance"]["output"] = "$vars.review"
+    with pytest.raises(ProcessError) as refused:
+        publish_document(document(nodes, flows), key="trap")
+    assert any("$nodes.review" in p.message for p in refused.value.problems)
+    engine.rollback()
+    review["config"]["multiInstance"]["output"] = "$nodes.review.approved"
+    version = publish_document(document(nodes, flows))
+    instance_id = start(engine, version, input={"reviewers": ["alice", "bob"]})
+    for task in open_tasks(engine, instance_id):
+        complete(engine, task, {"approved": True})
+    instance = load(engine, instance_id)
+    assert instance.vars["review"] == [True, True]
+    assert "yes" in entered(engine, instance_id) and "no" not in entered(engine, instance_id)
 
 
 def test_sequential_multi_instance_runs_in_collection_order(engine):

@@ -514,3 +514,22 @@ def test_a_message_event_without_a_message_is_named_by_itself() -> None:
     assert {"import.message_by_name", "import.message_missing"} <= codes(result)
     again = import_bpmn(export_bpmn(result.document))
     assert again.document["nodes"]["named"]["config"] == nodes["named"]["config"]
+
+
+def test_import_warnings_name_the_element_as_people_see_it() -> None:
+    body = """<{p}process id="p" isExecutable="true">
+      <{p}startEvent id="StartEvent_1"/>
+      <{p}userTask id="Activity_13vyd1g" name="Review"/>
+      <{p}boundaryEvent id="Event_0ab1" attachedToRef="Activity_13vyd1g">
+        <{p}timerEventDefinition/>
+      </{p}boundaryEvent>
+      <{p}endEvent id="Event_1"/>
+      <{p}sequenceFlow id="f1" sourceRef="StartEvent_1" targetRef="Activity_13vyd1g"/>
+      <{p}sequenceFlow id="f2" sourceRef="Activity_13vyd1g" targetRef="Event_1"/>
+    </{p}process>"""
+    result = import_bpmn(definitions(body))
+    empty = [w for w in result.warnings if w.code == "import.timer_empty"]
+    assert [w.message for w in empty] == [
+        "The timer boundary event on 'Review': Timer has no duration or date"
+    ]
+    assert empty[0].element_id == "Event_0ab1"

@@ -743,7 +743,7 @@ def test_parallel_branch_that_never_joins_is_a_warning() -> None:
     )
     problem = only(validate(doc), "parallel.unjoined")
     assert (problem.element_id, problem.severity) == ("p", "warning")
-    assert "Flow 'f4'" in problem.message
+    assert "(the flow from 'Fork' to an untitled user task (id c))" in problem.message
 
 
 # --- config -------------------------------------------------------------------------------------
@@ -1076,7 +1076,7 @@ def test_parallel_join_fed_by_its_own_loop_deadlocks() -> None:
     )
     problem = only(validate(doc), "parallel.deadlock")
     assert problem.element_id == "j"
-    assert "Flow 'f4'" in problem.message
+    assert "for the flow from the exclusive gateway before 'Sync' to 'Sync'" in problem.message
     assert "after the gateway itself has fired" in problem.message
 
 
@@ -1292,11 +1292,11 @@ def test_join_that_its_own_output_feeds_again_deadlocks() -> None:
     )
     problem = only(validate(doc), "parallel.deadlock")
     assert problem.element_id == "j"
-    assert "Flow 'f4'" in problem.message
+    assert "again on the flow from the user task after 'Join' to 'Join'" in problem.message
     assert "after it has fired" in problem.message
 
 
-def test_an_untitled_node_is_named_by_its_titled_neighbour_or_its_id() -> None:
+def test_an_untitled_node_is_named_by_its_titled_neighbour_or_its_kind() -> None:
     after = make(
         {
             "start": "startEvent",
@@ -1314,7 +1314,7 @@ def test_an_untitled_node_is_named_by_its_titled_neighbour_or_its_id() -> None:
         ("t1", "end"),
     )
     problem = only(validate(after), "gateway.condition_missing")
-    assert problem.message.startswith("Exclusive gateway after 'Check budget' has 2 outgoing")
+    assert problem.message.startswith("The exclusive gateway after 'Check budget' has 2 outgoing")
     assert problem.element_id == "Gateway_140zdct", "the id stays as detail"
 
     between = make(
@@ -1339,7 +1339,14 @@ def test_an_untitled_node_is_named_by_its_titled_neighbour_or_its_id() -> None:
         ("t1", "end"),
     )
     problem = only(validate(between), "gateway.condition_missing")
-    assert problem.message.startswith("Exclusive gateway 'gw' has"), "no single neighbour: its id"
+    assert problem.message.startswith("The untitled exclusive gateway has"), (
+        "no single titled neighbour: the only one of its kind"
+    )
+    between["nodes"]["gw2"] = {"kind": "exclusiveGateway", "title": "", "config": {}}
+    problem = only(validate(between), "gateway.condition_missing")
+    assert problem.message.startswith("An untitled exclusive gateway (id gw) has"), (
+        "nothing else tells it apart: the id, as the last resort"
+    )
 
 
 def test_candidate_expressions_are_checked_like_every_expression() -> None:

@@ -12,7 +12,7 @@ from webapp.process.catalog import KnownProcesses
 from webapp.process.validation import Problem, has_errors, validate
 
 from .test_bpmn_structured import structured_document
-from .test_validation import TOOLS, found, node, user
+from .test_validation import TOOLS, found, node, only, user
 
 
 def flow(source: str, target: str, **extra: Any) -> dict[str, Any]:
@@ -550,3 +550,118 @@ def test_a_boundary_for_what_its_host_never_throws_is_refused(host, event, refus
     assert bool(found) is refused, problems
     if refused:
         assert found[0].element_id == "b" and found[0].severity == "error"
+
+
+def reviewed(output: str, **settings: Any) -> dict[str, Any]:
+    """Reviewers review in parallel, each result saved as `review`; a gateway after it reads
+    the list: the modeller's process in which the outputs came out `[null, null]`."""
+    doc = repeated({"collection": "$input.reviewers", "output": output, **settings},
+                   saveTo="review")  # fmt: skip
+    doc["nodes"]["after"]["config"]["form"] = {
+        "fields": [{"key": "approved", "label": "Approve?", "type": "boolean"}]
+    }
+    return doc
+
+
+def test_an_output_that_reads_the_activitys_saved_result_is_refused() -> None:
+    for text in ("$vars.review", "$vars.review.approved", "$nodes.after.approved or $vars.review"):
+        problem = only(validate(reviewed(text)), "expression.reference")
+        assert (problem.element_id, problem.severity) == ("after", "error"), text
+        assert "saved only after all instances have finished" in problem.message
+        assert "$nodes.after" in problem.message, "it says where the instance's result is"
+    assert validate(reviewed("$nodes.after.approved")) == [], "what the hint says is right"
+    assert validate(reviewed("$nodes.after.approved and $vars.before.ok")) == []
+    assert ("expression.reference", "after") in found(validate(reviewed("$vars.later")))
+
+
+def test_a_completion_condition_cannot_read_the_results_either() -> None:
+    for text in ("$vars.review.approved", "$nodes.after.approved"):
+        doc = reviewed("$nodes.after.approved", completion=text)
+        problem = only(validate(doc), "expression.reference")
+        assert "$loop" in problem.message and problem.severity == "error", text
+    assert validate(reviewed("$nodes.after", completion="$loop.completed >= 2")) == []
+
+
+def test_what_steps_inside_save_is_there_for_the_output() -> None:
+    doc = scoped()
+    doc["nodes"]["sub"]["config"]["multiInstance"] = {"collection": "$input.items",
+                                                      "output": "$vars.inner.ok"}  # fmt: skip
+    assert validate(doc) == [], "a task inside saves before the instance finishes"
+    script = node("scriptTask", "Sum", script="total = len($input.items)\nsame = $vars.total")
+    script["config"]["multiInstance"] = {"cardinality": "2", "output": "$vars.total + 1"}
+    doc = scoped()
+    doc["nodes"]["after"] = script
+    assert validate(doc) == [], "a script assigns its variables as each instance runs"
+
+
+def test_the_same_trap_elsewhere_an_expression_reads_its_own_steps_result() -> None:
+    call = repeated({"collection": "$input.orders", "output": "$vars.child.total"},
+                    "callActivity", process="leaf", saveTo="child")  # fmt: skip
+    problem = only(validate(call), "expression.reference")
+    assert "saved only after all instances have finished" in problem.message
+    call["nodes"]["after"]["config"]["multiInstance"]["output"] = "$nodes.after.total"
+    assert validate(call) == []
+    doc = scoped()
+    doc["nodes"]["after"] = node("receiveTask", "Wait", message="paid", saveTo="payment",
+                                 correlationKey="$vars.payment.id")  # fmt: skip
+    problem = only(validate(doc), "expression.reference")
+    assert "Receive task 'Wait' itself saves only when it has completed" in problem.message
+    doc["nodes"]["after"]["config"]["correlationKey"] = "$nodes.after.id"
+    problem = only(validate(doc), "expression.reference")
+    assert (problem.severity, "the result of Receive task 'Wait' itself") == (
+        "warning",
+        problem.message.split(", which")[0].split("reads $nodes.after, ")[1],
+    )
+    doc["nodes"]["after"]["config"]["correlationKey"] = "$vars.before.id"
+    assert validate(doc) == []
+
+
+def test_in_a_pooled_process_an_instances_fields_are_not_in_vars_before_the_end() -> None:
+    doc = reviewed("$vars.approved")
+    doc["nodes"]["after"]["config"].pop("saveTo")
+    doc["variables"] = "pool"
+    problem = only(validate(doc), "expression.reference")
+    assert "saved only after all instances have finished" in problem.message
+    doc["nodes"]["after"]["config"]["multiInstance"]["output"] = "$nodes.after.approved"
+    assert validate(doc) == []
+
+
+def test_a_sub_process_instance_has_no_result_of_its_own() -> None:
+    doc = scoped()
+    doc["nodes"]["sub"]["config"]["multiInstance"] = {"collection": "$input.items",
+                                                      "output": "$nodes.sub.ok"}  # fmt: skip
+    problem = only(validate(doc), "expression.reference")
+    assert "has no result of its own; read what the steps inside it saved" in problem.message
+    doc["nodes"]["sub"]["config"]["multiInstance"]["output"] = "$nodes.i_task.ok"
+    assert validate(doc) == []
+
+
+def test_after_a_boundary_event_its_activity_has_not_completed() -> None:
+    """The path leaving a boundary event runs while (or instead of) its activity: what the
+    activity saves when it completes is not there; what steps inside it saved may be."""
+    doc = scoped()
+    doc["nodes"]["late_end"] = node("endEvent")
+    doc["nodes"]["chase"] = user("Chase", assignee={"type": "expression",
+                                                    "value": "$vars.inner.who"})  # fmt: skip
+    doc["flows"]["f5"] = flow("late", "chase")
+    doc["flows"]["f6"] = flow("chase", "late_end")
+    problem = only(validate(doc), "expression.reference")
+    assert (problem.element_id, problem.severity) == ("chase", "warning")
+    assert "only User task 'Inner' saves; after a boundary event" in problem.message
+    doc["nodes"]["chase"]["config"]["assignee"]["value"] = "$vars.before.who"
+    assert validate(doc) == []
+
+    doc["nodes"]["after"]["config"]["saveTo"] = "answer"
+    doc["nodes"]["nag"] = node("boundaryEvent", attachedTo="after", event="timer",
+                               duration="P1D")  # fmt: skip
+    doc["nodes"]["nagged"] = user("Nag", assignee={"type": "expression",
+                                                  "value": "$vars.answer.who"})  # fmt: skip
+    doc["nodes"]["nag_end"] = node("endEvent")
+    doc["flows"]["f7"] = flow("nag", "nagged")
+    doc["flows"]["f8"] = flow("nagged", "nag_end")
+    problem = only(validate(doc), "expression.reference")
+    assert (problem.element_id, problem.severity) == ("nagged", "error")
+    assert "never has" in problem.message and "User task 'After'" in problem.message
+    doc["nodes"]["nag"]["config"]["interrupting"] = False
+    problem = only(validate(doc), "expression.reference")
+    assert problem.severity == "warning", "the activity may still complete meanwhile"

@@ -45,6 +45,7 @@ from webapp.models import Process
 from webapp.process.bpmn.report import element_names
 from webapp.process.document import children, uses_pool
 from webapp.process.kinds import KINDS, SCOPE_KINDS
+from webapp.process.naming import Namer, capitalized
 from webapp.services import processes
 from webapp.services.processes import ProcessError, StaleDraft
 
@@ -54,14 +55,9 @@ def _draft(process: Process) -> dict[str, Any]:
 
 
 def _named(process: Process, node_id: str) -> str:
-    """A node as messages name it: its title, or for an untitled node its kind and id."""
-    node = _draft(process)["nodes"].get(node_id)
-    if node is None:
-        return f"'{node_id}'"
-    if node.get("title"):
-        return f"'{node['title']}'"
-    kind = KINDS.get(node.get("kind", ""))
-    return f"{kind.label if kind else 'Node'} '{node_id}'"
+    """A node as messages name it: its title, else its kind and place."""
+    doc = _draft(process)
+    return Namer(doc["nodes"], doc["flows"]).short(node_id)
 
 
 def _inside(process: Process, node_id: str) -> str:
@@ -77,12 +73,8 @@ def _inside(process: Process, node_id: str) -> str:
 
 
 def _flow_named(process: Process, flow_id: str) -> str:
-    flow = _draft(process)["flows"].get(flow_id)
-    if flow is None:
-        return f"Flow '{flow_id}'"
-    if flow.get("title"):
-        return f"Flow '{flow['title']}'"
-    return f"The flow from {_named(process, flow['source'])} to {_named(process, flow['target'])}"
+    doc = _draft(process)
+    return capitalized(Namer(doc["nodes"], doc["flows"]).flow(flow_id))
 
 
 def _node_choices(process: Process, blank: str | None = None) -> list[SelectChoice]:
@@ -309,8 +301,7 @@ def edit_element(process_id: int, element_id: str):
     if request.method == "GET":
         node = _draft(process)["nodes"].get(element_id)
         if node is not None and node["kind"] in KINDS and node["kind"] not in PANELS:
-            label = KINDS[node["kind"]].label
-            message = f"The settings of {label.lower()} '{element_id}' are edited on the diagram."
+            message = f"The settings of {_named(process, element_id)} are edited on the diagram."
             return _page(process, 200, message)
         context = panel_context(process)
         form = _element_form(process, element_id, context)
@@ -339,7 +330,9 @@ def edit_element(process_id: int, element_id: str):
             return render_panel(
                 process, form, context, post_url=post_url, status=exc.status, mode="outline"
             )
-        flash(f"'{element_id}': {applied_note(form, values)}", "success")
+        name = _named(process, element_id) if element_id in _draft(process)["nodes"] else ""
+        name = name or _flow_named(process, element_id)
+        flash(f"{capitalized(name)}: {applied_note(form, values)}", "success")
         target = url_for("designer.outline", process_id=process.id) + f"#node-{element_id}"
         if is_htmx():
             response = make_response("", 204)

@@ -30,6 +30,7 @@ from webapp.designer.form_spec import (
 from webapp.designer.panel_forms import (
     FLOW,
     PANELS,
+    BoundaryPanel,
     PanelContext,
     PanelForm,
     StartEventPanel,
@@ -39,6 +40,7 @@ from webapp.designer.panel_forms import (
     input_rows,
     make_form,
     original_values,
+    output_hint,
     read_values,
     with_tool_inputs,
 )
@@ -50,6 +52,7 @@ from webapp.models.auth import user_partitions
 from webapp.permissions import partition_filter
 from webapp.process import expressions
 from webapp.process.kinds import KINDS
+from webapp.process.naming import Namer, kind_words
 from webapp.services import processes
 
 MAX_PICKER = 1000
@@ -159,6 +162,22 @@ def timer_preview(form: PanelForm) -> dict[str, Any] | None:
     return timer_start.preview({key: value, "timezone": (form.timezone.data or "").strip()})
 
 
+def host_label(process: Process, form: PanelForm) -> str:
+    """The activity a boundary event sits on, named as problem messages name it: the title
+    the canvas sent, else the saved draft's title or kind and place."""
+    host = original_values(form).get("attachedTo")
+    if not isinstance(host, str) or not host or not isinstance(form, BoundaryPanel):
+        return ""
+    doc = process.draft_document or {}
+    nodes = dict(doc.get("nodes") or {})
+    title = " ".join((form.host_name.data or "").split())
+    if host not in nodes:
+        return f"'{title}'" if title else "an activity not saved yet"
+    if title:
+        nodes[host] = {**nodes[host], "title": title}
+    return Namer(nodes, doc.get("flows") or {}).node(host)
+
+
 def kind_label(kind: str) -> str:
     return "Sequence flow" if kind == FLOW else KINDS[kind].label
 
@@ -178,6 +197,8 @@ def render_panel(
     spec = None
     if hasattr(form, "fields"):
         spec, _ = spec_from_rows([entry.data for entry in form.fields.entries])
+    if hasattr(form, "mi_output"):
+        form.mi_output.description = output_hint(form.element_id.data or "<id>", kind)
     template = "designer/panel/_panel.html"
     if mode == "outline" and not is_htmx():
         template = "designer/outline_edit.html"
@@ -197,6 +218,7 @@ def render_panel(
         mode=mode,
         names=shown_names(form),
         timer=timer_preview(form),
+        host=host_label(process, form),
         zones=timer_start.zone_names() if kind == "startEvent" else (),
     )
     return make_response(html, status)
@@ -266,6 +288,8 @@ def applied_form(form: PanelForm, values: dict[str, Any], context: PanelContext)
         data["scope"] = form.scope.data
     if isinstance(form, UserTaskPanel):
         data["assignee_type"] = form.assignee_type.data or data["assignee_type"]
+    if isinstance(form, BoundaryPanel):
+        data["host_name"] = form.host_name.data
     data["names"] = form.names.data
     return make_form(kind, context, formdata=None, data=with_tool_inputs(data, context))
 
@@ -300,22 +324,24 @@ def panel(process_id: int):
         count = request.args.get("count", 0, type=int)
         return render_template("designer/panel/_empty.html", count=count, process=process)
     kind = request.args.get("kind", "")
+    title = " ".join(request.args.get("name", "").split())
+    this = f"'{title}'" if title else "This element"
     if kind in KINDS and kind not in PANELS:
         message = (
-            f"'{element_id}' is a {KINDS[kind].label.lower()}; its settings are kept as they are "
+            f"{this} is a {kind_words(kind)}; its settings are kept as they are "
             "(this panel does not edit them)."
         )
         return render_template("designer/panel/_message.html", message=message)
     documentation = DOCUMENTATION_ONLY.get(request.args.get("type", ""))
     if not kind and documentation:
         message = (
-            f"'{element_id}' is a {documentation}: documentation only. Flowdesk keeps it on the "
+            f"{this} is a {documentation}: documentation only. Flowdesk keeps it on the "
             "diagram and in exported files and never runs it."
         )
         return render_template("designer/panel/_message.html", message=message)
     if kind not in PANELS:
         message = (
-            f"'{element_id}' is a {request.args.get('type') or 'kind of element'} Flowdesk does "
+            f"{this} is a {request.args.get('type') or 'kind of element'} Flowdesk does "
             "not run. Delete it or replace it with a supported element; saving is refused "
             "while it is on the diagram."
         )
@@ -325,7 +351,8 @@ def panel(process_id: int):
     except ValueError:
         config = None
     if not isinstance(config, dict):
-        message = f"The settings of '{element_id}' could not be read (the config is not JSON)."
+        what = f"of {this}" if title else "of this element"
+        message = f"The settings {what} could not be read (the config is not JSON)."
         return make_response(render_template("designer/panel/_message.html", message=message), 400)
     if kind == FLOW:
         config = {
@@ -337,6 +364,8 @@ def panel(process_id: int):
     data = initial_data(kind, element_id, request.args.get("name", ""), config)
     if kind == "startEvent":
         data["scope"] = "event" if request.args.get("scope") == "event" else ""
+    if kind == "boundaryEvent":
+        data["host_name"] = request.args.get("host_name", "")
     data["names"] = json.dumps(names_from_canvas(request.args, process))
     form = make_form(kind, context, formdata=None, data=with_tool_inputs(data, context))
     post_url = url_for("designer.apply_panel", process_id=process.id)
@@ -371,20 +400,53 @@ def preview(process_id: int):
     return render_template("designer/panel/_preview.html", spec=spec)
 
 
+#: Panel fields whose live check also reads the data the expression refers to, with where the
+#: expression lives in the element; a multi-instance field is checked with its neighbours.
+CHECKED_PATHS = {
+    "condition": ("condition",),
+    "date": ("date",),
+    "correlation_key": ("correlationKey",),
+    "mi_collection": ("multiInstance", "collection"),
+    "mi_cardinality": ("multiInstance", "cardinality"),
+    "mi_completion": ("multiInstance", "completion"),
+    "mi_output": ("multiInstance", "output"),
+}
+#: Other panel fields a multi-instance expression's check reads.
+BESIDE_PATHS = {"mi_element": ("multiInstance", "element"), "save_to": ("saveTo",)}
+
+
+def unapplied(form: Mapping[str, str], field: str) -> dict[tuple[str, ...], Any]:
+    """The settings the panel holds beside a multi-instance field, as the check should see
+    them (the element variable, the other expressions, the name the result is saved as)."""
+    if not field.startswith("mi_"):
+        return {}
+    beside = {**CHECKED_PATHS, **BESIDE_PATHS}
+    return {
+        path: form[name].strip()
+        for name, path in beside.items()
+        if name != field and name in form and (name.startswith("mi_") or name == "save_to")
+    }
+
+
 @bp.post("/check-expression")
 @bp.post("/<int:process_id>/check-expression")
 def check_expression(process_id: int | None = None):
     """Check one expression field while the modeller types: its syntax, and for a flow's
-    condition the same data-reference check as the validator (the canvas's XML when sent)."""
+    condition, a multi-instance expression, a date or a correlation key the same
+    data-reference check as the validator (the canvas's XML when sent)."""
     name = request.args.get("field", "")
     text = (request.form.get(name) or "").strip()
     error = expressions.check(text) if text else None
     problems = []
     element_id = request.args.get("element", "")
-    if text and error is None and process_id is not None and element_id:
+    path = CHECKED_PATHS.get(name)
+    if text and error is None and process_id is not None and element_id and path:
         process = load_process(process_id)
         canvas_xml = request.form.get("canvas_xml") or None
-        problems = processes.condition_problems(process, element_id, text, canvas_xml)
+        changes = unapplied(request.form, name)
+        problems = processes.expression_problems(
+            process, element_id, path, text, canvas_xml, changes
+        )
     return render_template(
         "designer/panel/_check.html", text=text, error=error, problems=problems, field=name
     )

@@ -39,6 +39,7 @@ from webapp.process.document import is_identifier
 from webapp.process.durations import parse_cycle, parse_duration
 from webapp.process.forms import MAX_FIELDS
 from webapp.process.kinds import KINDS, MULTI_INSTANCE_KINDS, TOOL_DEFAULTS
+from webapp.process.scope_checks import RESULTLESS_KINDS
 from webapp.process.tools import ToolSpec
 
 FLOW = "sequenceFlow"
@@ -70,6 +71,25 @@ def _save_to_field(label: str, what: str) -> StringField:
 
 
 MAX_CODE = 200
+
+
+def output_hint(element_id: str, kind: str = "userTask") -> str:
+    """What a multi-instance output may read, naming the activity's own `$nodes` entry."""
+    if kind == "subProcess":
+        return (
+            "What the output list gets for each finished instance. A sub-process has no "
+            "result of its own: read what the steps inside saved, such as "
+            "$nodes.<their id>.approved or $vars.<name>, or $item."
+        )
+    if kind in RESULTLESS_KINDS:
+        return "What the output list gets for each finished instance, from $item or $loop."
+    return (
+        "What the output list gets for each finished instance instead of its whole result. "
+        f"That instance's result is $nodes.{element_id}: a form field as "
+        f"$nodes.{element_id}.approved, a tool's value as $nodes.{element_id}.<key>. "
+        "Save the result as gets the list only after the last instance, so the output "
+        "cannot read it."
+    )
 
 
 class MultiInstanceFields:
@@ -109,8 +129,7 @@ class MultiInstanceFields:
     mi_output = StringField(
         "Output of each instance (expression)",
         validators=[Optional(), Length(max=2000)],
-        description="Replaces each instance's own output in the output list, such as "
-        "$vars.review.approved.",
+        description=output_hint("<id>"),
     )
 
 
@@ -373,6 +392,7 @@ class StartEventPanel(CatchFields, _WithForm):
 
 
 class BoundaryPanel(CatchFields, PanelForm):
+    host_name = HiddenField()  # the title of the activity it sits on, as the canvas has it
     save_to = _save_to_field("Save what it caught as", "the message, signal or error")
 
 

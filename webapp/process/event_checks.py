@@ -75,7 +75,7 @@ class EventChecks:
             self.error("start.count", None, "The process needs a start event.")
         plain = [i for i in top if not self._config(i).get("event")]
         for extra in plain[1:]:
-            listed = ", ".join(f"'{self.graph.ids[i]}'" for i in plain)
+            listed = ", ".join(self.name(self.graph.ids[i]) for i in plain)
             self.error(
                 "start.count",
                 self.graph.ids[extra],

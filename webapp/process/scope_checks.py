@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 from webapp.process.catalog import ProcessCatalog
 from webapp.process.document import depths, is_identifier
 from webapp.process.durations import parse_cycle
+from webapp.process.graph import Graph, ancestor_masks, cyclic_nodes, strongly_connected
 from webapp.process.kinds import (
     BOUNDARY_EVENTS,
     BOUNDARY_HOSTS,
@@ -26,9 +27,8 @@ from webapp.process.kinds import (
     NodeKind,
 )
 
-if TYPE_CHECKING:
-    from webapp.process.graph import Graph
-
+#: Activities that finish without a result of their own: `$nodes.<id>` of an instance is null.
+RESULTLESS_KINDS = ("subProcess", "manualTask")
 #: How many called documents the call-cycle search reads at most.
 MAX_CALLED_DOCUMENTS = 200
 _TIMER_KEYS = ("duration", "date", "cycle")
@@ -39,8 +39,10 @@ class Site:
     """An expression to check: where it lives and which data it may read.
 
     ``outer`` marks expressions a multi-instance activity evaluates before its instances exist
-    (collection, cardinality), ``own`` those evaluated after one (completion, output) that may
-    read the activity's own result; ``assigned`` names the ``$vars`` a script's earlier lines set.
+    (collection, cardinality), ``own`` those evaluated after one (completion, output): they read
+    what the steps inside saved, not what the activity saves once all instances are done;
+    ``output`` marks the one that also reads the finished instance's result, ``$nodes.<id>``.
+    ``assigned`` names the ``$vars`` a script's earlier lines set.
     """
 
     element_id: str
@@ -51,6 +53,7 @@ class Site:
     syntax_reported: bool = False
     outer: bool = False
     own: bool = False
+    output: bool = False
     assigned: frozenset[str] = frozenset()
 
 
@@ -180,7 +183,7 @@ class ScopeChecks:
                 )
                 self.error("start.count", scope_id, f"{name} needs {what}.")
             for extra in counted[1:]:
-                listed = ", ".join(f"'{self.graph.ids[i]}'" for i in counted)
+                listed = ", ".join(self.name(self.graph.ids[i]) for i in counted)
                 self.error(
                     "start.count",
                     self.graph.ids[extra],
@@ -230,6 +233,48 @@ class ScopeChecks:
             full[i] = after[i] | (full[p] if p is not None else 0)
         return full
 
+    def boundary_data(self, ancestors: list[int]) -> list[int]:
+        """What each node may read (see ``data_masks``) when a path leaving a boundary event
+        has not seen its activity complete. Sets ``maybe`` (steps inside the activity, or a
+        non-interrupting boundary's activity, that may have saved by then) and ``never`` (the
+        activity of an interrupting boundary event before the node)."""
+        graph = self.graph
+        size = len(graph)
+        hosts = {i: h for i in range(size) if (h := self.host_index(i)) is not None}
+        self.maybe: list[int] = [0] * size
+        self.never: list[int] = [0] * size
+        if not hosts:
+            return self.data_masks(ancestors)
+        succ = [list(targets) for targets in graph.succ]
+        for boundary, host in hosts.items():
+            succ[host].remove(boundary)
+            for before in graph.pred[host]:
+                if before != boundary:
+                    succ[before].append(boundary)
+        comp = strongly_connected(succ)
+        visible = self.data_masks(ancestor_masks(succ, comp, cyclic_nodes(succ, comp)))
+        cuts = {
+            boundary: self._config(boundary).get("interrupting", True) is not False
+            or self._config(boundary).get("event") in ("error", "escalation")
+            for boundary in hosts
+        }
+        boundaries = sum(1 << boundary for boundary in hosts)
+        for i in range(size):
+            hits = visible[i] & boundaries
+            while hits:
+                low = hits & -hits
+                hits ^= low
+                boundary = low.bit_length() - 1
+                host = hosts[boundary]
+                if visible[i] >> host & 1:
+                    continue
+                if cuts[boundary]:
+                    self.never[i] |= 1 << host
+                else:
+                    self.maybe[i] |= 1 << host
+                self.maybe[i] |= self.inside.get(host, 0) & ~visible[i]
+        return visible
+
     # --- multi-instance ----------------------------------------------------------------------
 
     def loop_context(self, index: int, include_self: bool) -> tuple[bool, frozenset[str]]:
@@ -247,6 +292,11 @@ class ScopeChecks:
         element = settings.get("element")
         extra = frozenset([element]) if is_identifier(element) else frozenset()
         return True, context[1] | extra
+
+    def has_result(self, index: int) -> bool:
+        """Whether an instance of the activity at `index` finishes with a result of its own."""
+        kind = self.kinds[index]
+        return kind is not None and kind.name not in RESULTLESS_KINDS
 
     def check_multi_instance(self, index: int, node_id: str, name: str, settings: Any) -> None:
         kind = self.kinds[index]
@@ -310,6 +360,7 @@ class ScopeChecks:
                     index,
                     outer=outer,
                     own=not outer,
+                    output=key == "output",
                 )
             )
 

@@ -7,6 +7,7 @@ do not. Graph rules run in linear time (see ``graph.py``), so large documents va
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Collection, Container, Iterable, Mapping
 from dataclasses import asdict, dataclass
 from typing import Any, Literal
@@ -42,6 +43,7 @@ from webapp.process.kinds import (
     NodeKind,
     config_type_ok,
 )
+from webapp.process.naming import Namer, capitalized
 from webapp.process.scope_checks import ScopeChecks, Site
 from webapp.process.tools import ToolSpec
 
@@ -180,6 +182,61 @@ def validate(
     return _Validator(normalized, tools, as_catalog(processes), roles, users).run()
 
 
+def expression_problems(
+    doc: Mapping[str, Any],
+    element_id: str,
+    path: tuple[str, ...],
+    text: str,
+    tools: Mapping[str, ToolSpec] | None = None,
+    changes: Mapping[tuple[str, ...], Any] | None = None,
+) -> list[Problem]:
+    """What validation says about one expression as the modeller types it: `text` set at
+    `path` in the element (a node's config, or a flow itself), with `changes` (other settings
+    not applied yet) set likewise; the expression's problems are those it adds."""
+    nodes, flows = doc.get("nodes"), doc.get("flows")
+    if not isinstance(nodes, Mapping) or not isinstance(flows, Mapping):
+        return []
+    if element_id in flows:
+        home, key, base = "flows", "", dict(flows[element_id])
+    elif element_id in nodes:
+        home, key, base = "nodes", "config", dict(nodes[element_id])
+        base["config"] = dict(base.get("config") or {})
+    else:
+        return []
+    target = base["config"] if key else base
+    for where, value in (changes or {}).items():
+        _set_path(target, where, value)
+    with_text, without = copy.deepcopy(target), copy.deepcopy(target)
+    _set_path(with_text, path, text)
+    _set_path(without, path, "")
+
+    def problems(settings: dict[str, Any]) -> list[Problem]:
+        element = {**base, key: settings} if key else settings
+        changed = {**doc, home: {**doc[home], element_id: element}}
+        return [
+            p
+            for p in validate(changed, tools)
+            if p.element_id == element_id and p.code.startswith("expression.")
+        ]
+
+    before = problems(without)
+    return [p for p in problems(with_text) if p not in before]
+
+
+def _set_path(settings: dict[str, Any], path: tuple[str, ...], value: Any) -> None:
+    """Set `value` at `path` in nested dicts, copying each level; "" or None removes it."""
+    *parents, last = path
+    level = settings
+    for part in parents:
+        inner = level.get(part)
+        level[part] = dict(inner) if isinstance(inner, Mapping) else {}
+        level = level[part]
+    if value in ("", None):
+        level.pop(last, None)
+    else:
+        level[last] = value
+
+
 class _Validator(EventChecks, ScopeChecks):
     """One validation run; collects problems in a fixed, deterministic order."""
 
@@ -201,6 +258,7 @@ class _Validator(EventChecks, ScopeChecks):
         self.problems: list[Problem] = []
         self.sites: list[Site] = []
         self.graph: Graph = build_graph(self.nodes, self.flows)
+        self.namer = Namer(self.nodes, self.flows)
         self.kinds: list[NodeKind | None] = [KINDS.get(n["kind"]) for n in self.nodes.values()]
         self.script_writers: dict[str, int] = {}
         self.pool = uses_pool(doc)
@@ -219,7 +277,7 @@ class _Validator(EventChecks, ScopeChecks):
         comp = strongly_connected(self.graph.succ)
         self.cyclic = cyclic_nodes(self.graph.succ, comp)
         self.ancestors = ancestor_masks(self.graph.succ, comp, self.cyclic)
-        self.visible = self.data_masks(self.ancestors)
+        self.visible = self.boundary_data(self.ancestors)
         self.check_reachability(comp)
         self.check_exclusive_gateways()
         for index, node_id in enumerate(self.graph.ids):
@@ -241,39 +299,19 @@ class _Validator(EventChecks, ScopeChecks):
         return self.roles is None or name in self.roles
 
     def error(self, code: str, element_id: str | None, message: str) -> None:
-        self.problems.append(Problem(code, "error", element_id, message))
+        self.problems.append(Problem(code, "error", element_id, capitalized(message)))
 
     def warning(self, code: str, element_id: str | None, message: str) -> None:
-        self.problems.append(Problem(code, "warning", element_id, message))
+        self.problems.append(Problem(code, "warning", element_id, capitalized(message)))
 
     def info(self, code: str, element_id: str | None, message: str) -> None:
-        self.problems.append(Problem(code, "info", element_id, message))
+        self.problems.append(Problem(code, "info", element_id, capitalized(message)))
 
     def name(self, node_id: str) -> str:
-        node = self.nodes.get(node_id)
-        if node is None:
-            return f"'{node_id}'"
-        kind = KINDS.get(node["kind"])
-        label = kind.label if kind else "Node"
-        if node["title"]:
-            return f"{label} '{node['title']}'"
-        return f"{label} {self.whereabouts(node_id)}"
-
-    def whereabouts(self, node_id: str) -> str:
-        """An untitled node by a titled neighbour ("after 'Check budget'"), else by its id."""
-        index = self.graph.index.get(node_id)
-        if index is None:
-            return f"'{node_id}'"
-        graph = self.graph
-        for flows, word in ((graph.in_flows[index], "after"), (graph.out_flows[index], "before")):
-            titles = [self.nodes[graph.ids[other]]["title"] for _, other in flows]
-            titled = [title for title in titles if title]
-            if len(titled) == 1:
-                return f"{word} '{titled[0]}'"
-        return f"'{node_id}'"
+        return self.namer.node(node_id)
 
     def flow_name(self, flow_id: str) -> str:
-        return f"Flow '{self.flows[flow_id]['title'] or flow_id}'"
+        return self.namer.flow(flow_id)
 
     # --- structure ---------------------------------------------------------------------------
 
@@ -298,7 +336,7 @@ class _Validator(EventChecks, ScopeChecks):
                 self.error(
                     "kind.unknown",
                     node_id,
-                    f"Node '{node['title'] or node_id}' has unknown kind '{node['kind']}'.",
+                    f"{self.name(node_id)} has unknown kind '{node['kind']}'.",
                 )
 
     def check_flows(self) -> None:
@@ -732,7 +770,8 @@ class _Validator(EventChecks, ScopeChecks):
                 continue
             allowed = self.visible[site.node] if site.node is not None else 0
             if site.own and site.node is not None:
-                allowed |= 1 << site.node | self.inside.get(site.node, 0)
+                # An instance's result reaches `$vars` (saveTo) only when all are done.
+                allowed = allowed & ~(1 << site.node) | self.inside.get(site.node, 0)
             loop, elements = (
                 self.loop_context(site.node, include_self=not site.outer)
                 if site.node is not None
@@ -816,11 +855,34 @@ class _Validator(EventChecks, ScopeChecks):
                 site.element_id,
                 f"{site.what} refers to {shown}; $form can only be used inside a form.",
             )
+        elif root == "$vars" and site.own and self.own_script_sets(site, name):
+            return
+        elif root == "$vars" and name is not None and self.reads_own_result(site, writers, name):
+            self.own_result(site, shown)
+        elif root == "$nodes" and site.node is not None and name == self.graph.ids[site.node]:
+            if site.own and not (site.output and self.has_result(site.node)):
+                self.own_result(site, shown)
+            elif not site.own and not allowed >> site.node & 1:
+                self.warning(
+                    "expression.reference",
+                    site.element_id,
+                    f"{site.what} reads {shown}, the result of {self.name(name)} itself, which "
+                    "is there only once it has completed, so the value may be missing.",
+                )
+        elif (
+            root == "$vars"
+            and name is not None
+            and site.node is not None
+            and not writers.get(name, 0) & allowed
+            and writers.get(name, 0) & (self.maybe[site.node] | self.never[site.node])
+        ):
+            self.after_boundary(site, shown, writers.get(name, 0))
         elif (
             root == "$vars"
             and name is not None
             and not writers.get(name, 0) & allowed
-            and self.pool_unknown & allowed
+            and self.pool_unknown
+            & (allowed | (self.maybe[site.node] if site.node is not None else 0))
         ):
             self.warning(
                 "expression.reference",
@@ -854,6 +916,97 @@ class _Validator(EventChecks, ScopeChecks):
         elif root not in expressions.ROOTS:
             self.error(
                 "expression.reference", site.element_id, f"{site.what} refers to unknown {root}."
+            )
+
+    def reads_own_result(self, site: Site, writers: Mapping[str, int], name: str) -> bool:
+        """Whether `site` reads `$vars.<name>` that only its own activity saves, when it
+        completes, which is after the expression is evaluated (a script's lines assign at once).
+        """
+        node = site.node
+        if node is None or self.graph.ids[node] != site.element_id:
+            return False
+        if not site.own and self.visible[node] >> node & 1:
+            return False
+        by_self = writers.get(name, 0) & ~self.script_writers.get(name, 0)
+        if not by_self >> node & 1:
+            return False
+        others = writers.get(name, 0) & ~(1 << node)
+        if site.own:
+            return not others & (self.visible[node] | self.inside.get(node, 0))
+        return not others & self.visible[node]
+
+    def after_boundary(self, site: Site, shown: str, writers: int) -> None:
+        """Report `$vars` that only steps a boundary event before `site` cuts short save."""
+        assert site.node is not None
+        maybe = writers & self.maybe[site.node]
+        found = maybe or writers & self.never[site.node]
+        listed = ", ".join(
+            self.name(self.graph.ids[i]) for i in range(len(self.graph)) if found >> i & 1
+        )
+        if maybe:
+            self.warning(
+                "expression.reference",
+                site.element_id,
+                f"{site.what} reads {shown}, which only {listed} saves; after a boundary event "
+                "on the way there it may not have done so, so the value may be missing.",
+            )
+        else:
+            self.error(
+                "expression.reference",
+                site.element_id,
+                f"{site.what} reads {shown}, which only {listed} saves when it completes; on "
+                "the path from its interrupting boundary event it never has.",
+            )
+
+    def own_script_sets(self, site: Site, name: str | None) -> bool:
+        """Whether the script task `site` belongs to assigns `$vars.<name>` as it runs."""
+        node = site.node
+        return (
+            node is not None
+            and name is not None
+            and bool(self.script_writers.get(name, 0) >> node & 1)
+        )
+
+    def own_result(self, site: Site, shown: str) -> None:
+        """Report an expression that reads its own activity's result before it exists."""
+        assert site.node is not None
+        node_id = self.graph.ids[site.node]
+        name = self.name(node_id)
+        if not site.own:
+            self.error(
+                "expression.reference",
+                site.element_id,
+                f"{site.what} reads {shown}, which {name} itself saves only when it has "
+                "completed, so it is missing here.",
+            )
+        elif site.output and self.has_result(site.node):
+            self.error(
+                "expression.reference",
+                site.element_id,
+                f"{site.what} reads {shown}, which is saved only after all instances have "
+                "finished (as the list of their outputs), so every output would be empty. The "
+                f"result of the instance that just finished is $nodes.{node_id} (a form's "
+                f"field as $nodes.{node_id}.<key>).",
+            )
+        elif site.output:
+            self.error(
+                "expression.reference",
+                site.element_id,
+                f"{site.what} reads {shown}, but {name} has no result of its own; "
+                + (
+                    "read what the steps inside it saved ($nodes.<their id> or $vars.<name>), "
+                    "or use $item or $loop."
+                    if self.inside.get(site.node)
+                    else "use $item or $loop."
+                ),
+            )
+        else:
+            self.error(
+                "expression.reference",
+                site.element_id,
+                f"{site.what} reads {shown}, which is there only after all instances have "
+                "finished. Count finished instances with $loop (such as $loop.completed >= 2), "
+                "or turn each instance's result into the output first.",
             )
 
     # --- parallel gateways -------------------------------------------------------------------

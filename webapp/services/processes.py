@@ -9,7 +9,7 @@ from __future__ import annotations
 import copy
 import re
 import unicodedata
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -35,6 +35,7 @@ from webapp.process.bpmn.vendor import refreshed_xml
 from webapp.process.diff import DocumentDiff, diff_documents
 from webapp.process.kinds import KINDS
 from webapp.process.validation import Problem, has_errors, validate
+from webapp.process.validation import expression_problems as validation_problems
 from webapp.services import schedules
 
 KEY = re.compile(r"^[A-Za-z_][A-Za-z0-9_.-]{0,99}$")
@@ -581,11 +582,17 @@ def auto_layout_draft(process: Process, *, base_revision: int, actor: User | Non
     return edit_draft(process, auto_layout, base_revision=base_revision, actor=actor)
 
 
-def condition_problems(
-    process: Process, flow_id: str, condition: str, canvas_xml: str | None = None
+def expression_problems(
+    process: Process,
+    element_id: str,
+    path: tuple[str, ...],
+    text: str,
+    canvas_xml: str | None = None,
+    changes: Mapping[tuple[str, ...], Any] | None = None,
 ) -> list[Problem]:
-    """What the validator would say about `condition` on `flow_id`: its data references checked
-    against the canvas the modeller sees (`canvas_xml`) or, without it, the saved draft."""
+    """What the validator would say about the expression at `path` of `element_id` (a flow's
+    condition, a multi-instance output...): checked against the canvas the modeller sees
+    (`canvas_xml`) or, without it, the saved draft, with the panel's unapplied `changes`."""
     doc: dict[str, Any] | None = None
     if canvas_xml:
         try:
@@ -594,11 +601,9 @@ def condition_problems(
             doc = None
     if doc is None:
         doc = process.draft_document
-    if not doc or flow_id not in doc.get("flows", {}):
+    if not doc:
         return []
-    flows = {**doc["flows"], flow_id: {**doc["flows"][flow_id], "condition": condition}}
-    problems = validate({**doc, "flows": flows}, tool_specs())
-    return [p for p in problems if p.element_id == flow_id and p.code.startswith("expression.")]
+    return validation_problems(doc, element_id, path, text, tool_specs(), changes)
 
 
 def lock_process(process_id: int) -> Process | None:

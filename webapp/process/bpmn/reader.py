@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from lxml import etree
@@ -30,6 +30,7 @@ from webapp.process.document import (
     upgrade,
 )
 from webapp.process.kinds import MULTI_INSTANCE_KINDS
+from webapp.process.naming import Namer, capitalized
 from webapp.process.validation import Problem
 
 from . import conditions, events, kept, layout, safe_xml, structure
@@ -345,7 +346,7 @@ class _Reader:
             raise BpmnImportError(
                 "The file's Flowdesk extension data is nested too deeply"
             ) from None
-        return ImportResult(document, self.warnings, self.unsupported)
+        return ImportResult(document, named(document, self.warnings), self.unsupported)
 
     def _choose_process(self, process_id: str | None) -> etree._Element:
         def has_nodes(p: etree._Element) -> bool:
@@ -792,3 +793,16 @@ def _numbers(element: etree._Element | None, *names: str) -> dict[str, Any] | No
             return None
         result[name] = int(value) if value.is_integer() else value
     return result
+
+
+def named(document: dict[str, Any], warnings: list[Problem]) -> list[Problem]:
+    """The warnings, each beginning with the element it is about as people see it ("The timer
+    boundary event on 'Review': Timer has no duration or date")."""
+    namer = Namer(document["nodes"], document["flows"])
+    elements = document["nodes"].keys() | document["flows"].keys()
+    return [
+        replace(w, message=f"{capitalized(namer.element(w.element_id))}: {w.message}")
+        if w.element_id is not None and w.element_id in elements
+        else w
+        for w in warnings
+    ]
