@@ -257,43 +257,130 @@
   ApplyHandler.prototype.execute = function () { return []; };
   ApplyHandler.prototype.revert = function () { return []; };
 
-  /* Appended shapes go right of the source with room for its context pad (bpmn-js leaves about
-   * 50 px, under the pad), moved down past anything already there. */
+  /* --- where new shapes go: one rule for every append and keyboard create --- */
+
+  /* A new shape never overlaps another shape of its scope, and the flow to it crosses none:
+   * appended shapes go right of the source with room for its context pad (bpmn-js leaves about
+   * 50 px, under the pad), moved down past anything in the way. Shapes outside the source's
+   * sub-process do not block: the sub-process grows, and growing moves what is beside it. */
   const APPEND_GAP = 120;
   const APPEND_MARGIN = 30;
-  function FlowdeskAutoPlace(eventBus, elementRegistry) {
-    const holds = (container, element) => {
-      for (let parent = element.parent; parent; parent = parent.parent) if (parent === container) return true;
-      return false;
+  const snap = (value) => Math.round(value / 10) * 10;
+  const within = (container, element) => {
+    for (let parent = element.parent; parent; parent = parent.parent) if (parent === container) return true;
+    return false;
+  };
+  const apart = (a, b, margin) => a.x >= b.x + b.width + margin || b.x >= a.x + a.width + margin
+    || a.y >= b.y + b.height + margin || b.y >= a.y + a.height + margin;
+  const isContainer = (element) => !!element.businessObject
+    && ['bpmn:SubProcess', 'bpmn:Participant'].includes(element.businessObject.$type);
+
+  function Placement(elementRegistry, canvas, layouter, elementFactory) {
+    let probeFlow = null;
+    /* The shapes a new shape in `scope` must keep clear of, besides the ones listed in `skip`. */
+    this.shapesIn = (scope, skip) => elementRegistry.filter((element) => !element.waypoints
+      && element.type !== 'label' && element.width !== undefined && element.parent
+      && within(scope, element) && !skip.some((other) => other === element || within(element, other)));
+    this.free = (box, shapes, margin) => shapes.every((other) => apart(box, other, margin));
+    /* The route bpmn-js would give a flow from `source` to a shape of `box` crosses no shape. */
+    this.clearRoute = (source, shape, box, shapes) => {
+      if (!probeFlow) probeFlow = elementFactory.createConnection({ type: 'bpmn:SequenceFlow' });
+      const target = { id: shape.id, type: shape.type, businessObject: shape.businessObject, di: shape.di,
+        x: box.x, y: box.y, width: box.width, height: box.height };
+      const points = layouter.layoutConnection(probeFlow, { source: source, target: target }) || [];
+      for (let i = 0; i + 1 < points.length; i += 1) {
+        const a = points[i]; const b = points[i + 1];
+        const segment = { x: Math.min(a.x, b.x), y: Math.min(a.y, b.y), width: Math.abs(a.x - b.x), height: Math.abs(a.y - b.y) };
+        if (shapes.some((other) => other !== source.host && !apart(segment, other, 4))) return false;
+      }
+      return true;
     };
-    /* Shapes in the way: not the sub-processes around the source (the new shape goes inside). */
-    const overlaps = (box, source) => elementRegistry.filter((element) => !element.waypoints
-      && element.type !== 'label' && element.parent && element.width !== undefined
-      && !holds(element, source))
-      .some((other) => other.x < box.x + box.width + APPEND_MARGIN
-        && box.x < other.x + other.width + APPEND_MARGIN
-        && other.y < box.y + box.height + APPEND_MARGIN
-        && box.y < other.y + other.height + APPEND_MARGIN);
-    const snap = (value) => Math.round(value / 10) * 10;
+    /* The first free spot going down from `box` (centre point, snapped), or the start. */
+    this.below = (box, fits) => {
+      const step = box.height + APPEND_MARGIN;
+      for (let tries = 0; tries < 30; tries += 1) {
+        const candidate = Object.assign({}, box, { y: box.y + tries * step });
+        if (fits(candidate)) return candidate;
+      }
+      return box;
+    };
+    this.centre = (box) => ({ x: snap(box.x + box.width / 2), y: snap(box.y + box.height / 2) });
+    /* A free spot for `shape` in the part of the current plane in view, left to right, top down. */
+    this.inView = (shape, palette) => {
+      const root = canvas.getRootElement();
+      const view = canvas.viewbox();
+      const shapes = this.shapesIn(root, []);
+      const left = view.x + (palette || 0) / view.scale + APPEND_MARGIN;
+      const columns = Math.max(1, Math.floor((view.width - (left - view.x)) / (shape.width + APPEND_MARGIN)));
+      for (let row = 0; row < 40; row += 1) {
+        for (let column = 0; column < columns; column += 1) {
+          const box = { x: left + column * (shape.width + APPEND_MARGIN * 2), y: view.y + APPEND_MARGIN + row * (shape.height + APPEND_MARGIN * 2), width: shape.width, height: shape.height };
+          if (this.free(box, shapes, APPEND_MARGIN)) return this.centre(box);
+        }
+      }
+      return this.centre({ x: left, y: view.y + view.height + APPEND_MARGIN, width: shape.width, height: shape.height });
+    };
+  }
+  Placement.$inject = ['elementRegistry', 'canvas', 'layouter', 'elementFactory'];
+
+  function FlowdeskAutoPlace(eventBus, placement) {
     /* Above bpmn-js's grid-snapping placement (2000), which would otherwise decide. */
     eventBus.on('autoPlace', 2500, (context) => {
       const { source, shape } = context;
       if (!source || source.waypoints || !shape) return undefined;
-      const box = {
+      const scope = source.host ? source.host.parent : source.parent;
+      const shapes = placement.shapesIn(scope, [source]);
+      const start = {
         x: source.x + source.width + APPEND_GAP,
         y: source.y + source.height / 2 - shape.height / 2,
         width: shape.width,
         height: shape.height,
       };
-      for (let tries = 0; tries < 20 && overlaps(box, source); tries += 1) box.y += shape.height + APPEND_MARGIN;
-      return { x: snap(box.x + shape.width / 2), y: snap(box.y + shape.height / 2) };
+      const box = placement.below(start, (candidate) => placement.free(candidate, shapes, APPEND_MARGIN)
+        && placement.clearRoute(source, shape, candidate, shapes));
+      return placement.centre(box);
     });
   }
-  FlowdeskAutoPlace.$inject = ['eventBus', 'elementRegistry'];
+  FlowdeskAutoPlace.$inject = ['eventBus', 'placement'];
+
+  /* A sub-process (or pool) that grows, as it does when a shape is added at its edge, pushes
+   * what lies beyond the edge it grew at by as much, when it would otherwise come too close:
+   * everything on that side moves together, so flows between those shapes keep their shape. */
+  function GrowthMakesRoom(eventBus, modeling) {
+    eventBus.on('commandStack.shape.resize.postExecute', (event) => {
+      const { shape, oldBounds } = event.context;
+      if (!oldBounds || !isContainer(shape) || !shape.parent) return;
+      const grown = {
+        right: shape.x + shape.width - (oldBounds.x + oldBounds.width),
+        down: shape.y + shape.height - (oldBounds.y + oldBounds.height),
+        left: oldBounds.x - shape.x,
+        up: oldBounds.y - shape.y,
+      };
+      const siblings = () => shape.parent.children.filter((other) => other !== shape && !other.waypoints
+        && other.type !== 'label' && !other.host && other.width !== undefined);
+      const sides = {
+        right: [(o) => o.x >= oldBounds.x + oldBounds.width, { x: 1, y: 0 }],
+        down: [(o) => o.y >= oldBounds.y + oldBounds.height, { x: 0, y: 1 }],
+        left: [(o) => o.x + o.width <= oldBounds.x, { x: -1, y: 0 }],
+        up: [(o) => o.y + o.height <= oldBounds.y, { x: 0, y: -1 }],
+      };
+      Object.keys(sides).forEach((side) => {
+        const amount = grown[side];
+        if (amount <= 0) return;
+        const [beyond, direction] = sides[side];
+        const moving = siblings().filter(beyond);
+        if (!moving.some((other) => !apart(shape, other, APPEND_MARGIN))) return;
+        modeling.moveElements(moving, { x: direction.x * amount, y: direction.y * amount }, shape.parent);
+      });
+    });
+  }
+  GrowthMakesRoom.$inject = ['eventBus', 'modeling'];
 
   const FlowdeskModule = {
     __init__: ['flowdeskPalette', 'flowdeskContextPad', 'flowdeskReplaceMenu', 'flowdeskAlignIcons',
-      'flowdeskAutoPlace', 'flowdeskRules'],
+      'flowdeskAutoPlace', 'flowdeskRules', 'growthMakesRoom'],
+    placement: ['type', Placement],
+    growthMakesRoom: ['type', GrowthMakesRoom],
     flowdeskRules: ['type', FlowdeskRules],
     flowdeskAutoPlace: ['type', FlowdeskAutoPlace],
     flowdeskPalette: ['type', FlowdeskPalette],
