@@ -1287,17 +1287,93 @@
     window.flowdeskZoom.fit(get('canvas'), { left: left });
   }
 
-  /* Palette icons carry their name as a tooltip and an accessible name. */
+  /* Palette entries are buttons in the tab order, each named by its tooltip; Enter or Space on
+   * a shape's entry creates it without the mouse (see `createFromKeyboard`). */
   function namePaletteEntries() {
     const entries = get('palette').getEntries();
+    const container = document.querySelector('.djs-palette');
+    if (container) {
+      container.setAttribute('role', 'group');
+      container.setAttribute('aria-label', 'Palette: tools, and shapes to add to the diagram');
+    }
     document.querySelectorAll('.djs-palette .entry').forEach((entry) => {
       const known = entries[entry.dataset.action];
       const name = (known && known.title) || entry.getAttribute('title');
       if (!name) return;
       entry.setAttribute('title', name);
       entry.setAttribute('aria-label', name);
+      entry.setAttribute('role', 'button');
+      entry.setAttribute('tabindex', '0');
     });
   }
+
+  /* The shapes a palette entry creates, the first being the one placed and selected. */
+  function paletteShapes(action) {
+    const factory = get('elementFactory');
+    const inside = (scope, attrs) => factory.createShape(Object.assign({ type: 'bpmn:StartEvent', x: 40, y: 82, parent: scope }, attrs));
+    if (CREATE[action]) return [shapeOf(factory, CREATE[action])];
+    const plain = { 'create.start-event': 'bpmn:StartEvent', 'create.end-event': 'bpmn:EndEvent', 'create.exclusive-gateway': 'bpmn:ExclusiveGateway' };
+    if (plain[action]) return [factory.createShape({ type: plain[action] })];
+    if (action === 'create.subprocess-expanded') {
+      const scope = factory.createShape({ type: 'bpmn:SubProcess', isExpanded: true, x: 0, y: 0 });
+      return [scope, inside(scope, {})];
+    }
+    if (action === 'create.event-subprocess') {
+      const scope = factory.createShape({ type: 'bpmn:SubProcess', triggeredByEvent: true, isExpanded: true, x: 0, y: 0 });
+      return [scope, inside(scope, { eventDefinitionType: 'bpmn:TimerEventDefinition' })];
+    }
+    return null;
+  }
+
+  const followsFlow = (element) => !!element && !element.waypoints && element.type !== 'label'
+    && !!element.businessObject && element.businessObject.$instanceOf('bpmn:FlowNode')
+    && element.type !== 'bpmn:EndEvent' && !element.businessObject.triggeredByEvent;
+  const takesFlowIn = (shape) => !['bpmn:StartEvent', 'bpmn:BoundaryEvent'].includes(shape.type)
+    && !shape.businessObject.triggeredByEvent;
+
+  /* A palette entry used from the keyboard: the shape follows the selected element (connected,
+   * as the context pad appends), goes on the border of the selected activity (boundary events),
+   * or else into the first free spot in view; either way it is selected, so the panel opens. */
+  function createFromKeyboard(action) {
+    const shapes = paletteShapes(action);
+    if (!shapes) return false;
+    const [shape, ...inner] = shapes;
+    const chosen = get('selection').get();
+    const selected = chosen.length === 1 ? chosen[0] : null;
+    const modeling = get('modeling');
+    if (shape.type === 'bpmn:BoundaryEvent' && !(selected && isHost(selected.businessObject))) {
+      setStatus('Select a task, sub-process or call activity first: this event goes on its border.', 'error');
+      return true;
+    }
+    get('commandStack').execute('flowdesk.apply', {
+      run: () => {
+        if (shape.type === 'bpmn:BoundaryEvent') {
+          const taken = (selected.attachers || []).map((a) => a.x + a.width / 2);
+          const x = [0.3, 0.6, 0.8, 0.15, 0.45].map((f) => selected.x + selected.width * f)
+            .find((spot) => taken.every((other) => Math.abs(other - spot) > shape.width)) || selected.x + selected.width / 2;
+          modeling.createShape(shape, { x: x, y: selected.y + selected.height }, selected, { attach: true });
+        } else if (followsFlow(selected) && takesFlowIn(shape)) {
+          get('autoPlace').append(selected, shape);
+        } else {
+          const palette = document.querySelector('.djs-palette');
+          const position = get('placement').inView(shape, palette ? palette.offsetLeft + palette.offsetWidth : 0);
+          modeling.createShape(shape, position, get('canvas').getRootElement());
+        }
+        inner.forEach((child) => modeling.createShape(child, { x: shape.x + child.x + child.width / 2, y: shape.y + child.y + child.height / 2 }, shape));
+      },
+    });
+    get('selection').select(shape);
+    get('canvas').scrollToElement(shape);
+    return true;
+  }
+
+  byId('canvas').addEventListener('keydown', (event) => {
+    const entry = event.target.closest && event.target.closest('.djs-palette .entry');
+    if (!entry || !['Enter', ' '].includes(event.key)) return;
+    event.preventDefault();
+    event.stopPropagation();
+    if (!createFromKeyboard(entry.dataset.action)) entry.click();
+  });
   modeler.on('palette.changed', namePaletteEntries);
 
   (async function start() {
@@ -1312,6 +1388,7 @@
     fit();
     window.flowdeskZoom.controls(get('canvas'), byId('canvas'), fit);
     namePaletteEntries();
+    byId('canvas').querySelector('.djs-container > svg').setAttribute('aria-label', 'Process diagram: Delete, Ctrl+Z and the other shortcuts work here. The Outline view edits the same draft with the keyboard.');
     showProblems(readJSON('draft-problems'));
     setStatus(`Saved · revision ${state.revision} · ${state.summary}`, 'ok');
     root.dataset.ready = 'true';
