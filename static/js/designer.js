@@ -1044,9 +1044,11 @@
 
   /* --- the properties panel follows the selection --- */
 
-  const panel = { applied: '', lastSent: '', invalid: false, busy: 0, idle: [] };
+  /* `left`: the fields of the shown element the user has left; the server points out a missing
+   * value only in those (and in all of them on the Apply button). */
+  const panel = { applied: '', lastSent: '', invalid: false, busy: 0, idle: [], left: new Set(), leftFor: '' };
   const props = byId('props');
-  const NOT_EDITED = new Set(['action', 'csrf_token', 'original', 'revision', 'names']);
+  const NOT_EDITED = new Set(['action', 'csrf_token', 'original', 'revision', 'names', 'left']);
   const panelForm = () => props.querySelector('#props-form');
 
   function snapshot(data) {
@@ -1072,6 +1074,8 @@
     if (form && status === 422) {
       panel.invalid = true;
     } else if (form && status === 200 && ctx.request.method === 'GET') {
+      panel.left.clear();
+      panel.leftFor = form.elements.element_id.value;
       panel.invalid = false;
       panel.lastSent = '';
       panel.applied = snapshot(new FormData(form));
@@ -1103,7 +1107,8 @@
     if (ctx.request.method === 'POST' && (sent.get('action') || 'apply') === 'apply') {
       /* A blur right after a debounced apply, or Apply after it, sends the same values again;
        * a late duplicate could redo an apply the user has just undone. */
-      const values = snapshot(sent);
+      const revealing = sent.get('action') === 'apply' && props.querySelector('[data-missing-hidden]');
+      const values = [snapshot(sent), sent.get('left') || '', revealing ? 'apply' : ''].join('\n');
       if (values === panel.lastSent) {
         event.preventDefault();
         setTimeout(showPanelState, 0);
@@ -1175,6 +1180,31 @@
     const form = panelForm();
     if (form && newer.length) restore(form, newer);
     newer = [];
+  });
+
+  document.addEventListener('htmx:config:request', (event) => {
+    const ctx = event.detail && event.detail.ctx;
+    const form = panelForm();
+    if (!ctx || ctx.target !== props || ctx.request.method !== 'POST' || !form) return;
+    if (panel.leftFor === form.elements.element_id.value) ctx.request.body.set('left', [...panel.left].join(' '));
+  });
+
+  /* Leaving a field: from now on the panel says when its value is missing (asking the server
+   * at once when some missing value is not shown yet). */
+  props.addEventListener('focusout', (event) => {
+    const form = panelForm();
+    const name = event.target.name;
+    if (!form || !form.contains(event.target) || !name || NOT_EDITED.has(name) || state.conflict) return;
+    const shown = form.elements.element_id.value;
+    if (panel.leftFor !== shown) {
+      panel.left.clear();
+      panel.leftFor = shown;
+    }
+    if (panel.left.has(name)) return;
+    panel.left.add(name);
+    if (props.querySelector('[data-missing-hidden]')) {
+      htmx.ajax('POST', form.getAttribute('hx-post'), { source: form, target: '#props', swap: 'innerMorph' });
+    }
   });
 
   ['input', 'change'].forEach((type) => props.addEventListener(type, () => {

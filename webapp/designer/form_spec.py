@@ -211,6 +211,17 @@ def row_field(row: dict[str, Any]) -> tuple[dict[str, Any], list[str]]:
     return field, problems
 
 
+def missing_in_row(row: dict[str, Any]) -> dict[str, str]:
+    """The row inputs its field type needs that are still empty, with what to enter in each."""
+    kind = row.get("type") if row.get("type") in FIELD_TYPES else "text"
+    missing = {}
+    if FIELD_TYPES[kind].has_options and not _options(row.get("options") or ""):
+        missing["options"] = "Enter the options to choose from, one per line."
+    if kind == "display" and not (row.get("value") or "").strip():
+        missing["value"] = "Enter the expression whose value is shown."
+    return missing
+
+
 def _options(text: str) -> list[dict[str, str]]:
     options = []
     for line in text.splitlines():
