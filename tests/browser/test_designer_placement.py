@@ -19,8 +19,12 @@ make_process = designer_fixtures.make_process
 CLASHES = """() => {
   const shapes = modeler.get('elementRegistry').filter(e => !e.waypoints && e.type !== 'label'
     && e.parent && e.width !== undefined && !e.host);
-  const inside = (outer, inner) => { for (let p = inner.parent; p; p = p.parent) if (p === outer) return true; return false; };
-  const apart = (a, b) => a.x >= b.x + b.width || b.x >= a.x + a.width || a.y >= b.y + b.height || b.y >= a.y + a.height;
+  const inside = (outer, inner) => {
+    for (let p = inner.parent; p; p = p.parent) if (p === outer) return true;
+    return false;
+  };
+  const apart = (a, b) => a.x >= b.x + b.width || b.x >= a.x + a.width
+    || a.y >= b.y + b.height || b.y >= a.y + a.height;
   const clashes = [];
   shapes.forEach((a, i) => shapes.slice(i + 1).forEach((b) => {
     if (!inside(a, b) && !inside(b, a) && !apart(a, b)) clashes.push(`${a.id} overlaps ${b.id}`);
@@ -28,11 +32,14 @@ CLASHES = """() => {
   modeler.get('elementRegistry').filter(e => e.waypoints).forEach((flow) => {
     const points = flow.waypoints;
     shapes.forEach((shape) => {
-      if (shape === flow.source || shape === flow.target || inside(shape, flow.source) || inside(shape, flow.target)) return;
-      const box = {x: shape.x + 2, y: shape.y + 2, width: shape.width - 4, height: shape.height - 4};
+      const ends = [flow.source, flow.target];
+      if (ends.some((end) => end === shape || inside(shape, end))) return;
+      const box = {x: shape.x + 2, y: shape.y + 2, width: shape.width - 4,
+        height: shape.height - 4};
       for (let i = 0; i + 1 < points.length; i++) {
         const a = points[i], b = points[i + 1];
-        const seg = {x: Math.min(a.x, b.x), y: Math.min(a.y, b.y), width: Math.abs(a.x - b.x), height: Math.abs(a.y - b.y)};
+        const seg = {x: Math.min(a.x, b.x), y: Math.min(a.y, b.y),
+          width: Math.abs(a.x - b.x), height: Math.abs(a.y - b.y)};
         if (!apart(seg, box)) { clashes.push(`${flow.id} runs through ${shape.id}`); return; }
       }
     });

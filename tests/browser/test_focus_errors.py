@@ -86,7 +86,9 @@ def test_a_start_form_with_errors_focuses_its_summary(page, processes):
 def test_a_start_form_summary_names_each_label_once(page, app, demo):
     with app.app_context():
         buying = {"key": "what", "label": "What are we buying?", "type": "text", "required": True}
-        process = chain(("first", node("userTask", "Look", assignee={"type": "role", "value": "approver"})))
+        process = chain(
+            ("first", node("userTask", "Look", assignee={"type": "role", "value": "approver"}))
+        )
         process["nodes"]["start"]["config"]["form"] = {"fields": [buying]}
         publish_document(process, key="purchase")
     sign_in(page, "alice")
