@@ -311,10 +311,12 @@
       const view = canvas.viewbox();
       const shapes = this.shapesIn(root, []);
       const left = view.x + (palette || 0) / view.scale + APPEND_MARGIN;
-      const columns = Math.max(1, Math.floor((view.width - (left - view.x)) / (shape.width + APPEND_MARGIN)));
+      const across = shape.width + APPEND_MARGIN * 2;
+      const down = shape.height + APPEND_MARGIN * 2;
+      const columns = Math.max(1, Math.floor((view.x + view.width - left) / across));
       for (let row = 0; row < 40; row += 1) {
         for (let column = 0; column < columns; column += 1) {
-          const box = { x: left + column * (shape.width + APPEND_MARGIN * 2), y: view.y + APPEND_MARGIN + row * (shape.height + APPEND_MARGIN * 2), width: shape.width, height: shape.height };
+          const box = { x: left + column * across, y: view.y + APPEND_MARGIN + row * down, width: shape.width, height: shape.height };
           if (this.free(box, shapes, APPEND_MARGIN)) return this.centre(box);
         }
       }
