@@ -257,43 +257,132 @@
   ApplyHandler.prototype.execute = function () { return []; };
   ApplyHandler.prototype.revert = function () { return []; };
 
-  /* Appended shapes go right of the source with room for its context pad (bpmn-js leaves about
-   * 50 px, under the pad), moved down past anything already there. */
+  /* --- where new shapes go: one rule for every append and keyboard create --- */
+
+  /* A new shape never overlaps another shape of its scope, and the flow to it crosses none:
+   * appended shapes go right of the source with room for its context pad (bpmn-js leaves about
+   * 50 px, under the pad), moved down past anything in the way. Shapes outside the source's
+   * sub-process do not block: the sub-process grows, and growing moves what is beside it. */
   const APPEND_GAP = 120;
   const APPEND_MARGIN = 30;
-  function FlowdeskAutoPlace(eventBus, elementRegistry) {
-    const holds = (container, element) => {
-      for (let parent = element.parent; parent; parent = parent.parent) if (parent === container) return true;
-      return false;
+  const snap = (value) => Math.round(value / 10) * 10;
+  const within = (container, element) => {
+    for (let parent = element.parent; parent; parent = parent.parent) if (parent === container) return true;
+    return false;
+  };
+  const apart = (a, b, margin) => a.x >= b.x + b.width + margin || b.x >= a.x + a.width + margin
+    || a.y >= b.y + b.height + margin || b.y >= a.y + a.height + margin;
+  const isContainer = (element) => !!element.businessObject
+    && ['bpmn:SubProcess', 'bpmn:Participant'].includes(element.businessObject.$type);
+
+  function Placement(elementRegistry, canvas, layouter, elementFactory) {
+    let probeFlow = null;
+    /* The shapes a new shape in `scope` must keep clear of, besides the ones listed in `skip`. */
+    this.shapesIn = (scope, skip) => elementRegistry.filter((element) => !element.waypoints
+      && element.type !== 'label' && element.width !== undefined && element.parent
+      && within(scope, element) && !skip.some((other) => other === element || within(element, other)));
+    this.free = (box, shapes, margin) => shapes.every((other) => apart(box, other, margin));
+    /* The route bpmn-js would give a flow from `source` to a shape of `box` crosses no shape. */
+    this.clearRoute = (source, shape, box, shapes) => {
+      if (!probeFlow) probeFlow = elementFactory.createConnection({ type: 'bpmn:SequenceFlow' });
+      const target = { id: shape.id, type: shape.type, businessObject: shape.businessObject, di: shape.di,
+        x: box.x, y: box.y, width: box.width, height: box.height };
+      const points = layouter.layoutConnection(probeFlow, { source: source, target: target }) || [];
+      for (let i = 0; i + 1 < points.length; i += 1) {
+        const a = points[i]; const b = points[i + 1];
+        const segment = { x: Math.min(a.x, b.x), y: Math.min(a.y, b.y), width: Math.abs(a.x - b.x), height: Math.abs(a.y - b.y) };
+        if (shapes.some((other) => other !== source.host && !apart(segment, other, 4))) return false;
+      }
+      return true;
     };
-    /* Shapes in the way: not the sub-processes around the source (the new shape goes inside). */
-    const overlaps = (box, source) => elementRegistry.filter((element) => !element.waypoints
-      && element.type !== 'label' && element.parent && element.width !== undefined
-      && !holds(element, source))
-      .some((other) => other.x < box.x + box.width + APPEND_MARGIN
-        && box.x < other.x + other.width + APPEND_MARGIN
-        && other.y < box.y + box.height + APPEND_MARGIN
-        && box.y < other.y + other.height + APPEND_MARGIN);
-    const snap = (value) => Math.round(value / 10) * 10;
+    /* The first free spot going down from `box` (centre point, snapped), or the start. */
+    this.below = (box, fits) => {
+      const step = box.height + APPEND_MARGIN;
+      for (let tries = 0; tries < 30; tries += 1) {
+        const candidate = Object.assign({}, box, { y: box.y + tries * step });
+        if (fits(candidate)) return candidate;
+      }
+      return box;
+    };
+    this.centre = (box) => ({ x: snap(box.x + box.width / 2), y: snap(box.y + box.height / 2) });
+    /* A free spot for `shape` in the part of the current plane in view, left to right, top down. */
+    this.inView = (shape, palette) => {
+      const root = canvas.getRootElement();
+      const view = canvas.viewbox();
+      const shapes = this.shapesIn(root, []);
+      const left = view.x + (palette || 0) / view.scale + APPEND_MARGIN;
+      const across = shape.width + APPEND_MARGIN * 2;
+      const down = shape.height + APPEND_MARGIN * 2;
+      const columns = Math.max(1, Math.floor((view.x + view.width - left) / across));
+      for (let row = 0; row < 40; row += 1) {
+        for (let column = 0; column < columns; column += 1) {
+          const box = { x: left + column * across, y: view.y + APPEND_MARGIN + row * down, width: shape.width, height: shape.height };
+          if (this.free(box, shapes, APPEND_MARGIN)) return this.centre(box);
+        }
+      }
+      return this.centre({ x: left, y: view.y + view.height + APPEND_MARGIN, width: shape.width, height: shape.height });
+    };
+  }
+  Placement.$inject = ['elementRegistry', 'canvas', 'layouter', 'elementFactory'];
+
+  function FlowdeskAutoPlace(eventBus, placement) {
     /* Above bpmn-js's grid-snapping placement (2000), which would otherwise decide. */
     eventBus.on('autoPlace', 2500, (context) => {
       const { source, shape } = context;
       if (!source || source.waypoints || !shape) return undefined;
-      const box = {
+      const scope = source.host ? source.host.parent : source.parent;
+      const shapes = placement.shapesIn(scope, [source]);
+      const start = {
         x: source.x + source.width + APPEND_GAP,
         y: source.y + source.height / 2 - shape.height / 2,
         width: shape.width,
         height: shape.height,
       };
-      for (let tries = 0; tries < 20 && overlaps(box, source); tries += 1) box.y += shape.height + APPEND_MARGIN;
-      return { x: snap(box.x + shape.width / 2), y: snap(box.y + shape.height / 2) };
+      const box = placement.below(start, (candidate) => placement.free(candidate, shapes, APPEND_MARGIN)
+        && placement.clearRoute(source, shape, candidate, shapes));
+      return placement.centre(box);
     });
   }
-  FlowdeskAutoPlace.$inject = ['eventBus', 'elementRegistry'];
+  FlowdeskAutoPlace.$inject = ['eventBus', 'placement'];
+
+  /* A sub-process (or pool) that grows, as it does when a shape is added at its edge, pushes
+   * what lies beyond the edge it grew at by as much, when it would otherwise come too close:
+   * everything on that side moves together, so flows between those shapes keep their shape. */
+  function GrowthMakesRoom(eventBus, modeling) {
+    eventBus.on('commandStack.shape.resize.postExecute', (event) => {
+      const { shape, oldBounds } = event.context;
+      if (!oldBounds || !isContainer(shape) || !shape.parent) return;
+      const grown = {
+        right: shape.x + shape.width - (oldBounds.x + oldBounds.width),
+        down: shape.y + shape.height - (oldBounds.y + oldBounds.height),
+        left: oldBounds.x - shape.x,
+        up: oldBounds.y - shape.y,
+      };
+      const siblings = () => shape.parent.children.filter((other) => other !== shape && !other.waypoints
+        && other.type !== 'label' && !other.host && other.width !== undefined);
+      const sides = {
+        right: [(o) => o.x >= oldBounds.x + oldBounds.width, { x: 1, y: 0 }],
+        down: [(o) => o.y >= oldBounds.y + oldBounds.height, { x: 0, y: 1 }],
+        left: [(o) => o.x + o.width <= oldBounds.x, { x: -1, y: 0 }],
+        up: [(o) => o.y + o.height <= oldBounds.y, { x: 0, y: -1 }],
+      };
+      Object.keys(sides).forEach((side) => {
+        const amount = grown[side];
+        if (amount <= 0) return;
+        const [beyond, direction] = sides[side];
+        const moving = siblings().filter(beyond);
+        if (!moving.some((other) => !apart(shape, other, APPEND_MARGIN))) return;
+        modeling.moveElements(moving, { x: direction.x * amount, y: direction.y * amount }, shape.parent);
+      });
+    });
+  }
+  GrowthMakesRoom.$inject = ['eventBus', 'modeling'];
 
   const FlowdeskModule = {
     __init__: ['flowdeskPalette', 'flowdeskContextPad', 'flowdeskReplaceMenu', 'flowdeskAlignIcons',
-      'flowdeskAutoPlace', 'flowdeskRules'],
+      'flowdeskAutoPlace', 'flowdeskRules', 'growthMakesRoom'],
+    placement: ['type', Placement],
+    growthMakesRoom: ['type', GrowthMakesRoom],
     flowdeskRules: ['type', FlowdeskRules],
     flowdeskAutoPlace: ['type', FlowdeskAutoPlace],
     flowdeskPalette: ['type', FlowdeskPalette],
@@ -958,9 +1047,11 @@
 
   /* --- the properties panel follows the selection --- */
 
-  const panel = { applied: '', lastSent: '', invalid: false, busy: 0, idle: [] };
+  /* `left`: the fields of the shown element the user has left; the server points out a missing
+   * value only in those (and in all of them on the Apply button). */
+  const panel = { applied: '', lastSent: '', invalid: false, busy: 0, idle: [], left: new Set(), leftFor: '' };
   const props = byId('props');
-  const NOT_EDITED = new Set(['action', 'csrf_token', 'original', 'revision', 'names']);
+  const NOT_EDITED = new Set(['action', 'csrf_token', 'original', 'revision', 'names', 'left']);
   const panelForm = () => props.querySelector('#props-form');
 
   function snapshot(data) {
@@ -986,6 +1077,8 @@
     if (form && status === 422) {
       panel.invalid = true;
     } else if (form && status === 200 && ctx.request.method === 'GET') {
+      panel.left.clear();
+      panel.leftFor = form.elements.element_id.value;
       panel.invalid = false;
       panel.lastSent = '';
       panel.applied = snapshot(new FormData(form));
@@ -1017,7 +1110,8 @@
     if (ctx.request.method === 'POST' && (sent.get('action') || 'apply') === 'apply') {
       /* A blur right after a debounced apply, or Apply after it, sends the same values again;
        * a late duplicate could redo an apply the user has just undone. */
-      const values = snapshot(sent);
+      const revealing = sent.get('action') === 'apply' && props.querySelector('[data-missing-hidden]');
+      const values = [snapshot(sent), sent.get('left') || '', revealing ? 'apply' : ''].join('\n');
       if (values === panel.lastSent) {
         event.preventDefault();
         setTimeout(showPanelState, 0);
@@ -1089,6 +1183,31 @@
     const form = panelForm();
     if (form && newer.length) restore(form, newer);
     newer = [];
+  });
+
+  document.addEventListener('htmx:config:request', (event) => {
+    const ctx = event.detail && event.detail.ctx;
+    const form = panelForm();
+    if (!ctx || ctx.target !== props || ctx.request.method !== 'POST' || !form) return;
+    if (panel.leftFor === form.elements.element_id.value) ctx.request.body.set('left', [...panel.left].join(' '));
+  });
+
+  /* Leaving a field: from now on the panel says when its value is missing (asking the server
+   * at once when some missing value is not shown yet). */
+  props.addEventListener('focusout', (event) => {
+    const form = panelForm();
+    const name = event.target.name;
+    if (!form || !form.contains(event.target) || !name || NOT_EDITED.has(name) || state.conflict) return;
+    const shown = form.elements.element_id.value;
+    if (panel.leftFor !== shown) {
+      panel.left.clear();
+      panel.leftFor = shown;
+    }
+    if (panel.left.has(name)) return;
+    panel.left.add(name);
+    if (props.querySelector('[data-missing-hidden]')) {
+      htmx.ajax('POST', form.getAttribute('hx-post'), { source: form, target: '#props', swap: 'innerMorph' });
+    }
   });
 
   ['input', 'change'].forEach((type) => props.addEventListener(type, () => {
@@ -1201,17 +1320,93 @@
     window.flowdeskZoom.fit(get('canvas'), { left: left });
   }
 
-  /* Palette icons carry their name as a tooltip and an accessible name. */
+  /* Palette entries are buttons in the tab order, each named by its tooltip; Enter or Space on
+   * a shape's entry creates it without the mouse (see `createFromKeyboard`). */
   function namePaletteEntries() {
     const entries = get('palette').getEntries();
+    const container = document.querySelector('.djs-palette');
+    if (container) {
+      container.setAttribute('role', 'group');
+      container.setAttribute('aria-label', 'Palette: tools, and shapes to add to the diagram');
+    }
     document.querySelectorAll('.djs-palette .entry').forEach((entry) => {
       const known = entries[entry.dataset.action];
       const name = (known && known.title) || entry.getAttribute('title');
       if (!name) return;
       entry.setAttribute('title', name);
       entry.setAttribute('aria-label', name);
+      entry.setAttribute('role', 'button');
+      entry.setAttribute('tabindex', '0');
     });
   }
+
+  /* The shapes a palette entry creates, the first being the one placed and selected. */
+  function paletteShapes(action) {
+    const factory = get('elementFactory');
+    const inside = (scope, attrs) => factory.createShape(Object.assign({ type: 'bpmn:StartEvent', x: 40, y: 82, parent: scope }, attrs));
+    if (CREATE[action]) return [shapeOf(factory, CREATE[action])];
+    const plain = { 'create.start-event': 'bpmn:StartEvent', 'create.end-event': 'bpmn:EndEvent', 'create.exclusive-gateway': 'bpmn:ExclusiveGateway' };
+    if (plain[action]) return [factory.createShape({ type: plain[action] })];
+    if (action === 'create.subprocess-expanded') {
+      const scope = factory.createShape({ type: 'bpmn:SubProcess', isExpanded: true, x: 0, y: 0 });
+      return [scope, inside(scope, {})];
+    }
+    if (action === 'create.event-subprocess') {
+      const scope = factory.createShape({ type: 'bpmn:SubProcess', triggeredByEvent: true, isExpanded: true, x: 0, y: 0 });
+      return [scope, inside(scope, { eventDefinitionType: 'bpmn:TimerEventDefinition' })];
+    }
+    return null;
+  }
+
+  const followsFlow = (element) => !!element && !element.waypoints && element.type !== 'label'
+    && !!element.businessObject && element.businessObject.$instanceOf('bpmn:FlowNode')
+    && element.type !== 'bpmn:EndEvent' && !element.businessObject.triggeredByEvent;
+  const takesFlowIn = (shape) => !['bpmn:StartEvent', 'bpmn:BoundaryEvent'].includes(shape.type)
+    && !shape.businessObject.triggeredByEvent;
+
+  /* A palette entry used from the keyboard: the shape follows the selected element (connected,
+   * as the context pad appends), goes on the border of the selected activity (boundary events),
+   * or else into the first free spot in view; either way it is selected, so the panel opens. */
+  function createFromKeyboard(action) {
+    const shapes = paletteShapes(action);
+    if (!shapes) return false;
+    const [shape, ...inner] = shapes;
+    const chosen = get('selection').get();
+    const selected = chosen.length === 1 ? chosen[0] : null;
+    const modeling = get('modeling');
+    if (shape.type === 'bpmn:BoundaryEvent' && !(selected && isHost(selected.businessObject))) {
+      setStatus('Select a task, sub-process or call activity first: this event goes on its border.', 'error');
+      return true;
+    }
+    get('commandStack').execute('flowdesk.apply', {
+      run: () => {
+        if (shape.type === 'bpmn:BoundaryEvent') {
+          const taken = (selected.attachers || []).map((a) => a.x + a.width / 2);
+          const x = [0.3, 0.6, 0.8, 0.15, 0.45].map((f) => selected.x + selected.width * f)
+            .find((spot) => taken.every((other) => Math.abs(other - spot) > shape.width)) || selected.x + selected.width / 2;
+          modeling.createShape(shape, { x: x, y: selected.y + selected.height }, selected, { attach: true });
+        } else if (followsFlow(selected) && takesFlowIn(shape)) {
+          get('autoPlace').append(selected, shape);
+        } else {
+          const palette = document.querySelector('.djs-palette');
+          const position = get('placement').inView(shape, palette ? palette.offsetLeft + palette.offsetWidth : 0);
+          modeling.createShape(shape, position, get('canvas').getRootElement());
+        }
+        inner.forEach((child) => modeling.createShape(child, { x: shape.x + child.x + child.width / 2, y: shape.y + child.y + child.height / 2 }, shape));
+      },
+    });
+    get('selection').select(shape);
+    get('canvas').scrollToElement(shape);
+    return true;
+  }
+
+  byId('canvas').addEventListener('keydown', (event) => {
+    const entry = event.target.closest && event.target.closest('.djs-palette .entry');
+    if (!entry || !['Enter', ' '].includes(event.key)) return;
+    event.preventDefault();
+    event.stopPropagation();
+    if (!createFromKeyboard(entry.dataset.action)) entry.click();
+  });
   modeler.on('palette.changed', namePaletteEntries);
 
   (async function start() {
@@ -1226,6 +1421,7 @@
     fit();
     window.flowdeskZoom.controls(get('canvas'), byId('canvas'), fit);
     namePaletteEntries();
+    byId('canvas').querySelector('.djs-container > svg').setAttribute('aria-label', 'Process diagram: Delete, Ctrl+Z and the other shortcuts work here. The Outline view edits the same draft with the keyboard.');
     showProblems(readJSON('draft-problems'));
     setStatus(`Saved · revision ${state.revision} · ${state.summary}`, 'ok');
     root.dataset.ready = 'true';

@@ -34,6 +34,16 @@ def refused(response) -> str:
     return response.get_data(as_text=True)
 
 
+def incomplete(response) -> str:
+    """Applied with a value still missing (Apply pressed): the rest goes to the canvas, and the
+    panel says what is missing."""
+    assert response.status_code == 200, response.get_data(as_text=True)
+    assert "bpmn-apply" in response.headers["HX-Trigger"]
+    html = response.get_data(as_text=True)
+    assert "Still to fill in" in html
+    return html
+
+
 def html_of(client, pid, kind, config=None, **extra) -> str:
     response = panel_get(
         client, pid, id="x", kind=kind, name="X", config=json.dumps(config or {}), **extra
@@ -123,7 +133,11 @@ def test_multi_instance_settings_are_shown_and_applied(designer, pid):
     ],
 )
 def test_invalid_multi_instance_values_are_refused_naming_the_field(designer, pid, fields, message):
-    html = refused(panel_post(designer, pid, node("subProcess", mi_mode="parallel", **fields)))
+    response = panel_post(designer, pid, node("subProcess", mi_mode="parallel", **fields))
+    if not fields:  # only missing: the parallel marker applies, and the panel asks for them
+        assert message in incomplete(response)
+        return
+    html = refused(response)
     assert message in html
     assert "Fix the marked values; nothing was applied." in html
 
@@ -202,7 +216,7 @@ def test_call_activity_lists_the_processes_the_user_may_see(
     for key in ("contracts", "payroll"):
         hidden = refused(panel_post(designer, pid, node("callActivity", called=key), csrf))
         assert f"There is no process &#39;{key}&#39; you can call." in hidden
-    assert "Choose the process to call." in refused(
+    assert "Choose the process to call." in incomplete(
         panel_post(designer, pid, node("callActivity", called=""), csrf)
     )
 
@@ -216,7 +230,7 @@ def test_call_activity_binding_and_input_mappings(designer, pid, make_process, d
     base = {"called": "payroll", "binding": "version"}
     too_new = refused(panel_post(designer, pid, node("callActivity", **base, version="2"), csrf))
     assert "&#39;payroll&#39; has 1 published version; choose one of 1 to 1." in too_new
-    assert "Enter the version number to call." in refused(
+    assert "Enter the version number to call." in incomplete(
         panel_post(designer, pid, node("callActivity", **base), csrf)
     )
     assert "Use a version number from 1 up." in refused(
@@ -294,10 +308,10 @@ def test_boundary_event_settings(designer, pid):
     assert "cycle" in refused(
         panel_post(designer, pid, boundary(event="timer", timer_type="cycle", cycle="R/PT0S"), csrf)
     )
-    assert "Enter a duration such as PT5M." in refused(
+    assert "Enter a duration such as PT5M." in incomplete(
         panel_post(designer, pid, boundary(event="timer", interrupting="y"), csrf)
     )
-    assert "Enter the name of the message" in refused(
+    assert "Enter the name of the message" in incomplete(
         panel_post(designer, pid, boundary(event="message", interrupting="y"), csrf)
     )
     message = applied(
@@ -330,7 +344,7 @@ def test_end_events_escalation_throws_and_event_sub_process_starts(designer, pid
     assert terminate["config"] == {"event": "terminate"}
     error = applied(panel_post(designer, pid, node("endEvent", event="error", code="REJ"), csrf))
     assert error["config"] == {"event": "error", "code": "REJ"}
-    assert "Enter the code this event throws" in refused(
+    assert "Enter the code this event throws" in incomplete(
         panel_post(designer, pid, node("endEvent", event="escalation", code="  "), csrf)
     )
     assert "Choose one of the listed ends." in refused(
@@ -338,7 +352,7 @@ def test_end_events_escalation_throws_and_event_sub_process_starts(designer, pid
     )
     throw = applied(panel_post(designer, pid, node("escalationThrow", code="LATE"), csrf))
     assert throw["config"] == {"code": "LATE"}
-    assert "Enter the code this event throws" in refused(
+    assert "Enter the code this event throws" in incomplete(
         panel_post(designer, pid, node("escalationThrow"), csrf)
     )
     start = applied(
@@ -360,3 +374,23 @@ def start_html(client, pid, csrf) -> str:
     )
     assert response.status_code == 200
     return response.get_data(as_text=True)
+
+
+def test_a_missing_value_shows_once_its_field_is_left_and_never_holds_back_the_rest(designer, pid):
+    csrf = token(designer, f"/designer/{pid}/")
+    original = json.dumps({"attachedTo": "review", "interrupting": True, "event": "timer"})
+    typed = node("boundaryEvent", original=original, event="timer", timer_type="duration")
+    del typed["action"]  # applied as typed, not by the Apply button
+
+    quiet = applied(panel_post(designer, pid, typed, csrf))
+    assert quiet["config"]["interrupting"] is False
+    assert "duration" not in quiet["config"]
+    html = panel_post(designer, pid, typed, csrf).get_data(as_text=True)
+    assert "Enter a duration" not in html and 'data-missing-hidden="1"' in html
+
+    left = panel_post(designer, pid, {**typed, "left": "title duration"}, csrf)
+    assert "Enter a duration such as PT5M." in left.get_data(as_text=True)
+    assert applied(left)["config"]["interrupting"] is False
+
+    wrong = panel_post(designer, pid, {**typed, "duration": "soon"}, csrf)
+    assert wrong.status_code == 422, "a value that is there but wrong still holds the apply"

@@ -67,7 +67,7 @@ def test_the_start_form_shows_errors_inline_and_saves_nothing(login_as, publishe
     assert 'aria-invalid="true"' in text
     assert "Use at most 200 characters." in text
     summary = text.split('id="errors" role="alert" tabindex="-1" autofocus>')[1].split("</div>")[0]
-    assert '<li><a href="#field-amount">Amount</a>: Amount is required' in summary
+    assert '<li><a href="#field-amount">Amount is required</a></li>' in summary
     assert '<li><a href="#business_key">Business key</a>: Use at most 200 characters.' in summary
     assert re.search(r'<option selected value="food">|<option value="food" selected>', text)
     assert db_session.scalar(select(Instance)) is None

@@ -43,7 +43,10 @@ class FieldRow(Form):
     """One form field in the editor (a sub-form: the panel form carries the CSRF token)."""
 
     key = StringField("Key", validators=[Optional(), Length(max=64)])
-    label = StringField("Label", validators=[Optional(), Length(max=500)])
+    # A text area that grows with its text: a long label (a question) stays readable in full.
+    label = TextAreaField(
+        "Label", validators=[Optional(), Length(max=500)], render_kw={"rows": 1, "class": "grows"}
+    )
     type = SelectField(
         "Type", choices=[SelectChoice(name, t.label) for name, t in FIELD_TYPES.items()]
     )
@@ -157,8 +160,9 @@ def row_field(row: dict[str, Any]) -> tuple[dict[str, Any], list[str]]:
     shown = shown_attributes(kind)
     field: dict[str, Any] = {"key": (row.get("key") or "").strip(), "type": kind}
     problems: list[str] = []
-    if (row.get("label") or "").strip():
-        field["label"] = row["label"].strip()
+    label = " ".join((row.get("label") or "").split())
+    if label:
+        field["label"] = label
     if row.get("required") and kind != "display":
         field["required"] = True
     for name, attribute in (
@@ -205,6 +209,17 @@ def row_field(row: dict[str, Any]) -> tuple[dict[str, Any], list[str]]:
         if isinstance(kept, dict):
             field.update({k: v for k, v in kept.items() if k not in _EDITED})
     return field, problems
+
+
+def missing_in_row(row: dict[str, Any]) -> dict[str, str]:
+    """The row inputs its field type needs that are still empty, with what to enter in each."""
+    kind = row.get("type") if row.get("type") in FIELD_TYPES else "text"
+    missing = {}
+    if FIELD_TYPES[kind].has_options and not _options(row.get("options") or ""):
+        missing["options"] = "Enter the options to choose from, one per line."
+    if kind == "display" and not (row.get("value") or "").strip():
+        missing["value"] = "Enter the expression whose value is shown."
+    return missing
 
 
 def _options(text: str) -> list[dict[str, str]]:

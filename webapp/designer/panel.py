@@ -16,7 +16,7 @@ from flask_login import current_user
 from sqlalchemy import func, or_, select
 from wtforms.fields.choices import SelectChoice
 
-from webapp.designer import bp, timer_start
+from webapp.designer import bp, missing, timer_start
 from webapp.designer.access import load_process
 from webapp.designer.form_spec import (
     edit_rows,
@@ -191,6 +191,7 @@ def render_panel(
     status: int = 200,
     applied: str = "",
     mode: str = "canvas",
+    hidden: int = 0,
 ) -> Response:
     """The panel fragment; the outline's edit page wraps it in a whole page for plain requests."""
     kind = form.kind.data
@@ -216,6 +217,7 @@ def render_panel(
         applied=applied,
         invalid=status == 422,
         mode=mode,
+        hidden=hidden,
         names=shown_names(form),
         timer=timer_preview(form),
         host=host_label(process, form),
@@ -273,8 +275,15 @@ def handle_post(
         return render_panel(process, form, context, post_url=post_url, mode=mode)
     form.validate()
     values = read_values(form, context)
-    if has_errors(form):
-        return render_panel(process, form, context, post_url=post_url, status=422, mode=mode)
+    # Missing values show for the fields the user has left, or all on the Apply button; on the
+    # canvas they never hold back the other values (the outline's page applies all or nothing).
+    explicit = request.form.get("action") == "apply" or mode != "canvas"
+    left = set((request.form.get("left") or "").split())
+    hidden = form.hidden_missing = missing.defer(form, None if explicit else left)
+    if has_errors(form) or (mode != "canvas" and missing.missing_by_field(form)):
+        return render_panel(
+            process, form, context, post_url=post_url, status=422, mode=mode, hidden=hidden
+        )
     return on_apply(form, values, context)
 
 
@@ -294,9 +303,11 @@ def applied_form(form: PanelForm, values: dict[str, Any], context: PanelContext)
     return make_form(kind, context, formdata=None, data=with_tool_inputs(data, context))
 
 
-def applied_note(form: PanelForm, values: dict[str, Any]) -> str:
+def applied_note(form: PanelForm, values: dict[str, Any], incomplete: bool = False) -> str:
     if form.kind.data == FLOW and values["default"] and (form.condition.data or "").strip():
         return "Applied. The condition was removed: a default flow takes no condition."
+    if incomplete:
+        return "Applied. Still to fill in: the values marked as missing."
     return "Applied."
 
 
@@ -378,9 +389,21 @@ def apply_panel(process_id: int):
 
     def to_canvas(form: PanelForm, values: dict[str, Any], context: PanelContext) -> Response:
         event = {"target": "#canvas", "id": form.element_id.data, "kind": form.kind.data, **values}
-        fresh = applied_form(form, values, context)
+        incomplete = bool(missing.missing_by_field(form))
+        if incomplete or form.hidden_missing:
+            # The form as typed (the choices that led to an empty field stay), carrying the
+            # applied config as its new original.
+            form.original.data = json.dumps(values["config"], sort_keys=True)
+            shown = form
+        else:
+            shown = applied_form(form, values, context)
         response = render_panel(
-            process, fresh, context, post_url=request.path, applied=applied_note(form, values)
+            process,
+            shown,
+            context,
+            post_url=request.path,
+            applied=applied_note(form, values, incomplete),
+            hidden=form.hidden_missing,
         )
         response.headers["HX-Trigger"] = json.dumps({"bpmn-apply": event}, ensure_ascii=True)
         return response

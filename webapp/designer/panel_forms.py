@@ -30,7 +30,14 @@ from wtforms.fields.choices import SelectChoice
 from wtforms.validators import Length, NumberRange, Optional
 
 from webapp.designer import timer_start
-from webapp.designer.form_spec import FieldRow, row_data, spec_from_rows, spec_problems
+from webapp.designer.form_spec import (
+    FieldRow,
+    missing_in_row,
+    row_data,
+    spec_from_rows,
+    spec_problems,
+)
+from webapp.designer.missing import Missing, blocking
 from webapp.designer.script_check import script_problems
 from webapp.inputs import parse_json
 from webapp.process import expressions
@@ -140,6 +147,8 @@ class PanelForm(FlaskForm):
     revision = HiddenField()
     names = HiddenField()  # JSON: the signal and message names used in the process
     title = StringField("Title", validators=[Optional(), Length(max=500)])
+    #: How many missing-value errors are not shown yet (their fields not left, no Apply pressed).
+    hidden_missing = 0
 
 
 class _WithForm(PanelForm):
@@ -718,7 +727,7 @@ def _expression_error(field: Any, *, required: bool = False) -> str | None:
     text = (field.data or "").strip()
     if not text:
         if required:
-            field.errors.append("Enter an expression.")
+            field.errors.append(Missing("Enter an expression."))
         return None
     error = expressions.check(text)
     if error is not None:
@@ -765,7 +774,11 @@ def read_values(form: PanelForm, context: PanelContext) -> dict[str, Any]:
         by_key, general = spec_problems(spec)
         for index, entry in enumerate(form.fields.entries):
             entry.form.key.errors = list(entry.form.key.errors) + messages.get(index, [])
-            entry.form.key.errors += by_key.get((entry.data.get("key") or "").strip(), [])
+            missing = missing_in_row(entry.data)
+            for name, message in missing.items():
+                entry.form[name].errors = [*entry.form[name].errors, Missing(message)]
+            if not missing:
+                entry.form.key.errors += by_key.get((entry.data.get("key") or "").strip(), [])
         form.form_errors.extend(general)
         if spec:
             config["form"] = spec
@@ -785,7 +798,7 @@ def read_values(form: PanelForm, context: PanelContext) -> dict[str, Any]:
             if duration:
                 config["duration"] = duration
             elif not form.duration.errors:
-                form.duration.errors.append("Enter a duration such as PT5M.")
+                form.duration.errors.append(Missing("Enter a duration such as PT5M."))
     elif isinstance(form, MessagePanel):
         config.update(_name(form.message, "message", required=False))
         key = _expression_error(form.correlation_key)
@@ -841,7 +854,7 @@ def _name(field: Any, key: str, *, required: bool = True) -> dict[str, str]:
     text = (field.data or "").strip()
     if not text:
         if required:
-            field.errors.append(NAME_PROMPTS[key])
+            field.errors.append(Missing(NAME_PROMPTS[key]))
         return {}
     if not xml_safe(text):
         field.errors.append("The name contains control characters; remove them.")
@@ -864,7 +877,7 @@ def _read_rows(rows: Any, what: str) -> dict[str, str]:
         elif name in values:
             entry.form.name.errors.append(f"'{name}' is given twice; keep one.")
         elif not text and not entry.form.expression.errors:
-            entry.form.expression.errors.append(f"Enter an expression for this {what}.")
+            entry.form.expression.errors.append(Missing(f"Enter an expression for this {what}."))
         elif text:
             values[name] = text
     return values
@@ -927,7 +940,9 @@ def _code(field: Any, *, required: bool = False) -> dict[str, str]:
     text = (field.data or "").strip()
     if not text:
         if required:
-            field.errors.append("Enter the code this event throws, such as ORDER_REJECTED.")
+            field.errors.append(
+                Missing("Enter the code this event throws, such as ORDER_REJECTED.")
+            )
         return {}
     if not xml_safe(text):
         field.errors.append("The code contains control characters; remove them.")
@@ -956,7 +971,7 @@ def _read_catch(form: CatchFields, config: dict[str, Any]) -> None:
         elif kind == "cycle":
             cycle = (form.cycle.data or "").strip()
             if not cycle:
-                form.cycle.errors.append("Enter a cycle such as R/P1D (every day).")
+                form.cycle.errors.append(Missing("Enter a cycle such as R/P1D (every day)."))
             elif interrupting:
                 form.cycle.errors.append(
                     "A cycle repeats only on a non-interrupting timer: untick Interrupting."
@@ -973,11 +988,11 @@ def _read_catch(form: CatchFields, config: dict[str, Any]) -> None:
             if duration:
                 config["duration"] = duration
             elif not form.duration.errors:
-                form.duration.errors.append("Enter a duration such as PT5M.")
+                form.duration.errors.append(Missing("Enter a duration such as PT5M."))
     elif event == "message":
         message = (form.message.data or "").strip()
         if not message:
-            form.message.errors.append("Enter the name of the message to wait for.")
+            form.message.errors.append(Missing("Enter the name of the message to wait for."))
         elif not xml_safe(message):
             form.message.errors.append("The name contains control characters; remove them.")
         else:
@@ -1004,7 +1019,7 @@ def _read_multi_instance(form: MultiInstanceFields, config: dict[str, Any]) -> N
         )
     elif not (collection or cardinality or form.mi_collection.errors or form.mi_cardinality.errors):
         form.mi_collection.errors.append(
-            "Enter a collection (a list) or a cardinality (a number of instances)."
+            Missing("Enter a collection (a list) or a cardinality (a number of instances).")
         )
     if collection:
         multi["collection"] = collection
@@ -1029,7 +1044,7 @@ def _read_multi_instance(form: MultiInstanceFields, config: dict[str, Any]) -> N
 def _read_call(form: CallActivityPanel, config: dict[str, Any], context: PanelContext) -> None:
     key = (form.called.data or "").strip()
     if not key:
-        form.called.errors.append("Choose the process to call.")
+        form.called.errors.append(Missing("Choose the process to call."))
     elif key not in {c.value for c in form.called.choices}:
         form.called.errors.append(f"There is no process '{key}' you can call.")
     else:
@@ -1038,7 +1053,7 @@ def _read_call(form: CallActivityPanel, config: dict[str, Any], context: PanelCo
         version = form.version.data
         latest = context.versions.get(key, 0)
         if version is None and not form.version.errors:
-            form.version.errors.append("Enter the version number to call.")
+            form.version.errors.append(Missing("Enter the version number to call."))
         elif version is not None and key and latest and version > latest:
             form.version.errors.append(
                 f"'{key}' has {latest} published version{'s' if latest != 1 else ''}; "
@@ -1141,13 +1156,5 @@ def _read_tool(form: ToolFields, config: dict[str, Any]) -> None:
 
 
 def has_errors(form: PanelForm) -> bool:
-    """Any inline error, in the form or its nested rows."""
-    return bool(form.form_errors) or any(_field_errors(item) for item in form)
-
-
-def _field_errors(item: Any) -> bool:
-    if isinstance(item, FieldList):
-        return any(_field_errors(entry) for entry in item.entries)
-    if isinstance(item, FormField):
-        return any(_field_errors(sub) for sub in item.form)
-    return bool(item.errors)
+    """Any inline error that keeps the form from applying (a missing value does not)."""
+    return blocking(form)

@@ -11,6 +11,7 @@ from functools import cache
 from typing import Any
 from zoneinfo import ZoneInfo, available_timezones
 
+from webapp.designer.missing import Missing
 from webapp.process.schedules import ScheduleError, next_runs
 
 PREVIEW_RUNS = 5
@@ -36,6 +37,12 @@ def _settings(form: Any) -> dict[str, str]:
 def read(form: Any) -> dict[str, str]:
     """A timer start's config from the panel; an invalid setting is marked on its field."""
     config = _settings(form)
+    key = "date" if "date" in config else "cycle"
+    if not config[key]:
+        what = "a date" if key == "date" else "a schedule"
+        form[key].errors.append(Missing(f"Enter {what} for the timer start."))
+        del config[key]
+        return config
     try:
         next_runs(config, datetime.now(UTC), 1)
     except ScheduleError as error:

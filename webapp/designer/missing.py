@@ -1,0 +1,61 @@
+"""Missing values in the properties panel: one rule for when the panel says a value is missing.
+
+A required value left empty is marked with `Missing`. It is shown only once the user has left
+that field or pressed Apply, and on the canvas it never keeps the panel's other values from
+being applied: the element may stay incomplete meanwhile (the Problems list names it too).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Container, Iterator
+from typing import Any
+
+from wtforms import FieldList, FormField
+
+
+class Missing(str):
+    """An inline error saying a required value is empty (not that a value is wrong)."""
+
+
+def leaf_fields(form: Any) -> Iterator[Any]:
+    """Every field of `form`, with the fields of its nested rows instead of the rows."""
+    for item in form:
+        if isinstance(item, FieldList):
+            for entry in item.entries:
+                yield from leaf_fields([entry])
+        elif isinstance(item, FormField):
+            yield from leaf_fields(item.form)
+        else:
+            yield item
+
+
+def blocking(form: Any) -> bool:
+    """Any error besides missing values: a value that is there but would not work."""
+    if form.form_errors:
+        return True
+    return any(not isinstance(e, Missing) for f in leaf_fields(form) for e in f.errors)
+
+
+def defer(form: Any, shown: Container[str] | None) -> int:
+    """Take the missing-value errors off the fields not named in `shown` (None shows them all);
+    returns how many were taken off."""
+    taken = 0
+    for field in leaf_fields(form):
+        kept = [
+            e
+            for e in field.errors
+            if shown is None or not isinstance(e, Missing) or field.name in shown
+        ]
+        taken += len(field.errors) - len(kept)
+        field.errors = kept
+    return taken
+
+
+def missing_by_field(form: Any) -> dict[str, list[str]]:
+    """The missing-value errors still on `form`, by field name."""
+    found: dict[str, list[str]] = {}
+    for field in leaf_fields(form):
+        errors = [e for e in field.errors if isinstance(e, Missing)]
+        if errors:
+            found[field.name] = errors
+    return found
