@@ -323,3 +323,60 @@ def test_token_badges_say_how_many_tokens_wait_where(page, demo, engine):
     expect(page.get_by_role("img", name="2 tokens waiting at Review invoice")).to_be_visible()
     expect(page.get_by_role("img", name="1 token waiting at check")).to_be_visible()
     assert _serious_violations(page) == []
+
+
+def test_retry_comes_back_live_when_the_instance_fails_again(
+    page, demo, engine, test_tools, workers
+):
+    instance_id = start(engine, publish_document(flaky_doc("twice", 2), key="payment"))
+    drain(engine)
+    workers.start(1)
+    sign_in(page, "operator")
+    page.goto(f"/operations/instances/{instance_id}")
+    page.get_by_role("button", name="Retry").click()
+    page.wait_for_url(f"**/operations/instances/{instance_id}")
+    page.locator("#live").get_by_text("failure number 2").first.wait_for(timeout=30_000)
+    retry = page.get_by_role("button", name="Retry")
+    expect(retry).to_be_visible()
+    assert "waiting on people" not in page.locator("#live-facts").inner_text()
+    retry.click()
+    page.locator("#live .op-status-completed").wait_for(timeout=30_000)
+    expect(page.get_by_role("button", name="Retry")).to_have_count(0)
+    expect(page.get_by_text("Cancel instance…")).to_be_hidden()
+    assert load(engine, instance_id).status == "completed", workers.logs()
+
+
+@pytest.mark.parametrize("width", [1280, 390])
+def test_the_zoom_buttons_sit_inside_the_diagram_clear_of_the_legend(
+    browser, live_server, demo, engine, width
+):
+    from tests.browser.conftest import close_context, new_context
+
+    instance_id = start(engine, published("invoice"))
+    context = new_context(browser, live_server, width)
+    page = context.new_page()
+    try:
+        sign_in(page, "operator")
+        page.goto(f"/operations/instances/{instance_id}")
+        page.wait_for_selector('[data-instance-viewer][data-ready="true"]')
+        bar = page.get_by_role("toolbar", name="Zoom").bounding_box()
+        viewer = page.locator(".op-viewer").bounding_box()
+        legend = page.locator(".op-legend").bounding_box()
+        assert viewer["x"] <= bar["x"] and bar["x"] + bar["width"] <= viewer["x"] + viewer["width"]
+        assert (
+            viewer["y"] <= bar["y"] and bar["y"] + bar["height"] <= viewer["y"] + viewer["height"]
+        )
+        assert bar["y"] + bar["height"] <= legend["y"], "the legend stays readable"
+        button = page.get_by_role("button", name="Zoom in")
+        assert button.evaluate("b => getComputedStyle(b).position") != "absolute"
+        assert button.evaluate("b => b.getBoundingClientRect().height") >= 24
+        before = page.evaluate(
+            "window.getComputedStyle(document.querySelector('.op-viewer .viewport') || document.body).transform"
+        )
+        button.click()
+        after = page.evaluate(
+            "window.getComputedStyle(document.querySelector('.op-viewer .viewport') || document.body).transform"
+        )
+        assert before != after, "the button zooms"
+    finally:
+        close_context(context)
