@@ -135,9 +135,10 @@ def test_instance_version_and_heat_pages_pass_the_accessibility_audit(
     from tests.operations.conftest import chain, drain, node, publish_document, start
     from webapp.models import Process
 
+    message = {"message": "'sanctions register unreachable'"}
     failing = chain(
-        ("check_supplier_bank_account", node("serviceTask", LONG, tool="fail", retries=0,
-                                             inputs={"message": "'sanctions register unreachable'"})),
+        ("check_supplier_bank_account",
+         node("serviceTask", LONG, tool="fail", retries=0, inputs=message)),
     )  # fmt: skip
     failed = start(engine, publish_document(failing, key="supplier_sanctions_check"))
     waiting = chain(("review_every_supplier_account", node(
