@@ -24,6 +24,7 @@ from tests.operations.conftest import (
     published,
     start,
     user,
+    waiting_doc,
 )
 from webapp.models import BulkItem, Process
 
@@ -34,6 +35,7 @@ engine = engine_conftest.engine
 test_tools = engine_conftest.test_tools
 workers = engine_conftest.workers
 
+LONG_NAME = "Onboarding of a new supplier with sanctions and bank checks"
 RED_NODE = '.djs-element.op-failed[data-element-id="call"]'
 
 
@@ -377,3 +379,27 @@ def test_the_zoom_buttons_sit_inside_the_diagram_clear_of_the_legend(
         assert before != after, "the button zooms"
     finally:
         close_context(context)
+
+
+def test_retention_fits_a_phone_and_partitions_read_by_name(phone_page, demo, engine):
+    start(engine, published("invoice", partition="finance"))
+    publish_document(waiting_doc(), key="supplier_onboarding_with_a_long_key", name=LONG_NAME)
+    sign_in(phone_page, "operator")
+    phone_page.goto("/operations/retention")
+    assert phone_page.evaluate("document.documentElement.scrollWidth") <= 390
+    days = phone_page.get_by_label("Days for supplier_onboarding_with_a_long_key")
+    days.fill("soon")
+    days.press("Enter")
+    expect(phone_page.locator("#errors")).to_be_visible()
+    assert phone_page.evaluate("document.documentElement.scrollWidth") <= 390, "with the error"
+    row = phone_page.get_by_role("row").filter(has_text="supplier_onboarding_with_a_long_key")
+    assert LONG_NAME in row.inner_text(), "the process by its name, as on the other pages"
+
+    phone_page.goto("/operations/instances")
+    partition = phone_page.get_by_label("Partition")
+    options = partition.locator("option").all_inner_texts()
+    assert "Finance" in options and "finance" not in options, options
+    partition.select_option(label="Finance")
+    phone_page.get_by_role("button", name="Filter").click()
+    phone_page.wait_for_url("**partition=finance**")
+    assert "Finance" in phone_page.get_by_role("row").nth(1).inner_text()

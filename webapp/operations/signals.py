@@ -9,6 +9,7 @@ from webapp.htmx_support import htmx_target
 from webapp.operations import bp
 from webapp.services import signals
 from webapp.services.instances import InstanceError
+from webapp.services.operations import labels
 
 
 @bp.route("/signals")
@@ -17,7 +18,7 @@ def signal_list():
     context = {
         "broadcasts": broadcasts,
         "running": any(b.status != "done" for b in broadcasts),
-        "partitions": signals.partition_keys(broadcasts),
+        "partitions": labels.partition_names(b.partition_id for b in broadcasts),
     }
     if htmx_target() == "signal-broadcasts":
         return render_template("operations/_signal_table.html", **context)
@@ -34,7 +35,7 @@ def signal_detail(broadcast_id: int):
         "broadcast": broadcast,
         "receipts": signals.reached(broadcast),
         "reached": signals.reached_count(broadcast),
-        "partitions": signals.partition_keys([broadcast]),
+        "partitions": labels.partition_names([broadcast.partition_id]),
     }
     if htmx_target() == "signal-progress":
         return render_template("operations/_signal_progress.html", **context)

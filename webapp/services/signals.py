@@ -194,15 +194,6 @@ def recent(user: User, limit: int = 50) -> list[SignalBroadcast]:
     )
 
 
-def partition_keys(broadcasts: list[SignalBroadcast]) -> dict[int, str]:
-    """Partition id -> key for these broadcasts' partitions."""
-    ids = {b.partition_id for b in broadcasts if b.partition_id is not None}
-    if not ids:
-        return {}
-    rows = db.session.execute(select(Partition.id, Partition.key).where(Partition.id.in_(ids)))
-    return {partition_id: key for partition_id, key in rows}
-
-
 def reached(broadcast: SignalBroadcast, limit: int = 100) -> list[SignalReceipt]:
     """The first instances a broadcast reached or started."""
     return list(
