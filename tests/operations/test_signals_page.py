@@ -105,9 +105,8 @@ def _count(session) -> int:
 def test_an_operator_broadcasts_from_the_page_after_confirming_how_many_it_reaches(
     login_as, engine
 ):
-    from webapp.models import SignalBroadcast
-
     from tests.operations.conftest import start as start_in_partition
+    from webapp.models import SignalBroadcast
 
     finance = publish_document(WAITS, "finance_waits", partition="finance")
     waiting = [start_in_partition(engine, finance) for _ in range(2)]
