@@ -403,3 +403,45 @@ def test_retention_fits_a_phone_and_partitions_read_by_name(phone_page, demo, en
     phone_page.get_by_role("button", name="Filter").click()
     phone_page.wait_for_url("**partition=finance**")
     assert "Finance" in phone_page.get_by_role("row").nth(1).inner_text()
+
+
+def test_the_instance_list_refreshes_itself_keeping_ticks_focus_filters_and_scroll(
+    page, demo, engine
+):
+    version = published("invoice")
+    first = [start(engine, version) for _ in range(3)]
+    start(engine, published("other"))
+    sign_in(page, "operator")
+    page.set_viewport_size({"width": 1280, "height": 500})
+    page.goto("/operations/instances?process=invoice")
+    page.get_by_label(f"Select instance {first[0]}").check()
+    page.get_by_label("Reason (needed to cancel)").fill("duplicate")
+    page.mouse.wheel(0, 400)
+    page.get_by_label(f"Select instance {first[1]}").focus()
+    scrolled = page.evaluate("window.scrollY")
+    assert scrolled > 0
+
+    newest = start(engine, version)
+    page.locator(f'#instance-table a[href="/operations/instances/{newest}"]').wait_for(
+        timeout=15_000
+    )
+    assert page.get_by_label(f"Select instance {first[0]}").is_checked()
+    assert page.evaluate("document.activeElement.id") == f"pick-{first[1]}"
+    assert page.get_by_label("Reason (needed to cancel)").input_value() == "duplicate"
+    assert page.locator("#f-process").input_value() == "invoice"
+    assert abs(page.evaluate("window.scrollY") - scrolled) < 60
+    assert page.locator("#instance-table tbody tr").count() == 4, "still only invoice"
+    page.get_by_label("Select all instances on this page").check()
+    assert page.get_by_label(f"Select instance {newest}").is_checked()
+
+
+def test_the_overview_counts_update_by_themselves(page, demo, engine):
+    start(engine, published("invoice"))
+    sign_in(page, "operator")
+    page.goto("/operations/")
+    running = page.locator(".op-count-running .op-count-n")
+    expect(running).to_have_text("1")
+    page.get_by_text("Numbers per hour").click()
+    start(engine, published("invoice"))
+    expect(running).to_have_text("2", timeout=15_000)
+    assert page.locator("details.op-chart-table").evaluate("d => d.open"), "stays open"
