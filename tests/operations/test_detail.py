@@ -176,7 +176,8 @@ def test_variables_of_a_finished_or_busy_instance_cannot_change(operator, engine
 
     busy = start(engine, publish_document(flaky_doc("busy", 0), key="busy"))
     path = f"/operations/instances/{busy}"
-    assert 'id="set-variable"' not in operator.get(path).get_data(as_text=True)
+    busy_page = operator.get(path).get_data(as_text=True)
+    assert 'id="live-actions"' in busy_page and "data-editable" not in busy_page, "form hidden"
     response = _post(operator, f"{path}/variables", {"name": "x", "value": "1"}, path)
     page = failed_page(operator, response, path)
     assert "variables can change only" in page, "a token is active: its tool job has not run yet"
@@ -396,6 +397,9 @@ def test_an_instance_that_fails_again_after_retry_offers_retry_without_a_reload(
     assert load(engine, instance_id).status == "failed"
     fragment = operator.get(url).get_data(as_text=True)
     assert 'id="live-actions"' in fragment and _retry_button(fragment)
+    assert "data-editable" in fragment.split('id="live-actions"')[1].split(">")[0], (
+        "the variable form shows again, for the usual fix: set a variable, then retry"
+    )
     assert "failure number 2" in fragment
     facts = fragment.split('id="live-facts"')[1]
     assert "waiting on people" not in facts, "a failed instance waits for a retry, not people"

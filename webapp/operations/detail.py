@@ -82,6 +82,7 @@ def _live_context(instance, before: int | None = None) -> dict[str, Any]:
         "mode": mode,
         "cancellation": detail.cancellation(instance),
         "may_manage": can(current_user, "instances.manage", instance.partition_id),
+        "editable": detail.editable(instance),
     }
     templates = REGIONS if before is not None else {**REGIONS, **HISTORY_REGION}
     context["regions"] = live.render_regions(templates, context)
@@ -115,7 +116,6 @@ def render_detail(
             **_poll_args(instance, before),
         ),
         version=instance.process_version,
-        editable=detail.editable(instance),
         errors=errors or {},
         values=values or {},
     )
