@@ -4,7 +4,8 @@ A page renders its regions (each an element with its own id) and a hidden poller
 URL carries a short digest of every region as rendered. The poll answers 204 when nothing changed,
 else the changed regions (swapped by id through the poller's `hx-select-oob`) and a new poller:
 `every 2s` while the instance can change by itself, `every 30s` while it waits on people, none
-once it ended. Nothing around the regions (open `<details>`, typed text, scroll) is touched.
+once it ended; `every 5s` ("steady") for lists that may always change (the operations overview
+and instance list). Nothing around the regions (open `<details>`, typed text, scroll) is touched.
 """
 
 from __future__ import annotations
@@ -16,8 +17,9 @@ from typing import Any
 from flask import Response, render_template, request, url_for
 from markupsafe import Markup
 
-# How often the page polls in each mode of `services.watch.live_mode`; "off" does not poll.
-INTERVALS = {"fast": "2s", "slow": "30s"}
+# How often the page polls in each mode of `services.watch.live_mode` (and "steady" for lists);
+# "off" does not poll.
+INTERVALS = {"fast": "2s", "slow": "30s", "steady": "5s"}
 
 
 def digest(html: str) -> str:

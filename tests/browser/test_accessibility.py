@@ -4,6 +4,7 @@ every kind, and claim buttons that say which task they claim."""
 import pytest
 
 from tests.browser.conftest import sign_in
+from tests.engine import conftest as engine_conftest
 
 pytestmark = pytest.mark.browser
 
@@ -113,6 +114,57 @@ def test_main_pages_pass_the_accessibility_audit(browser, live_server, demo, app
             problems = _serious_violations(page)
             if problems:
                 found[path] = problems
+        assert found == {}, found
+    finally:
+        close_context(context)
+
+
+engine = engine_conftest.engine
+LONG = "Check the supplier's bank account against the sanctions register"
+
+
+@pytest.mark.parametrize("width", [1280, 390])
+def test_instance_version_and_heat_pages_pass_the_accessibility_audit(
+    browser, live_server, demo, engine, width
+):
+    """A failed instance (incident, jobs and tokens tables), a version view and heat per
+    process, with names long enough that their tables scroll on a phone."""
+    from sqlalchemy import select
+
+    from tests.browser.conftest import close_context, new_context
+    from tests.operations.conftest import chain, drain, node, publish_document, start
+    from webapp.models import Process
+
+    message = {"message": "'sanctions register unreachable'"}
+    failing = chain(
+        ("check_supplier_bank_account",
+         node("serviceTask", LONG, tool="fail", retries=0, inputs=message)),
+    )  # fmt: skip
+    failed = start(engine, publish_document(failing, key="supplier_sanctions_check"))
+    waiting = chain(("review_every_supplier_account", node(
+        "userTask", LONG, assignee={"type": "role", "value": "clerk"})))  # fmt: skip
+    start(engine, publish_document(waiting, key="supplier_review"))
+    drain(engine)
+    process_id = engine.scalar(select(Process.id).where(Process.key == "supplier_review"))
+    engine.rollback()
+    pages = {
+        "operator": [f"/operations/instances/{failed}", "/operations/heat/supplier_review",
+                     "/operations/heat/supplier_sanctions_check"],
+        "designer": [f"/designer/{process_id}/versions/1"],
+    }  # fmt: skip
+    context = new_context(browser, live_server, width)
+    page = context.new_page()
+    try:
+        found = {}
+        for username, paths in pages.items():
+            context.clear_cookies()
+            sign_in(page, username)
+            for path in paths:
+                page.goto(path)
+                page.wait_for_load_state("networkidle")
+                problems = _serious_violations(page)
+                if problems:
+                    found[path] = problems
         assert found == {}, found
     finally:
         close_context(context)

@@ -24,6 +24,7 @@ from tests.operations.conftest import (
     published,
     start,
     user,
+    waiting_doc,
 )
 from webapp.models import BulkItem, Process
 
@@ -34,6 +35,7 @@ engine = engine_conftest.engine
 test_tools = engine_conftest.test_tools
 workers = engine_conftest.workers
 
+LONG_NAME = "Onboarding of a new supplier with sanctions and bank checks"
 RED_NODE = '.djs-element.op-failed[data-element-id="call"]'
 
 
@@ -323,3 +325,125 @@ def test_token_badges_say_how_many_tokens_wait_where(page, demo, engine):
     expect(page.get_by_role("img", name="2 tokens waiting at Review invoice")).to_be_visible()
     expect(page.get_by_role("img", name="1 token waiting at check")).to_be_visible()
     assert _serious_violations(page) == []
+
+
+def test_retry_comes_back_live_when_the_instance_fails_again(
+    page, demo, engine, test_tools, workers
+):
+    instance_id = start(engine, publish_document(flaky_doc("twice", 2), key="payment"))
+    drain(engine)
+    workers.start(1)
+    sign_in(page, "operator")
+    page.goto(f"/operations/instances/{instance_id}")
+    page.get_by_role("button", name="Retry").click()
+    page.wait_for_url(f"**/operations/instances/{instance_id}")
+    expect(page.get_by_role("heading", name="Set a variable")).to_be_hidden()
+    page.locator("#live").get_by_text("failure number 2").first.wait_for(timeout=30_000)
+    retry = page.get_by_role("button", name="Retry")
+    expect(retry).to_be_visible()
+    expect(page.get_by_role("heading", name="Set a variable")).to_be_visible()
+    assert "waiting on people" not in page.locator("#live-facts").inner_text()
+    retry.click()
+    page.locator("#live .op-status-completed").wait_for(timeout=30_000)
+    expect(page.get_by_role("button", name="Retry")).to_have_count(0)
+    expect(page.get_by_text("Cancel instance…")).to_be_hidden()
+    assert load(engine, instance_id).status == "completed", workers.logs()
+
+
+@pytest.mark.parametrize("width", [1280, 390])
+def test_the_zoom_buttons_sit_inside_the_diagram_clear_of_the_legend(
+    browser, live_server, demo, engine, width
+):
+    from tests.browser.conftest import close_context, new_context
+
+    instance_id = start(engine, published("invoice"))
+    context = new_context(browser, live_server, width)
+    page = context.new_page()
+    try:
+        sign_in(page, "operator")
+        page.goto(f"/operations/instances/{instance_id}")
+        page.wait_for_selector('[data-instance-viewer][data-ready="true"]')
+        bar = page.get_by_role("toolbar", name="Zoom").bounding_box()
+        viewer = page.locator(".op-viewer").bounding_box()
+        legend = page.locator(".op-legend").bounding_box()
+        assert viewer["x"] <= bar["x"] and bar["x"] + bar["width"] <= viewer["x"] + viewer["width"]
+        assert (
+            viewer["y"] <= bar["y"] and bar["y"] + bar["height"] <= viewer["y"] + viewer["height"]
+        )
+        assert bar["y"] + bar["height"] <= legend["y"], "the legend stays readable"
+        button = page.get_by_role("button", name="Zoom in")
+        assert button.evaluate("b => getComputedStyle(b).position") != "absolute"
+        assert button.evaluate("b => b.getBoundingClientRect().height") >= 24
+        transform = "document.querySelector('.op-viewer .viewport').getAttribute('transform')"
+        before = page.evaluate(transform)
+        button.click()
+        after = page.evaluate(transform)
+        assert before != after, "the button zooms"
+    finally:
+        close_context(context)
+
+
+def test_retention_fits_a_phone_and_partitions_read_by_name(phone_page, demo, engine):
+    start(engine, published("invoice", partition="finance"))
+    publish_document(waiting_doc(), key="supplier_onboarding_with_a_long_key", name=LONG_NAME)
+    sign_in(phone_page, "operator")
+    phone_page.goto("/operations/retention")
+    assert phone_page.evaluate("document.documentElement.scrollWidth") <= 390
+    days = phone_page.get_by_label("Days for supplier_onboarding_with_a_long_key")
+    days.fill("soon")
+    days.press("Enter")
+    expect(phone_page.locator("#errors")).to_be_visible()
+    assert phone_page.evaluate("document.documentElement.scrollWidth") <= 390, "with the error"
+    row = phone_page.get_by_role("row").filter(has_text="supplier_onboarding_with_a_long_key")
+    assert LONG_NAME in row.inner_text(), "the process by its name, as on the other pages"
+
+    phone_page.goto("/operations/instances")
+    partition = phone_page.get_by_label("Partition")
+    options = partition.locator("option").all_inner_texts()
+    assert "Finance" in options and "finance" not in options, options
+    partition.select_option(label="Finance")
+    phone_page.get_by_role("button", name="Filter").click()
+    phone_page.wait_for_url("**partition=finance**")
+    assert "Finance" in phone_page.get_by_role("row").nth(1).inner_text()
+
+
+def test_the_instance_list_refreshes_itself_keeping_ticks_focus_filters_and_scroll(
+    page, demo, engine
+):
+    version = published("invoice")
+    first = [start(engine, version) for _ in range(3)]
+    start(engine, published("other"))
+    sign_in(page, "operator")
+    page.set_viewport_size({"width": 1280, "height": 500})
+    page.goto("/operations/instances?process=invoice")
+    page.get_by_label(f"Select instance {first[0]}").check()
+    page.get_by_label("Reason (needed to cancel)").fill("duplicate")
+    page.mouse.wheel(0, 400)
+    page.get_by_label(f"Select instance {first[1]}").focus()
+    scrolled = page.evaluate("window.scrollY")
+    assert scrolled > 0
+
+    newest = start(engine, version)
+    page.locator(f'#instance-table a[href="/operations/instances/{newest}"]').wait_for(
+        timeout=15_000
+    )
+    assert page.get_by_label(f"Select instance {first[0]}").is_checked()
+    assert page.evaluate("document.activeElement.id") == f"pick-{first[1]}"
+    assert page.get_by_label("Reason (needed to cancel)").input_value() == "duplicate"
+    assert page.locator("#f-process").input_value() == "invoice"
+    assert abs(page.evaluate("window.scrollY") - scrolled) < 60
+    assert page.locator("#instance-table tbody tr").count() == 4, "still only invoice"
+    page.get_by_label("Select all instances on this page").check()
+    assert page.get_by_label(f"Select instance {newest}").is_checked()
+
+
+def test_the_overview_counts_update_by_themselves(page, demo, engine):
+    start(engine, published("invoice"))
+    sign_in(page, "operator")
+    page.goto("/operations/")
+    running = page.locator(".op-count-running .op-count-n")
+    expect(running).to_have_text("1")
+    page.get_by_text("Numbers per hour").click()
+    start(engine, published("invoice"))
+    expect(running).to_have_text("2", timeout=15_000)
+    assert page.locator("details.op-chart-table").evaluate("d => d.open"), "stays open"

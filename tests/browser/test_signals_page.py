@@ -3,6 +3,8 @@ by itself, and the broadcast's page (whom it reached) passes the accessibility a
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from playwright.sync_api import expect
 
@@ -38,3 +40,47 @@ def test_a_running_broadcast_refreshes_to_done_on_a_phone(phone_page, demo, engi
     expect(page.get_by_role("heading", name=f"Signal “go” #{ref.id}")).to_be_visible()
     expect(page.get_by_role("link", name=f"#{waiting}")).to_be_visible()
     assert _serious_violations(page) == []
+
+
+def test_an_operator_broadcasts_a_signal_from_the_page_by_keyboard_on_a_phone(
+    phone_page, demo, engine
+):
+    from tests.operations.conftest import start as start_in_partition
+
+    version = publish_document(
+        chain(("wait", node("signalCatch", signal="recall"))), "waits", partition="finance"
+    )
+    waiting = start_in_partition(engine, version)
+    page = phone_page
+    sign_in(page, "operator")
+    page.goto("/operations/signals")
+    page.get_by_label("Signal name").fill("recall")
+    page.get_by_label("Payload (JSON object, optional)").fill("{lot: 7}")
+    page.get_by_label("Partition").select_option(label="Finance")
+    page.get_by_role("button", name="Broadcast…").click()
+    errors = page.locator("#errors")
+    expect(errors).to_be_focused()
+    expect(errors).to_contain_text("The payload is not JSON")
+    expect(page.get_by_label("Signal name")).to_have_value("recall")
+    expect(page.get_by_label("Partition")).to_have_value("finance")
+    assert _serious_violations(page) == []
+    assert page.evaluate("document.documentElement.scrollWidth") <= 390
+
+    page.get_by_label("Payload (JSON object, optional)").fill('{"lot": 7}')
+    page.get_by_label("Payload (JSON object, optional)").focus()
+    page.keyboard.press("Tab")
+    page.keyboard.press("Tab")
+    page.keyboard.press("Enter")
+    expect(
+        page.get_by_role("heading", name="Broadcast “recall” to 1 waiting instance?")
+    ).to_be_visible()
+    assert _serious_violations(page) == []
+    assert page.evaluate("document.documentElement.scrollWidth") <= 390
+    page.get_by_role("link", name="No, go back").click()
+    expect(page.get_by_label("Payload (JSON object, optional)")).to_have_value('{"lot": 7}')
+    page.get_by_role("button", name="Broadcast…").click()
+    page.get_by_role("button", name="Yes, broadcast to 1 instance").click()
+    expect(page.get_by_role("heading", name=re.compile("Signal “recall” #"))).to_be_visible()
+    expect(page.get_by_text("Partition Finance")).to_be_visible()
+    run_broadcasts(engine)
+    expect(page.get_by_role("link", name=f"#{waiting}")).to_be_visible(timeout=10_000)

@@ -176,7 +176,8 @@ def test_variables_of_a_finished_or_busy_instance_cannot_change(operator, engine
 
     busy = start(engine, publish_document(flaky_doc("busy", 0), key="busy"))
     path = f"/operations/instances/{busy}"
-    assert 'id="set-variable"' not in operator.get(path).get_data(as_text=True)
+    busy_page = operator.get(path).get_data(as_text=True)
+    assert 'id="live-actions"' in busy_page and "data-editable" not in busy_page, "form hidden"
     response = _post(operator, f"{path}/variables", {"name": "x", "value": "1"}, path)
     page = failed_page(operator, response, path)
     assert "variables can change only" in page, "a token is active: its tool job has not run yet"
@@ -372,3 +373,59 @@ def test_a_cancelled_waiting_instance_marks_where_it_stopped(operator, engine):
     assert "Cancelled" in outcome and "Reason: duplicate" in outcome
     assert "Failed" not in outcome
     assert _poller(page)[0] == "off"
+
+
+def _retry_button(html: str) -> bool:
+    return (
+        re.search(r'<button type="submit" form="retry-form"[^>]*>Retry</button>', html) is not None
+    )
+
+
+def test_an_instance_that_fails_again_after_retry_offers_retry_without_a_reload(
+    operator, engine, test_tools
+):
+    instance_id = start(engine, publish_document(flaky_doc("again", 2), key="charge"))
+    drain(engine)
+    path = f"/operations/instances/{instance_id}"
+    assert _post(operator, f"{path}/retry", {}, path).status_code == 303
+    page = operator.get(path).get_data(as_text=True)
+    assert not _retry_button(page), "running again: nothing to retry"
+    mode, url = _poller(page)
+    assert mode == "fast"
+
+    drain(engine)
+    assert load(engine, instance_id).status == "failed"
+    fragment = operator.get(url).get_data(as_text=True)
+    assert 'id="live-actions"' in fragment and _retry_button(fragment)
+    assert "data-editable" in fragment.split('id="live-actions"')[1].split(">")[0], (
+        "the variable form shows again, for the usual fix: set a variable, then retry"
+    )
+    assert "failure number 2" in fragment
+    facts = fragment.split('id="live-facts"')[1]
+    assert "waiting on people" not in facts, "a failed instance waits for a retry, not people"
+    assert "checked every 30 seconds for a retry" in facts
+    page = operator.get(path).get_data(as_text=True)
+    assert 'id="retry-form"' in page and csrf_token(operator, page)
+
+
+def test_a_failed_instance_cancelled_elsewhere_loses_its_incident_and_actions_live(
+    operator, login_as, engine, test_tools
+):
+    instance_id = start(engine, publish_document(flaky_doc("gone", 1), key="charge"))
+    drain(engine)
+    path = f"/operations/instances/{instance_id}"
+    page = operator.get(path).get_data(as_text=True)
+    assert _retry_button(page) and 'role="alert"' in page
+    url = _poller(page)[1]
+
+    from webapp.services import instances as instance_service
+
+    instance_service.cancel(user(engine, "admin"), instance_id, "duplicate")
+    fragment = operator.get(url).get_data(as_text=True)
+    assert _poller(fragment)[0] == "off"
+    facts = fragment.split('id="live-facts"')[1].split('id="live-')[0]
+    assert 'role="alert"' not in facts and "Failed at" not in facts
+    actions = fragment.split('id="live-actions"')[1].split("</div>")[0]
+    assert not _retry_button(actions) and "data-ended" in actions
+    outcome = re.sub(r"<[^>]+>", "", fragment.split('id="live-outcome"')[1])
+    assert "Then cancelled" in outcome and "Reason: duplicate" in outcome

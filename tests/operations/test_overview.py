@@ -47,7 +47,7 @@ def test_the_overview_counts_incidents_and_overdue_tasks(operator, engine):
     assert incidents[0][2].startswith("card declined "), "the error message, then its code"
     assert "<code>failed</code>" in incidents[0][2]
     assert "status=failed" in page and "error_node=charge" in page and "error_code=failed" in page
-    assert 'Overdue tasks <span class="badge">1</span>' in page
+    assert 'Overdue tasks <span class="badge" id="overview-overdue-count">1</span>' in page
     assert f"#{waiting[1]}" in page
     late = engine.scalar(select(Task.id).where(Task.instance_id == waiting[1]))
     assert f'href="/inbox/tasks/{late}"' in page, "the operator can open the late task"

@@ -3,6 +3,10 @@ linking to the instances it reached or started; partitions limit what a reader s
 
 from __future__ import annotations
 
+import html
+import re
+
+import pytest
 from sqlalchemy import select
 
 from tests.engine.broadcasts import run_broadcasts
@@ -76,3 +80,120 @@ def test_retention_deletes_finished_broadcasts_after_the_retention_days(app, eng
     engine.rollback()
     assert engine.get(SignalBroadcast, old) is None
     assert engine.get(SignalBroadcast, recent) is not None
+
+
+# --- the broadcast form -----------------------------------------------------------------------
+
+WAITS = chain(("wait", node("signalCatch", signal="recall")))
+
+
+def _post(client, data: dict, page: str = "/operations/signals"):
+    from tests.conftest import csrf_token
+
+    return client.post("/operations/signals", data={**data, "csrf_token": csrf_token(client, page)})
+
+
+def _count(session) -> int:
+    from sqlalchemy import func
+
+    from webapp.models import SignalBroadcast
+
+    session.rollback()
+    return session.scalar(select(func.count()).select_from(SignalBroadcast))
+
+
+def test_an_operator_broadcasts_from_the_page_after_confirming_how_many_it_reaches(
+    login_as, engine
+):
+    from tests.operations.conftest import start as start_in_partition
+    from webapp.models import SignalBroadcast
+
+    finance = publish_document(WAITS, "finance_waits", partition="finance")
+    waiting = [start_in_partition(engine, finance) for _ in range(2)]
+    start_in_partition(engine, publish_document(WAITS, "hr_waits", partition="hr"))
+    start(engine, publish_document(WAITS, "open_waits"))
+    starter = chain(("review", node("userTask", assignee={"type": "role", "value": "clerk"})))
+    starter["nodes"]["start"]["config"] = {"event": "signal", "signal": "recall"}
+    publish_document(starter, key="recall_review", name="Recall review")
+    client = login_as("operator")
+    page = client.get("/operations/signals").get_data(as_text=True)
+    assert "Broadcast a signal" in page
+    options = re.findall(r'<option value="(\w*)"[^>]*>([^<]+)</option>', page)
+    assert options == [("", "No partition: instances and processes in none"),
+                       ("finance", "Finance"), ("hr", "Human resources")]  # fmt: skip
+
+    data = {"name": " recall ", "payload": '{"lot": 7}', "partition": "finance"}
+    asked = _post(client, data)
+    assert asked.status_code == 303 and "/operations/signals/confirm?" in asked.location
+    assert _count(engine) == 0, "nothing is broadcast before the confirmation"
+    confirm = client.get(asked.location).get_data(as_text=True)
+    assert "Broadcast “recall” to 2 waiting instances?" in confirm
+    assert "in the partition Finance" in confirm and "Recall review" in confirm
+    assert "Yes, broadcast to 2 instances" in confirm and 'name="csrf_token"' in confirm
+
+    done = client.post(
+        "/operations/signals",
+        data={**data, "confirm": "yes", "csrf_token": csrf_token_of(confirm)},
+    )
+    assert done.status_code == 303
+    broadcast = engine.scalar(select(SignalBroadcast))
+    assert done.location.endswith(f"/operations/signals/{broadcast.id}")
+    assert (broadcast.name, broadcast.payload, broadcast.actor) == (
+        "recall",
+        {"lot": 7},
+        "operator",
+    )
+    assert broadcast.partition_id == engine.scalar(
+        select(Partition.id).where(Partition.key == "finance")
+    )
+    run_broadcasts(engine)
+    engine.rollback()
+    assert engine.get(SignalBroadcast, broadcast.id).delivered == len(waiting)
+
+
+def csrf_token_of(html: str) -> str:
+    return re.search(r'name="csrf_token" value="([^"]+)"', html).group(1)
+
+
+@pytest.mark.parametrize(
+    ("data", "field", "message"),
+    [
+        ({"name": "  "}, "name", "Give the signal name (1-200 characters)."),
+        ({"name": "x" * 201}, "name", "Give the signal name (1-200 characters)."),
+        ({"name": "go", "payload": "{lot: 7}"}, "payload", "The payload is not JSON"),
+        ({"name": "go", "payload": "[1, 2]"}, "payload", "The payload must be a JSON object."),
+        ({"name": "go", "partition": "nowhere"}, "partition", "Unknown partition"),
+        ({"name": "go", "partition": "sales"}, "partition", "Unknown partition"),
+        ({"name": "", "payload": "nope"}, "payload", "The payload is not JSON"),
+    ],
+    ids=["blank", "long", "bad-json", "array", "unknown-partition", "foreign-partition",
+         "two-problems"],
+)  # fmt: skip
+def test_a_refused_broadcast_names_the_field_keeps_the_input_and_writes_nothing(
+    login_as, engine, data, field, message
+):
+    from tests.conftest import failed_page
+    from webapp.models import Partition as PartitionModel
+
+    engine.add(PartitionModel(key="sales", name="Sales"))
+    engine.commit()
+    client = login_as("operator")
+    for confirmed in ({}, {"confirm": "yes"}):
+        response = _post(client, {**data, **confirmed})
+        page = failed_page(client, response, "/operations/signals")
+        assert message in page and f'id="{field}-msg"' in page
+        if data.get("payload"):
+            assert html.escape(data["payload"], quote=False) in page, "what was typed stays"
+    assert _count(engine) == 0
+    assert client.get("/operations/signals/confirm?name=go&partition=sales").status_code == 303
+
+
+def test_broadcasting_needs_the_start_permission_and_a_csrf_token(user_with, engine):
+    reader = user_with(["instances.read"], ["finance"])
+    assert "Broadcast a signal" not in reader.get("/operations/signals").get_data(as_text=True)
+    token = csrf_token_of(reader.get("/operations/signals").get_data(as_text=True))
+    refused = reader.post("/operations/signals", data={"name": "go", "csrf_token": token})
+    assert refused.status_code == 403
+    assert reader.get("/operations/signals/confirm?name=go").status_code == 403
+    assert reader.post("/operations/signals", data={"name": "go"}).status_code == 400
+    assert _count(engine) == 0

@@ -22,6 +22,7 @@ from webapp.services.watch import live_mode
 
 # Region element id -> template; the history region only on its first (newest) page.
 REGIONS = {
+    "live-actions": "operations/live/_actions.html",
     "live-outcome": "operations/live/_outcome.html",
     "live-facts": "operations/live/_facts.html",
     "live-tasks": "operations/live/_tasks.html",
@@ -80,6 +81,8 @@ def _live_context(instance, before: int | None = None) -> dict[str, Any]:
         "jobs": detail.jobs(instance.id),
         "mode": mode,
         "cancellation": detail.cancellation(instance),
+        "may_manage": can(current_user, "instances.manage", instance.partition_id),
+        "editable": detail.editable(instance),
     }
     templates = REGIONS if before is not None else {**REGIONS, **HISTORY_REGION}
     context["regions"] = live.render_regions(templates, context)
@@ -113,8 +116,6 @@ def render_detail(
             **_poll_args(instance, before),
         ),
         version=instance.process_version,
-        may_manage=can(current_user, "instances.manage", instance.partition_id),
-        editable=detail.editable(instance),
         errors=errors or {},
         values=values or {},
     )

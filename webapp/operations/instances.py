@@ -1,4 +1,8 @@
-"""The instance list: filters (including a data expression), keyset pages, row selection."""
+"""The instance list: filters (including a data expression), keyset pages, row selection.
+
+The rows and the pager refresh by themselves (webapp/live.py) every few seconds with the same
+filters and page; the filter and bulk forms, the ticks (kept by hx-preserve) and scroll stay.
+"""
 
 from __future__ import annotations
 
@@ -7,6 +11,7 @@ from typing import Any
 from flask import render_template, request
 from flask_login import current_user
 
+from webapp import live
 from webapp.failed_forms import failed_form
 from webapp.guard import checks_own_text
 from webapp.inputs import MAX_INT32, text_problem, whole_number
@@ -18,6 +23,11 @@ from webapp.services.operations.common import OperationsError
 from webapp.services.operations.keyset import Cursor, KeysetPage
 
 PAGE_SIZE = 25
+REGIONS = {
+    "instance-table": "operations/_instance_table.html",
+    "instance-pager": "operations/_instance_pager.html",
+}
+POLLER = "instances-poll"
 
 
 def _cursor(name: str, problems: dict[str, str]) -> Cursor | None:
@@ -53,10 +63,9 @@ def _bulk_form() -> dict[str, Any]:
     return {"errors": errors, "action": action, "reason": reason, "scope": scope, "ids": ids}
 
 
-def render_list(filters: listing.Filters, *, status: int = 200) -> tuple[str, int]:
-    """The list page for `filters`; filter problems show inline with a 422."""
+def _list_context(filters: listing.Filters) -> dict[str, Any]:
+    """The page's context with its live regions rendered and the poll's URL arguments."""
     form = _bulk_form()
-    bulk_errors = form["errors"]
     problems: dict[str, str] = {}
     after, before = _cursor("after", problems), _cursor("before", problems)
     page = KeysetPage([], None, None)
@@ -64,18 +73,37 @@ def render_list(filters: listing.Filters, *, status: int = 200) -> tuple[str, in
         page = listing.list_page(current_user, filters, after=after, before=before, size=PAGE_SIZE)
     except OperationsError as error:
         problems.update(error.fields)
-    if problems:
-        status = 422
     context: dict[str, Any] = {
         "filters": filters,
         "args": filters.args(),
         "page": page,
         "problems": problems,
-        "bulk_errors": bulk_errors,
+        "bulk_errors": form["errors"],
         "bulk": form,
-        "choices": listing.filter_choices(current_user),
         "selectable": can(current_user, "instances.manage", scoped=False) and not problems,
     }
+    context["regions"] = live.render_regions(REGIONS, context)
+    cursors = {name: request.args[name] for name in ("after", "before") if request.args.get(name)}
+    context["poll_args"] = {**context["args"], **cursors, "ids": sorted(form["ids"])}
+    context["mode"] = "off" if problems else "steady"
+    return context
+
+
+def render_list(filters: listing.Filters, *, status: int = 200) -> tuple[str, int]:
+    """The list page for `filters`; filter problems show inline with a 422."""
+    context = _list_context(filters)
+    if context["problems"]:
+        status = 422
+    context.update(
+        choices=listing.filter_choices(current_user),
+        poller=live.poller(
+            POLLER,
+            "operations.instance_list_live",
+            context["regions"],
+            context["mode"],
+            **context["poll_args"],
+        ),
+    )
     return render_template("operations/instances.html", **context), status
 
 
@@ -83,3 +111,17 @@ def render_list(filters: listing.Filters, *, status: int = 200) -> tuple[str, in
 @checks_own_text
 def instance_list():
     return render_list(listing.read_filters(request.args))
+
+
+@bp.route("/instances/live")
+@checks_own_text
+def instance_list_live():
+    """The list's poll: the rows and pager when they changed since the digests, or 204."""
+    context = _list_context(listing.read_filters(request.args))
+    return live.poll_response(
+        POLLER,
+        "operations.instance_list_live",
+        context["regions"],
+        context["mode"],
+        **context["poll_args"],
+    )

@@ -1,14 +1,28 @@
-"""Signal broadcasts: the recent ones with their progress, and whom one reached or started."""
+"""Signal broadcasts: the recent ones with their progress, whom one reached or started, and the
+form that broadcasts one (checked, then confirmed with how many it reaches, like the API)."""
 
 from __future__ import annotations
 
-from flask import abort, render_template
+from collections.abc import Mapping
+
+from flask import abort, flash, redirect, render_template, request, url_for
 from flask_login import current_user
 
+from webapp.extensions import db
+from webapp.failed_forms import failed_form, redirect_failed
 from webapp.htmx_support import htmx_target
 from webapp.operations import bp
+from webapp.permissions import can, permission_required
 from webapp.services import signals
 from webapp.services.instances import InstanceError
+from webapp.services.operations import labels
+
+CONFIRM = "yes"
+FIELDS = ("name", "payload", "partition")
+
+
+def _typed(values: Mapping[str, str]) -> dict[str, str]:
+    return {name: values.get(name, "") for name in FIELDS}
 
 
 @bp.route("/signals")
@@ -17,11 +31,66 @@ def signal_list():
     context = {
         "broadcasts": broadcasts,
         "running": any(b.status != "done" for b in broadcasts),
-        "partitions": signals.partition_keys(broadcasts),
+        "partitions": labels.partition_names(b.partition_id for b in broadcasts),
     }
     if htmx_target() == "signal-broadcasts":
         return render_template("operations/_signal_table.html", **context)
+    failed = failed_form("signal")
+    context.update(
+        may_broadcast=can(current_user, "instances.start", scoped=False),
+        choices=signals.partition_choices(current_user),
+        errors=failed.errors if failed else {},
+        values=failed.value_map() if failed else _typed(request.args),
+    )
     return render_template("operations/signals.html", **context)
+
+
+def _refused(error: InstanceError, typed: dict[str, str]):
+    """Back to the form with the messages and what was typed; 403 for a user who may not."""
+    db.session.rollback()
+    if error.status == 403:
+        abort(403)
+    fields = error.fields or {"name": error.message}
+    return redirect_failed(url_for("operations.signal_list"), "signal", fields, typed)
+
+
+@bp.route("/signals", methods=["POST"])
+@permission_required("instances.start")
+def signal_broadcast():
+    """Unconfirmed: check the form and show the confirmation; confirmed: broadcast."""
+    typed = _typed(request.form)
+    try:
+        if request.form.get("confirm") != CONFIRM:
+            signals.check_form(current_user, **typed)
+            return redirect(url_for("operations.signal_confirm", **typed), 303)
+        broadcast = signals.broadcast_form(current_user, **typed)
+    except InstanceError as error:
+        return _refused(error, typed)
+    flash(f"Signal “{broadcast.name}” was broadcast.", "success")
+    return redirect(url_for("operations.signal_detail", broadcast_id=broadcast.id), 303)
+
+
+@bp.route("/signals/confirm")
+@permission_required("instances.start")
+def signal_confirm():
+    """ "Broadcast “go” to 3 waiting instances?": whom it reaches now, to confirm or go back."""
+    typed = _typed(request.args)
+    try:
+        planned = signals.check_form(current_user, **typed)
+    except InstanceError as error:
+        return _refused(error, typed)
+    waiting, starts = signals.audience(planned)
+    partition = labels.partition_names([planned.partition_id]).get(planned.partition_id or 0)
+    return render_template(
+        "operations/signal_confirm.html",
+        planned=planned,
+        typed=typed,
+        waiting=waiting,
+        starts=starts,
+        partition=partition,
+        confirm=CONFIRM,
+        back=url_for("operations.signal_list", **typed),
+    )
 
 
 @bp.route("/signals/<int:broadcast_id>")
@@ -34,7 +103,7 @@ def signal_detail(broadcast_id: int):
         "broadcast": broadcast,
         "receipts": signals.reached(broadcast),
         "reached": signals.reached_count(broadcast),
-        "partitions": signals.partition_keys([broadcast]),
+        "partitions": labels.partition_names([broadcast.partition_id]),
     }
     if htmx_target() == "signal-progress":
         return render_template("operations/_signal_progress.html", **context)

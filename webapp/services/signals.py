@@ -7,19 +7,30 @@ lease is renewed as it goes, so the sweep hands a batch whose worker died to ano
 
 from __future__ import annotations
 
+import json
 import time
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any
 
 from flask import current_app
-from sqlalchemy import func, select, update
+from sqlalchemy import func, or_, select, update
 from sqlalchemy.exc import IntegrityError
 
 from webapp.engine import EngineError, signals
 from webapp.engine.locking import begin_write
 from webapp.extensions import db
 from webapp.logs import about_job
-from webapp.models import Partition, SignalBroadcast, SignalReceipt, User
+from webapp.models import (
+    EventStart,
+    Instance,
+    MessageSubscription,
+    Partition,
+    Process,
+    SignalBroadcast,
+    SignalReceipt,
+    User,
+)
 from webapp.models.base import utcnow
 from webapp.permissions import can, partition_filter
 from webapp.services.instances import (
@@ -168,6 +179,21 @@ def broadcast_from_request(
     The broadcast's partition is the body's `partition` (a key; none: instances and processes
     in no partition); the user must be allowed to start instances there. `idempotency` (key,
     body digest) is stored with it in the same transaction."""
+    return _record(user, _checked(user, payload), idempotency)
+
+
+@dataclass(frozen=True)
+class Planned:
+    """A broadcast that passed every check, not yet recorded."""
+
+    name: str
+    payload: dict[str, Any]
+    partition_id: int | None
+
+
+def _checked(user: User, payload: Mapping[str, Any]) -> Planned:
+    """The API body's fields checked as the API checks them (422 naming each, 403 when the
+    user may not start instances where the signal would go)."""
     if not can(user, "instances.start", scoped=False):
         raise InstanceError("forbidden", "You may not broadcast signals.", status=403)
     fields: dict[str, str] = {}
@@ -193,12 +219,21 @@ def broadcast_from_request(
             raise _invalid({"partition": "Unknown partition, or not one you may start in."})
     elif not can(user, "instances.start", None):
         raise InstanceError("forbidden", "You may not broadcast signals.", status=403)
+    assert isinstance(name, str)
+    return Planned(name.strip(), data, partition_id)
+
+
+def _record(
+    user: User, planned: Planned, idempotency: tuple[str, str] | None = None
+) -> SignalBroadcast:
+    """Write the broadcast as the user's (with its Idempotency-Key and body digest, if any),
+    commit, and enqueue it for a worker to plan."""
     begin_write(db.session)
     ref = signals.record(
         db.session.connection(),
-        name=name.strip(),
-        payload=data,
-        partition_id=partition_id,
+        name=planned.name,
+        payload=planned.payload,
+        partition_id=planned.partition_id,
         now=utcnow(),
         actor=user.username,
     )
@@ -212,6 +247,77 @@ def broadcast_from_request(
     broadcast = db.session.get(SignalBroadcast, ref.id)
     assert broadcast is not None
     return broadcast
+
+
+# --- the Signals page's form ------------------------------------------------------------------
+
+
+def check_form(user: User, name: str, payload: str, partition: str) -> Planned:
+    """The broadcast form's fields (the payload as JSON text, empty for none; the partition
+    key, empty for none) checked like the API's body."""
+    fields: dict[str, str] = {}
+    data: Any = {}
+    if payload.strip():
+        try:
+            data = json.loads(payload)
+        except ValueError as error:
+            fields["payload"] = f"The payload is not JSON: {error}."
+    body = {"name": name, "payload": data, "partition": partition or None}
+    try:
+        planned = _checked(user, body)
+    except InstanceError as error:
+        if error.status != 422 or not fields:
+            raise
+        raise _invalid({**fields, **(error.fields or {})}) from None
+    if fields:
+        raise _invalid(fields)
+    return planned
+
+
+def broadcast_form(user: User, name: str, payload: str, partition: str) -> SignalBroadcast:
+    """Check the form again (the confirmation may be old) and record the broadcast."""
+    return _record(user, check_form(user, name, payload, partition))
+
+
+def partition_choices(user: User) -> list[tuple[str, str]]:
+    """(key, name) of the partitions the user may broadcast to (start instances in), by name."""
+    if not can(user, "instances.start", scoped=False):
+        return []
+    rows = db.session.execute(
+        select(Partition.key, Partition.name)
+        .where(partition_filter(Partition.id, user))
+        .order_by(Partition.name, Partition.key)
+    )
+    return [(key, name) for key, name in rows]
+
+
+def audience(planned: Planned) -> tuple[int, list[str]]:
+    """Whom the broadcast would reach now: how many instances of its partition wait for the
+    signal, and the names of the processes a signal start event of that name would start."""
+    partition = Instance.partition_id
+    same = (
+        partition.is_(None) if planned.partition_id is None else partition == planned.partition_id
+    )
+    waiting = db.session.scalar(
+        select(func.count(func.distinct(MessageSubscription.instance_id)))
+        .join(Instance, Instance.id == MessageSubscription.instance_id)
+        .where(
+            MessageSubscription.kind == signals.KIND,
+            MessageSubscription.name == planned.name,
+            same,
+        )
+    )
+    open_to = Process.partition_id.is_(None)
+    if planned.partition_id is not None:
+        open_to = or_(open_to, Process.partition_id == planned.partition_id)
+    started = db.session.scalars(
+        select(Process.name)
+        .join(EventStart, EventStart.process_id == Process.id)
+        .where(EventStart.event == signals.KIND, EventStart.name == planned.name, open_to)
+        .distinct()
+        .order_by(Process.name)
+    )
+    return int(waiting or 0), list(started)
 
 
 def visible(user: User) -> Any:
@@ -242,15 +348,6 @@ def recent(user: User, limit: int = 50) -> list[SignalBroadcast]:
             .limit(limit)
         )
     )
-
-
-def partition_keys(broadcasts: list[SignalBroadcast]) -> dict[int, str]:
-    """Partition id -> key for these broadcasts' partitions."""
-    ids = {b.partition_id for b in broadcasts if b.partition_id is not None}
-    if not ids:
-        return {}
-    rows = db.session.execute(select(Partition.id, Partition.key).where(Partition.id.in_(ids)))
-    return {partition_id: key for partition_id, key in rows}
 
 
 def reached(broadcast: SignalBroadcast, limit: int = 100) -> list[SignalReceipt]:

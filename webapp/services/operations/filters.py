@@ -285,11 +285,17 @@ def matching_ids(user: User, filters: Filters, limit: int) -> list[int]:
     return list(db.session.scalars(query.order_by(Instance.id).limit(limit + 1)))
 
 
-def filter_choices(user: User) -> dict[str, list[str]]:
-    """Values for the filter form's lists: visible processes ("Name (key)") and the user's
-    partitions."""
+def filter_choices(user: User) -> dict[str, Any]:
+    """Values for the filter form's lists: visible processes ("Name (key)"), the user's
+    partitions as (key, name) by name, and the statuses."""
     processes = [process_label(key, name) for key, name in _visible_processes(user)]
-    partitions = db.session.scalars(
-        select(Partition.key).where(partition_filter(Partition.id, user)).order_by(Partition.key)
+    partitions = db.session.execute(
+        select(Partition.key, Partition.name)
+        .where(partition_filter(Partition.id, user))
+        .order_by(Partition.name, Partition.key)
     )
-    return {"processes": list(processes), "partitions": list(partitions), "statuses": STATUSES}
+    return {
+        "processes": processes,
+        "partitions": [(key, name) for key, name in partitions],
+        "statuses": STATUSES,
+    }
