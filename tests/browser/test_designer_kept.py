@@ -38,7 +38,7 @@ def test_imported_annotation_and_lane_are_drawn_and_survive_a_save(
     expect(shape(page, "Note")).to_contain_text("Checked within a day & logged")
     expect(shape(page, "LaneSales")).to_contain_text("Sales")
     shape(page, "Note").click()
-    expect(page.locator("#props")).to_contain_text("'Note' is a text annotation: documentation")
+    expect(page.locator("#props")).to_contain_text("is a text annotation: documentation")
     page.evaluate(
         "modeler.get('commandStack').execute('element.updateLabel', "
         "{element: modeler.get('elementRegistry').get('check'), newLabel: 'Check it'})"
