@@ -179,3 +179,31 @@ def test_one_message_name_starts_one_process(app, listeners):
         publish_document(twin, "twin")
     assert refused.value.code == "publish.message_taken"
     assert "on_order" in refused.value.message
+
+
+@pytest.mark.parametrize(("partition", "reached"), [("finance", "in_finance"), (None, "shared")])
+def test_a_broadcast_counts_and_reaches_only_its_partition(
+    app, api, db_session, partition, reached
+):
+    with app.app_context():
+        wait = chain(("wait", node("signalCatch", signal="go", saveTo="got")))
+        publish_document(wait, "in_finance", "finance")
+        publish_document(wait, "shared")
+    ids = {
+        key: api("operator").post("/api/instances", json={"process_key": key}).json["id"]
+        for key in ("in_finance", "shared")
+    }
+    assert db_session.get(Instance, ids["in_finance"]).partition.key == "finance"
+    sent = api("operator").post(
+        "/api/signals", json={"name": "go", "payload": {"n": 1}, "partition": partition}
+    )
+    assert sent.status_code == 202, sent.json
+    run_broadcasts(db_session)
+    body = api("operator").get(sent.headers["Location"]).json
+    assert (body["status"], body["total"], body["delivered"]) == ("done", 1, 1)
+    db_session.expire_all()
+    for key, instance_id in ids.items():
+        instance = db_session.get(Instance, instance_id)
+        assert (instance.vars.get("got"), instance.status) == (
+            ({"n": 1}, "completed") if key == reached else (None, "running")
+        )
