@@ -207,3 +207,21 @@ def test_a_broadcast_counts_and_reaches_only_its_partition(
         assert (instance.vars.get("got"), instance.status) == (
             ({"n": 1}, "completed") if key == reached else (None, "running")
         )
+
+
+@pytest.mark.parametrize("payload", [5, [1, "a"], "text", False, 0, {"total": 1}])
+def test_a_message_start_keeps_a_payload_of_any_json_value(api, listeners, db_session, payload):
+    sent = api("operator").post("/api/messages", json={"name": "order.placed", "payload": payload})
+    assert sent.status_code == 201, sent.json
+    instance = db_session.get(Instance, sent.json["started"])
+    expected = payload if isinstance(payload, dict) else {"payload": payload}
+    assert instance.input == expected
+    shown = api("operator").get(f"/api/instances/{instance.id}").json
+    assert shown["input"] == expected
+
+
+def test_a_message_start_without_a_payload_has_an_empty_input(api, listeners, db_session):
+    for body in ({"name": "order.placed"}, {"name": "order.placed", "payload": None}):
+        sent = api("operator").post("/api/messages", json=body)
+        assert sent.status_code == 201, sent.json
+        assert db_session.get(Instance, sent.json["started"]).input == {}
