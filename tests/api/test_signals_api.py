@@ -225,3 +225,24 @@ def test_a_message_start_without_a_payload_has_an_empty_input(api, listeners, db
         sent = api("operator").post("/api/messages", json=body)
         assert sent.status_code == 201, sent.json
         assert db_session.get(Instance, sent.json["started"]).input == {}
+
+
+def test_a_thrown_signal_counts_and_reaches_only_its_instance_partition(app, api, db_session):
+    with app.app_context():
+        wait = chain(("wait", node("signalCatch", signal="go", saveTo="got")))
+        publish_document(wait, "in_finance", "finance")
+        publish_document(wait, "shared")
+        throw = chain(("throw", node("signalThrow", signal="go", payload={"n": "1"})))
+        publish_document(throw, "thrower", "finance")
+    ids = {
+        key: api("operator").post("/api/instances", json={"process_key": key}).json["id"]
+        for key in ("in_finance", "shared", "thrower")
+    }
+    run_broadcasts(db_session)
+    db_session.rollback()
+    thrown = db_session.scalar(select(SignalBroadcast).where(SignalBroadcast.name == "go"))
+    body = api("operator").get(f"/api/signals/{thrown.id}").json
+    assert (body["partition"], body["total"], body["delivered"]) == ("finance", 1, 1)
+    assert body["thrown_by"] == {"instance": ids["thrower"], "node": "throw"}
+    assert db_session.get(Instance, ids["in_finance"]).vars["got"] == {"n": 1}
+    assert db_session.get(Instance, ids["shared"]).status == "running"
