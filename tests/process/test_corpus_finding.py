@@ -3,6 +3,7 @@ FLOWDESK_REQUIRE_CORPUS=1 turns a missing corpus, browser or bpmn-moddle into a 
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from pathlib import Path
 
@@ -74,8 +75,6 @@ def test_a_missing_requirement_skips_unless_required(monkeypatch: pytest.MonkeyP
 
 
 def test_bpmn_moddle_is_a_development_dependency() -> None:
-    import json
-
     package = json.loads((corpus.REPO / "package.json").read_text(encoding="utf-8"))
     lock = json.loads((corpus.REPO / "package-lock.json").read_text(encoding="utf-8"))
     assert "bpmn-moddle" in package["devDependencies"]
