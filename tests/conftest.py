@@ -277,6 +277,13 @@ def fresh_database_url(database_url: str, tmp_path: Path) -> Iterator[str]:
         yield url
 
 
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtest_setup(item: pytest.Item) -> None:
+    """A test marked `corpus` skips without the shared BPMN corpus (fails when it is required)."""
+    if item.get_closest_marker("corpus") is not None:
+        corpus.needs_corpus()
+
+
 @pytest.fixture
 def corpus_present() -> Path:
     """The shared BPMN corpus; skips the test without one (fails with FLOWDESK_REQUIRE_CORPUS=1)."""

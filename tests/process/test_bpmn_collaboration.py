@@ -19,7 +19,7 @@ from .test_bpmn_corpus import check_roundtrip, load
 from .test_bpmn_roundtrip import bpmn_schema
 
 REPO = Path(__file__).resolve().parents[2]
-NEEDS_CORPUS = pytest.mark.usefixtures("corpus_present")
+NEEDS_CORPUS = pytest.mark.corpus
 #: Collaboration files of the corpus (several pools, message flows, several diagrams).
 COLLABORATIONS = [
     "bpmn-js-examples/pizza-collaboration.bpmn",

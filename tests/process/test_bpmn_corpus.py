@@ -195,7 +195,7 @@ OTHERS = [
     if not subset and name not in STRUCTURED and name not in EVENTS16 and name not in MODELLING_ONLY
 ]
 #: On the one placeholder test of an empty list: skips it, or fails it when the corpus is required.
-NO_CORPUS = pytest.mark.usefixtures("corpus_present")
+NO_CORPUS = pytest.mark.corpus
 
 
 def params(names: list[str]) -> list[object]:
@@ -221,7 +221,7 @@ def check_roundtrip(result: ImportResult, schema: etree.XMLSchema) -> None:
     assert export_bpmn(again.document) == exported
 
 
-@pytest.mark.usefixtures("corpus_present")
+@pytest.mark.corpus
 def test_manifest_lists_every_corpus_file() -> None:
     assert CORPUS is not None
     on_disk = {

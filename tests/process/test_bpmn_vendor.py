@@ -443,7 +443,7 @@ def test_iso_durations_both_ways(text: str, seconds: float) -> None:
 
 # --- corpus -------------------------------------------------------------------------------------
 
-needs_corpus = pytest.mark.usefixtures("corpus_present")
+needs_corpus = pytest.mark.corpus
 
 
 def corpus_document(name: str) -> dict[str, Any]:

@@ -480,7 +480,7 @@ def vendor_assignments(root: etree._Element) -> dict[str, dict[str, str]]:
     return found
 
 
-@pytest.mark.usefixtures("corpus_present")
+@pytest.mark.corpus
 def test_corpus_assignments_come_back_as_the_files_wrote_them() -> None:
     """Every corpus file that imports: each user task's vendor assignment is exported as the
     source file had it (namespaces aside: the export declares its own prefixes)."""

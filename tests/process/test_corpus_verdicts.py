@@ -23,7 +23,7 @@ from webapp import tools
 from webapp.process.bpmn import BpmnImportError, import_bpmn
 from webapp.process.validation import validate
 
-needs_corpus = pytest.mark.usefixtures("corpus_present")
+needs_corpus = pytest.mark.corpus
 
 
 @pytest.fixture(scope="module")

@@ -426,7 +426,7 @@ def test_inclusive_joins_waiting_for_each_other_deadlock() -> None:
     assert not [p for p in validate(doc) if p.code == "inclusive.deadlock"]
 
 
-@pytest.mark.usefixtures("corpus_present")
+@pytest.mark.corpus
 @pytest.mark.parametrize("name", sorted(EVENTS16))
 def test_corpus_files_give_no_false_deadlocks(name: str) -> None:
     problems = validate(import_bpmn(load(name)).document)
