@@ -16,7 +16,7 @@ test: setup-test assets
 
 setup: $(VENV)/.runtime
 
-setup-test: $(VENV)/.test
+setup-test: $(VENV)/.test node_modules/.package-lock.json
 
 $(VENV)/bin/python:
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "Flowdesk needs Python 3.11 or newer")'

@@ -179,3 +179,70 @@ def test_one_message_name_starts_one_process(app, listeners):
         publish_document(twin, "twin")
     assert refused.value.code == "publish.message_taken"
     assert "on_order" in refused.value.message
+
+
+@pytest.mark.parametrize(("partition", "reached"), [("finance", "in_finance"), (None, "shared")])
+def test_a_broadcast_counts_and_reaches_only_its_partition(
+    app, api, db_session, partition, reached
+):
+    with app.app_context():
+        wait = chain(("wait", node("signalCatch", signal="go", saveTo="got")))
+        publish_document(wait, "in_finance", "finance")
+        publish_document(wait, "shared")
+    ids = {
+        key: api("operator").post("/api/instances", json={"process_key": key}).json["id"]
+        for key in ("in_finance", "shared")
+    }
+    assert db_session.get(Instance, ids["in_finance"]).partition.key == "finance"
+    sent = api("operator").post(
+        "/api/signals", json={"name": "go", "payload": {"n": 1}, "partition": partition}
+    )
+    assert sent.status_code == 202, sent.json
+    run_broadcasts(db_session)
+    body = api("operator").get(sent.headers["Location"]).json
+    assert (body["status"], body["total"], body["delivered"]) == ("done", 1, 1)
+    db_session.expire_all()
+    for key, instance_id in ids.items():
+        instance = db_session.get(Instance, instance_id)
+        assert (instance.vars.get("got"), instance.status) == (
+            ({"n": 1}, "completed") if key == reached else (None, "running")
+        )
+
+
+@pytest.mark.parametrize("payload", [5, [1, "a"], "text", False, 0, {"total": 1}])
+def test_a_message_start_keeps_a_payload_of_any_json_value(api, listeners, db_session, payload):
+    sent = api("operator").post("/api/messages", json={"name": "order.placed", "payload": payload})
+    assert sent.status_code == 201, sent.json
+    instance = db_session.get(Instance, sent.json["started"])
+    expected = payload if isinstance(payload, dict) else {"payload": payload}
+    assert instance.input == expected
+    shown = api("operator").get(f"/api/instances/{instance.id}").json
+    assert shown["input"] == expected
+
+
+def test_a_message_start_without_a_payload_has_an_empty_input(api, listeners, db_session):
+    for body in ({"name": "order.placed"}, {"name": "order.placed", "payload": None}):
+        sent = api("operator").post("/api/messages", json=body)
+        assert sent.status_code == 201, sent.json
+        assert db_session.get(Instance, sent.json["started"]).input == {}
+
+
+def test_a_thrown_signal_counts_and_reaches_only_its_instance_partition(app, api, db_session):
+    with app.app_context():
+        wait = chain(("wait", node("signalCatch", signal="go", saveTo="got")))
+        publish_document(wait, "in_finance", "finance")
+        publish_document(wait, "shared")
+        throw = chain(("throw", node("signalThrow", signal="go", payload={"n": "1"})))
+        publish_document(throw, "thrower", "finance")
+    ids = {
+        key: api("operator").post("/api/instances", json={"process_key": key}).json["id"]
+        for key in ("in_finance", "shared", "thrower")
+    }
+    run_broadcasts(db_session)
+    db_session.rollback()
+    thrown = db_session.scalar(select(SignalBroadcast).where(SignalBroadcast.name == "go"))
+    body = api("operator").get(f"/api/signals/{thrown.id}").json
+    assert (body["partition"], body["total"], body["delivered"]) == ("finance", 1, 1)
+    assert body["thrown_by"] == {"instance": ids["thrower"], "node": "throw"}
+    assert db_session.get(Instance, ids["in_finance"]).vars["got"] == {"n": 1}
+    assert db_session.get(Instance, ids["shared"]).status == "running"

@@ -9,9 +9,10 @@ from sqlalchemy import select
 from tests.browser.conftest import sign_in
 from tests.browser.test_accessibility import _serious_violations
 from tests.engine.conftest import publish_document
-from tests.engine.timer_start_docs import timed
+from tests.engine.timer_start_docs import iso, soon, timed
 from webapp.extensions import db
 from webapp.models.schedules import Schedule
+from webapp.services import schedules
 
 pytestmark = pytest.mark.browser
 
@@ -50,3 +51,23 @@ def test_operator_pauses_and_resumes_a_schedule_on_a_phone(phone_page, demo, app
     assert not _paused(app)
     page.reload()
     expect(page.get_by_role("row").filter(has_text="payroll").get_by_text("active")).to_be_visible()
+
+
+def test_a_failed_start_shows_its_reason_in_the_row_on_a_phone(phone_page, demo, app):
+    page = phone_page
+    begin = soon()
+    with app.app_context():
+        publish_document(timed("tick", cycle=f"R/{iso(begin)}/PT1H"), key="digest")
+        row = db.session.scalar(select(Schedule))
+        # A start event the version no longer has makes the due start fail.
+        row.node_id = "gone"
+        db.session.commit()
+        assert schedules.run_due(now=begin) == 0
+        db.session.remove()
+    sign_in(page, "operator")
+    page.goto("/operations/schedules")
+    shown = page.get_by_role("row").filter(has_text="digest")
+    expect(shown).to_contain_text("'gone' is no start event of the process")
+    expect(shown.get_by_text("active")).to_be_visible()
+    assert page.evaluate("document.documentElement.scrollWidth") <= 390
+    assert _serious_violations(page) == []

@@ -61,3 +61,21 @@ def test_spiff_ends_where_the_scenario_expects(name: str, index: int) -> None:
     outcome = oracle((CORPUS / name).read_bytes(), scenario, _called(scenario))
     if outcome is not None:
         assert (outcome.state, outcome.at) == scenario.expect, outcome
+
+
+#: Corpus files with inclusive and event-based gateways: the importer reads them, so they run.
+GATEWAY_FILES = (
+    "spiffworkflow/inclusive_gateway.bpmn",
+    "spiffworkflow/event-gateway.bpmn",
+    "spiffworkflow/Parallel-Join-Long-Inclusive.bpmn20.xml",
+    "camunda-bpm-platform/InclusiveGatewayTest.testDefaultSequenceFlow.bpmn20.xml",
+)
+
+
+@pytest.mark.parametrize("name", GATEWAY_FILES)
+def test_the_gateway_files_run_rather_than_skip(name: str, corpus_present) -> None:
+    xml = (corpus_present / name).read_bytes()
+    scenarios = scenarios_for(name)[0]
+    assert scenarios
+    for scenario in scenarios:
+        assert precheck(xml, scenario, _called(scenario)) is None

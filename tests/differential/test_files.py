@@ -72,3 +72,14 @@ def test_file_runs_alike_in_flowdesk_and_spiff(name: str, index: int, worker) ->
     scenarios, known = scenarios_for(name)
     scenario = scenarios[index]
     compare(_read(name), scenario, worker, known=known, called=_called(scenario))
+
+
+@pytest.mark.parametrize(
+    "stem", ["inclusive-split-join", "inclusive-nested", "inclusive-loop", "event-gateway"]
+)
+def test_the_gateway_files_run_rather_than_skip(stem: str) -> None:
+    name = f"files/{stem}.bpmn"
+    scenarios = scenarios_for(name)[0]
+    assert scenarios
+    for scenario in scenarios:
+        assert precheck(_read(name), scenario, _called(scenario)) is None

@@ -3,13 +3,16 @@ within the user's permissions and partitions."""
 
 from __future__ import annotations
 
+from datetime import timedelta
+
 import pytest
 from sqlalchemy import select
 
 from tests.conftest import csrf_token, login, make_user
 from tests.engine.conftest import publish_document
-from tests.engine.timer_start_docs import timed
+from tests.engine.timer_start_docs import iso, soon, timed
 from webapp.models.schedules import Schedule
+from webapp.services import schedules
 
 PAGE = "/operations/schedules"
 
@@ -117,3 +120,27 @@ def test_the_list_is_paginated(people, db_session):
     ).get_data(as_text=True)
     assert second.lstrip().startswith('<div id="schedules-table">')
     assert "p25" in second and "p26" in second and "p00" not in second
+
+
+def test_a_failed_start_is_shown_until_a_later_run_starts(people, db_session):
+    begin = soon()
+    publish_document(timed("tick", cycle=f"R/{iso(begin)}/PT1S"), key="digest")
+    row = db_session.scalar(select(Schedule).where(Schedule.node_id == "tick"))
+    # A start event the version no longer has makes the start fail when the schedule is due.
+    row.node_id = "gone"
+    db_session.commit()
+    assert schedules.run_due(now=begin) == 0
+    db_session.expire_all()
+    failed = db_session.get(Schedule, row.id)
+    assert failed.last_error and "gone" in failed.last_error
+    assert failed.next_run_at == begin + timedelta(seconds=1), "the next run moved on"
+    html = people("manager").get(PAGE).get_data(as_text=True)
+    assert f'<p class="error">{failed.last_error}' in html.replace("&#39;", "'")
+    failed.node_id = "tick"
+    db_session.commit()
+    assert schedules.run_due(now=begin + timedelta(seconds=1)) == 1
+    db_session.expire_all()
+    recovered = db_session.get(Schedule, row.id)
+    assert recovered.last_error is None and recovered.last_instance_id is not None
+    assert recovered.next_run_at == begin + timedelta(seconds=2)
+    assert 'class="error"' not in people("manager").get(PAGE).get_data(as_text=True)

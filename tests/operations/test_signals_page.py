@@ -197,3 +197,21 @@ def test_broadcasting_needs_the_start_permission_and_a_csrf_token(user_with, eng
     assert reader.get("/operations/signals/confirm?name=go").status_code == 403
     assert reader.post("/operations/signals", data={"name": "go"}).status_code == 400
     assert _count(engine) == 0
+
+
+def test_a_broadcast_in_a_partition_counts_only_the_instances_there(login_as, engine):
+    finance = engine.scalar(select(Partition.id).where(Partition.key == "finance"))
+    wait = chain(("wait", node("signalCatch", signal="go")))
+    in_finance = start(
+        engine, publish_document(wait, "in_finance", "finance"), partition_id=finance
+    )
+    shared = start(engine, publish_document(wait, "shared"))
+    broadcast_id = _broadcast(engine, "go", "finance")
+    run_broadcasts(engine)
+    client = login_as("operator")
+    html = client.get("/operations/signals").get_data(as_text=True)
+    assert "1 of 1 · done" in html
+    detail = client.get(f"/operations/signals/{broadcast_id}").get_data(as_text=True)
+    assert "reached <strong>1</strong> of 1 waiting instance " in detail
+    assert f'href="/operations/instances/{in_finance}"' in detail
+    assert f'href="/operations/instances/{shared}"' not in detail

@@ -23,7 +23,8 @@ from pathlib import Path
 
 from lxml import etree
 
-from tests.process.test_bpmn_corpus import MODELLING_TYPES, corpus_dir, manifest
+from tests.corpus import corpus_dir
+from tests.process.test_bpmn_corpus import MODELLING_TYPES, manifest
 from webapp.process.bpmn.namespaces import BPMN
 from webapp.process.bpmn.report import needs_a_person
 from webapp.process.validation import validate

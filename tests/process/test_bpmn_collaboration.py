@@ -4,22 +4,22 @@ diagrams of the file, and no Flowdesk markers leak into the pools Flowdesk does 
 from __future__ import annotations
 
 import json
-import shutil
 import subprocess
 from pathlib import Path
 
 import pytest
 from lxml import etree
 
+from tests.corpus import moddle_node
 from webapp.process.bpmn import export_bpmn, import_bpmn
 from webapp.process.bpmn.namespaces import BPMN, BPMNDI, FLOWDESK, q
 from webapp.process.document import canonical_json
 
-from .test_bpmn_corpus import CORPUS, check_roundtrip, load
+from .test_bpmn_corpus import check_roundtrip, load
 from .test_bpmn_roundtrip import bpmn_schema
 
 REPO = Path(__file__).resolve().parents[2]
-NEEDS_CORPUS = pytest.mark.skipif(CORPUS is None, reason="BPMN corpus not found")
+NEEDS_CORPUS = pytest.mark.corpus
 #: Collaboration files of the corpus (several pools, message flows, several diagrams).
 COLLABORATIONS = [
     "bpmn-js-examples/pizza-collaboration.bpmn",
@@ -217,9 +217,7 @@ def test_corpus_collaboration_keeps_every_root_element(name: str, schema: etree.
 
 @NEEDS_CORPUS
 def test_moddle_reads_exported_collaborations_without_warnings(tmp_path: Path) -> None:
-    node = shutil.which("node")
-    if node is None or not (REPO / "node_modules/bpmn-moddle").is_dir():
-        pytest.skip("node and node_modules/bpmn-moddle are needed (make setup-test assets)")
+    node = moddle_node()
     files = []
     # Label styles the kept shapes name, and kept edges' ends, resolve as well.
     for index, name in enumerate(COLLABORATIONS):

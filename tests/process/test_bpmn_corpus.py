@@ -1,19 +1,19 @@
 """Import, validate, export and re-import every file of the shared BPMN corpus.
 
-The corpus lives outside the repository (read-only, never copied in): `FLOWDESK_BPMN_CORPUS`, else
-`shared/bpmn-corpus` next to the clone (`../shared` or `../../shared` from the repository root).
+The corpus lives outside the repository (read-only, never copied in); tests/corpus.py finds it
+(`FLOWDESK_BPMN_CORPUS`, beside the checkout or its main worktree, /work/shared).
 Its MANIFEST.md table says which files use only the subset of BPMN we support.
 """
 
 from __future__ import annotations
 
-import os
 import re
 from pathlib import Path
 
 import pytest
 from lxml import etree
 
+from tests.corpus import corpus_dir
 from webapp.process.bpmn import BpmnImportError, ImportResult, export_bpmn, import_bpmn
 from webapp.process.bpmn.namespaces import BPMN
 from webapp.process.document import canonical_json
@@ -21,16 +21,7 @@ from webapp.process.validation import Problem, validate
 
 from .test_bpmn_roundtrip import bpmn_schema
 
-REPO = Path(__file__).resolve().parents[2]
 #: Unsupported entries that describe other pools of the file, not the imported process itself.
-
-
-def corpus_dir() -> Path | None:
-    """Where the corpus is, or None when this checkout has none beside it."""
-    configured = os.environ.get("FLOWDESK_BPMN_CORPUS")
-    candidates = [Path(configured)] if configured else []
-    candidates += [REPO.parent / "shared/bpmn-corpus", REPO.parent.parent / "shared/bpmn-corpus"]
-    return next((c for c in candidates if (c / "MANIFEST.md").is_file()), None)
 
 
 def manifest(corpus: Path) -> list[tuple[str, bool]]:
@@ -203,9 +194,8 @@ OTHERS = [
     for name, subset in ENTRIES
     if not subset and name not in STRUCTURED and name not in EVENTS16 and name not in MODELLING_ONLY
 ]
-NO_CORPUS = pytest.mark.skip(
-    reason="BPMN corpus not found: set FLOWDESK_BPMN_CORPUS or put shared/bpmn-corpus by the repo"
-)
+#: On the one placeholder test of an empty list: skips it, or fails it when the corpus is required.
+NO_CORPUS = pytest.mark.corpus
 
 
 def params(names: list[str]) -> list[object]:
@@ -231,7 +221,7 @@ def check_roundtrip(result: ImportResult, schema: etree.XMLSchema) -> None:
     assert export_bpmn(again.document) == exported
 
 
-@pytest.mark.skipif(CORPUS is None, reason="BPMN corpus not found")
+@pytest.mark.corpus
 def test_manifest_lists_every_corpus_file() -> None:
     assert CORPUS is not None
     on_disk = {
@@ -337,7 +327,7 @@ def test_no_file_lists_a_modelling_only_element_as_unsupported(name: str) -> Non
     assert not [w for w in result.warnings if w.code == "import.artifact"]
 
 
-@pytest.mark.parametrize("element", sorted(STILL_REFUSED) if CORPUS else [])
+@pytest.mark.parametrize("element", params(sorted(STILL_REFUSED) if CORPUS else []))
 def test_still_refused_elements_are_listed_with_their_line(element: str) -> None:
     data = load(STILL_REFUSED[element])
     result = import_bpmn(data)

@@ -4,7 +4,6 @@ tasks; vendor settings; what stays refused."""
 
 from __future__ import annotations
 
-import shutil
 import subprocess
 from pathlib import Path
 from typing import Any
@@ -14,6 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from lxml import etree
 
+from tests.corpus import moddle_node
 from webapp.process.bpmn import export_bpmn, import_bpmn
 from webapp.process.bpmn.namespaces import BPMN, CAMUNDA, ZEEBE, q
 from webapp.process.document import canonical_json, normalize
@@ -161,9 +161,7 @@ def test_export_writes_standard_bpmn_for_every_new_element() -> None:
 
 
 def test_moddle_reads_the_new_elements_without_warnings(tmp_path: Path) -> None:
-    node = shutil.which("node")
-    if node is None or not (REPO / "node_modules/bpmn-moddle").is_dir():
-        pytest.skip("node and node_modules/bpmn-moddle are needed (make setup-test assets)")
+    node = moddle_node()
     path = tmp_path / "events.bpmn"
     path.write_text(export_bpmn(events_document()), encoding="utf-8")
     script = REPO / "tests/process/moddle_read.mjs"

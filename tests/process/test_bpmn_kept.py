@@ -7,13 +7,13 @@ whose processes have no flow nodes, duplicate ids).
 
 from __future__ import annotations
 
-import shutil
 import subprocess
 from pathlib import Path
 
 import pytest
 from lxml import etree
 
+from tests.corpus import moddle_node
 from webapp.process.bpmn import BpmnImportError, export_bpmn, import_bpmn
 from webapp.process.bpmn.namespaces import BPMN, BPMNDI, q
 from webapp.process.document import canonical_json
@@ -276,9 +276,7 @@ def test_kept_elements_of_a_sub_process_stay_in_it(schema: etree.XMLSchema) -> N
 
 
 def test_moddle_reads_kept_elements_without_warnings(tmp_path: Path) -> None:
-    node = shutil.which("node")
-    if node is None or not (REPO / "node_modules/bpmn-moddle").is_dir():
-        pytest.skip("node and node_modules/bpmn-moddle are needed (make setup-test assets)")
+    node = moddle_node()
     path = tmp_path / "kept.bpmn"
     path.write_text(export_bpmn(import_bpmn(MODEL).document), encoding="utf-8")
     output = subprocess.run(

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import gc
 import json
-import shutil
 import subprocess
 import time
 from pathlib import Path
@@ -16,6 +15,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from lxml import etree
 
+from tests.corpus import moddle_node
 from webapp.process.bpmn import BpmnImportError, auto_layout, export_bpmn, import_bpmn
 from webapp.process.bpmn.layout import node_box
 from webapp.process.bpmn.namespaces import BPMN, BPMNDI, FLOWDESK, q
@@ -277,9 +277,7 @@ def test_awkward_structured_values_survive() -> None:
 
 
 def test_moddle_reads_our_exports_without_warnings(tmp_path: Path) -> None:
-    node = shutil.which("node")
-    if node is None or not (REPO / "node_modules/bpmn-moddle").is_dir():
-        pytest.skip("node and node_modules/bpmn-moddle are needed (make setup-test assets)")
+    node = moddle_node()
     no_positions = structured_document()
     for item in no_positions["nodes"].values():
         del item["position"]

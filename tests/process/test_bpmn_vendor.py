@@ -6,7 +6,6 @@ from __future__ import annotations
 import itertools
 import json
 import re
-import shutil
 import subprocess
 from pathlib import Path
 from typing import Any
@@ -14,6 +13,7 @@ from typing import Any
 import pytest
 from lxml import etree
 
+from tests.corpus import moddle_node
 from webapp.process.bpmn import export_bpmn, import_bpmn
 from webapp.process.bpmn.vendor import iso_duration, iso_seconds
 from webapp.process.document import canonical_json, normalize
@@ -443,7 +443,7 @@ def test_iso_durations_both_ways(text: str, seconds: float) -> None:
 
 # --- corpus -------------------------------------------------------------------------------------
 
-needs_corpus = pytest.mark.skipif(CORPUS is None, reason="BPMN corpus not found")
+needs_corpus = pytest.mark.corpus
 
 
 def corpus_document(name: str) -> dict[str, Any]:
@@ -549,9 +549,7 @@ def test_the_export_is_schema_valid_and_declares_the_vendor_prefixes() -> None:
 
 def test_moddle_reads_the_vendor_settings_without_warnings(tmp_path: Path) -> None:
     repo = Path(__file__).resolve().parents[2]
-    node = shutil.which("node")
-    if node is None or not (repo / "node_modules/bpmn-moddle").is_dir():
-        pytest.skip("node and node_modules/bpmn-moddle are needed (make setup-test assets)")
+    node = moddle_node()
     path = tmp_path / "vendor.bpmn"
     path.write_text(export_bpmn(import_bpmn(wrap(EVERYTHING)).document), encoding="utf-8")
     script = repo / "tests/process/moddle_read.mjs"

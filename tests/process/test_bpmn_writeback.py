@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import copy
 import json
-import shutil
 import subprocess
 from pathlib import Path
 from typing import Any
@@ -15,6 +14,7 @@ from typing import Any
 import pytest
 from lxml import etree
 
+from tests.corpus import moddle_node
 from webapp.process.bpmn import export_bpmn, import_bpmn
 from webapp.process.bpmn.kept import to_data
 from webapp.process.bpmn.vendor import refreshed_xml
@@ -437,9 +437,7 @@ def test_an_edited_export_is_schema_valid() -> None:
 
 def test_an_edited_export_is_bpmn_moddle_clean(tmp_path: Path) -> None:
     repo = Path(__file__).resolve().parents[2]
-    node = shutil.which("node")
-    if node is None or not (repo / "node_modules/bpmn-moddle").is_dir():
-        pytest.skip("node and node_modules/bpmn-moddle are needed (make setup-test assets)")
+    node = moddle_node()
     path = tmp_path / "edited.bpmn"
     path.write_text(everything_edited(), encoding="utf-8")
     output = subprocess.run(
@@ -482,7 +480,7 @@ def vendor_assignments(root: etree._Element) -> dict[str, dict[str, str]]:
     return found
 
 
-@pytest.mark.skipif(CORPUS is None, reason="BPMN corpus not found")
+@pytest.mark.corpus
 def test_corpus_assignments_come_back_as_the_files_wrote_them() -> None:
     """Every corpus file that imports: each user task's vendor assignment is exported as the
     source file had it (namespaces aside: the export declares its own prefixes)."""

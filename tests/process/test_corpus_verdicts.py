@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pytest
 
+from tests.corpus import needs_corpus as corpus_or_skip
 from tests.process.corpus_verdicts import (
     EXECUTABLE,
     MODELLING,
@@ -17,18 +18,17 @@ from tests.process.corpus_verdicts import (
     render,
     verdicts,
 )
-from tests.process.test_bpmn_corpus import CORPUS, ENTRIES, NO_CORPUS
+from tests.process.test_bpmn_corpus import CORPUS, ENTRIES
 from webapp import tools
 from webapp.process.bpmn import BpmnImportError, import_bpmn
 from webapp.process.validation import validate
 
-needs_corpus = pytest.mark.skipif(CORPUS is None, reason=NO_CORPUS.kwargs["reason"])
+needs_corpus = pytest.mark.corpus
 
 
 @pytest.fixture(scope="module")
 def found() -> list[Verdict]:
-    assert CORPUS is not None
-    return verdicts(CORPUS)
+    return verdicts(corpus_or_skip())
 
 
 @needs_corpus

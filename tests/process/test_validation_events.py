@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 from webapp.process.bpmn import import_bpmn
 from webapp.process.validation import CODES, validate
 
-from .test_bpmn_corpus import CORPUS, EVENTS16, load
+from .test_bpmn_corpus import EVENTS16, load
 from .test_bpmn_events import events_document
 from .test_validation import TOOLS, found, linear, make, node, only, user
 
@@ -426,7 +426,7 @@ def test_inclusive_joins_waiting_for_each_other_deadlock() -> None:
     assert not [p for p in validate(doc) if p.code == "inclusive.deadlock"]
 
 
-@pytest.mark.skipif(CORPUS is None, reason="BPMN corpus not found")
+@pytest.mark.corpus
 @pytest.mark.parametrize("name", sorted(EVENTS16))
 def test_corpus_files_give_no_false_deadlocks(name: str) -> None:
     problems = validate(import_bpmn(load(name)).document)

@@ -174,7 +174,7 @@ BLOCKED_BY_REFERENCES = [
 ]
 
 
-@pytest.mark.skipif(CORPUS is None, reason="BPMN corpus not found")
+@pytest.mark.corpus
 @pytest.mark.parametrize("name", BLOCKED_BY_REFERENCES)
 def test_a_corpus_file_reading_process_variables_is_no_longer_blocked_by_them(name: str) -> None:
     assert CORPUS is not None

@@ -141,10 +141,11 @@ def _start(
     actor: User | None,
 ) -> Delivery:
     """Start the process of `start` in partition `scope`: the payload is its `$input` (a value
-    other than an object: `$input.payload`), the correlation key its business key."""
+    other than an object: `$input.payload`; none: an empty input), the correlation key its
+    business key."""
     version = db.session.get(ProcessVersion, start.version_id)
     assert version is not None
-    data = payload if isinstance(payload, dict) else {"payload": payload}
+    data = payload if isinstance(payload, dict) else {} if payload is None else {"payload": payload}
     business_key = key if key is not None and len(key) <= MAX_BUSINESS_KEY else None
     try:
         result = _engine(
