@@ -91,9 +91,7 @@ def _multi(**settings) -> dict:
     return document(nodes, wire("start", "review", "end"))
 
 
-def test_a_collection_exactly_at_the_multi_instance_limit_runs_every_instance(
-    engine, demo, three
-):
+def test_a_collection_exactly_at_the_multi_instance_limit_runs_every_instance(engine, demo, three):
     version = publish_document(_multi(collection="$input.items"))
     instance_id = start(engine, version, input={"items": ["a", "b", "c"]})
     tasks = open_tasks(engine, instance_id)

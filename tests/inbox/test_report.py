@@ -206,7 +206,7 @@ def _escalation_catcher(attached_to: str, **extra) -> dict:
 
 @pytest.fixture
 def escalating(app, demo):
-    """"Pay invoice" with an interrupting escalation boundary "late" (leading to "Chase"); and
+    """ "Pay invoice" with an interrupting escalation boundary "late" (leading to "Chase"); and
     the same task inside the sub-process "Review", whose boundary catches "late"; and the task
     in a process whose interrupting event sub-process starts on "late"."""
     own = {
