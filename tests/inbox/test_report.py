@@ -297,21 +297,28 @@ def test_an_interrupting_escalation_reported_from_a_task_completes_it(
     assert db_session.get(Instance, instance_id).status == "running"
 
 
-@pytest.mark.parametrize("claimed_by", [None, "bob"])
-def test_a_manager_with_the_work_permission_may_not_report_from_a_task_not_offered_to_them(
-    users, payable, app, db_session, claimed_by
+@pytest.mark.parametrize(
+    ("reporter", "claimed_by", "status"),
+    [("admin", None, 403), ("admin", "bob", 409), ("alice", None, 404)],
+    ids=["admin", "admin-after-a-claim", "worker-of-another-role"],
+)
+def test_only_the_assignee_or_a_candidate_may_report_from_a_task(
+    users, payable, app, db_session, reporter, claimed_by, status
 ):
     """The admin sees and manages the task and holds `tasks.work`, but is neither its assignee
-    nor in its candidate role: a valid outcome is still refused, and the task stays open."""
+    nor in its candidate role: a valid outcome is refused (after a claim: the claim says so).
+    Alice works tasks too, but not this role's: to her the task does not exist."""
     instance_id = start(app, "pay")
     task = open_task(db_session, instance_id, "pay")
     if claimed_by:
         assert post(users(claimed_by), f"/inbox/tasks/{task.id}/claim").status_code == 303
-    admin = users("admin")
-    assert admin.get(f"/inbox/tasks/{task.id}").status_code == 200
+    client = users(reporter)
+    seen = client.get(f"/inbox/tasks/{task.id}")
+    assert seen.status_code == (404 if status == 404 else 200)
+    assert "Report instead of completing" not in seen.get_data(as_text=True)
     for outcome in ("error:unclear", "escalation:sender"):
-        refused = post(admin, f"/inbox/tasks/{task.id}/report", {"outcome": outcome})
-        assert refused.status_code in ((409,) if claimed_by else (403,)), outcome
+        refused = post(client, f"/inbox/tasks/{task.id}/report", {"outcome": outcome})
+        assert refused.status_code == status, outcome
     db_session.expire_all()
     assert db_session.get(Task, task.id).status == "open"
     assert not db_session.scalars(
