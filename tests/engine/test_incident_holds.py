@@ -85,3 +85,34 @@ def test_an_incident_in_a_top_level_branch_keeps_the_instance_from_completing(en
     instance = load(engine, instance_id)
     assert instance.status == "failed" and "BROKEN" in instance.error["message"]
     assert instance.ended_at is None
+
+
+def test_an_incident_in_an_event_sub_process_holds_the_sub_process_around_it(engine, demo):
+    """An escalation inside "sub" starts its interrupting event sub-process "late", which
+    splits like the others: finishing its task leaves "late" and "sub" waiting on the
+    incident."""
+    inner_nodes, inner_flows = _split_inside("late")
+    inner_nodes["late_start"]["config"] = {"event": "escalation", "code": "LATE"}
+    nodes = {
+        "start": node("startEvent"),
+        "sub": node("subProcess"),
+        "sub_start": inside("sub", "startEvent"),
+        "shout": inside("sub", "escalationThrow", code="LATE"),
+        "sub_end": inside("sub", "endEvent"),
+        "late": inside("sub", "eventSubProcess"),
+        **inner_nodes,
+        "after": node("userTask", assignee=CLERK),
+        "end": node("endEvent"),
+    }
+    flows = {
+        **wire("start", "sub", "after", "end"),
+        **wire("sub_start", "shout", "sub_end"),
+        **inner_flows,
+    }
+    instance_id = start(engine, publish_document(document(nodes, flows)))
+    [task] = open_tasks(engine, instance_id)
+    assert task.node_id == "work"
+    complete(engine, task)
+    drain(engine)
+    _assert_held(engine, instance_id)
+    assert "late_end" in entered(engine, instance_id)
