@@ -9,7 +9,7 @@ from sqlalchemy import select
 from tests.engine.conftest import node, publish_document
 from tests.engine.documents import document, flow
 from tests.inbox.conftest import open_task, post, start
-from webapp.models import HistoryEntry, Instance, Task
+from webapp.models import HistoryEntry, Instance, Task, User
 
 CLERK = {"type": "role", "value": "approver"}
 
@@ -197,3 +197,133 @@ def test_a_task_in_a_sub_process_offers_what_the_scopes_around_it_catch(
     ).all()
     assert [d["caught_by"] for d in thrown] == ["invalid"]
     assert db_session.get(Instance, instance_id).status == "completed"
+
+
+def _escalation_catcher(attached_to: str, **extra) -> dict:
+    config = {"attachedTo": attached_to, "event": "escalation", "code": "late", **extra}
+    return {**node("boundaryEvent", "Running late"), "config": config}
+
+
+@pytest.fixture
+def escalating(app, demo):
+    """ "Pay invoice" with an interrupting escalation boundary "late" (leading to "Chase"); and
+    the same task inside the sub-process "Review", whose boundary catches "late"; and the task
+    in a process whose interrupting event sub-process starts on "late"."""
+    own = {
+        "start": node("startEvent"),
+        "pay": node("userTask", "Pay invoice", assignee=CLERK),
+        "done": node("endEvent"),
+        "late": _escalation_catcher("pay"),
+        "chase": node("userTask", "Chase", assignee=CLERK),
+        "chased": node("endEvent"),
+    }
+    own_flows = {
+        "f1": flow("start", "pay"),
+        "f2": flow("pay", "done"),
+        "f3": flow("late", "chase"),
+        "f4": flow("chase", "chased"),
+    }
+
+    def inner(spec: dict) -> dict:
+        return {**spec, "parent": "review"}
+
+    outer = {
+        "start": node("startEvent"),
+        "review": node("subProcess", "Review"),
+        "r_start": inner(node("startEvent")),
+        "pay": inner(node("userTask", "Pay invoice", assignee=CLERK)),
+        "r_end": inner(node("endEvent")),
+        "done": node("endEvent"),
+        "late": _escalation_catcher("review"),
+        "chase": node("userTask", "Chase", assignee=CLERK),
+        "chased": node("endEvent"),
+    }
+    outer_flows = {
+        "f1": flow("start", "review"),
+        "f2": flow("review", "done"),
+        "f3": flow("r_start", "pay"),
+        "f4": flow("pay", "r_end"),
+        "f5": flow("late", "chase"),
+        "f6": flow("chase", "chased"),
+    }
+    in_process = {
+        "start": node("startEvent"),
+        "pay": node("userTask", "Pay invoice", assignee=CLERK),
+        "done": node("endEvent"),
+        "late": node("eventSubProcess", "Chase the payment"),
+        "late_start": {
+            **node("startEvent", "Running late"),
+            "parent": "late",
+            "config": {"event": "escalation", "code": "late"},
+        },
+        "chase": {**node("userTask", "Chase", assignee=CLERK), "parent": "late"},
+        "chased": {**node("endEvent"), "parent": "late"},
+    }
+    in_process_flows = {
+        "f1": flow("start", "pay"),
+        "f2": flow("pay", "done"),
+        "f3": flow("late_start", "chase"),
+        "f4": flow("chase", "chased"),
+    }
+    with app.app_context():
+        publish_document(document(own, own_flows), key="own")
+        publish_document(document(outer, outer_flows), key="outer")
+        publish_document(document(in_process, in_process_flows), key="in-process")
+    return True
+
+
+@pytest.mark.parametrize("key", ["own", "outer", "in-process"])
+def test_an_interrupting_escalation_reported_from_a_task_completes_it(
+    users, escalating, app, db_session, key
+):
+    """The task's own boundary, its sub-process's or an event sub-process catches it: either
+    way the task ends completed by the reporter, and the instance follows the catcher."""
+    instance_id = start(app, key)
+    task = open_task(db_session, instance_id, "pay")
+    sent = post(users("bob"), f"/inbox/tasks/{task.id}/report", {"outcome": "escalation:late"})
+    assert sent.status_code == 303
+    db_session.expire_all()
+    reported = db_session.get(Task, task.id)
+    bob_id = db_session.scalar(select(User.id).where(User.username == "bob"))
+    assert (reported.status, reported.completed_by_id) == ("completed", bob_id)
+    assert reported.completed_at is not None
+    assert open_task(db_session, instance_id, "chase")
+    entered = db_session.scalars(
+        select(HistoryEntry.node_id).where(
+            HistoryEntry.instance_id == instance_id, HistoryEntry.kind == "entered"
+        )
+    ).all()
+    assert "late" in entered and "done" not in entered
+    assert db_session.get(Instance, instance_id).status == "running"
+
+
+@pytest.mark.parametrize(
+    ("reporter", "claimed_by", "status"),
+    [("admin", None, 403), ("admin", "bob", 409), ("alice", None, 404)],
+    ids=["admin", "admin-after-a-claim", "worker-of-another-role"],
+)
+def test_only_the_assignee_or_a_candidate_may_report_from_a_task(
+    users, payable, app, db_session, reporter, claimed_by, status
+):
+    """The admin sees and manages the task and holds `tasks.work`, but is neither its assignee
+    nor in its candidate role: a valid outcome is refused (after a claim: the claim says so).
+    Alice works tasks too, but not this role's: to her the task does not exist."""
+    instance_id = start(app, "pay")
+    task = open_task(db_session, instance_id, "pay")
+    if claimed_by:
+        assert post(users(claimed_by), f"/inbox/tasks/{task.id}/claim").status_code == 303
+    client = users(reporter)
+    seen = client.get(f"/inbox/tasks/{task.id}")
+    assert seen.status_code == (404 if status == 404 else 200)
+    assert "Report instead of completing" not in seen.get_data(as_text=True)
+    for outcome in ("error:unclear", "escalation:sender"):
+        refused = post(client, f"/inbox/tasks/{task.id}/report", {"outcome": outcome})
+        assert refused.status_code == status, outcome
+    db_session.expire_all()
+    assert db_session.get(Task, task.id).status == "open"
+    assert not db_session.scalars(
+        select(HistoryEntry.id).where(
+            HistoryEntry.instance_id == instance_id, HistoryEntry.kind == "task_reported"
+        )
+    ).all()
+    assert open_task(db_session, instance_id, "pay")

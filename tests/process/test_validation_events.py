@@ -346,7 +346,7 @@ def test_an_inclusive_join_joins_parallel_branches() -> None:
 def test_inclusive_split_allows_unconditional_flows_and_one_default() -> None:
     doc = block("a", "b", "c")
     doc["flows"]["f4"]["condition"] = None
-    assert validate(doc) == []
+    assert found(validate(doc)) == {("gateway.default_unused", "split")}  # a warning only
     doc["flows"]["f4"]["default"] = True
     assert ("gateway.default_multiple", "split") in found(validate(doc))
 
@@ -358,6 +358,27 @@ def test_a_parallel_join_after_a_deciding_inclusive_split_deadlocks() -> None:
     doc["flows"]["f2"]["default"] = False
     doc["flows"]["f4"]["condition"] = None
     assert validate(doc) == []  # every flow unconditional: it splits like a parallel gateway
+
+
+def test_an_inclusive_split_with_one_conditional_and_one_unconditional_flow_deadlocks_a_join() -> (
+    None
+):
+    """No default: the unconditional flow always runs, the conditional one only sometimes, so
+    a parallel join after them waits forever when the condition is false."""
+    doc = block("a", "b", join="parallelGateway")
+    doc["flows"]["f2"]["default"] = False  # "a": unconditional, "b": "$input.n > 1"
+    problem = only(validate(doc), "parallel.deadlock")
+    assert (problem.element_id, problem.severity) == ("join", "error")
+    assert "Inclusive gateway" in problem.message and "only some" in problem.message
+    straight = make(
+        {"start": "startEvent", "split": "inclusiveGateway", "join": "parallelGateway",
+         "end": "endEvent"},
+        ("start", "split"),
+        ("split", "join", {"condition": "$input.ok"}),
+        ("split", "join"),
+        ("join", "end"),
+    )  # fmt: skip
+    assert ("parallel.deadlock", "join") in found(validate(straight))
 
 
 def test_nested_inclusive_blocks_with_a_loop_back_before_the_split_are_valid() -> None:
@@ -486,3 +507,30 @@ def test_any_settings_give_problems_not_crashes(
         doc["nodes"][node_id]["config"][key] = value
     problems = validate(doc)
     assert all(p.code in CODES and p.message for p in problems)
+
+
+def test_a_default_beside_an_unconditional_flow_is_never_taken() -> None:
+    doc = block("a", "b", "c")
+    doc["flows"]["f4"]["condition"] = None  # "b" is always taken, so default "a" never is
+    assert found(validate(doc)) == {("gateway.default_unused", "split")}
+    doc["flows"]["f4"]["condition"] = "$input.n > 1"
+    assert validate(doc) == []
+
+
+def test_a_conditional_flow_taken_besides_the_joined_ones_is_no_deadlock() -> None:
+    """The two unconditional flows always reach the parallel join; the conditional one leaves
+    for an end of its own on top of them, never instead of them."""
+    doc = make(
+        {"start": "startEvent", "split": "inclusiveGateway", "a": user("a"), "b": user("b"),
+         "extra": user("extra"), "join": "parallelGateway", "end": "endEvent",
+         "extra_end": "endEvent"},
+        ("start", "split"),
+        ("split", "a"),
+        ("split", "b"),
+        ("split", "extra", {"condition": "$input.more"}),
+        ("a", "join"),
+        ("b", "join"),
+        ("extra", "extra_end"),
+        ("join", "end"),
+    )  # fmt: skip
+    assert validate(doc) == []

@@ -560,27 +560,24 @@ def report_from_task(
 ) -> StepResult:
     """A person throws a business error or an escalation from an open task instead of
     completing it (Camunda's handleBpmnError / handleEscalation): it is routed as a thrown one,
-    and the task ends as completed when its catcher interrupts it."""
+    and the task ends as completed by `actor` when its catcher, on the task or on any scope
+    around it, interrupts it."""
     if event not in ("error", "escalation"):
         raise EngineError(
             "invalid", f"Only an error or an escalation can be reported, not {event}."
         )
-    step, task, token = _open_task(session, task_id, now)
-    definition = step.definition
-    catcher = definition.catchers(definition.boundaries.get(task.node_id, []), event, code)
-    ends_task = event == "error" or (
-        catcher is not None and definition.config(catcher).get("interrupting", True)
-    )
-    if ends_task:
-        _close_task(step, task_id, actor, {})
+    step, _, token = _open_task(session, task_id, now)
     step.history.add(
         "task_reported", token, actor=_name(actor), task=task_id, event=event, code=code
     )
     step.starter = _starter(step)
     if event == "error":
+        _close_task(step, task_id, actor, {})
         scopes.raise_error(step, token, code, f"reported from task {task_id}")
     else:
         scopes.throw(step, token, "escalation", code)
+        if token.status == "cancelled":
+            _close_task(step, task_id, actor, {})
     step.run()
     return step.finish()
 

@@ -289,14 +289,17 @@ class FlowAnalysis:
         again = [flow_id for flow_id, source in inputs if self.ancestors[source] >> join & 1]
         return again if 0 < len(again) < len(inputs) else []
 
-    def separates(self, split: int, join: int) -> bool:
-        """Tell whether exclusive ``split`` lets only some of ``join``'s incoming flows get a token.
+    def separates(
+        self, split: int, join: int, choices: Sequence[frozenset[str]] | None = None
+    ) -> bool:
+        """Tell whether ``split`` lets only some of ``join``'s incoming flows get a token.
 
-        Splits whose paths all meet again (at their post-dominator) before the join are skipped.
-        Otherwise, for each branch collect the join's incoming flows it reaches without passing
-        the split again or the join. Deadlock when two branches reach different non-empty sets,
-        or when one reaches only part of them while another leaves without ever reaching the
-        join or coming back to the split.
+        ``choices`` are the sets of outgoing flows the split may take together (an inclusive
+        split); None: exactly one (exclusive). Splits whose paths all meet again (at their
+        post-dominator) before the join are skipped. Otherwise, for each branch collect the
+        join's incoming flows it reaches without passing the split again or the join. Deadlock
+        when two choices reach different non-empty sets, or when one reaches only part of them
+        while another leaves without ever reaching the join or coming back to the split.
         """
         ancestors = self.ancestors
         if split == join or not ancestors[join] >> split & 1:
@@ -310,11 +313,18 @@ class FlowAnalysis:
         ):
             return False  # every path from the split to the join passes its merge point first
         everything = frozenset(flow_id for flow_id, _ in self.graph.in_flows[join])
+        reach = {
+            branch: self._branch_reach(split, join, branch, target)
+            for branch, target in self.graph.out_flows[split]
+        }
+        if choices is None:
+            choices = [frozenset({branch}) for branch in reach]
         reached: list[frozenset[str]] = []
         escapes = False
-        for branch, target in self.graph.out_flows[split]:
-            flows, loops = self._branch_reach(split, join, branch, target)
+        for choice in choices:
+            flows = frozenset().union(*(reach[branch][0] for branch in choice if branch in reach))
             reached.append(flows)
+            loops = all(reach[branch][1] for branch in choice if branch in reach)
             escapes = escapes or (not flows and not loops)
         nonempty = {flows for flows in reached if flows}
         if len(nonempty) > 1:

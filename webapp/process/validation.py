@@ -10,6 +10,7 @@ from __future__ import annotations
 import copy
 from collections.abc import Collection, Container, Iterable, Mapping
 from dataclasses import asdict, dataclass
+from itertools import combinations
 from typing import Any, Literal
 
 from webapp.process import expressions
@@ -51,6 +52,8 @@ Severity = Literal["error", "warning", "info"]
 
 #: Where a person reads how to add a tool (named by `tool.unknown` and a Java implementation).
 TOOL_DOCS = "docs/engine.md#writing-a-tool"
+# Conditional flows of one inclusive split up to which the deadlock check lists every set taken.
+INCLUSIVE_CHOICES = 8
 _TYPE_WORDS = {
     (dict,): "an object",
     (str,): "text",
@@ -78,6 +81,7 @@ CODES: dict[str, str] = {
     "gateway.condition_missing": "an exclusive gateway has unconditional non-default flows",
     "gateway.default_multiple": "an exclusive gateway has several default flows",
     "gateway.default_missing": "(warning) an exclusive gateway has no default flow",
+    "gateway.default_unused": "(warning) an inclusive gateway's default flow is never taken",
     "flow.condition_ignored": "(warning) a condition that is never evaluated",
     "flow.default_ignored": "(warning) a default mark on a flow not leaving an exclusive gateway",
     "expression.syntax": "an expression does not parse",
@@ -501,8 +505,15 @@ class _Validator(EventChecks, ScopeChecks):
                     node_id,
                     f"{name} has {defaults} default flows; mark at most one as default.",
                 )
-            if kind == "inclusiveGateway":
-                continue  # a flow without a condition is always taken
+            if kind == "inclusiveGateway":  # a flow without a condition is always taken
+                if defaults and bare:
+                    self.warning(
+                        "gateway.default_unused",
+                        node_id,
+                        f"{name} always takes its flows without a condition, so its default "
+                        "flow is never taken; give those flows conditions or remove the default.",
+                    )
+                continue
             if bare:
                 several = f"{bare} outgoing flows" if bare > 1 else "an outgoing flow"
                 self.error(
@@ -1015,24 +1026,16 @@ class _Validator(EventChecks, ScopeChecks):
         graph = self.graph
         parallel = [i for i, k in enumerate(self.kinds) if k and k.name == "parallelGateway"]
         joins = [i for i in parallel if len(graph.in_flows[i]) >= 2]
-        splits = [
-            i
+        splits: dict[int, list[frozenset[str]] | None] = {
+            i: None
             for i, k in enumerate(self.kinds)
             if k
             and k.name in ("exclusiveGateway", "eventBasedGateway")
             and len(graph.out_flows[i]) >= 2
-        ]
-        splits += [  # an inclusive split whose conditions decide may take only some branches
-            i
-            for i, k in enumerate(self.kinds)
-            if k
-            and k.name == "inclusiveGateway"
-            and len(graph.out_flows[i]) >= 2
-            and any(
-                self.flows[f]["condition"] is not None or self.flows[f]["default"]
-                for f, _ in graph.out_flows[i]
-            )
-        ]
+        }
+        for i, k in enumerate(self.kinds):
+            if k and k.name == "inclusiveGateway" and len(graph.out_flows[i]) >= 2:
+                splits[i] = self._inclusive_choices(i)
         flow = FlowAnalysis(graph, self.cyclic, self.ancestors, self.starts, self.ends)
         for join in joins:
             message = self._join_deadlock(flow, splits, join)
@@ -1056,7 +1059,26 @@ class _Validator(EventChecks, ScopeChecks):
                     f"or inclusive gateway ({listed}); each finishes on its own.",
                 )
 
-    def _join_deadlock(self, flow: FlowAnalysis, splits: list[int], join: int) -> str | None:
+    def _inclusive_choices(self, split: int) -> list[frozenset[str]] | None:
+        """The sets of outgoing flows inclusive `split` may take together: every unconditional
+        flow plus any of the conditional ones, the default only when that is none. None (judge
+        each flow alone, as for an exclusive split) when there are too many to list."""
+        outs = [flow_id for flow_id, _ in self.graph.out_flows[split]]
+        default = [f for f in outs if self.flows[f]["default"]]
+        optional = [f for f in outs if self.flows[f]["condition"] is not None and f not in default]
+        always = [f for f in outs if f not in default and f not in optional]
+        if len(optional) > INCLUSIVE_CHOICES:
+            return None
+        choices = {
+            frozenset(always).union(taken) or frozenset(default[:1])
+            for size in range(len(optional) + 1)
+            for taken in combinations(optional, size)
+        }
+        return sorted((choice for choice in choices if choice), key=sorted)
+
+    def _join_deadlock(
+        self, flow: FlowAnalysis, splits: dict[int, list[frozenset[str]] | None], join: int
+    ) -> str | None:
         """Why parallel join `join` can wait forever, or None."""
         name = self.name(self.graph.ids[join])
         own = flow.self_fed_inputs(join)
@@ -1067,7 +1089,9 @@ class _Validator(EventChecks, ScopeChecks):
                 "has fired, so the instance would wait forever. Merge a loop back with an "
                 "exclusive gateway."
             )
-        culprit = next((x for x in splits if flow.separates(x, join)), None)
+        culprit = next(
+            (x for x, choices in splits.items() if flow.separates(x, join, choices)), None
+        )
         if culprit is not None:
             return (
                 f"{name} waits for all {len(self.graph.in_flows[join])} incoming flows, but "
