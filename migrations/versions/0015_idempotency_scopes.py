@@ -5,6 +5,8 @@ signal broadcast may carry its sender's Idempotency-Key
 instances; the unique index moves from (message_id) to (message_id, partition_scope), so reusing
 an id in another partition is a new message. `signal_broadcasts.idempotency_key` and
 `request_hash` make a retried `POST /api/signals` return the first broadcast (unique per actor).
+On SQLite `message_subscriptions` is rebuilt with AUTOINCREMENT, so a subscription id is never
+reused: a signal broadcast covers the subscriptions up to the largest id when it was made.
 
 Revision ID: 0015_idempotency_scopes
 Revises: 0014_import_reports
@@ -22,6 +24,13 @@ depends_on = None
 
 
 def upgrade() -> None:
+    if op.get_bind().dialect.name == "sqlite":
+        with op.batch_alter_table(
+            "message_subscriptions",
+            recreate="always",
+            table_kwargs={"sqlite_autoincrement": True},
+        ):
+            pass
     with op.batch_alter_table("message_starts") as batch:
         batch.add_column(
             sa.Column("partition_scope", sa.Integer(), nullable=False, server_default="0")

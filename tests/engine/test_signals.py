@@ -11,9 +11,10 @@ from tests.engine.documents import chain, document
 from tests.engine.test_steps import load, start
 from tests.engine.test_structures import CLERK, open_tasks, wire
 from tests.engine.unchecked import publish_unchecked
-from webapp.engine import signals
+from webapp.engine import signals, steps
 from webapp.models import Instance, MessageSubscription, SignalBroadcast, SignalReceipt
 from webapp.models.base import utcnow
+from webapp.services.jobs import commit
 
 
 def broadcast(session, name: str, payload: dict | None = None, partition_id=None) -> int:
@@ -303,3 +304,22 @@ def test_two_workers_reaching_one_instance_deliver_once(engine, demo):
         engine.commit()
     assert history(engine, instance_id).count(("boundary", "sig")) == 1
     assert engine.scalar(select(func.count()).select_from(SignalReceipt)) == 1
+
+
+def test_a_broadcast_never_reaches_a_subscription_made_after_it(engine):
+    """A broadcast covers the subscriptions up to the largest id when it was made: an id freed
+    by a cancelled instance must not come back (SQLite reuses the largest rowid without
+    AUTOINCREMENT) and hand an older, still pending broadcast to a newer subscription."""
+    waits = publish_document(chain(("wait", node("signalCatch", signal="late"))), "waits_late")
+    first = start(engine, waits)
+    freed = engine.scalar(select(func.max(MessageSubscription.id)))
+    broadcast = signals.record(
+        engine.connection(), name="late", payload={}, partition_id=None, now=utcnow()
+    )
+    engine.commit()
+    commit(steps.cancel_instance(engine, first, reason="gone"))
+    second = start(engine, waits)
+    assert engine.scalar(select(func.max(MessageSubscription.id))) > freed
+    run_broadcasts(engine)
+    assert load(engine, second).status == "running"
+    assert engine.get(SignalBroadcast, broadcast.id).delivered == 0

@@ -148,12 +148,16 @@ class Job(db.Model):
 
 class MessageSubscription(db.Model):
     """A token waiting for a message (name and correlation key) or, `kind` "signal", for a
-    broadcast of a signal name (correlation key empty)."""
+    broadcast of a signal name (correlation key empty).
+
+    Ids only grow, on SQLite too (AUTOINCREMENT): a broadcast covers the subscriptions up to the
+    largest id when it was made, so a reused id would hand it to a later subscription."""
 
     __tablename__ = "message_subscriptions"
     __table_args__ = (
         Index("ix_message_subscriptions_name_key", "name", "correlation_key"),
         Index("ix_message_subscriptions_kind_name", "kind", "name", "instance_id"),
+        {"sqlite_autoincrement": True},
     )
 
     id: Mapped[int] = mapped_column(primary_key=True)
