@@ -228,3 +228,63 @@ def test_real_workers_give_the_caller_the_childs_signal_before_the_call_ends(eng
     assert history(engine, parent_id).count(("signal", "on_start")) == 1
     engine.rollback()
     assert engine.scalars(select(SignalReceipt.instance_id)).all() == [parent_id]
+
+
+def _cancel(engine, child_id: int) -> None:
+    job_id = engine.scalar(select(Job.id).where(Job.instance_id == child_id, Job.kind == "cancel"))
+    engine.rollback()
+    jobs.cancel_called(job_id, child_id)
+
+
+@pytest.mark.parametrize("order", ["cancel_first", "broadcast_first"])
+def test_a_callers_throw_that_interrupts_the_call_reaches_the_waiting_child_first(
+    engine, demo, order
+):
+    """The caller throws "go" and its own interrupting boundary on the call catches it in that
+    step, which cancels the child; the child's catch, subscribed at the throw, receives the
+    signal before the cancel, whichever of the two a worker runs first."""
+    nodes = {
+        "start": node("startEvent"),
+        "wait": node("signalCatch", signal="go", saveTo="got"),
+        "after": node("userTask", assignee=CLERK),
+        "end": node("endEvent"),
+    }
+    publish_document(document(nodes, wire("start", "wait", "after", "end")), key="child")
+    nodes = {
+        "start": node("startEvent"),
+        "split": node("parallelGateway"),
+        "call": node("callActivity", process="child"),
+        "sig": node("boundaryEvent", attachedTo="call", event="signal", signal="go"),
+        "stopped": node("endEvent"),
+        "ready": node("userTask", assignee=CLERK),
+        "throw": node("signalThrow", signal="go", payload={"n": "2"}),
+        "join": node("parallelGateway"),
+        "end": node("endEvent"),
+    }
+    flows = {
+        **wire("start", "split", "call", "join", "end"),
+        **wire("split", "ready", "throw", "join"),
+        **wire("sig", "stopped"),
+    }
+    parent_id = start(engine, publish_document(document(nodes, flows), key="parent"))
+    drain(engine)
+    child_id = engine.scalar(select(Instance.id).where(Instance.parent_id == parent_id))
+    engine.rollback()
+    complete(engine, open_tasks(engine, parent_id)[0])
+    assert ("boundary", "sig") in history(engine, parent_id)
+    if order == "cancel_first":
+        _cancel(engine, child_id)
+        run_broadcasts(engine)
+    else:
+        signal_service.run_batch(_plan(engine), 0)
+        _cancel(engine, child_id)
+    drain(engine)
+    child = load(engine, child_id)
+    assert child.status == "cancelled"
+    assert child.vars["got"] == {"n": 2}
+    assert history(engine, child_id).count(("signal", "wait")) == 1
+    assert ("entered", "after") in history(engine, child_id)
+    engine.rollback()
+    assert engine.scalars(select(SignalReceipt.instance_id)).all() == [parent_id, child_id]
+    row = engine.scalar(select(SignalBroadcast))
+    assert (row.status, row.total, row.delivered) == ("done", 2, 2)

@@ -791,7 +791,9 @@ def resume_from_child(
 def cancel_called(
     session: Session, job_id: int, instance_id: int, *, now: datetime | None = None
 ) -> StepResult | None:
-    """Cancel a child because its caller was cancelled or interrupted."""
+    """Cancel a child because its caller was cancelled or interrupted, once it received the
+    signals broadcast while it waited for them (its caller's throw that ended the call among
+    them)."""
     now = now or utcnow()
     begin_write(session)
     conn = session.connection()
@@ -803,10 +805,27 @@ def cancel_called(
     conn.execute(
         update(store.JOBS).where(store.JOBS.c.id == job_id).values(status="done", updated_at=now)
     )
+    received = _receive_before_cancel(session, instance_id, now)
     try:
         result = cancel_instance(
             session, instance_id, reason="The calling instance ended the call.", now=now
         )
     except EngineError:
-        return None
+        return received
+    if received is not None:
+        result.jobs = received.jobs + result.jobs
     return result
+
+
+def _receive_before_cancel(session: Session, instance_id: int, now: datetime) -> StepResult | None:
+    """A child about to be cancelled first receives the broadcasts still on their way that
+    cover its subscriptions (say, the one its caller threw as it interrupted the call), in a
+    step of its own in the same transaction; None when none reached it."""
+    step, _ = _open(session, instance_id, now)
+    if step.instance.status not in ("running", "failed"):
+        return None
+    step.starter = _starter(step)
+    if not catching.receive_missed(step):
+        return None
+    step.run()
+    return step.finish()
