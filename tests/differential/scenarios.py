@@ -470,6 +470,22 @@ SCENARIOS.update(
             note="the split's first branch waits at the catch, the second throws in the same "
             "step: the catch receives it and the join completes",
         ),
+        "files/signal-call-boundary.bpmn": Scenario(
+            called=("files/signal-call-child.bpmn",),
+            expect=("completed", ()),
+            note="the called process throws and ends in one step; the call's interrupting "
+            "signal boundary, listening at the throw, catches it before the call completes "
+            "(Flowdesk's caller receives it in its resume step, before the child's end)",
+        ),
+        "files/signal-call-event-subprocess.bpmn": Scenario(
+            called=("files/signal-call-child.bpmn",),
+            expect=("completed", ()),
+            note="the called process throws and ends in one step; the caller's event "
+            "sub-process runs before completing the call could end the caller",
+        ),
+        "files/signal-call-child.bpmn": Scenario(
+            expect=("completed", ()), note="run on its own, nothing catches its signal"
+        ),
         "files/signal-boundary.bpmn": Scenario(
             answers={"decide": {}},
             answer_all=False,
