@@ -7,6 +7,7 @@ instance the broadcasts it has not received yet before one of its scopes ends.
 
 from __future__ import annotations
 
+from datetime import datetime
 from typing import Any
 
 from sqlalchemy import and_, delete, insert, select
@@ -81,7 +82,7 @@ def fire(
     return True
 
 
-def receipt(conn: Connection, broadcast_id: int, instance_id: int, now: Any) -> None:
+def receipt(conn: Connection, broadcast_id: int, instance_id: int, now: datetime) -> None:
     """Record that the broadcast reached the instance: its batch skips the instance."""
     conn.execute(
         insert(RECEIPTS),

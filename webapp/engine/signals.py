@@ -33,7 +33,7 @@ from webapp.engine.context import jsonable
 from webapp.engine.dispatch import JobRef
 from webapp.engine.locking import begin_write
 from webapp.engine.runtime import Step, StepResult
-from webapp.engine.store import INSTANCES, TokenRow
+from webapp.engine.store import INSTANCES, TokenRow, saved_id
 from webapp.models import (
     EventStart,
     Process,
@@ -141,7 +141,7 @@ def write_broadcasts(step: Step) -> list[JobRef]:
             **thrown,
         )
         if reached_own:
-            catching.receipt(step.conn, ref.id, step.instance.id, step.now)
+            catching.receipt(step.conn, ref.id, saved_id(step.instance.id), step.now)
         refs.append(ref)
     step.broadcasts.clear()
     return refs
