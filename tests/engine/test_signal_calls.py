@@ -288,3 +288,25 @@ def test_a_callers_throw_that_interrupts_the_call_reaches_the_waiting_child_firs
     assert engine.scalars(select(SignalReceipt.instance_id)).all() == [parent_id, child_id]
     row = engine.scalar(select(SignalBroadcast))
     assert (row.status, row.total, row.delivered) == ("done", 2, 2)
+
+
+def test_a_grandchilds_signal_reaches_the_top_caller_before_the_chain_completes(engine, demo):
+    """The bottom of a call chain throws and ends; the middle's resume completes it and ends the
+    middle, whose resume of the top comes before the broadcast: the top's boundary fires."""
+    _throwing_child()
+    middle = {
+        "start": node("startEvent"),
+        "call": node("callActivity", process="child"),
+        "end": node("endEvent"),
+    }
+    publish_document(document(middle, wire("start", "call", "end")), key="middle")
+    doc = _caller("boundary")
+    doc["nodes"]["call"]["config"]["process"] = "middle"
+    top_id = start(engine, publish_document(doc, key="top"))
+    drain(engine)
+    assert engine.scalar(select(SignalBroadcast.status)) == "pending"
+    engine.rollback()
+    assert _tasks(engine, top_id) == ["caught"]
+    run_broadcasts(engine)
+    assert history(engine, top_id).count(("signal", "sig")) == 1
+    assert _tasks(engine, top_id) == ["caught"]
