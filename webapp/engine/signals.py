@@ -11,7 +11,9 @@ processes. Each of those instances receives it in a step of its own, which write
 (unique per broadcast and instance): a batch run again after its worker died skips the
 instances that have it. Only subscriptions that existed when the broadcast was made (ids up to
 its `high_water`) receive it, so a non-interrupting event that subscribes again after firing
-waits for the next broadcast.
+waits for the next broadcast. Caller and called child are different instances: a caller's
+resume step and a child's cancel step first receive the broadcasts still on their way
+(`catching.receive_missed`), so neither a call nor a child ends before its catchers ran.
 
 Scope: a broadcast reaches the instances of its partition only (no partition: the instances in
 no partition), and starts processes of that partition or of none, in its partition.
