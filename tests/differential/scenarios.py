@@ -470,6 +470,32 @@ SCENARIOS.update(
             note="the split's first branch waits at the catch, the second throws in the same "
             "step: the catch receives it and the join completes",
         ),
+        "files/signal-call-boundary.bpmn": Scenario(
+            called=("files/signal-call-child.bpmn",),
+            expect=("completed", ()),
+            note="the called process throws and ends in one step; the call's interrupting "
+            "signal boundary, listening at the throw, catches it before the call completes "
+            "(Flowdesk's caller receives it in its resume step, before the child's end)",
+        ),
+        "files/signal-call-event-subprocess.bpmn": Scenario(
+            called=("files/signal-call-child.bpmn",),
+            expect=("completed", ()),
+            note="the called process throws and ends in one step; the caller's event "
+            "sub-process runs before completing the call could end the caller",
+        ),
+        "files/signal-call-child.bpmn": Scenario(
+            expect=("completed", ()), note="run on its own, nothing catches its signal"
+        ),
+        "files/signal-parallel-later-catch.bpmn": Scenario(
+            expect=("waiting", ("join", "wait")),
+            spiff_expect=("completed", ()),
+            spiff_extra={"wait": 1, "join": 1, "end": 1},
+            note="the split's first branch throws before its later branch reaches the catch, "
+            "in one step: Flowdesk delivers to the subscriptions that exist at the throw, so "
+            "the catch waits for the next signal; Spiff delivers it. BPMN 2.0.2 leaves the "
+            "order of a split's branches open (files/signal-parallel-same-step.bpmn has the "
+            "catch first)",
+        ),
         "files/signal-boundary.bpmn": Scenario(
             answers={"decide": {}},
             answer_all=False,

@@ -11,7 +11,9 @@ processes. Each of those instances receives it in a step of its own, which write
 (unique per broadcast and instance): a batch run again after its worker died skips the
 instances that have it. Only subscriptions that existed when the broadcast was made (ids up to
 its `high_water`) receive it, so a non-interrupting event that subscribes again after firing
-waits for the next broadcast.
+waits for the next broadcast. Caller and called child are different instances: a caller's
+resume step and a child's cancel step first receive the broadcasts still on their way
+(`catching.receive_missed`), so neither a call nor a child ends before its catchers ran.
 
 Scope: a broadcast reaches the instances of its partition only (no partition: the instances in
 no partition), and starts processes of that partition or of none, in its partition.
@@ -27,40 +29,27 @@ from sqlalchemy import delete, func, insert, or_, select, true, update
 from sqlalchemy.engine import Connection
 from sqlalchemy.orm import Session
 
-from webapp.engine import steps
+from webapp.engine import catching, steps
+from webapp.engine.catching import BROADCASTS, KIND, RECEIPTS, SUBSCRIPTIONS, subscribe
 from webapp.engine.context import jsonable
 from webapp.engine.dispatch import JobRef
 from webapp.engine.locking import begin_write
 from webapp.engine.runtime import Step, StepResult
-from webapp.engine.store import INSTANCES, TokenRow
+from webapp.engine.store import INSTANCES, TokenRow, saved_id
 from webapp.models import (
     EventStart,
-    MessageSubscription,
     Process,
     ProcessVersion,
     SignalBatch,
-    SignalBroadcast,
-    SignalReceipt,
     User,
 )
 from webapp.process.expressions import ExpressionError, evaluate
 
-SUBSCRIPTIONS = MessageSubscription.__table__
-BROADCASTS = SignalBroadcast.__table__
 BATCHES = SignalBatch.__table__
-RECEIPTS = SignalReceipt.__table__
-KIND = "signal"
 MAX_NAME = 200
 
 
 # --- waiting for a signal ---------------------------------------------------------------------
-
-
-def subscribe(step: Step, holder: TokenRow, node_id: str) -> None:
-    """`holder` waits for the signal named by node `node_id` (itself, or the boundary event or
-    event-sub-process start it holds)."""
-    name = str(step.definition.config(node_id).get("signal") or "")
-    step.add_subscription(holder, name, "", node_id, kind=KIND)
 
 
 def catch(step: Step, token: TokenRow, node: dict[str, Any]) -> None:
@@ -131,32 +120,9 @@ def reach_own(step: Step, thrown: dict[str, Any]) -> None:
     for token, node_id in catchers:
         if token is None or (id(token), node_id) in fired:
             continue
-        if _fire(step, token, node_id, thrown["payload"], thrown["actor"], details):
+        if catching.fire(step, token, node_id, thrown["payload"], thrown["actor"], details):
             fired.add((id(token), node_id))
     thrown["reached_own"] = bool(fired)
-
-
-def _fire(
-    step: Step,
-    token: TokenRow,
-    node_id: str,
-    payload: Any,
-    actor: str | None,
-    details: dict[str, Any],
-) -> bool:
-    """The signal reaches `token`'s subscription at `node_id`: a boundary event, event
-    sub-process start or event-based gateway target fires, a waiting catch completes with the
-    payload; False when the token no longer waits there."""
-    if steps._watches(step, token, node_id):
-        step.history.add("signal", token, node_id, actor=actor, **details)
-        if steps._event_fired(step, token, node_id, payload):
-            subscribe(step, token, node_id)
-        return True
-    if token.status != "waiting" or token.node_id != node_id:
-        return False
-    step.history.add("signal", token, actor=actor, **details)
-    step.complete(token, payload)
-    return True
 
 
 def high_water(conn: Connection) -> int:
@@ -177,15 +143,7 @@ def write_broadcasts(step: Step) -> list[JobRef]:
             **thrown,
         )
         if reached_own:
-            step.conn.execute(
-                insert(RECEIPTS),
-                {
-                    "broadcast_id": ref.id,
-                    "instance_id": step.instance.id,
-                    "started": False,
-                    "created_at": step.now,
-                },
-            )
+            catching.receipt(step.conn, ref.id, saved_id(step.instance.id), step.now)
         refs.append(ref)
     step.broadcasts.clear()
     return refs
@@ -235,6 +193,18 @@ def _others(thrower: int | None) -> Any:
     return true() if thrower is None else SUBSCRIPTIONS.c.instance_id != thrower
 
 
+def _not_reached(broadcast_id: int) -> Any:
+    """No receipt yet: a caller's resume may have handed the instance the broadcast already."""
+    return ~(
+        select(RECEIPTS.c.id)
+        .where(
+            RECEIPTS.c.broadcast_id == broadcast_id,
+            RECEIPTS.c.instance_id == SUBSCRIPTIONS.c.instance_id,
+        )
+        .exists()
+    )
+
+
 def claim_broadcast(session: Session, broadcast_id: int, now: datetime) -> int | None:
     """Count an attempt at planning a pending broadcast (so a sweep after a crash sends the
     next attempt); None when it is no longer pending."""
@@ -275,12 +245,14 @@ def plan(session: Session, broadcast_id: int, batch_size: int, now: datetime) ->
                 SUBSCRIPTIONS.c.id <= broadcast.high_water,
                 _same_partition(INSTANCES.c.partition_id, broadcast.partition_id),
                 _others(broadcast.instance_id),
+                _not_reached(broadcast_id),
             )
             .distinct()
             .order_by(SUBSCRIPTIONS.c.instance_id)
         )
     )
-    # The thrower's receipt, written in its step when its own catchers received the signal.
+    # Receipts written before planning: the thrower's (its own catchers), and those of callers
+    # whose resume handed them the signal.
     reached = int(
         conn.scalar(
             select(func.count())
@@ -404,6 +376,7 @@ def batch_instances(session: Session, batch: Batch) -> list[int]:
                 SUBSCRIPTIONS.c.instance_id <= batch.upto,
                 _same_partition(INSTANCES.c.partition_id, batch.partition_id),
                 _others(batch.thrower),
+                _not_reached(batch.broadcast_id),
             )
             .distinct()
             .order_by(SUBSCRIPTIONS.c.instance_id)
@@ -507,22 +480,14 @@ def deliver(session: Session, batch: Batch, instance_id: int, now: datetime) -> 
     details = {"name": batch.name, "broadcast": batch.broadcast_id}
     for token_id, node_id in subscriptions:
         token = step.token(token_id)
-        if token is not None and _fire(step, token, node_id, payload, batch.actor, details):
+        if token is not None and catching.fire(step, token, node_id, payload, batch.actor, details):
             woken += 1
     if not woken:
         return steps._dropped(step, "no token waits for this signal")
     step.starter = steps._starter(step)
     step.run()
     result = step.finish()
-    conn.execute(
-        insert(RECEIPTS),
-        {
-            "broadcast_id": batch.broadcast_id,
-            "instance_id": instance_id,
-            "started": False,
-            "created_at": now,
-        },
-    )
+    catching.receipt(conn, batch.broadcast_id, instance_id, now)
     return result
 
 

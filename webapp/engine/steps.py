@@ -13,7 +13,7 @@ from typing import Any
 from sqlalchemy import delete, select, update
 from sqlalchemy.orm import Session
 
-from webapp.engine import children, definitions, gateways, scopes, store
+from webapp.engine import catching, children, definitions, scopes, store
 from webapp.engine.calls import Call, Outcome
 from webapp.engine.context import jsonable
 from webapp.engine.errors import EngineError
@@ -65,25 +65,12 @@ def _pending(step: Step, job: JobRow | None, kind: str) -> TokenRow | None:
     token = step.token(job.token_id) if job.token_id is not None else None
     if job.kind != kind or job.status != "pending" or token is None:
         return None
-    if _watches(step, token, job.node_id):
+    if catching.watches(step, token, job.node_id):
         return token
     expected = "active" if kind == "tool" else "waiting"
     if token.status != expected or token.node_id != job.node_id:
         return None
     return token
-
-
-def _watches(step: Step, token: TokenRow, node_id: str) -> bool:
-    """Whether `token` holds the subscription of boundary or event-start `node_id` (or of a
-    target of the event-based gateway it waits at)."""
-    if gateways.watches(step, token, node_id):
-        return True
-    kind = step.definition.kind(node_id)
-    if kind == "boundaryEvent":
-        return scopes.host_of(step, node_id, token)
-    if kind == "startEvent" and token.listener:
-        return step.definition.starts.get(token.node_id) == node_id and token.status == "waiting"
-    return False
 
 
 def _due(step: Step, job: JobRow | None, kind: str) -> TokenRow | str:
@@ -401,23 +388,11 @@ def fire_timer(
         step.complete(token)
     else:
         again = scopes.next_due(step.definition.config(job.node_id), job.attempt, job.due_at)
-        if _event_fired(step, token, job.node_id) and again is not None:
+        if catching.event_fired(step, token, job.node_id) and again is not None:
             job.status = "pending"
             job.due_at = again
     step.run()
     return finish_with_pure_calls(step, run_pure)
-
-
-def _event_fired(step: Step, token: TokenRow, node_id: str, output: Any = None) -> bool:
-    """A boundary event or an event sub-process start fired for `token`; True when it stays
-    subscribed (a non-interrupting one). At an event-based gateway, the first event wins."""
-    if gateways.watches(step, token, node_id):
-        gateways.event_won(step, token, node_id, output)
-        return False
-    if token.listener:
-        return scopes.listener_fired(step, token, node_id, output)
-    scopes.trigger_boundary(step, token, node_id, output)
-    return token.status in ("active", "waiting", "failed")
 
 
 def message_targets(
@@ -471,12 +446,12 @@ def deliver_message(
         token = step.token(token_id)
         if token is None:
             continue
-        if _watches(step, token, node_id):
+        if catching.watches(step, token, node_id):
             woken += 1
             step.history.add(
                 "message", token, node_id, actor=_name(actor), name=name, key=correlation_key
             )
-            if _event_fired(step, token, node_id, payload):
+            if catching.event_fired(step, token, node_id, payload):
                 _resubscribe(step, token, node_id, name, correlation_key)
             continue
         if token.status != "waiting" or token.node_id != node_id:
@@ -757,8 +732,9 @@ def _report_missing(
 def resume_from_child(
     session: Session, job_id: int, instance_id: int, *, now: datetime | None = None
 ) -> StepResult:
-    """The caller's step after its child ended: move on with the child's data, throw its error,
-    or raise an incident."""
+    """The caller's step after its child ended: first the signals broadcast while the call ran
+    that have not reached the caller (its catchers subscribed at the throw fire before the call
+    ends), then move on with the child's data, throw its error, or raise an incident."""
     step, job = _open(session, instance_id, now or utcnow(), job_id)
     token = None
     if job is not None and job.kind == "resume" and job.status == "pending":
@@ -791,6 +767,10 @@ def resume_from_child(
         step.run()
         return step.finish()
     step.history.add("child_ended", token, child=child, status=status, code=outcome.get("code"))
+    catching.receive_missed(step)
+    if token.status not in ("waiting", "failed") or token.node_id != job.node_id:
+        step.run()
+        return step.finish()
     if status == "completed":
         token.status = "active"
         step.complete(token, outcome.get("output") or {})
@@ -808,7 +788,9 @@ def resume_from_child(
 def cancel_called(
     session: Session, job_id: int, instance_id: int, *, now: datetime | None = None
 ) -> StepResult | None:
-    """Cancel a child because its caller was cancelled or interrupted."""
+    """Cancel a child because its caller was cancelled or interrupted, once it received the
+    signals broadcast while it waited for them (its caller's throw that ended the call among
+    them)."""
     now = now or utcnow()
     begin_write(session)
     conn = session.connection()
@@ -820,10 +802,27 @@ def cancel_called(
     conn.execute(
         update(store.JOBS).where(store.JOBS.c.id == job_id).values(status="done", updated_at=now)
     )
+    received = _receive_before_cancel(session, instance_id, now)
     try:
         result = cancel_instance(
             session, instance_id, reason="The calling instance ended the call.", now=now
         )
     except EngineError:
-        return None
+        return received
+    if received is not None:
+        result.jobs = received.jobs + result.jobs
     return result
+
+
+def _receive_before_cancel(session: Session, instance_id: int, now: datetime) -> StepResult | None:
+    """A child about to be cancelled first receives the broadcasts still on their way that
+    cover its subscriptions (say, the one its caller threw as it interrupted the call), in a
+    step of its own in the same transaction; None when none reached it."""
+    step, _ = _open(session, instance_id, now)
+    if step.instance.status not in ("running", "failed"):
+        return None
+    step.starter = _starter(step)
+    if not catching.receive_missed(step):
+        return None
+    step.run()
+    return step.finish()

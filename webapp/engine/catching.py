@@ -1,0 +1,166 @@
+"""What fires a waiting catcher: the events a token watches, and a signal reaching the
+subscriptions of the instance a step holds.
+
+Below `steps` and `signals`, so that any step (a caller's resume among them) can hand an
+instance the broadcasts it has not received yet before one of its scopes ends.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import and_, delete, insert, select
+from sqlalchemy.engine import Connection
+
+from webapp.engine import gateways, scopes
+from webapp.engine.context import jsonable
+from webapp.engine.runtime import Step
+from webapp.engine.store import TokenRow
+from webapp.models import MessageSubscription, SignalBroadcast, SignalReceipt
+
+SUBSCRIPTIONS = MessageSubscription.__table__
+BROADCASTS = SignalBroadcast.__table__
+RECEIPTS = SignalReceipt.__table__
+KIND = "signal"
+# Broadcasts still on their way to the instances they cover.
+UNFINISHED = ("pending", "running")
+
+
+def watches(step: Step, token: TokenRow, node_id: str) -> bool:
+    """Whether `token` holds the subscription of boundary or event-start `node_id` (or of a
+    target of the event-based gateway it waits at)."""
+    if gateways.watches(step, token, node_id):
+        return True
+    kind = step.definition.kind(node_id)
+    if kind == "boundaryEvent":
+        return scopes.host_of(step, node_id, token)
+    if kind == "startEvent" and token.listener:
+        return step.definition.starts.get(token.node_id) == node_id and token.status == "waiting"
+    return False
+
+
+def event_fired(step: Step, token: TokenRow, node_id: str, output: Any = None) -> bool:
+    """A boundary event or an event sub-process start fired for `token`; True when it stays
+    subscribed (a non-interrupting one). At an event-based gateway, the first event wins."""
+    if gateways.watches(step, token, node_id):
+        gateways.event_won(step, token, node_id, output)
+        return False
+    if token.listener:
+        return scopes.listener_fired(step, token, node_id, output)
+    scopes.trigger_boundary(step, token, node_id, output)
+    return token.status in ("active", "waiting", "failed")
+
+
+def subscribe(step: Step, holder: TokenRow, node_id: str) -> None:
+    """`holder` waits for the signal named by node `node_id` (itself, or the boundary event or
+    event-sub-process start it holds)."""
+    name = str(step.definition.config(node_id).get("signal") or "")
+    step.add_subscription(holder, name, "", node_id, kind=KIND)
+
+
+def fire(
+    step: Step,
+    token: TokenRow,
+    node_id: str,
+    payload: Any,
+    actor: str | None,
+    details: dict[str, Any],
+) -> bool:
+    """The signal reaches `token`'s subscription at `node_id`: a boundary event, event
+    sub-process start or event-based gateway target fires, a waiting catch completes with the
+    payload; False when the token no longer waits there."""
+    if watches(step, token, node_id):
+        step.history.add("signal", token, node_id, actor=actor, **details)
+        if event_fired(step, token, node_id, payload):
+            subscribe(step, token, node_id)
+        return True
+    if token.status != "waiting" or token.node_id != node_id:
+        return False
+    step.history.add("signal", token, actor=actor, **details)
+    step.complete(token, payload)
+    return True
+
+
+def receipt(conn: Connection, broadcast_id: int, instance_id: int, now: datetime) -> None:
+    """Record that the broadcast reached the instance: its batch skips the instance."""
+    conn.execute(
+        insert(RECEIPTS),
+        {
+            "broadcast_id": broadcast_id,
+            "instance_id": instance_id,
+            "started": False,
+            "created_at": now,
+        },
+    )
+
+
+def receive_missed(step: Step) -> int:
+    """Hand the step's (saved) instance every broadcast still on its way that covers one of its
+    subscriptions and has not reached it (say, one its called child threw in its last step), in
+    throwing order, with a receipt each; how many reached a catcher. Call before a scope ends."""
+    instance_id = step.instance.id
+    if instance_id is None:
+        return 0
+    partition = step.instance.partition_id
+    same_partition = (
+        BROADCASTS.c.partition_id.is_(None)
+        if partition is None
+        else BROADCASTS.c.partition_id == partition
+    )
+    received = (
+        select(RECEIPTS.c.id)
+        .where(RECEIPTS.c.broadcast_id == BROADCASTS.c.id, RECEIPTS.c.instance_id == instance_id)
+        .exists()
+    )
+    missed = step.conn.execute(
+        select(
+            BROADCASTS.c.id,
+            BROADCASTS.c.name,
+            BROADCASTS.c.payload,
+            BROADCASTS.c.actor,
+            BROADCASTS.c.high_water,
+        )
+        .join(
+            SUBSCRIPTIONS,
+            and_(
+                SUBSCRIPTIONS.c.instance_id == instance_id,
+                SUBSCRIPTIONS.c.kind == KIND,
+                SUBSCRIPTIONS.c.name == BROADCASTS.c.name,
+                SUBSCRIPTIONS.c.id <= BROADCASTS.c.high_water,
+            ),
+        )
+        .where(
+            BROADCASTS.c.status.in_(UNFINISHED),
+            same_partition,
+            (BROADCASTS.c.instance_id.is_(None)) | (BROADCASTS.c.instance_id != instance_id),
+            ~received,
+        )
+        .distinct()
+        .order_by(BROADCASTS.c.id)
+    ).all()
+    reached = 0
+    for broadcast in missed:
+        covered = (
+            SUBSCRIPTIONS.c.instance_id == instance_id,
+            SUBSCRIPTIONS.c.kind == KIND,
+            SUBSCRIPTIONS.c.name == broadcast.name,
+            SUBSCRIPTIONS.c.id <= broadcast.high_water,
+        )
+        held = step.conn.execute(
+            select(SUBSCRIPTIONS.c.token_id, SUBSCRIPTIONS.c.node_id)
+            .where(*covered)
+            .order_by(SUBSCRIPTIONS.c.id)
+        ).all()
+        step.conn.execute(delete(SUBSCRIPTIONS).where(*covered))
+        payload = jsonable(broadcast.payload if broadcast.payload is not None else {})
+        details = {"name": broadcast.name, "broadcast": broadcast.id}
+        woken = 0
+        for token_id, node_id in held:
+            token = step.token(token_id)
+            if token is not None and fire(step, token, node_id, payload, broadcast.actor, details):
+                woken += 1
+        if woken:
+            receipt(step.conn, broadcast.id, instance_id, step.now)
+            reached += 1
+    return reached
