@@ -9,6 +9,7 @@ from __future__ import annotations
 import copy
 from collections import deque
 from collections.abc import Mapping, Sequence
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 from itertools import pairwise
 from typing import Any
@@ -114,7 +115,10 @@ def auto_layout(doc: Mapping[str, Any]) -> dict[str, Any]:
         kinds = {node_id: str(nodes[node_id].get("kind", "")) for node_id in ids}
         via = {flow_id: slots[flow_id] for flow_id in ends if flow_id in slots}
         lanes = [(x - 10, y - 1, 20, 2) for points in via.values() for x, y in points]
-        routes.update(route_flows(boxes, kinds, ends, via, lanes))
+        hosts = {
+            node_id: host for node_id in ids if (host := boundary_host(nodes, node_id)) in boxes
+        }
+        routes.update(route_flows(boxes, kinds, ends, via, lanes, hosts))
     for flow_id, flow in flows.items():
         flow["waypoints"] = routes.get(flow_id, [])
     return result
@@ -140,6 +144,16 @@ def _scopes(nodes: Mapping[str, Any]) -> dict[str | None, list[str]]:
     return members
 
 
+def boundary_host(nodes: Mapping[str, Any], node_id: str) -> str | None:
+    """The node a boundary event sits on, if it is one and names a node that can hold it."""
+    node = nodes[node_id]
+    config = node.get("config")
+    host = config.get("attachedTo") if isinstance(config, Mapping) else None
+    if node.get("kind") != "boundaryEvent" or not isinstance(host, str) or host not in nodes:
+        return None
+    return None if nodes[host].get("kind") in _NOT_HOSTS else host
+
+
 def _collapsed(node: Mapping[str, Any]) -> bool:
     config = node.get("config")
     return isinstance(config, Mapping) and config.get("collapsed") is True
@@ -155,14 +169,7 @@ def _lay_scope(
     """Lay out the nodes of one scope: the layered flow, boundary events, event sub-processes."""
     here = set(ids)
     apart = [n for n in ids if nodes[n].get("kind") == "eventSubProcess"]
-    hosts: dict[str, str] = {}
-    for node_id in ids:
-        config = nodes[node_id].get("config")
-        host = config.get("attachedTo") if isinstance(config, Mapping) else None
-        host = host if isinstance(host, str) else None
-        boundary = nodes[node_id].get("kind") == "boundaryEvent"
-        if boundary and host in here and nodes[host].get("kind") not in _NOT_HOSTS:
-            hosts[node_id] = host
+    hosts = {n: host for n in ids if (host := boundary_host(nodes, n)) in here}
     flowing = {n: nodes[n] for n in ids if n not in hosts and n not in apart}
     edges = [
         (flow_id, hosts.get(source, source), target)
@@ -170,7 +177,8 @@ def _lay_scope(
         if source in here and target in flowing and hosts.get(source, source) in flowing
     ]
     margin_x, margin_y = (MARGIN_X, MARGIN_Y) if top else (SCOPE_PAD_X, SCOPE_PAD_Y)
-    layers, passes = _order_layers(flowing, edges)
+    dropping = {flow_id for flow_id, source, _ in scope_edges if source in hosts}
+    layers, passes = _order_layers(flowing, edges, dropping)
     widest_layer = max((len(layer) for layer in layers), default=0)
     row = max([ROW, *(sizes[n][1] + _MIN_GAP_Y for n in flowing)])
     centres: dict[str, tuple[float, float]] = {}
@@ -275,11 +283,15 @@ def _acyclic(nodes: Mapping[str, Any], edges: list[tuple[str, str]]) -> list[tup
 
 
 def _order_layers(
-    nodes: Mapping[str, Any], edges: list[tuple[str, str, str]]
+    nodes: Mapping[str, Any],
+    edges: list[tuple[str, str, str]],
+    dropping: AbstractSet[str] = frozenset(),
 ) -> tuple[list[list[str]], dict[str, list[str]]]:
     """Longest-path layering (start events alone in the first layer), a pass-through slot per
-    skipped layer for long flows, then barycenter ordering. Returns the layers and, per long
-    flow id, its slots in layer order (slot ids start with a space, which no BPMN id can)."""
+    skipped layer for long flows, then barycenter ordering, in which the next shape of a flow in
+    `dropping` (from a boundary event on its source's lower border) leans below its source.
+    Returns the layers and, per long flow id, its slots in layer order (slot ids start with a
+    space, which no BPMN id can)."""
     # dict, not set: iteration keeps document order, so the layout is the same in every process.
     dag = dict.fromkeys(_acyclic(nodes, [(source, target) for _, source, target in edges]))
     predecessors: dict[str, list[str]] = {node_id: [] for node_id in nodes}
@@ -323,6 +335,11 @@ def _order_layers(
         for a, b in pairwise(hops):
             successors.setdefault(a, []).append(b)
             predecessors.setdefault(b, []).append(a)
+    lean = {
+        (source, passes[flow_id][0] if flow_id in passes else target)
+        for flow_id, source, target in edges
+        if flow_id in dropping
+    }
     layers: list[list[str]] = [[] for _ in range(max(layer.values(), default=-1) + 1)]
     for item in [*nodes, *(slot for chain in passes.values() for slot in chain)]:
         layers[layer[item]].append(item)
@@ -332,16 +349,27 @@ def _order_layers(
         for i in indices:
             neighbours = predecessors if downward else successors
             reference = {n: pos for pos, n in enumerate(layers[i - 1 if downward else i + 1])}
-            layers[i] = _by_barycenter(layers[i], neighbours, reference)
+            layers[i] = _by_barycenter(layers[i], neighbours, reference, lean, downward)
     return layers, passes
 
 
 def _by_barycenter(
-    layer: list[str], neighbours: Mapping[str, list[str]], reference: Mapping[str, int]
+    layer: list[str],
+    neighbours: Mapping[str, list[str]],
+    reference: Mapping[str, int],
+    lean: set[tuple[str, str]],
+    downward: bool,
 ) -> list[str]:
+    def offset(node_id: str, other: str) -> float:
+        if downward:
+            return 0.5 if (other, node_id) in lean else 0.0
+        return -0.5 if (node_id, other) in lean else 0.0
+
     def key(item: tuple[int, str]) -> tuple[float, int]:
         index, node_id = item
-        positions = [reference[n] for n in neighbours[node_id] if n in reference]
+        positions = [
+            reference[n] + offset(node_id, n) for n in neighbours[node_id] if n in reference
+        ]
         return (sum(positions) / len(positions) if positions else index, index)
 
     return [node_id for _, node_id in sorted(enumerate(layer), key=key)]

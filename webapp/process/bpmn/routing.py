@@ -53,6 +53,7 @@ class _Plan:
     middle: dict[int, float] = field(default_factory=dict)
     exit_bus: bool = False
     entry_bus: bool = False
+    dropped: bool = False
 
 
 def _bussed(plan: _Plan) -> bool:
@@ -77,6 +78,7 @@ def route_flows(
     flows: Mapping[str, tuple[str, str]],
     via: Mapping[str, list[Point]] | None = None,
     obstacles: Sequence[Box] = (),
+    hosts: Mapping[str, str] | None = None,
 ) -> dict[str, list[dict[str, float]]]:
     """Orthogonal waypoints for every flow (id -> (source, target)) whose two ends have a box.
 
@@ -85,7 +87,9 @@ def route_flows(
     the top or bottom corner and bends once toward its target, the others leave from their own
     point on the side and bend in their own column, so no two share a segment. A flow going back
     runs below the shapes from its own point on the bottom. `via` gives points a long flow passes;
-    a corner route also keeps clear of `obstacles` (the lanes of long flows).
+    a corner route also keeps clear of `obstacles` (the lanes of long flows). A flow from a
+    boundary event (`hosts`: event id -> the shape it sits on) leaves from the event's bottom and
+    runs below its host before it turns, so it does not read as the host's normal exit.
     """
     via = via or {}
     plans = {
@@ -113,6 +117,7 @@ def route_flows(
         for node_id in boxes:
             group = groups.get(node_id, [])
             _plan_fan(node_id, group, index, boxes, kinds, taken, shelf, outgoing=outgoing)
+    _plan_drops(plans, boxes, hosts or {})
     _assign_tracks(plans)
     routes = {flow_id: _draw(plan) for flow_id, plan in plans.items()}
     _separate(plans, routes, boxes, kinds)
@@ -254,6 +259,31 @@ def _plan_loops(
         depth = base + next(k for k in itertools.count() if k not in blocked) * _LOOP_STEP
         placed.append((left, right, depth))
         plan.depth = depth
+
+
+def _plan_drops(
+    plans: Mapping[str, _Plan], boxes: Mapping[str, Box], hosts: Mapping[str, str]
+) -> None:
+    """Forward flows of a boundary event leave from its bottom, drop below the event and its
+    host and, where they must climb to their target, turn only once past the host's right side."""
+    leaving: dict[str, list[_Plan]] = {}
+    for plan in plans.values():
+        if not plan.back and hosts.get(plan.source) in boxes:
+            leaving.setdefault(plan.source, []).append(plan)
+    for event_id, group in leaving.items():
+        box = boxes[event_id]
+        hx, hy, hw, hh = boxes[hosts[event_id]]
+        floor = max(box[1] + box[3], hy + hh) + _CLEAR_Y / 2
+        for plan, dx in zip(group, _offsets(len(group), box[2] / 2 - 2), strict=True):
+            plan.exit = _end(box, "circle", +1, dx)
+            plan.exit_vertical, plan.exit_bend, plan.exit_bus = True, None, False
+            plan.dropped = True
+            drop = [(plan.exit[0], floor)]
+            ahead = plan.via[0] if plan.via else plan.entry
+            clear = hx + hw + _CLEAR_Y / 2
+            if ahead[1] < floor and plan.exit[0] < clear < ahead[0]:
+                drop.append((clear, floor))
+            plan.via = [*drop, *plan.via]
 
 
 class _Floor:
@@ -737,7 +767,7 @@ def _search(
 
 def _starts(plan: _Plan, boxes: Mapping[str, Box], kinds: Mapping[str, str]) -> Iterator[_Plan]:
     yield plan
-    if plan.back:
+    if plan.back or plan.dropped:
         return
     source, target = boxes[plan.source], boxes[plan.target]
     steps = [k * sign * _PORT_GAP / 2 for k in range(1, 4) for sign in (1, -1)]
