@@ -29,6 +29,8 @@ _SEPARATE_WORK = 200_000
 #: A node with more flows leaving (or entering) than this draws them as one bus.
 _BUS_FROM = 24
 _CELL = 200
+#: Route segments compared, at most, while placing the names of one plane's events and gateways.
+_NAME_WORK = 200_000
 _MOST_CELLS = 64
 #: The biggest cluster of turns ordered by which heights they leave and reach.
 _MOST_TURNS = 400
@@ -147,12 +149,41 @@ def label_bounds(points: Sequence[Mapping[str, float]], text: str) -> Box:
     return (number(ax + 6), number((ay + by) / 2 - height / 2), width, height)
 
 
+class RouteIndex:
+    """The segments of drawn routes, filed by grid cell, to tell quickly whether any comes near
+    a box (as `_hits` tells for one segment). It compares at most `_NAME_WORK` segments in all:
+    past that, where names go is left to the editor (crowded diagrams stay fast)."""
+
+    def __init__(self, routes: Sequence[Sequence[Mapping[str, float]]]) -> None:
+        spans = []
+        for points in routes:
+            for a, b in pairwise(points):
+                left, right = sorted((a["x"], b["x"]))
+                low, high = sorted((a["y"], b["y"]))
+                spans.append((left, low, right - left, high - low))
+        self.shelf = _Shelf(spans)
+        self.left = _NAME_WORK
+
+    def meets(self, box: Box) -> bool | None:
+        """Whether a segment comes near `box`; None once the work budget is spent."""
+        x, y, w, h = box
+        near = self.shelf.near((x, y), (x + w, y + h))
+        self.left -= len(near)
+        if self.left < 0:
+            return None
+        return any(
+            _hits((left, low), (left + width, low + height), box)
+            for left, low, width, height in near
+        )
+
+
 def name_bounds(
-    box: Box, kind: str, text: str, routes: Sequence[Sequence[Mapping[str, float]]]
+    box: Box, kind: str, text: str, routes: Sequence[Sequence[Mapping[str, float]]] | RouteIndex
 ) -> Box | None:
     """Where to put the name of an event or gateway that a route would run through where editors
     put it (centred below the shape): beside that route, or above. None when nothing is in the way
-    (editors place it themselves) or the node's name is drawn inside it (tasks)."""
+    (editors place it themselves) or the node's name is drawn inside it (tasks). Pass a
+    `RouteIndex` when placing many names among the same routes."""
     if _shape({"node": kind}, "node") == "box":
         return None
     x, y, w, h = box
@@ -167,10 +198,13 @@ def name_bounds(
         (cx - 6 - width, above),
         (cx + 6, above),
     ]
-    lines = [[(p["x"], p["y"]) for p in points] for points in routes]
+    index = routes if isinstance(routes, RouteIndex) else RouteIndex(routes)
     for rank, (left, top) in enumerate(spots):
         spot = (left, top, width, height)
-        if not any(_hits(a, b, spot) for line in lines for a, b in pairwise(line)):
+        meets = index.meets(spot)
+        if meets is None:
+            return None
+        if not meets:
             return None if rank == 0 else (number(left), number(top), width, height)
     return None
 
@@ -265,15 +299,22 @@ def _plan_drops(
     plans: Mapping[str, _Plan], boxes: Mapping[str, Box], hosts: Mapping[str, str]
 ) -> None:
     """Forward flows of a boundary event leave from its bottom, drop below the event and its
-    host and, where they must climb to their target, turn only once past the host's right side."""
+    host and, where they must climb to their target, turn only once past the host's right side.
+    The events of one host drop to their own depths, the rightmost least deep, so they neither
+    share a stretch nor cross."""
     leaving: dict[str, list[_Plan]] = {}
     for plan in plans.values():
         if not plan.back and hosts.get(plan.source) in boxes:
             leaving.setdefault(plan.source, []).append(plan)
+    ranks: dict[str, int] = {}
+    seen: dict[str, int] = {}
+    for event_id in sorted(leaving, key=lambda e: (hosts[e], -boxes[e][0], e)):
+        ranks[event_id] = seen.get(hosts[event_id], 0)
+        seen[hosts[event_id]] = ranks[event_id] + 1
     for event_id, group in leaving.items():
         box = boxes[event_id]
         hx, hy, hw, hh = boxes[hosts[event_id]]
-        floor = max(box[1] + box[3], hy + hh) + _CLEAR_Y / 2
+        floor = max(box[1] + box[3], hy + hh) + _CLEAR_Y / 2 + ranks[event_id] * _LOOP_STEP
         for plan, dx in zip(group, _offsets(len(group), box[2] / 2 - 2), strict=True):
             plan.exit = _end(box, "circle", +1, dx)
             plan.exit_vertical, plan.exit_bend, plan.exit_bus = True, None, False
