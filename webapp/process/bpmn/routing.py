@@ -29,6 +29,8 @@ _SEPARATE_WORK = 200_000
 #: A node with more flows leaving (or entering) than this draws them as one bus.
 _BUS_FROM = 24
 _CELL = 200
+#: Comparisons of loops with loops already placed, at most, when choosing loop depths.
+_LOOP_WORK = 500_000
 #: Route segments compared, at most, while placing the names of one plane's events and gateways.
 _NAME_WORK = 200_000
 _MOST_CELLS = 64
@@ -262,7 +264,8 @@ def _plan_loops(
     kinds: Mapping[str, str],
     taken: set[tuple[str, str]],
 ) -> None:
-    """Flows going back leave and enter on the bottom, each at its own point and depth."""
+    """Flows going back leave and enter on the bottom, each at its own point and depth: the
+    shallowest free one below what they span, or (after `_LOOP_WORK` comparisons) below all."""
     ends: dict[str, list[tuple[str, str]]] = {}
     for flow_id, plan in plans.items():
         if plan.back:
@@ -276,6 +279,7 @@ def _plan_loops(
             point = _end(box, _shape(kinds, node_id), +1, dx)
             setattr(plans[flow_id], end, point)
     placed: list[tuple[float, float, float]] = []
+    checks, deepest = 0, -math.inf
     floor = _Floor(list(boxes.values())) if ends else None
     for plan in plans.values():
         if not plan.back or floor is None:
@@ -283,14 +287,19 @@ def _plan_loops(
         left, right = sorted((plan.exit[0], plan.entry[0]))
         low = max(plan.exit[1], plan.entry[1])
         base = max(low, floor.lowest(left - 1, right + 1)) + _CLEAR_Y
-        blocked = {
-            steps
-            for a, b, d in placed
-            if a < right and b > left
-            for steps in (round((d - base) / _LOOP_STEP),)
-            if steps >= 0 and abs(base + steps * _LOOP_STEP - d) < _LOOP_STEP / 2
-        }
-        depth = base + next(k for k in itertools.count() if k not in blocked) * _LOOP_STEP
+        checks += len(placed)
+        if checks > _LOOP_WORK:
+            depth = max(base, deepest + _LOOP_STEP)
+        else:
+            blocked = {
+                steps
+                for a, b, d in placed
+                if a < right and b > left
+                for steps in (round((d - base) / _LOOP_STEP),)
+                if steps >= 0 and abs(base + steps * _LOOP_STEP - d) < _LOOP_STEP / 2
+            }
+            depth = base + next(k for k in itertools.count() if k not in blocked) * _LOOP_STEP
+        deepest = max(deepest, depth)
         placed.append((left, right, depth))
         plan.depth = depth
 
