@@ -60,8 +60,10 @@ def auto_layout(doc: Mapping[str, Any]) -> dict[str, Any]:
     its nodes and holds them, a collapsed one is task-sized and its nodes get their own plane
     (as bpmn-js draws them). Boundary events sit on their host's lower border, event
     sub-processes in a row below their scope's flow. A flow that skips layers gets a reserved
-    slot in each layer it crosses (so no shape sits on it); every flow is routed among the
-    shapes of its own scope by `route_flows` (through those slots where it has them).
+    slot in each layer it crosses (so no shape sits on it), up to a bound on slots; every flow
+    is routed among the shapes of its own scope by `route_flows` (through those slots where it
+    has them, and below its host when it leaves a boundary event). The work is about linear in
+    the number of flows: crowded parts get simpler routes instead of a longer search.
     """
     result = copy.deepcopy(dict(doc))
     nodes: dict[str, dict[str, Any]] = result.get("nodes") or {}

@@ -89,11 +89,13 @@ def route_flows(
     Where several flows leave one node (a gateway's exits) or enter one node (a merge), each gets
     its own port: the one nearest in height runs straight, the farthest above or below leaves from
     the top or bottom corner and bends once toward its target, the others leave from their own
-    point on the side and bend in their own column, so no two share a segment. A flow going back
+    point on the side and bend in their own column, so no two share a segment (more than
+    `_BUS_FROM` run as one bus from the middle of the side instead). A flow going back
     runs below the shapes from its own point on the bottom. `via` gives points a long flow passes;
     a corner route also keeps clear of `obstacles` (the lanes of long flows). A flow from a
     boundary event (`hosts`: event id -> the shape it sits on) leaves from the event's bottom and
-    runs below its host before it turns, so it does not read as the host's normal exit.
+    runs below its host before it turns, so it does not read as the host's normal exit. Every
+    step is about linear in the number of flows or has a work budget.
     """
     via = via or {}
     plans = {
