@@ -504,23 +504,30 @@ class _Shelf:
 
     def __init__(self, boxes: Sequence[Box]) -> None:
         self.boxes = list(dict.fromkeys(boxes))
-        self.cells: dict[tuple[int, int], list[Box]] = {}
+        self.cells: dict[tuple[int, int], list[Box]] | None = None
         self.wide: list[Box] = []
-        for box in self.boxes:
-            cells = _cells(box[0], box[1], box[0] + box[2], box[1] + box[3])
-            if cells is None:
-                self.wide.append(box)
-            for cell in cells or ():
-                self.cells.setdefault(cell, []).append(box)
+
+    def _file(self) -> dict[tuple[int, int], list[Box]]:
+        """File the boxes on first use (many calls never ask)."""
+        if self.cells is None:
+            self.cells = {}
+            for box in self.boxes:
+                cells = _cells(box[0], box[1], box[0] + box[2], box[1] + box[3])
+                if cells is None:
+                    self.wide.append(box)
+                for cell in cells or ():
+                    self.cells.setdefault(cell, []).append(box)
+        return self.cells
 
     def near(self, a: Point, b: Point) -> list[Box]:
         """Boxes that may come within `_CLEAR` of the segment a-b, each once."""
+        filed = self._file()
         cells = _cells(min(a[0], b[0]), min(a[1], b[1]), max(a[0], b[0]), max(a[1], b[1]))
         if cells is None:
             return self.boxes
         found = dict.fromkeys(self.wide)
         for cell in cells:
-            found.update(dict.fromkeys(self.cells.get(cell, ())))
+            found.update(dict.fromkeys(filed.get(cell, ())))
         return list(found)
 
 
