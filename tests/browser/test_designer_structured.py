@@ -5,8 +5,6 @@ back with the breadcrumb, in the editor and on the version page; problems on nes
 
 from __future__ import annotations
 
-from itertools import pairwise
-
 import pytest
 from sqlalchemy import select
 
@@ -26,7 +24,6 @@ from tests.designer import conftest as designer_fixtures
 from tests.designer.conftest import approval_document
 from webapp.models import Process, ProcessVersion, User
 from webapp.services import processes
-from webapp.services.demo_processes import purchase_request
 
 pytestmark = pytest.mark.browser
 
@@ -493,28 +490,3 @@ def test_structured_designer_pages_pass_the_accessibility_audit(page, make_proce
     page.goto(f"/designer/{pid}/outline")
     assert page.get_by_role("list", name="Inside Checks").is_visible()
     assert _serious_violations(page) == []
-
-
-def test_the_demo_reminder_flow_runs_below_the_review_not_along_its_border(page, make_process):
-    """In the Purchase request demo as bpmn-js draws it, the daily reminder's flow leaves the
-    timer's bottom and runs below the Review sub-process, so it does not read as its exit."""
-    pid = make_process("purchase-request", doc=purchase_request())
-    sign_in(page, "designer")
-    open_designer(page, pid)
-    drawn = page.evaluate(
-        """(() => {
-          const registry = modeler.get('elementRegistry');
-          const box = (id) => { const e = registry.get(id); return [e.x, e.y, e.width, e.height]; };
-          const flow = registry.filter((e) => e.businessObject.sourceRef
-            && e.businessObject.sourceRef.id === 'reminder')[0];
-          return {points: flow.waypoints.map((p) => [p.x, p.y]), event: box('reminder'),
-                  host: box('review')};
-        })()"""
-    )
-    (x, y, w, h), (hx, hy, hw, hh) = drawn["event"], drawn["host"]
-    points = drawn["points"]
-    assert points[0] == [x + w / 2, y + h], "leaves from the timer's bottom"
-    assert points[1][0] == points[0][0] and points[1][1] > points[0][1], "and goes down first"
-    for (ax, ay), (bx, by) in pairwise(points):
-        along = ay == by and abs(ay - (hy + hh)) < 10 and min(ax, bx) < hx + hw
-        assert not along, f"runs along the Review's bottom border: {points}"
