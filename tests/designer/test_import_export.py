@@ -4,10 +4,12 @@ import html
 import io
 import json
 import re
+import time
 
 from sqlalchemy import func, select
 
 from tests.designer.conftest import approval_document, get_process, save_xml, token, xml_of
+from tests.process.layout_shapes import bpmn_file, fan
 from tests.process.test_bpmn_kept import MODEL
 from webapp.models import Partition, Process
 
@@ -207,3 +209,18 @@ def test_an_assignment_edited_in_the_designer_reaches_the_exported_camunda_file(
     exported = designer.get(f"/designer/{process.id}/draft.bpmn").get_data(as_text=True)
     assert 'camunda:candidateGroups="accounting"' in exported
     assert "camunda:assignee" not in exported, "the value edited away is not written"
+
+
+def test_a_wide_fan_out_without_diagram_imports_in_bounded_time(designer, db_session):
+    """A file with no diagram data is laid out on import: a 1,000-way parallel split once tied
+    up the web worker for minutes (the layout's work is bounded now)."""
+    xml = bpmn_file(fan(1000)).encode()
+    began = time.perf_counter()
+    response = upload(designer, "/designer/import", xml, key="wide", partition=finance(db_session))
+    seconds = time.perf_counter() - began
+    assert response.status_code == 302
+    assert seconds < 20, f"took {seconds:.1f} s"
+    process = db_session.scalar(select(Process).where(Process.key == "wide"))
+    nodes = process.draft_document["nodes"]
+    assert len(nodes) == 1004 and all("position" in node for node in nodes.values())
+    assert all(len(f["waypoints"]) >= 2 for f in process.draft_document["flows"].values())

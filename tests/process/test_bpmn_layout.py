@@ -342,3 +342,80 @@ def test_a_gateway_name_moves_off_the_exit_that_leaves_from_its_bottom() -> None
             assert apart, f"the name at {(x, y, w, h)} sits on a route {line}"
     gx, gy, gw, gh = node_box(doc["nodes"]["gw"])  # type: ignore[misc]
     assert abs(x + w / 2 - (gx + gw / 2)) < 60 + w / 2 and abs(y - (gy + gh)) < 40, "near"
+
+
+BOUNDARY = {
+    "format_version": 1,
+    "nodes": {
+        "start": {"kind": "startEvent", "title": "", "config": {}},
+        "sub": {"kind": "subProcess", "title": "Review", "config": {}},
+        "in_start": {"kind": "startEvent", "title": "", "config": {}, "parent": "sub"},
+        "work": {"kind": "userTask", "title": "Work", "config": {}, "parent": "sub"},
+        "in_end": {"kind": "endEvent", "title": "", "config": {}, "parent": "sub"},
+        "timer": {"kind": "boundaryEvent", "title": "", "config": {"attachedTo": "sub"}},
+        "remind": {"kind": "serviceTask", "title": "Remind", "config": {}},
+        "reminded": {"kind": "endEvent", "title": "", "config": {}},
+        "next": {"kind": "userTask", "title": "Next", "config": {}},
+        "end": {"kind": "endEvent", "title": "", "config": {}},
+    },
+    "flows": {
+        "f1": {"source": "start", "target": "sub"},
+        "f2": {"source": "in_start", "target": "work"},
+        "f3": {"source": "work", "target": "in_end"},
+        "f4": {"source": "timer", "target": "remind"},
+        "f5": {"source": "remind", "target": "reminded"},
+        "f6": {"source": "sub", "target": "next"},
+        "f7": {"source": "next", "target": "end"},
+    },
+}
+
+
+def _assert_leaves_below_its_host(
+    points: list[tuple[float, float]], event: tuple[float, ...], host: tuple[float, ...]
+) -> None:
+    """The route leaves the event's bottom downwards and never runs along, or across, the host."""
+    ex, ey, ew, eh = event
+    hx, hy, hw, hh = host
+    assert points[0] == (ex + ew / 2, ey + eh), "leaves from the event's bottom"
+    assert points[1][0] == points[0][0] and points[1][1] > points[0][1], "first goes down"
+    for (ax, ay), (bx, by) in pairwise(points):
+        if ay == by:
+            assert abs(ay - (hy + hh)) >= 10 or max(ax, bx) <= hx or min(ax, bx) >= hx + hw, (
+                f"runs along the host's bottom border: {points}"
+            )
+        inside_x = hx < min(ax, bx) + 1 and max(ax, bx) - 1 < hx + hw
+        assert not (inside_x and min(ay, by) < hy + hh - 1 and max(ay, by) > hy), "crosses host"
+
+
+def test_a_boundary_event_flow_drops_below_its_host_instead_of_running_along_its_border() -> None:
+    doc = auto_layout(BOUNDARY)
+    boxes = {n: node_box(node) for n, node in doc["nodes"].items()}
+    points = [(p["x"], p["y"]) for p in doc["flows"]["f4"]["waypoints"]]
+    _assert_leaves_below_its_host(points, boxes["timer"], boxes["sub"])  # type: ignore[arg-type]
+    assert boxes["remind"][1] > boxes["next"][1], "its target sits below the normal exit's"  # type: ignore[index]
+
+
+def test_an_exported_boundary_event_flow_without_waypoints_drops_below_its_host() -> None:
+    from lxml import etree
+
+    from webapp.process.bpmn import export_bpmn
+    from webapp.process.bpmn.namespaces import BPMNDI, DI, q
+
+    doc = auto_layout(BOUNDARY)
+    for flow in doc["flows"].values():
+        flow["waypoints"] = []
+    root = etree.fromstring(export_bpmn(doc).encode())
+    edge = next(e for e in root.iter(q(BPMNDI, "BPMNEdge")) if e.get("bpmnElement") == "f4")
+    points = [(float(p.get("x")), float(p.get("y"))) for p in edge.iter(q(DI, "waypoint"))]
+    boxes = {n: node_box(node) for n, node in doc["nodes"].items()}
+    _assert_leaves_below_its_host(points, boxes["timer"], boxes["sub"])  # type: ignore[arg-type]
+
+
+def test_the_purchase_request_demo_reminder_does_not_read_as_the_review_exit() -> None:
+    from webapp.services.demo_processes import purchase_request
+
+    doc = purchase_request()
+    boxes = {n: node_box(node) for n, node in doc["nodes"].items()}
+    (flow,) = [f for f in doc["flows"].values() if f["source"] == "reminder"]
+    points = [(p["x"], p["y"]) for p in flow["waypoints"]]
+    _assert_leaves_below_its_host(points, boxes["reminder"], boxes["review"])  # type: ignore[arg-type]

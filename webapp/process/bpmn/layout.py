@@ -7,7 +7,9 @@ information and by the designer's "Auto layout" action.
 from __future__ import annotations
 
 import copy
+from collections import deque
 from collections.abc import Mapping, Sequence
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 from itertools import pairwise
 from typing import Any
@@ -27,6 +29,11 @@ SCOPE_PAD_Y = 40
 _MIN_GAP_X = 80
 _MIN_GAP_Y = 40
 _SWEEPS = 4
+#: Pass-through slots a scope may reserve for flows that skip layers (a base, plus some per
+#: node); the shortest such flows get theirs first, the rest are routed without, so the work
+#: stays near-linear in the number of flows.
+_MOST_SLOTS = 2000
+_MOST_SLOTS_PER_NODE = 4
 
 #: Kinds that are not laid out in the flow, so nothing can sit on their border.
 _NOT_HOSTS = ("boundaryEvent", "eventSubProcess")
@@ -53,8 +60,10 @@ def auto_layout(doc: Mapping[str, Any]) -> dict[str, Any]:
     its nodes and holds them, a collapsed one is task-sized and its nodes get their own plane
     (as bpmn-js draws them). Boundary events sit on their host's lower border, event
     sub-processes in a row below their scope's flow. A flow that skips layers gets a reserved
-    slot in each layer it crosses (so no shape sits on it); every flow is routed among the
-    shapes of its own scope by `route_flows` (through those slots where it has them).
+    slot in each layer it crosses (so no shape sits on it), up to a bound on slots; every flow
+    is routed among the shapes of its own scope by `route_flows` (through those slots where it
+    has them, and below its host when it leaves a boundary event). The work is about linear in
+    the number of flows: crowded parts get simpler routes instead of a longer search.
     """
     result = copy.deepcopy(dict(doc))
     nodes: dict[str, dict[str, Any]] = result.get("nodes") or {}
@@ -108,7 +117,10 @@ def auto_layout(doc: Mapping[str, Any]) -> dict[str, Any]:
         kinds = {node_id: str(nodes[node_id].get("kind", "")) for node_id in ids}
         via = {flow_id: slots[flow_id] for flow_id in ends if flow_id in slots}
         lanes = [(x - 10, y - 1, 20, 2) for points in via.values() for x, y in points]
-        routes.update(route_flows(boxes, kinds, ends, via, lanes))
+        hosts = {
+            node_id: host for node_id in ids if (host := boundary_host(nodes, node_id)) in boxes
+        }
+        routes.update(route_flows(boxes, kinds, ends, via, lanes, hosts))
     for flow_id, flow in flows.items():
         flow["waypoints"] = routes.get(flow_id, [])
     return result
@@ -134,6 +146,16 @@ def _scopes(nodes: Mapping[str, Any]) -> dict[str | None, list[str]]:
     return members
 
 
+def boundary_host(nodes: Mapping[str, Any], node_id: str) -> str | None:
+    """The node a boundary event sits on, if it is one and names a node that can hold it."""
+    node = nodes[node_id]
+    config = node.get("config")
+    host = config.get("attachedTo") if isinstance(config, Mapping) else None
+    if node.get("kind") != "boundaryEvent" or not isinstance(host, str) or host not in nodes:
+        return None
+    return None if nodes[host].get("kind") in _NOT_HOSTS else host
+
+
 def _collapsed(node: Mapping[str, Any]) -> bool:
     config = node.get("config")
     return isinstance(config, Mapping) and config.get("collapsed") is True
@@ -149,14 +171,7 @@ def _lay_scope(
     """Lay out the nodes of one scope: the layered flow, boundary events, event sub-processes."""
     here = set(ids)
     apart = [n for n in ids if nodes[n].get("kind") == "eventSubProcess"]
-    hosts: dict[str, str] = {}
-    for node_id in ids:
-        config = nodes[node_id].get("config")
-        host = config.get("attachedTo") if isinstance(config, Mapping) else None
-        host = host if isinstance(host, str) else None
-        boundary = nodes[node_id].get("kind") == "boundaryEvent"
-        if boundary and host in here and nodes[host].get("kind") not in _NOT_HOSTS:
-            hosts[node_id] = host
+    hosts = {n: host for n in ids if (host := boundary_host(nodes, n)) in here}
     flowing = {n: nodes[n] for n in ids if n not in hosts and n not in apart}
     edges = [
         (flow_id, hosts.get(source, source), target)
@@ -164,7 +179,8 @@ def _lay_scope(
         if source in here and target in flowing and hosts.get(source, source) in flowing
     ]
     margin_x, margin_y = (MARGIN_X, MARGIN_Y) if top else (SCOPE_PAD_X, SCOPE_PAD_Y)
-    layers, passes = _order_layers(flowing, edges)
+    dropping = {flow_id for flow_id, source, _ in scope_edges if source in hosts}
+    layers, passes = _order_layers(flowing, edges, dropping)
     widest_layer = max((len(layer) for layer in layers), default=0)
     row = max([ROW, *(sizes[n][1] + _MIN_GAP_Y for n in flowing)])
     centres: dict[str, tuple[float, float]] = {}
@@ -269,11 +285,15 @@ def _acyclic(nodes: Mapping[str, Any], edges: list[tuple[str, str]]) -> list[tup
 
 
 def _order_layers(
-    nodes: Mapping[str, Any], edges: list[tuple[str, str, str]]
+    nodes: Mapping[str, Any],
+    edges: list[tuple[str, str, str]],
+    dropping: AbstractSet[str] = frozenset(),
 ) -> tuple[list[list[str]], dict[str, list[str]]]:
     """Longest-path layering (start events alone in the first layer), a pass-through slot per
-    skipped layer for long flows, then barycenter ordering. Returns the layers and, per long
-    flow id, its slots in layer order (slot ids start with a space, which no BPMN id can)."""
+    skipped layer for long flows, then barycenter ordering, in which the next shape of a flow in
+    `dropping` (from a boundary event on its source's lower border) leans below its source.
+    Returns the layers and, per long flow id, its slots in layer order (slot ids start with a
+    space, which no BPMN id can)."""
     # dict, not set: iteration keeps document order, so the layout is the same in every process.
     dag = dict.fromkeys(_acyclic(nodes, [(source, target) for _, source, target in edges]))
     predecessors: dict[str, list[str]] = {node_id: [] for node_id in nodes}
@@ -285,9 +305,9 @@ def _order_layers(
     first = 1 if starts else 0
     layer: dict[str, int] = {}
     remaining = {node_id: len(predecessors[node_id]) for node_id in nodes}
-    ready = [node_id for node_id in nodes if remaining[node_id] == 0]
+    ready = deque(node_id for node_id in nodes if remaining[node_id] == 0)
     while ready:
-        current = ready.pop(0)
+        current = ready.popleft()
         floor = 0 if current in starts else first
         layer[current] = max((layer[p] + 1 for p in predecessors[current]), default=floor)
         for child in successors[current]:
@@ -295,8 +315,16 @@ def _order_layers(
             if remaining[child] == 0:
                 ready.append(child)
     passes: dict[str, list[str]] = {}
-    for flow_id, source, target in edges:
-        if (source, target) not in dag or layer[target] - layer[source] < 2:
+    long = [edge for edge in edges if edge[1:] in dag and layer[edge[2]] - layer[edge[1]] >= 2]
+    room = _MOST_SLOTS + _MOST_SLOTS_PER_NODE * len(nodes)
+    kept: set[str] = set()
+    for flow_id, source, target in sorted(long, key=lambda e: layer[e[2]] - layer[e[1]]):
+        room -= layer[target] - layer[source] - 1
+        if room < 0:
+            break
+        kept.add(flow_id)
+    for flow_id, source, target in long:
+        if flow_id not in kept:
             continue
         chain = [f" {flow_id} {k}" for k in range(layer[source] + 1, layer[target])]
         for slot, number in zip(chain, range(layer[source] + 1, layer[target]), strict=True):
@@ -309,6 +337,11 @@ def _order_layers(
         for a, b in pairwise(hops):
             successors.setdefault(a, []).append(b)
             predecessors.setdefault(b, []).append(a)
+    lean = {
+        (source, passes[flow_id][0] if flow_id in passes else target)
+        for flow_id, source, target in edges
+        if flow_id in dropping
+    }
     layers: list[list[str]] = [[] for _ in range(max(layer.values(), default=-1) + 1)]
     for item in [*nodes, *(slot for chain in passes.values() for slot in chain)]:
         layers[layer[item]].append(item)
@@ -318,16 +351,27 @@ def _order_layers(
         for i in indices:
             neighbours = predecessors if downward else successors
             reference = {n: pos for pos, n in enumerate(layers[i - 1 if downward else i + 1])}
-            layers[i] = _by_barycenter(layers[i], neighbours, reference)
+            layers[i] = _by_barycenter(layers[i], neighbours, reference, lean, downward)
     return layers, passes
 
 
 def _by_barycenter(
-    layer: list[str], neighbours: Mapping[str, list[str]], reference: Mapping[str, int]
+    layer: list[str],
+    neighbours: Mapping[str, list[str]],
+    reference: Mapping[str, int],
+    lean: set[tuple[str, str]],
+    downward: bool,
 ) -> list[str]:
+    def offset(node_id: str, other: str) -> float:
+        if downward:
+            return 0.5 if (other, node_id) in lean else 0.0
+        return -0.5 if (node_id, other) in lean else 0.0
+
     def key(item: tuple[int, str]) -> tuple[float, int]:
         index, node_id = item
-        positions = [reference[n] for n in neighbours[node_id] if n in reference]
+        positions = [
+            reference[n] + offset(node_id, n) for n in neighbours[node_id] if n in reference
+        ]
         return (sum(positions) / len(positions) if positions else index, index)
 
     return [node_id for _, node_id in sorted(enumerate(layer), key=key)]

@@ -6,6 +6,9 @@ for flows that have no waypoints, and to place flow and node names beside the ro
 
 from __future__ import annotations
 
+import bisect
+import heapq
+import itertools
 import math
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
@@ -21,6 +24,18 @@ _CLEAR_Y = 40
 _PORT_GAP = 8
 _LOOP_STEP = 12
 _CLEAR = 4
+#: Points (and flows) compared, at most, while `_separate` looks for routes that share no stretch.
+_SEPARATE_WORK = 200_000
+#: A node with more flows leaving (or entering) than this draws them as one bus.
+_BUS_FROM = 24
+_CELL = 200
+#: Comparisons of loops with loops already placed, at most, when choosing loop depths.
+_LOOP_WORK = 500_000
+#: Route segments compared, at most, while placing the names of one plane's events and gateways.
+_NAME_WORK = 200_000
+_MOST_CELLS = 64
+#: The biggest cluster of turns ordered by which heights they leave and reach.
+_MOST_TURNS = 400
 
 
 @dataclass
@@ -40,6 +55,14 @@ class _Plan:
     depth: float = 0.0
     shift: float = 0.0
     middle: dict[int, float] = field(default_factory=dict)
+    exit_bus: bool = False
+    entry_bus: bool = False
+    dropped: bool = False
+
+
+def _bussed(plan: _Plan) -> bool:
+    """Tell whether the flow runs in a bus (a crowded fan's shared trunk) at either end."""
+    return plan.exit_bus or plan.entry_bus
 
 
 def route(source: Box, target: Box, others: Sequence[Box] = ()) -> list[dict[str, float]]:
@@ -59,15 +82,20 @@ def route_flows(
     flows: Mapping[str, tuple[str, str]],
     via: Mapping[str, list[Point]] | None = None,
     obstacles: Sequence[Box] = (),
+    hosts: Mapping[str, str] | None = None,
 ) -> dict[str, list[dict[str, float]]]:
     """Orthogonal waypoints for every flow (id -> (source, target)) whose two ends have a box.
 
     Where several flows leave one node (a gateway's exits) or enter one node (a merge), each gets
     its own port: the one nearest in height runs straight, the farthest above or below leaves from
     the top or bottom corner and bends once toward its target, the others leave from their own
-    point on the side and bend in their own column, so no two share a segment. A flow going back
+    point on the side and bend in their own column, so no two share a segment (more than
+    `_BUS_FROM` run as one bus from the middle of the side instead). A flow going back
     runs below the shapes from its own point on the bottom. `via` gives points a long flow passes;
-    a corner route also keeps clear of `obstacles` (the lanes of long flows).
+    a corner route also keeps clear of `obstacles` (the lanes of long flows). A flow from a
+    boundary event (`hosts`: event id -> the shape it sits on) leaves from the event's bottom and
+    runs below its host before it turns, so it does not read as the host's normal exit. Every
+    step is about linear in the number of flows or has a work budget.
     """
     via = via or {}
     plans = {
@@ -83,9 +111,19 @@ def route_flows(
         plan.entry = _side(boxes[plan.target], shape_t, -1, 0.0)
     taken: set[tuple[str, str]] = set()
     _plan_loops(plans, boxes, kinds, taken)
-    for outgoing in (True, False):
+    leaving: dict[str, list[tuple[str, _Plan]]] = {}
+    entering: dict[str, list[tuple[str, _Plan]]] = {}
+    for flow_id, plan in plans.items():
+        if not plan.back:
+            leaving.setdefault(plan.source, []).append((flow_id, plan))
+            entering.setdefault(plan.target, []).append((flow_id, plan))
+    index = {flow_id: i for i, flow_id in enumerate(plans)}
+    shelf = _Shelf([*boxes.values(), *obstacles])
+    for outgoing, groups in ((True, leaving), (False, entering)):
         for node_id in boxes:
-            _plan_fan(node_id, plans, boxes, kinds, taken, obstacles, outgoing=outgoing)
+            group = groups.get(node_id, [])
+            _plan_fan(node_id, group, index, boxes, kinds, taken, shelf, outgoing=outgoing)
+    _plan_drops(plans, boxes, hosts or {})
     _assign_tracks(plans)
     routes = {flow_id: _draw(plan) for flow_id, plan in plans.items()}
     _separate(plans, routes, boxes, kinds)
@@ -115,12 +153,41 @@ def label_bounds(points: Sequence[Mapping[str, float]], text: str) -> Box:
     return (number(ax + 6), number((ay + by) / 2 - height / 2), width, height)
 
 
+class RouteIndex:
+    """The segments of drawn routes, filed by grid cell, to tell quickly whether any comes near
+    a box (as `_hits` tells for one segment). It compares at most `_NAME_WORK` segments in all:
+    past that, where names go is left to the editor (crowded diagrams stay fast)."""
+
+    def __init__(self, routes: Sequence[Sequence[Mapping[str, float]]]) -> None:
+        spans = []
+        for points in routes:
+            for a, b in pairwise(points):
+                left, right = sorted((a["x"], b["x"]))
+                low, high = sorted((a["y"], b["y"]))
+                spans.append((left, low, right - left, high - low))
+        self.shelf = _Shelf(spans)
+        self.left = _NAME_WORK
+
+    def meets(self, box: Box) -> bool | None:
+        """Whether a segment comes near `box`; None once the work budget is spent."""
+        x, y, w, h = box
+        near = self.shelf.near((x, y), (x + w, y + h))
+        self.left -= len(near)
+        if self.left < 0:
+            return None
+        return any(
+            _hits((left, low), (left + width, low + height), box)
+            for left, low, width, height in near
+        )
+
+
 def name_bounds(
-    box: Box, kind: str, text: str, routes: Sequence[Sequence[Mapping[str, float]]]
+    box: Box, kind: str, text: str, routes: Sequence[Sequence[Mapping[str, float]]] | RouteIndex
 ) -> Box | None:
     """Where to put the name of an event or gateway that a route would run through where editors
     put it (centred below the shape): beside that route, or above. None when nothing is in the way
-    (editors place it themselves) or the node's name is drawn inside it (tasks)."""
+    (editors place it themselves) or the node's name is drawn inside it (tasks). Pass a
+    `RouteIndex` when placing many names among the same routes."""
     if _shape({"node": kind}, "node") == "box":
         return None
     x, y, w, h = box
@@ -135,10 +202,13 @@ def name_bounds(
         (cx - 6 - width, above),
         (cx + 6, above),
     ]
-    lines = [[(p["x"], p["y"]) for p in points] for points in routes]
+    index = routes if isinstance(routes, RouteIndex) else RouteIndex(routes)
     for rank, (left, top) in enumerate(spots):
         spot = (left, top, width, height)
-        if not any(_hits(a, b, spot) for line in lines for a, b in pairwise(line)):
+        meets = index.meets(spot)
+        if meets is None:
+            return None
+        if not meets:
             return None if rank == 0 else (number(left), number(top), width, height)
     return None
 
@@ -196,7 +266,8 @@ def _plan_loops(
     kinds: Mapping[str, str],
     taken: set[tuple[str, str]],
 ) -> None:
-    """Flows going back leave and enter on the bottom, each at its own point and depth."""
+    """Flows going back leave and enter on the bottom, each at its own point and depth: the
+    shallowest free one below what they span, or (after `_LOOP_WORK` comparisons) below all."""
     ends: dict[str, list[tuple[str, str]]] = {}
     for flow_id, plan in plans.items():
         if plan.back:
@@ -210,42 +281,123 @@ def _plan_loops(
             point = _end(box, _shape(kinds, node_id), +1, dx)
             setattr(plans[flow_id], end, point)
     placed: list[tuple[float, float, float]] = []
+    checks, deepest = 0, -math.inf
+    floor = _Floor(list(boxes.values())) if ends else None
     for plan in plans.values():
-        if not plan.back:
+        if not plan.back or floor is None:
             continue
         left, right = sorted((plan.exit[0], plan.entry[0]))
         low = max(plan.exit[1], plan.entry[1])
-        spanned = [y + h for x, y, w, h in boxes.values() if x < right + 1 and x + w > left - 1]
-        depth = max([low, *spanned]) + _CLEAR_Y
-        while any(a < right and b > left and abs(depth - d) < _LOOP_STEP / 2 for a, b, d in placed):
-            depth += _LOOP_STEP
+        base = max(low, floor.lowest(left - 1, right + 1)) + _CLEAR_Y
+        checks += len(placed)
+        if checks > _LOOP_WORK:
+            depth = max(base, deepest + _LOOP_STEP)
+        else:
+            blocked = {
+                steps
+                for a, b, d in placed
+                if a < right and b > left
+                for steps in (round((d - base) / _LOOP_STEP),)
+                if steps >= 0 and abs(base + steps * _LOOP_STEP - d) < _LOOP_STEP / 2
+            }
+            depth = base + next(k for k in itertools.count() if k not in blocked) * _LOOP_STEP
+        deepest = max(deepest, depth)
         placed.append((left, right, depth))
         plan.depth = depth
 
 
+def _plan_drops(
+    plans: Mapping[str, _Plan], boxes: Mapping[str, Box], hosts: Mapping[str, str]
+) -> None:
+    """Forward flows of a boundary event leave from its bottom, drop below the event and its
+    host and, where they must climb to their target, turn only once past the host's right side.
+    The events of one host drop to their own depths, the rightmost least deep, so they neither
+    share a stretch nor cross."""
+    leaving: dict[str, list[_Plan]] = {}
+    for plan in plans.values():
+        if not plan.back and hosts.get(plan.source) in boxes:
+            leaving.setdefault(plan.source, []).append(plan)
+    ranks: dict[str, int] = {}
+    seen: dict[str, int] = {}
+    for event_id in sorted(leaving, key=lambda e: (hosts[e], -boxes[e][0], e)):
+        ranks[event_id] = seen.get(hosts[event_id], 0)
+        seen[hosts[event_id]] = ranks[event_id] + 1
+    for event_id, group in leaving.items():
+        box = boxes[event_id]
+        hx, hy, hw, hh = boxes[hosts[event_id]]
+        floor = max(box[1] + box[3], hy + hh) + _CLEAR_Y / 2 + ranks[event_id] * _LOOP_STEP
+        for plan, dx in zip(group, _offsets(len(group), box[2] / 2 - 2), strict=True):
+            plan.exit = _end(box, "circle", +1, dx)
+            plan.exit_vertical, plan.exit_bend, plan.exit_bus = True, None, False
+            plan.dropped = True
+            drop = [(plan.exit[0], floor)]
+            ahead = plan.via[0] if plan.via else plan.entry
+            clear = hx + hw + _CLEAR_Y / 2
+            if ahead[1] < floor and plan.exit[0] < clear < ahead[0]:
+                drop.append((clear, floor))
+            plan.via = [*drop, *plan.via]
+
+
+class _Floor:
+    """The lowest bottom among boxes that reach into a range of x, in logarithmic time: boxes
+    sorted by their left side, with a sparse table of running maxima of their bottoms."""
+
+    def __init__(self, boxes: Sequence[Box]) -> None:
+        ordered = sorted(boxes)
+        self.lefts = [box[0] for box in ordered]
+        self.boxes = ordered
+        self.widest = max((box[2] for box in ordered), default=0.0)
+        self.table = [[box[1] + box[3] for box in ordered]]
+        span = 1
+        while 2 * span <= len(ordered):
+            row = self.table[-1]
+            self.table.append([max(row[i], row[i + span]) for i in range(len(row) - span)])
+            span *= 2
+
+    def lowest(self, left: float, right: float) -> float:
+        """The largest bottom of the boxes with x < right and x + width > left (-inf if none)."""
+        found = -math.inf
+        start = bisect.bisect_left(self.lefts, left - self.widest)
+        inside = bisect.bisect_right(self.lefts, left)
+        for x, y, w, h in self.boxes[start:inside]:
+            if x < right and x + w > left:
+                found = max(found, y + h)
+        end = bisect.bisect_left(self.lefts, right)
+        if end > inside:
+            level = (end - inside).bit_length() - 1
+            row = self.table[level]
+            found = max(found, row[inside], row[end - (1 << level)])
+        return found
+
+
 def _plan_fan(
     node_id: str,
-    plans: dict[str, _Plan],
+    group: list[tuple[str, _Plan]],
+    index: Mapping[str, int],
     boxes: Mapping[str, Box],
     kinds: Mapping[str, str],
     taken: set[tuple[str, str]],
-    obstacles: Sequence[Box],
+    shelf: _Shelf,
     *,
     outgoing: bool,
 ) -> None:
-    """Give each forward flow leaving (or entering) `node_id` its own port and bend column."""
+    """Give each forward flow leaving (or entering) `node_id` its own port and bend column; a
+    group too big for ports that stay apart runs as one bus from the middle of the side."""
     box = boxes[node_id]
     x, y, w, h = box
     cy = y + h / 2
     shape = _shape(kinds, node_id)
-    group = [
-        (flow_id, plan)
-        for flow_id, plan in plans.items()
-        if not plan.back and (plan.source if outgoing else plan.target) == node_id
-    ]
     if len(group) < 2:
         return
-    index = {flow_id: i for i, flow_id in enumerate(plans)}
+    if outgoing:
+        x0 = x + w
+        x1 = min(plan.via[0][0] if plan.via else boxes[plan.target][0] for _, plan in group)
+    else:
+        x0 = max(plan.via[-1][0] if plan.via else plan.exit[0] for _, plan in group)
+        x1 = x
+    if len(group) > _BUS_FROM:
+        _plan_bus(group, _side(box, shape, +1 if outgoing else -1, 0.0), (x0 + x1) / 2, outgoing)
+        return
 
     def far_y(plan: _Plan) -> float:
         """Height of the other end, as seen from this node."""
@@ -267,17 +419,10 @@ def _plan_fan(
         [g for g in group if g[0] != straight_id and far_y(g[1]) >= cy],
         key=lambda g: (-far_y(g[1]), index[g[0]]),
     )
-    others = [b for other, b in boxes.items() if other != node_id] + list(obstacles)
-    if outgoing:
-        x0 = x + w
-        x1 = min(plan.via[0][0] if plan.via else boxes[plan.target][0] for _, plan in group)
-    else:
-        x0 = max(plan.via[-1][0] if plan.via else plan.exit[0] for _, plan in group)
-        x1 = x
     for side, members, sign in (("top", above, -1), ("bottom", below, +1)):
         if members and (node_id, side) not in taken:
             plan = members[0][1]
-            if _corner_ok(plan, box, shape, sign, far_y(plan), others, boxes, outgoing):
+            if _corner_ok(plan, box, shape, sign, far_y(plan), shelf, boxes, outgoing):
                 taken.add((node_id, side))
                 members = members[1:]
         nearest = [(straight_id, straight)] if (far_y(straight) - cy) * sign > 0 else []
@@ -306,7 +451,7 @@ def _corner_ok(
     shape: str,
     sign: int,
     far: float,
-    others: list[Box],
+    shelf: _Shelf,
     boxes: Mapping[str, Box],
     outgoing: bool,
 ) -> bool:
@@ -326,9 +471,9 @@ def _corner_ok(
         corner = _end(box, shape, sign, 0.0)
         start = plan.via[-1] if plan.via else plan.exit
         path = [start, (cx, start[1]), corner]
-    ends = {boxes[plan.source], boxes[plan.target]}
+    ends = {boxes[plan.source], boxes[plan.target], box}
     for a, b in pairwise(path):
-        for other in others:
+        for other in shelf.near(a, b):
             if other in ends:
                 continue
             if _hits(a, b, other):
@@ -338,6 +483,64 @@ def _corner_ok(
     else:
         plan.entry, plan.entry_vertical = path[-1], True
     return True
+
+
+def _plan_bus(group: list[tuple[str, _Plan]], port: Point, bend: float, outgoing: bool) -> None:
+    """All flows of a crowded fan leave (or enter) at `port` and turn at `bend`: one trunk."""
+    for _, plan in group:
+        if outgoing:
+            plan.exit, plan.exit_bend, plan.exit_bus = port, bend, True
+            plan.exit_vertical = False
+        else:
+            plan.entry, plan.entry_bus = port, True
+            plan.entry_vertical = False
+            if plan.exit_bend is None or plan.via:
+                plan.entry_bend = bend
+
+
+class _Shelf:
+    """Boxes filed by the grid cells they cover, to find those near a segment quickly (a box or
+    segment over too many cells, or off the finite plane, is treated as near everything)."""
+
+    def __init__(self, boxes: Sequence[Box]) -> None:
+        self.boxes = list(dict.fromkeys(boxes))
+        self.cells: dict[tuple[int, int], list[Box]] | None = None
+        self.wide: list[Box] = []
+
+    def _file(self) -> dict[tuple[int, int], list[Box]]:
+        """File the boxes on first use (many calls never ask)."""
+        if self.cells is None:
+            self.cells = {}
+            for box in self.boxes:
+                cells = _cells(box[0], box[1], box[0] + box[2], box[1] + box[3])
+                if cells is None:
+                    self.wide.append(box)
+                for cell in cells or ():
+                    self.cells.setdefault(cell, []).append(box)
+        return self.cells
+
+    def near(self, a: Point, b: Point) -> list[Box]:
+        """Boxes that may come within `_CLEAR` of the segment a-b, each once."""
+        filed = self._file()
+        cells = _cells(min(a[0], b[0]), min(a[1], b[1]), max(a[0], b[0]), max(a[1], b[1]))
+        if cells is None:
+            return self.boxes
+        found = dict.fromkeys(self.wide)
+        for cell in cells:
+            found.update(dict.fromkeys(filed.get(cell, ())))
+        return list(found)
+
+
+def _cells(left: float, top: float, right: float, bottom: float) -> list[tuple[int, int]] | None:
+    """The grid cells within reach of a rectangle, or None when they are too many to list."""
+    reach = _CLEAR + 1
+    edges = (left - reach, top - reach, right + reach, bottom + reach)
+    if not all(math.isfinite(edge) for edge in edges):
+        return None
+    i0, j0, i1, j1 = (math.floor(edge / _CELL) for edge in edges)
+    if (i1 - i0 + 1) * (j1 - j0 + 1) > _MOST_CELLS:
+        return None
+    return [(i, j) for i in range(i0, i1 + 1) for j in range(j0, j1 + 1)]
 
 
 def _hits(a: Point, b: Point, box: Box) -> bool:
@@ -402,7 +605,8 @@ def _assign_tracks(plans: Mapping[str, _Plan]) -> None:
         last = len(anchors) - 2
         for hop, (a, b) in enumerate(pairwise(anchors)):
             vertical = (hop == 0 and plan.exit_vertical) or (hop == last and plan.entry_vertical)
-            if not vertical and abs(a[1] - b[1]) >= 0.01 and b[0] - a[0] > 4:
+            bus = (hop == 0 and plan.exit_bus) or (hop == last and plan.entry_bus)
+            if not vertical and not bus and abs(a[1] - b[1]) >= 0.01 and b[0] - a[0] > 4:
                 hops.append((flow_id, hop, last, a, b, _bend(plan, hop, last, a, b)))
     hops.sort(key=lambda h: (h[3][0], h[4][0]))
     clusters: list[list[tuple[str, int, int, Point, Point, float]]] = []
@@ -434,19 +638,39 @@ def _assign_tracks(plans: Mapping[str, _Plan]) -> None:
 
 def _turn_order(cluster: Sequence[tuple[str, int, int, Point, Point, float]]) -> list[int]:
     """Indices of `cluster` left to right: leavers of a height before its arrivers, then by
-    the planned turn (a cycle is broken at the leftmost planned turn)."""
-    before: dict[int, set[int]] = {i: set() for i in range(len(cluster))}
+    the planned turn (a cycle is broken at the leftmost planned turn). A cluster too big for
+    that goes by the planned turn alone."""
+    if len(cluster) > _MOST_TURNS:
+        return sorted(range(len(cluster)), key=lambda i: (cluster[i][5], i))
+    leavers = sorted((leave[1], j) for j, (_, _, _, leave, _, _) in enumerate(cluster))
+    heights = [height for height, _ in leavers]
+    waits = [0] * len(cluster)
+    frees: dict[int, list[int]] = {j: [] for j in range(len(cluster))}
     for i, (_, _, _, _, arrive, _) in enumerate(cluster):
-        for j, (_, _, _, leave, _, _) in enumerate(cluster):
-            if i != j and abs(arrive[1] - leave[1]) < 0.01:
-                before[i].add(j)
+        low = bisect.bisect_right(heights, arrive[1] - 0.01)
+        high = bisect.bisect_left(heights, arrive[1] + 0.01)
+        for _, j in leavers[low:high]:
+            if j != i:
+                waits[i] += 1
+                frees[j].append(i)
+    ready = [(cluster[i][5], i) for i in range(len(cluster)) if not waits[i]]
+    heapq.heapify(ready)
+    by_turn = sorted(range(len(cluster)), key=lambda i: (cluster[i][5], i))
+    done = [False] * len(cluster)
     order: list[int] = []
-    left = set(before)
-    while left:
-        ready = [i for i in left if not before[i] & left] or list(left)
-        pick = min(ready, key=lambda i: (cluster[i][5], i))
+    while len(order) < len(cluster):
+        if ready:
+            _, pick = heapq.heappop(ready)
+        else:
+            pick = next(i for i in by_turn if not done[i])
+        if done[pick]:
+            continue
+        done[pick] = True
         order.append(pick)
-        left.remove(pick)
+        for i in frees[pick]:
+            waits[i] -= 1
+            if not waits[i] and not done[i]:
+                heapq.heappush(ready, (cluster[i][5], i))
     return order
 
 
@@ -469,11 +693,26 @@ def _simplify(path: list[Point]) -> list[Point]:
 
 
 def shared_segment(first: Sequence[Point], second: Sequence[Point]) -> bool:
-    """Tell whether two polylines run along a common stretch (collinear and overlapping)."""
+    """Tell whether two polylines run along a common stretch (collinear and overlapping).
+
+    Segments of `second` are filed by the whole part of their level (or upright) coordinate, so
+    each segment of `first` is compared only with the few that could lie on its line."""
+    filed: dict[tuple[int, int], list[tuple[Point, Point]]] = {}
+    for c, d in pairwise(second):
+        for axis in (0, 1):
+            if abs(c[1 - axis] - d[1 - axis]) < 0.5:
+                filed.setdefault((axis, math.floor(c[1 - axis])), []).append((c, d))
+    if not filed:
+        return False
     for a, b in pairwise(first):
-        for c, d in pairwise(second):
-            if _overlap(a, b, c, d):
-                return True
+        for axis in (0, 1):
+            if abs(a[1 - axis] - b[1 - axis]) >= 0.5:
+                continue
+            level = math.floor(a[1 - axis])
+            for key in ((axis, level - 1), (axis, level), (axis, level + 1)):
+                for c, d in filed.get(key, ()):
+                    if _overlap(a, b, c, d):
+                        return True
     return False
 
 
@@ -499,34 +738,57 @@ def _separate(
     kinds: Mapping[str, str],
 ) -> None:
     """Last resort for odd geometry: a flow that still runs along a flow of the same source or
-    target tries other bends, depths and side points until it shares no stretch with them."""
+    target tries other bends, depths and side points until it shares no stretch with them.
+
+    The search spends at most `_SEPARATE_WORK` (points compared); after that the remaining flows
+    keep their planned routes, so a huge or crowded diagram costs bounded time."""
     ids = list(plans)
+    order = {flow_id: i for i, flow_id in enumerate(ids)}
+    at: dict[str, list[str]] = {}
+    for flow_id, plan in plans.items():
+        for node_id in dict.fromkeys((plan.source, plan.target)):
+            at.setdefault(node_id, []).append(flow_id)
+    left = [_SEPARATE_WORK]
 
-    def mates(flow_id: str, among: Sequence[str]) -> list[str]:
-        ends = {plans[flow_id].source, plans[flow_id].target}
-        return [o for o in among if o != flow_id and {plans[o].source, plans[o].target} & ends]
+    def mates(flow_id: str, before: int) -> list[str]:
+        """Flows listed before position `before` that share an end with `flow_id`."""
+        plan = plans[flow_id]
+        near = dict.fromkeys([*at[plan.source], *at[plan.target]])
+        left[0] -= len(near)
+        found = [o for o in near if o != flow_id and order[o] < before and not _bussed(plans[o])]
+        return sorted(found, key=order.__getitem__)
 
-    def clashes(flow_id: str, line: list[Point], among: Sequence[str]) -> list[str]:
-        return [o for o in mates(flow_id, among) if shared_segment(line, routes[o])]
+    def clashes(flow_id: str, line: list[Point], before: int) -> list[str]:
+        found = []
+        for other in mates(flow_id, before):
+            left[0] -= len(line) + len(routes[other])
+            if shared_segment(line, routes[other]):
+                found.append(other)
+        return found
 
-    def redraw(flow_id: str, among: Sequence[str]) -> bool:
-        def score(variant: _Plan) -> int:
-            return len(clashes(flow_id, _draw(variant), among))
+    def redraw(flow_id: str, before: int) -> bool:
+        def score(variant: _Plan) -> int | None:
+            return len(clashes(flow_id, _draw(variant), before)) if left[0] > 0 else None
 
-        near = sorted({x + d for o in mates(flow_id, among) for x, _ in routes[o] for d in (-3, 3)})
+        near = sorted(
+            {x + d for o in mates(flow_id, before) for x, _ in routes[o] for d in (-3, 3)}
+        )
         found = _search(plans[flow_id], score, boxes, kinds, near)
         if found is not None:
             plans[flow_id], routes[flow_id] = found, _draw(found)
         return found is not None
 
     for i, flow_id in enumerate(ids):
-        earlier = ids[:i]
-        blocking = clashes(flow_id, routes[flow_id], earlier)
-        if blocking and not redraw(flow_id, earlier):
+        if left[0] <= 0:
+            return
+        if _bussed(plans[flow_id]):
+            continue
+        blocking = clashes(flow_id, routes[flow_id], i)
+        if blocking and not redraw(flow_id, i):
             for other in blocking:
-                redraw(other, ids[: i + 1])
-            if clashes(flow_id, routes[flow_id], earlier):
-                redraw(flow_id, earlier)
+                redraw(other, i + 1)
+            if clashes(flow_id, routes[flow_id], i):
+                redraw(flow_id, i)
 
 
 _SHARES = [k / 12 for k in (6, 4, 8, 2, 10, 3, 9, 5, 7, 1, 11)]
@@ -534,20 +796,25 @@ _SHARES = [k / 12 for k in (6, 4, 8, 2, 10, 3, 9, 5, 7, 1, 11)]
 
 def _search(
     plan: _Plan,
-    score: Callable[[_Plan], int],
+    score: Callable[[_Plan], int | None],
     boxes: Mapping[str, Box],
     kinds: Mapping[str, str],
     near: Sequence[float] = (),
 ) -> _Plan | None:
     """A variant of `plan` that scores 0 (clashes with nothing): from the plan and from other
     side points, move one bend (or the depth, or a bottom point) at a time while that helps;
-    bends are tried at even shares of their stretch and just beside the `near` x positions."""
+    bends are tried at even shares of their stretch and just beside the `near` x positions.
+    A score of None (the work budget is spent) ends the search."""
     for start in _starts(plan, boxes, kinds):
         current, worst = start, score(start)
+        if worst is None:
+            return None
         for _ in range(3):
             improved = False
             for variant in _knobs(current, boxes, kinds, near):
                 value = score(variant)
+                if value is None:
+                    return None
                 if value < worst:
                     current, worst, improved = variant, value, True
                 if worst == 0:
@@ -559,7 +826,7 @@ def _search(
 
 def _starts(plan: _Plan, boxes: Mapping[str, Box], kinds: Mapping[str, str]) -> Iterator[_Plan]:
     yield plan
-    if plan.back:
+    if plan.back or plan.dropped:
         return
     source, target = boxes[plan.source], boxes[plan.target]
     steps = [k * sign * _PORT_GAP / 2 for k in range(1, 4) for sign in (1, -1)]

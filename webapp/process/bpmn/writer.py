@@ -541,7 +541,12 @@ class _Writer:
         for scope, ends in ends_on.items():
             here = shapes_on.get(scope, {})
             kinds = {node_id: self.nodes[node_id]["kind"] for node_id in here}
-            routes.update(routing.route_flows(here, kinds, ends))
+            hosts = {
+                node_id: host
+                for node_id in here
+                if (host := layout.boundary_host(self.nodes, node_id)) in here
+            }
+            routes.update(routing.route_flows(here, kinds, ends, hosts=hosts))
         drawn: dict[str | None, list[list[dict[str, Any]]]] = {}
         for flow_id, flow in self.flows.items():
             scope = plane_of[flow["source"]]
@@ -563,10 +568,15 @@ class _Writer:
         for entry in self.kept.get("diagram", []):
             plane = planes.get(entry.get("plane")) if entry.get("plane") else None
             _append_kept(planes[None] if plane is None else plane, entry.get("element"))
+        indexes: dict[str | None, routing.RouteIndex] = {}
         for node_id, node in self.nodes.items():
             if node["title"] and xml_safe(node["title"]):
-                on_plane = drawn.get(plane_of[node_id], [])
-                spot = routing.name_bounds(boxes[node_id], node["kind"], node["title"], on_plane)
+                plane = plane_of[node_id]
+                if plane not in indexes:
+                    indexes[plane] = routing.RouteIndex(drawn.get(plane, []))
+                spot = routing.name_bounds(
+                    boxes[node_id], node["kind"], node["title"], indexes[plane]
+                )
                 if spot is not None:
                     _label(shapes[node_id], spot)
 
