@@ -166,8 +166,16 @@ def test_a_failing_condition_is_an_incident_naming_the_flow(engine):
     version = publish_document(document(nodes, flows))
     instance_id = start(engine, version, input={"x": "text"})
     error = load(engine, instance_id).error
-    assert error["code"] == "expression"
-    assert "'bad'" in error["message"]
+    assert error["code"] == "expression" and error["node"] == "gw"
+    assert error["message"].startswith(
+        "The condition of the flow from the untitled exclusive gateway to an untitled end event"
+    )
+    details = engine.execute(
+        select(HistoryEntry.details).where(
+            HistoryEntry.instance_id == instance_id, HistoryEntry.kind == "error"
+        )
+    ).scalar_one()
+    assert details["flow"] == "bad", "operators still find the flow by its id"
 
 
 def test_tool_inputs_are_evaluated_once_when_the_job_is_written(engine):
@@ -212,7 +220,7 @@ def test_failing_tool_retries_with_backoff_then_fails_the_instance(engine):
     instance = load(engine, instance_id)
     assert instance.status == "failed"
     assert (instance.error["node"], instance.error["code"]) == ("pay", "failed")
-    assert instance.error["message"] == "card declined"
+    assert instance.error["message"] == "The untitled service task failed: card declined"
     attempts = engine.execute(
         select(HistoryEntry.details, HistoryEntry.created_at)
         .where(HistoryEntry.instance_id == instance_id, HistoryEntry.kind == "tool_attempt")

@@ -372,7 +372,8 @@ def _apply(step: Step, job: JobRow, token: TokenRow, outcome: Outcome, attempt: 
         job.due_at = step.now + timedelta(seconds=job.backoff * 2 ** (job.attempt - 1))
         return
     job.status = "failed"
-    step.fail(token, outcome.code, outcome.message, attempts=job.attempt)
+    message = f"{step.definition.described(token.node_id)} failed: {outcome.message}"
+    step.fail(token, outcome.code, message, attempts=job.attempt)
 
 
 # --- timers, messages, tasks ------------------------------------------------------------------
@@ -803,7 +804,8 @@ def resume_from_child(
     elif status == "missing":
         step.fail(token, "call_missing", str(outcome.get("message") or "No process to call."))
     else:
-        step.fail(token, "child_cancelled", f"The called instance {child} was cancelled.")
+        at = step.definition.mentioned(token.node_id)
+        step.fail(token, "child_cancelled", f"The instance {child} called by {at} was cancelled.")
     step.run()
     return step.finish()
 
