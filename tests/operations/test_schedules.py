@@ -9,7 +9,9 @@ from sqlalchemy import select
 from tests.conftest import csrf_token, login, make_user
 from tests.engine.conftest import publish_document
 from tests.engine.timer_start_docs import timed
+from webapp.models import Process, ProcessVersion
 from webapp.models.schedules import Schedule
+from webapp.services import schedules
 
 PAGE = "/operations/schedules"
 
@@ -117,3 +119,20 @@ def test_the_list_is_paginated(people, db_session):
     ).get_data(as_text=True)
     assert second.lstrip().startswith('<div id="schedules-table">')
     assert "p25" in second and "p26" in second and "p00" not in second
+
+
+@pytest.mark.parametrize(
+    ("title", "named"), [("", "the untitled timer start event"), ("Nightly", "Start event 'Nightly'")]
+)
+def test_a_timer_start_that_does_not_parse_is_named_as_people_see_it(
+    people, db_session, title, named
+):
+    publish_document(timed("tick", cycle="R/PT1H"), key="bad")
+    process = db_session.scalars(select(Process).where(Process.key == "bad")).one()
+    doc = timed("tick", cycle="every so often")
+    doc["nodes"]["tick"]["title"] = title
+    with pytest.raises(schedules.InvalidTimerStart) as raised:
+        schedules.move_on_publish(process, ProcessVersion(process_id=process.id, document=doc))
+    assert raised.value.node_id == "tick"
+    assert raised.value.message.startswith(f"{named}: ")
+    assert "'tick'" not in str(raised.value)
