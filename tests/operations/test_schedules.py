@@ -122,7 +122,8 @@ def test_the_list_is_paginated(people, db_session):
 
 
 @pytest.mark.parametrize(
-    ("title", "named"), [("", "the untitled timer start event"), ("Nightly", "Start event 'Nightly'")]
+    ("title", "named"),
+    [("", "the untitled timer start event"), ("Nightly", "Start event 'Nightly'")],
 )
 def test_a_timer_start_that_does_not_parse_is_named_as_people_see_it(
     people, db_session, title, named
