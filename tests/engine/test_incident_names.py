@@ -7,6 +7,7 @@ import pytest
 
 from tests.engine.conftest import chain, drain, node, publish_document
 from tests.engine.test_steps import load, start
+from tests.engine.test_task_types import publish_without_validation
 from webapp.engine import limits
 
 CLERK = {"type": "role", "value": "clerk"}
@@ -30,16 +31,20 @@ def test_a_failed_multi_instance_names_its_activity(engine, demo, title, named):
 
 
 @pytest.mark.parametrize(
-    ("title", "named"),
-    [("", "The untitled service task"), ("Charge card", "Service task 'Charge card'")],
+    ("title", "named"), [("", "the untitled service task"), ("Charge card", "'Charge card'")]
 )
-def test_a_failed_tool_names_its_task(engine, title, named):
+def test_a_tool_not_installed_names_its_task_and_a_tool_s_own_message_is_kept(engine, title, named):
+    missing = node("serviceTask", title, tool="gone.tool")
+    version = publish_without_validation(chain(("pay", missing)), f"gone{len(title)}")
+    error = failed(engine, version)
+    assert error["node"] == "pay"
+    assert error["message"] == f"The tool 'gone.tool' of {named} is not installed."
+
     pay = node("serviceTask", title, tool="fail", inputs={"message": "'card declined'"}, retries=0)
-    version = publish_document(chain(("pay", pay)))
-    instance_id = start(engine, version)
+    instance_id = start(engine, publish_document(chain(("pay", pay)), key="pay"))
     drain(engine)
     error = load(engine, instance_id).error
-    assert (error["node"], error["message"]) == ("pay", f"{named} failed: card declined")
+    assert (error["node"], error["message"]) == ("pay", "card declined"), "as the tool said it"
 
 
 @pytest.mark.parametrize(

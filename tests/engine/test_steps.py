@@ -220,7 +220,7 @@ def test_failing_tool_retries_with_backoff_then_fails_the_instance(engine):
     instance = load(engine, instance_id)
     assert instance.status == "failed"
     assert (instance.error["node"], instance.error["code"]) == ("pay", "failed")
-    assert instance.error["message"] == "The untitled service task failed: card declined"
+    assert instance.error["message"] == "card declined"
     attempts = engine.execute(
         select(HistoryEntry.details, HistoryEntry.created_at)
         .where(HistoryEntry.instance_id == instance_id, HistoryEntry.kind == "tool_attempt")

@@ -410,5 +410,5 @@ def test_a_tool_s_unstorable_text_is_kept_as_replacement_characters(engine, test
     assert incident.status == "failed"
     assert (incident.error["code"], incident.error["message"]) == (
         "odd\ufffdcode",
-        "The untitled service task failed: upstream said \ufffd\ufffd",
+        "upstream said \ufffd\ufffd",
     )

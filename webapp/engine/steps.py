@@ -372,8 +372,7 @@ def _apply(step: Step, job: JobRow, token: TokenRow, outcome: Outcome, attempt: 
         job.due_at = step.now + timedelta(seconds=job.backoff * 2 ** (job.attempt - 1))
         return
     job.status = "failed"
-    message = f"{step.definition.described(token.node_id)} failed: {outcome.message}"
-    step.fail(token, outcome.code, message, attempts=job.attempt)
+    step.fail(token, outcome.code, outcome.message, attempts=job.attempt)
 
 
 # --- timers, messages, tasks ------------------------------------------------------------------
