@@ -543,3 +543,11 @@ def test_typing_a_wrong_value_does_not_move_focus(designer, pid):
     response = panel_post(designer, pid, data)
     assert response.status_code == 422
     assert "autofocus" not in response.get_data(as_text=True)
+
+
+def test_a_task_with_form_fields_keeps_its_multi_instance_settings(designer, pid):
+    rows = {"fields-0-key": "approved", "fields-0-label": "Approve?", "fields-0-type": "boolean"}
+    data = user_task(mi_mode="parallel", mi_collection="$input.reviewers", **rows)
+    event = applied(panel_post(designer, pid, data))
+    assert event["config"]["multiInstance"]["collection"] == "$input.reviewers"
+    assert event["config"]["form"]["fields"][0]["key"] == "approved"

@@ -777,13 +777,13 @@ def read_values(form: PanelForm, context: PanelContext) -> dict[str, Any]:
             missing = missing_in_row(entry.data)
             for name, message in missing.items():
                 entry.form[name].errors = [*entry.form[name].errors, Missing(message)]
-            kind = entry.data.get("type")
+            field_type = entry.data.get("type")
             converted = messages.get(index, {})
             for name in {*converted, *(name for at, name in placed if at == index)}:
                 found = [*converted.get(name, []), *placed.get((index, name), [])]
                 if name in missing:
                     continue
-                target = entry.form[name] if input_shown(name, kind) else entry.form.key
+                target = entry.form[name] if input_shown(name, field_type) else entry.form.key
                 target.errors = [*target.errors, *found]
         form.form_errors.extend(general)
         if spec:
