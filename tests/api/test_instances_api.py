@@ -357,4 +357,5 @@ def test_a_camunda_7_message_catch_correlates_on_the_business_key(api, app, db_s
     assert db_session.get(Instance, other).status == "running"
     failed = db_session.get(Instance, keyless)
     assert failed.status == "failed"
-    assert "correlation key is empty" in failed.error["message"]
+    assert failed.error["message"].startswith("The correlation key of ")
+    assert failed.error["message"].endswith(" is empty.")

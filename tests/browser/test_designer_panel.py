@@ -156,3 +156,46 @@ def test_a_choice_field_asks_for_its_options_under_options_once_left(page, make_
         ".extensionElements.values[0].body).form.fields[1].options || []).length === 2",
     )
     expect(panel.locator(".error")).to_have_count(0)
+
+
+@pytest.mark.parametrize("width", [1280, 390])
+def test_form_field_problems_show_under_their_inputs_and_apply_focuses_the_first(
+    browser, live_server, make_process, width
+):
+    pid = make_process(doc=approval_document())
+    context = new_context(browser, live_server, width, 844)
+    page = context.new_page()
+    sign_in(page, "designer")
+    open_designer(page, pid)
+    click_shape(page, "review")
+    panel = panel_for(page, "review")
+    panel.get_by_role("button", name="Add field").click()
+    panel.locator("#fields-1-type").select_option("radio")
+    panel.locator("#fields-1-options").wait_for()
+    panel.locator("#fields-1-options").fill("red\nblue\nred")
+    panel.get_by_role("button", name="Add field").click()
+    panel.locator("#fields-2-type").select_option("number")
+    panel.locator("#field-row-2").get_by_text("More settings").click()
+    panel.locator("#fields-2-min").wait_for()
+    panel.locator("#fields-2-min").fill("10")
+    panel.locator("#fields-2-max").fill("1")
+    panel.get_by_role("button", name="Apply").click()
+    summary = panel.locator("#panel-errors")
+    summary.wait_for()
+
+    expect(panel.locator("#fields-1-options-msg")).to_contain_text("'red' is listed twice")
+    expect(panel.locator("#fields-2-max-msg")).to_contain_text("min is greater than max")
+    for key in ("fields-0-key", "fields-1-key", "fields-2-key"):
+        expect(panel.locator(f"#{key}-msg")).to_have_count(0)
+    wait_until(page, "document.activeElement.id === 'fields-1-options'")
+
+    summary.get_by_role("link", name="Field 3 Maximum").click()
+    wait_until(page, "document.activeElement.id === 'fields-2-max'")
+    page.keyboard.press("Control+A")
+    page.keyboard.type("100")
+    panel.locator("#fields-1-options").fill("red\nblue")
+    panel.get_by_role("button", name="Apply").click()
+    expect(panel.locator("#panel-errors")).to_have_count(0)
+    assert config(page, "review")["form"]["fields"][2]["max"] == 100
+    assert page.evaluate("document.documentElement.scrollWidth") <= width
+    close_context(context)

@@ -2,6 +2,8 @@
 valid (422 with inline errors otherwise), and sent back to the canvas in `HX-Trigger`."""
 
 import json
+import re
+from html import unescape
 
 import pytest
 
@@ -480,3 +482,72 @@ def test_the_form_builder_says_what_an_empty_max_length_means(designer, pid):
     )
     page = panel_get(designer, pid, id="review", kind="userTask", config=config)
     assert "Empty: at most 10,000 characters." in page.get_data(as_text=True)
+
+
+def messages_under(html: str, input_id: str) -> list[str]:
+    """The error messages the panel shows under one input."""
+    return re.findall(rf'<p class="error" id="{input_id}-msg">([^<]*)</p>', unescape(html))
+
+
+ROW_PROBLEMS = [
+    ({"fields-0-type": "number", "fields-0-min": "10", "fields-0-max": "1"},
+     "max", "min is greater than max"),
+    ({"fields-0-type": "number", "fields-0-min": "lots"}, "min", "Minimum 'lots' must be a number"),
+    ({"fields-0-type": "radio", "fields-0-options": "a\nb\na"}, "options", "'a' is listed twice"),
+    ({"fields-0-type": "text", "fields-0-min_length": "5", "fields-0-max_length": "2"},
+     "max_length", "minLength is greater than maxLength"),
+    ({"fields-0-type": "text", "fields-0-max_length": "many"}, "max_length", "whole number"),
+    ({"fields-0-type": "text", "fields-0-pattern": "(a+)+"}, "pattern", "very slow"),
+    ({"fields-0-type": "number", "fields-0-default": "x"}, "default", "does not fit"),
+    ({"fields-0-type": "number", "fields-0-min": "5", "fields-0-default": "1"},
+     "default", "the default is invalid"),
+    ({"fields-0-type": "text", "fields-0-visible_if": "$form.x =="},
+     "visible_if", "not a valid expression"),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("row", "input_name", "fragment"), ROW_PROBLEMS)
+def test_a_form_field_problem_is_shown_under_the_input_to_change(
+    designer, pid, row, input_name, fragment
+):
+    data = user_task(**{"fields-0-key": "amount", **row})
+    response = panel_post(designer, pid, data)
+    assert response.status_code == 422
+    html = response.get_data(as_text=True)
+    under = messages_under(html, f"fields-0-{input_name}")
+    assert any(fragment in message for message in under), (under, html)
+    assert messages_under(html, "fields-0-key") == [], "nothing lands under the key"
+    summary = unescape(html[html.index('id="panel-errors"') :])
+    assert f'<a href="#fields-0-{input_name}">Field 1 ' in summary
+    focused = re.search(r"<(?:input|textarea)[^>]*\bautofocus[^>]*>", html)
+    assert focused and f'id="fields-0-{input_name}"' in focused.group(0)
+
+
+def test_key_problems_stay_under_the_key_and_the_summary_lists_every_row(designer, pid):
+    data = user_task(**{
+        "fields-0-key": "a", "fields-0-type": "text",
+        "fields-1-key": "a", "fields-1-type": "text",
+        "fields-2-key": "n", "fields-2-type": "number", "fields-2-min": "3", "fields-2-max": "2",
+    })  # fmt: skip
+    html = panel_post(designer, pid, data).get_data(as_text=True)
+    assert messages_under(html, "fields-1-key") == ["Field key 'a' is used twice"]
+    assert messages_under(html, "fields-2-max") == ["Field 'n': min is greater than max"]
+    summary = unescape(html[html.index('id="panel-errors"') :])
+    assert summary.index('href="#fields-1-key"') < summary.index('href="#fields-2-max"')
+    assert re.search(r'<input[^>]*\bautofocus[^>]*id="fields-1-key"', html)
+
+
+def test_typing_a_wrong_value_does_not_move_focus(designer, pid):
+    data = user_task(**{"fields-0-key": "n", "fields-0-type": "number", "fields-0-min": "x"})
+    del data["action"]  # applied as typed, not by the Apply button
+    response = panel_post(designer, pid, data)
+    assert response.status_code == 422
+    assert "autofocus" not in response.get_data(as_text=True)
+
+
+def test_a_task_with_form_fields_keeps_its_multi_instance_settings(designer, pid):
+    rows = {"fields-0-key": "approved", "fields-0-label": "Approve?", "fields-0-type": "boolean"}
+    data = user_task(mi_mode="parallel", mi_collection="$input.reviewers", **rows)
+    event = applied(panel_post(designer, pid, data))
+    assert event["config"]["multiInstance"]["collection"] == "$input.reviewers"
+    assert event["config"]["form"]["fields"][0]["key"] == "approved"

@@ -166,8 +166,16 @@ def test_a_failing_condition_is_an_incident_naming_the_flow(engine):
     version = publish_document(document(nodes, flows))
     instance_id = start(engine, version, input={"x": "text"})
     error = load(engine, instance_id).error
-    assert error["code"] == "expression"
-    assert "'bad'" in error["message"]
+    assert error["code"] == "expression" and error["node"] == "gw"
+    assert error["message"].startswith(
+        "The condition of the flow from the untitled exclusive gateway to an untitled end event"
+    )
+    details = engine.execute(
+        select(HistoryEntry.details).where(
+            HistoryEntry.instance_id == instance_id, HistoryEntry.kind == "error"
+        )
+    ).scalar_one()
+    assert details["flow"] == "bad", "operators still find the flow by its id"
 
 
 def test_tool_inputs_are_evaluated_once_when_the_job_is_written(engine):

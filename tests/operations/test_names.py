@@ -4,12 +4,15 @@ secondary detail."""
 from __future__ import annotations
 
 import re
+from html import unescape
 
 from sqlalchemy import update
 
 from tests.operations.conftest import (
+    chain,
     drain,
     failing_doc,
+    node,
     publish_document,
     published,
     start_many,
@@ -62,3 +65,21 @@ def test_the_jobs_and_heat_tables_name_nodes(operator, engine):
     start_many(engine, published("invoice"), 1)
     heat = operator.get("/operations/heat/invoice").get_data(as_text=True)
     assert '<td>Review <span class="hint"><code>review</code></span></td><td>1</td>' in heat
+
+
+def test_an_untitled_node_is_named_by_its_place_in_the_incident_history_and_list(operator, engine):
+    doc = chain(
+        ("check", node("scriptTask", "Check stock", script="y = 1")),
+        ("calc", node("scriptTask", script="x = $input.a / $input.b")),
+    )
+    [failed] = start_many(engine, publish_document(doc, key="stock"), 1, input={"a": 1, "b": 0})
+    page = unescape(operator.get(f"/operations/instances/{failed}").get_data(as_text=True))
+    named = "the script task after 'Check stock'"
+    assert f"Failed at {named}</strong> (<code>calc</code>)" in page, "the id stays beside it"
+    assert f"The script of {named} failed" in page
+    history = page[page.index('id="history"') :]
+    assert f"<td>{named}</td>" in history and "<td>Check stock</td>" in history
+    assert "<td>calc</td>" not in history
+
+    listed = unescape(operator.get("/operations/instances").get_data(as_text=True))
+    assert f'at {named} <span class="hint"><code>calc</code></span>' in listed

@@ -11,6 +11,7 @@ from sqlalchemy import select
 from tests.conftest import csrf_token, login, make_user
 from tests.engine.conftest import publish_document
 from tests.engine.timer_start_docs import iso, soon, timed
+from webapp.models import Process, ProcessVersion
 from webapp.models.schedules import Schedule
 from webapp.services import schedules
 
@@ -144,3 +145,21 @@ def test_a_failed_start_is_shown_until_a_later_run_starts(people, db_session):
     assert recovered.last_error is None and recovered.last_instance_id is not None
     assert recovered.next_run_at == begin + timedelta(seconds=2)
     assert 'class="error"' not in people("manager").get(PAGE).get_data(as_text=True)
+
+
+@pytest.mark.parametrize(
+    ("title", "named"),
+    [("", "the untitled timer start event"), ("Nightly", "Start event 'Nightly'")],
+)
+def test_a_timer_start_that_does_not_parse_is_named_as_people_see_it(
+    people, db_session, title, named
+):
+    publish_document(timed("tick", cycle="R/PT1H"), key="bad")
+    process = db_session.scalars(select(Process).where(Process.key == "bad")).one()
+    doc = timed("tick", cycle="every so often")
+    doc["nodes"]["tick"]["title"] = title
+    with pytest.raises(schedules.InvalidTimerStart) as raised:
+        schedules.move_on_publish(process, ProcessVersion(process_id=process.id, document=doc))
+    assert raised.value.node_id == "tick"
+    assert raised.value.message.startswith(f"{named}: ")
+    assert "'tick'" not in str(raised.value)

@@ -403,3 +403,28 @@ def test_multidict_style_submission() -> None:
     spec = form(field("colours", "multiselect", options=OPTIONS), field("agree", "boolean"))
     raw = MultiDict(colours=["red", "blue"], agree=["off", "on"])
     assert coerce_submission(spec, raw) == ({"colours": ["red", "blue"], "agree": True}, {})
+
+
+@pytest.mark.parametrize(
+    ("field", "attribute"),
+    [
+        ({"key": "n", "type": "number", "min": 5, "max": 1}, "max"),
+        ({"key": "n", "type": "number", "min": "x"}, "min"),
+        ({"key": "c", "type": "radio", "options": [{"value": "a"}, {"value": "a"}]}, "options"),
+        ({"key": "c", "type": "radio", "options": [{"value": 3}]}, "options"),
+        ({"key": "t", "type": "text", "minLength": 4, "maxLength": 2}, "maxLength"),
+        ({"key": "t", "type": "text", "pattern": "("}, "pattern"),
+        ({"key": "t", "type": "text", "label": 3}, "label"),
+        ({"key": "t", "type": "text", "min": 1}, "min"),
+        ({"key": "t", "type": "text", "visibleIf": "$form.x =="}, "visibleIf"),
+        ({"key": "n", "type": "number", "default": "x"}, "default"),
+        ({"key": "t", "type": "colour"}, "type"),
+        ({"key": "2x", "type": "text"}, "key"),
+    ],
+)
+def test_each_spec_problem_says_which_field_and_attribute(
+    field: dict[str, Any], attribute: str
+) -> None:
+    spec = {"fields": [{"key": "first", "type": "text"}, field]}
+    problems = validate_form_spec(spec)
+    assert [(p.index, p.attribute) for p in problems] == [(1, attribute)]

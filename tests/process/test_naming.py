@@ -77,3 +77,20 @@ def test_no_problem_message_shows_a_generated_id() -> None:
     missing = next(p for p in problems if p.code == "config.missing")
     assert missing.message.startswith("The timer boundary event on 'Review' needs a duration")
     assert missing.element_id == "Event_1timer7", "the id stays as the element to highlight"
+
+
+def test_labels_give_titles_as_they_are_and_describe_untitled_nodes() -> None:
+    nodes = {
+        "start": {"kind": "startEvent", "title": ""},
+        "check": {"kind": "scriptTask", "title": "Check  stock"},
+        "end": {"kind": "endEvent"},
+    }
+    flows = {
+        "f1": {"source": "start", "target": "check"},
+        "f2": {"source": "check", "target": "end"},
+    }
+    assert Namer(nodes, flows).labels() == {
+        "start": "the start event before 'Check stock'",
+        "check": "Check stock",
+        "end": "the end event after 'Check stock'",
+    }

@@ -37,20 +37,28 @@ _EDITED = {
     "visibleIf",
 }
 _TEXT_INPUTS = {"text", "textarea", "number", "integer", "email", "url"}
+# The row input that edits each spec attribute, where the two names differ.
+_INPUT_OF = {"minLength": "min_length", "maxLength": "max_length", "visibleIf": "visible_if"}
+_ALWAYS_SHOWN = {"key", "label", "type", "required", "help"}
 
 
 class FieldRow(Form):
-    """One form field in the editor (a sub-form: the panel form carries the CSRF token)."""
+    """One form field in the editor (a sub-form: the panel form carries the CSRF token); the
+    inputs are declared in the order the panel shows them, so errors are summarised that way."""
 
     key = StringField("Key", validators=[Optional(), Length(max=64)])
+    type = SelectField(
+        "Type", choices=[SelectChoice(name, t.label) for name, t in FIELD_TYPES.items()]
+    )
     # A text area that grows with its text: a long label (a question) stays readable in full.
     label = TextAreaField(
         "Label", validators=[Optional(), Length(max=500)], render_kw={"rows": 1, "class": "grows"}
     )
-    type = SelectField(
-        "Type", choices=[SelectChoice(name, t.label) for name, t in FIELD_TYPES.items()]
-    )
     required = BooleanField("Required")
+    options = TextAreaField(
+        "Options", description="One per line: value, or value | label.", render_kw={"rows": 3}
+    )
+    value = StringField("Value to show (expression)", validators=[Optional(), Length(max=2000)])
     help = StringField("Help text", validators=[Optional(), Length(max=1000)])
     placeholder = StringField("Placeholder", validators=[Optional(), Length(max=500)])
     default = StringField("Default", validators=[Optional(), Length(max=2000)])
@@ -60,10 +68,6 @@ class FieldRow(Form):
     min_length = StringField("Min. length")
     max_length = StringField("Max. length")
     pattern = StringField("Pattern (regular expression)", validators=[Optional(), Length(max=500)])
-    options = TextAreaField(
-        "Options", description="One per line: value, or value | label.", render_kw={"rows": 3}
-    )
-    value = StringField("Value to show (expression)", validators=[Optional(), Length(max=2000)])
     visible_if = StringField("Show only if (expression)", validators=[Optional(), Length(max=2000)])
     extra = HiddenField()
 
@@ -154,12 +158,26 @@ def _default(kind: str, text: str) -> Any:
     return text
 
 
-def row_field(row: dict[str, Any]) -> tuple[dict[str, Any], list[str]]:
-    """The spec field for an editor row, and messages for values that could not be converted."""
+def row_input(attribute: str | None) -> str:
+    """The row input that edits a spec attribute (the key for the field as a whole)."""
+    if attribute is None:
+        return "key"
+    return _INPUT_OF.get(attribute, attribute)
+
+
+def input_shown(name: str, kind: str | None) -> bool:
+    """Whether a row of field type `kind` shows the input `name` (else its key holds messages)."""
+    attribute = {v: k for k, v in _INPUT_OF.items()}.get(name, name)
+    return name in _ALWAYS_SHOWN or attribute in shown_attributes(kind or "text")
+
+
+def row_field(row: dict[str, Any]) -> tuple[dict[str, Any], dict[str, list[str]]]:
+    """The spec field for an editor row, and messages for values that could not be converted,
+    by the row input that holds them."""
     kind = row.get("type") if row.get("type") in FIELD_TYPES else "text"
     shown = shown_attributes(kind)
     field: dict[str, Any] = {"key": (row.get("key") or "").strip(), "type": kind}
-    problems: list[str] = []
+    problems: dict[str, list[str]] = {}
     label = " ".join((row.get("label") or "").split())
     if label:
         field["label"] = label
@@ -183,21 +201,24 @@ def row_field(row: dict[str, Any]) -> tuple[dict[str, Any], list[str]]:
             try:
                 field["default"] = _default(kind, default)
             except ValueError:
-                problems.append(f"Default '{default}' does not fit a {kind} field.")
+                problems.setdefault("default", []).append(
+                    f"Default '{default}' does not fit a {kind} field."
+                )
     for attribute, label in (("min", "Minimum"), ("max", "Maximum")):
         text = (row.get(attribute) or "").strip()
         if text and attribute in shown:
             try:
                 field[attribute] = _bound(kind, text)
             except ValueError:
-                problems.append(f"{label} '{text}' must be a number.")
+                problems.setdefault(attribute, []).append(f"{label} '{text}' must be a number.")
     for name, attribute in (("min_length", "minLength"), ("max_length", "maxLength")):
         text = (row.get(name) or "").strip()
         if text and attribute in shown:
             try:
                 field[attribute] = int(text)
             except ValueError:
-                problems.append(f"{attribute} '{text}' must be a whole number.")
+                message = f"{attribute} '{text}' must be a whole number."
+                problems.setdefault(name, []).append(message)
     if "options" in shown:
         field["options"] = _options(row.get("options") or "")
     extra = row.get("extra") or ""
@@ -234,8 +255,9 @@ def _options(text: str) -> list[dict[str, str]]:
 
 def spec_from_rows(
     rows: list[dict[str, Any]],
-) -> tuple[dict[str, Any] | None, dict[int, list[str]]]:
-    """The form spec of all rows (None without rows) and conversion messages per row index."""
+) -> tuple[dict[str, Any] | None, dict[int, dict[str, list[str]]]]:
+    """The form spec of all rows (None without rows) and conversion messages per row index,
+    by row input."""
     fields, messages = [], {}
     for index, row in enumerate(rows):
         field, problems = row_field(row)
@@ -247,16 +269,19 @@ def spec_from_rows(
 
 def spec_problems(
     spec: dict[str, Any] | None,
-) -> tuple[dict[str, list[str]], list[str]]:
-    """`validate_form_spec` messages grouped by field key, plus those about the whole form."""
-    by_key: dict[str, list[str]] = {}
+) -> tuple[dict[tuple[int, str], list[str]], list[str]]:
+    """`validate_form_spec` messages by (row index, row input) as the checks place them, plus
+    those about the whole form."""
+    placed: dict[tuple[int, str], list[str]] = {}
     general: list[str] = []
     for problem in validate_form_spec(spec):
-        if problem.key:
-            by_key.setdefault(problem.key, []).append(problem.message)
-        else:
+        if problem.index is None:
             general.append(problem.message)
-    return by_key, general
+        else:
+            placed.setdefault((problem.index, row_input(problem.attribute)), []).append(
+                problem.message
+            )
+    return placed, general
 
 
 def edit_rows(rows: list[dict[str, Any]], action: str) -> list[dict[str, Any]]:

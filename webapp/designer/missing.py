@@ -59,3 +59,29 @@ def missing_by_field(form: Any) -> dict[str, list[str]]:
         if errors:
             found[field.name] = errors
     return found
+
+
+def row_prefix(name: str) -> str:
+    """ "Field 2 " for an input of the form builder's second row, else "" (summary labels)."""
+    head, _, rest = name.partition("-")
+    number, _, _ = rest.partition("-")
+    return f"Field {int(number) + 1} " if head == "fields" and number.isdigit() else ""
+
+
+def summary(form: Any) -> list[tuple[str, str, str]]:
+    """(input id, label, message) for every error still on `form`, in the panel's order."""
+    return [
+        (field.id, row_prefix(field.name) + field.label.text, str(error))
+        for field in leaf_fields(form)
+        if field.type not in ("CSRFTokenField", "HiddenField")
+        for error in field.errors
+    ]
+
+
+def focus_first_error(form: Any) -> str | None:
+    """Mark the first input holding an error to take keyboard focus when shown; its id."""
+    for field in leaf_fields(form):
+        if field.errors and field.type not in ("CSRFTokenField", "HiddenField"):
+            field.render_kw = {**(field.render_kw or {}), "autofocus": True}
+            return str(field.id)
+    return None

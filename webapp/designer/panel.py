@@ -200,6 +200,10 @@ def render_panel(
         spec, _ = spec_from_rows([entry.data for entry in form.fields.entries])
     if hasattr(form, "mi_output"):
         form.mi_output.description = output_hint(form.element_id.data or "<id>", kind)
+    errors = missing.summary(form)
+    explicit = request.method == "POST" and request.form.get("action") == "apply"
+    if errors and explicit:  # after the Apply button, focus goes to the first input to change
+        missing.focus_first_error(form)
     template = "designer/panel/_panel.html"
     if mode == "outline" and not is_htmx():
         template = "designer/outline_edit.html"
@@ -218,6 +222,7 @@ def render_panel(
         invalid=status == 422,
         mode=mode,
         hidden=hidden,
+        errors=errors if status == 422 or explicit else [],
         names=shown_names(form),
         timer=timer_preview(form),
         host=host_label(process, form),

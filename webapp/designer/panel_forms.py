@@ -32,6 +32,7 @@ from wtforms.validators import Length, NumberRange, Optional
 from webapp.designer import timer_start
 from webapp.designer.form_spec import (
     FieldRow,
+    input_shown,
     missing_in_row,
     row_data,
     spec_from_rows,
@@ -771,14 +772,19 @@ def read_values(form: PanelForm, context: PanelContext) -> dict[str, Any]:
     config = {k: v for k, v in original.items() if k not in KINDS[kind].config_keys}
     if isinstance(form, _WithForm):
         spec, messages = spec_from_rows([entry.data for entry in form.fields.entries])
-        by_key, general = spec_problems(spec)
+        placed, general = spec_problems(spec)
         for index, entry in enumerate(form.fields.entries):
-            entry.form.key.errors = list(entry.form.key.errors) + messages.get(index, [])
             missing = missing_in_row(entry.data)
             for name, message in missing.items():
                 entry.form[name].errors = [*entry.form[name].errors, Missing(message)]
-            if not missing:
-                entry.form.key.errors += by_key.get((entry.data.get("key") or "").strip(), [])
+            field_type = entry.data.get("type")
+            converted = messages.get(index, {})
+            for name in {*converted, *(name for at, name in placed if at == index)}:
+                found = [*converted.get(name, []), *placed.get((index, name), [])]
+                if name in missing:
+                    continue
+                target = entry.form[name] if input_shown(name, field_type) else entry.form.key
+                target.errors = [*target.errors, *found]
         form.form_errors.extend(general)
         if spec:
             config["form"] = spec

@@ -24,7 +24,11 @@ def call_tool(step: Step, token: Token, config: dict[str, Any]) -> None:
     config = {**TOOL_DEFAULTS, **config}
     name = config.get("tool") or ""
     if tools.get(name) is None:
-        step.fail(token, "unknown_tool", f"The tool '{name}' is not installed.")
+        step.fail(
+            token,
+            "unknown_tool",
+            f"The tool '{name}' of {step.definition.mentioned(token.node_id)} is not installed.",
+        )
         return
     inputs = step.evaluate_inputs(token, config.get("inputs") or {})
     if inputs is None:
@@ -59,7 +63,8 @@ def _script(step: Step, token: Token, node: dict[str, Any]) -> None:
     if language not in SCRIPT_LANGUAGES:
         shown = storable_text(str(language))[:60]
         message = (
-            f"The script of '{token.node_id}' is written in '{shown}', which Flowdesk does "
+            f"The script of {step.definition.mentioned(token.node_id)} is written in '{shown}', "
+            "which Flowdesk does "
             f"not run (it runs {', '.join(SCRIPT_LANGUAGES)} scripts)."
         )
         step.fail(token, "unsupported_script", message)
@@ -71,7 +76,8 @@ def _script(step: Step, token: Token, node: dict[str, Any]) -> None:
         values = scripts.evaluate(config.get("script") or "", step.context(token), now=step.now)
     except scripts.ScriptError as error:
         line = f" at line {error.line}" if error.line is not None else ""
-        message = f"The script of '{token.node_id}' failed{line}: {error.message}"
+        at = step.definition.mentioned(token.node_id)
+        message = f"The script of {at} failed{line}: {error.message}"
         step.fail(token, "script", storable_text(message), line=error.line)
         return
     values = jsonable(values)
@@ -98,7 +104,7 @@ def _link_throw(step: Step, token: Token, node: dict[str, Any]) -> None:
     scope = step.scope_of(token)
     target = step.definition.links.get((scope, name))
     if target is None:
-        where = f" in '{scope}'" if scope else ""
+        where = f" in {step.definition.mentioned(scope)}" if scope else ""
         message = f"No link catch event named '{name}'{where} for the link throw to jump to."
         step.fail(token, "no_link", message)
         return

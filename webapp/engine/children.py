@@ -21,7 +21,10 @@ def call(step: Step, token: TokenRow, node: dict[str, Any]) -> None:
     """Evaluate the call's inputs in the caller and write the job that starts the child."""
     config = node.get("config") or {}
     if step.instance.call_depth + 1 > limits.CALL_DEPTH:
-        message = f"The call chain is deeper than {limits.CALL_DEPTH} instances."
+        message = (
+            f"{step.definition.described(token.node_id)} cannot call its process: the call"
+            f" chain is deeper than {limits.CALL_DEPTH} instances."
+        )
         step.fail(token, "call_depth", message)
         return
     inputs = step.evaluate_inputs(token, config.get("inputs") or {})

@@ -10,12 +10,14 @@ import threading
 from collections import OrderedDict
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any
 
 from sqlalchemy.orm import Session
 
 from webapp.models import ProcessVersion
 from webapp.process.document import uses_pool
+from webapp.process.naming import Namer, capitalized
 
 CACHE_SIZE = 256
 
@@ -61,6 +63,24 @@ class Definition:
 
     def kind(self, node_id: str) -> str:
         return self.nodes.get(node_id, {}).get("kind") or ""
+
+    @cached_property
+    def namer(self) -> Namer:
+        """Names nodes as people see them in incident messages (built once per version)."""
+        return Namer(self.nodes, self.flows)
+
+    def described(self, node_id: str) -> str:
+        """A node at the start of a sentence: "User task 'Review'", "The end event after 'Pay'"."""
+        return capitalized(self.namer.node(node_id))
+
+    def mentioned(self, node_id: str) -> str:
+        """A node inside a sentence: "'Review'", "the end event after 'Pay'"."""
+        return self.namer.short(node_id)
+
+    def mentioned_flow(self, flow_id: str) -> str:
+        """A flow inside a sentence: "flow 'Approved'", "the flow from 'A' to 'B'"."""
+        text = self.namer.flow(flow_id)
+        return "f" + text[1:] if text.startswith("Flow '") else text
 
     def multi_instance(self, node_id: str) -> dict[str, Any] | None:
         """The node's multi-instance settings, or None when it runs once."""

@@ -43,7 +43,9 @@ def choose(step: Step, token: TokenRow, *, first: bool) -> tuple[list[str], bool
             try:
                 chosen = bool(evaluate(condition, context))
             except ExpressionError as error:
-                step.fail(token, "expression", f"The condition of flow '{flow_id}' failed: {error}")
+                where = step.definition.mentioned_flow(flow_id)
+                message = f"The condition of {where} failed: {error}"
+                step.fail(token, "expression", message, flow=flow_id)
                 return None
         if chosen:
             taken.append(flow_id)
@@ -55,7 +57,8 @@ def choose(step: Step, token: TokenRow, *, first: bool) -> tuple[list[str], bool
         step.fail(
             token,
             "no_branch",
-            "No outgoing flow's condition is true and the gateway has no default flow.",
+            f"No outgoing flow of {step.definition.mentioned(token.node_id)} has a true"
+            " condition and the gateway has no default flow.",
         )
         return None
     return [default], True
@@ -169,7 +172,11 @@ def event_gateway(step: Step, token: TokenRow, node: dict[str, Any]) -> None:
             try:
                 due = due_time(config, step.context(token), step.now)
             except (ValueError, ExpressionError, OverflowError) as error:
-                step.fail(token, "timer", f"The timer of '{target}' is invalid: {error}")
+                step.fail(
+                    token,
+                    "timer",
+                    f"The timer of {step.definition.mentioned(target)} is invalid: {error}",
+                )
                 return
             timers.append((target, due))
         elif kind in ("messageCatch", "receiveTask"):
@@ -181,11 +188,15 @@ def event_gateway(step: Step, token: TokenRow, node: dict[str, Any]) -> None:
             signals.append(target)
         else:
             step.fail(
-                token, "unsupported", f"'{target}' ({kind}) cannot follow an event-based gateway."
+                token,
+                "unsupported",
+                f"{step.definition.described(target)} cannot follow an event-based gateway.",
             )
             return
     if not timers and not messages and not signals:
-        step.fail(token, "no_flow", f"Node '{token.node_id}' has no outgoing flow.")
+        step.fail(
+            token, "no_flow", f"{step.definition.described(token.node_id)} has no outgoing flow."
+        )
         return
     token.status = "waiting"
     for target, due in timers:

@@ -37,10 +37,17 @@ def begin(step: Step, body: TokenRow) -> None:
                 raise ValueError(f"{count} instances are over the limit of {limits.MULTI_INSTANCE}")
             items = [None] * count
     except (ExpressionError, ValueError) as error:
-        step.fail(body, "multi_instance", f"The multi-instance of '{node_id}' failed: {error}")
+        step.fail(
+            body,
+            "multi_instance",
+            f"The multi-instance of {step.definition.mentioned(node_id)} failed: {error}",
+        )
         return
     if len(items) > limits.MULTI_INSTANCE:
-        message = f"{len(items)} instances are over the limit of {limits.MULTI_INSTANCE}."
+        message = (
+            f"The multi-instance of {step.definition.mentioned(node_id)} failed: {len(items)}"
+            f" instances are over the limit of {limits.MULTI_INSTANCE}."
+        )
         step.fail(body, "multi_instance", message)
         return
     sequential = bool(settings.get("sequential"))
@@ -96,7 +103,11 @@ def instance_completed(step: Step, body: TokenRow, inner: TokenRow, output: Any)
         context = step.context(inner)
         done = bool(settings.get("completion")) and bool(evaluate(settings["completion"], context))
     except ExpressionError as error:
-        step.fail(body, "expression", f"The multi-instance of '{body.node_id}' failed: {error}")
+        step.fail(
+            body,
+            "expression",
+            f"The multi-instance of {step.definition.mentioned(body.node_id)} failed: {error}",
+        )
         return
     body.locals = state
     step.history.add("instance_completed", inner, index=index, early=done or None)

@@ -65,7 +65,11 @@ def _sub_process(step: Step, token: Token, node: dict[str, Any]) -> None:
 
 
 def _not_entered(step: Step, token: Token, node: dict[str, Any]) -> None:
-    step.fail(token, "unknown_node", f"Node '{token.node_id}' cannot be entered by a flow.")
+    step.fail(
+        token,
+        "unknown_node",
+        f"{step.definition.described(token.node_id)} cannot be entered by a flow.",
+    )
 
 
 def _call(step: Step, token: Token, node: dict[str, Any]) -> None:
@@ -106,7 +110,9 @@ def _parallel(step: Step, token: Token, node: dict[str, Any]) -> None:
         joined = len(incoming)
     outgoing = step.definition.outgoing.get(node_id, [])
     if not outgoing:
-        step.fail(continuing, "no_flow", f"Node '{node_id}' has no outgoing flow.")
+        step.fail(
+            continuing, "no_flow", f"{step.definition.described(node_id)} has no outgoing flow."
+        )
         return
     # Branches move in the order of the outgoing flows (as at an inclusive split), so within
     # one step a signal thrown in a later branch reaches a catch an earlier branch reached.
@@ -133,7 +139,8 @@ def _user(step: Step, token: Token, node: dict[str, Any]) -> None:
         try:
             value = evaluate(value, step.context(token))
         except ExpressionError as error:
-            step.fail(token, "expression", f"The assignee expression failed: {error}")
+            at = step.definition.mentioned(token.node_id)
+            step.fail(token, "expression", f"The assignee expression of {at} failed: {error}")
             return
     if kind in ("user", "expression") and isinstance(value, str) and value:
         user_id = step.conn.scalar(select(User.id).where(User.username == value.lower()))
@@ -144,12 +151,20 @@ def _user(step: Step, token: Token, node: dict[str, Any]) -> None:
         try:
             due_at = step.now + parse_duration(config["dueIn"])
         except ValueError as error:
-            step.fail(token, "due", f"The due time is invalid: {error}")
+            step.fail(
+                token,
+                "due",
+                f"The due time of {step.definition.mentioned(token.node_id)} is invalid: {error}",
+            )
             return
     try:
         offers, missing = _candidates(step, token, config.get("candidates"))
     except (ExpressionError, ValueError) as error:
-        step.fail(token, "expression", f"The candidates of the task failed: {error}")
+        step.fail(
+            token,
+            "expression",
+            f"The candidates of {step.definition.mentioned(token.node_id)} failed: {error}",
+        )
         return
     token.status = "waiting"
     step.add_task(
@@ -243,7 +258,11 @@ def _timer(step: Step, token: Token, node: dict[str, Any]) -> None:
     try:
         due = due_time(node.get("config") or {}, step.context(token), step.now)
     except (ValueError, ExpressionError, OverflowError) as error:
-        step.fail(token, "timer", f"The timer's time is invalid: {error}")
+        step.fail(
+            token,
+            "timer",
+            f"The timer of {step.definition.mentioned(token.node_id)} is invalid: {error}",
+        )
         return
     token.status = "waiting"
     step.add_job(token, "timer", due)
@@ -267,11 +286,19 @@ def correlation_key(step: Step, token: Token, config: dict[str, Any]) -> str | N
             evaluate(config.get("correlationKey") or "null", step.context(token))
         )
     except ExpressionError as error:
-        step.fail(token, "expression", f"The correlation key failed: {error}")
+        step.fail(
+            token,
+            "expression",
+            f"The correlation key of {step.definition.mentioned(token.node_id)} failed: {error}",
+        )
         return None
     if key is None or len(key) > MAX_CORRELATION_KEY:
         problem = "is empty" if key is None else f"is over {MAX_CORRELATION_KEY} characters"
-        step.fail(token, "correlation", f"The correlation key {problem}.")
+        step.fail(
+            token,
+            "correlation",
+            f"The correlation key of {step.definition.mentioned(token.node_id)} {problem}.",
+        )
         return None
     return key
 

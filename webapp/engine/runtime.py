@@ -118,7 +118,8 @@ class Step:
             try:
                 values[name] = evaluate(text, context)
             except ExpressionError as error:
-                self.fail(token, "expression", f"The input '{name}' failed: {error}")
+                at = self.definition.mentioned(token.node_id)
+                self.fail(token, "expression", f"The input '{name}' of {at} failed: {error}")
                 return None
         return values
 
@@ -221,7 +222,7 @@ class Step:
             node = definition.nodes.get(node_id)
             handler = HANDLERS.get(node["kind"]) if node else None
             if node is None or handler is None:
-                self.fail(token, "unknown_node", f"Node '{node_id}' cannot be run.")
+                self.fail(token, "unknown_node", f"{definition.described(node_id)} cannot be run.")
                 continue
             inner = self.is_inner(token)
             if not again and not inner and node_id in definition.boundaries:

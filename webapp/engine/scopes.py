@@ -25,7 +25,7 @@ def enter_scope(step: Step, token: TokenRow, node_id: str) -> None:
     """`token` waits at the sub-process `node_id`; a new token starts at its start event."""
     start = step.definition.starts.get(node_id)
     if start is None:
-        step.fail(token, "no_start", f"Sub-process '{node_id}' has no start event.")
+        step.fail(token, "no_start", f"{step.definition.described(node_id)} has no start event.")
         return
     token.status = "waiting"
     open_event_subprocesses(step, token, node_id)
@@ -74,7 +74,11 @@ def _subscribe(step: Step, holder: TokenRow, node_id: str) -> bool:
         try:
             due = first_due(config, step.context(holder), step.now)
         except (ValueError, ExpressionError, OverflowError) as error:
-            step.fail(holder, "timer", f"The timer of '{node_id}' is invalid: {error}")
+            step.fail(
+                holder,
+                "timer",
+                f"The timer of {step.definition.mentioned(node_id)} is invalid: {error}",
+            )
             return False
         step.add_job(holder, "timer", due, node_id=node_id)
     elif event == "message":
@@ -182,7 +186,9 @@ def raise_error(step: Step, token: TokenRow, code: str, message: str = "") -> No
         children.throw_to_parent(step, code, message)
         return
     detail = f": {message}" if message else ""
-    step.fail(token, "error", f"The error '{code}' was thrown and nothing caught it{detail}.")
+    where = step.definition.mentioned(token.node_id)
+    message = f"The error '{code}' was thrown and nothing caught it (at {where}){detail}."
+    step.fail(token, "error", message)
 
 
 def start_event_subprocess(

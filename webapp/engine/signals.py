@@ -79,7 +79,8 @@ def broadcast_from(step: Step, token: TokenRow, config: dict[str, Any]) -> dict[
         try:
             payload[name] = evaluate(text, context)
         except ExpressionError as error:
-            step.fail(token, "expression", f"The payload value '{name}' failed: {error}")
+            at = step.definition.mentioned(token.node_id)
+            step.fail(token, "expression", f"The payload value '{name}' of {at} failed: {error}")
             return None
     name = str(config.get("signal") or "")
     thrown = {

@@ -780,7 +780,8 @@ def resume_from_child(
     elif status == "missing":
         step.fail(token, "call_missing", str(outcome.get("message") or "No process to call."))
     else:
-        step.fail(token, "child_cancelled", f"The called instance {child} was cancelled.")
+        at = step.definition.mentioned(token.node_id)
+        step.fail(token, "child_cancelled", f"The instance {child} called by {at} was cancelled.")
     step.run()
     return step.finish()
 

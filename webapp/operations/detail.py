@@ -13,6 +13,7 @@ from webapp.failed_forms import failed_form, redirect_failed
 from webapp.inputs import MAX_INT64, whole_number
 from webapp.operations import bp
 from webapp.permissions import can, permission_required
+from webapp.process.naming import Namer
 from webapp.services import instances as instance_service
 from webapp.services import scopes
 from webapp.services.instances import InstanceError
@@ -66,7 +67,7 @@ def _live_context(instance, before: int | None = None) -> dict[str, Any]:
     tasks = detail.open_tasks(instance.id)
     context = {
         "instance": instance,
-        "titles": {node_id: node.get("title") or node_id for node_id, node in nodes.items()},
+        "titles": Namer(nodes, version.document.get("flows") or {}).labels(),
         "scopes": scopes.scopes_by_node(version.document),
         "state": state,
         "tokens": structure.token_table(instance),

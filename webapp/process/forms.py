@@ -16,7 +16,7 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import date, datetime
 from functools import lru_cache
 from typing import Any, TypeGuard
@@ -96,11 +96,14 @@ _NESTED_REPEAT_RE = re.compile(rf"\({_CHAR}*[*+]{_CHAR}*\)(?:[*+]|\{{\d*,\d*\}})
 
 @dataclass(frozen=True)
 class FormSpecProblem:
-    """A problem in a form spec: the field key (``None`` for the whole form) and a message."""
+    """A problem in a form spec: the field key (``None`` for the whole form) and a message;
+    ``index`` (0-based) and ``attribute`` say which field and which of its attributes is wrong."""
 
     key: str | None
     message: str
     code: str = "form.invalid"
+    index: int | None = None
+    attribute: str | None = None
 
 
 class _Invalid(Exception):
@@ -439,8 +442,8 @@ def _check_default(field: Mapping[str, Any]) -> str | None:
     return f"the default is invalid: {problem}" if problem else None
 
 
-def _check_bounds(field: Mapping[str, Any]) -> list[str]:
-    messages = []
+def _check_bounds(field: Mapping[str, Any]) -> list[tuple[str, str]]:
+    messages: list[tuple[str, str]] = []
     kind = field["type"]
     low, high = field.get("min"), field.get("max")
     for name, bound in (("min", low), ("max", high)):
@@ -448,36 +451,38 @@ def _check_bounds(field: Mapping[str, Any]) -> list[str]:
             continue
         if kind == "date":
             if not isinstance(bound, str) or not _DATE_RE.fullmatch(bound):
-                messages.append(f"{name} must be a date (YYYY-MM-DD)")
+                messages.append((name, f"{name} must be a date (YYYY-MM-DD)"))
                 continue
             try:
                 date.fromisoformat(bound)
             except ValueError:
-                messages.append(f"{name} must be a date (YYYY-MM-DD)")
+                messages.append((name, f"{name} must be a date (YYYY-MM-DD)"))
         elif not _is_number(bound) or not math.isfinite(bound):
-            messages.append(f"{name} must be a number")
+            messages.append((name, f"{name} must be a number"))
     if not messages and low is not None and high is not None and low > high:
-        messages.append("min is greater than max")
+        messages.append(("max", "min is greater than max"))
     shortest, longest = field.get("minLength"), field.get("maxLength")
     for name, count in (("minLength", shortest), ("maxLength", longest)):
         if count is not None and not _is_count(count):
-            messages.append(f"{name} must be a whole number of at least 0")
+            messages.append((name, f"{name} must be a whole number of at least 0"))
     if _is_count(shortest) and _is_count(longest) and shortest > longest:
-        messages.append("minLength is greater than maxLength")
+        messages.append(("maxLength", "minLength is greater than maxLength"))
     if field.get("pattern") is not None:
         problem = pattern_problem(field["pattern"])
         if problem:
-            messages.append(problem)
+            messages.append(("pattern", problem))
     return messages
 
 
 def _check_options(field: Mapping[str, Any]) -> list[str]:
+    """Messages about a field's options (all of them belong to its ``options`` attribute)."""
     options = field.get("options")
     if not isinstance(options, list) or not options:
         return ["needs a list of options"]
     if len(options) > MAX_OPTIONS:
         return [f"has more than {MAX_OPTIONS} options"]
-    messages, seen = [], set()
+    messages: list[str] = []
+    seen: set[str] = set()
     for i, option in enumerate(options, 1):
         if not isinstance(option, dict) or not isinstance(option.get("value"), str):
             messages.append(f"option {i} needs a string value")
@@ -493,49 +498,56 @@ def _check_options(field: Mapping[str, Any]) -> list[str]:
 
 
 def _check_field(field: dict[str, Any], index: int, seen: set[str]) -> list[FormSpecProblem]:
+    """The problems of the field at 0-based `index`, each placed on the attribute to change."""
     key = field.get("key")
+
+    def problem(attribute: str, message: str, key: str | None = key) -> FormSpecProblem:
+        return FormSpecProblem(key, message, index=index, attribute=attribute)
+
     if not is_identifier(key) or len(key) > MAX_KEY_LENGTH:
         return [
-            FormSpecProblem(None, f"Field {index} needs a key that is an identifier, like amount")
+            problem(
+                "key", f"Field {index + 1} needs a key that is an identifier, like amount", None
+            )
         ]
     if key in RESERVED_KEYS:
-        return [FormSpecProblem(key, f"Field key '{key}' is reserved; choose another key")]
+        return [problem("key", f"Field key '{key}' is reserved; choose another key")]
     if key in seen:
-        return [FormSpecProblem(key, f"Field key '{key}' is used twice")]
+        return [problem("key", f"Field key '{key}' is used twice")]
     seen.add(key)
     kind = field.get("type")
     if kind not in FIELD_TYPES:
-        return [FormSpecProblem(key, f"Field '{key}' has unknown type {kind!r}")]
-    messages = []
+        return [problem("type", f"Field '{key}' has unknown type {kind!r}")]
+    messages: list[tuple[str, str]] = []
     for name in ("label", "help", "placeholder"):
         if field.get(name) is not None and not isinstance(field[name], str):
-            messages.append(f"{name} must be a string")
+            messages.append((name, f"{name} must be a string"))
     if field.get("required") is not None and not isinstance(field["required"], bool):
-        messages.append("required must be true or false")
+        messages.append(("required", "required must be true or false"))
     allowed = FIELD_TYPES[kind].attributes
     for name in sorted(_SPECIFIC - allowed):
         if field.get(name) is not None:
-            messages.append(f"{name} does not apply to {kind} fields")
+            messages.append((name, f"{name} does not apply to {kind} fields"))
     messages.extend(_check_bounds(field))
     if FIELD_TYPES[kind].has_options:
-        messages.extend(_check_options(field))
+        messages.extend(("options", message) for message in _check_options(field))
     if kind == "display" and not (isinstance(field.get("value"), str) and field["value"].strip()):
-        messages.append("needs a value expression to display")
+        messages.append(("value", "needs a value expression to display"))
     visible_if = field.get("visibleIf")
     if visible_if is not None and not isinstance(visible_if, str):
-        messages.append("visibleIf must be an expression string")
+        messages.append(("visibleIf", "visibleIf must be an expression string"))
     default = field.get("default")
     if isinstance(default, dict) and not isinstance(default.get("expr"), str):
-        messages.append('a computed default must look like {"expr": "<expression>"}')
+        messages.append(("default", 'a computed default must look like {"expr": "<expression>"}'))
     elif not messages:
         default_problem = _check_default(field)
         if default_problem:
-            messages.append(default_problem)
-    problems = [FormSpecProblem(key, f"Field '{key}': {message}") for message in messages]
+            messages.append(("default", default_problem))
+    problems = [problem(name, f"Field '{key}': {message}") for name, message in messages]
     for attribute, text in field_expressions(field):
         syntax = _syntax_problem(key, attribute, text)
         if syntax:
-            problems.append(syntax)
+            problems.append(replace(syntax, index=index, attribute=attribute))
     return problems
 
 
@@ -552,9 +564,11 @@ def validate_form_spec(spec: Any) -> list[FormSpecProblem]:
         return [FormSpecProblem(None, f"The form has more than {MAX_FIELDS} fields")]
     problems: list[FormSpecProblem] = []
     seen: set[str] = set()
-    for index, field in enumerate(fields, 1):
+    for index, field in enumerate(fields):
         if not isinstance(field, dict):
-            problems.append(FormSpecProblem(None, f"Field {index} must be an object"))
+            problems.append(
+                FormSpecProblem(None, f"Field {index + 1} must be an object", index=index)
+            )
             continue
         problems.extend(_check_field(field, index, seen))
     return problems

@@ -127,6 +127,14 @@ class Namer:
             return f"'{node_id}'"
         return self._untitled(node_id, node, str(node.get("kind")), depth + 1)
 
+    def label(self, node_id: str) -> str:
+        """A node in a list or table: its title as it is ("Review"), else its description."""
+        return self._title(node_id) or self.short(node_id)
+
+    def labels(self) -> dict[str, str]:
+        """Every node's ``label`` by id."""
+        return {node_id: self.label(node_id) for node_id in self.nodes}
+
     def flow(self, flow_id: str) -> str:
         """ "Flow 'Approved'" when titled, else by the nodes it connects."""
         flow = self.flows.get(flow_id)

@@ -21,6 +21,7 @@ from webapp.models import Process, ProcessVersion, User
 from webapp.models.base import utcnow
 from webapp.models.schedules import Schedule
 from webapp.permissions import can, partition_filter
+from webapp.process import naming
 from webapp.process.schedules import ScheduleError, parse_schedule
 from webapp.services.jobs import commit
 
@@ -30,10 +31,11 @@ UPCOMING = 3
 
 
 class InvalidTimerStart(ScheduleError):
-    """A timer start whose settings do not parse; names the start event and the field."""
+    """A timer start whose settings do not parse; names the field and the start event as people
+    see it (`named`, see process.naming), keeping its id in `node_id`."""
 
-    def __init__(self, node_id: str, error: ScheduleError) -> None:
-        super().__init__(error.field, f"start event '{node_id}': {error.message}")
+    def __init__(self, node_id: str, error: ScheduleError, named: str) -> None:
+        super().__init__(error.field, f"{named}: {error.message}")
         self.node_id = node_id
 
 
@@ -68,7 +70,8 @@ def move_on_publish(process: Process, version: ProcessVersion, now: datetime | N
         try:
             parse_schedule(settings, anchor=now)
         except ScheduleError as error:
-            raise InvalidTimerStart(node_id, error) from None
+            named = naming.describe(version.document, node_id)
+            raise InvalidTimerStart(node_id, error, named) from None
         row = existing.get(node_id)
         if row is None:
             row = Schedule(process_id=process.id, node_id=node_id, paused=False)

@@ -12,6 +12,7 @@ from sqlalchemy import select
 
 from webapp.extensions import db
 from webapp.models import Partition, Process, ProcessVersion
+from webapp.process.naming import Namer
 
 Titles = dict[str, str]
 
@@ -35,18 +36,16 @@ def partition_names(ids: Iterable[int | None]) -> dict[int, str]:
 
 
 def _titles(document: object) -> Titles:
+    """Each node's title, else what it is and where ("the end event after 'Approve'")."""
     nodes = document.get("nodes") if isinstance(document, dict) else None
     if not isinstance(nodes, dict):
         return {}
-    return {
-        node_id: str(node["title"])
-        for node_id, node in nodes.items()
-        if isinstance(node, dict) and node.get("title")
-    }
+    flows = document.get("flows") if isinstance(document, dict) else None
+    return Namer(nodes, flows if isinstance(flows, dict) else {}).labels()
 
 
 def version_titles(version_ids: Iterable[int | None]) -> dict[int, Titles]:
-    """{version id: {node id: title}} for the given versions (untitled nodes left out)."""
+    """{version id: {node id: label}} for the given versions (see `_titles`)."""
     wanted = sorted({i for i in version_ids if i is not None})
     if not wanted:
         return {}
@@ -57,7 +56,7 @@ def version_titles(version_ids: Iterable[int | None]) -> dict[int, Titles]:
 
 
 def process_titles(keys: Iterable[str | None]) -> dict[str, Titles]:
-    """{process key: {node id: title}} over all versions of each process, the newest title
+    """{process key: {node id: label}} over all versions of each process, the newest label
     winning: for rows grouped by process rather than by version."""
     wanted = sorted({key for key in keys if key})
     if not wanted:
