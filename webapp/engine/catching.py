@@ -141,18 +141,9 @@ def receive_missed(step: Step) -> int:
     ).all()
     reached = 0
     for broadcast in missed:
-        covered = (
-            SUBSCRIPTIONS.c.instance_id == instance_id,
-            SUBSCRIPTIONS.c.kind == KIND,
-            SUBSCRIPTIONS.c.name == broadcast.name,
-            SUBSCRIPTIONS.c.id <= broadcast.high_water,
+        held = take_saved(
+            step.conn, instance_id, broadcast.name, SUBSCRIPTIONS.c.id <= broadcast.high_water
         )
-        held = step.conn.execute(
-            select(SUBSCRIPTIONS.c.token_id, SUBSCRIPTIONS.c.node_id)
-            .where(*covered)
-            .order_by(SUBSCRIPTIONS.c.id)
-        ).all()
-        step.conn.execute(delete(SUBSCRIPTIONS).where(*covered))
         payload = jsonable(broadcast.payload if broadcast.payload is not None else {})
         details = {"name": broadcast.name, "broadcast": broadcast.id}
         woken = 0
@@ -164,3 +155,21 @@ def receive_missed(step: Step) -> int:
             receipt(step.conn, broadcast.id, instance_id, step.now)
             reached += 1
     return reached
+
+
+def take_saved(conn: Connection, instance_id: int, name: str, *more: Any) -> list[tuple[int, str]]:
+    """Delete the instance's saved subscriptions to signal `name` (and `more` conditions) and
+    return their (token id, node id), oldest first: the catchers a delivery wakes."""
+    where = (
+        SUBSCRIPTIONS.c.instance_id == instance_id,
+        SUBSCRIPTIONS.c.kind == KIND,
+        SUBSCRIPTIONS.c.name == name,
+        *more,
+    )
+    rows = conn.execute(
+        select(SUBSCRIPTIONS.c.token_id, SUBSCRIPTIONS.c.node_id)
+        .where(*where)
+        .order_by(SUBSCRIPTIONS.c.id)
+    ).all()
+    conn.execute(delete(SUBSCRIPTIONS).where(*where))
+    return [(token_id, node_id) for token_id, node_id in rows]

@@ -103,17 +103,7 @@ def reach_own(step: Step, thrown: dict[str, Any]) -> None:
     name = thrown["name"]
     catchers: list[tuple[TokenRow | None, str]] = []
     if step.instance.id is not None:
-        own = (
-            SUBSCRIPTIONS.c.instance_id == step.instance.id,
-            SUBSCRIPTIONS.c.kind == KIND,
-            SUBSCRIPTIONS.c.name == name,
-        )
-        saved = step.conn.execute(
-            select(SUBSCRIPTIONS.c.token_id, SUBSCRIPTIONS.c.node_id)
-            .where(*own)
-            .order_by(SUBSCRIPTIONS.c.id)
-        ).all()
-        step.conn.execute(delete(SUBSCRIPTIONS).where(*own))
+        saved = catching.take_saved(step.conn, step.instance.id, name)
         catchers += [(step.token(token_id), node_id) for token_id, node_id in saved]
     catchers += step.take_subscriptions(KIND, name)
     details = {"name": name, "thrown_at": thrown["node_id"]}
