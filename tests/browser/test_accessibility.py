@@ -1,6 +1,8 @@
 """What keyboard and screen-reader users rely on: a visible focus ring, red invalid fields of
 every kind, and claim buttons that say which task they claim."""
 
+import re
+
 import pytest
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
@@ -349,6 +351,13 @@ def _import_ghost(page) -> list[str]:
     return []
 
 
+def _confirmed(page) -> list[str]:
+    """Say yes on a confirmation page: the page is then the progress of what was confirmed."""
+    page.get_by_role("button", name="Yes").click()
+    page.wait_for_url(re.compile(r".*/(bulk|signals)/\d+$"))
+    return []
+
+
 def _sent_empty(page, button: str) -> list[str]:
     """Send the form of `button` empty, as a person who forgot the required fields would; a
     finding unless an error summary (or alert) then names what is wrong."""
@@ -390,7 +399,12 @@ def test_every_page_passes_the_audit_fits_a_phone_and_shows_focus(
         "operator": ["/operations/", "/operations/instances",
                      "/operations/instances?state=nothing", f"/operations/instances/{failed}",
                      "/operations/heat", "/operations/heat/audit", "/operations/health",
-                     "/operations/retention", "/operations/signals", "/operations/schedules"],
+                     "/operations/retention", "/operations/signals", "/operations/schedules",
+                     "/operations/signals/confirm?name=audit-go",
+                     ("/operations/signals/confirm?name=audit-go", _confirmed),
+                     f"/operations/bulk/confirm?action=cancel&reason=audit&ids={failed}",
+                     (f"/operations/bulk/confirm?action=cancel&reason=audit&ids={failed}",
+                      _confirmed)],
     }  # fmt: skip
     context = new_context(browser, live_server, width)
     page = context.new_page()
