@@ -309,5 +309,5 @@ def test_a_failed_request_says_it_waits_for_an_operator_not_for_people(page, dem
     page.goto(f"/inbox/instances/{failed}")
     status = page.locator("#instance-summary dd").first
     expect(status).to_contain_text("Failed")
-    expect(status).to_contain_text("when an operator retries it")
+    expect(status).to_contain_text("waiting for an operator to retry or cancel it")
     expect(status).not_to_contain_text("waiting on people")
