@@ -300,7 +300,7 @@ UNBROKEN = "charge_the_card_then_check_the_supplier_account_against_the_register
 
 def _audit_world(app) -> dict:
     """Processes, instances and tasks that put each page in a state worth auditing: a task with
-    a required field, a start form, a failed request, a long task list, two published versions."""
+    a required field, a start form, a failed request, two pages of tasks, two published versions."""
     from sqlalchemy import select
 
     from tests.engine.conftest import FORM, chain, drain, node, publish_document
@@ -323,15 +323,16 @@ def _audit_world(app) -> dict:
         publish_document(failing, key=UNBROKEN, name=UNBROKEN)
         accounts.ensure_partition("supplier_sanctions", LONG)
         db.session.commit()
-    for number in range(27):
+    for number in range(6):
         start(app, "audit", business_key=f"AUD-{number}", starter="alice")
     failed = start(app, UNBROKEN, business_key=f"CARD-{UNBROKEN}", starter="alice")
     with app.app_context():
         drain(db.session)
         task = db.session.scalar(select(Task.id).where(Task.node_id == "ok").limit(1))
         process = db.session.scalar(select(Process.id).where(Process.key == "audit"))
+        unbroken = db.session.scalar(select(Process.id).where(Process.key == UNBROKEN))
         db.session.remove()
-    return {"task": task, "process": process, "failed": failed}
+    return {"task": task, "process": process, "failed": failed, "unbroken": unbroken}
 
 
 # A file from another tool naming a user Flowdesk does not know: its import report asks for one.
@@ -377,8 +378,9 @@ def _sent_empty(page, button: str) -> list[str]:
 
 @pytest.mark.parametrize("width", [1280, 390])
 def test_every_page_passes_the_audit_fits_a_phone_and_shows_focus(
-    browser, live_server, demo, app, width
+    browser, live_server, demo, app, width, monkeypatch
 ):
+    monkeypatch.setitem(app.config, "PAGE_SIZE", 4)  # the task list and requests get page 2
     from tests.browser.conftest import close_context, new_context
 
     world = _audit_world(app)
@@ -401,7 +403,8 @@ def test_every_page_passes_the_audit_fits_a_phone_and_shows_focus(
                      ("/designer/import", _import_ghost), f"{designer}/",
                      f"{designer}/versions", f"{designer}/versions/1", f"{designer}/compare",
                      f"{designer}/import", f"{designer}/import-report", f"{designer}/outline",
-                     f"{designer}/outline/ok", f"{designer}/publish"],
+                     f"{designer}/outline/ok", f"{designer}/publish",
+                     f"/designer/{world['unbroken']}/", f"/designer/{world['unbroken']}/versions"],
         "operator": ["/operations/", "/operations/instances",
                      "/operations/instances?state=nothing", f"/operations/instances/{failed}",
                      "/operations/heat", "/operations/heat/audit", f"/operations/heat/{UNBROKEN}",
