@@ -291,3 +291,23 @@ def test_the_request_panel_reads_at_phone_width(phone_page, demo, app):
     assert "{" not in panel.inner_text() and "unit_price" not in panel.inner_text()
     assert phone_page.evaluate("document.documentElement.scrollWidth") <= 390
     assert _serious_violations(phone_page) == []
+
+
+def test_a_failed_request_says_it_waits_for_an_operator_not_for_people(page, demo, app):
+    from tests.engine.conftest import drain
+    from webapp.extensions import db
+
+    failing = chain(("charge", node("serviceTask", "Charge", tool="fail", retries=0,
+                                    inputs={"message": "'card declined'"})))  # fmt: skip
+    with app.app_context():
+        publish_document(failing, key="charge", name="Charge card")
+    failed = start(app, "charge", business_key="CARD-1", starter="alice")
+    with app.app_context():
+        drain(db.session)
+        db.session.remove()
+    sign_in(page, "alice")
+    page.goto(f"/inbox/instances/{failed}")
+    status = page.locator("#instance-summary dd").first
+    expect(status).to_contain_text("Failed")
+    expect(status).to_contain_text("waiting for an operator to retry or cancel it")
+    expect(status).not_to_contain_text("waiting on people")
