@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+from sqlalchemy import select
+
 from tests.conftest import csrf_token
-from tests.inbox.conftest import open_task, post
+from tests.engine.conftest import chain, publish_document
+from tests.inbox.conftest import open_task, post, user_task
+from webapp.models import Instance
 
 
 def _start(client, key: str, business_key: str) -> None:
@@ -160,3 +164,15 @@ def test_a_failed_request_reads_plainly_for_its_requester(users, app, demo, db_s
     submitted = done.split('id="result-heading"')[1].split("</section>")[0]
     assert "<dt>Decision</dt><dd>Reject</dd>" in submitted, "the option's label, not 'no'"
     assert f'href="/inbox/instances/{instance_id}"' in done, "the requester's own request"
+
+
+def test_a_requester_reads_an_untitled_step_by_its_kind_not_its_id(users, app, demo, db_session):
+    with app.app_context():
+        publish_document(chain(("Activity_0x7q2lm", user_task("", "user", "bob"))), key="untitled")
+    alice = users("alice")
+    _start(alice, "untitled", "UNT-1")
+    instance_id = db_session.scalar(select(Instance.id).where(Instance.business_key == "UNT-1"))
+    page = alice.get(f"/inbox/instances/{instance_id}").get_data(as_text=True)
+    assert "Activity_0x7q2lm" not in page
+    where = page.split('id="instance-where"')[1].split("</div>")[0]
+    assert "user task" in where.lower()

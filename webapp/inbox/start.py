@@ -12,6 +12,7 @@ from webapp.inputs import whole_number
 from webapp.models import OutboxMessage
 from webapp.permissions import can, permission_required
 from webapp.process import forms
+from webapp.process.naming import Namer
 from webapp.services import instances, my_requests, readable, request_steps, scopes, tasks
 from webapp.services.instances import InstanceError
 from webapp.services.operations.detail import cancellation
@@ -123,10 +124,10 @@ def _instance_context(instance_id: int) -> dict:
         found = instances.get_instance(current_user, instance_id)
     except InstanceError:
         abort(404)
-    nodes = found.process_version.document.get("nodes") or {}
-    titles = {node_id: node.get("title") or node_id for node_id, node in nodes.items()}
-    open_tasks = instances.open_tasks(found)
     document = found.process_version.document or {}
+    nodes = document.get("nodes") or {}
+    titles = Namer(nodes, document.get("flows") or {}).labels()
+    open_tasks = instances.open_tasks(found)
     context = {
         "instance": found,
         "mode": live_mode(found),

@@ -579,7 +579,7 @@ def _catch_levels(task: Task) -> list[tuple[Definition, list[str], str]]:
         definition = definitions.for_version(instance.process_version)
         own = not levels
         while node_id is not None:
-            where = "" if own else f"on {definition.title(node_id)}"
+            where = "" if own else f"on {definition.namer.label(node_id)}"
             levels.append((definition, list(definition.boundaries.get(node_id, [])), where))
             scope = definition.parent.get(node_id)
             starts = [
@@ -587,7 +587,7 @@ def _catch_levels(task: Task) -> list[tuple[Definition, list[str], str]]:
                 for sub in definition.event_subprocesses.get(scope, [])
                 if sub in definition.starts
             ]
-            scope_name = definition.title(scope) if scope else "the process"
+            scope_name = definition.namer.label(scope) if scope else "the process"
             levels.append((definition, starts, f"in {scope_name}"))
             node_id, own = scope, False
         node_id = instance.parent_node_id
@@ -618,7 +618,7 @@ def reportable(task: Task) -> list[Outcome]:
             code = str(config.get("code") or "")
             if route(event, code) != (index, node_id):
                 continue
-            title = definition.node(node_id).get("title") or definition.title(
+            title = definition.node(node_id).get("title") or definition.namer.label(
                 definition.parent.get(node_id) or node_id
             )
             place = f", {where}" if where else ""
