@@ -60,6 +60,7 @@ def test_a_jbpm_engine_file_imports_and_publishes(designer, db_session):
     assert process.draft_document["flows"]["_5-_6"]["condition"] == "$vars.amount > 5"
     assert [k["tag"] for k in nodes["_4"]["kept"]] == ["rendering"]
     assert [p for p in process.draft_problems if p["severity"] == "error"] == []
+    assert not [p for p in process.draft_problems if "emptyInFile" in p["message"]]
     page = designer.get(f"/designer/{process.id}/import-report").get_data(as_text=True)
     assert "runs as a no-op" in page
     assert "1 rendering" in page
@@ -98,3 +99,17 @@ def test_an_empty_script_drawn_in_flowdesk_stays_an_error():
     assert EMPTY_SCRIPT not in again["nodes"]["calc"]["config"]
     errors = [p.code for p in validate(again, {}) if p.element_id == "calc"]
     assert "config.missing" in errors
+
+
+def test_an_empty_script_from_a_tool_that_does_not_run_it_stays_an_error(designer, db_session):
+    content = JBPM.replace(b'xmlns:drools="http://www.jboss.org/drools"', b"")
+    content = content.replace(b"drools:", b"")
+    process = imported(designer, db_session, content)
+    script_ids = [
+        node_id
+        for node_id, node in process.draft_document["nodes"].items()
+        if node["kind"] == "scriptTask"
+    ]
+    assert script_ids
+    errors = {p["element_id"] for p in process.draft_problems if p["severity"] == "error"}
+    assert set(script_ids) <= errors

@@ -94,7 +94,7 @@ def test_config_keys_follow_the_contract() -> None:
         "tool",
         "saveTo",
     }
-    assert KINDS["scriptTask"].config_keys == ("script", "language", "multiInstance")
+    assert KINDS["scriptTask"].config_keys == ("script", "language", "multiInstance", "emptyInFile")
     assert KINDS["scriptTask"].defaults == {"language": "flowdesk"}
     assert KINDS["linkThrow"].max_out == 0 and KINDS["linkCatch"].max_in == 0
     assert KINDS["eventBasedGateway"].min_out == 2

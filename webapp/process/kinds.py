@@ -39,6 +39,11 @@ class NodeKind:
         return merged
 
 
+#: Config flag of a script task imported with an empty script, which its tool (jBPM,
+#: SpiffWorkflow) runs as a no-op: it does the same here until a script is written.
+EMPTY_SCRIPT = "emptyInFile"
+
+
 def _kind(**kwargs: Any) -> NodeKind:
     kwargs["defaults"] = MappingProxyType(dict(kwargs.get("defaults", {})))
     kwargs["config_types"] = MappingProxyType(dict(kwargs.get("config_types", {})))
@@ -198,9 +203,14 @@ KINDS: Mapping[str, NodeKind] = MappingProxyType(
                 max_in=None,
                 min_out=1,
                 max_out=1,
-                config_keys=("script", "language", "multiInstance"),
+                config_keys=("script", "language", "multiInstance", EMPTY_SCRIPT),
                 defaults={"language": "flowdesk"},
-                config_types={"script": (str,), "language": (str,), "multiInstance": (dict,)},
+                config_types={
+                    "script": (str,),
+                    "language": (str,),
+                    "multiInstance": (dict,),
+                    EMPTY_SCRIPT: (bool,),
+                },
                 **TASK_SIZE,
             ),
             _kind(
@@ -474,9 +484,6 @@ EVENT_GATEWAY_TARGETS: tuple[str, ...] = (
 )
 # Script languages Flowdesk runs (others import verbatim and are a publish error).
 SCRIPT_LANGUAGES: tuple[str, ...] = ("flowdesk",)
-#: Config flag of a script task imported with an empty script, which its tool (jBPM,
-#: SpiffWorkflow) runs as a no-op: it does the same here until a script is written.
-EMPTY_SCRIPT = "emptyInFile"
 MULTI_INSTANCE_KEYS: tuple[str, ...] = (
     "sequential",
     "collection",

@@ -18,6 +18,7 @@ FLOWABLE = "http://flowable.org/bpmn"
 ACTIVITI = "http://activiti.org/bpmn"
 ZEEBE = "http://camunda.org/schema/zeebe/1.0"
 SPIFF = "http://spiffworkflow.org/bpmn/schema/1.0/core"
+JBPM = "http://www.jboss.org/drools"
 
 #: Camunda 7, Flowable and Activiti share attribute names (assignee, candidateGroups, formField...).
 JUEL_VENDORS = (CAMUNDA, FLOWABLE, ACTIVITI)

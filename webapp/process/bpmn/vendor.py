@@ -24,6 +24,7 @@ from .namespaces import (
     CAMUNDA,
     FLOWABLE,
     FLOWDESK,
+    JBPM,
     JUEL_VENDORS,
     SPIFF,
     ZEEBE,
@@ -696,7 +697,7 @@ def script_task_config(element: etree._Element, warn: Warn) -> dict[str, Any]:
         text, language, result = zeebe.get("expression"), "feel", zeebe.get("resultVariable")
     if vendor_attr(element, "resource"):
         warn("import.script_resource", "The external script resource is not imported")
-    elif not (text or "").strip() and FLOWDESK not in declared:
+    elif not (text or "").strip() and declared & {JBPM, SPIFF}:
         warn(
             "import.script_empty",
             "The script is empty; it runs as a no-op, as in jBPM and SpiffWorkflow",
