@@ -215,3 +215,22 @@ def test_a_broadcast_in_a_partition_counts_only_the_instances_there(login_as, en
     assert "reached <strong>1</strong> of 1 waiting instance " in detail
     assert f'href="/operations/instances/{in_finance}"' in detail
     assert f'href="/operations/instances/{shared}"' not in detail
+
+
+def test_a_confirmation_sent_twice_broadcasts_once(login_as, engine):
+    publish_document(WAITS, "open_waits")
+    client = login_as("operator")
+    data = {"name": "recall", "payload": "", "partition": ""}
+    confirm = client.get(_post(client, data).location).get_data(as_text=True)
+    once = re.search(r'name="once" value="([^"]+)"', confirm).group(1)
+    sent = {**data, "confirm": "yes", "once": once, "csrf_token": csrf_token_of(confirm)}
+    first = client.post("/operations/signals", data=sent)
+    again = client.post("/operations/signals", data=sent)
+    assert first.status_code == again.status_code == 303
+    assert first.location == again.location
+    assert _count(engine) == 1
+    followed = client.get(again.location).get_data(as_text=True)
+    assert "had already been broadcast from that page" in followed
+    # A new confirmation page is a new broadcast.
+    fresh = client.get(_post(client, data).location).get_data(as_text=True)
+    assert re.search(r'name="once" value="([^"]+)"', fresh).group(1) != once

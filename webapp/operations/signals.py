@@ -3,6 +3,7 @@ form that broadcasts one (checked, then confirmed with how many it reaches, like
 
 from __future__ import annotations
 
+import secrets
 from collections.abc import Mapping
 
 from flask import abort, flash, redirect, render_template, request, url_for
@@ -63,10 +64,15 @@ def signal_broadcast():
         if request.form.get("confirm") != CONFIRM:
             signals.check_form(current_user, **typed)
             return redirect(url_for("operations.signal_confirm", **typed), 303)
-        broadcast = signals.broadcast_form(current_user, **typed)
+        broadcast, made = signals.broadcast_form(
+            current_user, **typed, once=request.form.get("once", "")
+        )
     except InstanceError as error:
         return _refused(error, typed)
-    flash(f"Signal “{broadcast.name}” was broadcast.", "success")
+    if made:
+        flash(f"Signal “{broadcast.name}” was broadcast.", "success")
+    else:
+        flash(f"Signal “{broadcast.name}” had already been broadcast from that page.", "info")
     return redirect(url_for("operations.signal_detail", broadcast_id=broadcast.id), 303)
 
 
@@ -89,6 +95,7 @@ def signal_confirm():
         starts=starts,
         partition=partition,
         confirm=CONFIRM,
+        once=secrets.token_urlsafe(16),
         back=url_for("operations.signal_list", **typed),
     )
 

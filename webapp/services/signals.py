@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -34,6 +34,7 @@ from webapp.models import (
 from webapp.models.base import utcnow
 from webapp.permissions import can, partition_filter
 from webapp.services.instances import (
+    IDEMPOTENCY_HEADER,
     InstanceError,
     _invalid,
     _reused,
@@ -145,13 +146,28 @@ def broadcast_once(
     key = clean_idempotency_key(idempotency_key)
     if key is None:
         return broadcast_from_request(user, payload), True
-    digest = request_digest(payload)
+    return _once(
+        user,
+        key,
+        request_digest(payload),
+        lambda once: _record(user, _checked(user, payload), once),
+    )
+
+
+def _once(
+    user: User,
+    key: str,
+    digest: str,
+    record: Callable[[tuple[str, str]], SignalBroadcast],
+) -> tuple[SignalBroadcast, bool]:
+    """The broadcast this user made with `key` before, else `record` it with the key: at most
+    one broadcast per key, also when two requests with it arrive at once."""
     begin_write(db.session)
     earlier = _sent_with(user, key, digest)
     if earlier is not None:
         return earlier, False
     try:
-        return broadcast_from_request(user, payload, idempotency=(key, digest)), True
+        return record((key, digest)), True
     except IntegrityError:
         db.session.rollback()
         winner = _sent_with(user, key, digest)
@@ -167,7 +183,7 @@ def _sent_with(user: User, key: str, digest: str) -> SignalBroadcast | None:
         )
     )
     if broadcast is not None and broadcast.request_hash != digest:
-        raise _reused("Idempotency-Key", "broadcast (name, payload or partition)")
+        raise _reused(IDEMPOTENCY_HEADER, "broadcast (name, payload or partition)")
     return broadcast
 
 
@@ -274,9 +290,18 @@ def check_form(user: User, name: str, payload: str, partition: str) -> Planned:
     return planned
 
 
-def broadcast_form(user: User, name: str, payload: str, partition: str) -> SignalBroadcast:
-    """Check the form again (the confirmation may be old) and record the broadcast."""
-    return _record(user, check_form(user, name, payload, partition))
+def broadcast_form(
+    user: User, name: str, payload: str, partition: str, once: str = ""
+) -> tuple[SignalBroadcast, bool]:
+    """Check the form again (the confirmation may be old) and record the broadcast, once per
+    confirmation page: `once` is that page's key, so a double click or a resent post returns
+    the first broadcast (False: not made now)."""
+    planned = check_form(user, name, payload, partition)
+    key = clean_idempotency_key(once or None, "once")
+    if key is None:
+        return _record(user, planned), True
+    digest = request_digest([planned.name, planned.payload, planned.partition_id])
+    return _once(user, key, digest, lambda idempotency: _record(user, planned, idempotency))
 
 
 def partition_choices(user: User) -> list[tuple[str, str]]:
