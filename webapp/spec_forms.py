@@ -109,19 +109,6 @@ def controlling_keys(spec: Any) -> set[str]:
     return keys
 
 
-def display_text(value: Any) -> str:
-    """How a value reads on the page: yes/no, lists joined, whole floats without `.0`."""
-    if value is None:
-        return ""
-    if isinstance(value, bool):
-        return "Yes" if value else "No"
-    if isinstance(value, float) and value.is_integer():
-        return str(int(value))
-    if isinstance(value, list):
-        return ", ".join(display_text(item) for item in value)
-    return str(value)
-
-
 def _initial(spec: Mapping[str, Any], value: Any) -> Any:
     kind = spec["type"]
     if kind == "boolean":
@@ -135,7 +122,7 @@ def _initial(spec: Mapping[str, Any], value: Any) -> Any:
             return datetime.fromisoformat(value.replace("Z", "+00:00")).strftime("%Y-%m-%dT%H:%M")
         except ValueError:
             return value
-    return display_text(value)
+    return forms.display_text(value)
 
 
 def _choices(spec: Mapping[str, Any]) -> list[SelectChoice]:
@@ -150,7 +137,7 @@ def _unbound(spec: Mapping[str, Any], default: Any, context: Mapping[str, Any] |
     kind = spec["type"]
     common = {"label": forms.field_label(spec), "name": spec["key"], "id": f"field-{spec['key']}"}
     if kind == "display":
-        value = display_text(forms.display_value(spec, context))
+        value = forms.display_text(forms.display_value(spec, context))
         return DisplayField(default=value, **common)
     common["default"] = default
     if kind == "textarea":
@@ -248,7 +235,7 @@ def refreshes(spec: Any) -> bool:
 def display_facts(spec: Any, context: Mapping[str, Any]) -> list[tuple[str, str]]:
     """(label, text) of the spec's `display` fields, evaluated with the instance's data."""
     return [
-        (forms.field_label(item), display_text(forms.display_value(item, context)))
+        (forms.field_label(item), forms.display_text(forms.display_value(item, context)))
         for item in forms.iter_fields(spec)
         if item["type"] == "display"
     ]

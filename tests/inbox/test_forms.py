@@ -233,6 +233,7 @@ def test_htmx_submissions_swap_the_form_or_navigate(users, flows, app, db_sessio
 
 def test_generated_forms_are_built_per_spec(app):
     from webapp import spec_forms
+    from webapp.process import forms
 
     spec = {
         "fields": [
@@ -257,7 +258,7 @@ def test_generated_forms_are_built_per_spec(app):
         assert [item.key for item in hidden.shown] == ["data", "meta", "when", "n"]
         assert hidden.shown[0].field.data == "y"
     assert spec_forms.controlling_keys(spec) == {"meta"}
-    assert spec_forms.display_text([1.0, True, None]) == "1, Yes, "
+    assert forms.display_text([1.0, True, None]) == "1, Yes, "
 
 
 CONDITIONAL = {

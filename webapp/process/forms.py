@@ -350,6 +350,19 @@ def visible_fields(
     return shown
 
 
+def display_text(value: Any) -> str:
+    """How a value reads on the page: yes/no, lists joined, whole floats without `.0`."""
+    if value is None:
+        return ""
+    if isinstance(value, bool):
+        return "Yes" if value else "No"
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
+    if isinstance(value, list):
+        return ", ".join(display_text(item) for item in value)
+    return str(value)
+
+
 def display_value(field: Mapping[str, Any], context: Mapping[str, Any] | None = None) -> Any:
     """Evaluate a ``display`` field's value expression; ``None`` when it fails."""
     try:

@@ -15,7 +15,6 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from webapp.process import forms
-from webapp.spec_forms import display_text
 
 MAX_DEPTH = 4
 MAX_ITEMS = 50
@@ -40,10 +39,10 @@ def humanize(key: str) -> str:
 def _option_label(spec: Mapping[str, Any], value: Any) -> str:
     for option in spec.get("options") or []:
         if isinstance(option, Mapping) and option.get("value") == value:
-            return str(option.get("label") or display_text(value))
+            return str(option.get("label") or forms.display_text(value))
         if option == value:
-            return display_text(value)
-    return display_text(value)
+            return forms.display_text(value)
+    return forms.display_text(value)
 
 
 def field_text(spec: Mapping[str, Any], value: Any) -> str:
@@ -53,7 +52,7 @@ def field_text(spec: Mapping[str, Any], value: Any) -> str:
         return _option_label(spec, value)
     if kind == "multiselect" and isinstance(value, list):
         return ", ".join(_option_label(spec, item) for item in value)
-    return display_text(value)
+    return forms.display_text(value)
 
 
 def value_fact(label: str, value: Any, depth: int = 0) -> Fact:
@@ -73,7 +72,7 @@ def value_fact(label: str, value: Any, depth: int = 0) -> Fact:
                 for index, item in enumerate(value[:MAX_ITEMS], start=1)
             ),
         )
-    return Fact(label, display_text(value))
+    return Fact(label, forms.display_text(value))
 
 
 def form_facts(spec: Any, values: Any, label: str = "") -> list[Fact]:
