@@ -53,7 +53,8 @@ def deliver(
     digest = request_digest({"name": name, "correlation_key": key, "payload": payload})
     begin_write(db.session)
     earlier = _received(message_id, digest, partitions) if message_id else set()
-    listener = _listener(name, may_start)
+    # With a message id the start's scope is needed first, to find a start it made before.
+    listener = _listener(name, may_start) if message_id else None
     scope = _start_scope(listener[1], partition_id) if listener else 0
     if message_id and listener:
         started = _started(message_id, digest, scope)
@@ -87,6 +88,9 @@ def deliver(
             delivered.add(instance_id)
     if delivered or earlier:
         return Delivery(sorted(delivered | earlier), message_id, duplicate=not delivered)
+    if not message_id:
+        listener = _listener(name, may_start)
+        scope = _start_scope(listener[1], partition_id) if listener else 0
     if listener is None:
         where = f" with correlation key '{key}'" if key is not None else ""
         raise InstanceError(
