@@ -141,20 +141,39 @@ def receive_missed(step: Step) -> int:
     ).all()
     reached = 0
     for broadcast in missed:
-        held = take_saved(
-            step.conn, instance_id, broadcast.name, SUBSCRIPTIONS.c.id <= broadcast.high_water
-        )
-        payload = jsonable(broadcast.payload if broadcast.payload is not None else {})
-        details = {"name": broadcast.name, "broadcast": broadcast.id}
-        woken = 0
-        for token_id, node_id in held:
-            token = step.token(token_id)
-            if token is not None and fire(step, token, node_id, payload, broadcast.actor, details):
-                woken += 1
-        if woken:
+        if deliver_saved(
+            step,
+            broadcast.id,
+            broadcast.name,
+            broadcast.payload,
+            broadcast.actor,
+            broadcast.high_water,
+        ):
             receipt(step.conn, broadcast.id, instance_id, step.now)
             reached += 1
     return reached
+
+
+def deliver_saved(
+    step: Step,
+    broadcast_id: int,
+    name: str,
+    payload: Any,
+    actor: str | None,
+    high_water: int,
+) -> int:
+    """Fire the step's instance's saved subscriptions to signal `name` that the broadcast
+    covers (ids up to `high_water`); how many tokens it woke."""
+    assert step.instance.id is not None
+    held = take_saved(step.conn, step.instance.id, name, SUBSCRIPTIONS.c.id <= high_water)
+    data = jsonable(payload if payload is not None else {})
+    details = {"name": name, "broadcast": broadcast_id}
+    woken = 0
+    for token_id, node_id in held:
+        token = step.token(token_id)
+        if token is not None and fire(step, token, node_id, data, actor, details):
+            woken += 1
+    return woken
 
 
 def take_saved(conn: Connection, instance_id: int, name: str, *more: Any) -> list[tuple[int, str]]:

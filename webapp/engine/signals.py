@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
-from sqlalchemy import delete, func, insert, or_, select, true, update
+from sqlalchemy import func, insert, or_, select, true, update
 from sqlalchemy.engine import Connection
 from sqlalchemy.orm import Session
 
@@ -446,17 +446,6 @@ def deliver(session: Session, batch: Batch, instance_id: int, now: datetime) -> 
             RECEIPTS.c.broadcast_id == batch.broadcast_id, RECEIPTS.c.instance_id == instance_id
         )
     )
-    covered = (
-        SUBSCRIPTIONS.c.instance_id == instance_id,
-        SUBSCRIPTIONS.c.kind == KIND,
-        SUBSCRIPTIONS.c.name == batch.name,
-        SUBSCRIPTIONS.c.id <= batch.high_water,
-    )
-    subscriptions = conn.execute(
-        select(SUBSCRIPTIONS.c.token_id, SUBSCRIPTIONS.c.node_id)
-        .where(*covered)
-        .order_by(SUBSCRIPTIONS.c.id)
-    ).all()
     if (
         seen is not None
         or instance_id == batch.thrower
@@ -465,14 +454,9 @@ def deliver(session: Session, batch: Batch, instance_id: int, now: datetime) -> 
         return steps._dropped(
             step, "the instance has this broadcast, threw it, or is not in its partition"
         )
-    conn.execute(delete(SUBSCRIPTIONS).where(*covered))
-    payload = jsonable(batch.payload if batch.payload is not None else {})
-    woken = 0
-    details = {"name": batch.name, "broadcast": batch.broadcast_id}
-    for token_id, node_id in subscriptions:
-        token = step.token(token_id)
-        if token is not None and catching.fire(step, token, node_id, payload, batch.actor, details):
-            woken += 1
+    woken = catching.deliver_saved(
+        step, batch.broadcast_id, batch.name, batch.payload, batch.actor, batch.high_water
+    )
     if not woken:
         return steps._dropped(step, "no token waits for this signal")
     step.starter = steps._starter(step)
