@@ -9,10 +9,9 @@ from webapp import create_app
 from webapp.config import ConfigError
 
 
-def on_starting(server) -> None:
+def on_starting(_server) -> None:
     try:
         create_app()
     except ConfigError as error:
-        server.log.error("%s", error)
         print(f"App failed to load: {error}", file=sys.stderr)
         sys.exit(4)

@@ -40,6 +40,7 @@ from rq.worker import WorkerStatus
 
 from webapp import logs
 from webapp.database import WORKER_PING_AFTER_IDLE, is_unavailable
+from webapp.engine import dispatch
 from webapp.extensions import db
 from webapp.queue import get_queue, redis_connection
 
@@ -466,9 +467,7 @@ class AppWorker(SimpleWorker):
 
 def _about(job: RQJob) -> dict[str, Any]:
     """The instance and job an engine delivery is about (its arguments), for its log lines."""
-    if job.id.startswith("flowdesk-job-") and len(job.args) >= 2:
-        return {"instance": job.args[1], "job": job.args[0]}
-    return {}
+    return dispatch.delivery_about(job.id, tuple(job.args))
 
 
 def _lean(job: RQJob) -> bool:

@@ -58,11 +58,23 @@ class JobRef:
         return rq_job_id(self.id, self.attempt, self.entry)
 
 
+#: The RQ ids of job deliveries begin so; their arguments are (job id, instance id[, timeout]).
+JOB_ID_PREFIX = "flowdesk-job-"
+
+
 def rq_job_id(job_id: int, attempt: int, entry: str = "") -> str:
     """The RQ id of a delivery; signal broadcasts and batches have ids of their own."""
     if entry.startswith("signal"):
         return f"flowdesk-{entry}-{job_id}-{attempt}"
-    return f"flowdesk-job-{job_id}-{attempt}"
+    return f"{JOB_ID_PREFIX}{job_id}-{attempt}"
+
+
+def delivery_about(rq_id: str, args: tuple[Any, ...]) -> dict[str, Any]:
+    """The instance and job a job delivery is about, from its RQ id and arguments; {} for
+    anything else (signal broadcasts and batches, other RQ jobs)."""
+    if rq_id.startswith(JOB_ID_PREFIX) and len(args) >= 2:
+        return {"instance": args[1], "job": args[0]}
+    return {}
 
 
 def enqueue(queue: Queue | None, refs: Iterable[JobRef], *, now: datetime | None = None) -> bool:
