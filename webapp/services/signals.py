@@ -42,6 +42,7 @@ from webapp.services.instances import (
     request_digest,
 )
 from webapp.services.jobs import _commit_and_follow_on
+from webapp.services.operations import labels
 
 STATUSES = ("pending", "running", "done")
 
@@ -308,12 +309,7 @@ def partition_choices(user: User) -> list[tuple[str, str]]:
     """(key, name) of the partitions the user may broadcast to (start instances in), by name."""
     if not can(user, "instances.start", scoped=False):
         return []
-    rows = db.session.execute(
-        select(Partition.key, Partition.name)
-        .where(partition_filter(Partition.id, user))
-        .order_by(Partition.name, Partition.key)
-    )
-    return [(key, name) for key, name in rows]
+    return labels.visible_partitions(user)
 
 
 def audience(planned: Planned) -> tuple[int, list[str]]:

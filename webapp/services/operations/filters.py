@@ -289,13 +289,8 @@ def filter_choices(user: User) -> dict[str, Any]:
     """Values for the filter form's lists: visible processes ("Name (key)"), the user's
     partitions as (key, name) by name, and the statuses."""
     processes = [process_label(key, name) for key, name in _visible_processes(user)]
-    partitions = db.session.execute(
-        select(Partition.key, Partition.name)
-        .where(partition_filter(Partition.id, user))
-        .order_by(Partition.name, Partition.key)
-    )
     return {
         "processes": processes,
-        "partitions": [(key, name) for key, name in partitions],
+        "partitions": labels.visible_partitions(user),
         "statuses": STATUSES,
     }

@@ -12,6 +12,7 @@ from sqlalchemy import select
 
 from webapp.extensions import db
 from webapp.models import Partition, Process, ProcessVersion
+from webapp.permissions import partition_filter
 from webapp.process.naming import Namer
 
 Titles = dict[str, str]
@@ -24,6 +25,16 @@ def process_names(keys: Iterable[str | None]) -> dict[str, str]:
         return {}
     rows = db.session.execute(select(Process.key, Process.name).where(Process.key.in_(wanted)))
     return {key: name for key, name in rows}
+
+
+def visible_partitions(user: object) -> list[tuple[str, str]]:
+    """(key, name) of the partitions the user may see, by name: what partition choosers list."""
+    rows = db.session.execute(
+        select(Partition.key, Partition.name)
+        .where(partition_filter(Partition.id, user))
+        .order_by(Partition.name, Partition.key)
+    )
+    return [(key, name) for key, name in rows]
 
 
 def partition_names(ids: Iterable[int | None]) -> dict[int, str]:
