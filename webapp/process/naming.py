@@ -11,15 +11,8 @@ from typing import Any
 
 from webapp.process.kinds import KINDS
 
-#: What a boundary event or an event start reacts to, as a word before the kind.
-_EVENT_WORDS = {
-    "timer": "timer",
-    "message": "message",
-    "signal": "signal",
-    "error": "error",
-    "escalation": "escalation",
-    "terminate": "terminate",
-}
+#: What a boundary event or an event start reacts to, named by its word before the kind.
+_EVENT_WORDS = frozenset(("timer", "message", "signal", "error", "escalation", "terminate"))
 
 
 def kind_words(kind: str) -> str:
@@ -97,8 +90,8 @@ class Namer:
     def _untitled(self, node_id: str, node: Mapping[str, Any], kind: str, depth: int) -> str:
         given = node.get("config")
         config: Mapping[str, Any] = given if isinstance(given, Mapping) else {}
-        event = _EVENT_WORDS.get(str(config.get("event") or ""))
-        words = f"{event} {kind_words(kind)}" if event else kind_words(kind)
+        event = str(config.get("event") or "")
+        words = f"{event} {kind_words(kind)}" if event in _EVENT_WORDS else kind_words(kind)
         host = config.get("attachedTo")
         if kind == "boundaryEvent" and isinstance(host, str) and self._node(host) is not None:
             return f"the {words} on {self.short(host, depth)}"

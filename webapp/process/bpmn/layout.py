@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import copy
 from collections import deque
-from collections.abc import Mapping, Sequence
+from collections.abc import Container, Iterable, Mapping, Sequence
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 from itertools import pairwise
@@ -117,9 +117,7 @@ def auto_layout(doc: Mapping[str, Any]) -> dict[str, Any]:
         kinds = {node_id: str(nodes[node_id].get("kind", "")) for node_id in ids}
         via = {flow_id: slots[flow_id] for flow_id in ends if flow_id in slots}
         lanes = [(x - 10, y - 1, 20, 2) for points in via.values() for x, y in points]
-        hosts = {
-            node_id: host for node_id in ids if (host := boundary_host(nodes, node_id)) in boxes
-        }
+        hosts = boundary_hosts(nodes, ids, boxes)
         routes.update(route_flows(boxes, kinds, ends, via, lanes, hosts))
     for flow_id, flow in flows.items():
         flow["waypoints"] = routes.get(flow_id, [])
@@ -156,6 +154,14 @@ def boundary_host(nodes: Mapping[str, Any], node_id: str) -> str | None:
     return None if nodes[host].get("kind") in _NOT_HOSTS else host
 
 
+def boundary_hosts(
+    nodes: Mapping[str, Any], ids: Iterable[str], within: Container[str]
+) -> dict[str, str]:
+    """The boundary events among `ids` whose host is also `within`, each with its host."""
+    hosts = {n: boundary_host(nodes, n) for n in ids}
+    return {n: host for n, host in hosts.items() if host is not None and host in within}
+
+
 def _collapsed(node: Mapping[str, Any]) -> bool:
     config = node.get("config")
     return isinstance(config, Mapping) and config.get("collapsed") is True
@@ -171,7 +177,7 @@ def _lay_scope(
     """Lay out the nodes of one scope: the layered flow, boundary events, event sub-processes."""
     here = set(ids)
     apart = [n for n in ids if nodes[n].get("kind") == "eventSubProcess"]
-    hosts = {n: host for n in ids if (host := boundary_host(nodes, n)) in here}
+    hosts = boundary_hosts(nodes, ids, here)
     flowing = {n: nodes[n] for n in ids if n not in hosts and n not in apart}
     edges = [
         (flow_id, hosts.get(source, source), target)

@@ -541,11 +541,7 @@ class _Writer:
         for scope, ends in ends_on.items():
             here = shapes_on.get(scope, {})
             kinds = {node_id: self.nodes[node_id]["kind"] for node_id in here}
-            hosts = {
-                node_id: host
-                for node_id in here
-                if (host := layout.boundary_host(self.nodes, node_id)) in here
-            }
+            hosts = layout.boundary_hosts(self.nodes, here, here)
             routes.update(routing.route_flows(here, kinds, ends, hosts=hosts))
         drawn: dict[str | None, list[list[dict[str, Any]]]] = {}
         for flow_id, flow in self.flows.items():
