@@ -151,8 +151,11 @@ def record(
     node_id: str | None = None,
     actor: str | None = None,
     covers: int | None = None,
+    idempotency: tuple[str, str] | None = None,
 ) -> JobRef:
-    """Write a pending broadcast; the returned ref, enqueued after commit, has a worker plan it."""
+    """Write a pending broadcast (with its sender's idempotency key and body digest, if any);
+    the returned ref, enqueued after commit, has a worker plan it."""
+    key, digest = idempotency or (None, None)
     values = {
         "name": name,
         "payload": payload,
@@ -160,6 +163,8 @@ def record(
         "instance_id": instance_id,
         "node_id": node_id,
         "actor": actor,
+        "idempotency_key": key,
+        "request_hash": digest,
         "status": "pending",
         "high_water": high_water(conn) if covers is None else covers,
         "delivered": 0,

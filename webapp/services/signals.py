@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from flask import current_app
-from sqlalchemy import func, or_, select, update
+from sqlalchemy import func, or_, select
 from sqlalchemy.exc import IntegrityError
 
 from webapp.engine import EngineError, signals
@@ -253,13 +253,8 @@ def _record(
         partition_id=planned.partition_id,
         now=utcnow(),
         actor=user.username,
+        idempotency=idempotency,
     )
-    if idempotency is not None:
-        db.session.execute(
-            update(SignalBroadcast)
-            .where(SignalBroadcast.id == ref.id)
-            .values(idempotency_key=idempotency[0], request_hash=idempotency[1])
-        )
     commit_refs([ref])
     broadcast = db.session.get(SignalBroadcast, ref.id)
     assert broadcast is not None
