@@ -34,7 +34,7 @@ from webapp.models import Process, Task
 from webapp.models.base import utcnow
 from webapp.pagination import paginate
 from webapp.permissions import can, partition_filter, permission_required
-from webapp.services import readable, saved_filters, scopes, tasks
+from webapp.services import instances, readable, saved_filters, scopes, tasks
 from webapp.services.tasks import TaskError
 
 LIST_ID = "task-list"
@@ -208,8 +208,7 @@ def _render_task(
         "reassign": reassign if manage else None,
         "eligible": tasks.eligible_users(task) if manage and task.status == "open" else [],
         "may_work_tasks": can(current_user, "tasks.work", task.partition_id),
-        "may_read_instance": can(current_user, "instances.read", task.partition_id)
-        or task.instance.started_by_id == current_user.id,
+        "may_read_instance": instances.may_see(current_user, task.instance),
         "claim_error": claim_error,
         "outcomes": tasks.reportable(task) if workable and task.status == "open" else [],
         "report_error": report_error,

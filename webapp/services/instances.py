@@ -349,6 +349,14 @@ def _visible(user: User) -> Any:
     return Instance.started_by_id == user.id
 
 
+def may_see(user: User, instance: Instance) -> bool:
+    """Whether `get_instance` gives `user` this instance (the rule of `_visible`), so a page
+    links only to instances that open."""
+    if can(user, "instances.read", scoped=False):
+        return can(user, "instances.read", instance.partition_id)
+    return instance.started_by_id == user.id
+
+
 def get_instance(user: User, instance_id: int) -> Instance:
     instance = db.session.scalar(select(Instance).where(Instance.id == instance_id, _visible(user)))
     if instance is None:
