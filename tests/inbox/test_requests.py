@@ -176,3 +176,15 @@ def test_a_requester_reads_an_untitled_step_by_its_kind_not_its_id(users, app, d
     assert "Activity_0x7q2lm" not in page
     where = page.split('id="instance-where"')[1].split("</div>")[0]
     assert "user task" in where.lower()
+
+
+def test_a_requester_reads_to_whom_a_task_was_handed_by_name(users, flows, db_session):
+    alice, operator = users("alice"), users("operator")
+    _start(alice, "expense", "EXP-H")
+    instance_id = db_session.scalar(select(Instance.id).where(Instance.business_key == "EXP-H"))
+    review = open_task(db_session, instance_id, "review")
+    handed = post(operator, f"/inbox/tasks/{review.id}/reassign", {"username": "bob"})
+    assert handed.status_code == 303
+    steps = alice.get(f"/inbox/instances/{instance_id}").get_data(as_text=True)
+    steps = steps.split('id="instance-history"')[1].split("</table>")[0]
+    assert "Review expense handed to Bob Approver" in steps

@@ -52,14 +52,19 @@ class Step:
 
 
 def _names(entries: Iterable[HistoryEntry]) -> dict[str, str]:
-    usernames = {entry.actor for entry in entries if entry.actor}
+    """Display names of the people the entries name: who acted, and to whom a task went."""
+    usernames = {entry.actor for entry in entries if entry.actor} | {
+        str((entry.details or {}).get("to_user"))
+        for entry in entries
+        if (entry.details or {}).get("to_user")
+    }
     if not usernames:
         return {}
     users = db.session.scalars(select(User).where(User.username.in_(usernames)))
     return {user.username: user.name for user in users}
 
 
-def _what(entry: HistoryEntry, title: str) -> str:
+def _what(entry: HistoryEntry, title: str, names: Mapping[str, str]) -> str:
     details: Mapping[str, Any] = entry.details or {}
     kind = entry.kind
     if kind == "started":
@@ -73,7 +78,8 @@ def _what(entry: HistoryEntry, title: str) -> str:
     if kind == "task_released":
         return f"{title} handed back"
     if kind == "task_reassigned":
-        target = details.get("to_user") or details.get("to_role") or "someone else"
+        user = details.get("to_user")
+        target = names.get(user, user) if user else details.get("to_role") or "someone else"
         return f"{title} handed to {target}"
     if kind == "task_reported":
         event = "an error" if details.get("event") == "error" else "an escalation"
@@ -107,7 +113,7 @@ def steps(instance_id: int, titles: Mapping[str, str], limit: int = 500) -> list
     found = []
     for entry in entries:
         title = titles.get(entry.node_id or "", entry.node_id or "")
-        what = _what(entry, title)
+        what = _what(entry, title, names)
         if what:
             who = names.get(entry.actor, entry.actor) if entry.actor else ""
             found.append(Step(entry.kind, entry.created_at, what, who or ""))
