@@ -95,6 +95,11 @@ def receipt(conn: Connection, broadcast_id: int, instance_id: int, now: datetime
     )
 
 
+def same_partition(column: Any, partition_id: int | None) -> Any:
+    """`column` holds `partition_id` (None: no partition): where a signal of it applies."""
+    return column.is_(None) if partition_id is None else column == partition_id
+
+
 def receive_missed(step: Step) -> int:
     """Hand the step's (saved) instance every broadcast still on its way that covers one of its
     subscriptions and has not reached it (say, one its called child threw in its last step), in
@@ -102,12 +107,7 @@ def receive_missed(step: Step) -> int:
     instance_id = step.instance.id
     if instance_id is None:
         return 0
-    partition = step.instance.partition_id
-    same_partition = (
-        BROADCASTS.c.partition_id.is_(None)
-        if partition is None
-        else BROADCASTS.c.partition_id == partition
-    )
+    same = same_partition(BROADCASTS.c.partition_id, step.instance.partition_id)
     received = (
         select(RECEIPTS.c.id)
         .where(RECEIPTS.c.broadcast_id == BROADCASTS.c.id, RECEIPTS.c.instance_id == instance_id)
@@ -132,7 +132,7 @@ def receive_missed(step: Step) -> int:
         )
         .where(
             BROADCASTS.c.status.in_(UNFINISHED),
-            same_partition,
+            same,
             (BROADCASTS.c.instance_id.is_(None)) | (BROADCASTS.c.instance_id != instance_id),
             ~received,
         )

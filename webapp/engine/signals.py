@@ -30,7 +30,14 @@ from sqlalchemy.engine import Connection
 from sqlalchemy.orm import Session
 
 from webapp.engine import catching, steps
-from webapp.engine.catching import BROADCASTS, KIND, RECEIPTS, SUBSCRIPTIONS, subscribe
+from webapp.engine.catching import (
+    BROADCASTS,
+    KIND,
+    RECEIPTS,
+    SUBSCRIPTIONS,
+    same_partition,
+    subscribe,
+)
 from webapp.engine.context import jsonable
 from webapp.engine.dispatch import JobRef
 from webapp.engine.locking import begin_write
@@ -180,10 +187,6 @@ def record(
 # --- planning a broadcast ---------------------------------------------------------------------
 
 
-def _same_partition(column: Any, partition_id: int | None) -> Any:
-    return column.is_(None) if partition_id is None else column == partition_id
-
-
 def _others(thrower: int | None) -> Any:
     """Not the throwing instance: its own catchers received the signal in the throwing step."""
     return true() if thrower is None else SUBSCRIPTIONS.c.instance_id != thrower
@@ -239,7 +242,7 @@ def plan(session: Session, broadcast_id: int, batch_size: int, now: datetime) ->
                 SUBSCRIPTIONS.c.kind == KIND,
                 SUBSCRIPTIONS.c.name == broadcast.name,
                 SUBSCRIPTIONS.c.id <= broadcast.high_water,
-                _same_partition(INSTANCES.c.partition_id, broadcast.partition_id),
+                same_partition(INSTANCES.c.partition_id, broadcast.partition_id),
                 _others(broadcast.instance_id),
                 _not_reached(broadcast_id),
             )
@@ -266,7 +269,7 @@ def plan(session: Session, broadcast_id: int, batch_size: int, now: datetime) ->
         batches.append({**stamp, "kind": "deliver", "after": after, "upto": chunk[-1]})
         batches[-1]["size"] = len(chunk)
         after = chunk[-1]
-    if _starts(conn, broadcast.name, broadcast.partition_id):
+    if starts(conn, broadcast.name, broadcast.partition_id):
         batches.append({**stamp, "kind": "start", "after": 0, "upto": 0, "size": 0})
     done = {} if batches else {"status": "done", "finished_at": now}
     conn.execute(
@@ -288,7 +291,7 @@ def plan(session: Session, broadcast_id: int, batch_size: int, now: datetime) ->
     return [JobRef(batch_id, 0, "signal_batch", now, 0) for batch_id in ids]
 
 
-def _starts(conn: Connection, name: str, partition_id: int | None) -> list[Any]:
+def starts(conn: Connection, name: str, partition_id: int | None) -> list[Any]:
     """Signal starts of that name in the latest versions of processes in the partition or none."""
     events = EventStart.__table__
     processes = Process.__table__
@@ -370,7 +373,7 @@ def batch_instances(session: Session, batch: Batch) -> list[int]:
                 SUBSCRIPTIONS.c.id <= batch.high_water,
                 SUBSCRIPTIONS.c.instance_id > batch.after,
                 SUBSCRIPTIONS.c.instance_id <= batch.upto,
-                _same_partition(INSTANCES.c.partition_id, batch.partition_id),
+                same_partition(INSTANCES.c.partition_id, batch.partition_id),
                 _others(batch.thrower),
                 _not_reached(batch.broadcast_id),
             )
@@ -481,10 +484,10 @@ def pending_starts(session: Session, batch: Batch) -> list[Any]:
             )
         )
     )
-    starts = list(_starts(conn, batch.name, batch.partition_id))
+    listening = starts(conn, batch.name, batch.partition_id)
     session.rollback()
     first: dict[int, Any] = {}
-    for row in starts:
+    for row in listening:
         first.setdefault(row.process_id, row)
     return [row for process_id, row in first.items() if process_id not in done]
 

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from flask import current_app
-from sqlalchemy import func, or_, select
+from sqlalchemy import func, select
 from sqlalchemy.exc import IntegrityError
 
 from webapp.engine import EngineError, signals
@@ -22,7 +22,6 @@ from webapp.engine.locking import begin_write
 from webapp.extensions import db
 from webapp.logs import about_job
 from webapp.models import (
-    EventStart,
     Instance,
     MessageSubscription,
     Partition,
@@ -310,28 +309,21 @@ def partition_choices(user: User) -> list[tuple[str, str]]:
 def audience(planned: Planned) -> tuple[int, list[str]]:
     """Whom the broadcast would reach now: how many instances of its partition wait for the
     signal, and the names of the processes a signal start event of that name would start."""
-    partition = Instance.partition_id
-    same = (
-        partition.is_(None) if planned.partition_id is None else partition == planned.partition_id
-    )
     waiting = db.session.scalar(
         select(func.count(func.distinct(MessageSubscription.instance_id)))
         .join(Instance, Instance.id == MessageSubscription.instance_id)
         .where(
             MessageSubscription.kind == signals.KIND,
             MessageSubscription.name == planned.name,
-            same,
+            signals.same_partition(Instance.partition_id, planned.partition_id),
         )
     )
-    open_to = Process.partition_id.is_(None)
-    if planned.partition_id is not None:
-        open_to = or_(open_to, Process.partition_id == planned.partition_id)
+    starting = {
+        start.process_id
+        for start in signals.starts(db.session.connection(), planned.name, planned.partition_id)
+    }
     started = db.session.scalars(
-        select(Process.name)
-        .join(EventStart, EventStart.process_id == Process.id)
-        .where(EventStart.event == signals.KIND, EventStart.name == planned.name, open_to)
-        .distinct()
-        .order_by(Process.name)
+        select(Process.name).where(Process.id.in_(starting)).distinct().order_by(Process.name)
     )
     return int(waiting or 0), list(started)
 
