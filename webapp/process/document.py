@@ -399,6 +399,16 @@ def from_json(text: str | bytes, *, max_bytes: int = MAX_DOCUMENT_BYTES) -> dict
     return normalize(upgrade(data))
 
 
+def plain_start(doc: Mapping[str, Any]) -> Mapping[str, Any] | None:
+    """The process-level start event a person or the API starts; None when only message,
+    timer or signal starts start the process."""
+    for node in (doc.get("nodes") or {}).values():
+        plain = not node.get("parent") and not (node.get("config") or {}).get("event")
+        if node.get("kind") == "startEvent" and plain:
+            return node
+    return None
+
+
 def outgoing(doc: Mapping[str, Any], node_id: str) -> list[tuple[str, dict[str, Any]]]:
     """Return ``(flow_id, flow)`` pairs leaving ``node_id``, in document order."""
     return [

@@ -24,7 +24,7 @@ from webapp.inputs import MAX_INT32
 from webapp.models import Instance, Partition, Process, ProcessVersion, User
 from webapp.models.runtime import MessageReceipt
 from webapp.permissions import can, partition_filter, visible_partition_ids
-from webapp.process import forms
+from webapp.process import document, forms
 from webapp.services.jobs import commit
 
 STATUSES = ("running", "completed", "failed", "cancelled")
@@ -141,17 +141,7 @@ NO_HAND_START = (
 
 def starts_by_hand(version: ProcessVersion) -> bool:
     """Whether a person or the API may start `version` (it has a plain start event)."""
-    return _none_start(version) is not None
-
-
-def _none_start(version: ProcessVersion) -> dict[str, Any] | None:
-    """The process-level start event a person or the API starts (None when only message,
-    timer or signal starts start the process)."""
-    for node in (version.document.get("nodes") or {}).values():
-        plain = not node.get("parent") and not (node.get("config") or {}).get("event")
-        if node.get("kind") == "startEvent" and plain:
-            return node
-    return None
+    return document.plain_start(version.document) is not None
 
 
 def find_version(user: User, key: str, number: int | None = None) -> ProcessVersion:
@@ -173,7 +163,7 @@ def find_version(user: User, key: str, number: int | None = None) -> ProcessVers
 
 def start_form(version: ProcessVersion) -> dict[str, Any] | None:
     """The start event's form spec, if it has one with fields."""
-    node = _none_start(version)
+    node = document.plain_start(version.document)
     form = (node.get("config") or {}).get("form") if node else None
     return form if form and list(forms.iter_fields(form)) else None
 

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from webapp.process import forms
+from webapp.process.document import plain_start
 
 MAX_DEPTH = 4
 MAX_ITEMS = 50
@@ -113,11 +114,9 @@ def _forms(document: Mapping[str, Any]) -> list[tuple[dict[str, Any], Mapping[st
 
 def start_form(document: Mapping[str, Any]) -> Mapping[str, Any] | None:
     """The form of the process's plain start event, if it has one."""
-    for node, spec in _forms(document):
-        config = node.get("config") or {}
-        if node.get("kind") == "startEvent" and not node.get("parent") and not config.get("event"):
-            return spec
-    return None
+    start = plain_start(document)
+    spec = (start.get("config") or {}).get("form") if start else None
+    return spec if isinstance(spec, Mapping) and isinstance(spec.get("fields"), list) else None
 
 
 def input_facts(document: Mapping[str, Any], data: Mapping[str, Any] | None) -> list[Fact]:
