@@ -124,6 +124,16 @@
     return elementFactory.createShape(attrs);
   }
 
+  /* A new event sub-process with its timer start inside: the palette's drag and the keyboard. */
+  function eventSubProcessShapes(factory) {
+    const scope = factory.createShape({ type: 'bpmn:SubProcess', triggeredByEvent: true, isExpanded: true, x: 0, y: 0 });
+    const start = factory.createShape({
+      type: 'bpmn:StartEvent', eventDefinitionType: 'bpmn:TimerEventDefinition',
+      x: 40, y: 82, parent: scope,
+    });
+    return [scope, start];
+  }
+
   function FlowdeskPalette(palette, create, elementFactory) {
     this.getPaletteEntries = function () {
       return function (entries) {
@@ -133,12 +143,8 @@
           kept[id] = PALETTE_TITLES[id] ? Object.assign({}, entries[id], { title: PALETTE_TITLES[id] }) : entries[id];
         });
         const eventSubProcess = (event) => {
-          const scope = elementFactory.createShape({ type: 'bpmn:SubProcess', triggeredByEvent: true, isExpanded: true, x: 0, y: 0 });
-          const start = elementFactory.createShape({
-            type: 'bpmn:StartEvent', eventDefinitionType: 'bpmn:TimerEventDefinition',
-            x: 40, y: 82, parent: scope,
-          });
-          create.start(event, [scope, start], { hints: { autoSelect: [scope] } });
+          const shapes = eventSubProcessShapes(elementFactory);
+          create.start(event, shapes, { hints: { autoSelect: [shapes[0]] } });
         };
         kept['create.event-subprocess'] = {
           group: 'activity', className: 'bpmn-icon-event-subprocess-expanded',
@@ -1351,10 +1357,7 @@
       const scope = factory.createShape({ type: 'bpmn:SubProcess', isExpanded: true, x: 0, y: 0 });
       return [scope, inside(scope, {})];
     }
-    if (action === 'create.event-subprocess') {
-      const scope = factory.createShape({ type: 'bpmn:SubProcess', triggeredByEvent: true, isExpanded: true, x: 0, y: 0 });
-      return [scope, inside(scope, { eventDefinitionType: 'bpmn:TimerEventDefinition' })];
-    }
+    if (action === 'create.event-subprocess') return eventSubProcessShapes(factory);
     return null;
   }
 
