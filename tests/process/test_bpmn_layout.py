@@ -9,7 +9,7 @@ from itertools import combinations, pairwise
 from pathlib import Path
 from typing import Any
 
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from webapp.process.bpmn import auto_layout
@@ -271,6 +271,9 @@ def test_parallel_flows_and_loops_from_one_node_run_apart() -> None:
 
 @settings(max_examples=80, deadline=None)
 @given(st.lists(st.tuples(st.integers(0, 9), st.integers(0, 9)), max_size=24))
+# A hopeless search for f9 once spent the whole work budget, so f6 (which it ran along) was not
+# moved instead.
+@example([(0, 1), (0, 2), (0, 5), (1, 2), (1, 3), (3, 2), (5, 2), (5, 4), (1, 2), (3, 5)])
 def test_random_graphs_never_route_two_flows_of_one_node_together(
     pairs: list[tuple[int, int]],
 ) -> None:

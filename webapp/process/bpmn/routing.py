@@ -26,6 +26,9 @@ _LOOP_STEP = 12
 _CLEAR = 4
 #: Points (and flows) compared, at most, while `_separate` looks for routes that share no stretch.
 _SEPARATE_WORK = 200_000
+#: Of that, at most this much for one flow's search, so that a search that finds nothing
+#: leaves the rest for moving the flows it runs along instead.
+_SEARCH_WORK = 40_000
 #: A node with more flows leaving (or entering) than this draws them as one bus.
 _BUS_FROM = 24
 _CELL = 200
@@ -741,7 +744,9 @@ def _separate(
     target tries other bends, depths and side points until it shares no stretch with them.
 
     The search spends at most `_SEPARATE_WORK` (points compared); after that the remaining flows
-    keep their planned routes, so a huge or crowded diagram costs bounded time."""
+    keep their planned routes, so a huge or crowded diagram costs bounded time. One flow's search
+    spends at most `_SEARCH_WORK` of it, so a search that finds nothing cannot use up what moving
+    the flows it runs along (the next step) needs."""
     ids = list(plans)
     order = {flow_id: i for i, flow_id in enumerate(ids)}
     at: dict[str, list[str]] = {}
@@ -767,8 +772,12 @@ def _separate(
         return found
 
     def redraw(flow_id: str, before: int) -> bool:
+        stop = left[0] - _SEARCH_WORK
+
         def score(variant: _Plan) -> int | None:
-            return len(clashes(flow_id, _draw(variant), before)) if left[0] > 0 else None
+            if left[0] <= max(stop, 0):
+                return None
+            return len(clashes(flow_id, _draw(variant), before))
 
         near = sorted(
             {x + d for o in mates(flow_id, before) for x, _ in routes[o] for d in (-3, 3)}
