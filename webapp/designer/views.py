@@ -21,7 +21,7 @@ from webapp.models import Process, ProcessVersion
 from webapp.pagination import paginate
 from webapp.permissions import partition_filter
 from webapp.process.bpmn import ProcessChoice
-from webapp.process.bpmn.report import plural
+from webapp.process.naming import plural
 from webapp.services import processes
 from webapp.services.processes import DraftImport, ImportRefused, ProcessError, StaleDraft
 

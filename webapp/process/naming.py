@@ -21,6 +21,11 @@ def kind_words(kind: str) -> str:
     return known.label.lower() if known else "element"
 
 
+def plural(count: int, one: str, many: str | None = None) -> str:
+    """`1 message`, `2 messages`: the count with the word that fits it."""
+    return f"{count} {one if count == 1 else (many or one + 's')}"
+
+
 def capitalized(text: str) -> str:
     """`text` with its first letter upper case, for a sentence that begins with a name."""
     return text[:1].upper() + text[1:]

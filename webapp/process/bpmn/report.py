@@ -10,6 +10,7 @@ from typing import Any
 
 from webapp.process.document import content_hash
 from webapp.process.kinds import KINDS
+from webapp.process.naming import plural
 from webapp.process.validation import Problem
 
 from .model import ImportResult
@@ -56,11 +57,6 @@ _KEPT_NAMES = {
     "resourceRole": ("resource role", "resource roles"),
 }
 _FOREIGN = ("other vendor's extension", "other vendors' extensions")
-
-
-def plural(count: int, one: str, many: str | None = None) -> str:
-    """`1 message`, `2 messages`: the count with the word that fits it."""
-    return f"{count} {one if count == 1 else (many or one + 's')}"
 
 
 def _kept_words(tag: str) -> tuple[str, str]:
