@@ -330,8 +330,9 @@ def edit_element(process_id: int, element_id: str):
             return render_panel(
                 process, form, context, post_url=post_url, status=exc.status, mode="outline"
             )
-        name = _named(process, element_id) if element_id in _draft(process)["nodes"] else ""
-        name = name or _flow_named(process, element_id)
+        doc = _draft(process)
+        namer = Namer(doc["nodes"], doc["flows"])
+        name = namer.short(element_id) if element_id in doc["nodes"] else namer.flow(element_id)
         flash(f"{capitalized(name)}: {applied_note(form, values)}", "success")
         target = url_for("designer.outline", process_id=process.id) + f"#node-{element_id}"
         if is_htmx():
