@@ -119,9 +119,9 @@ def layer_of(module: str) -> tuple[int, str] | None:
     for index, (_name, prefixes, _apart) in enumerate(LAYERS):
         for prefix in prefixes:
             # The package itself is the composition root; its modules are placed one by one.
-            if module == prefix or (prefix != PACKAGE and module.startswith(prefix + ".")):
-                if best is None or len(prefix) > best[2]:
-                    best = (index, prefix, len(prefix))
+            inside = prefix != PACKAGE and module.startswith(prefix + ".")
+            if (module == prefix or inside) and (best is None or len(prefix) > best[2]):
+                best = (index, prefix, len(prefix))
     return (best[0], best[1]) if best else None
 
 
