@@ -123,7 +123,7 @@ def test_tools() -> Iterator[None]:
 
 @pytest.fixture
 def redis_client(app):
-    from webapp.queue import redis_connection
+    from webapp.infra.queue import redis_connection
 
     return redis_connection(app)
 

@@ -19,8 +19,8 @@ from tests.engine.conftest import chain, history, node, publish_document, wait_f
 from tests.engine.test_steps import load
 from webapp.engine import steps
 from webapp.engine.dispatch import ENTRY_POINTS, JobRef
+from webapp.infra.redis_server import EmbeddedRedis
 from webapp.models import HistoryEntry
-from webapp.redis_server import EmbeddedRedis
 from webapp.services.jobs import commit, engine_queue
 
 # Sweep timings for these tests: small, but large enough to measure the bound against.

@@ -195,7 +195,7 @@ def test_a_timer_fires_in_a_worker(engine, workers):
 def test_redis_down_while_starting_then_the_job_runs_when_it_is_back(app_config, tmp_path, engine):
     from webapp import create_app
     from webapp.extensions import db
-    from webapp.redis_server import EmbeddedRedis
+    from webapp.infra.redis_server import EmbeddedRedis
 
     version = publish_document(chain(("a", node("serviceTask", tool="noop", saveTo="a"))))
     version_id = version.id

@@ -7,7 +7,7 @@ from typing import Any
 from flask import g, jsonify, request, url_for
 
 from webapp import inputs
-from webapp.api import bp
+from webapp.api.blueprint import bp
 from webapp.api.errors import BadRequest
 from webapp.engine import history
 from webapp.extensions import db

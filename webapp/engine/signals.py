@@ -40,9 +40,9 @@ from webapp.engine.catching import (
 )
 from webapp.engine.context import jsonable
 from webapp.engine.dispatch import JobRef
-from webapp.engine.locking import begin_write
 from webapp.engine.runtime import Step, StepResult
 from webapp.engine.store import INSTANCES, TokenRow, saved_id
+from webapp.infra.database import begin_write
 from webapp.models import (
     EventStart,
     Process,

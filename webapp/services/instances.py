@@ -16,10 +16,10 @@ from sqlalchemy import Select, false, func, select, update
 from sqlalchemy.exc import IntegrityError
 
 from webapp.engine import EngineError, steps
-from webapp.engine.locking import begin_write
 from webapp.engine.nodes import correlation_text
 from webapp.engine.runtime import StepResult
 from webapp.extensions import db
+from webapp.infra.database import begin_write
 from webapp.inputs import MAX_INT32
 from webapp.models import Instance, Partition, Process, ProcessVersion, User
 from webapp.models.runtime import MessageReceipt

@@ -25,9 +25,9 @@ from webapp.engine.dispatch import JobRef
 from webapp.engine.errors import EngineError
 from webapp.engine.runtime import StepResult
 from webapp.extensions import db
-from webapp.logs import about_job
+from webapp.infra.logs import about_job
+from webapp.infra.queue import redis_url
 from webapp.models.base import utcnow
-from webapp.queue import redis_url
 
 log = logging.getLogger(__name__)
 

@@ -16,8 +16,8 @@ from sqlalchemy import select
 from sqlalchemy.exc import IntegrityError
 
 from webapp.engine import steps
-from webapp.engine.locking import begin_write
 from webapp.extensions import db
+from webapp.infra.database import begin_write
 from webapp.models import EventStart, MessageStart, Process, ProcessVersion, User
 from webapp.models.runtime import MessageReceipt
 from webapp.services.instances import (

@@ -15,8 +15,8 @@ from typing import Any
 
 from sqlalchemy import Text, cast, func, or_, select
 
-from webapp.database import transactional
 from webapp.extensions import db
+from webapp.infra.database import transactional
 from webapp.models import Process, ProcessVersion, Role, User
 from webapp.models.base import utcnow
 from webapp.process import document as documents

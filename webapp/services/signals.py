@@ -18,9 +18,9 @@ from sqlalchemy import func, select
 from sqlalchemy.exc import IntegrityError
 
 from webapp.engine import EngineError, signals
-from webapp.engine.locking import begin_write
 from webapp.extensions import db
-from webapp.logs import about_job
+from webapp.infra.database import begin_write
+from webapp.infra.logs import about_job
 from webapp.models import (
     Instance,
     MessageSubscription,

@@ -21,9 +21,8 @@ from redis.exceptions import RedisError
 from sqlalchemy import ColumnElement, Select, and_, delete, false, func, or_, select, update
 from sqlalchemy.orm import Session, aliased
 
-from webapp.database import is_unavailable
-from webapp.engine.locking import begin_write, is_sqlite
 from webapp.extensions import db
+from webapp.infra.database import begin_write, is_sqlite, is_unavailable
 from webapp.inputs import whole_number
 from webapp.models import (
     HistoryEntry,
@@ -208,7 +207,7 @@ def retention_tick(app: Flask, *, interval: float | None = None) -> int | None:
 
     For the worker's sweep loop: a Redis key paces it; errors are logged, never raised.
     """
-    from webapp.queue import redis_connection
+    from webapp.infra.queue import redis_connection
 
     seconds = interval or float(app.config.get("RETENTION_INTERVAL", 3600))
     key = f"flowdesk:retention:{app.config['RQ_QUEUE']}"
