@@ -1,4 +1,4 @@
-"""The inbox area: starting processes (and, next, the task inbox)."""
+"""The inbox area: starting processes and working the tasks offered to you."""
 
 from webapp.inbox import (  # noqa: F401  (importing the views registers their routes)
     start,

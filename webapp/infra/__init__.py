@@ -1,2 +1,1 @@
-"""Infrastructure every layer above stands on: database settings and write locks, Redis and the RQ
-queue, the embedded Redis server, the log format, pagination of queries."""
+"""Infrastructure: database settings and write locks, Redis and the RQ queue, logs, pagination."""

@@ -1,5 +1,4 @@
-"""The operations area: overview, instance list and detail, bulk actions, heat, health, retention,
-schedules.
+"""The operations area: overview, instances, bulk actions, heat, health, retention, schedules.
 
 Every route needs `instances.read`; changes need `instances.manage` in the object's partition.
 """
