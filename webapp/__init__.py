@@ -5,7 +5,11 @@
 
 from __future__ import annotations
 
+import importlib
+import logging
+import os
 from collections.abc import Mapping
+from importlib.metadata import entry_points
 from pathlib import Path
 from typing import Any
 
@@ -18,6 +22,11 @@ from webapp.config import ConfigError, development_fallback, load_config, settin
 from webapp.engine import limits
 
 ROOT = Path(__file__).resolve().parent.parent
+TOOL_ENTRY_POINTS = "flowdesk.tools"
+EXTRA_TOOL_MODULES = "FLOWDESK_EXTRA_TOOL_MODULES"
+
+log = logging.getLogger(__name__)
+_tools_loaded = False
 
 
 def create_app(config: Mapping[str, Any] | None = None) -> Flask:
@@ -96,7 +105,28 @@ def _build(config: Mapping[str, Any] | None) -> Flask:
     transport.register(app)
     cli.register(app)
     security_headers.register(app)
+    load_tools()
     return app
+
+
+def load_tools() -> None:
+    """Import the tool modules, once per process: every `flowdesk.tools` entry point (the built-in
+    tools among them), then the modules named in FLOWDESK_EXTRA_TOOL_MODULES (comma-separated)."""
+    global _tools_loaded
+    if _tools_loaded:
+        return
+    _tools_loaded = True
+    for entry in entry_points(group=TOOL_ENTRY_POINTS):
+        try:
+            entry.load()
+        except Exception:
+            log.exception("could not load tool entry point %s", entry.name)
+    for module in os.environ.get(EXTRA_TOOL_MODULES, "").split(","):
+        if module.strip():
+            try:
+                importlib.import_module(module.strip())
+            except Exception:
+                log.exception("could not import tool module %s", module.strip())
 
 
 def _init_extensions(app: Flask) -> None:

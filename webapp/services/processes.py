@@ -16,6 +16,7 @@ from typing import Any
 from sqlalchemy import Text, cast, func, or_, select
 
 from webapp.database import transactional
+from webapp.engine import tools
 from webapp.extensions import db
 from webapp.models import Process, ProcessVersion, Role, User
 from webapp.models.base import utcnow
@@ -70,8 +71,6 @@ class SaveResult:
 
 
 def tool_specs() -> dict:
-    from webapp import tools
-
     return tools.specs()
 
 
