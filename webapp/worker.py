@@ -145,7 +145,7 @@ class Sweeper(threading.Thread):
         `grace` overrides SWEEP_GRACE: a worker starting up takes over at once what a process
         that stopped left behind (such as `seed-demo`'s jobs); a second delivery is harmless."""
         from webapp.engine.sweep import sweep
-        from webapp.services.jobs import engine_queue
+        from webapp.services.jobs import ENTRY_POINTS, engine_queue
         from webapp.services.operations import retention_tick
 
         milliseconds = max(50, int(self.interval * 1000))
@@ -168,7 +168,7 @@ class Sweeper(threading.Thread):
                 queue = engine_queue()
                 if queue is not None:
                     wait = float(self.app.config["SWEEP_GRACE"]) if grace is None else grace
-                    sweep(db.session, queue, grace=wait)
+                    sweep(db.session, queue, ENTRY_POINTS, grace=wait)
             except Exception as error:  # the next sweep tries again
                 self._sweep_failed(error)
                 return True

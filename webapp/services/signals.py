@@ -40,7 +40,7 @@ from webapp.services.instances import (
     clean_idempotency_key,
     request_digest,
 )
-from webapp.services.jobs import _commit_and_follow_on
+from webapp.services.jobs import add_entry_points, commit_and_follow_on, send
 from webapp.services.operations import labels
 
 STATUSES = ("pending", "running", "done")
@@ -70,12 +70,9 @@ def plan_broadcast(broadcast_id: int, _unused: int = 0) -> str:
 
 
 def commit_refs(refs: list) -> None:
-    from webapp.engine import dispatch
-    from webapp.services.jobs import engine_queue
-
     db.session.commit()
     if refs:
-        dispatch.enqueue(engine_queue(), refs)
+        send(refs)
 
 
 @about_job
@@ -107,6 +104,9 @@ def run_batch(batch_id: int, _unused: int = 0) -> str:
     return f"{done} done"
 
 
+add_entry_points({"signal": plan_broadcast, "signal_batch": run_batch})
+
+
 def _work(batch: signals.Batch) -> list[Any]:
     if batch.kind == "start":
         return signals.pending_starts(db.session, batch)
@@ -131,7 +131,7 @@ def _one(work: Any, batch: signals.Batch) -> None:
     if result is None:
         session.rollback()
         return
-    _commit_and_follow_on(result)
+    commit_and_follow_on(result)
 
 
 # --- the API ----------------------------------------------------------------------------------
