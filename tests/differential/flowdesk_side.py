@@ -42,6 +42,7 @@ from webapp.models.base import utcnow
 from webapp.process.bpmn import import_bpmn
 from webapp.process.forms import iter_fields
 from webapp.services import instances, jobs, processes, tasks
+from webapp.services.messages import deliver_message
 
 ROLE = "diff-worker"
 STUB_TOOL = "diff.stub"
@@ -195,7 +196,7 @@ def run(version, scenario: Scenario, user: User) -> Outcome:
         if messages and _waits_for(instance_id, messages[0][0]):
             name, payload = messages.pop(0)
             body = {"name": name, "correlation_key": CORRELATION, "payload": payload}
-            instances.deliver_message(user, body)
+            deliver_message(user, body)
             continue
         break
     else:
