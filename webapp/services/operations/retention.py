@@ -33,12 +33,14 @@ from webapp.models import (
     OutboxMessage,
     Process,
     RetentionPolicy,
+    SignalBroadcast,
     Task,
     Token,
     User,
 )
 from webapp.models.base import utcnow
 from webapp.permissions import can
+from webapp.queue import redis_connection
 from webapp.services.operations.common import FINISHED, OperationsError
 
 log = logging.getLogger(__name__)
@@ -174,8 +176,6 @@ def run_retention(session: Session, now: datetime | None = None, *, batch: int =
 
 def _delete_broadcasts(session: Session, now: datetime) -> None:
     """Finished signal broadcasts go after RETENTION_DAYS too, with their batches and receipts."""
-    from webapp.models import SignalBroadcast
-
     days = default_days()
     if not days:
         return
@@ -208,8 +208,6 @@ def retention_tick(app: Flask, *, interval: float | None = None) -> int | None:
 
     For the worker's sweep loop: a Redis key paces it; errors are logged, never raised.
     """
-    from webapp.queue import redis_connection
-
     seconds = interval or float(app.config.get("RETENTION_INTERVAL", 3600))
     key = f"flowdesk:retention:{app.config['RQ_QUEUE']}"
     try:
