@@ -2,10 +2,15 @@
 
 from __future__ import annotations
 
+import json
+import os
+import subprocess
+import sys
 import tomllib
 from importlib.metadata import entry_points
 from pathlib import Path
 
+from tests.conftest import worker_env
 from webapp import TOOL_ENTRY_POINTS, load_tools
 from webapp.engine import tools
 
@@ -30,3 +35,48 @@ def test_the_installed_entry_point_group_loads_the_built_in_tools() -> None:
     assert installed >= BUILT_IN_MODULES
     load_tools()
     assert set(tools.specs()) >= BUILT_IN_TOOLS
+
+
+def test_tools_from_an_installed_package_and_from_extra_modules_are_there_after_start(
+    app, app_config, tmp_path
+) -> None:
+    """A tool package's entry point and FLOWDESK_EXTRA_TOOL_MODULES are imported by create_app;
+    one module that fails to import is logged and the others still load."""
+    (tmp_path / "acme_tools.py").write_text(
+        "from webapp.engine.tools import tool\n"
+        "tool('acme.ping', description='Answers.')(lambda inputs, call: {'pong': True})\n"
+    )
+    (tmp_path / "local_tools.py").write_text(
+        "from webapp.engine.tools import tool\n"
+        "tool('local.ping', description='Answers.')(lambda inputs, call: {'pong': True})\n"
+    )
+    package = tmp_path / "acme_tools-1.0.dist-info"
+    package.mkdir()
+    (package / "METADATA").write_text("Metadata-Version: 2.1\nName: acme-tools\nVersion: 1.0\n")
+    (package / "entry_points.txt").write_text(
+        f"[{TOOL_ENTRY_POINTS}]\nacme = acme_tools\nbroken = acme_missing_module\n"
+    )
+    env = worker_env(app_config, FLOWDESK_EXTRA_TOOL_MODULES="local_tools, missing_local")
+    env["PYTHONPATH"] = f"{tmp_path}{os.pathsep}{ROOT}"
+    started = subprocess.run(
+        [sys.executable, "-c", START_AND_LIST_TOOLS],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=True,
+    )
+    registered = set(json.loads(started.stdout.splitlines()[-1]))
+    assert {"acme.ping", "local.ping"} <= registered
+    assert "could not load tool entry point broken" in started.stderr
+    assert "could not import tool module missing_local" in started.stderr
+
+
+START_AND_LIST_TOOLS = """
+import json
+from webapp import create_app
+from webapp.engine import tools
+create_app()
+print(json.dumps(sorted(tools.specs())))
+"""
