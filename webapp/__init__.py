@@ -110,13 +110,15 @@ def _build(config: Mapping[str, Any] | None) -> Flask:
 
 
 def load_tools() -> None:
-    """Import the tool modules, once per process: every `flowdesk.tools` entry point (the built-in
-    tools among them), then the modules named in FLOWDESK_EXTRA_TOOL_MODULES (comma-separated)."""
+    """Import the tool modules, once per process: every `flowdesk.tools` entry point, the built-in
+    tools first (a package cannot take their names), then the modules named in
+    FLOWDESK_EXTRA_TOOL_MODULES (comma-separated)."""
     global _tools_loaded
     if _tools_loaded:
         return
     _tools_loaded = True
-    for entry in entry_points(group=TOOL_ENTRY_POINTS):
+    entries = entry_points(group=TOOL_ENTRY_POINTS)
+    for entry in sorted(entries, key=lambda entry: not entry.value.startswith(f"{__name__}.")):
         try:
             entry.load()
         except Exception:

@@ -41,7 +41,8 @@ def test_tools_from_an_installed_package_and_from_extra_modules_are_there_after_
     app, app_config, tmp_path
 ) -> None:
     """A tool package's entry point and FLOWDESK_EXTRA_TOOL_MODULES are imported by create_app;
-    one module that fails to import is logged and the others still load."""
+    one module that fails to import (or takes a built-in tool's name) is logged and the others
+    still load."""
     (tmp_path / "acme_tools.py").write_text(
         "from webapp.engine.tools import tool\n"
         "tool('acme.ping', description='Answers.')(lambda inputs, call: {'pong': True})\n"
@@ -50,25 +51,32 @@ def test_tools_from_an_installed_package_and_from_extra_modules_are_there_after_
         "from webapp.engine.tools import tool\n"
         "tool('local.ping', description='Answers.')(lambda inputs, call: {'pong': True})\n"
     )
+    (tmp_path / "acme_clash.py").write_text(
+        "from webapp.engine.tools import tool\n"
+        "tool('noop', description='Not the built-in one.')(lambda inputs, call: {})\n"
+    )
     package = tmp_path / "acme_tools-1.0.dist-info"
     package.mkdir()
     (package / "METADATA").write_text("Metadata-Version: 2.1\nName: acme-tools\nVersion: 1.0\n")
     (package / "entry_points.txt").write_text(
-        f"[{TOOL_ENTRY_POINTS}]\nacme = acme_tools\nbroken = acme_missing_module\n"
+        f"[{TOOL_ENTRY_POINTS}]\n"
+        "acme = acme_tools\nclash = acme_clash\nbroken = acme_missing_module\n"
     )
     env = worker_env(app_config, FLOWDESK_EXTRA_TOOL_MODULES="local_tools, missing_local")
     env["PYTHONPATH"] = f"{tmp_path}{os.pathsep}{ROOT}"
     started = subprocess.run(
         [sys.executable, "-c", START_AND_LIST_TOOLS],
-        cwd=ROOT,
+        cwd=tmp_path,
         env=env,
         capture_output=True,
         text=True,
         timeout=120,
         check=True,
     )
-    registered = set(json.loads(started.stdout.splitlines()[-1]))
-    assert {"acme.ping", "local.ping"} <= registered
+    registered = json.loads(started.stdout.splitlines()[-1])
+    assert {"acme.ping", "local.ping"} <= set(registered)
+    assert registered["noop"] == tools.get("noop").spec.description
+    assert "could not load tool entry point clash" in started.stderr
     assert "could not load tool entry point broken" in started.stderr
     assert "could not import tool module missing_local" in started.stderr
 
@@ -78,5 +86,5 @@ import json
 from webapp import create_app
 from webapp.engine import tools
 create_app()
-print(json.dumps(sorted(tools.specs())))
+print(json.dumps({name: spec.description for name, spec in tools.specs().items()}))
 """
