@@ -37,36 +37,42 @@ def test_the_installed_entry_point_group_loads_the_built_in_tools() -> None:
     assert set(tools.specs()) >= BUILT_IN_TOOLS
 
 
+def _dist(folder: Path, name: str, entries: str) -> None:
+    """A distribution as an installed package leaves it: its metadata and entry points."""
+    info = folder / f"{name}-1.0.dist-info"
+    info.mkdir(parents=True)
+    (info / "METADATA").write_text(f"Metadata-Version: 2.1\nName: {name}\nVersion: 1.0\n")
+    (info / "entry_points.txt").write_text(f"[{TOOL_ENTRY_POINTS}]\n{entries}")
+
+
 def test_tools_from_an_installed_package_and_from_extra_modules_are_there_after_start(
     app, app_config, tmp_path
 ) -> None:
     """A tool package's entry point and FLOWDESK_EXTRA_TOOL_MODULES are imported by create_app;
     one module that fails to import (or takes a built-in tool's name) is logged and the others
     still load."""
-    (tmp_path / "acme_tools.py").write_text(
+    first, later = tmp_path / "first", tmp_path / "later"
+    first.mkdir()
+    (first / "acme_tools.py").write_text(
         "from webapp.engine.tools import tool\n"
         "tool('acme.ping', description='Answers.')(lambda inputs, call: {'pong': True})\n"
     )
-    (tmp_path / "local_tools.py").write_text(
+    (first / "local_tools.py").write_text(
         "from webapp.engine.tools import tool\n"
         "tool('local.ping', description='Answers.')(lambda inputs, call: {'pong': True})\n"
     )
-    (tmp_path / "acme_clash.py").write_text(
+    (first / "acme_clash.py").write_text(
         "from webapp.engine.tools import tool\n"
         "tool('noop', description='Not the built-in one.')(lambda inputs, call: {})\n"
     )
-    package = tmp_path / "acme_tools-1.0.dist-info"
-    package.mkdir()
-    (package / "METADATA").write_text("Metadata-Version: 2.1\nName: acme-tools\nVersion: 1.0\n")
-    (package / "entry_points.txt").write_text(
-        f"[{TOOL_ENTRY_POINTS}]\n"
-        "acme = acme_tools\nclash = acme_clash\nbroken = acme_missing_module\n"
-    )
+    _dist(first, "acme_tools", "acme = acme_tools\nclash = acme_clash\nbroken = acme_missing\n")
+    # The built-in tools' entry point, found after the package's (as site-packages is).
+    _dist(later, "flowdesk_builtins", "builtin = webapp.tools.builtin\n")
     env = worker_env(app_config, FLOWDESK_EXTRA_TOOL_MODULES="local_tools, missing_local")
-    env["PYTHONPATH"] = f"{tmp_path}{os.pathsep}{ROOT}"
+    env["PYTHONPATH"] = os.pathsep.join([str(first), str(later), str(ROOT)])
     started = subprocess.run(
         [sys.executable, "-c", START_AND_LIST_TOOLS],
-        cwd=tmp_path,
+        cwd=first,
         env=env,
         capture_output=True,
         text=True,
@@ -75,7 +81,7 @@ def test_tools_from_an_installed_package_and_from_extra_modules_are_there_after_
     )
     registered = json.loads(started.stdout.splitlines()[-1])
     assert {"acme.ping", "local.ping"} <= set(registered)
-    assert registered["noop"] == tools.get("noop").spec.description
+    assert registered["noop"] == "Does nothing and returns its inputs; for demos and tests."
     assert "could not load tool entry point clash" in started.stderr
     assert "could not load tool entry point broken" in started.stderr
     assert "could not import tool module missing_local" in started.stderr
