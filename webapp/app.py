@@ -31,6 +31,7 @@ from webapp.home import bp as home_bp
 from webapp.inbox import bp as inbox_bp
 from webapp.infra import database, logs
 from webapp.operations import bp as operations_bp
+from webapp.plugins import load_tools
 from webapp.services.accounts import session_user
 from webapp.web import assets, error_pages, guard, headers, templating, transport
 
@@ -107,6 +108,7 @@ def _build(config: Mapping[str, Any] | None) -> Flask:
     transport.register(app)
     commands.register(app)
     headers.register(app)
+    load_tools()
     return app
 
 

@@ -130,7 +130,6 @@ def redis_client(app):
 
 def drain(session, rounds: int = 200, wait: float = 1.0) -> int:
     """Run pending jobs in-process, as a worker would, until none is due within `wait` seconds."""
-    from webapp.engine.dispatch import ENTRY_POINTS
     from webapp.engine.runtime import entry_point
     from webapp.models import Job
     from webapp.models.base import utcnow
@@ -155,8 +154,7 @@ def drain(session, rounds: int = 200, wait: float = 1.0) -> int:
         ).all()
         session.rollback()
         for row in due:
-            name = ENTRY_POINTS[entry_point(row.kind, row.tool)].rsplit(".", 1)[1]
-            getattr(jobs, name)(row.id, row.instance_id)
+            jobs.ENTRY_POINTS[entry_point(row.kind, row.tool)](row.id, row.instance_id)
             ran += 1
     raise AssertionError("jobs kept coming")
 

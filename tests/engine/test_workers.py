@@ -252,6 +252,7 @@ def test_any_mix_of_immediate_and_delayed_jobs_is_enqueued_in_one_call(app, redi
 
     from webapp.engine.dispatch import JobRef, enqueue
     from webapp.models.base import utcnow
+    from webapp.services.jobs import ENTRY_POINTS
 
     queue = Queue("mix", connection=redis_client)
     now = utcnow()
@@ -265,7 +266,7 @@ def test_any_mix_of_immediate_and_delayed_jobs_is_enqueued_in_one_call(app, redi
         ],
     ]
     for batch in batches:
-        assert enqueue(queue, batch, now=now)
+        assert enqueue(queue, batch, ENTRY_POINTS, now=now)
     assert queue.job_ids == ["flowdesk-job-2-1", "flowdesk-job-3-1", "flowdesk-job-5-1"]
     scheduled = ScheduledJobRegistry(queue=queue).get_job_ids()
     assert sorted(scheduled) == ["flowdesk-job-1-1", "flowdesk-job-4-1"]

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from webapp import tools
+from webapp.engine import tools
 from webapp.engine.context import jsonable, storable_text
 from webapp.engine.runtime import Step
 from webapp.engine.store import TokenRow as Token

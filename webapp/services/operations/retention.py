@@ -23,6 +23,7 @@ from sqlalchemy.orm import Session, aliased
 
 from webapp.extensions import db
 from webapp.infra.database import begin_write, is_sqlite, is_unavailable
+from webapp.infra.queue import redis_connection
 from webapp.inputs import whole_number
 from webapp.models import (
     HistoryEntry,
@@ -32,6 +33,7 @@ from webapp.models import (
     OutboxMessage,
     Process,
     RetentionPolicy,
+    SignalBroadcast,
     Task,
     Token,
     User,
@@ -173,8 +175,6 @@ def run_retention(session: Session, now: datetime | None = None, *, batch: int =
 
 def _delete_broadcasts(session: Session, now: datetime) -> None:
     """Finished signal broadcasts go after RETENTION_DAYS too, with their batches and receipts."""
-    from webapp.models import SignalBroadcast
-
     days = default_days()
     if not days:
         return
@@ -207,8 +207,6 @@ def retention_tick(app: Flask, *, interval: float | None = None) -> int | None:
 
     For the worker's sweep loop: a Redis key paces it; errors are logged, never raised.
     """
-    from webapp.infra.queue import redis_connection
-
     seconds = interval or float(app.config.get("RETENTION_INTERVAL", 3600))
     key = f"flowdesk:retention:{app.config['RQ_QUEUE']}"
     try:
