@@ -11,8 +11,9 @@ from typing import Any
 
 import pytest
 
+from webapp.process.kinds import KINDS
 from webapp.process.tools import ToolInput, ToolSpec
-from webapp.process.validation import Problem, has_errors, validate
+from webapp.process.validation import KIND_CHECKS, Problem, has_errors, validate
 
 ASSIGNEE = {"type": "user", "value": "alice"}
 TOOLS = {
@@ -87,6 +88,12 @@ def test_codes_table_matches_the_source() -> None:
     used = set(re.findall(r'self\.(?:error|warning|info)\(\s*"([a-zA-Z_.]+)"', source))
     used |= {"document.invalid", "form.invalid"}
     assert used == set(CODES)
+
+
+def test_the_kind_checks_table_names_only_known_kinds() -> None:
+    """A misspelt kind in the table would leave that kind's settings unchecked."""
+    assert set(KIND_CHECKS) - set(KINDS) == set()
+    assert all(KIND_CHECKS.values())
 
 
 def test_every_code_is_in_the_documented_validation_table() -> None:
