@@ -37,6 +37,7 @@ class BoundaryChecks(Checks):
         ) -> None: ...
 
     def check_boundary(self, index: int, node_id: str, name: str, config: dict) -> None:
+        """A boundary event's activity, its event and that event's settings."""
         host = config.get("attachedTo")
         if not host:
             self.error("config.missing", node_id, f"{name} is not attached to an activity.")

@@ -16,6 +16,7 @@ class CallChecks(Checks):
     """Checks of call activities and of the processes they call."""
 
     def check_call(self, index: int, node_id: str, name: str, config: dict) -> None:
+        """A call activity's inputs, binding and version, and the process it calls."""
         process = config.get("process")
         binding = config.get("binding", "latest")
         version = config.get("version")

@@ -36,6 +36,7 @@ class DataChecks(Checks):
         def has_result(self, index: int) -> bool: ...
 
     def check_expressions(self) -> None:
+        """Parse every collected expression and check each data path it reads."""
         writers: dict[str, int] = dict(self.script_writers)
         for index, node in enumerate(self.nodes.values()):
             save_to = node["config"].get("saveTo")
@@ -112,6 +113,7 @@ class DataChecks(Checks):
         loop: bool = False,
         elements: frozenset[str] = frozenset(),
     ) -> None:
+        """One data path an expression reads: it exists and is written before it is read."""
         root, name = path[0], (path[1] if len(path) > 1 else None)
         shown = f"{root}.{name}" if name else root
         if root == "$vars":

@@ -22,10 +22,13 @@ class EventChecks(Checks):
         def check_service_task(self, index: int, node_id: str, name: str, config: dict) -> None: ...
 
     def in_event_subprocess(self, index: int) -> bool:
+        """Whether the node at `index` is directly inside an event sub-process."""
         parent = self.parent[index]
         return parent is not None and self.is_kind("eventSubProcess", parent)
 
     def check_event_start(self, index: int, node_id: str, name: str, config: dict) -> None:
+        """A start event's event: a process-level start's, none inside a sub-process, and the one an
+        event sub-process starts on."""
         event = config.get("event")
         if self.parent[index] is None:
             self.check_process_start(index, node_id, name, config)
@@ -86,6 +89,7 @@ class EventChecks(Checks):
             self.check_signal_name(index, node_id, name, config)
 
     def check_timer_start(self, node_id: str, name: str, config: dict) -> None:
+        """A timer start's schedule: a date, a repeating interval or a cron expression."""
         if not any(config.get(key) for key in ("duration", "date", "cycle")):
             self.error(
                 "config.missing",
@@ -101,6 +105,7 @@ class EventChecks(Checks):
             self.error(code, node_id, f"{name}: '{exc.field}' is not valid: {exc.message}.")
 
     def check_timer(self, index: int, node_id: str, name: str, config: dict) -> None:
+        """A timer catch waits for a duration or a date, not both."""
         duration, when = config.get("duration"), config.get("date")
         if duration and when:
             self.error(
@@ -113,6 +118,7 @@ class EventChecks(Checks):
             self.sites.append(Site(node_id, f"The date of {name}", when, index))
 
     def check_message(self, index: int, node_id: str, name: str, config: dict) -> None:
+        """A message wait names its message and has a correlation key to find its instance."""
         if not (config.get("message") or "").strip():
             self.error("config.missing", node_id, f"{name} does not name the message it waits for.")
         key = config.get("correlationKey") or ""
@@ -164,10 +170,12 @@ class EventChecks(Checks):
             self.check_signal_name(index, node_id, name, config)
 
     def check_signal_name(self, index: int, node_id: str, name: str, config: dict) -> None:
+        """A signal event or start names its signal."""
         if not has_text(config.get("signal")):
             self.error("config.missing", node_id, f"{name} does not name its signal.")
 
     def check_signal_throw(self, index: int, node_id: str, name: str, config: dict) -> None:
+        """A signal throw names its signal; its payload values are expressions."""
         self.check_signal_name(index, node_id, name, config)
         for key, text in (config.get("payload") or {}).items():
             if not isinstance(text, str):
@@ -176,6 +184,7 @@ class EventChecks(Checks):
                 self.sites.append(Site(node_id, f"Payload '{key}' of {name}", text, index))
 
     def check_end_event(self, index: int, node_id: str, name: str, config: dict) -> None:
+        """An end event's event, and the code an error or escalation end throws."""
         event = config.get("event") or ""
         if event not in END_EVENTS:
             self.error(
@@ -204,10 +213,12 @@ class EventChecks(Checks):
             self.check_service_task(index, node_id, name, config)
 
     def check_escalation_throw(self, index: int, node_id: str, name: str, config: dict) -> None:
+        """An escalation throw names the code it throws."""
         if not (config.get("code") or "").strip():
             self.error("config.missing", node_id, f"{name} needs the escalation code it throws.")
 
     def check_link_name(self, index: int, node_id: str, name: str, config: dict) -> None:
+        """A link event names its link."""
         if not has_text(config.get("link")):
             self.error("config.missing", node_id, f"{name} needs the name of its link.")
 

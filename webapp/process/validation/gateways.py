@@ -24,6 +24,8 @@ class GatewayChecks(Checks):
         def host_index(self, index: int) -> int | None: ...
 
     def check_exclusive_gateways(self) -> None:
+        """Conditions and default marks: where they are ignored, and an exclusive or inclusive
+        split's."""
         for flow_id, flow in self.flows.items():
             source = self.nodes.get(flow["source"])
             source_kind = source["kind"] if source is not None else None
@@ -95,6 +97,7 @@ class GatewayChecks(Checks):
                 )
 
     def check_parallel(self) -> None:
+        """Parallel joins that can wait forever, and parallel branches that never meet."""
         graph = self.graph
         parallel = [i for i, k in enumerate(self.kinds) if k and k.name == "parallelGateway"]
         joins = [i for i in parallel if len(graph.in_flows[i]) >= 2]

@@ -216,6 +216,8 @@ class ScopeChecks(Checks):
         return kind is not None and kind.name not in RESULTLESS_KINDS
 
     def check_multi_instance(self, index: int, node_id: str, name: str, settings: Any) -> None:
+        """Multi-instance settings: on a kind that repeats, one of collection or cardinality,
+        expressions."""
         kind = self.kinds[index]
         if kind is None or kind.name not in MULTI_INSTANCE_KINDS:
             self.error(

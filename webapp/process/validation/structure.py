@@ -20,6 +20,7 @@ class StructureChecks(Checks):
         def ends_implicitly(self, index: int) -> bool: ...
 
     def check_ids(self) -> None:
+        """Ids are valid, a flow does not reuse a node's id, and every kind is known."""
         for element_id in [*self.nodes, *self.flows]:
             if not is_valid_id(element_id):
                 self.error(
@@ -44,6 +45,7 @@ class StructureChecks(Checks):
                 )
 
     def check_flows(self) -> None:
+        """Every flow connects two nodes that exist."""
         for flow_id, flow in self.flows.items():
             missing = [end for end in ("source", "target") if flow[end] not in self.nodes]
             if missing:
@@ -70,6 +72,7 @@ class StructureChecks(Checks):
             )
 
     def check_counts(self) -> None:
+        """Start and end events, and the incoming and outgoing flows each kind takes."""
         graph = self.graph
         starts, ends, self.startless = self.check_scope_counts()
         top = self.members[None]

@@ -30,6 +30,7 @@ class TaskChecks(Checks):
         self.check_form(index, node_id, name, config.get("form"))
 
     def check_user_task(self, index: int, node_id: str, name: str, config: dict) -> None:
+        """A user task's assignee, candidates, form and due time."""
         assignee = config.get("assignee")
         if assignee is None or (isinstance(assignee, dict) and not assignee.get("value")):
             pass  # no assignee: open to everyone who may work tasks in the partition
@@ -106,6 +107,7 @@ class TaskChecks(Checks):
                 )
 
     def check_form(self, index: int, node_id: str, name: str, form: Any) -> None:
+        """A form spec, and the expressions its fields hold."""
         if form is None:
             return
         for problem in validate_form_spec(form):
@@ -125,6 +127,7 @@ class TaskChecks(Checks):
                 )
 
     def check_service_task(self, index: int, node_id: str, name: str, config: dict) -> None:
+        """A tool call's inputs, retry settings, and the tool it calls with the inputs it needs."""
         tool_name = config.get("tool")
         inputs = config.get("inputs") or {}
         for input_name, text in inputs.items():
@@ -180,6 +183,7 @@ class TaskChecks(Checks):
                 )
 
     def check_script(self, index: int, node_id: str, name: str, config: dict) -> None:
+        """A script task's script: in Flowdesk's language, each line an assignment that parses."""
         text = config.get("script")
         language = config.get("language", "flowdesk")
         if config.get(EMPTY_SCRIPT) and not text:

@@ -169,6 +169,8 @@ def _assignment_now(config: dict[str, Any]) -> tuple[Any, dict[str, Any]]:
 def write_assignment(
     element: etree._Element, config: dict[str, Any], origin: dict[str, Any], dialect: str | None
 ) -> None:
+    """Write a user task's current assignment in its vendor's form: as the file had it when that
+    still says it, else generated, else not at all."""
     current = _assignment_now(config)
     performers = [child for child in element if child.tag in PERFORMER_TAGS]
     raw = origin.get("assignment") if isinstance(origin.get("assignment"), dict) else None

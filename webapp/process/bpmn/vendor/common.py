@@ -40,6 +40,7 @@ def vendor_attr(element: etree._Element, name: str) -> str | None:
 
 
 def extensions(element: etree._Element) -> list[etree._Element]:
+    """The vendor extension elements of `element` (the children of its `extensionElements`)."""
     namespace = split(element.tag)[0]
     return [
         child
@@ -50,6 +51,7 @@ def extensions(element: etree._Element) -> list[etree._Element]:
 
 
 def find_extension(element: etree._Element, namespaces: tuple[str, ...], local: str) -> Any:
+    """The first extension element of `element` named `local` in one of `namespaces`."""
     for child in extensions(element):
         namespace, name = split(child.tag)
         if namespace in namespaces and name == local:
@@ -58,6 +60,8 @@ def find_extension(element: etree._Element, namespaces: tuple[str, ...], local: 
 
 
 def expression_text(text: str, warn: Warn) -> str:
+    """A vendor expression in Flowdesk's language, kept as written (and reported) when it cannot be
+    translated."""
     result = conditions.translate(text)
     if not result.ok:
         warn("import.expression_untranslated", f"Kept the expression '{text}' untranslated")
@@ -65,6 +69,7 @@ def expression_text(text: str, warn: Warn) -> str:
 
 
 def warn_listeners(element: etree._Element, warn: Warn) -> None:
+    """Report the execution and task listeners of `element`: Flowdesk runs none."""
     for child in extensions(element):
         namespace, local = split(child.tag)
         if namespace in JUEL_VENDORS and local in ("executionListener", "taskListener"):
@@ -73,6 +78,7 @@ def warn_listeners(element: etree._Element, warn: Warn) -> None:
 
 
 def writable_text(value: Any) -> bool:
+    """Whether `value` is text an attribute can hold exactly as it is."""
     return isinstance(value, str) and value != "" and value == value.strip() and "\x00" not in value
 
 
@@ -99,6 +105,7 @@ def canonical_tree(element: etree._Element) -> dict[str, Any]:
 
 
 def as_mapping(value: Any) -> dict[str, Any]:
+    """`value` when it is a dict, else an empty one."""
     return value if isinstance(value, dict) else {}
 
 

@@ -238,6 +238,8 @@ def _form_meaning(spec: Any) -> Any:
 def write_form(
     element: etree._Element, config: dict[str, Any], origin: dict[str, Any], dialect: str | None
 ) -> None:
+    """Write a node's current form fields in its vendor's form: as the file had them when they still
+    say it, else generated, else not at all."""
     wanted = _form_meaning(config.get("form"))
     trees = origin["form"] if isinstance(origin.get("form"), list) else []
     added = Added(element)

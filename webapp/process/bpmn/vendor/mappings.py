@@ -54,6 +54,7 @@ def read_outputs(config: dict[str, Any], element: etree._Element, warn: Warn) ->
 
 
 def input_parameters(element: etree._Element, warn: Warn) -> dict[str, str]:
+    """A tool call's inputs from Camunda `inputParameter`s and Zeebe `input`s."""
     inputs: dict[str, str] = {}
     io = find_extension(element, JUEL_VENDORS, "inputOutput")
     for parameter in io if io is not None else []:
@@ -99,6 +100,8 @@ def _saved_to(element: etree._Element) -> str | None:
 def write_inputs(
     element: etree._Element, config: dict[str, Any], origin: dict[str, Any], dialect: str | None
 ) -> None:
+    """Write a tool call's current inputs in its vendor's mapping: as the file had it when it still
+    says them, else generated, else not at all."""
     wanted = as_mapping(config.get("inputs"))
     tree = origin.get("io") if isinstance(origin.get("io"), dict) else None
     added = Added(element)
