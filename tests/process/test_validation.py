@@ -11,8 +11,9 @@ from typing import Any
 
 import pytest
 
+from webapp.process.kinds import KINDS
 from webapp.process.tools import ToolInput, ToolSpec
-from webapp.process.validation import Problem, has_errors, validate
+from webapp.process.validation import KIND_CHECKS, Problem, has_errors, validate
 
 ASSIGNEE = {"type": "user", "value": "alice"}
 TOOLS = {
@@ -79,14 +80,20 @@ def test_every_emitted_code_is_documented() -> None:
 def test_codes_table_matches_the_source() -> None:
     import re
 
-    from webapp.process import event_checks, scope_checks, validation
+    from webapp.process import validation
     from webapp.process.validation import CODES
 
-    modules = (validation, scope_checks, event_checks)
-    source = "".join(Path(module.__file__ or "").read_text() for module in modules)
+    package = Path(validation.__file__ or "").parent
+    source = "".join(module.read_text() for module in sorted(package.glob("*.py")))
     used = set(re.findall(r'self\.(?:error|warning|info)\(\s*"([a-zA-Z_.]+)"', source))
     used |= {"document.invalid", "form.invalid"}
     assert used == set(CODES)
+
+
+def test_the_kind_checks_table_names_only_known_kinds() -> None:
+    """A misspelt kind in the table would leave that kind's settings unchecked."""
+    assert set(KIND_CHECKS) - set(KINDS) == set()
+    assert all(KIND_CHECKS.values())
 
 
 def test_every_code_is_in_the_documented_validation_table() -> None:

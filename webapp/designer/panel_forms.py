@@ -47,8 +47,8 @@ from webapp.process.document import is_identifier
 from webapp.process.durations import parse_cycle, parse_duration
 from webapp.process.forms import MAX_FIELDS
 from webapp.process.kinds import KINDS, MULTI_INSTANCE_KINDS, TOOL_DEFAULTS
-from webapp.process.scope_checks import RESULTLESS_KINDS
 from webapp.process.tools import ToolSpec
+from webapp.process.validation import RESULTLESS_KINDS
 
 FLOW = "sequenceFlow"
 # Kinds whose panel has the tool section (an end event only when it sends a message).
