@@ -191,3 +191,9 @@ def test_intermediate_events_are_found_by_element_and_definition() -> None:
     assert ("intermediateCatchEvent", ()) not in EVENT_KINDS
     assert KIND_EVENT["linkThrow"] == "link"
     assert "milestone" not in KIND_EVENT
+
+
+def test_every_kind_without_a_fixed_event_is_found_from_its_element() -> None:
+    for name, kind in KINDS.items():
+        if kind.role != "event":
+            assert element_kind(kind.element, kind.marks) == name
