@@ -24,6 +24,10 @@
   const DOCUMENT = 'flowdesk:document';
   const byId = (id) => document.getElementById(id);
   const readJSON = (id) => JSON.parse(byId(id).textContent);
+  /* The server's kind table: each kind's bpmn-js type, fixed event definition and marks. */
+  const KIND_TABLE = readJSON('flowdesk-kinds');
+  const KINDS = KIND_TABLE.kinds;
+  const kindsWhere = (test) => Object.keys(KINDS).filter((kind) => test(KINDS[kind]));
   const SEVERITY_RANK = { info: 0, warning: 1, error: 2 };
   const SEVERITY_LABEL = { error: 'Error', warning: 'Warning', info: 'Note' };
 
@@ -112,9 +116,8 @@
   const EVENT_START_REPLACE = new Set(['replace-with-error-start', 'replace-with-escalation-start',
     'replace-with-non-interrupting-timer-start', 'replace-with-non-interrupting-message-start',
     'replace-with-non-interrupting-escalation-start', 'replace-with-non-interrupting-signal-start']);
-  /* Kinds that may run as multi-instance and that boundary events may attach to. */
-  const ACTIVITY_HOSTS = new Set(['bpmn:UserTask', 'bpmn:ServiceTask', 'bpmn:SendTask', 'bpmn:ReceiveTask',
-    'bpmn:ScriptTask', 'bpmn:ManualTask', 'bpmn:SubProcess', 'bpmn:CallActivity']);
+  /* The elements of the kinds boundary events may attach to. */
+  const ACTIVITY_HOSTS = new Set(KIND_TABLE.boundaryHosts.map((kind) => KINDS[kind].type));
   const isHost = (bo) => !!bo && ACTIVITY_HOSTS.has(bo.$type) && !bo.triggeredByEvent;
   const inEventSubProcess = (bo) => !!bo && !!bo.$parent && bo.$parent.$type === 'bpmn:SubProcess' && !!bo.$parent.triggeredByEvent;
 
@@ -408,25 +411,32 @@
 
   /* --- reading an element the way the server's BPMN reader will --- */
 
-  const DEFINITIONS = {
-    timer: 'bpmn:TimerEventDefinition', message: 'bpmn:MessageEventDefinition',
-    error: 'bpmn:ErrorEventDefinition', escalation: 'bpmn:EscalationEventDefinition',
-    terminate: 'bpmn:TerminateEventDefinition', signal: 'bpmn:SignalEventDefinition',
-    link: 'bpmn:LinkEventDefinition',
+  const DEFINITIONS = KIND_TABLE.definitions;
+  const CATCHES = KIND_TABLE.events.boundary;
+  const EVENT_STARTS = KIND_TABLE.events.eventStart;
+  const PROCESS_STARTS = ['', ...KIND_TABLE.events.processStart];
+  const ENDS = KIND_TABLE.events.end;
+  /* Events whose `event` config says their definition (start, end and boundary events), and
+   * which of those it may be. */
+  const CONFIG_EVENT = kindsWhere((spec) => spec.role === 'event' && spec.event === null);
+  const ALLOWED_EVENTS = {
+    startEvent: (bo) => (inEventSubProcess(bo) ? EVENT_STARTS : PROCESS_STARTS).includes(eventOf(bo)) || eventOf(bo) === '',
+    endEvent: (bo) => ENDS.includes(eventOf(bo)),
+    boundaryEvent: (bo) => CATCHES.includes(eventOf(bo)),
   };
-  const CATCHES = ['timer', 'message', 'signal', 'error', 'escalation'];
-  const PROCESS_STARTS = ['', 'timer', 'message', 'signal'];
-  const ENDS = ['', 'error', 'escalation', 'terminate', 'signal', 'message'];
+  /* applyNode sets the definitions of these itself. */
+  const OWN_DEFINITION = ['timerCatch', 'messageCatch'];
   /* Intermediate events whose kind fixes their one definition ('' for none). */
-  const FIXED_EVENT = {
-    escalationThrow: 'escalation', signalCatch: 'signal', signalThrow: 'signal',
-    messageThrow: 'message', linkThrow: 'link', linkCatch: 'link', milestone: '',
-  };
-  const TASKS = {
-    'bpmn:UserTask': 'userTask', 'bpmn:ServiceTask': 'serviceTask', 'bpmn:SendTask': 'sendTask',
-    'bpmn:ReceiveTask': 'receiveTask', 'bpmn:ScriptTask': 'scriptTask', 'bpmn:ManualTask': 'manualTask',
-  };
-  const MULTI_KINDS = [...Object.values(TASKS), 'subProcess', 'callActivity'];
+  const FIXED_EVENT = Object.fromEntries(kindsWhere((spec) => spec.event !== null)
+    .filter((kind) => !OWN_DEFINITION.includes(kind)).map((kind) => [kind, KINDS[kind].event]));
+  const fixedEvent = (kind) => (KINDS[kind] ? KINDS[kind].event : null);
+  const MESSAGE_REF = kindsWhere((spec) => spec.messageRef);
+  const SCOPES = KIND_TABLE.scopes;
+  const MULTI_KINDS = KIND_TABLE.multiInstance;
+  /* The kinds of each bpmn-js type, those with marks (attributes that tell them apart) first. */
+  const BY_TYPE = {};
+  Object.keys(KINDS).forEach((kind) => { (BY_TYPE[KINDS[kind].type] = BY_TYPE[KINDS[kind].type] || []).push(kind); });
+  Object.values(BY_TYPE).forEach((kinds) => kinds.sort((a, b) => Object.keys(KINDS[b].marks).length - Object.keys(KINDS[a].marks).length));
 
   /* What an event's one definition makes it: '' with none, null with several or another one. */
   function eventOf(bo) {
@@ -437,28 +447,15 @@
   }
 
   function kindOf(bo) {
-    const event = eventOf(bo);
     const loop = bo.loopCharacteristics;
     if (loop && loop.$type !== 'bpmn:MultiInstanceLoopCharacteristics') return null;
-    if (TASKS[bo.$type]) return TASKS[bo.$type];
-    switch (bo.$type) {
-      case 'bpmn:StartEvent':
-        return (inEventSubProcess(bo) ? CATCHES : PROCESS_STARTS).includes(event) || event === '' ? 'startEvent' : null;
-      case 'bpmn:EndEvent': return ENDS.includes(event) ? 'endEvent' : null;
-      case 'bpmn:CallActivity': return 'callActivity';
-      case 'bpmn:SubProcess': return bo.triggeredByEvent ? 'eventSubProcess' : 'subProcess';
-      case 'bpmn:ExclusiveGateway': return 'exclusiveGateway';
-      case 'bpmn:ParallelGateway': return 'parallelGateway';
-      case 'bpmn:InclusiveGateway': return 'inclusiveGateway';
-      case 'bpmn:EventBasedGateway': return 'eventBasedGateway';
-      case 'bpmn:SequenceFlow': return 'sequenceFlow';
-      case 'bpmn:BoundaryEvent': return CATCHES.includes(event) ? 'boundaryEvent' : null;
-      case 'bpmn:IntermediateThrowEvent':
-        return { '': 'milestone', escalation: 'escalationThrow', signal: 'signalThrow', message: 'messageThrow', link: 'linkThrow' }[event] || null;
-      case 'bpmn:IntermediateCatchEvent':
-        return { timer: 'timerCatch', message: 'messageCatch', signal: 'signalCatch', link: 'linkCatch' }[event] || null;
-      default: return null;
-    }
+    if (bo.$type === 'bpmn:SequenceFlow') return 'sequenceFlow';
+    const event = eventOf(bo);
+    const marked = (kind) => Object.entries(KINDS[kind].marks).every(([name, value]) => String(bo[name]) === value);
+    const found = (BY_TYPE[bo.$type] || []).find((kind) => marked(kind)
+      && (KINDS[kind].event === null || KINDS[kind].event === event));
+    if (!found) return null;
+    return !ALLOWED_EVENTS[found] || ALLOWED_EVENTS[found](bo) ? found : null;
   }
 
   function extensionValues(bo) {
@@ -494,30 +491,30 @@
       config.message = def.messageRef.name;
     }
     const event = eventOf(bo);
-    if (['boundaryEvent', 'startEvent', 'endEvent'].includes(kind) && event) config.event = event;
+    if (CONFIG_EVENT.includes(kind) && event) config.event = event;
     if (config.event === 'timer' && def) {
       if (text(def.timeDuration)) config.duration = text(def.timeDuration);
       else if (text(def.timeDate)) config.date = text(def.timeDate);
       else if (text(def.timeCycle)) config.cycle = text(def.timeCycle);
     }
-    if ((config.event === 'message' || kind === 'messageThrow') && def && def.messageRef && def.messageRef.name) config.message = def.messageRef.name;
-    if ((config.event === 'signal' || ['signalCatch', 'signalThrow'].includes(kind)) && def && def.signalRef && def.signalRef.name) config.signal = def.signalRef.name;
-    if (['linkThrow', 'linkCatch'].includes(kind) && def && def.name) config.link = def.name;
-    if (['sendTask', 'receiveTask'].includes(kind) && bo.messageRef && bo.messageRef.name) config.message = bo.messageRef.name;
+    if ((config.event === 'message' || fixedEvent(kind) === 'message') && def && def.messageRef && def.messageRef.name) config.message = def.messageRef.name;
+    if ((config.event === 'signal' || fixedEvent(kind) === 'signal') && def && def.signalRef && def.signalRef.name) config.signal = def.signalRef.name;
+    if (fixedEvent(kind) === 'link' && def && def.name) config.link = def.name;
+    if (MESSAGE_REF.includes(kind) && bo.messageRef && bo.messageRef.name) config.message = bo.messageRef.name;
     if (kind === 'scriptTask') {
       if (typeof bo.script === 'string' && bo.script) config.script = bo.script;
       if (bo.scriptFormat) config.language = bo.scriptFormat;
     }
     const thrown = def && (def.errorRef || def.escalationRef);
     const code = thrown && (thrown.errorCode || thrown.escalationCode);
-    if ((['error', 'escalation'].includes(config.event) || kind === 'escalationThrow') && code) config.code = code;
+    if ((['error', 'escalation'].includes(config.event) || fixedEvent(kind) === 'escalation') && code) config.code = code;
     if (kind === 'boundaryEvent') {
       if (bo.attachedToRef) config.attachedTo = bo.attachedToRef.id;
       config.interrupting = bo.cancelActivity !== false;
     }
     if (kind === 'startEvent' && config.event && inEventSubProcess(bo)) config.interrupting = bo.isInterrupting !== false;
     if (kind === 'callActivity' && bo.calledElement) config.process = bo.calledElement;
-    if (['subProcess', 'eventSubProcess'].includes(kind) && element && element.collapsed) config.collapsed = true;
+    if (SCOPES.includes(kind) && element && element.collapsed) config.collapsed = true;
     if (MULTI_KINDS.includes(kind)) {
       const loop = bo.loopCharacteristics;
       if (loop) {
@@ -675,7 +672,7 @@
     const bo = element.businessObject;
     const modeling = get('modeling');
     delete config.collapsed;
-    if (['boundaryEvent', 'startEvent', 'endEvent'].includes(kind) || kind in FIXED_EVENT) {
+    if (CONFIG_EVENT.includes(kind) || kind in FIXED_EVENT) {
       const wanted = kind in FIXED_EVENT ? FIXED_EVENT[kind] : (config.event || '');
       delete config.event;
       let def = (bo.eventDefinitions || [])[0];
@@ -724,7 +721,7 @@
       delete config.interrupting;
       if ((bo.isInterrupting !== false) !== interrupting) modeling.updateProperties(element, { isInterrupting: interrupting });
     }
-    if (['sendTask', 'receiveTask'].includes(kind)) {
+    if (MESSAGE_REF.includes(kind)) {
       let message;
       if (plain(config.message)) { message = messageNamed(config.message); delete config.message; }
       if (bo.messageRef !== message) modeling.updateProperties(element, { messageRef: message });

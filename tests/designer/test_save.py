@@ -1,5 +1,6 @@
 """Saving the canvas: the posted XML becomes the draft, or is refused with nothing changed."""
 
+import json
 import re
 
 from tests.designer.conftest import (
@@ -10,6 +11,7 @@ from tests.designer.conftest import (
     xml_of,
 )
 from webapp.process.bpmn import import_bpmn
+from webapp.process.kinds import KINDS
 
 
 def test_a_save_stores_the_posted_diagram_and_returns_the_problems(
@@ -148,3 +150,27 @@ def test_the_stored_draft_keeps_node_and_flow_order(designer, make_process, db_s
     stored = get_process(db_session, pid).draft_document
     assert list(stored["nodes"]) == ["rejected", "start", "ok", "review", "done"]
     assert list(stored["flows"]) == ["f4", "f3", "f2", "f1"]
+
+
+def test_the_editor_page_gives_the_canvas_the_kind_table(designer, make_process):
+    pid = make_process(doc=approval_document())
+    page = designer.get(f"/designer/{pid}/").get_data(as_text=True)
+    block = re.search(
+        r'<script type="application/json" id="flowdesk-kinds">(.*?)</script>', page, re.S
+    )
+    assert block is not None
+    table = json.loads(block.group(1))
+    assert set(table["kinds"]) == set(KINDS)
+    assert table["kinds"]["timerCatch"]["type"] == "bpmn:IntermediateCatchEvent"
+    assert table["kinds"]["timerCatch"]["event"] == "timer"
+    assert table["kinds"]["milestone"]["event"] == ""
+    assert table["kinds"]["eventSubProcess"] == {
+        "type": "bpmn:SubProcess",
+        "role": "task",
+        "event": None,
+        "marks": {"triggeredByEvent": "true"},
+        "messageRef": False,
+    }
+    assert table["definitions"]["escalation"] == "bpmn:EscalationEventDefinition"
+    assert table["events"]["end"][0] == ""
+    assert "receiveTask" in table["multiInstance"]

@@ -16,6 +16,7 @@ from lxml import etree
 from webapp.process.bpmn import BpmnExportError, export_bpmn, import_bpmn
 from webapp.process.bpmn.namespaces import BPMN, BPMNDI, DC, DI, FLOWDESK, q
 from webapp.process.document import DocumentError, canonical_json, normalize
+from webapp.process.kinds import KINDS
 
 SPECIAL = "<tag> & \"double\" 'single' ünïcødé ✓ 🚀 \\ back"
 
@@ -327,3 +328,29 @@ def test_arbitrary_text_and_config_roundtrip(title: str, condition: str, value: 
     doc["flows"]["big"]["condition"] = condition
     doc["flows"]["big"]["title"] = title
     assert same(roundtrip(doc), doc)
+
+
+def test_every_kind_is_written_as_its_element_and_read_back_as_itself() -> None:
+    nodes: dict[str, Any] = {"host": {"kind": "userTask", "title": "", "config": {}}}
+    configs = {
+        "boundaryEvent": {"attachedTo": "host", "event": "timer", "duration": "PT1H"},
+        "timerCatch": {"duration": "PT5M"},
+    }
+    for kind in KINDS:
+        nodes[f"n_{kind}"] = {"kind": kind, "title": "", "config": configs.get(kind, {})}
+    doc = {"format_version": 1, "nodes": nodes, "flows": {}}
+    xml = export_bpmn(doc)
+    root = etree.fromstring(xml.encode())
+    process = root.find(q(BPMN, "process"))
+    assert process is not None
+    for kind, spec in KINDS.items():
+        element = process.find(f"{q(BPMN, spec.element)}[@id='n_{kind}']")
+        assert element is not None, kind
+        events = [child.tag for child in element if child.tag.endswith("EventDefinition")]
+        if spec.event is not None:
+            assert events == ([q(BPMN, f"{spec.event}EventDefinition")] if spec.event else [])
+        assert element.find(f".//{q(FLOWDESK, 'node')}") is None, kind
+    read = import_bpmn(xml).document["nodes"]
+    assert {node_id: node["kind"] for node_id, node in read.items()} == {
+        node_id: node["kind"] for node_id, node in nodes.items()
+    }

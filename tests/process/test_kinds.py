@@ -4,7 +4,15 @@ from __future__ import annotations
 
 import pytest
 
-from webapp.process.kinds import KINDS, config_type_ok, default_size, get_kind
+from webapp.process.kinds import (
+    EVENT_KINDS,
+    KIND_EVENT,
+    KINDS,
+    config_type_ok,
+    default_size,
+    element_kind,
+    get_kind,
+)
 
 
 def test_registry_lists_the_contract_kinds() -> None:
@@ -134,3 +142,58 @@ def test_get_kind() -> None:
     assert get_kind("userTask") is KINDS["userTask"]
     assert get_kind("nope") is None
     assert KINDS["userTask"].label == "User task"
+
+
+def test_each_kind_names_its_bpmn_element_and_event_definition() -> None:
+    table = {name: (kind.element, kind.event) for name, kind in KINDS.items()}
+    assert table == {
+        "startEvent": ("startEvent", None),
+        "endEvent": ("endEvent", None),
+        "boundaryEvent": ("boundaryEvent", None),
+        "userTask": ("userTask", None),
+        "serviceTask": ("serviceTask", None),
+        "sendTask": ("sendTask", None),
+        "receiveTask": ("receiveTask", None),
+        "scriptTask": ("scriptTask", None),
+        "manualTask": ("manualTask", None),
+        "exclusiveGateway": ("exclusiveGateway", None),
+        "parallelGateway": ("parallelGateway", None),
+        "inclusiveGateway": ("inclusiveGateway", None),
+        "eventBasedGateway": ("eventBasedGateway", None),
+        "subProcess": ("subProcess", None),
+        "eventSubProcess": ("subProcess", None),
+        "callActivity": ("callActivity", None),
+        "timerCatch": ("intermediateCatchEvent", "timer"),
+        "messageCatch": ("intermediateCatchEvent", "message"),
+        "signalCatch": ("intermediateCatchEvent", "signal"),
+        "linkCatch": ("intermediateCatchEvent", "link"),
+        "signalThrow": ("intermediateThrowEvent", "signal"),
+        "messageThrow": ("intermediateThrowEvent", "message"),
+        "linkThrow": ("intermediateThrowEvent", "link"),
+        "escalationThrow": ("intermediateThrowEvent", "escalation"),
+        "milestone": ("intermediateThrowEvent", ""),
+    }
+    assert {name for name, kind in KINDS.items() if kind.message_ref} == {"sendTask", "receiveTask"}
+
+
+def test_an_element_is_told_from_another_kind_of_it_by_its_marks() -> None:
+    assert element_kind("subProcess", {"triggeredByEvent": "true"}) == "eventSubProcess"
+    assert element_kind("subProcess", {"triggeredByEvent": "false"}) == "subProcess"
+    assert element_kind("subProcess", {}) == "subProcess"
+    assert element_kind("callActivity", {}) == "callActivity"
+    assert element_kind("complexGateway", {}) is None
+    assert element_kind("intermediateCatchEvent", {}) is None
+
+
+def test_intermediate_events_are_found_by_element_and_definition() -> None:
+    assert EVENT_KINDS[("intermediateCatchEvent", ("timer",))] == "timerCatch"
+    assert EVENT_KINDS[("intermediateThrowEvent", ())] == "milestone"
+    assert ("intermediateCatchEvent", ()) not in EVENT_KINDS
+    assert KIND_EVENT["linkThrow"] == "link"
+    assert "milestone" not in KIND_EVENT
+
+
+def test_every_kind_without_a_fixed_event_is_found_from_its_element() -> None:
+    for name, kind in KINDS.items():
+        if kind.role != "event":
+            assert element_kind(kind.element, kind.marks) == name

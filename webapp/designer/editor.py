@@ -26,6 +26,18 @@ from webapp.designer.access import base_revision, can_publish, load_process
 from webapp.designer.blueprint import bp
 from webapp.designer.forms import PublishForm
 from webapp.process.bpmn import export_bpmn
+from webapp.process.kinds import (
+    BOUNDARY_EVENTS,
+    BOUNDARY_HOSTS,
+    END_EVENTS,
+    EVENT_DEFINITIONS,
+    EVENT_START_EVENTS,
+    KINDS,
+    MULTI_INSTANCE_KINDS,
+    PROCESS_START_EVENTS,
+    SCOPE_KINDS,
+    definition_element,
+)
 from webapp.process.validation import has_errors
 from webapp.services import processes
 from webapp.services.processes import ImportRefused, ProcessError, StaleDraft
@@ -37,6 +49,41 @@ def moddle_descriptor() -> dict[str, Any]:
     """The moddle extension bpmn-js needs to read and write our `flowdesk:*` elements."""
     path = Path(current_app.static_folder or "static") / "js" / "flowdesk-moddle.json"
     return json.loads(path.read_text(encoding="utf-8"))
+
+
+def moddle_type(element: str) -> str:
+    """The bpmn-js type of a BPMN element: `userTask` is `bpmn:UserTask`."""
+    return f"bpmn:{element[:1].upper()}{element[1:]}"
+
+
+def kind_table() -> dict[str, Any]:
+    """The kind table as the canvas reads it (a JSON data block): each kind's bpmn-js type, fixed
+    event definition and marks, and the events start, end and boundary events may carry; the
+    canvas reads elements with it as the BPMN reader does."""
+    return {
+        "kinds": {
+            name: {
+                "type": moddle_type(kind.element),
+                "role": kind.role,
+                "event": kind.event,
+                "marks": dict(kind.marks),
+                "messageRef": kind.message_ref,
+            }
+            for name, kind in KINDS.items()
+        },
+        "definitions": {
+            event: moddle_type(definition_element(event)) for event in EVENT_DEFINITIONS
+        },
+        "events": {
+            "boundary": BOUNDARY_EVENTS,
+            "eventStart": EVENT_START_EVENTS,
+            "processStart": PROCESS_START_EVENTS,
+            "end": END_EVENTS,
+        },
+        "scopes": SCOPE_KINDS,
+        "boundaryHosts": BOUNDARY_HOSTS,
+        "multiInstance": MULTI_INSTANCE_KINDS,
+    }
 
 
 def draft_xml(process) -> str:
@@ -56,6 +103,7 @@ def editor(process_id: int):
         xml=draft_xml(process),
         problems=process.draft_problems or [],
         descriptor=moddle_descriptor(),
+        kinds=kind_table(),
         latest=processes.latest_version(process),
         can_publish=can_publish(process),
     )

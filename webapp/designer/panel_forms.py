@@ -1,8 +1,8 @@
 """Properties-panel forms, one per element kind, and their conversion to and from node config.
 
-`initial_data` fills a form from an element's values (sent by the canvas or read from the draft),
-`read_values` turns a valid submission back into title + config (or a flow's condition/default),
-adding inline errors for values that would not work. Config keys a kind does not edit are kept.
+Each panel class loads its fields from a node's config (`load`) and dumps a valid submission back
+into it (`dump`), adding inline errors for values that would not work; config keys a kind does not
+edit are kept. `initial_data` and `read_values` call them for the element's kind (`PANELS`).
 """
 
 from __future__ import annotations
@@ -46,13 +46,11 @@ from webapp.process.bpmn.writer import xml_safe
 from webapp.process.document import is_identifier
 from webapp.process.durations import parse_cycle, parse_duration
 from webapp.process.forms import MAX_FIELDS
-from webapp.process.kinds import KINDS, MULTI_INSTANCE_KINDS, TOOL_DEFAULTS
+from webapp.process.kinds import KINDS, TOOL_DEFAULTS
 from webapp.process.tools import ToolSpec
 from webapp.process.validation import RESULTLESS_KINDS
 
 FLOW = "sequenceFlow"
-# Kinds whose panel has the tool section (an end event only when it sends a message).
-TOOL_KINDS = ("serviceTask", "sendTask", "messageThrow", "endEvent")
 # Flows leaving these take a condition, or are the default.
 CONDITION_GATEWAYS = ("exclusiveGateway", "inclusiveGateway")
 SECONDS = "Use a number of seconds above 0 and at most 86400 (a day)."
@@ -151,9 +149,53 @@ class PanelForm(FlaskForm):
     #: How many missing-value errors are not shown yet (their fields not left, no Apply pressed).
     hidden_missing = 0
 
+    @classmethod
+    def load(cls, config: Mapping[str, Any]) -> dict[str, Any]:
+        """The form data of this panel's own fields, from a node's config."""
+        return {}
+
+    def dump(self, config: dict[str, Any], context: PanelContext) -> None:
+        """Write the submitted fields into `config`, adding inline errors for values that
+        would not work."""
+
+    def read(self, title: str, context: PanelContext) -> dict[str, Any]:
+        """The submitted element: its title and config (the config keys the kind does not
+        edit kept as they were)."""
+        original = original_values(self)
+        keys = KINDS[self.kind.data].config_keys
+        config = {k: v for k, v in original.items() if k not in keys}
+        self.dump(config, context)
+        return {"title": title, "config": config}
+
 
 class _WithForm(PanelForm):
     fields = FieldList(FormField(FieldRow), max_entries=MAX_FIELDS)
+
+    @classmethod
+    def load(cls, config: Mapping[str, Any]) -> dict[str, Any]:
+        form_spec = config.get("form")
+        if isinstance(form_spec, dict) and isinstance(form_spec.get("fields"), list):
+            return {"fields": [row_data(f) for f in form_spec["fields"] if isinstance(f, dict)]}
+        return {}
+
+    def dump(self, config: dict[str, Any], context: PanelContext) -> None:
+        spec, messages = spec_from_rows([entry.data for entry in self.fields.entries])
+        placed, general = spec_problems(spec)
+        for index, entry in enumerate(self.fields.entries):
+            missing = missing_in_row(entry.data)
+            for name, message in missing.items():
+                entry.form[name].errors = [*entry.form[name].errors, Missing(message)]
+            field_type = entry.data.get("type")
+            converted = messages.get(index, {})
+            for name in {*converted, *(name for at, name in placed if at == index)}:
+                found = [*converted.get(name, []), *placed.get((index, name), [])]
+                if name in missing:
+                    continue
+                target = entry.form[name] if input_shown(name, field_type) else entry.form.key
+                target.errors = [*target.errors, *found]
+        self.form_errors.extend(general)
+        if spec:
+            config["form"] = spec
 
 
 class UserTaskPanel(MultiInstanceFields, _WithForm):
@@ -200,6 +242,31 @@ class UserTaskPanel(MultiInstanceFields, _WithForm):
     )
     save_to = _save_to_field("Save the result as", "the submitted form")
 
+    @classmethod
+    def load(cls, config: Mapping[str, Any]) -> dict[str, Any]:
+        assignee = config.get("assignee") if isinstance(config.get("assignee"), dict) else {}
+        kind_of = assignee.get("type") if assignee.get("type") in ("user", "role") else None
+        kind_of = kind_of or ("expression" if assignee.get("value") else "anyone")
+        return {
+            **super().load(config),
+            "assignee_type": kind_of,
+            "assignee_user": assignee.get("value", "") if kind_of == "user" else "",
+            "assignee_role": assignee.get("value", "") if kind_of == "role" else "",
+            "assignee_expression": assignee.get("value", "") if kind_of == "expression" else "",
+            "candidate_roles": ", ".join(_candidates(config, "roles")),
+            "candidate_users": ", ".join(_candidates(config, "users")),
+            "candidate_roles_from": _candidates_from(config, "rolesFrom"),
+            "candidate_users_from": _candidates_from(config, "usersFrom"),
+            "due_in": config.get("dueIn") or "",
+            "save_to": config.get("saveTo") or "",
+            **_multi_instance_data(config.get("multiInstance")),
+        }
+
+    def dump(self, config: dict[str, Any], context: PanelContext) -> None:
+        super().dump(config, context)
+        _read_user_task(self, config)
+        _read_multi_instance(self, config)
+
 
 class InputRow(Form):
     name = HiddenField()
@@ -239,7 +306,17 @@ class ToolFields:
 
 
 class ServiceTaskPanel(MultiInstanceFields, ToolFields, PanelForm):
-    pass
+    @classmethod
+    def load(cls, config: Mapping[str, Any]) -> dict[str, Any]:
+        return {
+            **_tool_data(config),
+            "message": _text(config.get("message")),
+            **_multi_instance_data(config.get("multiInstance")),
+        }
+
+    def dump(self, config: dict[str, Any], context: PanelContext) -> None:
+        _read_tool(self, config)
+        _read_multi_instance(self, config)
 
 
 class MessageNameField:
@@ -251,11 +328,28 @@ class MessageNameField:
 
 
 class SendTaskPanel(MultiInstanceFields, ToolFields, MessageNameField, PanelForm):
-    pass
+    @classmethod
+    def load(cls, config: Mapping[str, Any]) -> dict[str, Any]:
+        return {
+            **_tool_data(config),
+            "message": _text(config.get("message")),
+            **_multi_instance_data(config.get("multiInstance")),
+        }
+
+    def dump(self, config: dict[str, Any], context: PanelContext) -> None:
+        _read_tool(self, config)
+        config.update(_name(self.message, "message", required=False))
+        _read_multi_instance(self, config)
 
 
 class MessageThrowPanel(ToolFields, MessageNameField, PanelForm):
-    pass
+    @classmethod
+    def load(cls, config: Mapping[str, Any]) -> dict[str, Any]:
+        return {**_tool_data(config), "message": _text(config.get("message"))}
+
+    def dump(self, config: dict[str, Any], context: PanelContext) -> None:
+        _read_tool(self, config)
+        config.update(_name(self.message, "message", required=False))
 
 
 class TimerPanel(PanelForm):
@@ -273,6 +367,27 @@ class TimerPanel(PanelForm):
         description="An expression giving an ISO date and time, such as $input.deadline.",
     )
 
+    @classmethod
+    def load(cls, config: Mapping[str, Any]) -> dict[str, Any]:
+        dated = config.get("date") and not config.get("duration")
+        return {
+            "timer_type": "date" if dated else "duration",
+            "duration": config.get("duration") or "",
+            "date": config.get("date") or "",
+        }
+
+    def dump(self, config: dict[str, Any], context: PanelContext) -> None:
+        if self.timer_type.data == "date":
+            date = _expression_error(self.date, required=True)
+            if date:
+                config["date"] = date
+        else:
+            duration = _duration(self.duration)
+            if duration:
+                config["duration"] = duration
+            elif not self.duration.errors:
+                self.duration.errors.append(Missing("Enter a duration such as PT5M."))
+
 
 class MessagePanel(MessageNameField, PanelForm):
     correlation_key = StringField(
@@ -282,9 +397,32 @@ class MessagePanel(MessageNameField, PanelForm):
     )
     save_to = _save_to_field("Save the message as", "the message payload")
 
+    @classmethod
+    def load(cls, config: Mapping[str, Any]) -> dict[str, Any]:
+        return {
+            "message": config.get("message") or "",
+            "correlation_key": config.get("correlationKey") or "",
+            "save_to": config.get("saveTo") or "",
+        }
+
+    def dump(self, config: dict[str, Any], context: PanelContext) -> None:
+        config.update(_name(self.message, "message", required=False))
+        key = _expression_error(self.correlation_key)
+        if key:
+            config["correlationKey"] = key
+        save_to = _save_to(self.save_to)
+        if save_to:
+            config["saveTo"] = save_to
+
 
 class ReceiveTaskPanel(MultiInstanceFields, MessagePanel):
-    pass
+    @classmethod
+    def load(cls, config: Mapping[str, Any]) -> dict[str, Any]:
+        return {**super().load(config), **_multi_instance_data(config.get("multiInstance"))}
+
+    def dump(self, config: dict[str, Any], context: PanelContext) -> None:
+        super().dump(config, context)
+        _read_multi_instance(self, config)
 
 
 class SignalFields:
@@ -299,13 +437,37 @@ class SignalFields:
 class SignalCatchPanel(SignalFields, PanelForm):
     save_to = _save_to_field("Save the signal's payload as", "the payload")
 
+    @classmethod
+    def load(cls, config: Mapping[str, Any]) -> dict[str, Any]:
+        return {
+            "signal": _text(config.get("signal")),
+            "save_to": _text(config.get("saveTo")),
+            "payload": _rows(config.get("payload")),
+        }
+
+    def dump(self, config: dict[str, Any], context: PanelContext) -> None:
+        config.update(_name(self.signal, "signal"))
+        save_to = _save_to(self.save_to)
+        if save_to:
+            config["saveTo"] = save_to
+
 
 class PayloadFields:
     payload = FieldList(FormField(MappingRow), max_entries=100)
 
 
 class SignalThrowPanel(SignalFields, PayloadFields, PanelForm):
-    pass
+    @classmethod
+    def load(cls, config: Mapping[str, Any]) -> dict[str, Any]:
+        return {
+            "signal": _text(config.get("signal")),
+            "save_to": _text(config.get("saveTo")),
+            "payload": _rows(config.get("payload")),
+        }
+
+    def dump(self, config: dict[str, Any], context: PanelContext) -> None:
+        config.update(_name(self.signal, "signal"))
+        config["payload"] = _read_rows(self.payload, "payload entry")
 
 
 class LinkPanel(PanelForm):
@@ -315,6 +477,13 @@ class LinkPanel(PanelForm):
         description="A link throw jumps to the link catch of the same name in the same "
         "(sub-)process.",
     )
+
+    @classmethod
+    def load(cls, config: Mapping[str, Any]) -> dict[str, Any]:
+        return {"link": _text(config.get("link"))}
+
+    def dump(self, config: dict[str, Any], context: PanelContext) -> None:
+        config.update(_name(self.link, "link"))
 
 
 class ScriptTaskPanel(MultiInstanceFields, PanelForm):
@@ -327,9 +496,27 @@ class ScriptTaskPanel(MultiInstanceFields, PanelForm):
         "the earlier ones. Blank lines and # comments are allowed.",
     )
 
+    @classmethod
+    def load(cls, config: Mapping[str, Any]) -> dict[str, Any]:
+        return {
+            "script": _text(config.get("script")),
+            "language": _text(config.get("language")) or "flowdesk",
+            **_multi_instance_data(config.get("multiInstance")),
+        }
+
+    def dump(self, config: dict[str, Any], context: PanelContext) -> None:
+        _read_script(self, config)
+        _read_multi_instance(self, config)
+
 
 class ManualTaskPanel(MultiInstanceFields, PanelForm):
-    pass
+    @classmethod
+    def load(cls, config: Mapping[str, Any]) -> dict[str, Any]:
+        return {**super().load(config), **_multi_instance_data(config.get("multiInstance"))}
+
+    def dump(self, config: dict[str, Any], context: PanelContext) -> None:
+        super().dump(config, context)
+        _read_multi_instance(self, config)
 
 
 class TimerFields:
@@ -400,10 +587,35 @@ class StartEventPanel(CatchFields, _WithForm):
         "dates without an offset are read in it.",
     )
 
+    @classmethod
+    def load(cls, config: Mapping[str, Any]) -> dict[str, Any]:
+        return {**super().load(config), **_catch_data(config)}
+
+    def dump(self, config: dict[str, Any], context: PanelContext) -> None:
+        super().dump(config, context)
+        if self.scope.data == "event":
+            config.pop("form", None)
+            _read_catch(self, config)
+        else:
+            _read_process_start(self, config)
+
 
 class BoundaryPanel(CatchFields, PanelForm):
     host_name = HiddenField()  # the title of the activity it sits on, as the canvas has it
     save_to = _save_to_field("Save what it caught as", "the message, signal or error")
+
+    @classmethod
+    def load(cls, config: Mapping[str, Any]) -> dict[str, Any]:
+        return _catch_data(config)
+
+    def dump(self, config: dict[str, Any], context: PanelContext) -> None:
+        host = original_values(self).get("attachedTo")
+        if isinstance(host, str):
+            config["attachedTo"] = host
+        _read_catch(self, config)
+        save_to = _save_to(self.save_to)
+        if save_to and config.get("event") in ("message", "signal", "error"):
+            config["saveTo"] = save_to
 
 
 END_CHOICES = [
@@ -422,6 +634,20 @@ class EndEventPanel(ToolFields, SignalFields, PayloadFields, MessageNameField, P
         "Code", validators=[Optional(), Length(max=MAX_CODE)], description="The code thrown."
     )
 
+    @classmethod
+    def load(cls, config: Mapping[str, Any]) -> dict[str, Any]:
+        return {
+            **_tool_data(config),
+            "event": _text(config.get("event")),
+            "code": _text(config.get("code")),
+            "signal": _text(config.get("signal")),
+            "message": _text(config.get("message")),
+            "payload": _rows(config.get("payload")),
+        }
+
+    def dump(self, config: dict[str, Any], context: PanelContext) -> None:
+        _read_end(self, config)
+
 
 class EscalationThrowPanel(PanelForm):
     code = StringField(
@@ -430,9 +656,22 @@ class EscalationThrowPanel(PanelForm):
         description="The code reported to the nearest escalation catcher; the flow goes on.",
     )
 
+    @classmethod
+    def load(cls, config: Mapping[str, Any]) -> dict[str, Any]:
+        return {"code": _text(config.get("code"))}
+
+    def dump(self, config: dict[str, Any], context: PanelContext) -> None:
+        config.update(_code(self.code, required=True))
+
 
 class SubProcessPanel(MultiInstanceFields, PanelForm):
-    pass
+    @classmethod
+    def load(cls, config: Mapping[str, Any]) -> dict[str, Any]:
+        return {**super().load(config), **_multi_instance_data(config.get("multiInstance"))}
+
+    def dump(self, config: dict[str, Any], context: PanelContext) -> None:
+        super().dump(config, context)
+        _read_multi_instance(self, config)
 
 
 class CallActivityPanel(MultiInstanceFields, PanelForm):
@@ -452,6 +691,25 @@ class CallActivityPanel(MultiInstanceFields, PanelForm):
     mappings = FieldList(FormField(MappingRow), max_entries=100)
     save_to = _save_to_field("Save the result as", "the called process's data")
 
+    @classmethod
+    def load(cls, config: Mapping[str, Any]) -> dict[str, Any]:
+        inputs = config.get("inputs") if isinstance(config.get("inputs"), dict) else {}
+        version = config.get("version")
+        return {
+            "called": _text(config.get("process")),
+            "binding": "version" if config.get("binding") == "version" else "latest",
+            "version": version if isinstance(version, int) else None,
+            "mappings": [
+                {"name": k, "expression": v} for k, v in inputs.items() if isinstance(v, str)
+            ],
+            "save_to": _text(config.get("saveTo")),
+            **_multi_instance_data(config.get("multiInstance")),
+        }
+
+    def dump(self, config: dict[str, Any], context: PanelContext) -> None:
+        _read_call(self, config, context)
+        _read_multi_instance(self, config)
+
 
 class PlainPanel(PanelForm):
     pass
@@ -463,6 +721,22 @@ class FlowPanel(PanelForm):
         "Condition", validators=[Optional(), Length(max=2000)], description=EXPRESSION_HINT
     )
     default = BooleanField("Default flow: taken when no other condition is true")
+
+    @classmethod
+    def load(cls, config: Mapping[str, Any]) -> dict[str, Any]:
+        """A flow's values are its condition, whether it is the default and its source's kind."""
+        return {
+            "condition": config.get("condition") or "",
+            "default": bool(config.get("default")),
+            "source_kind": config.get("source_kind") or "",
+        }
+
+    def read(self, title: str, context: PanelContext) -> dict[str, Any]:
+        """A flow's title, condition and whether it is the default (only out of a gateway
+        that chooses by conditions; a default flow takes no condition)."""
+        default = bool(self.default.data) and self.source_kind.data in CONDITION_GATEWAYS
+        condition = None if default else _expression_error(self.condition)
+        return {"title": title, "condition": condition, "default": default}
 
 
 PANELS: dict[str, type[PanelForm]] = {
@@ -562,94 +836,13 @@ def _number_text(value: Any) -> Any:
 
 def initial_data(kind: str, element_id: str, title: str, values: Mapping[str, Any]) -> dict:
     """Form data for an element: `values` is a node's config, or a flow's condition/default."""
-    data: dict[str, Any] = {
+    return {
         "element_id": element_id,
         "kind": kind,
         "title": title,
         "original": json.dumps(dict(values), sort_keys=True),
+        **PANELS[kind].load(values),
     }
-    if kind == FLOW:
-        data.update(
-            condition=values.get("condition") or "",
-            default=bool(values.get("default")),
-            source_kind=values.get("source_kind") or "",
-        )
-        return data
-    config = values
-    form_spec = config.get("form")
-    if isinstance(form_spec, dict) and isinstance(form_spec.get("fields"), list):
-        data["fields"] = [row_data(f) for f in form_spec["fields"] if isinstance(f, dict)]
-    if kind == "userTask":
-        assignee = config.get("assignee") if isinstance(config.get("assignee"), dict) else {}
-        kind_of = assignee.get("type") if assignee.get("type") in ("user", "role") else None
-        kind_of = kind_of or ("expression" if assignee.get("value") else "anyone")
-        data.update(
-            assignee_type=kind_of,
-            assignee_user=assignee.get("value", "") if kind_of == "user" else "",
-            assignee_role=assignee.get("value", "") if kind_of == "role" else "",
-            assignee_expression=assignee.get("value", "") if kind_of == "expression" else "",
-            candidate_roles=", ".join(_candidates(config, "roles")),
-            candidate_users=", ".join(_candidates(config, "users")),
-            candidate_roles_from=_candidates_from(config, "rolesFrom"),
-            candidate_users_from=_candidates_from(config, "usersFrom"),
-            due_in=config.get("dueIn") or "",
-            save_to=config.get("saveTo") or "",
-        )
-    elif kind in TOOL_KINDS and kind != "endEvent":
-        data.update(_tool_data(config), message=_text(config.get("message")))
-    elif kind == "timerCatch":
-        data.update(
-            timer_type="date" if config.get("date") and not config.get("duration") else "duration",
-            duration=config.get("duration") or "",
-            date=config.get("date") or "",
-        )
-    elif kind in ("messageCatch", "receiveTask"):
-        data.update(
-            message=config.get("message") or "",
-            correlation_key=config.get("correlationKey") or "",
-            save_to=config.get("saveTo") or "",
-        )
-    elif kind in ("boundaryEvent", "startEvent"):
-        data.update(_catch_data(config))
-    elif kind == "escalationThrow":
-        data.update(code=_text(config.get("code")))
-    elif kind == "endEvent":
-        data.update(
-            _tool_data(config),
-            event=_text(config.get("event")),
-            code=_text(config.get("code")),
-            signal=_text(config.get("signal")),
-            message=_text(config.get("message")),
-            payload=_rows(config.get("payload")),
-        )
-    elif kind in ("signalCatch", "signalThrow"):
-        data.update(
-            signal=_text(config.get("signal")),
-            save_to=_text(config.get("saveTo")),
-            payload=_rows(config.get("payload")),
-        )
-    elif kind in ("linkThrow", "linkCatch"):
-        data.update(link=_text(config.get("link")))
-    elif kind == "scriptTask":
-        data.update(
-            script=_text(config.get("script")),
-            language=_text(config.get("language")) or "flowdesk",
-        )
-    elif kind == "callActivity":
-        binding = "version" if config.get("binding") == "version" else "latest"
-        inputs = config.get("inputs") if isinstance(config.get("inputs"), dict) else {}
-        data.update(
-            called=_text(config.get("process")),
-            binding=binding,
-            version=config.get("version") if isinstance(config.get("version"), int) else None,
-            mappings=[
-                {"name": k, "expression": v} for k, v in inputs.items() if isinstance(v, str)
-            ],
-            save_to=_text(config.get("saveTo")),
-        )
-    if kind in MULTI_INSTANCE_KINDS:
-        data.update(_multi_instance_data(config.get("multiInstance")))
-    return data
 
 
 def _text(value: Any) -> str:
@@ -677,7 +870,9 @@ def _tool_data(config: Mapping[str, Any]) -> dict[str, Any]:
 
 def with_tool_inputs(data: dict[str, Any], context: PanelContext) -> dict[str, Any]:
     """One input row per input the chosen tool declares (for the kinds that call a tool)."""
-    if data.get("kind") in TOOL_KINDS and isinstance(data.get("inputs"), list):
+    panel = PANELS.get(data.get("kind") or "")
+    tool_panel = panel is not None and issubclass(panel, ToolFields)
+    if tool_panel and isinstance(data.get("inputs"), list):
         data["inputs"] = input_rows(context.tools.get(data.get("tool") or ""), data["inputs"])
     return data
 
@@ -759,93 +954,10 @@ def read_values(form: PanelForm, context: PanelContext) -> dict[str, Any]:
 
     Adds inline errors to `form` for values that would not work; check `has_errors` afterwards.
     """
-    kind = form.kind.data
     title = (form.title.data or "").strip()
     if not xml_safe(title):
         form.title.errors.append("The title contains control characters; remove them.")
-    if kind == FLOW:
-        assert isinstance(form, FlowPanel)
-        default = bool(form.default.data) and form.source_kind.data in CONDITION_GATEWAYS
-        condition = None if default else _expression_error(form.condition)
-        return {"title": title, "condition": condition, "default": default}
-    original = original_values(form)
-    config = {k: v for k, v in original.items() if k not in KINDS[kind].config_keys}
-    if isinstance(form, _WithForm):
-        spec, messages = spec_from_rows([entry.data for entry in form.fields.entries])
-        placed, general = spec_problems(spec)
-        for index, entry in enumerate(form.fields.entries):
-            missing = missing_in_row(entry.data)
-            for name, message in missing.items():
-                entry.form[name].errors = [*entry.form[name].errors, Missing(message)]
-            field_type = entry.data.get("type")
-            converted = messages.get(index, {})
-            for name in {*converted, *(name for at, name in placed if at == index)}:
-                found = [*converted.get(name, []), *placed.get((index, name), [])]
-                if name in missing:
-                    continue
-                target = entry.form[name] if input_shown(name, field_type) else entry.form.key
-                target.errors = [*target.errors, *found]
-        form.form_errors.extend(general)
-        if spec:
-            config["form"] = spec
-    if isinstance(form, UserTaskPanel):
-        _read_user_task(form, config)
-    elif isinstance(form, (ServiceTaskPanel, SendTaskPanel, MessageThrowPanel)):
-        _read_tool(form, config)
-        if isinstance(form, MessageNameField):
-            config.update(_name(form.message, "message", required=False))
-    elif isinstance(form, TimerPanel):
-        if form.timer_type.data == "date":
-            date = _expression_error(form.date, required=True)
-            if date:
-                config["date"] = date
-        else:
-            duration = _duration(form.duration)
-            if duration:
-                config["duration"] = duration
-            elif not form.duration.errors:
-                form.duration.errors.append(Missing("Enter a duration such as PT5M."))
-    elif isinstance(form, MessagePanel):
-        config.update(_name(form.message, "message", required=False))
-        key = _expression_error(form.correlation_key)
-        if key:
-            config["correlationKey"] = key
-        save_to = _save_to(form.save_to)
-        if save_to:
-            config["saveTo"] = save_to
-    elif isinstance(form, BoundaryPanel):
-        if isinstance(original.get("attachedTo"), str):
-            config["attachedTo"] = original["attachedTo"]
-        _read_catch(form, config)
-        save_to = _save_to(form.save_to)
-        if save_to and config.get("event") in ("message", "signal", "error"):
-            config["saveTo"] = save_to
-    elif isinstance(form, StartEventPanel) and form.scope.data == "event":
-        config.pop("form", None)
-        _read_catch(form, config)
-    elif isinstance(form, StartEventPanel):
-        _read_process_start(form, config)
-    elif isinstance(form, EndEventPanel):
-        _read_end(form, config)
-    elif isinstance(form, SignalCatchPanel):
-        config.update(_name(form.signal, "signal"))
-        save_to = _save_to(form.save_to)
-        if save_to:
-            config["saveTo"] = save_to
-    elif isinstance(form, SignalThrowPanel):
-        config.update(_name(form.signal, "signal"))
-        config["payload"] = _read_rows(form.payload, "payload entry")
-    elif isinstance(form, LinkPanel):
-        config.update(_name(form.link, "link"))
-    elif isinstance(form, ScriptTaskPanel):
-        _read_script(form, config)
-    elif isinstance(form, EscalationThrowPanel):
-        config.update(_code(form.code, required=True))
-    elif isinstance(form, CallActivityPanel):
-        _read_call(form, config, context)
-    if kind in MULTI_INSTANCE_KINDS and isinstance(form, MultiInstanceFields):
-        _read_multi_instance(form, config)
-    return {"title": title, "config": config}
+    return form.read(title, context)
 
 
 NAME_PROMPTS = {

@@ -1,6 +1,8 @@
-"""The node-kind registry: what each BPMN node kind may connect to and which config it takes.
+"""The node-kind registry: what each node kind may connect to, which config it takes and which
+BPMN element (with which event definition) carries it.
 
-Declared once here; validation, the designer palette, BPMN import/export and the engine read it.
+Declared once here; validation, the designer (palette, panel, canvas), BPMN import/export and the
+engine read it.
 """
 
 from __future__ import annotations
@@ -31,6 +33,16 @@ class NodeKind:
     width: int = 100
     height: int = 80
     config_types: Mapping[str, tuple[type, ...]] = field(default_factory=dict)
+    #: The BPMN element that carries the kind (`intermediateCatchEvent` for a timer catch).
+    element: str = ""
+    #: The one event definition the kind always has (`timer`, `link`...; "" for none, as a
+    #: milestone); None when the definition comes from the `event` config (start, end, boundary).
+    event: str | None = None
+    #: Attributes that tell the kind from another one of the same element (an event
+    #: sub-process is a `subProcess` with `triggeredByEvent="true"`).
+    marks: Mapping[str, str] = field(default_factory=dict)
+    #: Whether the element names its message in its own `messageRef` (send and receive tasks).
+    message_ref: bool = False
 
     def with_defaults(self, config: Mapping[str, Any] | None) -> dict[str, Any]:
         """Return ``config`` with this kind's defaults filled in for absent keys (a new dict)."""
@@ -47,6 +59,8 @@ EMPTY_SCRIPT = "emptyInFile"
 def _kind(**kwargs: Any) -> NodeKind:
     kwargs["defaults"] = MappingProxyType(dict(kwargs.get("defaults", {})))
     kwargs["config_types"] = MappingProxyType(dict(kwargs.get("config_types", {})))
+    kwargs["marks"] = MappingProxyType(dict(kwargs.get("marks", {})))
+    kwargs.setdefault("element", kwargs["name"])
     return NodeKind(**kwargs)
 
 
@@ -177,6 +191,7 @@ KINDS: Mapping[str, NodeKind] = MappingProxyType(
                 defaults=TOOL_DEFAULTS,
                 config_types={"multiInstance": (dict,), "message": (str,), **TOOL_TYPES},
                 **TASK_SIZE,
+                message_ref=True,
             ),
             _kind(
                 name="receiveTask",
@@ -194,6 +209,7 @@ KINDS: Mapping[str, NodeKind] = MappingProxyType(
                     "multiInstance": (dict,),
                 },
                 **TASK_SIZE,
+                message_ref=True,
             ),
             _kind(
                 name="scriptTask",
@@ -280,6 +296,8 @@ KINDS: Mapping[str, NodeKind] = MappingProxyType(
                 config_keys=("duration", "date"),
                 config_types={"duration": (str,), "date": (str,)},
                 **EVENT_SIZE,
+                element="intermediateCatchEvent",
+                event="timer",
             ),
             _kind(
                 name="messageCatch",
@@ -292,6 +310,8 @@ KINDS: Mapping[str, NodeKind] = MappingProxyType(
                 config_keys=("message", "correlationKey", "saveTo"),
                 config_types={"message": (str,), "correlationKey": (str,), "saveTo": (str,)},
                 **EVENT_SIZE,
+                element="intermediateCatchEvent",
+                event="message",
             ),
             _kind(
                 name="signalCatch",
@@ -304,6 +324,8 @@ KINDS: Mapping[str, NodeKind] = MappingProxyType(
                 config_keys=("signal", "saveTo"),
                 config_types={"signal": (str,), "saveTo": (str,)},
                 **EVENT_SIZE,
+                element="intermediateCatchEvent",
+                event="signal",
             ),
             _kind(
                 name="signalThrow",
@@ -316,6 +338,8 @@ KINDS: Mapping[str, NodeKind] = MappingProxyType(
                 config_keys=("signal", "payload"),
                 config_types={"signal": (str,), "payload": (dict,)},
                 **EVENT_SIZE,
+                element="intermediateThrowEvent",
+                event="signal",
             ),
             _kind(
                 name="messageThrow",
@@ -329,6 +353,8 @@ KINDS: Mapping[str, NodeKind] = MappingProxyType(
                 defaults=TOOL_DEFAULTS,
                 config_types={"message": (str,), **TOOL_TYPES},
                 **EVENT_SIZE,
+                element="intermediateThrowEvent",
+                event="message",
             ),
             _kind(
                 name="linkThrow",
@@ -341,6 +367,8 @@ KINDS: Mapping[str, NodeKind] = MappingProxyType(
                 config_keys=("link",),
                 config_types={"link": (str,)},
                 **EVENT_SIZE,
+                element="intermediateThrowEvent",
+                event="link",
             ),
             _kind(
                 name="linkCatch",
@@ -353,6 +381,8 @@ KINDS: Mapping[str, NodeKind] = MappingProxyType(
                 config_keys=("link",),
                 config_types={"link": (str,)},
                 **EVENT_SIZE,
+                element="intermediateCatchEvent",
+                event="link",
             ),
             _kind(
                 name="milestone",
@@ -364,6 +394,8 @@ KINDS: Mapping[str, NodeKind] = MappingProxyType(
                 max_out=1,
                 config_keys=(),
                 **EVENT_SIZE,
+                element="intermediateThrowEvent",
+                event="",
             ),
             _kind(
                 name="subProcess",
@@ -390,6 +422,8 @@ KINDS: Mapping[str, NodeKind] = MappingProxyType(
                 config_types={"collapsed": (bool,)},
                 width=350,
                 height=200,
+                element="subProcess",
+                marks={"triggeredByEvent": "true"},
             ),
             _kind(
                 name="callActivity",
@@ -452,10 +486,57 @@ KINDS: Mapping[str, NodeKind] = MappingProxyType(
                 config_keys=("code",),
                 config_types={"code": (str,)},
                 **EVENT_SIZE,
+                element="intermediateThrowEvent",
+                event="escalation",
             ),
         )
     }
 )
+
+#: The event definitions Flowdesk reads and writes, by short name (`timer` is a
+#: `timerEventDefinition`): a kind's `event`, or the `event` config of start, end and
+#: boundary events.
+EVENT_DEFINITIONS: tuple[str, ...] = (
+    "timer",
+    "message",
+    "error",
+    "escalation",
+    "terminate",
+    "signal",
+    "link",
+)
+#: The kinds whose one definition the kind itself fixes, by (element, definitions): the
+#: intermediate events (a throw with none is a milestone).
+EVENT_KINDS: Mapping[tuple[str, tuple[str, ...]], str] = MappingProxyType(
+    {
+        (kind.element, (kind.event,) if kind.event else ()): kind.name
+        for kind in KINDS.values()
+        if kind.event is not None
+    }
+)
+#: The definition each of those kinds carries without an `event` config (not a milestone's none).
+KIND_EVENT: Mapping[str, str] = MappingProxyType(
+    {kind.name: kind.event for kind in KINDS.values() if kind.event}
+)
+
+
+def definition_element(event: str) -> str:
+    """The local name of the BPMN element of an event definition (`timerEventDefinition`)."""
+    return f"{event}EventDefinition"
+
+
+def element_kind(element: str, attributes: Mapping[str, str | None]) -> str | None:
+    """The kind a BPMN element without a fixed event definition is: the one of that element whose
+    marks it carries (`subProcess` with `triggeredByEvent="true"` is an event sub-process)."""
+    found = [
+        kind
+        for kind in KINDS.values()
+        if kind.element == element
+        and kind.event is None
+        and all(attributes.get(key) == value for key, value in kind.marks.items())
+    ]
+    return max(found, key=lambda kind: len(kind.marks)).name if found else None
+
 
 # Kinds that may hold other nodes (their `parent`), and that may carry `multiInstance`.
 SCOPE_KINDS: tuple[str, ...] = ("subProcess", "eventSubProcess")

@@ -19,46 +19,20 @@ from lxml import etree
 from webapp.process.kinds import (
     BOUNDARY_EVENTS,
     END_EVENTS,
+    EVENT_KINDS,
     EVENT_START_EVENTS,
+    KIND_EVENT,
+    KINDS,
     PROCESS_START_EVENTS,
 )
 
 from . import conditions
 from .namespaces import BPMN, FLOWDESK_LANGUAGE, ZEEBE, q, split
 
-EVENTS = {
-    "startEvent",
-    "endEvent",
-    "intermediateCatchEvent",
-    "intermediateThrowEvent",
-    "boundaryEvent",
-    "implicitThrowEvent",
-}
+#: The event elements the reader hands to `read_event`: those of our event kinds, and the
+#: implicit throw event some tools write.
+EVENTS = {kind.element for kind in KINDS.values() if kind.role == "event"} | {"implicitThrowEvent"}
 _ISO_DURATION = re.compile(r"^P(?!$)(\d+W)?(\d+D)?(T(?=\d)(\d+H)?(\d+M)?(\d+(\.\d+)?S)?)?$")
-#: Intermediate events by (element, definitions) and the kind each becomes.
-_INTERMEDIATE = {
-    ("intermediateThrowEvent", ()): "milestone",
-    ("intermediateThrowEvent", ("escalation",)): "escalationThrow",
-    ("intermediateThrowEvent", ("signal",)): "signalThrow",
-    ("intermediateThrowEvent", ("message",)): "messageThrow",
-    ("intermediateThrowEvent", ("link",)): "linkThrow",
-    ("intermediateCatchEvent", ("timer",)): "timerCatch",
-    ("intermediateCatchEvent", ("message",)): "messageCatch",
-    ("intermediateCatchEvent", ("signal",)): "signalCatch",
-    ("intermediateCatchEvent", ("link",)): "linkCatch",
-}
-#: What a kind's single definition is, for kinds that carry it without an `event` value.
-KIND_EVENT = {
-    "timerCatch": "timer",
-    "messageCatch": "message",
-    "escalationThrow": "escalation",
-    "signalCatch": "signal",
-    "signalThrow": "signal",
-    "messageThrow": "message",
-    "linkThrow": "link",
-    "linkCatch": "link",
-}
-_TASK_EVENT = {"sendTask": "message", "receiveTask": "message"}
 #: A Quartz/Spring cron (seconds first, `?` for "no value"); with 0 seconds it is a 5-field cron.
 _SECONDS_CRON = re.compile(r"^0\s+(\S+\s+\S+\s+\S+\s+\S+\s+\S+)$")
 _CRON = re.compile(r"^\S+(\s+\S+){4}$")
@@ -111,7 +85,7 @@ def read_event(
         return local, {}
     if local == "boundaryEvent" and single in BOUNDARY_EVENTS:
         return "boundaryEvent", {"event": single}
-    kind = _INTERMEDIATE.get((local, tuple(found)))
+    kind = EVENT_KINDS.get((local, tuple(found)))
     if kind == "timerCatch":
         timer = element.find(q(BPMN, "timerEventDefinition"))
         cycle = timer.find(q(BPMN, "timeCycle")) if timer is not None else None
@@ -192,7 +166,8 @@ def standard_config(
     A process-level timer start's date is an ISO date-time (not an expression). In a `foreign`
     file (not Flowdesk's) a message event without a message is named by itself, as Spiff does."""
     config: dict[str, Any] = {}
-    event = event or KIND_EVENT.get(kind) or _TASK_EVENT.get(kind)
+    spec = KINDS.get(kind)
+    event = event or KIND_EVENT.get(kind) or ("message" if spec and spec.message_ref else None)
     if kind == "boundaryEvent":
         config["attachedTo"] = (element.get("attachedToRef") or "").strip().rpartition(":")[2]
         if element.get("cancelActivity") in ("true", "false"):
@@ -203,7 +178,7 @@ def standard_config(
         definition = element.find(q(BPMN, "timerEventDefinition"))
         iso_date = top_level and kind == "startEvent"
         config.update(_timer(definition, warn, cycle=kind != "timerCatch", iso_date=iso_date))
-    elif event == "message" and kind in ("sendTask", "receiveTask"):
+    elif event == "message" and spec and spec.message_ref:
         ref = (element.get("messageRef") or "").strip().rpartition(":")[2]
         if ref and messages.get(ref):
             config["message"] = messages[ref]

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -29,7 +30,7 @@ from webapp.process.document import (
     normalize,
     upgrade,
 )
-from webapp.process.kinds import MULTI_INSTANCE_KINDS
+from webapp.process.kinds import KINDS, MULTI_INSTANCE_KINDS, SCOPE_KINDS, element_kind
 from webapp.process.naming import Namer, capitalized
 from webapp.process.validation import Problem
 
@@ -47,32 +48,23 @@ from .writer import EXPORTER
 
 MAX_BYTES = 5_000_000
 
-TASKS = {
-    "userTask": "userTask",
-    "task": "userTask",
-    "manualTask": "manualTask",
-    "serviceTask": "serviceTask",
-    "scriptTask": "scriptTask",
-    "sendTask": "sendTask",
-    "receiveTask": "receiveTask",
-}
-GATEWAYS = ("exclusiveGateway", "parallelGateway", "inclusiveGateway", "eventBasedGateway")
-FLOW_NODES = {
-    *TASKS,
-    *events.EVENTS,
-    "exclusiveGateway",
-    "parallelGateway",
-    "inclusiveGateway",
-    "eventBasedGateway",
+#: Elements read as another kind, with the warning that says so: a plain task is a user task.
+ALIASES = {"task": ("userTask", "import.task_as_user_task")}
+#: Flow nodes Flowdesk has no kind for: listed as unsupported, their flows with them.
+_UNSUPPORTED_NODES = {
     "complexGateway",
     "businessRuleTask",
-    "subProcess",
     "adHocSubProcess",
     "transaction",
-    "callActivity",
     "callChoreography",
     "subChoreography",
     "choreographyTask",
+}
+FLOW_NODES = {
+    *(kind.element for kind in KINDS.values()),
+    *ALIASES,
+    *events.EVENTS,
+    *_UNSUPPORTED_NODES,
 }
 _SILENT = {"documentation", "extensionElements", "auditing", "monitoring"}
 #: Modelling-only children of a process or sub-process, kept as they are (see `kept`).
@@ -517,87 +509,25 @@ class _Reader:
         def warn(code: str, message: str) -> None:
             self.warn(code, node_id, message)
 
-        config: dict[str, Any] = {}
         refused = _refusal(element, local)
         if refused is not None:
             self.skip(element, *refused)
             return None
-        if local in TASKS:
-            kind = TASKS[local]
-            if local == "task":
-                warn("import.task_as_user_task", f"{local} imported as a user task")
-            if kind == "userTask":
-                config = user_task_config(element, warn)
-            elif kind == "scriptTask":
-                config = script_task_config(element, warn)
-            elif kind in ("serviceTask", "sendTask"):
-                config = service_task_config(element, warn)
-        elif local in GATEWAYS:
-            kind = local
-        elif local == "subProcess":
-            kind = "eventSubProcess" if element.get("triggeredByEvent") == "true" else local
-            ref = element.get("id", "")
-            if ref in self.planes or self.expanded.get(ref) == "false":
-                config["collapsed"] = True
-        elif local == "callActivity":
-            kind = local
-            config = structure.call_activity_config(element, warn)
-        elif local not in events.EVENTS:
-            self.skip(element, local)
+        read = self._kind(element, local, warn, in_event_subprocess, top_level)
+        if read is None:
             return None
-        else:
-            parsed = events.read_event(
-                element, local, self.skip, self.root, in_event_subprocess, top_level
-            )
-            if parsed is None:
-                return None
-            kind, config = parsed
-            if kind == "startEvent":
-                config.update(start_event_config(element, warn))
-            if kind == "messageThrow" or (kind == "endEvent" and config.get("event") == "message"):
-                config.update(service_task_config(element, warn))
+        kind, config = read
+        config.update(_CONFIG_READERS.get(kind, _no_config)(self, element, warn, config))
         event = config.get("event")
         multi: dict[str, Any] | None = None
         if kind in MULTI_INSTANCE_KINDS:
             multi, save_to = structure.multi_instance(element, warn)
             if save_to and "saveTo" not in config:
                 config["saveTo"] = save_to
-        scope = kind in ("subProcess", "eventSubProcess")
-        allowed = _NODE_CHILDREN | (_SCOPE_CHILDREN if scope else set())
-        kept_here = kept.foreign_extensions(element)
-        for child in element:
-            namespace, child_local = split(child.tag)
-            if namespace == BPMN and (
-                child_local in kept.NODE_FIELDS
-                or (local == "subProcess" and child_local in _KEPT_SCOPE)
-            ):
-                kept_here.append(kept.to_data(child))
-            elif (
-                namespace == BPMN
-                and child_local not in allowed
-                and not (multi is not None and child_local == "multiInstanceLoopCharacteristics")
-                and not (
-                    child_local.endswith("EventDefinition") or child_local == "eventDefinitionRef"
-                )
-            ):
-                self.skip(child, child_local, f"on {local} '{node_id}'", child.get("id") or node_id)
+        kept_here = self._children(element, local, kind, multi is not None)
         ours = self.blob(element, "config")
-        if self.ours:  # what export wrote back in the vendor's form may be stale on a canvas
-            for written in WRITTEN_BACK:
-                config.pop(written, None)
         extras = self.blob(element, "node")
-        if multi is not None and isinstance(ours.get("multiInstance"), dict):
-            multi = {**ours["multiInstance"], **multi}
-        config.update(ours)
-        if multi is not None:
-            config["multiInstance"] = multi
-        elif (
-            kind in MULTI_INSTANCE_KINDS
-            and extras.get("kind", kind) in MULTI_INSTANCE_KINDS
-            and isinstance(config.get("multiInstance"), dict)
-        ):
-            # Without the loop element (another tool took the marker off) it runs once.
-            del config["multiInstance"]
+        self._merge_ours(config, kind, ours, extras, multi)
         standard = events.standard_config(
             element,
             kind,
@@ -616,29 +546,109 @@ class _Reader:
         node.pop("kept", None)
         if kept_here:
             node["kept"] = kept_here
-        waits = node["config"].get("event") == "message" or node["kind"] in (
-            "messageCatch",
-            "receiveTask",
-        )
+        self._correlation(node, element, top_level, warn)
+        return node
+
+    def _kind(
+        self,
+        element: etree._Element,
+        local: str,
+        warn: events.Warn,
+        in_event_subprocess: bool,
+        top_level: bool,
+    ) -> tuple[str, dict[str, Any]] | None:
+        """The kind an element is imported as, with the `event` its definition gives; None after
+        listing an element Flowdesk has no kind for."""
+        if local in events.EVENTS:
+            return events.read_event(
+                element, local, self.skip, self.root, in_event_subprocess, top_level
+            )
+        if local in ALIASES:
+            kind, code = ALIASES[local]
+            warn(code, f"{local} imported as a {KINDS[kind].label.lower()}")
+            return kind, {}
+        found = element_kind(local, element.attrib)
+        if found is None:
+            self.skip(element, local)
+            return None
+        return found, {}
+
+    def _children(
+        self, element: etree._Element, local: str, kind: str, looped: bool
+    ) -> list[dict[str, Any]]:
+        """The element's modelling-only children and foreign extensions, kept as they are; any
+        other child Flowdesk does not read is listed as unsupported."""
+        node_id = element.get("id", "")
+        allowed = _NODE_CHILDREN | (_SCOPE_CHILDREN if kind in SCOPE_KINDS else set())
+        kept_here = kept.foreign_extensions(element)
+        for child in element:
+            namespace, child_local = split(child.tag)
+            if namespace != BPMN:
+                continue
+            if child_local in kept.NODE_FIELDS or (
+                local == "subProcess" and child_local in _KEPT_SCOPE
+            ):
+                kept_here.append(kept.to_data(child))
+            elif not (
+                child_local in allowed
+                or (looped and child_local == "multiInstanceLoopCharacteristics")
+                or child_local.endswith("EventDefinition")
+                or child_local == "eventDefinitionRef"
+            ):
+                self.skip(child, child_local, f"on {local} '{node_id}'", child.get("id") or node_id)
+        return kept_here
+
+    def _merge_ours(
+        self,
+        config: dict[str, Any],
+        kind: str,
+        ours: dict[str, Any],
+        extras: dict[str, Any],
+        multi: dict[str, Any] | None,
+    ) -> None:
+        """Our extension's config over what the standard and vendor settings said, with the
+        multi-instance loop the element has (none without its loop element)."""
+        if self.ours:  # what export wrote back in the vendor's form may be stale on a canvas
+            for written in WRITTEN_BACK:
+                config.pop(written, None)
+        if multi is not None and isinstance(ours.get("multiInstance"), dict):
+            multi = {**ours["multiInstance"], **multi}
+        config.update(ours)
+        if multi is not None:
+            config["multiInstance"] = multi
+        elif (
+            kind in MULTI_INSTANCE_KINDS
+            and extras.get("kind", kind) in MULTI_INSTANCE_KINDS
+            and isinstance(config.get("multiInstance"), dict)
+        ):
+            # Without the loop element (another tool took the marker off) it runs once.
+            del config["multiInstance"]
+
+    def _correlation(
+        self, node: dict[str, Any], element: etree._Element, top_level: bool, warn: events.Warn
+    ) -> None:
+        """The correlation key of a node that waits for a message: the file's, else the business
+        key in a file of a tool that correlates on it; a warning when it has none."""
+        config = node["config"]
+        waits = config.get("event") == "message" or node["kind"] in ("messageCatch", "receiveTask")
         waits = waits and node["kind"] != "endEvent"
         key = self.correlation.get(events.message_ref(element))
         by_hand = node["kind"] == "startEvent" and top_level  # a message start correlates nothing
-        if waits and key and not by_hand and "correlationKey" not in node["config"]:
-            node["config"]["correlationKey"] = key.text
+        if waits and key and not by_hand and "correlationKey" not in config:
+            config["correlationKey"] = key.text
             if not key.ok:
                 warn("import.expression_untranslated", f"Correlation key '{key.text}' kept")
-        keyless = waits and not by_hand and "correlationKey" not in node["config"]
-        if keyless and node["config"].get("message") and self.by_business_key and not self.ours:
-            node["config"]["correlationKey"] = events.BUSINESS_KEY
+        keyless = waits and not by_hand and "correlationKey" not in config
+        if keyless and config.get("message") and self.by_business_key and not self.ours:
+            config["correlationKey"] = events.BUSINESS_KEY
             warn(
                 "import.correlation_business_key",
                 "Correlates on the instance's business key, the way to address one instance "
                 "(Camunda 7's correlateMessage(name, businessKey)); change the key if your "
                 "code correlated on variables",
             )
-        if waits and "correlationKey" not in node["config"] and node["kind"] != "startEvent":
+        if waits and "correlationKey" not in config and node["kind"] != "startEvent":
             warn("import.correlation_key", "Message catch has no correlation key")
-        return node
 
     def _flows(self, containers: list[etree._Element], nodes: dict[str, Any]) -> dict[str, Any]:
         flows: dict[str, Any] = {}
@@ -730,6 +740,77 @@ class _Reader:
             layout.place_missing(doc, missing)
             for node_id in missing:
                 self.warn("import.missing_shape", node_id, "No diagram shape; placed below")
+
+
+ConfigReader = Callable[["_Reader", etree._Element, events.Warn, dict[str, Any]], dict[str, Any]]
+
+
+def _no_config(
+    reader: _Reader, element: etree._Element, warn: events.Warn, config: dict[str, Any]
+) -> dict[str, Any]:
+    return {}
+
+
+def _user_task(
+    reader: _Reader, element: etree._Element, warn: events.Warn, config: dict[str, Any]
+) -> dict[str, Any]:
+    return user_task_config(element, warn)
+
+
+def _script_task(
+    reader: _Reader, element: etree._Element, warn: events.Warn, config: dict[str, Any]
+) -> dict[str, Any]:
+    return script_task_config(element, warn)
+
+
+def _tool_call(
+    reader: _Reader, element: etree._Element, warn: events.Warn, config: dict[str, Any]
+) -> dict[str, Any]:
+    return service_task_config(element, warn)
+
+
+def _message_end(
+    reader: _Reader, element: etree._Element, warn: events.Warn, config: dict[str, Any]
+) -> dict[str, Any]:
+    """An end event calls a tool only when it sends a message."""
+    return service_task_config(element, warn) if config.get("event") == "message" else {}
+
+
+def _start_event(
+    reader: _Reader, element: etree._Element, warn: events.Warn, config: dict[str, Any]
+) -> dict[str, Any]:
+    return start_event_config(element, warn)
+
+
+def _scope(
+    reader: _Reader, element: etree._Element, warn: events.Warn, config: dict[str, Any]
+) -> dict[str, Any]:
+    """A sub-process drawn on a plane of its own, or marked not expanded, is collapsed."""
+    ref = element.get("id", "")
+    collapsed = ref in reader.planes or reader.expanded.get(ref) == "false"
+    return {"collapsed": True} if collapsed else {}
+
+
+def _call_activity(
+    reader: _Reader, element: etree._Element, warn: events.Warn, config: dict[str, Any]
+) -> dict[str, Any]:
+    return structure.call_activity_config(element, warn)
+
+
+#: What each kind reads from its element's attributes and vendor settings (besides the event
+#: definitions and multi-instance loop every kind that has them reads); none for the others.
+_CONFIG_READERS: dict[str, ConfigReader] = {
+    "userTask": _user_task,
+    "scriptTask": _script_task,
+    "serviceTask": _tool_call,
+    "sendTask": _tool_call,
+    "messageThrow": _tool_call,
+    "endEvent": _message_end,
+    "startEvent": _start_event,
+    "subProcess": _scope,
+    "eventSubProcess": _scope,
+    "callActivity": _call_activity,
+}
 
 
 def _foreign_settings(root: etree._Element, ext: dict[str, Any]) -> dict[str, Any]:

@@ -23,46 +23,22 @@ from webapp.process.kinds import (
     BOUNDARY_EVENTS,
     END_EVENTS,
     EVENT_START_EVENTS,
+    KIND_EVENT,
+    KINDS,
     MULTI_INSTANCE_KINDS,
     PROCESS_START_EVENTS,
     SCOPE_KINDS,
     TASK_KINDS,
+    definition_element,
 )
 
 from . import kept, layout, routing, vendor
-from .events import KIND_EVENT
 from .namespaces import BPMN, BPMNDI, DC, DI, EXPORT_NSMAP, FLOWDESK, FLOWDESK_LANGUAGE, XSI, q
 
 EXPORTER = "Flowdesk"
 EXPORTER_VERSION = "1"
 
-ELEMENT_FOR_KIND = {
-    "startEvent": "startEvent",
-    "endEvent": "endEvent",
-    "userTask": "userTask",
-    "serviceTask": "serviceTask",
-    "sendTask": "sendTask",
-    "receiveTask": "receiveTask",
-    "scriptTask": "scriptTask",
-    "manualTask": "manualTask",
-    "exclusiveGateway": "exclusiveGateway",
-    "parallelGateway": "parallelGateway",
-    "inclusiveGateway": "inclusiveGateway",
-    "eventBasedGateway": "eventBasedGateway",
-    "timerCatch": "intermediateCatchEvent",
-    "messageCatch": "intermediateCatchEvent",
-    "signalCatch": "intermediateCatchEvent",
-    "linkCatch": "intermediateCatchEvent",
-    "signalThrow": "intermediateThrowEvent",
-    "messageThrow": "intermediateThrowEvent",
-    "linkThrow": "intermediateThrowEvent",
-    "milestone": "intermediateThrowEvent",
-    "subProcess": "subProcess",
-    "eventSubProcess": "subProcess",
-    "callActivity": "callActivity",
-    "boundaryEvent": "boundaryEvent",
-    "escalationThrow": "intermediateThrowEvent",
-}
+ELEMENT_FOR_KIND = {name: kind.element for name, kind in KINDS.items()}
 #: Kinds whose BPMN element has a `default` attribute naming one outgoing flow.
 _DEFAULT_CAPABLE = {
     "exclusiveGateway",
@@ -70,16 +46,6 @@ _DEFAULT_CAPABLE = {
     *TASK_KINDS,
     "subProcess",
     "callActivity",
-}
-#: The standard definition element of each `event` value, on the kinds that may carry it.
-_DEFINITIONS = {
-    "timer": "timerEventDefinition",
-    "message": "messageEventDefinition",
-    "error": "errorEventDefinition",
-    "escalation": "escalationEventDefinition",
-    "terminate": "terminateEventDefinition",
-    "signal": "signalEventDefinition",
-    "link": "linkEventDefinition",
 }
 _STANDARD_EVENTS = {
     "boundaryEvent": BOUNDARY_EVENTS,
@@ -370,15 +336,15 @@ class _Writer:
         self, element: etree._Element, node_id: str, kind: str, config: dict[str, Any]
     ) -> None:
         """Set the standard attributes of structured kinds, removing from `config` what they say."""
-        if kind == "eventSubProcess":
-            element.set("triggeredByEvent", "true")
+        for attribute, value in KINDS[kind].marks.items():
+            element.set(attribute, value)
         if kind in SCOPE_KINDS and config.get("collapsed") is True:
             del config["collapsed"]  # the diagram says it: isExpanded="false" and a plane
         if kind == "callActivity" and is_valid_id(config.get("process")):
             element.set("calledElement", config.pop("process"))
         if kind == "boundaryEvent":
             element.set("attachedToRef", config.pop("attachedTo"))
-        if kind in ("sendTask", "receiveTask") and _plain_text(config.get("message")):
+        if KINDS[kind].message_ref and _plain_text(config.get("message")):
             element.set("messageRef", self._message_id(config.pop("message")))
         # Attributes only for values that differ from BPMN's default: bpmn-js drops defaults
         # when it saves, so a default value stays in our extension to come back unchanged.
@@ -412,7 +378,7 @@ class _Writer:
             if config.get("event") not in allowed:
                 return None
             name = config.pop("event")
-        definition = etree.Element(q(BPMN, _DEFINITIONS[name]))
+        definition = etree.Element(q(BPMN, definition_element(name)))
         definition.set("id", self.fresh(f"{node_id}_{name}"))
         if name == "timer":
             keys = ("duration", "date") if kind == "timerCatch" else ("duration", "date", "cycle")
