@@ -751,22 +751,15 @@ def _no_config(
     return {}
 
 
-def _user_task(
-    reader: _Reader, element: etree._Element, warn: events.Warn, config: dict[str, Any]
-) -> dict[str, Any]:
-    return user_task_config(element, warn)
+def _element_only(read: Callable[[etree._Element, events.Warn], dict[str, Any]]) -> ConfigReader:
+    """A config reader that needs only the element (most kinds' settings live on it alone)."""
 
+    def reader(
+        _reader: _Reader, element: etree._Element, warn: events.Warn, _config: dict[str, Any]
+    ) -> dict[str, Any]:
+        return read(element, warn)
 
-def _script_task(
-    reader: _Reader, element: etree._Element, warn: events.Warn, config: dict[str, Any]
-) -> dict[str, Any]:
-    return script_task_config(element, warn)
-
-
-def _tool_call(
-    reader: _Reader, element: etree._Element, warn: events.Warn, config: dict[str, Any]
-) -> dict[str, Any]:
-    return service_task_config(element, warn)
+    return reader
 
 
 def _message_end(
@@ -800,11 +793,11 @@ def _call_activity(
 #: What each kind reads from its element's attributes and vendor settings (besides the event
 #: definitions and multi-instance loop every kind that has them reads); none for the others.
 _CONFIG_READERS: dict[str, ConfigReader] = {
-    "userTask": _user_task,
-    "scriptTask": _script_task,
-    "serviceTask": _tool_call,
-    "sendTask": _tool_call,
-    "messageThrow": _tool_call,
+    "userTask": _element_only(user_task_config),
+    "scriptTask": _element_only(script_task_config),
+    "serviceTask": _element_only(service_task_config),
+    "sendTask": _element_only(service_task_config),
+    "messageThrow": _element_only(service_task_config),
     "endEvent": _message_end,
     "startEvent": _start_event,
     "subProcess": _scope,
