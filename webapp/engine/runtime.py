@@ -24,6 +24,7 @@ from webapp.engine.history import History
 from webapp.engine.store import InstanceRow, JobRow, TokenRow
 from webapp.models import MessageSubscription, Task, TaskCandidate
 from webapp.process.document import UNPOOLED_KINDS
+from webapp.process.expressions import ExpressionError, evaluate
 
 LIVE = ("active", "waiting")
 OPEN = ("active", "waiting", "failed")
@@ -110,8 +111,6 @@ class Step:
     def evaluate_inputs(self, token: TokenRow, mapping: dict[str, str]) -> dict[str, Any] | None:
         """Evaluate each named expression at `token` (a tool's or a call's inputs); on an error
         the token fails naming the input, and the result is None."""
-        from webapp.process.expressions import ExpressionError, evaluate
-
         context = self.context(token)
         values = {}
         for name, text in mapping.items():

@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
+from rq.job import Job as RQJob
 from sqlalchemy import func, insert, or_, select, true, update
 from sqlalchemy.engine import Connection
 from sqlalchemy.orm import Session
@@ -447,7 +448,7 @@ def _progress(conn: Connection, broadcast_id: int, now: datetime) -> None:
 def deliver(session: Session, batch: Batch, instance_id: int, now: datetime) -> StepResult:
     """The broadcast reaches one instance: every token holding a covered subscription fires,
     in one step that also writes the receipt; an instance that has it already is skipped."""
-    step, _ = steps._open(session, instance_id, now)
+    step, _ = steps.open_step(session, instance_id, now)
     conn = step.conn
     seen = conn.scalar(
         select(RECEIPTS.c.id).where(
@@ -459,15 +460,15 @@ def deliver(session: Session, batch: Batch, instance_id: int, now: datetime) -> 
         or instance_id == batch.thrower
         or step.instance.partition_id != batch.partition_id
     ):
-        return steps._dropped(
+        return steps.dropped(
             step, "the instance has this broadcast, threw it, or is not in its partition"
         )
     woken = catching.deliver_saved(
         step, batch.broadcast_id, batch.name, batch.payload, batch.actor, batch.high_water
     )
     if not woken:
-        return steps._dropped(step, "no token waits for this signal")
-    step.starter = steps._starter(step)
+        return steps.dropped(step, "no token waits for this signal")
+    step.starter = steps.starter_of(step)
     step.run()
     result = step.finish()
     catching.receipt(conn, batch.broadcast_id, instance_id, now)
@@ -562,8 +563,6 @@ def lost(session: Session, queue: Any, *, grace: float, now: datetime) -> list[J
     session.rollback()
     if not refs:
         return []
-    from rq.job import Job as RQJob
-
     with queue.connection.pipeline(transaction=False) as pipe:
         for ref in refs:
             pipe.hget(RQJob.key_for(ref.rq_id), "status")

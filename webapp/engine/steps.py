@@ -16,6 +16,7 @@ from sqlalchemy.orm import Session
 from webapp.engine import catching, children, definitions, scopes, store
 from webapp.engine.calls import Call, Outcome
 from webapp.engine.context import jsonable
+from webapp.engine.dispatch import JobRef
 from webapp.engine.errors import EngineError
 from webapp.engine.locking import begin_write
 from webapp.engine.runtime import Step, StepResult
@@ -31,7 +32,7 @@ def _name(user: User | None) -> str | None:
     return user.username if user is not None else None
 
 
-def _open(session: Session, instance_id: int, now: datetime, job_id: int | None = None):
+def open_step(session: Session, instance_id: int, now: datetime, job_id: int | None = None):
     """Lock the instance and read its open tokens (and the job, if a token owns it)."""
     begin_write(session)
     conn = session.connection()
@@ -44,13 +45,15 @@ def _open(session: Session, instance_id: int, now: datetime, job_id: int | None 
     return Step(conn, instance, definition, tokens, now=now), job
 
 
-def _starter(step: Step) -> str | None:
+def starter_of(step: Step) -> str | None:
+    """The username of whoever started the instance: the actor of the jobs this step writes."""
     if step.instance.started_by_id is None:
         return None
     return step.conn.scalar(select(User.username).where(User.id == step.instance.started_by_id))
 
 
-def _dropped(step: Step, note: str) -> StepResult:
+def dropped(step: Step, note: str) -> StepResult:
+    """Write the step (whatever it closed) and say why it applied nothing."""
     result = step.finish()
     result.applied = False
     result.note = note
@@ -257,7 +260,7 @@ def apply_tool_outcomes(
     in one step, as consecutive steps would: an outcome whose job an earlier one ended (its
     token left or was cancelled) is dropped, as is one of a job no longer pending."""
     first = outcomes[0][0]
-    step, job = _open(session, instance_id, now or utcnow(), first)
+    step, job = open_step(session, instance_id, now or utcnow(), first)
     held = {first: job} if job is not None else {}
     others = [job_id for job_id, _, _ in outcomes[1:]]
     if others:
@@ -278,7 +281,7 @@ def apply_tool_outcomes(
         step.run()
         applied += 1
     if not applied:
-        return _dropped(step, "job no longer pending")
+        return dropped(step, "job no longer pending")
     return finish_with_pure_calls(step, run_pure)
 
 
@@ -292,10 +295,10 @@ def run_inline_tool(
 ) -> StepResult:
     """Run a pure tool inside the step's transaction (no lease needed) and apply its outcome,
     and so the pure tools that makes due."""
-    step, job = _open(session, instance_id, now or utcnow(), job_id)
+    step, job = open_step(session, instance_id, now or utcnow(), job_id)
     token = _due(step, job, "tool")
     if not isinstance(token, TokenRow):
-        return _dropped(step, token)
+        return dropped(step, token)
     job.attempt += 1
     _apply(step, job, token, run(_call(job)), job.attempt)
     step.run()
@@ -375,15 +378,15 @@ def fire_timer(
 ) -> StepResult:
     """A due timer moves its token on; early or stale deliveries are dropped. With `run_pure`
     (a worker), the pure tools it makes due run in the same transaction."""
-    step, job = _open(session, instance_id, now or utcnow(), job_id)
+    step, job = open_step(session, instance_id, now or utcnow(), job_id)
     token = _due(step, job, "timer")
     if not isinstance(token, TokenRow):
-        return _dropped(step, token)
+        return dropped(step, token)
     step.track(job)
     job.status = "done"
     job.attempt += 1
     step.history.add("timer", token, job.node_id, due=job.due_at.isoformat())
-    step.starter = _starter(step)
+    step.starter = starter_of(step)
     if job.node_id == token.node_id:
         step.complete(token)
     else:
@@ -428,7 +431,7 @@ def deliver_message(
     now: datetime | None = None,
 ) -> StepResult:
     """Wake every token of the instance waiting for this message and key; payload is the output."""
-    step, _ = _open(session, instance_id, now or utcnow())
+    step, _ = open_step(session, instance_id, now or utcnow())
     table = MessageSubscription.__table__
     matching = (
         table.c.instance_id == instance_id,
@@ -460,8 +463,8 @@ def deliver_message(
         step.history.add("message", token, actor=_name(actor), name=name, key=correlation_key)
         step.complete(token, payload)
     if not woken:
-        return _dropped(step, "no token waits for this message")
-    step.starter = _starter(step)
+        return dropped(step, "no token waits for this message")
+    step.starter = starter_of(step)
     step.run()
     return step.finish()
 
@@ -479,7 +482,7 @@ def _open_task(session: Session, task_id: int, now: datetime | None) -> tuple[St
     instance_id = session.scalar(select(table.c.instance_id).where(table.c.id == task_id))
     if instance_id is None:
         raise EngineError("not_found", f"Task {task_id} does not exist.", status=404)
-    step, _ = _open(session, instance_id, now or utcnow())
+    step, _ = open_step(session, instance_id, now or utcnow())
     task = step.conn.execute(
         select(table.c.status, table.c.token_id, table.c.node_id).where(table.c.id == task_id)
     ).one()
@@ -518,7 +521,7 @@ def complete_task(
     values = jsonable(values)
     _close_task(step, task_id, actor, values)
     step.history.add("task_completed", token, actor=_name(actor), task=task_id)
-    step.starter = _starter(step)
+    step.starter = starter_of(step)
     step.complete(token, values)
     step.run()
     return step.finish()
@@ -545,7 +548,7 @@ def report_from_task(
     step.history.add(
         "task_reported", token, actor=_name(actor), task=task_id, event=event, code=code
     )
-    step.starter = _starter(step)
+    step.starter = starter_of(step)
     if event == "error":
         _close_task(step, task_id, actor, {})
         scopes.raise_error(step, token, code, f"reported from task {task_id}")
@@ -569,7 +572,7 @@ def cancel_instance(
     now: datetime | None = None,
 ) -> StepResult:
     """Close every token, job, subscription and open task; the instance ends cancelled."""
-    step, _ = _open(session, instance_id, now or utcnow())
+    step, _ = open_step(session, instance_id, now or utcnow())
     instance = step.instance
     if instance.status not in ("running", "failed"):
         raise EngineError(
@@ -614,7 +617,7 @@ def retry_instance(
     session: Session, instance_id: int, *, actor: User | None = None, now: datetime | None = None
 ) -> StepResult:
     """Failed tokens re-enter their node with fresh attempts; the instance runs again."""
-    step, _ = _open(session, instance_id, now or utcnow())
+    step, _ = open_step(session, instance_id, now or utcnow())
     instance = step.instance
     if instance.status != "failed":
         raise EngineError(
@@ -623,7 +626,7 @@ def retry_instance(
         )
     instance.status = "running"
     instance.error = None
-    step.starter = _starter(step)
+    step.starter = starter_of(step)
     for token in [t for t in step.tokens if t.status == "failed"]:
         step.history.add("retried", token, actor=_name(actor))
         step.enter(token, token.node_id, token.arrived_via, again=True)
@@ -712,8 +715,6 @@ def _report_missing(
         "updated_at": now,
     }
     new_id = conn.execute(store.INSERT_JOBS, [values]).scalars().one()
-    from webapp.engine.dispatch import JobRef
-
     ref = JobRef(new_id, job.instance_id, "resume", now, 0)
     placeholder = InstanceRow(
         id=job.instance_id,
@@ -735,7 +736,7 @@ def resume_from_child(
     """The caller's step after its child ended: first the signals broadcast while the call ran
     that have not reached the caller (its catchers subscribed at the throw fire before the call
     ends), then move on with the child's data, throw its error, or raise an incident."""
-    step, job = _open(session, instance_id, now or utcnow(), job_id)
+    step, job = open_step(session, instance_id, now or utcnow(), job_id)
     token = None
     if job is not None and job.kind == "resume" and job.status == "pending":
         candidate = step.token(job.token_id) if job.token_id is not None else None
@@ -754,14 +755,14 @@ def resume_from_child(
             .where(store.JOBS.c.id == job_id, store.JOBS.c.status == "pending")
             .values(status="done", updated_at=step.now)
         )
-        return _dropped(step, "the call no longer waits")
+        return dropped(step, "the call no longer waits")
     step.track(job)
     job.status = "done"
     job.attempt += 1
     outcome = job.inputs or {}
     status = outcome.get("status")
     child = outcome.get("child")
-    step.starter = _starter(step)
+    step.starter = starter_of(step)
     if status == "escalation":
         scopes.throw(step, token, "escalation", str(outcome.get("code") or ""))
         step.run()
@@ -819,10 +820,10 @@ def _receive_before_cancel(session: Session, instance_id: int, now: datetime) ->
     """A child about to be cancelled first receives the broadcasts still on their way that
     cover its subscriptions (say, the one its caller threw as it interrupted the call), in a
     step of its own in the same transaction; None when none reached it."""
-    step, _ = _open(session, instance_id, now)
+    step, _ = open_step(session, instance_id, now)
     if step.instance.status not in ("running", "failed"):
         return None
-    step.starter = _starter(step)
+    step.starter = starter_of(step)
     if not catching.receive_missed(step):
         return None
     step.run()
