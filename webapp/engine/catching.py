@@ -13,7 +13,7 @@ from typing import Any
 from sqlalchemy import and_, delete, insert, select
 from sqlalchemy.engine import Connection
 
-from webapp.engine import gateways, scopes
+from webapp.engine import gateways, scopes, waits
 from webapp.engine.context import jsonable
 from webapp.engine.runtime import Step
 from webapp.engine.store import TokenRow
@@ -52,13 +52,6 @@ def event_fired(step: Step, token: TokenRow, node_id: str, output: Any = None) -
     return token.status in ("active", "waiting", "failed")
 
 
-def subscribe(step: Step, holder: TokenRow, node_id: str) -> None:
-    """`holder` waits for the signal named by node `node_id` (itself, or the boundary event or
-    event-sub-process start it holds)."""
-    name = str(step.definition.config(node_id).get("signal") or "")
-    step.add_subscription(holder, name, "", node_id, kind=KIND)
-
-
 def fire(
     step: Step,
     token: TokenRow,
@@ -73,7 +66,7 @@ def fire(
     if watches(step, token, node_id):
         step.history.add("signal", token, node_id, actor=actor, **details)
         if event_fired(step, token, node_id, payload):
-            subscribe(step, token, node_id)
+            waits.subscribe(step, token, node_id, KIND)
         return True
     if token.status != "waiting" or token.node_id != node_id:
         return False

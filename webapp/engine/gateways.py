@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
+from webapp.engine import waits
 from webapp.engine.definitions import Definition
 from webapp.engine.runtime import NO_OUTPUT, OPEN, Step
 from webapp.engine.store import TokenRow
@@ -157,57 +158,31 @@ def targets(definition: Definition, gateway: str) -> list[str]:
 
 
 def event_gateway(step: Step, token: TokenRow, node: dict[str, Any]) -> None:
-    """The token waits at the gateway holding every target's timer job or message subscription
-    (each with the target's node id); nothing is subscribed if one of them cannot be."""
-    from webapp.engine.nodes import correlation_key, due_time
-
+    """The token waits at the gateway holding every target's timer, message or signal wait (each
+    with the target's node id); nothing is subscribed if one of them cannot be."""
     definition = step.definition
-    timers = []
-    messages = []
-    signals = []
+    placed: list[waits.Wait] = []
     for target in targets(definition, token.node_id):
-        kind = definition.kind(target)
-        config = definition.config(target)
-        if kind == "timerCatch":
-            try:
-                due = due_time(config, step.context(token), step.now)
-            except (ValueError, ExpressionError, OverflowError) as error:
-                step.fail(
-                    token,
-                    "timer",
-                    f"The timer of {step.definition.mentioned(target)} is invalid: {error}",
-                )
-                return
-            timers.append((target, due))
-        elif kind in ("messageCatch", "receiveTask"):
-            key = correlation_key(step, token, config)
-            if key is None:
-                return
-            messages.append((target, str(config.get("message") or ""), key))
-        elif kind == "signalCatch":
-            signals.append(target)
-        else:
+        event = TARGET_EVENTS.get(definition.kind(target))
+        if event is None:
             step.fail(
                 token,
                 "unsupported",
                 f"{step.definition.described(target)} cannot follow an event-based gateway.",
             )
             return
-    if not timers and not messages and not signals:
+        wait = waits.prepare(step, token, target, event)
+        if wait is None:
+            return
+        placed.append(wait)
+    if not placed:
         step.fail(
             token, "no_flow", f"{step.definition.described(token.node_id)} has no outgoing flow."
         )
         return
     token.status = "waiting"
-    for target, due in timers:
-        step.add_job(token, "timer", due, node_id=target)
-    for target, name, key in messages:
-        step.add_subscription(token, name, key, target)
-    if signals:
-        from webapp.engine import signals as signal_waits
-
-        for target in signals:
-            signal_waits.subscribe(step, token, target)
+    for wait in sorted(placed, key=lambda wait: waits.EVENTS.index(wait.event)):
+        waits.place(step, token, wait)
 
 
 def watches(step: Step, token: TokenRow, node_id: str) -> bool:
@@ -226,7 +201,7 @@ def event_won(step: Step, token: TokenRow, target: str, output: Any) -> None:
     definition = step.definition
     gateway = token.node_id
     others = targets(definition, gateway)
-    step.close_waits([token], tuple(others))
+    waits.withdraw(step, token, tuple(others))
     config = definition.config(target)
     event = TARGET_EVENTS.get(definition.kind(target), "")
     name = config.get("message") if event == "message" else config.get("signal")

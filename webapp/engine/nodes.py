@@ -4,20 +4,17 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
-from datetime import UTC, datetime
 from typing import Any
 
 from sqlalchemy import select
 
-from webapp.engine import activities, gateways, scopes, signals
+from webapp.engine import activities, gateways, scopes, signals, waits
 from webapp.engine.context import jsonable
 from webapp.engine.runtime import Step
 from webapp.engine.store import TokenRow as Token
 from webapp.models import Role, User
 from webapp.process.durations import parse_duration
 from webapp.process.expressions import ExpressionError, evaluate
-
-MAX_CORRELATION_KEY = 500
 
 
 def _start(step: Step, token: Token, node: dict[str, Any]) -> None:
@@ -239,77 +236,20 @@ def computed_names(value: Any, key: str) -> list[str]:
     return names
 
 
-def due_time(config: dict[str, Any], context: dict[str, Any], now: datetime) -> datetime:
-    """When a timer fires: now + `duration`, or the `date` expression's value (UTC if naive)."""
-    if config.get("duration"):
-        return now + parse_duration(config["duration"])
-    value = evaluate(config.get("date") or "null", context)
-    if isinstance(value, str):
-        try:
-            value = datetime.fromisoformat(value.strip().replace("Z", "+00:00"))
-        except ValueError:
-            raise ValueError(f"{value!r} is not an ISO date and time") from None
-    if not isinstance(value, datetime):
-        raise ValueError(f"the date expression gave {json.dumps(jsonable(value))}, not a date")
-    return value.replace(tzinfo=UTC) if value.tzinfo is None else value.astimezone(UTC)
-
-
 def _timer(step: Step, token: Token, node: dict[str, Any]) -> None:
-    try:
-        due = due_time(node.get("config") or {}, step.context(token), step.now)
-    except (ValueError, ExpressionError, OverflowError) as error:
-        step.fail(
-            token,
-            "timer",
-            f"The timer of {step.definition.mentioned(token.node_id)} is invalid: {error}",
-        )
+    wait = waits.prepare(step, token, token.node_id, "timer")
+    if wait is None:
         return
     token.status = "waiting"
-    step.add_job(token, "timer", due)
-
-
-def correlation_text(value: Any) -> str | None:
-    """The text a correlation key is matched by: strings as they are, other values as JSON."""
-    if value is None:
-        return None
-    if isinstance(value, str):
-        return value
-    if isinstance(value, float) and value.is_integer():
-        value = int(value)
-    return json.dumps(jsonable(value), sort_keys=True, separators=(",", ":"))
-
-
-def correlation_key(step: Step, token: Token, config: dict[str, Any]) -> str | None:
-    """The correlation key `config` gives at `token`; None (and the token fails) when unusable."""
-    try:
-        key = correlation_text(
-            evaluate(config.get("correlationKey") or "null", step.context(token))
-        )
-    except ExpressionError as error:
-        step.fail(
-            token,
-            "expression",
-            f"The correlation key of {step.definition.mentioned(token.node_id)} failed: {error}",
-        )
-        return None
-    if key is None or len(key) > MAX_CORRELATION_KEY:
-        problem = "is empty" if key is None else f"is over {MAX_CORRELATION_KEY} characters"
-        step.fail(
-            token,
-            "correlation",
-            f"The correlation key of {step.definition.mentioned(token.node_id)} {problem}.",
-        )
-        return None
-    return key
+    waits.place(step, token, wait)
 
 
 def _message(step: Step, token: Token, node: dict[str, Any]) -> None:
-    config = node.get("config") or {}
-    key = correlation_key(step, token, config)
-    if key is None:
+    wait = waits.prepare(step, token, token.node_id, "message")
+    if wait is None:
         return
     token.status = "waiting"
-    step.add_subscription(token, str(config.get("message") or ""), key)
+    waits.place(step, token, wait)
 
 
 HANDLERS: dict[str, Callable[[Step, Token, dict[str, Any]], None]] = {

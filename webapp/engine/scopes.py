@@ -8,13 +8,11 @@ step's open tokens, so its cost follows the live tokens, not the instance's hist
 
 from __future__ import annotations
 
-from datetime import datetime, timedelta
 from typing import Any
 
+from webapp.engine import waits
 from webapp.engine.runtime import LIVE, OPEN, Step
 from webapp.engine.store import TokenRow
-from webapp.process.durations import parse_cycle
-from webapp.process.expressions import ExpressionError
 
 SCOPE_KINDS = ("subProcess", "eventSubProcess")
 # Event-sub-process starts that wait through a listener token (errors and escalations are thrown).
@@ -64,55 +62,10 @@ def open_boundaries(step: Step, host: TokenRow) -> None:
 
 
 def _subscribe(step: Step, holder: TokenRow, node_id: str) -> bool:
-    """`holder` waits for the timer or message of event `node_id` (a boundary event or an event
-    sub-process's start); False when the timer or the correlation key fails it."""
-    from webapp.engine.nodes import correlation_key
-
-    config = step.definition.config(node_id)
-    event = config.get("event")
-    if event == "timer":
-        try:
-            due = first_due(config, step.context(holder), step.now)
-        except (ValueError, ExpressionError, OverflowError) as error:
-            step.fail(
-                holder,
-                "timer",
-                f"The timer of {step.definition.mentioned(node_id)} is invalid: {error}",
-            )
-            return False
-        step.add_job(holder, "timer", due, node_id=node_id)
-    elif event == "message":
-        key = correlation_key(step, holder, config)
-        if key is None:
-            return False
-        step.add_subscription(holder, str(config.get("message") or ""), key, node_id)
-    elif event == "signal":
-        from webapp.engine import signals
-
-        signals.subscribe(step, holder, node_id)
-    return True
-
-
-def first_due(config: dict[str, Any], context: dict[str, Any], now: datetime) -> datetime:
-    """When a boundary or event-start timer first fires: its duration, date or cycle."""
-    from webapp.engine.nodes import due_time
-
-    if config.get("cycle"):
-        cycle = parse_cycle(config["cycle"])
-        if cycle.start is not None and cycle.start > now:
-            return cycle.start
-        return now + cycle.interval
-    return due_time(config, context, now)
-
-
-def next_due(config: dict[str, Any], fired: int, due: datetime) -> datetime | None:
-    """After the `fired`-th firing at `due`, when a cycle fires again (None: it is over)."""
-    if not config.get("cycle"):
-        return None
-    cycle = parse_cycle(config["cycle"])
-    if cycle.repeat is not None and fired >= cycle.repeat:
-        return None
-    return due + max(cycle.interval, timedelta(seconds=1))
+    """`holder` waits for the timer, message or signal of event `node_id` (a boundary event or an
+    event sub-process's start); False when the timer or the correlation key fails it."""
+    event = str(step.definition.config(node_id).get("event") or "")
+    return waits.subscribe(step, holder, node_id, event, cycles=True)
 
 
 def host_of(step: Step, boundary: str, token: TokenRow) -> bool:

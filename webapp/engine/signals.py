@@ -30,14 +30,13 @@ from sqlalchemy import func, insert, or_, select, true, update
 from sqlalchemy.engine import Connection
 from sqlalchemy.orm import Session
 
-from webapp.engine import catching, steps
+from webapp.engine import catching, steps, waits
 from webapp.engine.catching import (
     BROADCASTS,
     KIND,
     RECEIPTS,
     SUBSCRIPTIONS,
     same_partition,
-    subscribe,
 )
 from webapp.engine.context import jsonable
 from webapp.engine.dispatch import JobRef
@@ -63,7 +62,7 @@ MAX_NAME = 200
 def catch(step: Step, token: TokenRow, node: dict[str, Any]) -> None:
     """An intermediate signal catch: the token waits; the payload becomes its output."""
     token.status = "waiting"
-    subscribe(step, token, token.node_id)
+    waits.subscribe(step, token, token.node_id, KIND)
 
 
 # --- throwing ---------------------------------------------------------------------------------

@@ -13,7 +13,7 @@ from typing import Any
 from sqlalchemy import delete, select, update
 from sqlalchemy.orm import Session
 
-from webapp.engine import catching, children, definitions, scopes, store
+from webapp.engine import catching, children, definitions, scopes, store, waits
 from webapp.engine.calls import Call, Outcome
 from webapp.engine.context import jsonable
 from webapp.engine.dispatch import JobRef
@@ -390,7 +390,7 @@ def fire_timer(
     if job.node_id == token.node_id:
         step.complete(token)
     else:
-        again = scopes.next_due(step.definition.config(job.node_id), job.attempt, job.due_at)
+        again = waits.next_due(step.definition.config(job.node_id), job.attempt, job.due_at)
         if catching.event_fired(step, token, job.node_id) and again is not None:
             job.status = "pending"
             job.due_at = again
@@ -455,7 +455,9 @@ def deliver_message(
                 "message", token, node_id, actor=_name(actor), name=name, key=correlation_key
             )
             if catching.event_fired(step, token, node_id, payload):
-                _resubscribe(step, token, node_id, name, correlation_key)
+                waits.place(
+                    step, token, waits.Wait(node_id, "message", name=name, key=correlation_key)
+                )
             continue
         if token.status != "waiting" or token.node_id != node_id:
             continue
@@ -467,11 +469,6 @@ def deliver_message(
     step.starter = starter_of(step)
     step.run()
     return step.finish()
-
-
-def _resubscribe(step: Step, token: TokenRow, node_id: str, name: str, key: str) -> None:
-    """A non-interrupting message event keeps listening after it fired."""
-    step.add_subscription(token, name, key, node_id)
 
 
 def _open_task(session: Session, task_id: int, now: datetime | None) -> tuple[Step, Any, TokenRow]:

@@ -17,8 +17,8 @@ from sqlalchemy.exc import IntegrityError
 
 from webapp.engine import EngineError, steps
 from webapp.engine.locking import begin_write
-from webapp.engine.nodes import correlation_text
 from webapp.engine.runtime import StepResult
+from webapp.engine.waits import correlation_text
 from webapp.extensions import db
 from webapp.inputs import MAX_INT32
 from webapp.models import Instance, Partition, Process, ProcessVersion, User

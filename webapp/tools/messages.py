@@ -14,7 +14,7 @@ def send_message(inputs: dict[str, Any], call: ToolCall) -> dict[str, Any]:
     retried call never delivers twice."""
     from sqlalchemy import select
 
-    from webapp.engine.nodes import correlation_text
+    from webapp.engine.waits import correlation_text
     from webapp.extensions import db
     from webapp.models import Instance, User
     from webapp.services import messages
