@@ -7,21 +7,16 @@ instance the broadcasts it has not received yet before one of its scopes ends.
 
 from __future__ import annotations
 
-from datetime import datetime
 from typing import Any
 
-from sqlalchemy import and_, delete, insert, select
+from sqlalchemy import and_, delete, select
 from sqlalchemy.engine import Connection
 
-from webapp.engine import gateways, scopes, waits
+from webapp.engine import gateways, scopes, store, waits
 from webapp.engine.context import jsonable
 from webapp.engine.runtime import Step
-from webapp.engine.store import TokenRow
-from webapp.models import MessageSubscription, SignalBroadcast, SignalReceipt
+from webapp.engine.store import BROADCASTS, RECEIPTS, SUBSCRIPTIONS, TokenRow
 
-SUBSCRIPTIONS = MessageSubscription.__table__
-BROADCASTS = SignalBroadcast.__table__
-RECEIPTS = SignalReceipt.__table__
 KIND = "signal"
 # Broadcasts still on their way to the instances they cover.
 UNFINISHED = ("pending", "running")
@@ -73,19 +68,6 @@ def fire(
     step.history.add("signal", token, actor=actor, **details)
     step.complete(token, payload)
     return True
-
-
-def receipt(conn: Connection, broadcast_id: int, instance_id: int, now: datetime) -> None:
-    """Record that the broadcast reached the instance: its batch skips the instance."""
-    conn.execute(
-        insert(RECEIPTS),
-        {
-            "broadcast_id": broadcast_id,
-            "instance_id": instance_id,
-            "started": False,
-            "created_at": now,
-        },
-    )
 
 
 def same_partition(column: Any, partition_id: int | None) -> Any:
@@ -142,7 +124,7 @@ def receive_missed(step: Step) -> int:
             broadcast.actor,
             broadcast.high_water,
         ):
-            receipt(step.conn, broadcast.id, instance_id, step.now)
+            store.insert_receipt(step.conn, broadcast.id, instance_id, step.now)
             reached += 1
     return reached
 

@@ -8,7 +8,7 @@ from typing import Any
 
 from sqlalchemy import select
 
-from webapp.engine import activities, gateways, scopes, signals, waits
+from webapp.engine import activities, children, gateways, scopes, signal_events, waits
 from webapp.engine.context import jsonable
 from webapp.engine.runtime import Step
 from webapp.engine.store import TokenRow as Token
@@ -37,12 +37,12 @@ def _end(step: Step, token: Token, node: dict[str, Any]) -> None:
         if token.status not in ("active",):
             return
     if event == "signal":
-        thrown = signals.broadcast_from(step, token, config)
+        thrown = signal_events.broadcast_from(step, token, config)
         if thrown is None:
             return
         token.status = "done"
         step.ended(token)
-        signals.reach_own(step, thrown)
+        signal_events.reach_own(step, thrown)
         return
     if event == "terminate":
         scopes.terminate(step, token)
@@ -71,8 +71,6 @@ def _not_entered(step: Step, token: Token, node: dict[str, Any]) -> None:
 
 def _call(step: Step, token: Token, node: dict[str, Any]) -> None:
     """Evaluate the inputs now; a job starts the child instance (one lock per step)."""
-    from webapp.engine import children
-
     children.call(step, token, node)
 
 
@@ -270,6 +268,6 @@ HANDLERS: dict[str, Callable[[Step, Token, dict[str, Any]], None]] = {
     "escalationThrow": _escalate,
     "inclusiveGateway": gateways.inclusive,
     "eventBasedGateway": gateways.event_gateway,
-    "signalCatch": signals.catch,
-    "signalThrow": signals.throw,
+    "signalCatch": signal_events.catch,
+    "signalThrow": signal_events.throw,
 }

@@ -17,7 +17,7 @@ from sqlalchemy.engine import Connection
 
 from webapp import tools
 from webapp.engine import store, tree
-from webapp.engine.context import instance_values
+from webapp.engine.context import instance_values, jsonable
 from webapp.engine.definitions import Definition
 from webapp.engine.dispatch import JobRef
 from webapp.engine.history import History
@@ -386,9 +386,7 @@ class Step:
         self._complete_if_done()
         self._save_instance()
         if self.report is not None:
-            from webapp.engine import children
-
-            children.write_report(self)
+            self.to_parent(f"resume:{self.instance.id}", {"child": self.instance.id, **self.report})
             self.report = None
         self._save_tokens()
         self._withdraw_closed()
@@ -427,11 +425,24 @@ class Step:
         ]
 
     def _write_broadcasts(self) -> list[JobRef]:
-        if not self.broadcasts:
-            return []
-        from webapp.engine import signals
-
-        return signals.write_broadcasts(self)
+        """Insert the step's broadcasts (the instance row exists by now) for workers to plan."""
+        refs = []
+        for thrown in self.broadcasts:
+            reached_own = thrown.pop("reached_own", False)
+            broadcast_id = store.insert_broadcast(
+                self.conn,
+                now=self.now,
+                partition_id=self.instance.partition_id,
+                instance_id=self.instance.id,
+                **thrown,
+            )
+            if reached_own:
+                store.insert_receipt(
+                    self.conn, broadcast_id, store.saved_id(self.instance.id), self.now
+                )
+            refs.append(JobRef(broadcast_id, 0, "signal", self.now, 0))
+        self.broadcasts.clear()
+        return refs
 
     def _save_instance(self) -> None:
         instance = self.instance
@@ -530,6 +541,28 @@ class Step:
         ).scalars()
         for child_id in children:
             self.cancel_child(child_id)
+
+    def report_to_parent(self, status: str, **details: Any) -> None:
+        """The child ended: this step will write a `resume` job handing the outcome to the
+        waiting call activity (once the child's row has its id)."""
+        if self.instance.parent_id is not None:
+            self.report = {"status": status, **jsonable(details)}
+
+    def to_parent(self, key: str, outcome: dict[str, Any]) -> None:
+        """A `resume` job on the caller's waiting token (checked against the token's step there)."""
+        instance = self.instance
+        if instance.parent_id is None or instance.parent_token_id is None:
+            return
+        self.add_job(
+            None,
+            "resume",
+            self.now,
+            instance_id=instance.parent_id,
+            token_id=instance.parent_token_id,
+            node_id=instance.parent_node_id or "",
+            key=key,
+            inputs={**outcome, "step": instance.parent_step},
+        )
 
     def cancel_child(self, child_id: int) -> None:
         """Hand the cancelling of a called child to a job: one step never locks two instances."""
@@ -660,6 +693,4 @@ class Step:
         instance.ended_at = self.now
         self.history.add("completed")
         if instance.parent_id is not None:
-            from webapp.engine import children
-
-            children.report_to_parent(self, "completed", output=dict(self.vars))
+            self.report_to_parent("completed", output=dict(self.vars))

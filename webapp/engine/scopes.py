@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from webapp.engine import waits
+from webapp.engine import children, waits
 from webapp.engine.runtime import LIVE, OPEN, Step
 from webapp.engine.store import TokenRow
 
@@ -122,8 +122,6 @@ def throw(step: Step, token: TokenRow, event: str, code: str, output: Any = None
         level = scope
     step.history.add("thrown", token, event=event, code=code, caught_by=None)
     if event == "escalation" and step.instance.parent_id is not None:
-        from webapp.engine import children
-
         children.escalate_to_parent(step, code)
     return False
 
@@ -134,8 +132,6 @@ def raise_error(step: Step, token: TokenRow, code: str, message: str = "") -> No
     if throw(step, token, "error", code):
         return
     if step.instance.parent_id is not None:
-        from webapp.engine import children
-
         children.throw_to_parent(step, code, message)
         return
     detail = f": {message}" if message else ""

@@ -13,7 +13,7 @@ from typing import Any
 from sqlalchemy import delete, select, update
 from sqlalchemy.orm import Session
 
-from webapp.engine import catching, children, definitions, scopes, store, waits
+from webapp.engine import catching, definitions, scopes, store, waits
 from webapp.engine.calls import Call, Outcome
 from webapp.engine.context import jsonable
 from webapp.engine.dispatch import JobRef
@@ -606,7 +606,7 @@ def cancel_instance(
     instance.ended_at = step.now
     step.history.add("cancelled", actor=_name(actor), reason=reason or None)
     if instance.parent_id is not None:
-        children.report_to_parent(step, "cancelled")
+        step.report_to_parent("cancelled")
     return step.finish()
 
 

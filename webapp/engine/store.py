@@ -12,15 +12,26 @@ from dataclasses import dataclass, field, fields
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import and_, bindparam, or_, select, update
+from sqlalchemy import and_, bindparam, func, insert, or_, select, update
 from sqlalchemy.engine import Connection
 
 from webapp.engine import tree
-from webapp.models import Instance, Job, ProcessVersion, Token
+from webapp.models import (
+    Instance,
+    Job,
+    MessageSubscription,
+    ProcessVersion,
+    SignalBroadcast,
+    SignalReceipt,
+    Token,
+)
 
 INSTANCES = Instance.__table__
 TOKENS = Token.__table__
 JOBS = Job.__table__
+SUBSCRIPTIONS = MessageSubscription.__table__
+BROADCASTS = SignalBroadcast.__table__
+RECEIPTS = SignalReceipt.__table__
 
 OPEN = ("active", "waiting", "failed")
 
@@ -240,3 +251,60 @@ def job_row(values: Any) -> JobRow:
     job = JobRow(**{c.name: values[c.name] for c in _JOB_COLUMNS})
     job.saved = job.snapshot()
     return job
+
+
+# --- signal broadcasts ------------------------------------------------------------------------
+
+
+def high_water(conn: Connection) -> int:
+    """The largest subscription id now: the last subscription a broadcast made now covers."""
+    return int(conn.scalar(select(func.max(SUBSCRIPTIONS.c.id))) or 0)
+
+
+def insert_broadcast(
+    conn: Connection,
+    *,
+    name: str,
+    payload: Any,
+    partition_id: int | None,
+    now: datetime,
+    instance_id: int | None = None,
+    node_id: str | None = None,
+    actor: str | None = None,
+    covers: int | None = None,
+    idempotency: tuple[str, str] | None = None,
+) -> int:
+    """Write a pending broadcast (with its sender's idempotency key and body digest, if any),
+    covering the subscriptions up to `covers` (default: all now); its id."""
+    key, digest = idempotency or (None, None)
+    values = {
+        "name": name,
+        "payload": payload,
+        "partition_id": partition_id,
+        "instance_id": instance_id,
+        "node_id": node_id,
+        "actor": actor,
+        "idempotency_key": key,
+        "request_hash": digest,
+        "status": "pending",
+        "high_water": high_water(conn) if covers is None else covers,
+        "delivered": 0,
+        "started": 0,
+        "attempt": 0,
+        "created_at": now,
+        "updated_at": now,
+    }
+    return int(conn.execute(insert(BROADCASTS).returning(BROADCASTS.c.id), values).scalar_one())
+
+
+def insert_receipt(conn: Connection, broadcast_id: int, instance_id: int, now: datetime) -> None:
+    """Record that the broadcast reached the instance: its batch skips the instance."""
+    conn.execute(
+        insert(RECEIPTS),
+        {
+            "broadcast_id": broadcast_id,
+            "instance_id": instance_id,
+            "started": False,
+            "created_at": now,
+        },
+    )
