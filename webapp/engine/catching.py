@@ -14,7 +14,7 @@ from sqlalchemy.engine import Connection
 
 from webapp.engine import gateways, scopes, store, waits
 from webapp.engine.context import jsonable
-from webapp.engine.runtime import Step
+from webapp.engine.runtime import Step, behaviour_of
 from webapp.engine.store import BROADCASTS, RECEIPTS, SUBSCRIPTIONS, TokenRow
 
 KIND = "signal"
@@ -25,20 +25,16 @@ UNFINISHED = ("pending", "running")
 def watches(step: Step, token: TokenRow, node_id: str) -> bool:
     """Whether `token` holds the subscription of boundary or event-start `node_id` (or of a
     target of the event-based gateway it waits at)."""
-    if gateways.watches(step, token, node_id):
-        return True
-    kind = step.definition.kind(node_id)
-    if kind == "boundaryEvent":
-        return scopes.host_of(step, node_id, token)
-    if kind == "startEvent" and token.listener:
-        return step.definition.starts.get(token.node_id) == node_id and token.status == "waiting"
-    return False
+    kind = step.definition.kind
+    return behaviour_of(kind(token.node_id)).holds(step, token, node_id) or behaviour_of(
+        kind(node_id)
+    ).held_by(step, token, node_id)
 
 
 def event_fired(step: Step, token: TokenRow, node_id: str, output: Any = None) -> bool:
     """A boundary event or an event sub-process start fired for `token`; True when it stays
     subscribed (a non-interrupting one). At an event-based gateway, the first event wins."""
-    if gateways.watches(step, token, node_id):
+    if behaviour_of(step.definition.kind(token.node_id)).holds(step, token, node_id):
         gateways.event_won(step, token, node_id, output)
         return False
     if token.listener:

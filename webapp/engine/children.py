@@ -13,7 +13,7 @@ from typing import Any
 
 from webapp.engine import limits
 from webapp.engine.context import jsonable
-from webapp.engine.runtime import Step
+from webapp.engine.runtime import Behaviour, Step
 from webapp.engine.store import TokenRow
 
 
@@ -65,3 +65,13 @@ def throw_to_parent(step: Step, code: str, message: str = "") -> None:
     }
     step.history.add("cancelled", reason=f"error '{code}' thrown to the calling instance")
     step.report_to_parent("error", code=code, message=message)
+
+
+class CallActivity(Behaviour):
+    """Evaluate the inputs now; a job starts the child instance (one lock per step)."""
+
+    def enter(self, step: Step, token: TokenRow, node: dict[str, Any]) -> None:
+        call(step, token, node)
+
+
+BEHAVIOURS: dict[str, Behaviour] = {"callActivity": CallActivity()}

@@ -1,8 +1,8 @@
-"""Inclusive and event-based gateways (and the condition evaluation exclusive gateways share).
+"""Gateways: exclusive, parallel, inclusive and event-based (and the conditions they evaluate).
 
 An inclusive join is checked after the step's queue drains (`release_joins`, called by
-`Step.run`): it fires once a token waits there and no live token of its scope can still reach an
-empty incoming flow. Which node can reach which flow is precomputed per version
+`interpreter.run`): it fires once a token waits there and no live token of its scope can still
+reach an empty incoming flow. Which node can reach which flow is precomputed per version
 (`Definition.inclusive_reach`), so the check is a lookup over the scope's loaded tokens.
 """
 
@@ -13,7 +13,7 @@ from typing import Any
 
 from webapp.engine import waits
 from webapp.engine.definitions import Definition
-from webapp.engine.runtime import NO_OUTPUT, OPEN, Step
+from webapp.engine.runtime import NO_OUTPUT, OPEN, Behaviour, Step
 from webapp.engine.store import TokenRow
 from webapp.process.expressions import ExpressionError, evaluate
 
@@ -185,16 +185,6 @@ def event_gateway(step: Step, token: TokenRow, node: dict[str, Any]) -> None:
         waits.place(step, token, wait)
 
 
-def watches(step: Step, token: TokenRow, node_id: str) -> bool:
-    """Whether `token` waits at an event-based gateway whose target `node_id` it subscribed."""
-    definition = step.definition
-    return (
-        token.status == "waiting"
-        and definition.kind(token.node_id) == "eventBasedGateway"
-        and node_id in targets(definition, token.node_id)
-    )
-
-
 def event_won(step: Step, token: TokenRow, target: str, output: Any) -> None:
     """The event of `target` happened first: withdraw the others, move the token to `target` and
     complete it at once with `output` (the payload) without subscribing again."""
@@ -221,3 +211,83 @@ def event_won(step: Step, token: TokenRow, target: str, output: Any) -> None:
     token.status = "active"
     step.history.add("entered", token, flow=flow_id, scope=step.scope_of(token))
     step.complete(token, NO_OUTPUT if event == "timer" else output)
+
+
+# --- the gateway behaviours -------------------------------------------------------------------
+
+
+class ExclusiveGateway(Behaviour):
+    """The first outgoing flow (document order) whose condition is true, else the default."""
+
+    def enter(self, step: Step, token: TokenRow, node: dict[str, Any]) -> None:
+        chosen = choose(step, token, first=True)
+        if chosen is not None:
+            flows, default = chosen
+            step.leave(token, flows[0], **({"default": True} if default else {}))
+
+
+class ParallelGateway(Behaviour):
+    """Join: wait for a token on every incoming flow, then continue once; split: fork."""
+
+    def enter(self, step: Step, token: TokenRow, node: dict[str, Any]) -> None:
+        _parallel(step, token)
+
+
+class InclusiveGateway(Behaviour):
+    """A join waits until nothing live can still reach it; the split takes every true flow."""
+
+    def enter(self, step: Step, token: TokenRow, node: dict[str, Any]) -> None:
+        inclusive(step, token, node)
+
+
+class EventGateway(Behaviour):
+    """The token waits holding every target's wait; the first event to happen wins."""
+
+    def enter(self, step: Step, token: TokenRow, node: dict[str, Any]) -> None:
+        event_gateway(step, token, node)
+
+    def holds(self, step: Step, token: TokenRow, node_id: str) -> bool:
+        return token.status == "waiting" and node_id in targets(step.definition, token.node_id)
+
+
+def _parallel(step: Step, token: TokenRow) -> None:
+    node_id = token.node_id
+    incoming = step.definition.incoming.get(node_id, [])
+    continuing = token
+    joined = 1
+    if len(incoming) > 1:
+        token.status = "waiting"
+        scope = token.parent
+        arrived: dict[str, TokenRow] = {}
+        for other in step.tokens:
+            if other.status == "waiting" and other.node_id == node_id and other.parent is scope:
+                arrived.setdefault(other.arrived_via or "", other)
+        if any(flow_id not in arrived for flow_id in incoming):
+            return
+        continuing = arrived[token.arrived_via or ""]
+        for flow_id in incoming:
+            if arrived[flow_id] is not continuing:
+                arrived[flow_id].status = "done"
+        continuing.status = "active"
+        joined = len(incoming)
+    outgoing = step.definition.outgoing.get(node_id, [])
+    if not outgoing:
+        step.fail(
+            continuing, "no_flow", f"{step.definition.described(node_id)} has no outgoing flow."
+        )
+        return
+    # Branches move in the order of the outgoing flows (as at an inclusive split), so within
+    # one step a signal thrown in a later branch reaches a catch an earlier branch reached.
+    step.leave(continuing, outgoing[0][0], **({"joined": joined} if joined > 1 else {}))
+    for flow_id, _flow in outgoing[1:]:
+        child = step.new_token(node_id, continuing.arrived_via, parent=continuing.parent)
+        child.step = continuing.step
+        step.leave(child, flow_id)
+
+
+BEHAVIOURS: dict[str, Behaviour] = {
+    "exclusiveGateway": ExclusiveGateway(),
+    "parallelGateway": ParallelGateway(),
+    "inclusiveGateway": InclusiveGateway(),
+    "eventBasedGateway": EventGateway(),
+}

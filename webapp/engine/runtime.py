@@ -8,6 +8,7 @@ one statement per table.
 from __future__ import annotations
 
 from collections import deque
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
@@ -51,6 +52,67 @@ def entry_point(kind: str, tool: str | None) -> str:
         return kind
     registered = tools.get(tool or "")
     return "inline" if registered is not None and registered.pure else "tool"
+
+
+class Behaviour:
+    """What a family of node kinds does: as a token enters, as the activity there completes, as a
+    scope empties, as an event it waits for fires (one object per family, found by node kind)."""
+
+    def enter(self, step: Step, token: TokenRow, node: dict[str, Any]) -> None:
+        """A token entered the node: act, then move on, wait, end or fail."""
+        step.fail(
+            token, "unknown_node", f"{step.definition.described(token.node_id)} cannot be run."
+        )
+
+    def completed(self, step: Step, token: TokenRow) -> None:
+        """The activity at `token` finished (its output recorded): move on."""
+        step.leave_single(token)
+
+    def try_complete(self, step: Step, scope: TokenRow) -> bool:
+        """Complete the scope `scope` when nothing live is left in it; False when it stays."""
+        return False
+
+    def holds(self, step: Step, token: TokenRow, node_id: str) -> bool:
+        """Whether `token`, at a node of this kind, holds the wait of event node `node_id`."""
+        return False
+
+    def held_by(self, step: Step, token: TokenRow, node_id: str) -> bool:
+        """Whether the wait of event node `node_id` (of this kind) is held by `token`."""
+        return False
+
+
+class Wrapper(Behaviour):
+    """The multi-instance body around an activity: its instances run inside it, one per item."""
+
+    def instance_completed(self, step: Step, body: TokenRow, inner: TokenRow, output: Any) -> None:
+        raise NotImplementedError
+
+    def loop_values(self, step: Step, body: TokenRow, inner: TokenRow) -> dict[str, Any]:
+        raise NotImplementedError
+
+
+# The table key of the multi-instance wrapper (no node has this kind).
+MULTI_INSTANCE = "multiInstance"
+BEHAVIOURS: dict[str, Behaviour] = {}
+PLAIN = Behaviour()
+
+
+def install(table: Mapping[str, Behaviour]) -> None:
+    """Make `table` the behaviours the runtime looks up (`behaviours` installs it once)."""
+    BEHAVIOURS.clear()
+    BEHAVIOURS.update(table)
+
+
+def behaviour_of(kind: str | None) -> Behaviour:
+    """The behaviour of node kind `kind` (a plain one that moves on for a kind without one)."""
+    return BEHAVIOURS.get(kind or "", PLAIN)
+
+
+def multi_instance() -> Wrapper:
+    wrapper = BEHAVIOURS.get(MULTI_INSTANCE)
+    if not isinstance(wrapper, Wrapper):
+        raise RuntimeError("the engine's behaviours are not installed")
+    return wrapper
 
 
 class Step:
@@ -103,9 +165,7 @@ class Step:
         while inner is not None and not self.is_inner(inner):
             inner = inner.parent
         if inner is not None and inner.parent is not None:
-            from webapp.engine import multi
-
-            context.update(multi.scope_values(self, inner.parent, inner))
+            context.update(multi_instance().loop_values(self, inner.parent, inner))
         return context
 
     def evaluate_inputs(self, token: TokenRow, mapping: dict[str, str]) -> dict[str, Any] | None:
@@ -188,50 +248,28 @@ class Step:
             return
         self.leave(token, flows[0][0])
 
-    def run(self) -> None:
-        """Move queued tokens until each waits, ends or fails; then fire inclusive joins nothing
-        can still reach, and complete emptied scopes."""
-        from webapp.engine import gateways
-
-        while True:
-            self._drain()
-            if gateways.release_joins(self):
-                continue
-            if not self._complete_a_scope():
-                return
-
-    def _drain(self) -> None:
-        from webapp.engine import multi, scopes
-        from webapp.engine.nodes import HANDLERS
-
-        definition = self.definition
+    def queued(self) -> tuple[TokenRow, str, str | None, bool] | None:
+        """The next queued entry (token, node, flow, again) of a token still open; None when
+        the queue is empty."""
         while self._queue:
-            token, node_id, via, again = self._queue.popleft()
-            if token.status not in OPEN:
-                continue
-            self._entries += 1
-            token.node_id = node_id
-            token.arrived_via = via
-            token.step += 1
-            token.status = "active"
-            if self._entries > MAX_ENTRIES:
-                self.fail(token, "loop", f"More than {MAX_ENTRIES} steps without waiting.")
-                continue
-            self.history.add("entered", token, flow=via, scope=self.scope_of(token))
-            node = definition.nodes.get(node_id)
-            handler = HANDLERS.get(node["kind"]) if node else None
-            if node is None or handler is None:
-                self.fail(token, "unknown_node", f"{definition.described(node_id)} cannot be run.")
-                continue
-            inner = self.is_inner(token)
-            if not again and not inner and node_id in definition.boundaries:
-                scopes.open_boundaries(self, token)
-                if token.status != "active":
-                    continue
-            if not inner and definition.multi_instance(node_id):
-                multi.begin(self, token)
-                continue
-            handler(self, token, node)
+            entry = self._queue.popleft()
+            if entry[0].status in OPEN:
+                return entry
+        return None
+
+    def arrive(self, token: TokenRow, node_id: str, via: str | None) -> bool:
+        """`token` enters `node_id` along `via`; False (the token failed) when this step has
+        entered more nodes than a process that ever waits would."""
+        self._entries += 1
+        token.node_id = node_id
+        token.arrived_via = via
+        token.step += 1
+        token.status = "active"
+        if self._entries > MAX_ENTRIES:
+            self.fail(token, "loop", f"More than {MAX_ENTRIES} steps without waiting.")
+            return False
+        self.history.add("entered", token, flow=via, scope=self.scope_of(token))
+        return True
 
     # --- scopes ----------------------------------------------------------------------------
 
@@ -298,10 +336,8 @@ class Step:
     def complete(self, token: TokenRow, output: Any = NO_OUTPUT) -> None:
         """An activity finished: record its output, close its boundary events and move on (one
         instance of a multi-instance reports to its body instead)."""
-        from webapp.engine import multi
-
         if self.is_inner(token) and token.parent is not None:
-            multi.instance_completed(self, token.parent, token, output)
+            multi_instance().instance_completed(self, token.parent, token, output)
             return
         node_id = token.node_id
         if output is not NO_OUTPUT:
@@ -309,27 +345,11 @@ class Step:
         boundaries = self.definition.boundaries.get(node_id)
         if boundaries:
             self.close_waits([token], tuple(boundaries))
-        if self.definition.kind(node_id) == "eventSubProcess":
-            self.history.add("left", token, scope=self.scope_of(token))
-            token.status = "done"
-            self.ended(token)
-            return
-        if self.definition.kind(node_id) == "endEvent":
-            # A message end's tool finished: only now does its token end.
-            token.status = "done"
-            self.ended(token)
-            return
-        self.leave_single(token)
+        behaviour_of(self.definition.kind(node_id)).completed(self, token)
 
-    def _complete_a_scope(self) -> bool:
-        """Complete one waiting scope that nothing live is left in; False when there is none."""
-        from webapp.engine import scopes
-
-        while self._scopes_to_check:
-            scope = self._scopes_to_check.pop()
-            if scopes.try_complete(self, scope):
-                return True
-        return False
+    def scope_to_check(self) -> TokenRow | None:
+        """A scope one of whose tokens ended since it was last checked (None: no such scope)."""
+        return self._scopes_to_check.pop() if self._scopes_to_check else None
 
     def fail(self, token: TokenRow, code: str, message: str, **details: Any) -> None:
         """An incident: the token and the instance fail with node, code and message."""

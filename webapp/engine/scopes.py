@@ -11,10 +11,9 @@ from __future__ import annotations
 from typing import Any
 
 from webapp.engine import children, waits
-from webapp.engine.runtime import LIVE, OPEN, Step
+from webapp.engine.runtime import LIVE, OPEN, Behaviour, Step
 from webapp.engine.store import TokenRow
 
-SCOPE_KINDS = ("subProcess", "eventSubProcess")
 # Event-sub-process starts that wait through a listener token (errors and escalations are thrown).
 LISTENED = ("timer", "message", "signal")
 
@@ -33,7 +32,7 @@ def enter_scope(step: Step, token: TokenRow, node_id: str) -> None:
 
 def try_complete(step: Step, scope: TokenRow) -> bool:
     """Complete `scope` when nothing live is left inside it (listeners end with it)."""
-    if scope.status != "waiting" or step.definition.kind(scope.node_id) not in SCOPE_KINDS:
+    if scope.status != "waiting":
         return False
     if step.definition.multi_instance(scope.node_id) and not step.is_inner(scope):
         return False
@@ -194,3 +193,35 @@ def listener_fired(step: Step, listener: TokenRow, start: str, output: Any = Non
         step.ended(listener)
     start_event_subprocess(step, listener.parent, listener.node_id, output)
     return not interrupting and listener.status in LIVE
+
+
+# --- the scope behaviours ---------------------------------------------------------------------
+
+
+class SubProcess(Behaviour):
+    """A sub-process: its token waits as the scope of the tokens inside, until they are done."""
+
+    def enter(self, step: Step, token: TokenRow, node: dict[str, Any]) -> None:
+        enter_scope(step, token, token.node_id)
+
+    def try_complete(self, step: Step, scope: TokenRow) -> bool:
+        return try_complete(step, scope)
+
+
+class EventSubProcess(SubProcess):
+    """An event sub-process: started by its start event's trigger, never entered by a flow."""
+
+    def enter(self, step: Step, token: TokenRow, node: dict[str, Any]) -> None:
+        described = step.definition.described(token.node_id)
+        step.fail(token, "unknown_node", f"{described} cannot be entered by a flow.")
+
+    def completed(self, step: Step, token: TokenRow) -> None:
+        step.history.add("left", token, scope=step.scope_of(token))
+        token.status = "done"
+        step.ended(token)
+
+
+BEHAVIOURS: dict[str, Behaviour] = {
+    "subProcess": SubProcess(),
+    "eventSubProcess": EventSubProcess(),
+}

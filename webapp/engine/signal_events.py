@@ -15,7 +15,7 @@ from typing import Any
 from webapp.engine import catching, store, waits
 from webapp.engine.catching import KIND
 from webapp.engine.context import jsonable
-from webapp.engine.runtime import Step
+from webapp.engine.runtime import Behaviour, Step
 from webapp.engine.store import TokenRow
 from webapp.process.expressions import ExpressionError, evaluate
 
@@ -84,3 +84,20 @@ def reach_own(step: Step, thrown: dict[str, Any]) -> None:
         if catching.fire(step, token, node_id, thrown["payload"], thrown["actor"], details):
             fired.add((id(token), node_id))
     thrown["reached_own"] = bool(fired)
+
+
+class SignalCatch(Behaviour):
+    """An intermediate signal catch: the token waits; the payload becomes its output."""
+
+    def enter(self, step: Step, token: TokenRow, node: dict[str, Any]) -> None:
+        catch(step, token, node)
+
+
+class SignalThrow(Behaviour):
+    """An intermediate signal throw: the token goes on; the signal reaches the catchers."""
+
+    def enter(self, step: Step, token: TokenRow, node: dict[str, Any]) -> None:
+        throw(step, token, node)
+
+
+BEHAVIOURS: dict[str, Behaviour] = {"signalCatch": SignalCatch(), "signalThrow": SignalThrow()}

@@ -26,7 +26,7 @@ from sqlalchemy import func, insert, or_, select, true, update
 from sqlalchemy.engine import Connection
 from sqlalchemy.orm import Session
 
-from webapp.engine import catching, steps, store
+from webapp.engine import catching, interpreter, steps, store
 from webapp.engine.catching import KIND, same_partition
 from webapp.engine.dispatch import JobRef
 from webapp.engine.locking import begin_write
@@ -358,7 +358,7 @@ def deliver(session: Session, batch: Batch, instance_id: int, now: datetime) -> 
     if not woken:
         return steps.dropped(step, "no token waits for this signal")
     step.starter = steps.starter_of(step)
-    step.run()
+    interpreter.run(step)
     result = step.finish()
     store.insert_receipt(conn, batch.broadcast_id, instance_id, now)
     return result

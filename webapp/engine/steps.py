@@ -13,7 +13,7 @@ from typing import Any
 from sqlalchemy import delete, select, update
 from sqlalchemy.orm import Session
 
-from webapp.engine import catching, definitions, scopes, store, waits
+from webapp.engine import catching, definitions, interpreter, scopes, store, waits
 from webapp.engine.calls import Call, Outcome
 from webapp.engine.context import jsonable
 from webapp.engine.dispatch import JobRef
@@ -152,7 +152,7 @@ def start_instance(
         scopes.open_event_subprocesses(step, None, None)
     token = step.new_token(start)
     step.enter(token, start, None)
-    step.run()
+    interpreter.run(step)
     return step.finish()
 
 
@@ -278,7 +278,7 @@ def apply_tool_outcomes(
             step.history.add("tool_attempt", None, node_id, attempt=attempt, status="discarded")
             continue
         _apply(step, job, token, outcome, attempt)
-        step.run()
+        interpreter.run(step)
         applied += 1
     if not applied:
         return dropped(step, "job no longer pending")
@@ -301,7 +301,7 @@ def run_inline_tool(
         return dropped(step, token)
     job.attempt += 1
     _apply(step, job, token, run(_call(job)), job.attempt)
-    step.run()
+    interpreter.run(step)
     return finish_with_pure_calls(step, run)
 
 
@@ -329,7 +329,7 @@ def finish_with_pure_calls(step: Step, run_pure: Callable[[Call], Outcome] | Non
         if not ran:
             break
         budget -= ran
-        step.run()
+        interpreter.run(step)
         result = step.finish()
     return result
 
@@ -394,7 +394,7 @@ def fire_timer(
         if catching.event_fired(step, token, job.node_id) and again is not None:
             job.status = "pending"
             job.due_at = again
-    step.run()
+    interpreter.run(step)
     return finish_with_pure_calls(step, run_pure)
 
 
@@ -467,7 +467,7 @@ def deliver_message(
     if not woken:
         return dropped(step, "no token waits for this message")
     step.starter = starter_of(step)
-    step.run()
+    interpreter.run(step)
     return step.finish()
 
 
@@ -520,7 +520,7 @@ def complete_task(
     step.history.add("task_completed", token, actor=_name(actor), task=task_id)
     step.starter = starter_of(step)
     step.complete(token, values)
-    step.run()
+    interpreter.run(step)
     return step.finish()
 
 
@@ -553,7 +553,7 @@ def report_from_task(
         scopes.throw(step, token, "escalation", code)
         if token.status == "cancelled":
             _close_task(step, task_id, actor, {})
-    step.run()
+    interpreter.run(step)
     return step.finish()
 
 
@@ -627,7 +627,7 @@ def retry_instance(
     for token in [t for t in step.tokens if t.status == "failed"]:
         step.history.add("retried", token, actor=_name(actor))
         step.enter(token, token.node_id, token.arrived_via, again=True)
-    step.run()
+    interpreter.run(step)
     return step.finish()
 
 
@@ -762,12 +762,12 @@ def resume_from_child(
     step.starter = starter_of(step)
     if status == "escalation":
         scopes.throw(step, token, "escalation", str(outcome.get("code") or ""))
-        step.run()
+        interpreter.run(step)
         return step.finish()
     step.history.add("child_ended", token, child=child, status=status, code=outcome.get("code"))
     catching.receive_missed(step)
     if token.status not in ("waiting", "failed") or token.node_id != job.node_id:
-        step.run()
+        interpreter.run(step)
         return step.finish()
     if status == "completed":
         token.status = "active"
@@ -780,7 +780,7 @@ def resume_from_child(
     else:
         at = step.definition.mentioned(token.node_id)
         step.fail(token, "child_cancelled", f"The instance {child} called by {at} was cancelled.")
-    step.run()
+    interpreter.run(step)
     return step.finish()
 
 
@@ -823,5 +823,5 @@ def _receive_before_cancel(session: Session, instance_id: int, now: datetime) ->
     step.starter = starter_of(step)
     if not catching.receive_missed(step):
         return None
-    step.run()
+    interpreter.run(step)
     return step.finish()
