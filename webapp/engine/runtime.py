@@ -1,8 +1,8 @@
-"""Token movement inside one step: tokens enter nodes and move on until each waits or ends.
+"""A step's state and token movement, and the table of node behaviours the runtime looks up.
 
 A `Step` holds what one transaction changes for one (already locked) instance: its open tokens,
-the jobs, tasks and subscriptions to create, and the history to append. `finish` writes it all,
-one statement per table.
+the jobs, tasks and subscriptions to create, and the history to append. `finish` has the store
+write it all, one statement per table; `interpreter.run` moves the queued tokens.
 """
 
 from __future__ import annotations
@@ -13,7 +13,6 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import delete, select, update
 from sqlalchemy.engine import Connection
 
 from webapp import tools
@@ -23,7 +22,6 @@ from webapp.engine.definitions import Definition
 from webapp.engine.dispatch import JobRef
 from webapp.engine.history import History
 from webapp.engine.store import InstanceRow, JobRow, TokenRow
-from webapp.models import MessageSubscription, Task, TaskCandidate
 from webapp.process.document import UNPOOLED_KINDS
 from webapp.process.expressions import ExpressionError, evaluate
 
@@ -408,11 +406,11 @@ class Step:
         if self.report is not None:
             self.to_parent(f"resume:{self.instance.id}", {"child": self.instance.id, **self.report})
             self.report = None
-        self._save_tokens()
+        store.save_tokens(self.conn, self.tokens, store.saved_id(self.instance.id), self.now)
         self._withdraw_closed()
         for job in self._insert_jobs():
             self.track(job)
-        self._save_jobs()
+        store.save_jobs(self.conn, self._jobs, self.now)
         self._insert_waits()
         self.history.write(self.conn)
         refs = self._write_broadcasts()
@@ -466,100 +464,19 @@ class Step:
 
     def _save_instance(self) -> None:
         instance = self.instance
-        instance.updated_at = self.now
-        values = {
-            "instance_id": instance.id,
-            "status": instance.status,
-            "error": instance.error,
-            "ended_at": instance.ended_at,
-            "updated_at": self.now,
-        }
         if self._data_changed or instance.id is None:
             instance.vars = dict(self.vars)
             instance.nodes = dict(self.nodes)
-            values.update(vars=instance.vars, nodes=instance.nodes)
-        if instance.id is None:
-            row = store.values_of(instance, exclude=("id",))
-            instance.id = self.conn.execute(store.INSERT_INSTANCE, row).scalar_one()
-        elif self._data_changed:
-            self.conn.execute(store.UPDATE_INSTANCE_DATA, values)
-        else:
-            self.conn.execute(store.UPDATE_INSTANCE, values)
-
-    def _save_tokens(self) -> None:
-        changed = [
-            {"token_id": t.id, "updated_at": self.now, **t.values()}
-            for t in self.tokens
-            if t.id is not None and t.changed
-        ]
-        if changed:
-            self.conn.execute(store.UPDATE_TOKEN, changed)
-        stamp = {"instance_id": self.instance.id, "created_at": self.now, "updated_at": self.now}
-        new = [t for t in self.tokens if t.id is None]
-        while new:
-            # A scope's token is inserted before the tokens inside it, which need its id.
-            ready = [t for t in new if t.parent is None or t.parent.id is not None]
-            rows = [
-                {**stamp, **t.values(), "parent_id": t.parent.id if t.parent else None}
-                for t in ready
-            ]
-            ids = self.conn.execute(store.INSERT_TOKENS, rows).scalars().all()
-            for token, token_id in zip(ready, ids, strict=True):
-                token.id = token_id
-                token.parent_id = token.parent.id if token.parent else None
-            new = [t for t in new if t.id is None]
-        for token in self.tokens:
-            token.saved = token.snapshot()
+        store.save_instance(self.conn, instance, self.now, data_changed=self._data_changed)
 
     def _withdraw_closed(self) -> None:
         """Cancel the saved jobs, subscriptions, tasks and called children of closed tokens."""
         if not self._closed:
             return
-        whole = sorted({store.saved_id(t.id) for t, nodes in self._closed if nodes is None})
-        partial = [(store.saved_id(t.id), nodes) for t, nodes in self._closed if nodes]
+        closed = list(self._closed)
         self._closed.clear()
-        for job in self._jobs:  # the jobs this step holds are saved from memory, not by the SQL
-            closing = job.token_id in whole or any(
-                job.token_id == token_id and job.node_id in nodes for token_id, nodes in partial
-            )
-            if closing and job.status == "pending":
-                job.status = "cancelled"
-                job.lease_until = None
-        jobs = store.JOBS
-        subscriptions = MessageSubscription.__table__
-        tracked = {job.id for job in self._jobs}
-        pending = (jobs.c.status == "pending", jobs.c.id.not_in(tracked or [0]))
-        cancel = {"status": "cancelled", "lease_until": None, "updated_at": self.now}
-        for token_id, nodes in partial:
-            self.conn.execute(
-                update(jobs)
-                .where(jobs.c.token_id == token_id, jobs.c.node_id.in_(nodes), *pending)
-                .values(cancel)
-            )
-            self.conn.execute(
-                delete(subscriptions).where(
-                    subscriptions.c.token_id == token_id, subscriptions.c.node_id.in_(nodes)
-                )
-            )
-        if not whole:
-            return
-        self.conn.execute(update(jobs).where(jobs.c.token_id.in_(whole), *pending).values(cancel))
-        self.conn.execute(delete(subscriptions).where(subscriptions.c.token_id.in_(whole)))
-        tasks = Task.__table__
-        self.conn.execute(
-            update(tasks)
-            .where(tasks.c.token_id.in_(whole), tasks.c.status == "open")
-            .values(status="cancelled")
-        )
-        instances = store.INSTANCES
-        children = self.conn.execute(
-            select(instances.c.id).where(
-                instances.c.parent_id == self.instance.id,
-                instances.c.parent_token_id.in_(whole),
-                instances.c.status.in_(("running", "failed")),
-            )
-        ).scalars()
-        for child_id in children:
+        instance_id = store.saved_id(self.instance.id)
+        for child_id in store.withdraw(self.conn, instance_id, closed, self._jobs, self.now):
             self.cancel_child(child_id)
 
     def report_to_parent(self, status: str, **details: Any) -> None:
@@ -598,101 +515,18 @@ class Step:
     def _insert_jobs(self) -> list[JobRow]:
         if not self._new_jobs:
             return []
-        jobs = []
-        for token, options in self._new_jobs:
-            if token is None:
-                values = {"token_id": None, "actor": self.starter, **options}
-                jobs.append(JobRow(id=None, status="pending", attempt=0, **values))
-                continue
-            node_id = options.pop("node_id", None) or token.node_id
-            jobs.append(
-                JobRow(
-                    id=None,
-                    instance_id=store.saved_id(self.instance.id),
-                    token_id=store.saved_id(token.id),
-                    node_id=node_id,
-                    key=f"{token.id}:{node_id}:{token.step}",
-                    actor=self.starter,
-                    status="pending",
-                    attempt=0,
-                    **options,
-                )
-            )
-        rows = [
-            {
-                **store.values_of(job, exclude=("id", "saved")),
-                "created_at": self.now,
-                "updated_at": self.now,
-            }
-            for job in jobs
-        ]
-        ids = self.conn.execute(store.INSERT_JOBS, rows).scalars().all()
-        for job, job_id in zip(jobs, ids, strict=True):
-            job.id = job_id
-            job.saved = job.snapshot()
+        jobs = store.insert_jobs(
+            self.conn, self.instance.id, self._new_jobs, actor=self.starter, now=self.now
+        )
         self._new_jobs.clear()
         return jobs
 
-    def _save_jobs(self) -> None:
-        changed = [
-            {"job_id": job.id, "updated_at": self.now, **store.values_of(job, store.JOB_STATE)}
-            for job in self._jobs
-            if job.changed
-        ]
-        if changed:
-            self.conn.execute(store.UPDATE_JOB, changed)
-        for job in self._jobs:
-            job.saved = job.snapshot()
-
     def _insert_waits(self) -> None:
-        stamp = {"instance_id": self.instance.id, "created_at": self.now}
-        if self._new_tasks:
-            offers = {token.id: values.pop("candidates", None) for token, values in self._new_tasks}
-            tasks = [
-                {**stamp, "token_id": token.id, "status": "open", **values}
-                for token, values in self._new_tasks
-            ]
-            for task in tasks:
-                task.setdefault("partition_id", self.instance.partition_id)
-            self.conn.execute(Task.__table__.insert(), tasks)
-            self._insert_candidates({token: found for token, found in offers.items() if found})
-        if self._new_subscriptions:
-            subscriptions = [
-                {
-                    **stamp,
-                    "token_id": t.id,
-                    "node_id": node,
-                    "name": n,
-                    "correlation_key": k,
-                    "kind": kind,
-                }
-                for t, n, k, node, kind in self._new_subscriptions
-            ]
-            self.conn.execute(MessageSubscription.__table__.insert(), subscriptions)
+        store.insert_waits(
+            self.conn, self.instance, self._new_tasks, self._new_subscriptions, self.now
+        )
         self._new_tasks.clear()
         self._new_subscriptions.clear()
-
-    def _insert_candidates(self, offers: dict[Any, list[tuple[str, int, str]]]) -> None:
-        """The further roles and users of the tasks just inserted (found by their tokens)."""
-        if not offers:
-            return
-        task_ids = dict(
-            self.conn.execute(
-                select(Task.token_id, Task.id).where(
-                    Task.token_id.in_(list(offers)), Task.status == "open"
-                )
-            ).all()
-        )
-        rows = [
-            {
-                "task_id": task_ids[token],
-                "role_id": found_id if kind == "role" else None,
-                "user_id": found_id if kind == "user" else None,
-            }
-            for token, found in offers.items()
-            for kind, found_id, _ in found
-        ]
-        self.conn.execute(TaskCandidate.__table__.insert(), rows)
 
     def _complete_if_done(self) -> None:
         instance = self.instance
