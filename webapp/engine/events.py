@@ -3,6 +3,7 @@ intermediate timer and message catches (with receive tasks, which wait as messag
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from webapp.engine import activities, scopes, signal_events, waits
@@ -38,7 +39,11 @@ class EndEvent(Behaviour):
     """A plain end ends its token; error, escalation and terminate ends act on their scope."""
 
     def enter(self, step: Step, token: Token, node: dict[str, Any]) -> None:
-        _end(step, token, node)
+        end = ENDS.get((node.get("config") or {}).get("event") or "")
+        if end is None:
+            _ends(step, token)
+        else:
+            end(step, token, node)
 
     def completed(self, step: Step, token: Token) -> None:
         """A message end's tool finished: only now does its token end."""
@@ -70,33 +75,52 @@ class CatchEvent(Behaviour):
         waits.place(step, token, wait)
 
 
-def _end(step: Step, token: Token, node: dict[str, Any]) -> None:
-    """The end event's `event` decides: a message, error, escalation, signal or terminate end."""
-    config = node.get("config") or {}
-    event = config.get("event") or ""
-    code = str(config.get("code") or "")
-    if event == "message":
-        activities.message_end(step, token, node)
-        return
-    if event == "error":
-        scopes.raise_error(step, token, code)
-        return
-    if event == "escalation":
-        scopes.throw(step, token, "escalation", code)
-        if token.status not in ("active",):
-            return
-    if event == "signal":
-        thrown = signal_events.broadcast_from(step, token, config)
-        if thrown is None:
-            return
-        token.status = "done"
-        step.ended(token)
-        signal_events.reach_own(step, thrown)
-        return
-    if event == "terminate":
-        scopes.terminate(step, token)
+def _ends(step: Step, token: Token) -> None:
     token.status = "done"
     step.ended(token)
+
+
+def _message_end(step: Step, token: Token, node: dict[str, Any]) -> None:
+    activities.message_end(step, token, node)
+
+
+def _error_end(step: Step, token: Token, node: dict[str, Any]) -> None:
+    scopes.raise_error(step, token, _code(node))
+
+
+def _escalation_end(step: Step, token: Token, node: dict[str, Any]) -> None:
+    """Throw the escalation; the token ends unless the catcher interrupted its scope."""
+    scopes.throw(step, token, "escalation", _code(node))
+    if token.status == "active":
+        _ends(step, token)
+
+
+def _signal_end(step: Step, token: Token, node: dict[str, Any]) -> None:
+    """Broadcast the signal; the token ends before the instance's own catchers fire."""
+    thrown = signal_events.broadcast_from(step, token, node.get("config") or {})
+    if thrown is None:
+        return
+    _ends(step, token)
+    signal_events.reach_own(step, thrown)
+
+
+def _terminate_end(step: Step, token: Token, node: dict[str, Any]) -> None:
+    scopes.terminate(step, token)
+    _ends(step, token)
+
+
+def _code(node: dict[str, Any]) -> str:
+    return str((node.get("config") or {}).get("code") or "")
+
+
+# What an end event does, by its `event` (a plain end, without one, just ends its token).
+ENDS: dict[str, Callable[[Step, Token, dict[str, Any]], None]] = {
+    "message": _message_end,
+    "error": _error_end,
+    "escalation": _escalation_end,
+    "signal": _signal_end,
+    "terminate": _terminate_end,
+}
 
 
 BEHAVIOURS: dict[str, Behaviour] = {
