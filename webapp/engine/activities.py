@@ -122,21 +122,29 @@ class ScriptTask(Behaviour):
 
 
 class ManualTask(Behaviour):
+    """A manual task is recorded and passes through."""
+
     def enter(self, step: Step, token: Token, node: dict[str, Any]) -> None:
         _manual(step, token, node)
 
 
 class Milestone(Behaviour):
+    """A milestone is recorded and passes through."""
+
     def enter(self, step: Step, token: Token, node: dict[str, Any]) -> None:
         _milestone(step, token, node)
 
 
 class LinkThrow(Behaviour):
+    """A link throw jumps to the link catch of its name."""
+
     def enter(self, step: Step, token: Token, node: dict[str, Any]) -> None:
         _link_throw(step, token, node)
 
 
 class LinkCatch(Behaviour):
+    """A link catch moves on."""
+
     def enter(self, step: Step, token: Token, node: dict[str, Any]) -> None:
         step.leave_single(token)
 

@@ -83,9 +83,11 @@ class Wrapper(Behaviour):
     """The multi-instance body around an activity: its instances run inside it, one per item."""
 
     def instance_completed(self, step: Step, body: TokenRow, inner: TokenRow, output: Any) -> None:
+        """One instance `inner` of `body` finished with `output`."""
         raise NotImplementedError
 
     def loop_values(self, step: Step, body: TokenRow, inner: TokenRow) -> dict[str, Any]:
+        """`$item`, `$loop` and the element variable as the instance `inner` sees them."""
         raise NotImplementedError
 
 
@@ -107,6 +109,7 @@ def behaviour_of(kind: str | None) -> Behaviour:
 
 
 def multi_instance() -> Wrapper:
+    """The installed multi-instance wrapper."""
     wrapper = BEHAVIOURS.get(MULTI_INSTANCE)
     if not isinstance(wrapper, Wrapper):
         raise RuntimeError("the engine's behaviours are not installed")
