@@ -26,9 +26,9 @@ def watches(step: Step, token: TokenRow, node_id: str) -> bool:
     """Whether `token` holds the subscription of boundary or event-start `node_id` (or of a
     target of the event-based gateway it waits at)."""
     kind = step.definition.kind
-    return behaviour_of(kind(token.node_id)).holds(step, token, node_id) or behaviour_of(
-        kind(node_id)
-    ).held_by(step, token, node_id)
+    if behaviour_of(kind(token.node_id)).holds(step, token, node_id):
+        return True
+    return behaviour_of(kind(node_id)).held_by(step, token, node_id)
 
 
 def event_fired(step: Step, token: TokenRow, node_id: str, output: Any = None) -> bool:

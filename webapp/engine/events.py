@@ -47,16 +47,14 @@ class EndEvent(Behaviour):
 
     def completed(self, step: Step, token: Token) -> None:
         """A message end's tool finished: only now does its token end."""
-        token.status = "done"
-        step.ended(token)
+        _ends(step, token)
 
 
 class EscalationThrow(Behaviour):
     """An intermediate escalation: thrown to the nearest catcher, then the token goes on."""
 
     def enter(self, step: Step, token: Token, node: dict[str, Any]) -> None:
-        code = str((node.get("config") or {}).get("code") or "")
-        scopes.throw(step, token, "escalation", code)
+        scopes.throw(step, token, "escalation", _code(node))
         if token.status == "active":
             step.leave_single(token)
 
