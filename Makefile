@@ -44,6 +44,7 @@ seed: setup
 	$(FLASK) seed-demo
 
 lint: setup-test
+	$(PY) scripts/check_layers.py
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
 	$(VENV)/bin/mypy

@@ -11,7 +11,7 @@ import sys
 
 from webapp import create_app
 from webapp.config import ConfigError
-from webapp.worker import run
+from webapp.worker.runner import run
 
 EMBEDDED_REDIS_WARNING = (
     "REDIS_URL is not set: this worker uses the embedded Redis under %s, which only processes "

@@ -146,7 +146,7 @@ def bench_app(
     redis_url = os.environ.get("REDIS_URL")
     embedded = None
     if not redis_url:
-        from webapp.redis_server import EmbeddedRedis
+        from webapp.infra.redis_server import EmbeddedRedis
 
         embedded = EmbeddedRedis(workdir / "redis")
         embedded.ensure_running()

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from webapp.tools import ToolCall, tool
+from webapp.engine.tools import ToolCall, tool
 
 
 @tool(

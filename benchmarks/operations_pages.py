@@ -176,10 +176,10 @@ def main(runs: int = 30) -> None:
     from flask_migrate import upgrade
 
     from webapp import create_app
+    from webapp.cli.demo import seed_demo
     from webapp.extensions import db
     from webapp.models import Partition, User
     from webapp.services import processes
-    from webapp.services.demo import seed_demo
 
     with (
         tempfile.TemporaryDirectory() as instance_path,

@@ -52,7 +52,7 @@ def run(args: argparse.Namespace, database: Database, workdir: Path) -> None:
     from webapp.models import HistoryEntry, Instance, ProcessVersion, SignalBroadcast
     from webapp.models.base import utcnow
     from webapp.services import processes
-    from webapp.services.jobs import engine_queue
+    from webapp.services.jobs import ENTRY_POINTS, engine_queue
 
     app, embedded = bench_app(database, workdir)
     queue = app.config["RQ_QUEUE"]
@@ -93,7 +93,7 @@ def run(args: argparse.Namespace, database: Database, workdir: Path) -> None:
             )
             db.session.commit()
             began = time.monotonic()
-            dispatch.enqueue(engine_queue(), [ref])
+            dispatch.enqueue(engine_queue(), [ref], ENTRY_POINTS)
             while True:
                 db.session.rollback()
                 row = db.session.get(SignalBroadcast, ref.id, populate_existing=True)

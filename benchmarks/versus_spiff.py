@@ -393,7 +393,7 @@ def _commits(b: Bench) -> int | None:
 
 
 def _redis_calls(b: Bench) -> int:
-    from webapp.queue import redis_connection
+    from webapp.infra.queue import redis_connection
 
     with b.app.app_context():
         stats = redis_connection(b.app).info("commandstats")
@@ -672,7 +672,7 @@ def reset_statements(b: Bench) -> None:
 
 
 def redis_commands(b: Bench) -> dict[str, int]:
-    from webapp.queue import redis_connection
+    from webapp.infra.queue import redis_connection
 
     with b.app.app_context():
         stats = redis_connection(b.app).info("commandstats")

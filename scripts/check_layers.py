@@ -44,7 +44,7 @@ LAYERS: list[tuple[str, tuple[str, ...], bool]] = [
         ),
         True,
     ),
-    ("composition root", ("webapp", "webapp.app", "webapp.cli"), False),
+    ("composition root", ("webapp", "webapp.app", "webapp.cli", "webapp.plugins"), False),
 ]
 
 # Only the composition root may import late: it wires the layers together at start-up.

@@ -12,7 +12,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from webapp.assets import TEST_VENDOR_FILES, VENDOR_FILES, served_path  # noqa: E402
+from webapp.web.assets import TEST_VENDOR_FILES, VENDOR_FILES, served_path  # noqa: E402
 
 
 def main() -> int:

@@ -34,7 +34,7 @@ def redis_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     if url:
         yield url
         return
-    from webapp.redis_server import EmbeddedRedis
+    from webapp.infra.redis_server import EmbeddedRedis
 
     server = EmbeddedRedis(tmp_path_factory.mktemp("redis"))
     server.ensure_running()
@@ -69,7 +69,7 @@ def app(app_config: dict):
 
 def _clean(app) -> None:
     from webapp.extensions import db
-    from webapp.queue import redis_connection
+    from webapp.infra.queue import redis_connection
 
     with app.app_context():
         db.session.remove()
@@ -144,8 +144,8 @@ def db_session(data_app):
 
 @pytest.fixture
 def demo(data_app) -> dict[str, int]:
+    from webapp.cli.demo import seed_demo
     from webapp.extensions import db
-    from webapp.services.demo import seed_demo
 
     with data_app.app_context():
         counts = seed_demo()

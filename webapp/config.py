@@ -17,6 +17,9 @@ from typing import Any
 
 from gunicorn.errors import AppImportError
 
+# The checkout Flowdesk runs from: templates/, static/, migrations/ and worker.py live here.
+ROOT = Path(__file__).resolve().parent.parent
+
 ENVIRONMENTS = ("development", "testing", "production")
 # Where docs/deploy.md puts the production settings; FLOWDESK_SETTINGS_FILE names another place.
 SETTINGS_FILE = "/etc/flowdesk/flowdesk.env"

@@ -16,7 +16,7 @@ NAMING_CONVENTION = {
     "pk": "pk_%(table_name)s",
 }
 
-# A pooled connection that sat idle is checked before use: see webapp/database.py.
+# A pooled connection that sat idle is checked before use: see webapp/infra/database.py.
 db = SQLAlchemy(metadata=MetaData(naming_convention=NAMING_CONVENTION))
 migrate = Migrate(compare_type=True, render_as_batch=True)
 

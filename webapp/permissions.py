@@ -1,17 +1,14 @@
 """Permissions, granted through roles and scoped by partition.
 
 One helper, `can`, answers every question of the form "may this user do X to something in
-partition P"; views and the API use only it (or the decorator and query filter built on it).
+partition P"; views and the API use only it (or the query filter here and the view checks in
+`webapp.web.access`, built on it). No Flask here: the policy is the same for every caller.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from functools import wraps
-from typing import Any, TypeVar
+from typing import Any
 
-from flask import abort
-from flask_login import current_user
 from sqlalchemy import ColumnElement, or_, true
 
 PERMISSIONS: dict[str, str] = {
@@ -38,8 +35,6 @@ BUILT_IN_ROLES: dict[str, tuple[list[str], str]] = {
     "clerk": (["tasks.work", "instances.start"], "Works tasks and starts requests."),
     "approver": (["tasks.work"], "Approves or rejects requests."),
 }
-
-F = TypeVar("F", bound=Callable[..., Any])
 
 
 def can(
@@ -80,31 +75,3 @@ def partition_filter(column: ColumnElement[Any], user: Any) -> ColumnElement[boo
     if not ids:
         return column.is_(None)
     return or_(column.is_(None), column.in_(sorted(ids)))
-
-
-def permission_required(permission: str) -> Callable[[F], F]:
-    """View decorator: sign-in required, then 403 unless the user holds the permission."""
-
-    def decorator(view: F) -> F:
-        @wraps(view)
-        def wrapped(*args: Any, **kwargs: Any) -> Any:
-            from webapp.extensions import login_manager
-
-            if not current_user.is_authenticated:
-                return login_manager.unauthorized()
-            if not can(current_user, permission, scoped=False):
-                abort(403)
-            return view(*args, **kwargs)
-
-        return wrapped  # type: ignore[return-value]
-
-    return decorator
-
-
-def require(permission: str, partition_id: int | None) -> None:
-    """Abort with 404 when the current user may not act on an object in that partition.
-
-    404 rather than 403, so guessing ids does not reveal what exists in other partitions.
-    """
-    if not can(current_user, permission, partition_id):
-        abort(404)

@@ -1,7 +1,7 @@
 """Input the databases cannot hold is refused with a 4xx naming the field, never a 500.
 
 Each case below answered 500 on PostgreSQL, SQLite or both before the shared input checks
-(`webapp/inputs.py`, `webapp/guard.py`); nothing is written by a refused request.
+(`webapp/inputs.py`, `webapp/web/guard.py`); nothing is written by a refused request.
 """
 
 from __future__ import annotations

@@ -9,7 +9,7 @@ import pytest
 from tests.browser.conftest import sign_in
 from tests.browser.test_designer import open_designer
 from tests.designer import conftest as designer_fixtures
-from webapp.services.demo_processes import purchase_request
+from webapp.cli.demo_processes import purchase_request
 
 pytestmark = pytest.mark.browser
 

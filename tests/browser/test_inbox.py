@@ -196,8 +196,8 @@ def test_each_reviewer_works_their_own_instance_of_a_multi_instance_review(
 ):
     """The demo purchase request asks alice and bob, each in a task of their own that names
     them; the review inside the sub-process ends when both answered."""
+    from webapp.cli.demo_processes import seed_demo_processes
     from webapp.extensions import db
-    from webapp.services.demo_processes import seed_demo_processes
 
     with app.app_context():
         seed_demo_processes()

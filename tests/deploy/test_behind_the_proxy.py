@@ -12,7 +12,7 @@ import pytest
 
 from tests.conftest import make_user
 from webapp import create_app
-from webapp.assets import TEST_VENDOR_FILES, VENDOR_FILES, served_path
+from webapp.web.assets import TEST_VENDOR_FILES, VENDOR_FILES, served_path
 
 BASE = "https://flowdesk.example.org:8443"
 

@@ -98,7 +98,7 @@ def _base_env() -> dict[str, str]:
 @pytest.fixture(scope="module")
 def production_redis(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     """A Redis of its own, as a production Redis would be (the embedded server's binary)."""
-    from webapp.redis_server import EmbeddedRedis
+    from webapp.infra.redis_server import EmbeddedRedis
 
     server = EmbeddedRedis(tmp_path_factory.mktemp("deploy-redis"))
     server.ensure_running()
@@ -218,10 +218,10 @@ def _a_worker_runs_jobs(app_dir: Path, env: dict[str, str]) -> None:
     script = (
         "import time\n"
         "from webapp import create_app\n"
-        "from webapp.queue import get_queue\n"
+        "from webapp.infra.queue import get_queue\n"
         "app = create_app()\n"
         "with app.app_context():\n"
-        "    job = get_queue().enqueue('webapp.jobs.healthcheck')\n"
+        "    job = get_queue().enqueue('webapp.worker.health.healthcheck')\n"
         "deadline = time.monotonic() + 60\n"
         "while not job.is_finished and time.monotonic() < deadline:\n"
         "    time.sleep(0.2)\n"

@@ -41,8 +41,8 @@ from tests.engine.documents import parallel_join
 from tests.engine.test_steps import load, start
 from webapp import create_app
 from webapp.extensions import db
+from webapp.infra.redis_server import EmbeddedRedis
 from webapp.models import Task
-from webapp.redis_server import EmbeddedRedis
 from webapp.scratch import is_postgres, scratch_database
 
 # A column a migration renamed: (table, its name at head) -> its name in older revisions.

@@ -15,7 +15,7 @@ from tests.engine.conftest import chain, node, publish_document, wait_for
 from tests.engine.test_steps import load
 from webapp import create_app
 from webapp.engine import steps
-from webapp.worker import Sweeper
+from webapp.worker.sweeper import Sweeper
 
 
 def _children(pid: int) -> list[int]:

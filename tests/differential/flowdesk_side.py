@@ -24,9 +24,9 @@ from sqlalchemy import select
 
 from tests.differential.scenario import MAX_ACTIONS, Outcome, Scenario, Visits
 from tests.engine.broadcasts import broadcast_round
-from webapp import tools
-from webapp.engine import calls, definitions, steps
+from webapp.engine import calls, definitions, steps, tools
 from webapp.engine.runtime import StepResult
+from webapp.engine.tools import ToolCall
 from webapp.extensions import db
 from webapp.models import (
     HistoryEntry,
@@ -42,7 +42,7 @@ from webapp.models.base import utcnow
 from webapp.process.bpmn import import_bpmn
 from webapp.process.forms import iter_fields
 from webapp.services import instances, jobs, processes, tasks
-from webapp.tools import ToolCall
+from webapp.services.messages import deliver_message
 
 ROLE = "diff-worker"
 STUB_TOOL = "diff.stub"
@@ -196,7 +196,7 @@ def run(version, scenario: Scenario, user: User) -> Outcome:
         if messages and _waits_for(instance_id, messages[0][0]):
             name, payload = messages.pop(0)
             body = {"name": name, "correlation_key": CORRELATION, "payload": payload}
-            instances.deliver_message(user, body)
+            deliver_message(user, body)
             continue
         break
     else:

@@ -123,14 +123,13 @@ def test_tools() -> Iterator[None]:
 
 @pytest.fixture
 def redis_client(app):
-    from webapp.queue import redis_connection
+    from webapp.infra.queue import redis_connection
 
     return redis_connection(app)
 
 
 def drain(session, rounds: int = 200, wait: float = 1.0) -> int:
     """Run pending jobs in-process, as a worker would, until none is due within `wait` seconds."""
-    from webapp.engine.dispatch import ENTRY_POINTS
     from webapp.engine.runtime import entry_point
     from webapp.models import Job
     from webapp.models.base import utcnow
@@ -155,8 +154,7 @@ def drain(session, rounds: int = 200, wait: float = 1.0) -> int:
         ).all()
         session.rollback()
         for row in due:
-            name = ENTRY_POINTS[entry_point(row.kind, row.tool)].rsplit(".", 1)[1]
-            getattr(jobs, name)(row.id, row.instance_id)
+            jobs.ENTRY_POINTS[entry_point(row.kind, row.tool)](row.id, row.instance_id)
             ran += 1
     raise AssertionError("jobs kept coming")
 

@@ -18,10 +18,10 @@ from sqlalchemy import select
 from tests.engine.conftest import chain, history, node, publish_document, wait_for
 from tests.engine.test_steps import load
 from webapp.engine import steps
-from webapp.engine.dispatch import ENTRY_POINTS, JobRef
+from webapp.engine.dispatch import JobRef
+from webapp.infra.redis_server import EmbeddedRedis
 from webapp.models import HistoryEntry
-from webapp.redis_server import EmbeddedRedis
-from webapp.services.jobs import commit, engine_queue
+from webapp.services.jobs import ENTRY_POINTS, commit, engine_queue
 
 # Sweep timings for these tests: small, but large enough to measure the bound against.
 INTERVAL, GRACE = 1.0, 1.0

@@ -20,7 +20,7 @@ from webapp.engine.sweep import sweep
 from webapp.models import Job
 from webapp.models.base import utcnow
 from webapp.services import jobs
-from webapp.services.jobs import engine_queue
+from webapp.services.jobs import ENTRY_POINTS, engine_queue
 
 
 def record(name: str, config: dict | None = None, **inputs: str) -> dict:
@@ -168,7 +168,7 @@ def test_a_job_is_leased_only_when_due_pending_and_free(engine, test_tools):
     assert steps.claim_tool_job(engine, job.id, lease_grace=1, now=held) is None
     engine.rollback()
     # The sweep leaves it to its holder until the lease runs out.
-    assert sweep(engine, engine_queue(), grace=0, now=held).enqueued == 0
+    assert sweep(engine, engine_queue(), ENTRY_POINTS, grace=0, now=held).enqueued == 0
     expired = now + timedelta(seconds=job.timeout + 1.5)
     again = steps.lease_tool_job(engine, job.id, job.timeout, lease_grace=1, now=expired)
     engine.rollback()

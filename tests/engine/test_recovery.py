@@ -21,7 +21,7 @@ from webapp.engine.sweep import sweep
 from webapp.extensions import db
 from webapp.models import HistoryEntry, Job, Token
 from webapp.models.base import utcnow
-from webapp.services.jobs import commit, engine_queue
+from webapp.services.jobs import ENTRY_POINTS, commit, engine_queue
 
 
 def _join_document():
@@ -155,17 +155,21 @@ def test_the_sweep_enqueues_lost_expired_and_late_jobs_once(engine, test_tools):
     engine.commit()
     assert steps.claim_tool_job(engine, leased_job.id, lease_grace=1, now=past).attempt == 1
     engine.commit()  # a worker took it 30 s ago and died: the 2 s lease ran out
-    assert sweep(engine, queue, grace=60).enqueued == 0  # everything is younger than the grace
+    assert (
+        sweep(engine, queue, ENTRY_POINTS, grace=60).enqueued == 0
+    )  # everything is younger than the grace
 
-    report = sweep(engine, queue, grace=0)
+    report = sweep(engine, queue, ENTRY_POINTS, grace=0)
     assert (report.examined, report.enqueued) == (2, 2)
     relisted = {rq_job_id(lost_job.id, 0), rq_job_id(leased_job.id, 1)}
     assert set(_states(queue, relisted).values()) == {"queued"}
-    assert sweep(engine, queue, grace=0).enqueued == 0  # already queued: not again
+    assert sweep(engine, queue, ENTRY_POINTS, grace=0).enqueued == 0  # already queued: not again
 
     engine.execute(Job.__table__.update().where(Job.id == timer_job.id).values(due_at=past))
     engine.commit()
-    assert sweep(engine, queue, grace=0).enqueued == 1  # the scheduler is late: run it now
+    assert (
+        sweep(engine, queue, ENTRY_POINTS, grace=0).enqueued == 1
+    )  # the scheduler is late: run it now
     assert _states(queue, [timer_job.rq_id]) == {timer_job.rq_id: "queued"}
     registry = ScheduledJobRegistry(queue=queue)
     assert timer_job.rq_id not in registry.get_job_ids()
@@ -177,13 +181,13 @@ def test_a_started_delivery_is_left_alone_unless_it_is_stale(engine):
     engine.commit()
     queue = engine_queue()
     ref = result.jobs[0]
-    assert enqueue(queue, [ref])
+    assert enqueue(queue, [ref], ENTRY_POINTS)
     key = RQJob.key_for(ref.rq_id)
     queue.connection.hset(key, mapping={"status": "started", "started_at": _rq_time(utcnow())})
-    assert sweep(engine, queue, grace=0).enqueued == 0
+    assert sweep(engine, queue, ENTRY_POINTS, grace=0).enqueued == 0
     stale = utcnow() - timedelta(seconds=5)
     queue.connection.hset(key, mapping={"started_at": _rq_time(stale)})
-    assert sweep(engine, queue, grace=0).enqueued == 1
+    assert sweep(engine, queue, ENTRY_POINTS, grace=0).enqueued == 1
 
 
 def test_a_tool_job_started_but_never_leased_is_sent_again_after_the_grace(engine, test_tools):
@@ -200,14 +204,16 @@ def test_a_tool_job_started_but_never_leased_is_sent_again_after_the_grace(engin
     engine.execute(Job.__table__.update().where(Job.id == ref.id).values(due_at=past))
     engine.commit()
     queue = engine_queue()
-    assert enqueue(queue, [ref])
+    assert enqueue(queue, [ref], ENTRY_POINTS)
     assert queue.connection.lpop(queue.key) == ref.rq_id.encode()
     key = RQJob.key_for(ref.rq_id)
     queue.connection.hset(key, mapping={"status": "started", "started_at": _rq_time(utcnow())})
-    assert sweep(engine, queue, grace=2).enqueued == 0  # its worker may be about to lease it
+    assert (
+        sweep(engine, queue, ENTRY_POINTS, grace=2).enqueued == 0
+    )  # its worker may be about to lease it
     began = _rq_time(utcnow() - timedelta(seconds=3))
     queue.connection.hset(key, mapping={"started_at": began})
-    assert sweep(engine, queue, grace=2).enqueued == 1
+    assert sweep(engine, queue, ENTRY_POINTS, grace=2).enqueued == 1
 
 
 def _rq_time(value) -> str:
@@ -220,11 +226,11 @@ def test_enqueue_without_redis_is_logged_not_raised_and_does_not_wait(app_config
     from webapp import create_app
 
     ref = JobRef(1, 1, "inline", utcnow(), 0)
-    assert enqueue(None, [ref]) is False
+    assert enqueue(None, [ref], ENTRY_POINTS) is False
     down = create_app(dict(app_config, REDIS_URL=f"unix://{tmp_path}/nothing-here.sock"))
     with down.app_context():
         began = time.monotonic()
-        assert enqueue(engine_queue(), [ref]) is False
+        assert enqueue(engine_queue(), [ref], ENTRY_POINTS) is False
         assert time.monotonic() - began < 1
 
 
@@ -236,7 +242,7 @@ def _noop_jobs(engine, count: int) -> list[JobRef]:
         result = steps.start_instance(engine, version)
         engine.commit()
         refs.append(result.jobs[0])
-    assert enqueue(engine_queue(), refs)
+    assert enqueue(engine_queue(), refs, ENTRY_POINTS)
     return refs
 
 
@@ -259,14 +265,14 @@ def test_the_sweep_sends_again_a_queued_job_that_left_the_queue_list_but_never_s
     queue.connection.hset(RQJob.key_for(deferred.rq_id), "status", "deferred")
     assert _listed(queue, queue.key) == [backlog.rq_id]
 
-    report = sweep(engine, queue, grace=0, handover=0)
+    report = sweep(engine, queue, ENTRY_POINTS, grace=0, handover=0)
     assert (report.examined, report.enqueued) == (4, 3)
     assert sorted(_listed(queue, queue.key)) == sorted(
         [backlog.rq_id, stranded.rq_id, vanished.rq_id, deferred.rq_id]
     )  # the backlog job was not queued a second time
     assert _listed(queue, queue.intermediate_queue_key) == []
     assert set(_states(queue, [stranded.rq_id, deferred.rq_id]).values()) == {"queued"}
-    assert sweep(engine, queue, grace=0, handover=0).enqueued == 0
+    assert sweep(engine, queue, ENTRY_POINTS, grace=0, handover=0).enqueued == 0
 
 
 def test_a_job_a_live_worker_is_taking_is_not_sent_again(engine):
@@ -283,7 +289,7 @@ def test_a_job_a_live_worker_is_taking_is_not_sent_again(engine):
 
     worker = threading.Thread(target=start_it)
     worker.start()
-    report = sweep(engine, queue, grace=0, handover=2)
+    report = sweep(engine, queue, ENTRY_POINTS, grace=0, handover=2)
     worker.join()
     assert report.enqueued == 0
     assert _listed(queue, queue.key) == []
@@ -299,7 +305,7 @@ def test_a_queue_list_too_long_to_read_leaves_only_the_intermediate_list_to_chec
     queue = engine_queue()
     _take(queue, stranded)
     queue.connection.lrem(queue.key, 0, vanished.rq_id)
-    assert sweep(engine, queue, grace=0, handover=0).enqueued == 1
+    assert sweep(engine, queue, ENTRY_POINTS, grace=0, handover=0).enqueued == 1
     assert _listed(queue, queue.key) == [r.rq_id for r in (first, second, third, stranded)]
 
 
@@ -331,3 +337,31 @@ def test_a_second_delivery_of_any_kind_of_job_is_dropped(engine, test_tools, red
     taken = history(engine, instance_id)
     assert [taken.count(("left", n)) for n in ("call", "pure", "wait")] == [1, 1, 1]
     assert len(tools_for_tests.seen(redis_client, "once")) == 1
+
+
+# The RQ function names an earlier version stored (engine/dispatch.py named them as text).
+EARLIER_FUNCTION_NAMES = {
+    "tool": "webapp.services.jobs.run_tool",
+    "inline": "webapp.services.jobs.run_inline_tool",
+    "timer": "webapp.services.jobs.fire_timer",
+    "call": "webapp.services.jobs.start_called",
+    "resume": "webapp.services.jobs.resume_from_child",
+    "cancel": "webapp.services.jobs.cancel_called",
+    "signal": "webapp.services.signals.plan_broadcast",
+    "signal_batch": "webapp.services.signals.run_batch",
+}
+
+
+def test_every_kind_of_delivery_is_queued_under_the_function_name_earlier_versions_use(engine):
+    """Deliveries queued before an upgrade find their function, and an older worker still running
+    during a rolling restart runs the deliveries a newer process queues."""
+    queue = engine_queue()
+    refs = [
+        JobRef(900 + number, 1, kind, utcnow(), 1)
+        for number, kind in enumerate(EARLIER_FUNCTION_NAMES)
+    ]
+    assert enqueue(queue, refs, ENTRY_POINTS)
+    queued = {ref.entry: RQJob.fetch(ref.rq_id, connection=queue.connection) for ref in refs}
+    assert {kind: job.func_name for kind, job in queued.items()} == EARLIER_FUNCTION_NAMES
+    assert all(callable(job.func) for job in queued.values())
+    queue.empty()

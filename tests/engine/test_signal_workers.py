@@ -13,7 +13,7 @@ from tests.engine.test_structures import CLERK, wire
 from webapp.engine import dispatch, signals
 from webapp.models import HistoryEntry, SignalBatch, SignalBroadcast, SignalReceipt
 from webapp.models.base import utcnow
-from webapp.services.jobs import engine_queue
+from webapp.services.jobs import ENTRY_POINTS, engine_queue
 
 COUNT = 300
 
@@ -44,7 +44,7 @@ def test_a_broadcast_survives_a_worker_killed_mid_batch(engine, demo, workers):
         engine.connection(), name="go", payload={"n": 1}, partition_id=None, now=utcnow()
     )
     engine.commit()
-    dispatch.enqueue(engine_queue(), [ref])
+    dispatch.enqueue(engine_queue(), [ref], ENTRY_POINTS)
     settings = {"SIGNAL_BATCH": 50, "JOB_LEASE_GRACE": 1}
     first = workers.start(1, **settings)[0]
     wait_for(lambda: _receipts(engine) >= 20, what="the first deliveries")

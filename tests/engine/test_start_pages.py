@@ -10,9 +10,9 @@ from werkzeug.datastructures import MultiDict
 
 from tests.conftest import csrf_token, make_user
 from tests.engine.conftest import FORM
-from webapp import spec_forms
 from webapp.models import Instance
 from webapp.process import forms
+from webapp.web import spec_forms
 
 
 def _start(client, key: str, **data):

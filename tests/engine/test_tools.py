@@ -13,9 +13,9 @@ from sqlalchemy import func, select
 
 from tests.engine.conftest import chain, drain, node, publish_document
 from tests.engine.test_steps import load, start
-from webapp import tools
+from webapp.engine import tools
+from webapp.engine.tools import ToolCall, ToolError
 from webapp.models import OutboxMessage
-from webapp.tools import ToolCall, ToolError
 from webapp.tools.web import address_problem, host_allowed, public_address
 
 

@@ -195,7 +195,7 @@ def test_a_timer_fires_in_a_worker(engine, workers):
 def test_redis_down_while_starting_then_the_job_runs_when_it_is_back(app_config, tmp_path, engine):
     from webapp import create_app
     from webapp.extensions import db
-    from webapp.redis_server import EmbeddedRedis
+    from webapp.infra.redis_server import EmbeddedRedis
 
     version = publish_document(chain(("a", node("serviceTask", tool="noop", saveTo="a"))))
     version_id = version.id
@@ -252,6 +252,7 @@ def test_any_mix_of_immediate_and_delayed_jobs_is_enqueued_in_one_call(app, redi
 
     from webapp.engine.dispatch import JobRef, enqueue
     from webapp.models.base import utcnow
+    from webapp.services.jobs import ENTRY_POINTS
 
     queue = Queue("mix", connection=redis_client)
     now = utcnow()
@@ -265,7 +266,7 @@ def test_any_mix_of_immediate_and_delayed_jobs_is_enqueued_in_one_call(app, redi
         ],
     ]
     for batch in batches:
-        assert enqueue(queue, batch, now=now)
+        assert enqueue(queue, batch, ENTRY_POINTS, now=now)
     assert queue.job_ids == ["flowdesk-job-2-1", "flowdesk-job-3-1", "flowdesk-job-5-1"]
     scheduled = ScheduledJobRegistry(queue=queue).get_job_ids()
     assert sorted(scheduled) == ["flowdesk-job-1-1", "flowdesk-job-4-1"]

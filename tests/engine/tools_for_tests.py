@@ -14,8 +14,8 @@ from typing import Any
 
 from redis import Redis
 
-from webapp import tools
-from webapp.tools import BusinessError, ToolCall, ToolError, tool
+from webapp.engine import tools
+from webapp.engine.tools import BusinessError, ToolCall, ToolError, tool
 
 PREFIX = "fdtest"
 _clients: dict[str, Redis] = {}

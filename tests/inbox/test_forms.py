@@ -232,8 +232,8 @@ def test_htmx_submissions_swap_the_form_or_navigate(users, flows, app, db_sessio
 
 
 def test_generated_forms_are_built_per_spec(app):
-    from webapp import spec_forms
     from webapp.process import forms
+    from webapp.web import spec_forms
 
     spec = {
         "fields": [

@@ -106,9 +106,11 @@ def _roles() -> set[str]:
 
 def verdict(corpus: Path, name: str, tool_specs: Mapping[str, object] | None = None) -> Verdict:
     """Import `name` as the designer does, then validate it as publishing does."""
-    from webapp import tools
+    from webapp.engine import tools
+    from webapp.plugins import load_tools
     from webapp.services.processes import ImportRefused, read_upload
 
+    load_tools()
     specs = tools.specs() if tool_specs is None else tool_specs
     try:
         result = read_upload((corpus / name).read_bytes())
@@ -136,8 +138,10 @@ def verdict(corpus: Path, name: str, tool_specs: Mapping[str, object] | None = N
 
 def verdicts(corpus: Path) -> list[Verdict]:
     """The verdict of every file of the corpus manifest, sorted by file name."""
-    from webapp import tools
+    from webapp.engine import tools
+    from webapp.plugins import load_tools
 
+    load_tools()
     specs = tools.specs()
     return [verdict(corpus, name, specs) for name in sorted(n for n, _ in manifest(corpus))]
 

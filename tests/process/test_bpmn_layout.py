@@ -415,7 +415,7 @@ def test_an_exported_boundary_event_flow_without_waypoints_drops_below_its_host(
 
 
 def test_the_purchase_request_demo_reminder_does_not_read_as_the_review_exit() -> None:
-    from webapp.services.demo_processes import purchase_request
+    from webapp.cli.demo_processes import purchase_request
 
     doc = purchase_request()
     boxes = {n: node_box(node) for n, node in doc["nodes"].items()}

@@ -6,7 +6,7 @@ import logging
 import shutil
 from pathlib import Path
 
-from webapp.assets import missing_vendor_files
+from webapp.web.assets import missing_vendor_files
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -23,7 +23,7 @@ def test_missing_files_are_logged_and_shown_on_every_page(app, client, tmp_path,
     kept = app.static_folder
     app.static_folder = str(static)
     try:
-        with caplog.at_level(logging.ERROR, logger="webapp.assets"):
+        with caplog.at_level(logging.ERROR, logger="webapp.web.assets"):
             assert check.report() == ["vendor/htmx.org/htmx.min.js"]
         assert "npm ci && python scripts/vendor.py" in caplog.text
         page = client.get("/login").get_data(as_text=True)

@@ -8,9 +8,9 @@ from pathlib import Path
 from sqlalchemy import func, select
 
 from tests.conftest import worker_env
+from webapp.infra.queue import get_queue
+from webapp.infra.redis_server import EmbeddedRedis
 from webapp.models import Partition, Role, User
-from webapp.queue import get_queue
-from webapp.redis_server import EmbeddedRedis
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -118,7 +118,7 @@ def test_embedded_redis_starts_once_and_stops(tmp_path):
 
 def test_a_real_worker_process_runs_a_job_in_the_app_context(app, app_config, demo):
     with app.app_context():
-        job = get_queue().enqueue("webapp.jobs.healthcheck")
+        job = get_queue().enqueue("webapp.worker.health.healthcheck")
     done = subprocess.run(
         [sys.executable, "worker.py", "--burst"],
         cwd=ROOT,

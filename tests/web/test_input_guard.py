@@ -2,7 +2,7 @@
 
 Ids beyond the 32-bit columns, Unicode digits where a number goes, NUL characters in forms
 and query arguments, and JSON typed into fields: each answered 500 on PostgreSQL, SQLite or
-both before the request guard (`webapp/guard.py`) and the shared checks (`webapp/inputs.py`).
+both before the request guard (`webapp/web/guard.py`) and the shared checks (`webapp/inputs.py`).
 """
 
 from __future__ import annotations

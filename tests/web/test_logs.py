@@ -16,7 +16,7 @@ LINE = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z (DEBUG|INFO|WARNING|
 SCRIPT = """
 import logging
 from webapp import create_app
-from webapp.logs import about
+from webapp.infra.logs import about
 app = create_app({"INSTANCE_PATH": %(folder)r})
 with about(instance=12, job=40):
     logging.getLogger("webapp.engine.sweep").warning("could not enqueue %%d job(s)", 3)
@@ -24,7 +24,7 @@ logging.getLogger("webapp.services").info("plain line")
 try:
     1 / 0
 except ZeroDivisionError:
-    logging.getLogger("webapp.errors").exception("unhandled")
+    logging.getLogger("webapp.web.error_pages").exception("unhandled")
 """
 
 

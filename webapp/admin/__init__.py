@@ -1,7 +1,8 @@
 """The admin area: users, roles and partitions."""
 
-from flask import Blueprint
+from webapp.admin import (  # noqa: F401  (importing the views registers their routes)
+    views,
+)
+from webapp.admin.blueprint import bp
 
-bp = Blueprint("admin", __name__)
-
-from webapp.admin import views  # noqa: E402,F401
+__all__ = ["bp"]

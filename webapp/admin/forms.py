@@ -5,8 +5,8 @@ from wtforms import BooleanField, PasswordField, StringField, TextAreaField
 from wtforms.fields.choices import SelectChoice
 from wtforms.validators import DataRequired, Length, Optional, Regexp
 
-from webapp.forms import MultiCheckboxField, NewPasswordForm
 from webapp.permissions import PERMISSIONS
+from webapp.web.forms import MultiCheckboxField, NewPasswordForm
 
 
 class UserForm(FlaskForm):

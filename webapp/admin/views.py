@@ -6,14 +6,14 @@ from flask import flash, redirect, render_template, request, url_for
 from sqlalchemy import or_, select
 from wtforms.fields.choices import SelectChoice
 
-from webapp.admin import bp
+from webapp.admin.blueprint import bp
 from webapp.admin.forms import NewUserForm, PartitionForm, PasswordForm, RoleForm, UserForm
 from webapp.extensions import db
-from webapp.htmx_support import htmx_target
+from webapp.infra.pagination import paginate
 from webapp.models import Partition, Role, User
-from webapp.pagination import paginate
-from webapp.permissions import permission_required
 from webapp.services import accounts
+from webapp.web.access import permission_required
+from webapp.web.htmx import htmx_target
 
 
 @bp.before_request

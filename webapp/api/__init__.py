@@ -4,11 +4,11 @@ Authenticated by the session cookie (unsafe methods then need the X-CSRFToken he
 HTTP Basic with a Flowdesk username and password.
 """
 
-from flask import Blueprint
+from webapp.api import (  # noqa: F401  (importing the views registers their routes)
+    auth,
+    errors,
+    views,
+)
+from webapp.api.blueprint import bp
 
-from webapp.extensions import csrf
-
-bp = Blueprint("api", __name__)
-csrf.exempt(bp)
-
-from webapp.api import auth, views  # noqa: E402, F401
+__all__ = ["bp"]

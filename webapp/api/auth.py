@@ -7,10 +7,10 @@ from flask_login import current_user
 from flask_wtf.csrf import validate_csrf
 from wtforms.validators import ValidationError
 
-from webapp.api import bp
+from webapp.api.blueprint import bp
 from webapp.api.errors import api_error
-from webapp.engine.locking import begin_write
 from webapp.extensions import db
+from webapp.infra.database import begin_write
 from webapp.services import accounts
 
 SAFE_METHODS = ("GET", "HEAD", "OPTIONS")

@@ -7,11 +7,11 @@ from typing import Any
 from flask import Response, jsonify
 from werkzeug.exceptions import HTTPException
 
-from webapp.api import bp
-from webapp.database import is_unavailable, reset_session
+from webapp.api.blueprint import bp
 from webapp.engine import EngineError
-from webapp.errors import database_unavailable
+from webapp.infra.database import is_unavailable, reset_session
 from webapp.services.instances import InstanceError
+from webapp.web.error_pages import database_unavailable
 
 CODES = {
     400: "bad_request",

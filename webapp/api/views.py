@@ -7,11 +7,11 @@ from typing import Any
 from flask import g, jsonify, request, url_for
 
 from webapp import inputs
-from webapp.api import bp
+from webapp.api.blueprint import bp
 from webapp.api.errors import BadRequest
 from webapp.engine import history
 from webapp.extensions import db
-from webapp.services import instances, signals
+from webapp.services import instances, messages, signals
 from webapp.services.instances import InstanceError
 
 MAX_PER_PAGE = 100
@@ -133,7 +133,7 @@ def retry_instance(instance_id: int):
 @bp.post("/messages")
 def send_message():
     retry_key = request.headers.get(instances.IDEMPOTENCY_HEADER)
-    delivery = instances.deliver_message(g.api_user, json_body(), idempotency_key=retry_key)
+    delivery = messages.deliver_message(g.api_user, json_body(), idempotency_key=retry_key)
     response = jsonify(delivery.as_dict())
     if delivery.started is not None:
         response.headers["Location"] = url_for("api.get_instance", instance_id=delivery.started)

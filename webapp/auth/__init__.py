@@ -1,7 +1,8 @@
 """Sign-in and sign-out."""
 
-from flask import Blueprint
+from webapp.auth import (  # noqa: F401  (importing the views registers their routes)
+    views,
+)
+from webapp.auth.blueprint import bp
 
-bp = Blueprint("auth", __name__)
-
-from webapp.auth import views  # noqa: E402,F401
+__all__ = ["bp"]

@@ -4,7 +4,7 @@ from flask_wtf import FlaskForm
 from wtforms import BooleanField, PasswordField, StringField
 from wtforms.validators import DataRequired, Length
 
-from webapp.forms import NewPasswordForm
+from webapp.web.forms import NewPasswordForm
 
 
 class LoginForm(FlaskForm):

@@ -7,11 +7,11 @@ from urllib.parse import urlsplit
 from flask import current_app, flash, redirect, render_template, request, session, url_for
 from flask_login import current_user, login_required, login_user, logout_user
 
-from webapp.auth import bp
+from webapp.auth.blueprint import bp
 from webapp.auth.forms import LoginForm, LogoutForm, PasswordChangeForm, SignOutEverywhereForm
-from webapp.home import landing_url
 from webapp.models import User
 from webapp.services import accounts
+from webapp.web.landing import landing_url
 
 
 def _safe_next(target: str | None, user: User) -> str:

@@ -11,8 +11,9 @@ from wtforms.fields.choices import SelectChoice
 
 from webapp.extensions import db
 from webapp.models import Partition, Process
-from webapp.permissions import can, require, visible_partition_ids
+from webapp.permissions import can, visible_partition_ids
 from webapp.services import processes
+from webapp.web.access import require
 
 
 def load_process(process_id: int, *, lock: bool = False, permission: str = "processes.edit"):

@@ -22,14 +22,14 @@ from flask import (
 )
 from flask_login import current_user
 
-from webapp.designer import bp
 from webapp.designer.access import base_revision, can_publish, load_process
+from webapp.designer.blueprint import bp
 from webapp.designer.forms import PublishForm
-from webapp.htmx_support import is_htmx
 from webapp.process.bpmn import export_bpmn
 from webapp.process.validation import has_errors
 from webapp.services import processes
 from webapp.services.processes import ImportRefused, ProcessError, StaleDraft
+from webapp.web.htmx import is_htmx
 
 
 @lru_cache(maxsize=1)

@@ -16,7 +16,7 @@ from wtforms.validators import Length, Optional
 
 from webapp.inputs import parse_json, whole_number
 from webapp.process.forms import DEFAULT_MAX_LENGTH, FIELD_TYPES, iter_fields, validate_form_spec
-from webapp.spec_forms import SpecForm, build
+from webapp.web.spec_forms import SpecForm, build
 
 # Spec attributes a row edits; anything else a field carries is kept in the row's `extra`.
 _EDITED = {

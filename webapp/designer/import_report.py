@@ -6,13 +6,13 @@ from __future__ import annotations
 from flask import abort, flash, redirect, render_template, request, url_for
 from flask_login import current_user
 
-from webapp.designer import bp
 from webapp.designer.access import base_revision, load_process
+from webapp.designer.blueprint import bp
 from webapp.designer.panel import panel_context
 from webapp.extensions import db
-from webapp.failed_forms import failed_form, redirect_failed
 from webapp.services import import_reports
 from webapp.services.processes import ProcessError
+from webapp.web.failed_forms import failed_form, redirect_failed
 
 #: The two mapping forms: URL part -> (kind of name, what the page calls one).
 MAPPINGS = {"groups": ("role", "group"), "users": ("user", "user"), "tools": ("tool", "tool")}

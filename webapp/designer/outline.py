@@ -15,8 +15,9 @@ from flask_login import current_user
 from flask_wtf import FlaskForm
 from wtforms.fields.choices import SelectChoice
 
-from webapp.designer import bp, draft_edits
+from webapp.designer import draft_edits
 from webapp.designer.access import base_revision, can_publish, load_process
+from webapp.designer.blueprint import bp
 from webapp.designer.forms import (
     AddNodeForm,
     ConnectForm,
@@ -40,7 +41,6 @@ from webapp.designer.panel_forms import (
     with_tool_inputs,
 )
 from webapp.designer.panel_forms import make_form as make_panel_form
-from webapp.htmx_support import is_htmx
 from webapp.models import Process
 from webapp.process.bpmn.report import element_names
 from webapp.process.document import children, uses_pool
@@ -48,6 +48,7 @@ from webapp.process.kinds import KINDS, SCOPE_KINDS
 from webapp.process.naming import Namer, capitalized
 from webapp.services import processes
 from webapp.services.processes import ProcessError, StaleDraft
+from webapp.web.htmx import is_htmx
 
 
 def _draft(process: Process) -> dict[str, Any]:

@@ -16,8 +16,9 @@ from flask_login import current_user
 from sqlalchemy import func, or_, select
 from wtforms.fields.choices import SelectChoice
 
-from webapp.designer import bp, missing, timer_start
+from webapp.designer import missing, timer_start
 from webapp.designer.access import load_process
+from webapp.designer.blueprint import bp
 from webapp.designer.form_spec import (
     edit_rows,
     max_length_hint,
@@ -45,7 +46,6 @@ from webapp.designer.panel_forms import (
     with_tool_inputs,
 )
 from webapp.extensions import db
-from webapp.htmx_support import is_htmx
 from webapp.inputs import parse_json
 from webapp.models import Process, ProcessVersion, Role, User
 from webapp.models.auth import user_partitions
@@ -54,6 +54,7 @@ from webapp.process import expressions
 from webapp.process.kinds import KINDS
 from webapp.process.naming import Namer, kind_words
 from webapp.services import processes
+from webapp.web.htmx import is_htmx
 
 MAX_PICKER = 1000
 

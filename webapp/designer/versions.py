@@ -7,8 +7,8 @@ from typing import Any
 
 from flask import abort, render_template, request
 
-from webapp.designer import bp
 from webapp.designer.access import can_publish, load_process
+from webapp.designer.blueprint import bp
 from webapp.designer.views import document_json, download
 from webapp.inputs import MAX_INT32, whole_number
 from webapp.models import Process, ProcessVersion

@@ -11,19 +11,19 @@ from flask import Response, flash, redirect, render_template, request, url_for
 from flask_login import current_user
 from sqlalchemy import func, or_, select
 
-from webapp.designer import bp
 from webapp.designer.access import base_revision, load_process, partition_choices
+from webapp.designer.blueprint import bp
 from webapp.designer.editor import draft_xml
 from webapp.designer.forms import DraftImportForm, ImportForm, NewProcessForm
 from webapp.extensions import db
-from webapp.htmx_support import htmx_target
+from webapp.infra.pagination import paginate
 from webapp.models import Process, ProcessVersion
-from webapp.pagination import paginate
 from webapp.permissions import partition_filter
 from webapp.process.bpmn import ProcessChoice
 from webapp.process.naming import plural
 from webapp.services import processes
 from webapp.services.processes import DraftImport, ImportRefused, ProcessError, StaleDraft
+from webapp.web.htmx import htmx_target
 
 MAX_UPLOAD = 5_000_000
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from webapp import tools
+from webapp.engine import tools
 from webapp.engine.context import jsonable, storable_text
 from webapp.engine.runtime import Behaviour, Step
 from webapp.engine.store import TokenRow as Token

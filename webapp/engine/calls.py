@@ -11,9 +11,9 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
-from webapp import tools
+from webapp.engine import tools
 from webapp.engine.context import storable_text
-from webapp.tools import ToolCall, ToolError
+from webapp.engine.tools import ToolCall, ToolError
 
 log = logging.getLogger(__name__)
 

@@ -8,7 +8,7 @@ its attempt, so the sweep can ask RQ whether the current delivery is still queue
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
@@ -20,17 +20,9 @@ from webapp.models.base import utcnow
 
 log = logging.getLogger(__name__)
 
-ENTRY_POINTS = {
-    "tool": "webapp.services.jobs.run_tool",
-    "inline": "webapp.services.jobs.run_inline_tool",
-    "timer": "webapp.services.jobs.fire_timer",
-    "call": "webapp.services.jobs.start_called",
-    "resume": "webapp.services.jobs.resume_from_child",
-    "cancel": "webapp.services.jobs.cancel_called",
-    # Not job rows: a signal broadcast to plan, and one batch of its instances.
-    "signal": "webapp.services.signals.plan_broadcast",
-    "signal_batch": "webapp.services.signals.run_batch",
-}
+#: The RQ function that runs each kind of delivery (a job row's entry, a signal broadcast or
+#: batch); the caller owns the table (services/jobs.py) and passes it in.
+EntryPoints = Mapping[str, Callable[..., Any]]
 FAILURE_TTL = 7 * 24 * 3600
 # No result is kept: the job row holds the outcome, and the worker deletes RQ's record of a
 # finished engine job in the same round trip as the rest of its clean-up (webapp/worker.py).
@@ -77,8 +69,15 @@ def delivery_about(rq_id: str, args: tuple[Any, ...]) -> dict[str, Any]:
     return {}
 
 
-def enqueue(queue: Queue | None, refs: Iterable[JobRef], *, now: datetime | None = None) -> bool:
-    """Enqueue the jobs in one Redis round trip; False (logged) when Redis cannot be reached."""
+def enqueue(
+    queue: Queue | None,
+    refs: Iterable[JobRef],
+    entry_points: EntryPoints,
+    *,
+    now: datetime | None = None,
+) -> bool:
+    """Enqueue the jobs in one Redis round trip, each to its entry's function in
+    `entry_points`; False (logged) when Redis cannot be reached."""
     refs = list(refs)
     if not refs:
         return True
@@ -105,7 +104,7 @@ def enqueue(queue: Queue | None, refs: Iterable[JobRef], *, now: datetime | None
                     "description": f"flowdesk {ref.entry} job {ref.id}",
                     "pipeline": pipe,
                 }
-                function = ENTRY_POINTS[ref.entry]
+                function = entry_points[ref.entry]
                 if ref.due_at > now:
                     queue.enqueue_at(_whole_second(ref.due_at), function, **_scheduled(options))
                 else:

@@ -1,40 +1,14 @@
-"""Write transactions that lock first: BEGIN IMMEDIATE on SQLite, FOR UPDATE on the instance row.
-
-SQLite has no row locks; BEGIN IMMEDIATE takes the database write lock from the first statement,
-so a step never reads under a deferred transaction and then fails to upgrade it.
-"""
+"""Locking an instance row for a change outside a step: the write lock first (BEGIN IMMEDIATE on
+SQLite, `infra.database.begin_write`), then the row FOR UPDATE."""
 
 from __future__ import annotations
 
 from sqlalchemy import select
-from sqlalchemy.orm import Session, scoped_session
+from sqlalchemy.orm import Session
 
 from webapp.engine.errors import EngineError
+from webapp.infra.database import begin_write
 from webapp.models import Instance
-
-
-def is_sqlite(session: Session) -> bool:
-    return session.get_bind().dialect.name == "sqlite"
-
-
-def begin_write(session: Session) -> None:
-    """Make sure the session's transaction holds the write lock (SQLite) before it reads.
-
-    A transaction already begun IMMEDIATE is kept; one that only read is ended first (its reads
-    are repeated under the lock); one with unsaved changes is a programming error.
-    """
-    if not is_sqlite(session):
-        return
-    if isinstance(session, scoped_session):
-        session = session()
-    if session.in_transaction():
-        mode = session.connection().get_execution_options().get("sqlite_begin")
-        if mode in ("IMMEDIATE", "EXCLUSIVE"):
-            return
-        if session.new or session.dirty or session.deleted:
-            raise RuntimeError("a step must start before the transaction writes anything")
-        session.commit()
-    session.connection(execution_options={"sqlite_begin": "IMMEDIATE"})
 
 
 def lock_instance(session: Session, instance_id: int) -> Instance:

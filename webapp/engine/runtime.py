@@ -15,8 +15,7 @@ from typing import Any
 
 from sqlalchemy.engine import Connection
 
-from webapp import tools
-from webapp.engine import store, tree
+from webapp.engine import store, tools, tree
 from webapp.engine.context import instance_values, jsonable
 from webapp.engine.definitions import Definition
 from webapp.engine.dispatch import JobRef

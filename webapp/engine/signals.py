@@ -29,9 +29,9 @@ from sqlalchemy.orm import Session
 from webapp.engine import catching, interpreter, steps, store
 from webapp.engine.catching import KIND, same_partition
 from webapp.engine.dispatch import JobRef
-from webapp.engine.locking import begin_write
 from webapp.engine.runtime import StepResult
 from webapp.engine.store import BROADCASTS, INSTANCES, RECEIPTS, SUBSCRIPTIONS
+from webapp.infra.database import begin_write
 from webapp.models import (
     EventStart,
     Process,

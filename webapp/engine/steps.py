@@ -18,9 +18,9 @@ from webapp.engine.calls import Call, Outcome
 from webapp.engine.context import jsonable
 from webapp.engine.dispatch import JobRef
 from webapp.engine.errors import EngineError
-from webapp.engine.locking import begin_write
 from webapp.engine.runtime import Step, StepResult
 from webapp.engine.store import InstanceRow, JobRow, TokenRow
+from webapp.infra.database import begin_write
 from webapp.models import Job, MessageSubscription, Process, ProcessVersion, Task, User
 from webapp.models.base import utcnow
 

@@ -25,7 +25,7 @@ from sqlalchemy import or_, select
 from sqlalchemy.orm import Session
 
 from webapp.engine import signals
-from webapp.engine.dispatch import JobRef, enqueue, rq_job_id
+from webapp.engine.dispatch import EntryPoints, JobRef, enqueue, rq_job_id
 from webapp.engine.runtime import entry_point
 from webapp.models import Job
 from webapp.models.base import utcnow
@@ -52,13 +52,15 @@ class SweepReport:
 def sweep(
     session: Session,
     queue: Queue,
+    entry_points: EntryPoints,
     *,
     grace: float,
     now: datetime | None = None,
     handover: float = HANDOVER,
 ) -> SweepReport:
     """Enqueue due pending jobs that no live delivery will run; jobs due less than `grace`
-    seconds ago are left alone (their own enqueue may still be on its way)."""
+    seconds ago are left alone (their own enqueue may still be on its way). `entry_points`: the
+    function each kind of delivery goes to (services/jobs.py)."""
     now = now or utcnow()
     report = SweepReport()
     waiting: list[tuple[Any, bytes]] = []
@@ -80,12 +82,13 @@ def sweep(
             report.examined += len(rows)
             if rows:
                 lost = _classify(queue, rows, now, grace, waiting)
-                report.enqueued += _send_again(queue, lost, now)
+                report.enqueued += _send_again(queue, lost, now, entry_points)
                 after = rows[-1].id
             if len(rows) < BATCH:
                 break
-        report.enqueued += _send_again(queue, _stranded(queue, waiting, handover), now)
-        report.enqueued += _signals_again(session, queue, now, grace)
+        stranded = _stranded(queue, waiting, handover)
+        report.enqueued += _send_again(queue, stranded, now, entry_points)
+        report.enqueued += _signals_again(session, queue, now, grace, entry_points)
     except RedisError as error:
         log.warning("sweep could not reach Redis: %s", error)
     if report.enqueued:
@@ -93,10 +96,12 @@ def sweep(
     return report
 
 
-def _signals_again(session: Session, queue: Queue, now: datetime, grace: float) -> int:
+def _signals_again(
+    session: Session, queue: Queue, now: datetime, grace: float, entry_points: EntryPoints
+) -> int:
     """Signal broadcasts and batches whose delivery was lost or whose worker died."""
     refs = signals.lost(session, queue, grace=grace, now=now)
-    return len(refs) if refs and enqueue(queue, refs, now=now) else 0
+    return len(refs) if refs and enqueue(queue, refs, entry_points, now=now) else 0
 
 
 def _classify(
@@ -127,7 +132,7 @@ def _classify(
     return lost
 
 
-def _send_again(queue: Queue, rows: Sequence[Any], now: datetime) -> int:
+def _send_again(queue: Queue, rows: Sequence[Any], now: datetime, entry_points: EntryPoints) -> int:
     """Enqueue fresh deliveries; a copy of the id left in the intermediate list goes first, or
     RQ's clean-up of that list would later mark the fresh delivery (same id) failed."""
     if not rows:
@@ -143,7 +148,7 @@ def _send_again(queue: Queue, rows: Sequence[Any], now: datetime) -> int:
         )
         for row in rows
     ]
-    return len(refs) if enqueue(queue, refs, now=now) else 0
+    return len(refs) if enqueue(queue, refs, entry_points, now=now) else 0
 
 
 def _lost(row, state: str | None, started_at: bytes | None, now: datetime, grace: float) -> bool:

@@ -19,8 +19,8 @@ from sqlalchemy import delete, insert, select, update
 from sqlalchemy.orm import Session
 
 from webapp.engine import steps
-from webapp.engine.locking import begin_write
 from webapp.engine.runtime import StepResult
+from webapp.infra.database import begin_write
 from webapp.models import ProcessVersion
 from webapp.models.schedules import Schedule, ScheduleTick
 from webapp.process.schedules import Schedule as Timing

@@ -1,7 +1,9 @@
-"""The inbox area: starting processes (and, next, the task inbox)."""
+"""The inbox area: starting processes and working the tasks offered to you."""
 
-from flask import Blueprint
+from webapp.inbox import (  # noqa: F401  (importing the views registers their routes)
+    start,
+    tasks,
+)
+from webapp.inbox.blueprint import bp
 
-bp = Blueprint("inbox", __name__)
-
-from webapp.inbox import start, tasks  # noqa: E402, F401
+__all__ = ["bp"]

@@ -5,20 +5,21 @@ from __future__ import annotations
 from flask import abort, current_app, flash, redirect, render_template, request, url_for
 from flask_login import current_user, login_required
 
-from webapp import live, spec_forms
 from webapp.extensions import db
-from webapp.inbox import bp
+from webapp.inbox.blueprint import bp
 from webapp.inputs import whole_number
 from webapp.models import OutboxMessage
-from webapp.permissions import can, permission_required
+from webapp.permissions import can
 from webapp.process import forms
 from webapp.process.naming import Namer
 from webapp.services import instances, my_requests, readable, request_steps, scopes, tasks
 from webapp.services.instances import InstanceError
 from webapp.services.operations.detail import cancellation
 from webapp.services.watch import live_mode
+from webapp.web import live, spec_forms
+from webapp.web.access import permission_required
 
-# Region element id -> template of the requester's instance page (see webapp/live.py).
+# Region element id -> template of the requester's instance page (see webapp/web/live.py).
 REGIONS = {
     "instance-summary": "inbox/live/_status.html",
     "instance-where": "inbox/live/_where.html",

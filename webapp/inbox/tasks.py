@@ -21,21 +21,22 @@ from flask import (
 from flask_login import current_user, login_required
 from sqlalchemy import select
 
-from webapp import spec_forms
 from webapp.engine.context import context as instance_context
 from webapp.extensions import db
-from webapp.failed_forms import failed_form, redirect_failed
-from webapp.guard import checks_own_text
-from webapp.htmx_support import htmx_target, is_htmx
-from webapp.inbox import bp
+from webapp.inbox.blueprint import bp
 from webapp.inbox.filters import DUE, SORTS, TABS, InboxFilters
 from webapp.inbox.forms import ReassignForm
+from webapp.infra.pagination import paginate
 from webapp.models import Process, Task
 from webapp.models.base import utcnow
-from webapp.pagination import paginate
-from webapp.permissions import can, partition_filter, permission_required
+from webapp.permissions import can, partition_filter
 from webapp.services import instances, readable, saved_filters, scopes, tasks
 from webapp.services.tasks import TaskError
+from webapp.web import spec_forms
+from webapp.web.access import permission_required
+from webapp.web.failed_forms import failed_form, redirect_failed
+from webapp.web.guard import checks_own_text
+from webapp.web.htmx import htmx_target, is_htmx
 
 LIST_ID = "task-list"
 

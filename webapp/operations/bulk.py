@@ -6,14 +6,14 @@ from flask import abort, flash, redirect, render_template, request, url_for
 from flask_login import current_user
 
 from webapp.extensions import db
-from webapp.failed_forms import redirect_failed
-from webapp.htmx_support import htmx_target
 from webapp.inputs import MAX_INT32, whole_number
-from webapp.operations import bp
-from webapp.permissions import permission_required
+from webapp.operations.blueprint import bp
 from webapp.services.operations import bulk
 from webapp.services.operations.common import OperationsError
 from webapp.services.operations.filters import Filters, read_filters
+from webapp.web.access import permission_required
+from webapp.web.failed_forms import redirect_failed
+from webapp.web.htmx import htmx_target
 
 CONFIRM = "yes"
 

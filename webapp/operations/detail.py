@@ -7,12 +7,10 @@ from typing import Any
 from flask import abort, flash, redirect, render_template, request, url_for
 from flask_login import current_user
 
-from webapp import live
 from webapp.extensions import db
-from webapp.failed_forms import failed_form, redirect_failed
 from webapp.inputs import MAX_INT64, whole_number
-from webapp.operations import bp
-from webapp.permissions import can, permission_required
+from webapp.operations.blueprint import bp
+from webapp.permissions import can
 from webapp.process.naming import Namer
 from webapp.services import instances as instance_service
 from webapp.services import scopes
@@ -20,6 +18,9 @@ from webapp.services.instances import InstanceError
 from webapp.services.operations import detail, structure
 from webapp.services.operations.common import OperationsError, get_instance
 from webapp.services.watch import live_mode
+from webapp.web import live
+from webapp.web.access import permission_required
+from webapp.web.failed_forms import failed_form, redirect_failed
 
 # Region element id -> template; the history region only on its first (newest) page.
 REGIONS = {

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from webapp.operations import bp
+from webapp.operations.blueprint import bp
 
 MAX_JSON = 100_000
 DETAIL_KEYS = (

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from flask import render_template
 
-from webapp.operations import bp
+from webapp.operations.blueprint import bp
 from webapp.services.operations import health as health_service
 
 

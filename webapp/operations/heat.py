@@ -8,7 +8,7 @@ from sqlalchemy import func, select
 
 from webapp.extensions import db
 from webapp.models import Instance, Process
-from webapp.operations import bp
+from webapp.operations.blueprint import bp
 from webapp.operations.formatting import duration
 from webapp.permissions import can, partition_filter
 from webapp.services import processes, scopes

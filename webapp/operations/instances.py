@@ -1,6 +1,6 @@
 """The instance list: filters (including a data expression), keyset pages, row selection.
 
-The rows and the pager refresh by themselves (webapp/live.py) every few seconds with the same
+The rows and the pager refresh by themselves (webapp/web/live.py) every few seconds with the same
 filters and page; the filter and bulk forms, the ticks (kept by hx-preserve) and scroll stay.
 """
 
@@ -11,16 +11,16 @@ from typing import Any
 from flask import render_template, request
 from flask_login import current_user
 
-from webapp import live
-from webapp.failed_forms import failed_form
-from webapp.guard import checks_own_text
 from webapp.inputs import MAX_INT32, text_problem, whole_number
-from webapp.operations import bp
+from webapp.operations.blueprint import bp
 from webapp.permissions import can
 from webapp.services.operations import bulk
 from webapp.services.operations import filters as listing
 from webapp.services.operations.common import OperationsError
 from webapp.services.operations.keyset import Cursor, KeysetPage
+from webapp.web import live
+from webapp.web.failed_forms import failed_form
+from webapp.web.guard import checks_own_text
 
 PAGE_SIZE = 25
 REGIONS = {

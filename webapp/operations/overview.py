@@ -1,6 +1,6 @@
 """The overview: where instances are, what failed, what is overdue, the last day by hour.
 
-The page refreshes by itself part by part (webapp/live.py) every few seconds: a part that
+The page refreshes by itself part by part (webapp/web/live.py) every few seconds: a part that
 changed is replaced, the rest (an opened "Numbers per hour", scroll) stays as it was.
 """
 
@@ -12,11 +12,11 @@ from flask import render_template
 from flask_login import current_user
 from sqlalchemy import select
 
-from webapp import live
 from webapp.extensions import db
 from webapp.models import BulkOperation
-from webapp.operations import bp
+from webapp.operations.blueprint import bp
 from webapp.services.operations import labels, overview
+from webapp.web import live
 
 REGIONS = {
     "overview-status": "operations/overview/_status.html",

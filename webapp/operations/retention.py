@@ -7,12 +7,13 @@ from flask_login import current_user
 from sqlalchemy import select
 
 from webapp.extensions import db
-from webapp.failed_forms import failed_form, redirect_failed
 from webapp.models import Process
-from webapp.operations import bp
-from webapp.permissions import can, partition_filter, permission_required
+from webapp.operations.blueprint import bp
+from webapp.permissions import can, partition_filter
 from webapp.services.operations import retention
 from webapp.services.operations.common import OperationsError
+from webapp.web.access import permission_required
+from webapp.web.failed_forms import failed_form, redirect_failed
 
 
 def render_retention():

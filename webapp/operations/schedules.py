@@ -10,14 +10,14 @@ from flask import abort, flash, redirect, render_template, request, url_for
 from flask_login import current_user
 
 from webapp.extensions import db
-from webapp.htmx_support import htmx_target, is_htmx
+from webapp.infra.pagination import paginate
 from webapp.inputs import MAX_INT32
 from webapp.models.base import utcnow
 from webapp.models.schedules import Schedule
-from webapp.operations import bp
-from webapp.pagination import paginate
-from webapp.permissions import permission_required
+from webapp.operations.blueprint import bp
 from webapp.services import schedules
+from webapp.web.access import permission_required
+from webapp.web.htmx import htmx_target, is_htmx
 
 PER_PAGE = 25
 

@@ -10,13 +10,14 @@ from flask import abort, flash, redirect, render_template, request, url_for
 from flask_login import current_user
 
 from webapp.extensions import db
-from webapp.failed_forms import failed_form, redirect_failed
-from webapp.htmx_support import htmx_target
-from webapp.operations import bp
-from webapp.permissions import can, permission_required
+from webapp.operations.blueprint import bp
+from webapp.permissions import can
 from webapp.services import signals
 from webapp.services.instances import InstanceError
 from webapp.services.operations import labels
+from webapp.web.access import permission_required
+from webapp.web.failed_forms import failed_form, redirect_failed
+from webapp.web.htmx import htmx_target
 
 CONFIRM = "yes"
 FIELDS = ("name", "payload", "partition")

@@ -20,8 +20,8 @@ from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from werkzeug.security import check_password_hash, generate_password_hash
 
-from webapp.database import transactional
 from webapp.extensions import db
+from webapp.infra.database import transactional
 from webapp.models import LoginFailure, Partition, Role, User, UserSession
 from webapp.models.base import utcnow
 from webapp.permissions import PERMISSIONS

@@ -11,8 +11,8 @@ from typing import Any
 
 from sqlalchemy import select
 
-from webapp.database import transactional
 from webapp.extensions import db
+from webapp.infra.database import transactional
 from webapp.models import Process, Role, User
 from webapp.permissions import can
 from webapp.process.bpmn import report

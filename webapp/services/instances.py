@@ -1,4 +1,4 @@
-"""Instances for the web and the API: start, cancel, retry, messages and lists, permission-checked.
+"""Instances for the web and the API: start, cancel, retry and lists, permission-checked.
 
 Every change is one engine step: the service checks permissions and input, runs the step, commits,
 and only then enqueues the jobs the step wrote (`services.jobs.commit`).
@@ -10,19 +10,17 @@ import hashlib
 import json
 import re
 from collections.abc import Callable, Mapping
-from typing import Any, NamedTuple
+from typing import Any
 
 from sqlalchemy import Select, false, func, select, update
 from sqlalchemy.exc import IntegrityError
 
 from webapp.engine import EngineError, steps
-from webapp.engine.locking import begin_write
 from webapp.engine.runtime import StepResult
-from webapp.engine.waits import correlation_text
 from webapp.extensions import db
+from webapp.infra.database import begin_write
 from webapp.inputs import MAX_INT32
-from webapp.models import Instance, Partition, Process, ProcessVersion, User
-from webapp.models.runtime import MessageReceipt
+from webapp.models import Instance, Partition, Process, ProcessVersion, Task, Token, User
 from webapp.permissions import can, partition_filter, visible_partition_ids
 from webapp.process import document, forms
 from webapp.services.jobs import commit
@@ -30,7 +28,6 @@ from webapp.services.jobs import commit
 STATUSES = ("running", "completed", "failed", "cancelled")
 MAX_BUSINESS_KEY = 200
 MAX_REASON = 500
-MAX_NAME = 200
 IDEMPOTENCY_HEADER = "Idempotency-Key"
 # An idempotency key or message id: 1-255 visible ASCII characters (a UUID, say).
 _IDEMPOTENCY_KEY = re.compile(r"[\x21-\x7e]{1,255}")
@@ -49,7 +46,7 @@ class InstanceError(Exception):
         self.fields = fields or {}
 
 
-def _invalid(fields: dict[str, str]) -> InstanceError:
+def invalid(fields: dict[str, str]) -> InstanceError:
     names = ", ".join(sorted(fields))
     return InstanceError("invalid", f"Some values need fixing: {names}.", fields=fields)
 
@@ -77,7 +74,7 @@ def request_digest(data: Any) -> str:
     return hashlib.sha256(text.encode()).hexdigest()
 
 
-def _reused(name: str, what: str) -> InstanceError:
+def reused(name: str, what: str) -> InstanceError:
     return InstanceError(
         "idempotency_key_reused",
         f"This {name} was already used for a different {what}; use a new {name} for it.",
@@ -94,7 +91,7 @@ def _started_with(user: User, key: str, digest: str) -> Instance | None:
     if instance is None:
         return None
     if instance.request_hash != digest:
-        raise _reused(IDEMPOTENCY_HEADER, "request (process or body)")
+        raise reused(IDEMPOTENCY_HEADER, "request (process or body)")
     visible = visible_partition_ids(user)
     if visible is not None and instance.partition_id not in (visible | {None}):
         raise InstanceError(
@@ -196,7 +193,7 @@ def check_input(version: ProcessVersion, data: Mapping[str, Any]) -> dict[str, A
         return dict(data)
     values, errors = forms.coerce_submission(spec, _as_submission(data, spec))
     if errors:
-        raise _invalid({f"input.{key}": message for key, message in errors.items()})
+        raise invalid({f"input.{key}": message for key, message in errors.items()})
     return {**data, **values}
 
 
@@ -206,13 +203,13 @@ def _partition_for(user: User, process: Process, key: Any) -> int | None:
     if process.partition_id is not None:
         if process.partition is None or key != process.partition.key:
             name = process.partition.key if process.partition else process.partition_id
-            raise _invalid({"partition": f"Process '{process.key}' runs in partition '{name}'."})
+            raise invalid({"partition": f"Process '{process.key}' runs in partition '{name}'."})
         return process.partition_id
     partition_id = None
     if isinstance(key, str):
         partition_id = db.session.scalar(select(Partition.id).where(Partition.key == key))
     if partition_id is None or not can(user, "instances.start", partition_id):
-        raise _invalid({"partition": "Unknown partition, or not one you may start in."})
+        raise invalid({"partition": "Unknown partition, or not one you may start in."})
     return partition_id
 
 
@@ -220,10 +217,10 @@ def clean_business_key(value: Any) -> str | None:
     if value is None:
         return None
     if not isinstance(value, str):
-        raise _invalid({"business_key": "The business key must be text."})
+        raise invalid({"business_key": "The business key must be text."})
     value = value.strip()
     if len(value) > MAX_BUSINESS_KEY:
-        raise _invalid({"business_key": f"Use at most {MAX_BUSINESS_KEY} characters."})
+        raise invalid({"business_key": f"Use at most {MAX_BUSINESS_KEY} characters."})
     return value or None
 
 
@@ -244,7 +241,7 @@ def start(
     """
     begin_write(db.session)
     partition_id = _partition_for(user, version.process, partition)
-    result = _engine(
+    result = run_step(
         lambda: steps.start_instance(
             db.session,
             version,
@@ -306,7 +303,7 @@ def start_from_request(
     for name in unknown:
         fields[name] = "Unknown field."
     if fields:
-        raise _invalid(fields)
+        raise invalid(fields)
     business_key = clean_business_key(payload.get("business_key"))
     version = find_version(user, key.strip(), number)
     try:
@@ -375,7 +372,7 @@ def list_query(user: User, filters: Mapping[str, Any]) -> Select:
         )
         query = query.where(Instance.partition_id == partition_id if partition_id else false())
     if fields:
-        raise _invalid(fields)
+        raise invalid(fields)
     return query.order_by(Instance.id.desc())
 
 
@@ -392,12 +389,12 @@ def _manageable(user: User, instance_id: int) -> Instance:
 
 def cancel(user: User, instance_id: int, reason: Any = "") -> Instance:
     if reason is not None and not isinstance(reason, str):
-        raise _invalid({"reason": "The reason must be text."})
+        raise invalid({"reason": "The reason must be text."})
     reason = (reason or "").strip()
     if len(reason) > MAX_REASON:
-        raise _invalid({"reason": f"Use at most {MAX_REASON} characters."})
+        raise invalid({"reason": f"Use at most {MAX_REASON} characters."})
     _manageable(user, instance_id)
-    result = _engine(
+    result = run_step(
         lambda: steps.cancel_instance(db.session, instance_id, reason=reason, actor=user)
     )
     commit(result)
@@ -406,102 +403,18 @@ def cancel(user: User, instance_id: int, reason: Any = "") -> Instance:
 
 def retry(user: User, instance_id: int) -> Instance:
     _manageable(user, instance_id)
-    result = _engine(lambda: steps.retry_instance(db.session, instance_id, actor=user))
+    result = run_step(lambda: steps.retry_instance(db.session, instance_id, actor=user))
     commit(result)
     return db.session.get(Instance, instance_id)
 
 
-def _engine(step: Callable[[], StepResult]) -> StepResult:
+def run_step(step: Callable[[], StepResult]) -> StepResult:
+    """Run an engine step; an engine refusal rolls back and becomes an InstanceError."""
     try:
         return step()
     except EngineError as error:
         db.session.rollback()
         raise InstanceError(error.code, error.message, status=error.status) from None
-
-
-class Delivery(NamedTuple):
-    """The instances that received a message (with a message id: now or before), the instance
-    a message start started (now or before), and whether this request applied it nowhere new
-    because it had been handled already."""
-
-    delivered: list[int]
-    message_id: str | None = None
-    duplicate: bool = False
-    started: int | None = None
-
-    def as_dict(self) -> dict[str, Any]:
-        data: dict[str, Any] = {"delivered": self.delivered}
-        if self.started is not None:
-            data["started"] = self.started
-        if self.message_id is not None:
-            data.update(message_id=self.message_id, duplicate=self.duplicate)
-        return data
-
-
-def deliver_message(
-    user: User, payload: Mapping[str, Any], *, idempotency_key: str | None = None
-) -> Delivery:
-    """Wake every visible instance waiting for the message; one step (and commit) per instance.
-    When none waits, a published process whose start event listens for the name starts.
-
-    With a message id (the body's `message_id` or the Idempotency-Key header) each instance
-    applies that id once and it starts at most one instance: a second delivery is acknowledged
-    with the instances that had it (or the one it started), and goes on only to instances still
-    waiting that never got it (the rest of a delivery cut short).
-    """
-    if not can(user, "instances.manage", scoped=False):
-        raise InstanceError("forbidden", "You may not send messages to instances.", status=403)
-    message_id = _message_id(payload, idempotency_key)
-    fields: dict[str, str] = {}
-    name = payload.get("name")
-    if not isinstance(name, str) or not name.strip() or len(name) > MAX_NAME:
-        fields["name"] = f"Give the message name (1-{MAX_NAME} characters)."
-    raw_key = payload.get("correlation_key")
-    if raw_key is not None and (
-        isinstance(raw_key, bool) or not isinstance(raw_key, str | int | float)
-    ):
-        fields["correlation_key"] = "Give the correlation key as text or a number."
-    unknown = sorted(set(payload) - {"name", "correlation_key", "payload", "message_id"})
-    for field in unknown:
-        fields[field] = "Unknown field."
-    if fields:
-        raise _invalid(fields)
-    from webapp.services import messages
-
-    return messages.deliver(
-        name.strip(),
-        correlation_text(raw_key),
-        payload.get("payload"),
-        message_id=message_id,
-        partitions=visible_partition_ids(user),
-        actor=user,
-        may_start=lambda process: can(user, "instances.start", process.partition_id),
-    )
-
-
-def _message_id(payload: Mapping[str, Any], header: str | None) -> str | None:
-    """The message id from the body or the Idempotency-Key header (the same if both)."""
-    from_body = clean_idempotency_key(payload.get("message_id"), "message_id")
-    from_header = clean_idempotency_key(header)
-    if from_body and from_header and from_body != from_header:
-        raise _invalid({"message_id": f"Differs from the {IDEMPOTENCY_HEADER} header."})
-    return from_body or from_header
-
-
-def _received(message_id: str, digest: str, partitions: set[int] | None) -> set[int]:
-    """Visible instances that already applied `message_id`; 422 if it was another message."""
-    query = (
-        select(MessageReceipt.instance_id, MessageReceipt.request_hash)
-        .join(Instance, Instance.id == MessageReceipt.instance_id)
-        .where(MessageReceipt.message_id == message_id)
-    )
-    if partitions is not None:
-        allowed = Instance.partition_id.in_(sorted(partitions)) if partitions else false()
-        query = query.where(Instance.partition_id.is_(None) | allowed)
-    rows = db.session.execute(query).all()
-    if any(row.request_hash != digest for row in rows):
-        raise _reused("message_id", "message (name, correlation key or payload)")
-    return {row.instance_id for row in rows}
 
 
 # --- presenting -------------------------------------------------------------------------------
@@ -558,8 +471,6 @@ def _task_dict(task) -> dict[str, Any]:
 
 
 def current_tokens(instance: Instance) -> list:
-    from webapp.models import Token
-
     return list(
         db.session.scalars(
             select(Token)
@@ -572,8 +483,6 @@ def current_tokens(instance: Instance) -> list:
 
 
 def open_tasks(instance: Instance) -> list:
-    from webapp.models import Task
-
     return list(
         db.session.scalars(
             select(Task)

@@ -1,4 +1,5 @@
-"""RQ entry points (module-level, ids only) and the commit-then-enqueue helper.
+"""RQ entry points (module-level, ids only), their table by kind, and the commit-then-enqueue
+helper.
 
 The engine itself takes a session and knows no Flask; this service binds it to the app: AppWorker
 runs these inside the app context, so they take the session, the queue and the settings from it.
@@ -9,7 +10,7 @@ from __future__ import annotations
 import logging
 import time
 from collections import deque
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 from flask import current_app
@@ -25,9 +26,9 @@ from webapp.engine.dispatch import JobRef
 from webapp.engine.errors import EngineError
 from webapp.engine.runtime import StepResult
 from webapp.extensions import db
-from webapp.logs import about_job
+from webapp.infra.logs import about_job
+from webapp.infra.queue import redis_url
 from webapp.models.base import utcnow
-from webapp.queue import redis_url
 
 log = logging.getLogger(__name__)
 
@@ -60,7 +61,12 @@ def commit(results: StepResult | Iterable[StepResult]) -> None:
         results = [results]
     refs = [ref for result in results for ref in result.jobs]
     if refs:
-        dispatch.enqueue(engine_queue(), refs)
+        send(refs)
+
+
+def send(refs: Iterable[JobRef]) -> bool:
+    """Enqueue committed jobs, each to its kind's entry point; False when Redis is down."""
+    return dispatch.enqueue(engine_queue(), refs, ENTRY_POINTS)
 
 
 def _run(step: Callable[[], StepResult | None], began: float | None = None) -> str:
@@ -78,7 +84,7 @@ def _run(step: Callable[[], StepResult | None], began: float | None = None) -> s
     if result is None:
         db.session.commit()
         return "not pending"
-    _commit_and_follow_on(result, leased=True, began=began)
+    commit_and_follow_on(result, leased=True, began=began)
     return "applied" if result.applied else result.note
 
 
@@ -109,7 +115,7 @@ def _quick(ref: JobRef) -> bool:
     return seconds < QUICK_CALL_SECONDS
 
 
-def _commit_and_follow_on(
+def commit_and_follow_on(
     result: StepResult, *, leased: bool = False, began: float | None = None
 ) -> None:
     """Commit; then run here the jobs the step made due now, instead of a round trip through
@@ -142,7 +148,7 @@ def _commit_and_follow_on(
                 leased_calls.append((ref, call))
         session.commit()
         if later:
-            dispatch.enqueue(engine_queue(), later)
+            send(later)
         if not waiting:
             return
         ref = waiting[0]
@@ -162,7 +168,7 @@ def _commit_and_follow_on(
             log.exception("follow-on job %s failed; handing the rest to the queue", ref.id)
             # A leased job that failed here is the sweep's once its lease has run out.
             rest = list(waiting) if ref.entry == "tool" else [ref, *waiting]
-            dispatch.enqueue(engine_queue(), rest)
+            send(rest)
             return
 
 
@@ -301,3 +307,21 @@ def resume_from_child(job_id: int, instance_id: int) -> str:
 def cancel_called(job_id: int, instance_id: int) -> str:
     """The caller ended: cancel this child."""
     return _run(lambda: steps.cancel_called(db.session, job_id, instance_id))
+
+
+#: The RQ function of each kind of delivery, for `dispatch.enqueue` and the sweep. The names RQ
+#: stores (module and function) are those of the functions, so a delivery queued by an earlier
+#: version finds its function. services/signals.py adds its broadcast and batch entries.
+ENTRY_POINTS: dict[str, Callable[..., str]] = {
+    "tool": run_tool,
+    "inline": run_inline_tool,
+    "timer": fire_timer,
+    "call": start_called,
+    "resume": resume_from_child,
+    "cancel": cancel_called,
+}
+
+
+def add_entry_points(entries: Mapping[str, Callable[..., str]]) -> None:
+    """Add the entry points of deliveries another service runs (signal broadcasts and batches)."""
+    ENTRY_POINTS.update(entries)

@@ -1,5 +1,6 @@
 """Delivering a message: to the instances waiting for it, else by starting the process whose
-start event listens for it. Shared by `POST /api/messages` and the `send_message` tool.
+start event listens for it: `deliver_message` for `POST /api/messages`, `deliver` for it and the
+`send_message` tool.
 
 A message id makes both once-only: each instance records the ids it applied (`message_receipts`)
 and an id that started an instance is a row unique per partition (`message_starts`), written in
@@ -9,27 +10,115 @@ answers with the winner's instance.
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import Any
+from collections.abc import Callable, Mapping
+from typing import Any, NamedTuple
 
-from sqlalchemy import select
+from sqlalchemy import false, select
 from sqlalchemy.exc import IntegrityError
 
 from webapp.engine import steps
-from webapp.engine.locking import begin_write
+from webapp.engine.waits import correlation_text
 from webapp.extensions import db
-from webapp.models import EventStart, MessageStart, Process, ProcessVersion, User
+from webapp.infra.database import begin_write
+from webapp.models import EventStart, Instance, MessageStart, Process, ProcessVersion, User
 from webapp.models.runtime import MessageReceipt
+from webapp.permissions import can, visible_partition_ids
 from webapp.services.instances import (
+    IDEMPOTENCY_HEADER,
     MAX_BUSINESS_KEY,
-    Delivery,
     InstanceError,
-    _engine,
-    _received,
-    _reused,
+    clean_idempotency_key,
+    invalid,
     request_digest,
+    reused,
+    run_step,
 )
 from webapp.services.jobs import commit
+
+MAX_NAME = 200
+
+
+class Delivery(NamedTuple):
+    """The instances that received a message (with a message id: now or before), the instance
+    a message start started (now or before), and whether this request applied it nowhere new
+    because it had been handled already."""
+
+    delivered: list[int]
+    message_id: str | None = None
+    duplicate: bool = False
+    started: int | None = None
+
+    def as_dict(self) -> dict[str, Any]:
+        data: dict[str, Any] = {"delivered": self.delivered}
+        if self.started is not None:
+            data["started"] = self.started
+        if self.message_id is not None:
+            data.update(message_id=self.message_id, duplicate=self.duplicate)
+        return data
+
+
+def deliver_message(
+    user: User, payload: Mapping[str, Any], *, idempotency_key: str | None = None
+) -> Delivery:
+    """Wake every visible instance waiting for the message; one step (and commit) per instance.
+    When none waits, a published process whose start event listens for the name starts.
+
+    With a message id (the body's `message_id` or the Idempotency-Key header) each instance
+    applies that id once and it starts at most one instance: a second delivery is acknowledged
+    with the instances that had it (or the one it started), and goes on only to instances still
+    waiting that never got it (the rest of a delivery cut short).
+    """
+    if not can(user, "instances.manage", scoped=False):
+        raise InstanceError("forbidden", "You may not send messages to instances.", status=403)
+    message_id = _message_id(payload, idempotency_key)
+    fields: dict[str, str] = {}
+    name = payload.get("name")
+    if not isinstance(name, str) or not name.strip() or len(name) > MAX_NAME:
+        fields["name"] = f"Give the message name (1-{MAX_NAME} characters)."
+    raw_key = payload.get("correlation_key")
+    if raw_key is not None and (
+        isinstance(raw_key, bool) or not isinstance(raw_key, str | int | float)
+    ):
+        fields["correlation_key"] = "Give the correlation key as text or a number."
+    unknown = sorted(set(payload) - {"name", "correlation_key", "payload", "message_id"})
+    for field in unknown:
+        fields[field] = "Unknown field."
+    if fields:
+        raise invalid(fields)
+    return deliver(
+        name.strip(),
+        correlation_text(raw_key),
+        payload.get("payload"),
+        message_id=message_id,
+        partitions=visible_partition_ids(user),
+        actor=user,
+        may_start=lambda process: can(user, "instances.start", process.partition_id),
+    )
+
+
+def _message_id(payload: Mapping[str, Any], header: str | None) -> str | None:
+    """The message id from the body or the Idempotency-Key header (the same if both)."""
+    from_body = clean_idempotency_key(payload.get("message_id"), "message_id")
+    from_header = clean_idempotency_key(header)
+    if from_body and from_header and from_body != from_header:
+        raise invalid({"message_id": f"Differs from the {IDEMPOTENCY_HEADER} header."})
+    return from_body or from_header
+
+
+def _received(message_id: str, digest: str, partitions: set[int] | None) -> set[int]:
+    """Visible instances that already applied `message_id`; 422 if it was another message."""
+    query = (
+        select(MessageReceipt.instance_id, MessageReceipt.request_hash)
+        .join(Instance, Instance.id == MessageReceipt.instance_id)
+        .where(MessageReceipt.message_id == message_id)
+    )
+    if partitions is not None:
+        allowed = Instance.partition_id.in_(sorted(partitions)) if partitions else false()
+        query = query.where(Instance.partition_id.is_(None) | allowed)
+    rows = db.session.execute(query).all()
+    if any(row.request_hash != digest for row in rows):
+        raise reused("message_id", "message (name, correlation key or payload)")
+    return {row.instance_id for row in rows}
 
 
 def deliver(
@@ -66,7 +155,7 @@ def deliver(
         if instance_id in earlier:
             continue
         try:
-            result = _engine(
+            result = run_step(
                 lambda i=instance_id: steps.deliver_message(
                     db.session, i, name, key, payload, actor=actor
                 )
@@ -131,7 +220,7 @@ def _started(message_id: str, digest: str, scope: int) -> int | None:
     if row is None:
         return None
     if row.request_hash != digest:
-        raise _reused("message_id", "message (name, correlation key or payload)")
+        raise reused("message_id", "message (name, correlation key or payload)")
     return row.instance_id
 
 
@@ -152,7 +241,7 @@ def _start(
     data = payload if isinstance(payload, dict) else {} if payload is None else {"payload": payload}
     business_key = key if key is not None and len(key) <= MAX_BUSINESS_KEY else None
     try:
-        result = _engine(
+        result = run_step(
             lambda: steps.start_instance(
                 db.session,
                 version,

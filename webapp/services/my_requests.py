@@ -8,8 +8,8 @@ from datetime import datetime
 from sqlalchemy import select
 
 from webapp.extensions import db
+from webapp.infra.pagination import Page, paginate
 from webapp.models import Instance, Task, Token, User
-from webapp.pagination import Page, paginate
 from webapp.services.readable import result_text
 from webapp.services.tasks import may_see
 

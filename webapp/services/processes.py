@@ -15,8 +15,9 @@ from typing import Any
 
 from sqlalchemy import Text, cast, func, or_, select
 
-from webapp.database import transactional
+from webapp.engine import tools
 from webapp.extensions import db
+from webapp.infra.database import transactional
 from webapp.models import Process, ProcessVersion, Role, User
 from webapp.models.base import utcnow
 from webapp.process import document as documents
@@ -36,7 +37,7 @@ from webapp.process.diff import DocumentDiff, diff_documents
 from webapp.process.kinds import KINDS
 from webapp.process.validation import Problem, has_errors, validate
 from webapp.process.validation import expression_problems as validation_problems
-from webapp.services import schedules
+from webapp.services import event_starts, schedules
 
 KEY = re.compile(r"^[A-Za-z_][A-Za-z0-9_.-]{0,99}$")
 #: Ids a modelling tool made up rather than a person chose: Signavio's `sid-3D32F965-...`,
@@ -70,8 +71,6 @@ class SaveResult:
 
 
 def tool_specs() -> dict:
-    from webapp import tools
-
     return tools.specs()
 
 
@@ -298,8 +297,6 @@ def publish(
     )
     db.session.add(version)
     db.session.flush()
-    from webapp.services import event_starts
-
     event_starts.keep(process, version, ProcessError)
     _move_schedules(process, version)
     _recheck_callers(process)

@@ -15,8 +15,8 @@ from sqlalchemy.exc import IntegrityError
 
 from webapp.engine import timer_starts
 from webapp.engine.errors import EngineError
-from webapp.engine.locking import begin_write
 from webapp.extensions import db
+from webapp.infra.database import begin_write
 from webapp.models import Process, ProcessVersion, User
 from webapp.models.base import utcnow
 from webapp.models.schedules import Schedule

@@ -13,7 +13,7 @@ from sqlalchemy import func, select
 
 from webapp.engine import tree
 from webapp.extensions import db
-from webapp.models import Token
+from webapp.models import ProcessVersion, Token
 from webapp.process.document import ancestors
 
 MAX_ITEM = 60
@@ -169,8 +169,6 @@ def load_tokens(token_ids: Iterable[int | None]) -> dict[int, TokenInfo]:
 def task_places(tasks: Iterable[Any]) -> dict[int, Place]:
     """{task id: Place} for tasks (with `id`, `token_id`, `instance.version_id`): the scope and
     multi-instance element of each, reading each version's document once."""
-    from webapp.models import ProcessVersion
-
     tasks = list(tasks)
     if not tasks:
         return {}

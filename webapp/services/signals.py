@@ -18,9 +18,9 @@ from sqlalchemy import func, select
 from sqlalchemy.exc import IntegrityError
 
 from webapp.engine import EngineError, signals
-from webapp.engine.locking import begin_write
 from webapp.extensions import db
-from webapp.logs import about_job
+from webapp.infra.database import begin_write
+from webapp.infra.logs import about_job
 from webapp.models import (
     Instance,
     MessageSubscription,
@@ -35,12 +35,12 @@ from webapp.permissions import can, partition_filter
 from webapp.services.instances import (
     IDEMPOTENCY_HEADER,
     InstanceError,
-    _invalid,
-    _reused,
     clean_idempotency_key,
+    invalid,
     request_digest,
+    reused,
 )
-from webapp.services.jobs import _commit_and_follow_on
+from webapp.services.jobs import add_entry_points, commit_and_follow_on, send
 from webapp.services.operations import labels
 
 STATUSES = ("pending", "running", "done")
@@ -70,12 +70,9 @@ def plan_broadcast(broadcast_id: int, _unused: int = 0) -> str:
 
 
 def commit_refs(refs: list) -> None:
-    from webapp.engine import dispatch
-    from webapp.services.jobs import engine_queue
-
     db.session.commit()
     if refs:
-        dispatch.enqueue(engine_queue(), refs)
+        send(refs)
 
 
 @about_job
@@ -107,6 +104,9 @@ def run_batch(batch_id: int, _unused: int = 0) -> str:
     return f"{done} done"
 
 
+add_entry_points({"signal": plan_broadcast, "signal_batch": run_batch})
+
+
 def _work(batch: signals.Batch) -> list[Any]:
     if batch.kind == "start":
         return signals.pending_starts(db.session, batch)
@@ -131,7 +131,7 @@ def _one(work: Any, batch: signals.Batch) -> None:
     if result is None:
         session.rollback()
         return
-    _commit_and_follow_on(result)
+    commit_and_follow_on(result)
 
 
 # --- the API ----------------------------------------------------------------------------------
@@ -183,7 +183,7 @@ def _sent_with(user: User, key: str, digest: str) -> SignalBroadcast | None:
         )
     )
     if broadcast is not None and broadcast.request_hash != digest:
-        raise _reused(IDEMPOTENCY_HEADER, "broadcast (name, payload or partition)")
+        raise reused(IDEMPOTENCY_HEADER, "broadcast (name, payload or partition)")
     return broadcast
 
 
@@ -227,12 +227,12 @@ def _checked(user: User, payload: Mapping[str, Any]) -> Planned:
     for unknown in sorted(set(payload) - {"name", "payload", "partition"}):
         fields[unknown] = "Unknown field."
     if fields:
-        raise _invalid(fields)
+        raise invalid(fields)
     partition_id = None
     if partition:
         partition_id = db.session.scalar(select(Partition.id).where(Partition.key == partition))
         if partition_id is None or not can(user, "instances.start", partition_id):
-            raise _invalid({"partition": "Unknown partition, or not one you may start in."})
+            raise invalid({"partition": "Unknown partition, or not one you may start in."})
     elif not can(user, "instances.start", None):
         raise InstanceError("forbidden", "You may not broadcast signals.", status=403)
     assert isinstance(name, str)
@@ -279,9 +279,9 @@ def check_form(user: User, name: str, payload: str, partition: str) -> Planned:
     except InstanceError as error:
         if error.status != 422 or not fields:
             raise
-        raise _invalid({**fields, **(error.fields or {})}) from None
+        raise invalid({**fields, **(error.fields or {})}) from None
     if fields:
-        raise _invalid(fields)
+        raise invalid(fields)
     return planned
 
 

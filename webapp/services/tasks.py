@@ -19,8 +19,8 @@ from sqlalchemy.orm import selectinload
 from webapp.engine import EngineError, definitions, history, steps
 from webapp.engine.context import context as instance_context
 from webapp.engine.definitions import Definition
-from webapp.engine.locking import begin_write
 from webapp.extensions import db
+from webapp.infra.database import begin_write
 from webapp.models import HistoryEntry, Instance, Role, Task, TaskCandidate, User
 from webapp.models.base import utcnow
 from webapp.permissions import can, partition_filter

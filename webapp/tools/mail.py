@@ -14,8 +14,11 @@ from email.message import EmailMessage
 from typing import Any
 
 from sqlalchemy import select
+from sqlalchemy.dialects import postgresql, sqlite
 
-from webapp.tools import ToolCall, ToolError
+from webapp.engine.tools import ToolCall, ToolError, tool
+from webapp.extensions import db
+from webapp.models import OutboxMessage
 
 ADDRESS = re.compile(r"^[^@\s<>,;]+@[^@\s<>,;.]+(\.[^@\s<>,;.]+)+$")
 MAX_RECIPIENTS = 50
@@ -36,6 +39,16 @@ def recipients(value: Any) -> list[str]:
     return addresses
 
 
+@tool(
+    "email.send",
+    inputs={
+        "to": "One address or a list of addresses",
+        "subject": "The subject line",
+        "body": "The plain-text message",
+    },
+    optional=("body",),
+    description="Sends an e-mail by SMTP, or keeps it in the outbox when no SMTP is set up.",
+)
 def send_email(inputs: Mapping[str, Any], call: ToolCall) -> dict[str, Any]:
     to = recipients(inputs.get("to"))
     subject = str(inputs.get("subject") or "")[:500].replace("\r", " ").replace("\n", " ")
@@ -74,9 +87,6 @@ def _smtp(call: ToolCall, to: list[str], subject: str, body: str) -> dict[str, A
 
 
 def _outbox(call: ToolCall, to: list[str], subject: str, body: str) -> dict[str, Any]:
-    from webapp.extensions import db
-    from webapp.models import OutboxMessage
-
     table = OutboxMessage.__table__
     with db.engine.connect() as connection:
         connection = connection.execution_options(sqlite_begin="IMMEDIATE")
@@ -99,7 +109,5 @@ def _outbox(call: ToolCall, to: list[str], subject: str, body: str) -> dict[str,
 
 def _insert(dialect: str, table: Any) -> Any:
     if dialect == "postgresql":
-        from sqlalchemy.dialects.postgresql import insert
-    else:
-        from sqlalchemy.dialects.sqlite import insert
-    return insert(table)
+        return postgresql.insert(table)
+    return sqlite.insert(table)

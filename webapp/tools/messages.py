@@ -5,21 +5,32 @@ from __future__ import annotations
 
 from typing import Any
 
-from webapp.tools import ToolCall, ToolError
+from sqlalchemy import select
+
+from webapp.engine.tools import ToolCall, ToolError, tool
+from webapp.engine.waits import correlation_text
+from webapp.extensions import db
+from webapp.models import Instance, User
+from webapp.services import messages
+from webapp.services.instances import InstanceError, clean_idempotency_key
 
 
+@tool(
+    "send_message",
+    inputs={
+        "name": "The message name",
+        "correlationKey": "The correlation key the waiting instances expect",
+        "payload": "A JSON value: the output of the catch, or the started instance's input",
+        "messageId": "The message id (default: this call's idempotency key)",
+    },
+    optional=("correlationKey", "payload", "messageId"),
+    description="Delivers a Flowdesk message to waiting instances, else starts the process "
+    "whose message start listens for it; once per message id.",
+)
 def send_message(inputs: dict[str, Any], call: ToolCall) -> dict[str, Any]:
     """Deliver to the instances waiting for it in the sender's partition (or in none), else start
     the listening process; the job's idempotency key is the message id unless one is given, so a
     retried call never delivers twice."""
-    from sqlalchemy import select
-
-    from webapp.engine.waits import correlation_text
-    from webapp.extensions import db
-    from webapp.models import Instance, User
-    from webapp.services import messages
-    from webapp.services.instances import InstanceError, clean_idempotency_key
-
     name = inputs.get("name")
     if not isinstance(name, str) or not name.strip():
         message = "The input 'name' must be a message name."

@@ -16,7 +16,7 @@ from collections.abc import Mapping
 from typing import Any
 from urllib.parse import urlsplit
 
-from webapp.tools import ToolCall, ToolError
+from webapp.engine.tools import ToolCall, ToolError, tool
 
 METHODS = ("GET", "POST", "PUT", "PATCH", "DELETE", "HEAD")
 MAX_RESPONSE = 1_000_000
@@ -151,6 +151,18 @@ def _request_parts(inputs: Mapping[str, Any], call: ToolCall) -> tuple[str, str,
     return method, str(inputs.get("url") or ""), dict(headers), inputs.get("body"), timeout
 
 
+@tool(
+    "http.request",
+    inputs={
+        "url": "The address to call (its host must be allowed by HTTP_ALLOWED_HOSTS)",
+        "method": "GET, POST, PUT, PATCH, DELETE or HEAD (default GET)",
+        "headers": "Request headers, a mapping of names to text",
+        "body": "A JSON value sent as the request body",
+        "timeout": "Seconds to wait for the answer (default: the node's timeout)",
+    },
+    optional=("method", "headers", "body", "timeout"),
+    description="Calls an HTTP API and returns {status, headers, json or text}.",
+)
 def http_request(inputs: Mapping[str, Any], call: ToolCall) -> dict[str, Any]:
     method, url, headers, body, timeout = _request_parts(inputs, call)
     parts = urlsplit(url)

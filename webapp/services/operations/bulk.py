@@ -16,12 +16,13 @@ from sqlalchemy import func, insert, select, update
 
 from webapp.engine import EngineError, steps
 from webapp.engine.dispatch import JobRef
-from webapp.engine.locking import begin_write, lock_instance
+from webapp.engine.locking import lock_instance
 from webapp.extensions import db
+from webapp.infra.database import begin_write
+from webapp.infra.queue import get_queue
 from webapp.models import BulkItem, BulkOperation, Instance, User
 from webapp.models.base import utcnow
 from webapp.permissions import can
-from webapp.queue import get_queue
 from webapp.services.jobs import commit
 from webapp.services.operations.common import OperationsError, visible
 from webapp.services.operations.filters import Filters, matching_ids

@@ -11,9 +11,9 @@ from rq import Queue, Worker
 from sqlalchemy import func, select
 
 from webapp.extensions import db
+from webapp.infra.queue import get_queue
 from webapp.models import Job
 from webapp.models.base import utcnow
-from webapp.queue import get_queue
 
 
 @dataclass

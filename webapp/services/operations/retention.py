@@ -21,9 +21,9 @@ from redis.exceptions import RedisError
 from sqlalchemy import ColumnElement, Select, and_, delete, false, func, or_, select, update
 from sqlalchemy.orm import Session, aliased
 
-from webapp.database import is_unavailable
-from webapp.engine.locking import begin_write, is_sqlite
 from webapp.extensions import db
+from webapp.infra.database import begin_write, is_sqlite, is_unavailable
+from webapp.infra.queue import redis_connection
 from webapp.inputs import whole_number
 from webapp.models import (
     HistoryEntry,
@@ -33,6 +33,7 @@ from webapp.models import (
     OutboxMessage,
     Process,
     RetentionPolicy,
+    SignalBroadcast,
     Task,
     Token,
     User,
@@ -174,8 +175,6 @@ def run_retention(session: Session, now: datetime | None = None, *, batch: int =
 
 def _delete_broadcasts(session: Session, now: datetime) -> None:
     """Finished signal broadcasts go after RETENTION_DAYS too, with their batches and receipts."""
-    from webapp.models import SignalBroadcast
-
     days = default_days()
     if not days:
         return
@@ -208,8 +207,6 @@ def retention_tick(app: Flask, *, interval: float | None = None) -> int | None:
 
     For the worker's sweep loop: a Redis key paces it; errors are logged, never raised.
     """
-    from webapp.queue import redis_connection
-
     seconds = interval or float(app.config.get("RETENTION_INTERVAL", 3600))
     key = f"flowdesk:retention:{app.config['RQ_QUEUE']}"
     try:

@@ -10,10 +10,11 @@ from collections.abc import Callable, Iterator
 from typing import Any, TypeVar
 
 import psycopg
-from flask import Flask, g, has_request_context
+from flask import Flask, g, has_request_context, request
 from sqlalchemy import event
 from sqlalchemy import exc as sa_exc
 from sqlalchemy.engine import Engine
+from sqlalchemy.orm import Session, scoped_session
 
 from webapp.config import ConfigError
 from webapp.extensions import db
@@ -57,10 +58,8 @@ def configure(app: Flask) -> None:
 
     @app.before_request
     def lock_for_writes() -> None:
-        from flask import request
-
         if request.method in ("POST", "PUT", "PATCH", "DELETE"):
-            begin_write()
+            begin_write(db.session)
 
 
 def _configure_postgres(engine: Engine, app: Flask) -> None:
@@ -103,19 +102,30 @@ def _configure_sqlite(engine: Engine, busy_timeout: float) -> None:
             connection.exec_driver_sql(f"BEGIN {mode}")
 
 
-def begin_write() -> None:
-    """Start the session's transaction holding the write lock from its first statement.
+def is_sqlite(session: Session) -> bool:
+    return session.get_bind().dialect.name == "sqlite"
 
-    On SQLite this is BEGIN IMMEDIATE, so a write transaction never fails upgrading a read lock
-    (the SQLite counterpart of taking rows FOR UPDATE). The session must have no transaction open.
+
+def begin_write(session: Session) -> None:
+    """Make sure the session's transaction holds the write lock (SQLite) before it reads.
+
+    BEGIN IMMEDIATE is the SQLite counterpart of taking rows FOR UPDATE: a write transaction never
+    fails upgrading a read lock. A transaction already begun IMMEDIATE is kept; one that only read
+    is ended first (its reads are repeated under the lock); one with unsaved changes is a
+    programming error.
     """
-    if db.session().in_transaction():
-        db.session.commit()
-    db.session.connection(execution_options={"sqlite_begin": "IMMEDIATE"})
-
-
-def is_sqlite() -> bool:
-    return db.engine.dialect.name == "sqlite"
+    if not is_sqlite(session):
+        return
+    if isinstance(session, scoped_session):
+        session = session()
+    if session.in_transaction():
+        mode = session.connection().get_execution_options().get("sqlite_begin")
+        if mode in ("IMMEDIATE", "EXCLUSIVE"):
+            return
+        if session.new or session.dirty or session.deleted:
+            raise RuntimeError("a step must start before the transaction writes anything")
+        session.commit()
+    session.connection(execution_options={"sqlite_begin": "IMMEDIATE"})
 
 
 def transactional(function: F) -> F:

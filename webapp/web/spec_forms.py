@@ -18,8 +18,8 @@ from wtforms import BooleanField, Field, RadioField, SelectField, StringField, T
 from wtforms.fields.choices import SelectChoice
 from wtforms.widgets import DateInput, DateTimeLocalInput, EmailInput, NumberInput, URLInput
 
-from webapp.forms import MultiCheckboxField
 from webapp.process import expressions, forms
+from webapp.web.forms import MultiCheckboxField
 
 FIELDS_ID = "spec-fields"
 

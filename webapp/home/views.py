@@ -4,30 +4,17 @@ from __future__ import annotations
 
 from typing import Any
 
-from flask import Blueprint, current_app, render_template, send_from_directory, url_for
+from flask import current_app, render_template, send_from_directory
 from flask_login import current_user, login_required
 from redis import Redis
 from sqlalchemy import text
 
 from webapp.extensions import db
+from webapp.home.blueprint import bp
+from webapp.infra.queue import redis_url
 from webapp.permissions import can
-from webapp.queue import redis_url
-
-bp = Blueprint("home", __name__)
-
-
-# Where people land after signing in: the first area they work in (admins see the overview).
-LANDING = [("tasks.work", "inbox.index"), ("processes.edit", "designer.index"),
-           ("instances.read", "operations.index")]  # fmt: skip
-
-
-def landing_url(user: Any) -> str:
-    """The page a user starts on: their inbox, operations or the designer, else the home page."""
-    if not can(user, "admin", scoped=False):
-        for permission, endpoint in LANDING:
-            if can(user, permission, scoped=False) and endpoint in current_app.view_functions:
-                return url_for(endpoint)
-    return url_for("home.index")
+from webapp.services import tasks
+from webapp.services.operations.overview import status_counts
 
 
 @bp.route("/")
@@ -38,9 +25,6 @@ def index():
 
 def _summary(user: Any) -> dict[str, str]:
     """A line of counts per area: what is waiting for the user there."""
-    from webapp.services import tasks
-    from webapp.services.operations.overview import status_counts
-
     lines = {}
     if can(user, "tasks.work", scoped=False):
         counts = tasks.open_counts(user)

@@ -9,6 +9,7 @@ from flask import Flask, url_for
 from flask_login import current_user
 
 from webapp.permissions import can
+from webapp.services.tasks import is_offered, offered_to
 
 # (label, endpoint, permission, unless): an area appears in the navigation when its blueprint
 # exists and the user holds `permission` but not `unless`. Starting a process lives in the inbox;
@@ -37,24 +38,10 @@ def format_datetime(value: datetime | None) -> str:
     return value.strftime("%Y-%m-%d %H:%M UTC") if value else ""
 
 
-def _offered_to(task: Any) -> str:
-    """Whom an unclaimed task is offered to, in words (the task services' own wording)."""
-    from webapp.services.tasks import offered_to
-
-    return offered_to(task)
-
-
-def _offered(task: Any) -> bool:
-    """`task is offered`: someone besides an assignee may take it (a role, candidates, all)."""
-    from webapp.services.tasks import is_offered
-
-    return is_offered(task)
-
-
 def register(app: Flask) -> None:
     app.jinja_env.filters["datetime"] = format_datetime
-    app.jinja_env.filters["offered_to"] = _offered_to
-    app.jinja_env.tests["offered"] = _offered
+    app.jinja_env.filters["offered_to"] = offered_to
+    app.jinja_env.tests["offered"] = is_offered
 
     @app.context_processor
     def inject_navigation() -> dict[str, Any]:

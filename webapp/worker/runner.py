@@ -1,31 +1,21 @@
 """The RQ worker: jobs run inside the Flask app context with a fresh database session each.
 
-Each worker also runs the engine's sweep every SWEEP_INTERVAL seconds in a background thread,
-under a Redis lock so that only one process sweeps at a time however many workers run; the sweep
-also deletes finished instances past retention, at most once per RETENTION_INTERVAL. The same
-thread starts due timer start events every SCHEDULE_INTERVAL seconds in every worker, without a
-lock: a unique row per tick makes each tick start one instance (webapp/engine/timer_starts.py).
-
-A worker outlives Redis outages: RQ quits on a dropped connection anywhere but in its wait for the
-next job, so each step of RQ's loop here logs the outage, waits for Redis with growing pauses and
-carries on. RQ's record of a job in hand is then abandoned; the database holds the job's truth,
-and the sweep delivers again whatever did not run.
+Each worker also runs the sweep thread (webapp/worker/sweeper.py). A worker outlives Redis
+outages: RQ quits on a dropped connection anywhere but in its wait for the next job, so each step
+of RQ's loop here logs the outage, waits for Redis with growing pauses and carries on. RQ's record
+of a job in hand is then abandoned; the database holds the job's truth, and the sweep delivers
+again whatever did not run.
 """
 
 from __future__ import annotations
 
 import logging
 import os
-import threading
 import time
-import uuid
-from collections.abc import Callable, Iterator
 from typing import Any
 
 from flask import Flask
-from redis import Redis
 from redis.exceptions import ConnectionError as RedisConnectionError
-from redis.exceptions import RedisError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 from rq import SimpleWorker, worker_registration
 from rq.defaults import DEFAULT_LOGGING_DATE_FORMAT, DEFAULT_LOGGING_FORMAT
@@ -34,199 +24,19 @@ from rq.job import Job as RQJob
 from rq.logutils import setup_loghandlers
 from rq.queue import Queue
 from rq.registry import StartedJobRegistry
-from rq.scheduler import RQScheduler
 from rq.utils import now as rq_now
 from rq.worker import WorkerStatus
 
-from webapp import logs
-from webapp.database import WORKER_PING_AFTER_IDLE, is_unavailable
 from webapp.engine import dispatch
 from webapp.extensions import db
-from webapp.queue import get_queue, redis_connection
+from webapp.infra import logs
+from webapp.infra.database import WORKER_PING_AFTER_IDLE
+from webapp.infra.queue import get_queue, redis_connection
+from webapp.worker.outages import MAX_REDIS_WAIT, REDIS_DOWN, wait_for_redis
+from webapp.worker.scheduler import AppScheduler
+from webapp.worker.sweeper import Sweeper
 
 log = logging.getLogger(__name__)
-
-# What a Redis outage raises: a dropped or refused connection, a timeout, a server still loading.
-REDIS_DOWN = (RedisConnectionError, RedisTimeoutError)
-# The longest pause between two tries to reach Redis again (RQ's own default is 60 s).
-MAX_REDIS_WAIT = 10.0
-
-
-def _pauses(first: float = 1.0) -> Iterator[float]:
-    """Pauses doubling from `first` up to MAX_REDIS_WAIT."""
-    pause = first
-    while True:
-        yield pause
-        pause = min(pause * 2, MAX_REDIS_WAIT)
-
-
-def _sleep_unless(stop: Callable[[], bool], seconds: float) -> None:
-    """Sleep `seconds`, or less as soon as `stop()` is true."""
-    deadline = time.monotonic() + seconds
-    while not stop() and time.monotonic() < deadline:
-        time.sleep(min(0.1, seconds))
-
-
-def wait_for_redis(
-    connection: Redis, who: str = "Worker", stopping: Callable[[], bool] = lambda: False
-) -> None:
-    """Try Redis with growing pauses until it answers (or `stopping()`), logging each miss."""
-    for attempt, pause in enumerate(_pauses()):
-        if stopping():
-            return
-        try:
-            connection.ping()
-        except REDIS_DOWN as error:
-            log.warning("%s: Redis unavailable (%s); trying again in %.0f s", who, error, pause)
-            _sleep_unless(stopping, pause)
-            continue
-        if attempt:
-            log.info("%s: Redis is back", who)
-        return
-
-
-class Sweeper(threading.Thread):
-    """Runs `engine.sweep` periodically (the lock's expiry paces sweeps across all processes)
-    and starts due timer start events."""
-
-    def __init__(self, app: Flask) -> None:
-        super().__init__(name="flowdesk-sweep", daemon=True)
-        self.app = app
-        self.interval = float(app.config["SWEEP_INTERVAL"])
-        self.schedule_interval = float(app.config["SCHEDULE_INTERVAL"])
-        self.lock_key = f"flowdesk:sweep:{app.config['RQ_QUEUE']}"
-        self.stopped = threading.Event()
-        self.redis_down = False
-        self.database_down = False
-        self.sweep_database_down = False
-
-    def run(self) -> None:
-        now = time.monotonic()
-        next_sweep, next_schedules = now + self.interval, now + self.schedule_interval
-        while not self.stopped.wait(max(0.0, min(next_sweep, next_schedules) - time.monotonic())):
-            now = time.monotonic()
-            if now >= next_schedules:
-                next_schedules = now + self.schedule_interval
-                self.start_schedules()
-            if now >= next_sweep:
-                next_sweep = now + self.interval
-                try:
-                    self.sweep_once()
-                except Exception:  # the thread must outlive anything one sweep meets
-                    log.exception("sweep failed")
-
-    def start_schedules(self) -> int:
-        """Start the instances of due timer start events; how many this process started."""
-        from webapp.services.schedules import run_due
-
-        with self.app.app_context():
-            try:
-                started = run_due()
-            except Exception as error:  # the next pass tries again
-                if not is_unavailable(error):
-                    log.exception("timer starts failed")
-                elif not self.database_down:
-                    log.warning("timer starts wait until the database is back: %s", error)
-                    self.database_down = True
-                return 0
-            finally:
-                db.session.remove()
-        if self.database_down:
-            log.info("the database is back: timer starts run again")
-            self.database_down = False
-        return started
-
-    def stop(self) -> None:
-        self.stopped.set()
-
-    def sweep_once(self, grace: float | None = None) -> bool:
-        """Sweep if no other process did within the interval; True when this call swept.
-
-        `grace` overrides SWEEP_GRACE: a worker starting up takes over at once what a process
-        that stopped left behind (such as `seed-demo`'s jobs); a second delivery is harmless."""
-        from webapp.engine.sweep import sweep
-        from webapp.services.jobs import engine_queue
-        from webapp.services.operations import retention_tick
-
-        milliseconds = max(50, int(self.interval * 1000))
-        try:
-            mine = redis_connection(self.app).set(
-                self.lock_key, uuid.uuid4().hex, nx=True, px=milliseconds
-            )
-        except RedisError as error:
-            if not self.redis_down:
-                log.warning("sweeps skipped until Redis is back: %s", error)
-            self.redis_down = True
-            return False
-        if self.redis_down:
-            log.info("Redis is back: sweeping again")
-            self.redis_down = False
-        if not mine:
-            return False
-        with self.app.app_context():
-            try:
-                queue = engine_queue()
-                if queue is not None:
-                    wait = float(self.app.config["SWEEP_GRACE"]) if grace is None else grace
-                    sweep(db.session, queue, grace=wait)
-            except Exception as error:  # the next sweep tries again
-                self._sweep_failed(error)
-                return True
-            finally:
-                db.session.remove()
-        if self.sweep_database_down:
-            log.info("the database is back: sweeping again")
-            self.sweep_database_down = False
-        retention_tick(self.app)
-        return True
-
-    def _sweep_failed(self, error: Exception) -> None:
-        """A database outage is one line when it begins (as for timer starts); a bug, a
-        traceback each time."""
-        if not is_unavailable(error):
-            log.exception("sweep failed")
-        elif not self.sweep_database_down:
-            log.warning("sweeps wait until the database is back: %s", error)
-            self.sweep_database_down = True
-        try:
-            db.session.rollback()
-        except Exception as rollback_error:  # the connection is gone with the database
-            log.debug("rollback after a failed sweep: %s", rollback_error)
-
-
-class AppScheduler(RQScheduler):
-    """RQ's scheduler process (it moves delayed jobs to the queue when due), kept alive through
-    Redis outages: RQ's exits on the first one and is restarted only by the worker's ten-minute
-    maintenance, leaving timers and retries to the sweep meanwhile. It also stops when its worker
-    is gone, even killed with SIGKILL, instead of holding the scheduler lock as an orphan."""
-
-    worker_pid = 0
-
-    def work(self) -> None:
-        if self.worker_pid:
-            threading.Thread(target=self._watch_worker, name="worker-watch", daemon=True).start()
-        pauses = _pauses()
-        while True:
-            try:
-                super().work()
-                return
-            except REDIS_DOWN as error:
-                if self._stop_requested:
-                    return
-                pause = next(pauses)
-                self.log.warning("Scheduler lost Redis (%s); trying again in %.0f s", error, pause)
-                _sleep_unless(lambda: self._stop_requested, pause)
-
-    def _watch_worker(self) -> None:
-        """Once the worker is no longer this process's parent, stop as on SIGTERM."""
-        while not self._stop_requested:
-            if os.getppid() != self.worker_pid:
-                self.log.warning(
-                    "Scheduler: its worker (PID %s) is gone; stopping", self.worker_pid
-                )
-                self._stop_requested = True
-                return
-            time.sleep(0.5)
 
 
 class AppWorker(SimpleWorker):
@@ -491,7 +301,7 @@ def build_worker(app: Flask, name: str | None = None) -> AppWorker:
 def run(app: Flask, *, burst: bool = False, with_scheduler: bool = True) -> bool:
     """Work until stopped (or, with burst, until the queue is empty); a worker started while
     Redis is down waits for it. Flowdesk's own lines (the sweep, outages) share RQ's handler
-    where `webapp.logs` installed none (under a test runner)."""
+    where `webapp.infra.logs` installed none (under a test runner)."""
     if not logs.configured():
         setup_loghandlers(app.config["LOG_LEVEL"], name="webapp")
     wait_for_redis(redis_connection(app))

@@ -10,15 +10,14 @@ import sys
 from flask import current_app
 from werkzeug.serving import run_simple
 
-from webapp.queue import redis_url
+from webapp.config import ROOT
+from webapp.infra.queue import redis_url
 
 ROOT_WORKER = "worker.py"
 
 
 def run_all(host: str, port: int, workers: int) -> None:
     """Start Redis and `workers` worker processes, then serve the app until interrupted."""
-    from webapp import ROOT
-
     app = current_app._get_current_object()
     url = redis_url(app)
     env = dict(os.environ, REDIS_URL=url)

@@ -1,13 +1,18 @@
-"""Command-line tools: `flask --app webapp <command>`."""
+"""The `flask --app webapp` commands: create-user, seed-demo, dev."""
 
 from __future__ import annotations
 
 import click
-from flask import Flask
+from flask import Flask, current_app
 from flask.cli import with_appcontext
 from sqlalchemy import select
 
+from webapp.cli import demo
+from webapp.cli.demo_processes import seed_demo_processes
+from webapp.cli.devserver import run_all
 from webapp.extensions import db
+from webapp.models import Partition, Role
+from webapp.services import accounts
 
 
 def register(app: Flask) -> None:
@@ -25,9 +30,6 @@ def register(app: Flask) -> None:
 @click.option("--partition", "partitions", multiple=True, help="Partition key; repeat.")
 def create_user(username, password, display_name, email, roles, partitions) -> None:
     """Create a user with roles and partitions."""
-    from webapp.models import Partition, Role
-    from webapp.services import accounts
-
     found_roles = list(db.session.scalars(select(Role).where(Role.name.in_(roles))))
     missing = set(roles) - {r.name for r in found_roles}
     found_parts = list(db.session.scalars(select(Partition).where(Partition.key.in_(partitions))))
@@ -60,23 +62,17 @@ def create_user(username, password, display_name, email, roles, partitions) -> N
 @with_appcontext
 def seed_demo(no_processes: bool, force: bool) -> None:
     """Create (or reset) the demo users, roles and partitions; publish the demo processes."""
-    from flask import current_app
-
-    from webapp.services.demo import DEMO_PASSWORD
-    from webapp.services.demo import seed_demo as run
-    from webapp.services.demo_processes import seed_demo_processes
-
     if current_app.config["FLOWDESK_ENV"] == "production" and not force:
         raise click.ClickException(
             "refusing to seed demo data in production: it creates five users whose password "
-            f"is the public {DEMO_PASSWORD!r}. Add --force if you really mean it."
+            f"is the public {demo.DEMO_PASSWORD!r}. Add --force if you really mean it."
         )
-    counts = run()
+    counts = demo.seed_demo()
     created = 0 if no_processes else seed_demo_processes()
     click.echo(
         f"demo data ready: {counts['users']} users, {counts['roles']} roles, "
         f"{counts['partitions']} partitions, {created} new demo processes; "
-        f"every demo password is {DEMO_PASSWORD!r}"
+        f"every demo password is {demo.DEMO_PASSWORD!r}"
     )
 
 
@@ -86,6 +82,4 @@ def seed_demo(no_processes: bool, force: bool) -> None:
 @click.option("--workers", default=1, type=int, help="How many worker processes to start.")
 def dev(host: str, port: int, workers: int) -> None:
     """Run Redis (embedded unless REDIS_URL), workers and the web server; Ctrl-C stops all."""
-    from webapp.devserver import run_all
-
     run_all(host, port, workers)

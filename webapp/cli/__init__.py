@@ -1,0 +1,1 @@
+"""Command-line tools (`flask --app webapp <command>`): users, demo data and the dev server."""

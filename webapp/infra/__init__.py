@@ -1,0 +1,1 @@
+"""Infrastructure: database settings and write locks, Redis and the RQ queue, logs, pagination."""

@@ -1,0 +1,1 @@
+"""What every blueprint shares: error pages, guard, headers, assets, htmx, forms, access checks."""
