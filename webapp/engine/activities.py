@@ -2,17 +2,16 @@
 
 A send task, a message throw and a message end call their tool exactly as a service task does
 (`call_tool`: a job, retries, the idempotency key, business errors); a receive task waits as a
-message catch does (`nodes._message`). A message end's token ends when its tool has finished.
+message catch does (`events.CatchEvent`). A message end's token ends when its tool has finished.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
 from webapp.engine import tools
 from webapp.engine.context import jsonable, storable_text
-from webapp.engine.runtime import Step
+from webapp.engine.runtime import Behaviour, Step
 from webapp.engine.store import TokenRow as Token
 from webapp.process import scripts
 from webapp.process.kinds import EMPTY_SCRIPT, SCRIPT_LANGUAGES, TOOL_DEFAULTS
@@ -43,10 +42,6 @@ def call_tool(step: Step, token: Token, config: dict[str, Any]) -> None:
         backoff=float(config.get("backoff") or 2.0),
         timeout=float(config.get("timeout") or 30),
     )
-
-
-def _tool(step: Step, token: Token, node: dict[str, Any]) -> None:
-    call_tool(step, token, node.get("config") or {})
 
 
 def message_end(step: Step, token: Token, node: dict[str, Any]) -> None:
@@ -112,16 +107,55 @@ def _link_throw(step: Step, token: Token, node: dict[str, Any]) -> None:
     step.enter(token, target, None)
 
 
-def _link_catch(step: Step, token: Token, node: dict[str, Any]) -> None:
-    step.leave_single(token)
+class ToolTask(Behaviour):
+    """A service or send task or a message throw: a job calls its tool, then the token moves on."""
+
+    def enter(self, step: Step, token: Token, node: dict[str, Any]) -> None:
+        call_tool(step, token, node.get("config") or {})
 
 
-HANDLERS: dict[str, Callable[[Step, Token, dict[str, Any]], None]] = {
-    "scriptTask": _script,
-    "sendTask": _tool,
-    "messageThrow": _tool,
-    "manualTask": _manual,
-    "milestone": _milestone,
-    "linkThrow": _link_throw,
-    "linkCatch": _link_catch,
+class ScriptTask(Behaviour):
+    """A script task runs its assignments in the step and moves on."""
+
+    def enter(self, step: Step, token: Token, node: dict[str, Any]) -> None:
+        _script(step, token, node)
+
+
+class ManualTask(Behaviour):
+    """A manual task is recorded and passes through."""
+
+    def enter(self, step: Step, token: Token, node: dict[str, Any]) -> None:
+        _manual(step, token, node)
+
+
+class Milestone(Behaviour):
+    """A milestone is recorded and passes through."""
+
+    def enter(self, step: Step, token: Token, node: dict[str, Any]) -> None:
+        _milestone(step, token, node)
+
+
+class LinkThrow(Behaviour):
+    """A link throw jumps to the link catch of its name."""
+
+    def enter(self, step: Step, token: Token, node: dict[str, Any]) -> None:
+        _link_throw(step, token, node)
+
+
+class LinkCatch(Behaviour):
+    """A link catch moves on."""
+
+    def enter(self, step: Step, token: Token, node: dict[str, Any]) -> None:
+        step.leave_single(token)
+
+
+BEHAVIOURS: dict[str, Behaviour] = {
+    "serviceTask": ToolTask(),
+    "sendTask": ToolTask(),
+    "messageThrow": ToolTask(),
+    "scriptTask": ScriptTask(),
+    "manualTask": ManualTask(),
+    "milestone": Milestone(),
+    "linkThrow": LinkThrow(),
+    "linkCatch": LinkCatch(),
 }

@@ -7,21 +7,16 @@ instance the broadcasts it has not received yet before one of its scopes ends.
 
 from __future__ import annotations
 
-from datetime import datetime
 from typing import Any
 
-from sqlalchemy import and_, delete, insert, select
+from sqlalchemy import and_, delete, select
 from sqlalchemy.engine import Connection
 
-from webapp.engine import gateways, scopes
+from webapp.engine import gateways, scopes, store, waits
 from webapp.engine.context import jsonable
-from webapp.engine.runtime import Step
-from webapp.engine.store import TokenRow
-from webapp.models import MessageSubscription, SignalBroadcast, SignalReceipt
+from webapp.engine.runtime import Step, behaviour_of
+from webapp.engine.store import BROADCASTS, RECEIPTS, SUBSCRIPTIONS, TokenRow
 
-SUBSCRIPTIONS = MessageSubscription.__table__
-BROADCASTS = SignalBroadcast.__table__
-RECEIPTS = SignalReceipt.__table__
 KIND = "signal"
 # Broadcasts still on their way to the instances they cover.
 UNFINISHED = ("pending", "running")
@@ -30,33 +25,22 @@ UNFINISHED = ("pending", "running")
 def watches(step: Step, token: TokenRow, node_id: str) -> bool:
     """Whether `token` holds the subscription of boundary or event-start `node_id` (or of a
     target of the event-based gateway it waits at)."""
-    if gateways.watches(step, token, node_id):
+    kind = step.definition.kind
+    if behaviour_of(kind(token.node_id)).holds(step, token, node_id):
         return True
-    kind = step.definition.kind(node_id)
-    if kind == "boundaryEvent":
-        return scopes.host_of(step, node_id, token)
-    if kind == "startEvent" and token.listener:
-        return step.definition.starts.get(token.node_id) == node_id and token.status == "waiting"
-    return False
+    return behaviour_of(kind(node_id)).held_by(step, token, node_id)
 
 
 def event_fired(step: Step, token: TokenRow, node_id: str, output: Any = None) -> bool:
     """A boundary event or an event sub-process start fired for `token`; True when it stays
     subscribed (a non-interrupting one). At an event-based gateway, the first event wins."""
-    if gateways.watches(step, token, node_id):
+    if behaviour_of(step.definition.kind(token.node_id)).holds(step, token, node_id):
         gateways.event_won(step, token, node_id, output)
         return False
     if token.listener:
         return scopes.listener_fired(step, token, node_id, output)
     scopes.trigger_boundary(step, token, node_id, output)
     return token.status in ("active", "waiting", "failed")
-
-
-def subscribe(step: Step, holder: TokenRow, node_id: str) -> None:
-    """`holder` waits for the signal named by node `node_id` (itself, or the boundary event or
-    event-sub-process start it holds)."""
-    name = str(step.definition.config(node_id).get("signal") or "")
-    step.add_subscription(holder, name, "", node_id, kind=KIND)
 
 
 def fire(
@@ -73,26 +57,13 @@ def fire(
     if watches(step, token, node_id):
         step.history.add("signal", token, node_id, actor=actor, **details)
         if event_fired(step, token, node_id, payload):
-            subscribe(step, token, node_id)
+            waits.subscribe(step, token, node_id, KIND)
         return True
     if token.status != "waiting" or token.node_id != node_id:
         return False
     step.history.add("signal", token, actor=actor, **details)
     step.complete(token, payload)
     return True
-
-
-def receipt(conn: Connection, broadcast_id: int, instance_id: int, now: datetime) -> None:
-    """Record that the broadcast reached the instance: its batch skips the instance."""
-    conn.execute(
-        insert(RECEIPTS),
-        {
-            "broadcast_id": broadcast_id,
-            "instance_id": instance_id,
-            "started": False,
-            "created_at": now,
-        },
-    )
 
 
 def same_partition(column: Any, partition_id: int | None) -> Any:
@@ -149,7 +120,7 @@ def receive_missed(step: Step) -> int:
             broadcast.actor,
             broadcast.high_water,
         ):
-            receipt(step.conn, broadcast.id, instance_id, step.now)
+            store.insert_receipt(step.conn, broadcast.id, instance_id, step.now)
             reached += 1
     return reached
 

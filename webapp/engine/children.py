@@ -13,7 +13,7 @@ from typing import Any
 
 from webapp.engine import limits
 from webapp.engine.context import jsonable
-from webapp.engine.runtime import Step
+from webapp.engine.runtime import Behaviour, Step
 from webapp.engine.store import TokenRow
 
 
@@ -41,42 +41,11 @@ def call(step: Step, token: TokenRow, node: dict[str, Any]) -> None:
     )
 
 
-def report_to_parent(step: Step, status: str, **details: Any) -> None:
-    """The child ended: its step will write a `resume` job handing the outcome to the waiting
-    call activity (once the child's row has its id)."""
-    if step.instance.parent_id is not None:
-        step.report = {"status": status, **jsonable(details)}
-
-
-def write_report(step: Step) -> None:
-    """Write the `resume` job of a child that ended in this step."""
-    instance = step.instance
-    if step.report is not None:
-        _to_parent(step, f"resume:{instance.id}", {"child": instance.id, **step.report})
-
-
 def escalate_to_parent(step: Step, code: str) -> None:
     """An escalation nothing in the child caught goes on to the call activity; the child
     carries on."""
     key = f"escalate:{step.instance.id or 'new'}:{uuid.uuid4().hex}"
-    _to_parent(step, key, {"status": "escalation", "code": code})
-
-
-def _to_parent(step: Step, key: str, outcome: dict[str, Any]) -> None:
-    """A `resume` job on the caller's waiting token (checked against the token's step there)."""
-    instance = step.instance
-    if instance.parent_id is None or instance.parent_token_id is None:
-        return
-    step.add_job(
-        None,
-        "resume",
-        step.now,
-        instance_id=instance.parent_id,
-        token_id=instance.parent_token_id,
-        node_id=instance.parent_node_id or "",
-        key=key,
-        inputs={**outcome, "step": instance.parent_step},
-    )
+    step.to_parent(key, {"status": "escalation", "code": code})
 
 
 def throw_to_parent(step: Step, code: str, message: str = "") -> None:
@@ -95,4 +64,14 @@ def throw_to_parent(step: Step, code: str, message: str = "") -> None:
         "at": step.now.isoformat(),
     }
     step.history.add("cancelled", reason=f"error '{code}' thrown to the calling instance")
-    report_to_parent(step, "error", code=code, message=message)
+    step.report_to_parent("error", code=code, message=message)
+
+
+class CallActivity(Behaviour):
+    """Evaluate the inputs now; a job starts the child instance (one lock per step)."""
+
+    def enter(self, step: Step, token: TokenRow, node: dict[str, Any]) -> None:
+        call(step, token, node)
+
+
+BEHAVIOURS: dict[str, Behaviour] = {"callActivity": CallActivity()}

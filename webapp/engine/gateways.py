@@ -1,8 +1,8 @@
-"""Inclusive and event-based gateways (and the condition evaluation exclusive gateways share).
+"""Gateways: exclusive, parallel, inclusive and event-based (and the conditions they evaluate).
 
 An inclusive join is checked after the step's queue drains (`release_joins`, called by
-`Step.run`): it fires once a token waits there and no live token of its scope can still reach an
-empty incoming flow. Which node can reach which flow is precomputed per version
+`interpreter.run`): it fires once a token waits there and no live token of its scope can still
+reach an empty incoming flow. Which node can reach which flow is precomputed per version
 (`Definition.inclusive_reach`), so the check is a lookup over the scope's loaded tokens.
 """
 
@@ -11,8 +11,9 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
+from webapp.engine import waits
 from webapp.engine.definitions import Definition
-from webapp.engine.runtime import NO_OUTPUT, OPEN, Step
+from webapp.engine.runtime import NO_OUTPUT, OPEN, Behaviour, Step
 from webapp.engine.store import TokenRow
 from webapp.process.expressions import ExpressionError, evaluate
 
@@ -157,67 +158,31 @@ def targets(definition: Definition, gateway: str) -> list[str]:
 
 
 def event_gateway(step: Step, token: TokenRow, node: dict[str, Any]) -> None:
-    """The token waits at the gateway holding every target's timer job or message subscription
-    (each with the target's node id); nothing is subscribed if one of them cannot be."""
-    from webapp.engine.nodes import correlation_key, due_time
-
+    """The token waits at the gateway holding every target's timer, message or signal wait (each
+    with the target's node id); nothing is subscribed if one of them cannot be."""
     definition = step.definition
-    timers = []
-    messages = []
-    signals = []
+    placed: list[waits.Wait] = []
     for target in targets(definition, token.node_id):
-        kind = definition.kind(target)
-        config = definition.config(target)
-        if kind == "timerCatch":
-            try:
-                due = due_time(config, step.context(token), step.now)
-            except (ValueError, ExpressionError, OverflowError) as error:
-                step.fail(
-                    token,
-                    "timer",
-                    f"The timer of {step.definition.mentioned(target)} is invalid: {error}",
-                )
-                return
-            timers.append((target, due))
-        elif kind in ("messageCatch", "receiveTask"):
-            key = correlation_key(step, token, config)
-            if key is None:
-                return
-            messages.append((target, str(config.get("message") or ""), key))
-        elif kind == "signalCatch":
-            signals.append(target)
-        else:
+        event = TARGET_EVENTS.get(definition.kind(target))
+        if event is None:
             step.fail(
                 token,
                 "unsupported",
                 f"{step.definition.described(target)} cannot follow an event-based gateway.",
             )
             return
-    if not timers and not messages and not signals:
+        wait = waits.prepare(step, token, target, event)
+        if wait is None:
+            return
+        placed.append(wait)
+    if not placed:
         step.fail(
             token, "no_flow", f"{step.definition.described(token.node_id)} has no outgoing flow."
         )
         return
     token.status = "waiting"
-    for target, due in timers:
-        step.add_job(token, "timer", due, node_id=target)
-    for target, name, key in messages:
-        step.add_subscription(token, name, key, target)
-    if signals:
-        from webapp.engine import signals as signal_waits
-
-        for target in signals:
-            signal_waits.subscribe(step, token, target)
-
-
-def watches(step: Step, token: TokenRow, node_id: str) -> bool:
-    """Whether `token` waits at an event-based gateway whose target `node_id` it subscribed."""
-    definition = step.definition
-    return (
-        token.status == "waiting"
-        and definition.kind(token.node_id) == "eventBasedGateway"
-        and node_id in targets(definition, token.node_id)
-    )
+    for wait in sorted(placed, key=lambda wait: waits.EVENTS.index(wait.event)):
+        waits.place(step, token, wait)
 
 
 def event_won(step: Step, token: TokenRow, target: str, output: Any) -> None:
@@ -226,7 +191,7 @@ def event_won(step: Step, token: TokenRow, target: str, output: Any) -> None:
     definition = step.definition
     gateway = token.node_id
     others = targets(definition, gateway)
-    step.close_waits([token], tuple(others))
+    waits.withdraw(step, token, tuple(others))
     config = definition.config(target)
     event = TARGET_EVENTS.get(definition.kind(target), "")
     name = config.get("message") if event == "message" else config.get("signal")
@@ -246,3 +211,83 @@ def event_won(step: Step, token: TokenRow, target: str, output: Any) -> None:
     token.status = "active"
     step.history.add("entered", token, flow=flow_id, scope=step.scope_of(token))
     step.complete(token, NO_OUTPUT if event == "timer" else output)
+
+
+# --- the gateway behaviours -------------------------------------------------------------------
+
+
+class ExclusiveGateway(Behaviour):
+    """The first outgoing flow (document order) whose condition is true, else the default."""
+
+    def enter(self, step: Step, token: TokenRow, node: dict[str, Any]) -> None:
+        chosen = choose(step, token, first=True)
+        if chosen is not None:
+            flows, default = chosen
+            step.leave(token, flows[0], **({"default": True} if default else {}))
+
+
+class ParallelGateway(Behaviour):
+    """Join: wait for a token on every incoming flow, then continue once; split: fork."""
+
+    def enter(self, step: Step, token: TokenRow, node: dict[str, Any]) -> None:
+        _parallel(step, token)
+
+
+class InclusiveGateway(Behaviour):
+    """A join waits until nothing live can still reach it; the split takes every true flow."""
+
+    def enter(self, step: Step, token: TokenRow, node: dict[str, Any]) -> None:
+        inclusive(step, token, node)
+
+
+class EventGateway(Behaviour):
+    """The token waits holding every target's wait; the first event to happen wins."""
+
+    def enter(self, step: Step, token: TokenRow, node: dict[str, Any]) -> None:
+        event_gateway(step, token, node)
+
+    def holds(self, step: Step, token: TokenRow, node_id: str) -> bool:
+        return token.status == "waiting" and node_id in targets(step.definition, token.node_id)
+
+
+def _parallel(step: Step, token: TokenRow) -> None:
+    node_id = token.node_id
+    incoming = step.definition.incoming.get(node_id, [])
+    continuing = token
+    joined = 1
+    if len(incoming) > 1:
+        token.status = "waiting"
+        scope = token.parent
+        arrived: dict[str, TokenRow] = {}
+        for other in step.tokens:
+            if other.status == "waiting" and other.node_id == node_id and other.parent is scope:
+                arrived.setdefault(other.arrived_via or "", other)
+        if any(flow_id not in arrived for flow_id in incoming):
+            return
+        continuing = arrived[token.arrived_via or ""]
+        for flow_id in incoming:
+            if arrived[flow_id] is not continuing:
+                arrived[flow_id].status = "done"
+        continuing.status = "active"
+        joined = len(incoming)
+    outgoing = step.definition.outgoing.get(node_id, [])
+    if not outgoing:
+        step.fail(
+            continuing, "no_flow", f"{step.definition.described(node_id)} has no outgoing flow."
+        )
+        return
+    # Branches move in the order of the outgoing flows (as at an inclusive split), so within
+    # one step a signal thrown in a later branch reaches a catch an earlier branch reached.
+    step.leave(continuing, outgoing[0][0], **({"joined": joined} if joined > 1 else {}))
+    for flow_id, _flow in outgoing[1:]:
+        child = step.new_token(node_id, continuing.arrived_via, parent=continuing.parent)
+        child.step = continuing.step
+        step.leave(child, flow_id)
+
+
+BEHAVIOURS: dict[str, Behaviour] = {
+    "exclusiveGateway": ExclusiveGateway(),
+    "parallelGateway": ParallelGateway(),
+    "inclusiveGateway": InclusiveGateway(),
+    "eventBasedGateway": EventGateway(),
+}

@@ -12,7 +12,7 @@ from typing import Any
 
 from webapp.engine import limits, tree
 from webapp.engine.context import jsonable
-from webapp.engine.runtime import LIVE, NO_OUTPUT, Step
+from webapp.engine.runtime import LIVE, MULTI_INSTANCE, NO_OUTPUT, Behaviour, Step, Wrapper
 from webapp.engine.store import TokenRow
 from webapp.process.expressions import ExpressionError, evaluate
 
@@ -134,3 +134,20 @@ def _finish(step: Step, body: TokenRow) -> None:
     body.locals = {key: value for key, value in state.items() if key not in ("items", "outputs")}
     body.status = "active"
     step.complete(body, outputs)
+
+
+class MultiInstance(Wrapper):
+    """The body of a multi-instance activity: entered instead of the activity, it runs one
+    instance of it per item and completes when they are done (or its condition holds)."""
+
+    def enter(self, step: Step, token: TokenRow, node: dict[str, Any]) -> None:
+        begin(step, token)
+
+    def instance_completed(self, step: Step, body: TokenRow, inner: TokenRow, output: Any) -> None:
+        instance_completed(step, body, inner, output)
+
+    def loop_values(self, step: Step, body: TokenRow, inner: TokenRow) -> dict[str, Any]:
+        return scope_values(step, body, inner)
+
+
+BEHAVIOURS: dict[str, Behaviour] = {MULTI_INSTANCE: MultiInstance()}

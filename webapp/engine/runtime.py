@@ -1,28 +1,28 @@
-"""Token movement inside one step: tokens enter nodes and move on until each waits or ends.
+"""A step's state and token movement, and the table of node behaviours the runtime looks up.
 
 A `Step` holds what one transaction changes for one (already locked) instance: its open tokens,
-the jobs, tasks and subscriptions to create, and the history to append. `finish` writes it all,
-one statement per table.
+the jobs, tasks and subscriptions to create, and the history to append. `finish` has the store
+write it all, one statement per table; `interpreter.run` moves the queued tokens.
 """
 
 from __future__ import annotations
 
 from collections import deque
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import delete, select, update
 from sqlalchemy.engine import Connection
 
 from webapp.engine import store, tools, tree
-from webapp.engine.context import instance_values
+from webapp.engine.context import instance_values, jsonable
 from webapp.engine.definitions import Definition
 from webapp.engine.dispatch import JobRef
 from webapp.engine.history import History
 from webapp.engine.store import InstanceRow, JobRow, TokenRow
-from webapp.models import MessageSubscription, Task, TaskCandidate
 from webapp.process.document import UNPOOLED_KINDS
+from webapp.process.expressions import ExpressionError, evaluate
 
 LIVE = ("active", "waiting")
 OPEN = ("active", "waiting", "failed")
@@ -49,6 +49,70 @@ def entry_point(kind: str, tool: str | None) -> str:
         return kind
     registered = tools.get(tool or "")
     return "inline" if registered is not None and registered.pure else "tool"
+
+
+class Behaviour:
+    """What a family of node kinds does: as a token enters, as the activity there completes, as a
+    scope empties, as an event it waits for fires (one object per family, found by node kind)."""
+
+    def enter(self, step: Step, token: TokenRow, node: dict[str, Any]) -> None:
+        """A token entered the node: act, then move on, wait, end or fail."""
+        step.fail(
+            token, "unknown_node", f"{step.definition.described(token.node_id)} cannot be run."
+        )
+
+    def completed(self, step: Step, token: TokenRow) -> None:
+        """The activity at `token` finished (its output recorded): move on."""
+        step.leave_single(token)
+
+    def try_complete(self, step: Step, scope: TokenRow) -> bool:
+        """Complete the scope `scope` when nothing live is left in it; False when it stays."""
+        return False
+
+    def holds(self, step: Step, token: TokenRow, node_id: str) -> bool:
+        """Whether `token`, at a node of this kind, holds the wait of event node `node_id`."""
+        return False
+
+    def held_by(self, step: Step, token: TokenRow, node_id: str) -> bool:
+        """Whether the wait of event node `node_id` (of this kind) is held by `token`."""
+        return False
+
+
+class Wrapper(Behaviour):
+    """The multi-instance body around an activity: its instances run inside it, one per item."""
+
+    def instance_completed(self, step: Step, body: TokenRow, inner: TokenRow, output: Any) -> None:
+        """One instance `inner` of `body` finished with `output`."""
+        raise NotImplementedError
+
+    def loop_values(self, step: Step, body: TokenRow, inner: TokenRow) -> dict[str, Any]:
+        """`$item`, `$loop` and the element variable as the instance `inner` sees them."""
+        raise NotImplementedError
+
+
+# The table key of the multi-instance wrapper (no node has this kind).
+MULTI_INSTANCE = "multiInstance"
+BEHAVIOURS: dict[str, Behaviour] = {}
+PLAIN = Behaviour()
+
+
+def install(table: Mapping[str, Behaviour]) -> None:
+    """Make `table` the behaviours the runtime looks up (`behaviours` installs it once)."""
+    BEHAVIOURS.clear()
+    BEHAVIOURS.update(table)
+
+
+def behaviour_of(kind: str | None) -> Behaviour:
+    """The behaviour of node kind `kind` (a plain one that moves on for a kind without one)."""
+    return BEHAVIOURS.get(kind or "", PLAIN)
+
+
+def multi_instance() -> Wrapper:
+    """The installed multi-instance wrapper."""
+    wrapper = BEHAVIOURS.get(MULTI_INSTANCE)
+    if not isinstance(wrapper, Wrapper):
+        raise RuntimeError("the engine's behaviours are not installed")
+    return wrapper
 
 
 class Step:
@@ -101,16 +165,12 @@ class Step:
         while inner is not None and not self.is_inner(inner):
             inner = inner.parent
         if inner is not None and inner.parent is not None:
-            from webapp.engine import multi
-
-            context.update(multi.scope_values(self, inner.parent, inner))
+            context.update(multi_instance().loop_values(self, inner.parent, inner))
         return context
 
     def evaluate_inputs(self, token: TokenRow, mapping: dict[str, str]) -> dict[str, Any] | None:
         """Evaluate each named expression at `token` (a tool's or a call's inputs); on an error
         the token fails naming the input, and the result is None."""
-        from webapp.process.expressions import ExpressionError, evaluate
-
         context = self.context(token)
         values = {}
         for name, text in mapping.items():
@@ -188,50 +248,28 @@ class Step:
             return
         self.leave(token, flows[0][0])
 
-    def run(self) -> None:
-        """Move queued tokens until each waits, ends or fails; then fire inclusive joins nothing
-        can still reach, and complete emptied scopes."""
-        from webapp.engine import gateways
-
-        while True:
-            self._drain()
-            if gateways.release_joins(self):
-                continue
-            if not self._complete_a_scope():
-                return
-
-    def _drain(self) -> None:
-        from webapp.engine import multi, scopes
-        from webapp.engine.nodes import HANDLERS
-
-        definition = self.definition
+    def queued(self) -> tuple[TokenRow, str, str | None, bool] | None:
+        """The next queued entry (token, node, flow, again) of a token still open; None when
+        the queue is empty."""
         while self._queue:
-            token, node_id, via, again = self._queue.popleft()
-            if token.status not in OPEN:
-                continue
-            self._entries += 1
-            token.node_id = node_id
-            token.arrived_via = via
-            token.step += 1
-            token.status = "active"
-            if self._entries > MAX_ENTRIES:
-                self.fail(token, "loop", f"More than {MAX_ENTRIES} steps without waiting.")
-                continue
-            self.history.add("entered", token, flow=via, scope=self.scope_of(token))
-            node = definition.nodes.get(node_id)
-            handler = HANDLERS.get(node["kind"]) if node else None
-            if node is None or handler is None:
-                self.fail(token, "unknown_node", f"{definition.described(node_id)} cannot be run.")
-                continue
-            inner = self.is_inner(token)
-            if not again and not inner and node_id in definition.boundaries:
-                scopes.open_boundaries(self, token)
-                if token.status != "active":
-                    continue
-            if not inner and definition.multi_instance(node_id):
-                multi.begin(self, token)
-                continue
-            handler(self, token, node)
+            entry = self._queue.popleft()
+            if entry[0].status in OPEN:
+                return entry
+        return None
+
+    def arrive(self, token: TokenRow, node_id: str, via: str | None) -> bool:
+        """`token` enters `node_id` along `via`; False (the token failed) when this step has
+        entered more nodes than a process that ever waits would."""
+        self._entries += 1
+        token.node_id = node_id
+        token.arrived_via = via
+        token.step += 1
+        token.status = "active"
+        if self._entries > MAX_ENTRIES:
+            self.fail(token, "loop", f"More than {MAX_ENTRIES} steps without waiting.")
+            return False
+        self.history.add("entered", token, flow=via, scope=self.scope_of(token))
+        return True
 
     # --- scopes ----------------------------------------------------------------------------
 
@@ -298,10 +336,8 @@ class Step:
     def complete(self, token: TokenRow, output: Any = NO_OUTPUT) -> None:
         """An activity finished: record its output, close its boundary events and move on (one
         instance of a multi-instance reports to its body instead)."""
-        from webapp.engine import multi
-
         if self.is_inner(token) and token.parent is not None:
-            multi.instance_completed(self, token.parent, token, output)
+            multi_instance().instance_completed(self, token.parent, token, output)
             return
         node_id = token.node_id
         if output is not NO_OUTPUT:
@@ -309,27 +345,11 @@ class Step:
         boundaries = self.definition.boundaries.get(node_id)
         if boundaries:
             self.close_waits([token], tuple(boundaries))
-        if self.definition.kind(node_id) == "eventSubProcess":
-            self.history.add("left", token, scope=self.scope_of(token))
-            token.status = "done"
-            self.ended(token)
-            return
-        if self.definition.kind(node_id) == "endEvent":
-            # A message end's tool finished: only now does its token end.
-            token.status = "done"
-            self.ended(token)
-            return
-        self.leave_single(token)
+        behaviour_of(self.definition.kind(node_id)).completed(self, token)
 
-    def _complete_a_scope(self) -> bool:
-        """Complete one waiting scope that nothing live is left in; False when there is none."""
-        from webapp.engine import scopes
-
-        while self._scopes_to_check:
-            scope = self._scopes_to_check.pop()
-            if scopes.try_complete(self, scope):
-                return True
-        return False
+    def scope_to_check(self) -> TokenRow | None:
+        """A scope one of whose tokens ended since it was last checked (None: no such scope)."""
+        return self._scopes_to_check.pop() if self._scopes_to_check else None
 
     def fail(self, token: TokenRow, code: str, message: str, **details: Any) -> None:
         """An incident: the token and the instance fail with node, code and message."""
@@ -386,15 +406,13 @@ class Step:
         self._complete_if_done()
         self._save_instance()
         if self.report is not None:
-            from webapp.engine import children
-
-            children.write_report(self)
+            self.to_parent(f"resume:{self.instance.id}", {"child": self.instance.id, **self.report})
             self.report = None
-        self._save_tokens()
+        store.save_tokens(self.conn, self.tokens, store.saved_id(self.instance.id), self.now)
         self._withdraw_closed()
         for job in self._insert_jobs():
             self.track(job)
-        self._save_jobs()
+        store.save_jobs(self.conn, self._jobs, self.now)
         self._insert_waits()
         self.history.write(self.conn)
         refs = self._write_broadcasts()
@@ -427,109 +445,63 @@ class Step:
         ]
 
     def _write_broadcasts(self) -> list[JobRef]:
-        if not self.broadcasts:
-            return []
-        from webapp.engine import signals
-
-        return signals.write_broadcasts(self)
+        """Insert the step's broadcasts (the instance row exists by now) for workers to plan."""
+        refs = []
+        for thrown in self.broadcasts:
+            reached_own = thrown.pop("reached_own", False)
+            broadcast_id = store.insert_broadcast(
+                self.conn,
+                now=self.now,
+                partition_id=self.instance.partition_id,
+                instance_id=self.instance.id,
+                **thrown,
+            )
+            if reached_own:
+                store.insert_receipt(
+                    self.conn, broadcast_id, store.saved_id(self.instance.id), self.now
+                )
+            refs.append(JobRef(broadcast_id, 0, "signal", self.now, 0))
+        self.broadcasts.clear()
+        return refs
 
     def _save_instance(self) -> None:
         instance = self.instance
-        instance.updated_at = self.now
-        values = {
-            "instance_id": instance.id,
-            "status": instance.status,
-            "error": instance.error,
-            "ended_at": instance.ended_at,
-            "updated_at": self.now,
-        }
         if self._data_changed or instance.id is None:
             instance.vars = dict(self.vars)
             instance.nodes = dict(self.nodes)
-            values.update(vars=instance.vars, nodes=instance.nodes)
-        if instance.id is None:
-            row = store.values_of(instance, exclude=("id",))
-            instance.id = self.conn.execute(store.INSERT_INSTANCE, row).scalar_one()
-        elif self._data_changed:
-            self.conn.execute(store.UPDATE_INSTANCE_DATA, values)
-        else:
-            self.conn.execute(store.UPDATE_INSTANCE, values)
-
-    def _save_tokens(self) -> None:
-        changed = [
-            {"token_id": t.id, "updated_at": self.now, **t.values()}
-            for t in self.tokens
-            if t.id is not None and t.changed
-        ]
-        if changed:
-            self.conn.execute(store.UPDATE_TOKEN, changed)
-        stamp = {"instance_id": self.instance.id, "created_at": self.now, "updated_at": self.now}
-        new = [t for t in self.tokens if t.id is None]
-        while new:
-            # A scope's token is inserted before the tokens inside it, which need its id.
-            ready = [t for t in new if t.parent is None or t.parent.id is not None]
-            rows = [
-                {**stamp, **t.values(), "parent_id": t.parent.id if t.parent else None}
-                for t in ready
-            ]
-            ids = self.conn.execute(store.INSERT_TOKENS, rows).scalars().all()
-            for token, token_id in zip(ready, ids, strict=True):
-                token.id = token_id
-                token.parent_id = token.parent.id if token.parent else None
-            new = [t for t in new if t.id is None]
-        for token in self.tokens:
-            token.saved = token.snapshot()
+        store.save_instance(self.conn, instance, self.now, data_changed=self._data_changed)
 
     def _withdraw_closed(self) -> None:
         """Cancel the saved jobs, subscriptions, tasks and called children of closed tokens."""
         if not self._closed:
             return
-        whole = sorted({store.saved_id(t.id) for t, nodes in self._closed if nodes is None})
-        partial = [(store.saved_id(t.id), nodes) for t, nodes in self._closed if nodes]
+        closed = list(self._closed)
         self._closed.clear()
-        for job in self._jobs:  # the jobs this step holds are saved from memory, not by the SQL
-            closing = job.token_id in whole or any(
-                job.token_id == token_id and job.node_id in nodes for token_id, nodes in partial
-            )
-            if closing and job.status == "pending":
-                job.status = "cancelled"
-                job.lease_until = None
-        jobs = store.JOBS
-        subscriptions = MessageSubscription.__table__
-        tracked = {job.id for job in self._jobs}
-        pending = (jobs.c.status == "pending", jobs.c.id.not_in(tracked or [0]))
-        cancel = {"status": "cancelled", "lease_until": None, "updated_at": self.now}
-        for token_id, nodes in partial:
-            self.conn.execute(
-                update(jobs)
-                .where(jobs.c.token_id == token_id, jobs.c.node_id.in_(nodes), *pending)
-                .values(cancel)
-            )
-            self.conn.execute(
-                delete(subscriptions).where(
-                    subscriptions.c.token_id == token_id, subscriptions.c.node_id.in_(nodes)
-                )
-            )
-        if not whole:
-            return
-        self.conn.execute(update(jobs).where(jobs.c.token_id.in_(whole), *pending).values(cancel))
-        self.conn.execute(delete(subscriptions).where(subscriptions.c.token_id.in_(whole)))
-        tasks = Task.__table__
-        self.conn.execute(
-            update(tasks)
-            .where(tasks.c.token_id.in_(whole), tasks.c.status == "open")
-            .values(status="cancelled")
-        )
-        instances = store.INSTANCES
-        children = self.conn.execute(
-            select(instances.c.id).where(
-                instances.c.parent_id == self.instance.id,
-                instances.c.parent_token_id.in_(whole),
-                instances.c.status.in_(("running", "failed")),
-            )
-        ).scalars()
-        for child_id in children:
+        instance_id = store.saved_id(self.instance.id)
+        for child_id in store.withdraw(self.conn, instance_id, closed, self._jobs, self.now):
             self.cancel_child(child_id)
+
+    def report_to_parent(self, status: str, **details: Any) -> None:
+        """The child ended: this step will write a `resume` job handing the outcome to the
+        waiting call activity (once the child's row has its id)."""
+        if self.instance.parent_id is not None:
+            self.report = {"status": status, **jsonable(details)}
+
+    def to_parent(self, key: str, outcome: dict[str, Any]) -> None:
+        """A `resume` job on the caller's waiting token (checked against the token's step there)."""
+        instance = self.instance
+        if instance.parent_id is None or instance.parent_token_id is None:
+            return
+        self.add_job(
+            None,
+            "resume",
+            self.now,
+            instance_id=instance.parent_id,
+            token_id=instance.parent_token_id,
+            node_id=instance.parent_node_id or "",
+            key=key,
+            inputs={**outcome, "step": instance.parent_step},
+        )
 
     def cancel_child(self, child_id: int) -> None:
         """Hand the cancelling of a called child to a job: one step never locks two instances."""
@@ -545,101 +517,18 @@ class Step:
     def _insert_jobs(self) -> list[JobRow]:
         if not self._new_jobs:
             return []
-        jobs = []
-        for token, options in self._new_jobs:
-            if token is None:
-                values = {"token_id": None, "actor": self.starter, **options}
-                jobs.append(JobRow(id=None, status="pending", attempt=0, **values))
-                continue
-            node_id = options.pop("node_id", None) or token.node_id
-            jobs.append(
-                JobRow(
-                    id=None,
-                    instance_id=store.saved_id(self.instance.id),
-                    token_id=store.saved_id(token.id),
-                    node_id=node_id,
-                    key=f"{token.id}:{node_id}:{token.step}",
-                    actor=self.starter,
-                    status="pending",
-                    attempt=0,
-                    **options,
-                )
-            )
-        rows = [
-            {
-                **store.values_of(job, exclude=("id", "saved")),
-                "created_at": self.now,
-                "updated_at": self.now,
-            }
-            for job in jobs
-        ]
-        ids = self.conn.execute(store.INSERT_JOBS, rows).scalars().all()
-        for job, job_id in zip(jobs, ids, strict=True):
-            job.id = job_id
-            job.saved = job.snapshot()
+        jobs = store.insert_jobs(
+            self.conn, self.instance.id, self._new_jobs, actor=self.starter, now=self.now
+        )
         self._new_jobs.clear()
         return jobs
 
-    def _save_jobs(self) -> None:
-        changed = [
-            {"job_id": job.id, "updated_at": self.now, **store.values_of(job, store.JOB_STATE)}
-            for job in self._jobs
-            if job.changed
-        ]
-        if changed:
-            self.conn.execute(store.UPDATE_JOB, changed)
-        for job in self._jobs:
-            job.saved = job.snapshot()
-
     def _insert_waits(self) -> None:
-        stamp = {"instance_id": self.instance.id, "created_at": self.now}
-        if self._new_tasks:
-            offers = {token.id: values.pop("candidates", None) for token, values in self._new_tasks}
-            tasks = [
-                {**stamp, "token_id": token.id, "status": "open", **values}
-                for token, values in self._new_tasks
-            ]
-            for task in tasks:
-                task.setdefault("partition_id", self.instance.partition_id)
-            self.conn.execute(Task.__table__.insert(), tasks)
-            self._insert_candidates({token: found for token, found in offers.items() if found})
-        if self._new_subscriptions:
-            subscriptions = [
-                {
-                    **stamp,
-                    "token_id": t.id,
-                    "node_id": node,
-                    "name": n,
-                    "correlation_key": k,
-                    "kind": kind,
-                }
-                for t, n, k, node, kind in self._new_subscriptions
-            ]
-            self.conn.execute(MessageSubscription.__table__.insert(), subscriptions)
+        store.insert_waits(
+            self.conn, self.instance, self._new_tasks, self._new_subscriptions, self.now
+        )
         self._new_tasks.clear()
         self._new_subscriptions.clear()
-
-    def _insert_candidates(self, offers: dict[Any, list[tuple[str, int, str]]]) -> None:
-        """The further roles and users of the tasks just inserted (found by their tokens)."""
-        if not offers:
-            return
-        task_ids = dict(
-            self.conn.execute(
-                select(Task.token_id, Task.id).where(
-                    Task.token_id.in_(list(offers)), Task.status == "open"
-                )
-            ).all()
-        )
-        rows = [
-            {
-                "task_id": task_ids[token],
-                "role_id": found_id if kind == "role" else None,
-                "user_id": found_id if kind == "user" else None,
-            }
-            for token, found in offers.items()
-            for kind, found_id, _ in found
-        ]
-        self.conn.execute(TaskCandidate.__table__.insert(), rows)
 
     def _complete_if_done(self) -> None:
         instance = self.instance
@@ -660,6 +549,4 @@ class Step:
         instance.ended_at = self.now
         self.history.add("completed")
         if instance.parent_id is not None:
-            from webapp.engine import children
-
-            children.report_to_parent(self, "completed", output=dict(self.vars))
+            self.report_to_parent("completed", output=dict(self.vars))

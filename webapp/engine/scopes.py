@@ -8,15 +8,12 @@ step's open tokens, so its cost follows the live tokens, not the instance's hist
 
 from __future__ import annotations
 
-from datetime import datetime, timedelta
 from typing import Any
 
-from webapp.engine.runtime import LIVE, OPEN, Step
+from webapp.engine import children, waits
+from webapp.engine.runtime import LIVE, OPEN, Behaviour, Step
 from webapp.engine.store import TokenRow
-from webapp.process.durations import parse_cycle
-from webapp.process.expressions import ExpressionError
 
-SCOPE_KINDS = ("subProcess", "eventSubProcess")
 # Event-sub-process starts that wait through a listener token (errors and escalations are thrown).
 LISTENED = ("timer", "message", "signal")
 
@@ -35,7 +32,7 @@ def enter_scope(step: Step, token: TokenRow, node_id: str) -> None:
 
 def try_complete(step: Step, scope: TokenRow) -> bool:
     """Complete `scope` when nothing live is left inside it (listeners end with it)."""
-    if scope.status != "waiting" or step.definition.kind(scope.node_id) not in SCOPE_KINDS:
+    if scope.status != "waiting":
         return False
     if step.definition.multi_instance(scope.node_id) and not step.is_inner(scope):
         return False
@@ -64,55 +61,10 @@ def open_boundaries(step: Step, host: TokenRow) -> None:
 
 
 def _subscribe(step: Step, holder: TokenRow, node_id: str) -> bool:
-    """`holder` waits for the timer or message of event `node_id` (a boundary event or an event
-    sub-process's start); False when the timer or the correlation key fails it."""
-    from webapp.engine.nodes import correlation_key
-
-    config = step.definition.config(node_id)
-    event = config.get("event")
-    if event == "timer":
-        try:
-            due = first_due(config, step.context(holder), step.now)
-        except (ValueError, ExpressionError, OverflowError) as error:
-            step.fail(
-                holder,
-                "timer",
-                f"The timer of {step.definition.mentioned(node_id)} is invalid: {error}",
-            )
-            return False
-        step.add_job(holder, "timer", due, node_id=node_id)
-    elif event == "message":
-        key = correlation_key(step, holder, config)
-        if key is None:
-            return False
-        step.add_subscription(holder, str(config.get("message") or ""), key, node_id)
-    elif event == "signal":
-        from webapp.engine import signals
-
-        signals.subscribe(step, holder, node_id)
-    return True
-
-
-def first_due(config: dict[str, Any], context: dict[str, Any], now: datetime) -> datetime:
-    """When a boundary or event-start timer first fires: its duration, date or cycle."""
-    from webapp.engine.nodes import due_time
-
-    if config.get("cycle"):
-        cycle = parse_cycle(config["cycle"])
-        if cycle.start is not None and cycle.start > now:
-            return cycle.start
-        return now + cycle.interval
-    return due_time(config, context, now)
-
-
-def next_due(config: dict[str, Any], fired: int, due: datetime) -> datetime | None:
-    """After the `fired`-th firing at `due`, when a cycle fires again (None: it is over)."""
-    if not config.get("cycle"):
-        return None
-    cycle = parse_cycle(config["cycle"])
-    if cycle.repeat is not None and fired >= cycle.repeat:
-        return None
-    return due + max(cycle.interval, timedelta(seconds=1))
+    """`holder` waits for the timer, message or signal of event `node_id` (a boundary event or an
+    event sub-process's start); False when the timer or the correlation key fails it."""
+    event = str(step.definition.config(node_id).get("event") or "")
+    return waits.subscribe(step, holder, node_id, event, cycles=True)
 
 
 def host_of(step: Step, boundary: str, token: TokenRow) -> bool:
@@ -169,8 +121,6 @@ def throw(step: Step, token: TokenRow, event: str, code: str, output: Any = None
         level = scope
     step.history.add("thrown", token, event=event, code=code, caught_by=None)
     if event == "escalation" and step.instance.parent_id is not None:
-        from webapp.engine import children
-
         children.escalate_to_parent(step, code)
     return False
 
@@ -181,8 +131,6 @@ def raise_error(step: Step, token: TokenRow, code: str, message: str = "") -> No
     if throw(step, token, "error", code):
         return
     if step.instance.parent_id is not None:
-        from webapp.engine import children
-
         children.throw_to_parent(step, code, message)
         return
     detail = f": {message}" if message else ""
@@ -245,3 +193,35 @@ def listener_fired(step: Step, listener: TokenRow, start: str, output: Any = Non
         step.ended(listener)
     start_event_subprocess(step, listener.parent, listener.node_id, output)
     return not interrupting and listener.status in LIVE
+
+
+# --- the scope behaviours ---------------------------------------------------------------------
+
+
+class SubProcess(Behaviour):
+    """A sub-process: its token waits as the scope of the tokens inside, until they are done."""
+
+    def enter(self, step: Step, token: TokenRow, node: dict[str, Any]) -> None:
+        enter_scope(step, token, token.node_id)
+
+    def try_complete(self, step: Step, scope: TokenRow) -> bool:
+        return try_complete(step, scope)
+
+
+class EventSubProcess(SubProcess):
+    """An event sub-process: started by its start event's trigger, never entered by a flow."""
+
+    def enter(self, step: Step, token: TokenRow, node: dict[str, Any]) -> None:
+        described = step.definition.described(token.node_id)
+        step.fail(token, "unknown_node", f"{described} cannot be entered by a flow.")
+
+    def completed(self, step: Step, token: TokenRow) -> None:
+        step.history.add("left", token, scope=step.scope_of(token))
+        token.status = "done"
+        step.ended(token)
+
+
+BEHAVIOURS: dict[str, Behaviour] = {
+    "subProcess": SubProcess(),
+    "eventSubProcess": EventSubProcess(),
+}

@@ -1,19 +1,15 @@
-"""Signals: what waits for one, what throws one, and how a broadcast reaches every waiting instance.
+"""Signal broadcasts: how a thrown signal reaches every waiting instance and signal start.
 
-A signal catch, a signal boundary event and a signal event-sub-process start subscribe by name
-(a `message_subscriptions` row of kind "signal"). One rule decides who receives a thrown signal:
-every subscription of that name that exists at the moment of the throw. In the throwing
-instance that includes the subscriptions made earlier in the same step; they fire at once, in
-the throwing step, so neither the instance nor a scope can end before its own catchers ran.
-The throw also records a broadcast row (with a receipt for the thrower when it caught it); after
-commit a worker plans it into batches of the other waiting instances and signal-started
-processes. Each of those instances receives it in a step of its own, which writes a receipt
-(unique per broadcast and instance): a batch run again after its worker died skips the
-instances that have it. Only subscriptions that existed when the broadcast was made (ids up to
-its `high_water`) receive it, so a non-interrupting event that subscribes again after firing
-waits for the next broadcast. Caller and called child are different instances: a caller's
-resume step and a child's cancel step first receive the broadcasts still on their way
-(`catching.receive_missed`), so neither a call nor a child ends before its catchers ran.
+A throw (`signal_events`) or the API records a broadcast row (with a receipt for the thrower when
+its own catchers caught it); after commit a worker plans it into batches of the other waiting
+instances and signal-started processes. Each of those instances receives it in a step of its
+own, which writes a receipt (unique per broadcast and instance): a batch run again after its
+worker died skips the instances that have it. Only subscriptions that existed when the broadcast
+was made (ids up to its `high_water`) receive it, so a non-interrupting event that subscribes
+again after firing waits for the next broadcast. Caller and called child are different
+instances: a caller's resume step and a child's cancel step first receive the broadcasts still
+on their way (`catching.receive_missed`), so neither a call nor a child ends before its catchers
+ran.
 
 Scope: a broadcast reaches the instances of its partition only (no partition: the instances in
 no partition), and starts processes of that partition or of none, in its partition.
@@ -25,23 +21,16 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
+from rq.job import Job as RQJob
 from sqlalchemy import func, insert, or_, select, true, update
 from sqlalchemy.engine import Connection
 from sqlalchemy.orm import Session
 
-from webapp.engine import catching, steps
-from webapp.engine.catching import (
-    BROADCASTS,
-    KIND,
-    RECEIPTS,
-    SUBSCRIPTIONS,
-    same_partition,
-    subscribe,
-)
-from webapp.engine.context import jsonable
+from webapp.engine import catching, interpreter, steps, store
+from webapp.engine.catching import KIND, same_partition
 from webapp.engine.dispatch import JobRef
-from webapp.engine.runtime import Step, StepResult
-from webapp.engine.store import INSTANCES, TokenRow, saved_id
+from webapp.engine.runtime import StepResult
+from webapp.engine.store import BROADCASTS, INSTANCES, RECEIPTS, SUBSCRIPTIONS
 from webapp.infra.database import begin_write
 from webapp.models import (
     EventStart,
@@ -50,101 +39,9 @@ from webapp.models import (
     SignalBatch,
     User,
 )
-from webapp.process.expressions import ExpressionError, evaluate
 
 BATCHES = SignalBatch.__table__
 MAX_NAME = 200
-
-
-# --- waiting for a signal ---------------------------------------------------------------------
-
-
-def catch(step: Step, token: TokenRow, node: dict[str, Any]) -> None:
-    """An intermediate signal catch: the token waits; the payload becomes its output."""
-    token.status = "waiting"
-    subscribe(step, token, token.node_id)
-
-
-# --- throwing ---------------------------------------------------------------------------------
-
-
-def throw(step: Step, token: TokenRow, node: dict[str, Any]) -> None:
-    """An intermediate signal throw: the token goes on, then the signal reaches the instance's
-    own catchers in this step and the other instances after it commits."""
-    thrown = broadcast_from(step, token, node.get("config") or {})
-    if thrown is not None:
-        step.leave_single(token)
-        reach_own(step, thrown)
-
-
-def broadcast_from(step: Step, token: TokenRow, config: dict[str, Any]) -> dict[str, Any] | None:
-    """Evaluate the payload at `token` and record the broadcast (for `reach_own`, then the
-    step's end); None when the token failed."""
-    context = step.context(token)
-    payload: dict[str, Any] = {}
-    for name, text in (config.get("payload") or {}).items():
-        try:
-            payload[name] = evaluate(text, context)
-        except ExpressionError as error:
-            at = step.definition.mentioned(token.node_id)
-            step.fail(token, "expression", f"The payload value '{name}' of {at} failed: {error}")
-            return None
-    name = str(config.get("signal") or "")
-    thrown = {
-        "name": name,
-        "payload": jsonable(payload),
-        "node_id": token.node_id,
-        "actor": step.starter,
-        "covers": high_water(step.conn),
-        "reached_own": False,
-    }
-    step.broadcasts.append(thrown)
-    step.history.add("signal_thrown", token, name=name)
-    return thrown
-
-
-def reach_own(step: Step, thrown: dict[str, Any]) -> None:
-    """The signal reaches the throwing instance's catchers subscribed at this moment, saved or
-    made earlier in this step, in this step: before the instance or any scope of it can end.
-    Its subscriptions of that name are used up; the broadcast skips this instance."""
-    name = thrown["name"]
-    catchers: list[tuple[TokenRow | None, str]] = []
-    if step.instance.id is not None:
-        saved = catching.take_saved(step.conn, step.instance.id, name)
-        catchers += [(step.token(token_id), node_id) for token_id, node_id in saved]
-    catchers += step.take_subscriptions(KIND, name)
-    details = {"name": name, "thrown_at": thrown["node_id"]}
-    fired: set[tuple[int, str]] = set()
-    for token, node_id in catchers:
-        if token is None or (id(token), node_id) in fired:
-            continue
-        if catching.fire(step, token, node_id, thrown["payload"], thrown["actor"], details):
-            fired.add((id(token), node_id))
-    thrown["reached_own"] = bool(fired)
-
-
-def high_water(conn: Connection) -> int:
-    """The largest subscription id now: the last subscription a broadcast made now covers."""
-    return int(conn.scalar(select(func.max(SUBSCRIPTIONS.c.id))) or 0)
-
-
-def write_broadcasts(step: Step) -> list[JobRef]:
-    """Insert the step's broadcasts (the instance row exists by now) and say what to enqueue."""
-    refs = []
-    for thrown in step.broadcasts:
-        reached_own = thrown.pop("reached_own", False)
-        ref = record(
-            step.conn,
-            now=step.now,
-            partition_id=step.instance.partition_id,
-            instance_id=step.instance.id,
-            **thrown,
-        )
-        if reached_own:
-            catching.receipt(step.conn, ref.id, saved_id(step.instance.id), step.now)
-        refs.append(ref)
-    step.broadcasts.clear()
-    return refs
 
 
 def record(
@@ -162,25 +59,18 @@ def record(
 ) -> JobRef:
     """Write a pending broadcast (with its sender's idempotency key and body digest, if any);
     the returned ref, enqueued after commit, has a worker plan it."""
-    key, digest = idempotency or (None, None)
-    values = {
-        "name": name,
-        "payload": payload,
-        "partition_id": partition_id,
-        "instance_id": instance_id,
-        "node_id": node_id,
-        "actor": actor,
-        "idempotency_key": key,
-        "request_hash": digest,
-        "status": "pending",
-        "high_water": high_water(conn) if covers is None else covers,
-        "delivered": 0,
-        "started": 0,
-        "attempt": 0,
-        "created_at": now,
-        "updated_at": now,
-    }
-    broadcast_id = conn.execute(insert(BROADCASTS).returning(BROADCASTS.c.id), values).scalar_one()
+    broadcast_id = store.insert_broadcast(
+        conn,
+        name=name,
+        payload=payload,
+        partition_id=partition_id,
+        now=now,
+        instance_id=instance_id,
+        node_id=node_id,
+        actor=actor,
+        covers=covers,
+        idempotency=idempotency,
+    )
     return JobRef(broadcast_id, 0, "signal", now, 0)
 
 
@@ -447,7 +337,7 @@ def _progress(conn: Connection, broadcast_id: int, now: datetime) -> None:
 def deliver(session: Session, batch: Batch, instance_id: int, now: datetime) -> StepResult:
     """The broadcast reaches one instance: every token holding a covered subscription fires,
     in one step that also writes the receipt; an instance that has it already is skipped."""
-    step, _ = steps._open(session, instance_id, now)
+    step, _ = steps.open_step(session, instance_id, now)
     conn = step.conn
     seen = conn.scalar(
         select(RECEIPTS.c.id).where(
@@ -459,18 +349,18 @@ def deliver(session: Session, batch: Batch, instance_id: int, now: datetime) -> 
         or instance_id == batch.thrower
         or step.instance.partition_id != batch.partition_id
     ):
-        return steps._dropped(
+        return steps.dropped(
             step, "the instance has this broadcast, threw it, or is not in its partition"
         )
     woken = catching.deliver_saved(
         step, batch.broadcast_id, batch.name, batch.payload, batch.actor, batch.high_water
     )
     if not woken:
-        return steps._dropped(step, "no token waits for this signal")
-    step.starter = steps._starter(step)
-    step.run()
+        return steps.dropped(step, "no token waits for this signal")
+    step.starter = steps.starter_of(step)
+    interpreter.run(step)
     result = step.finish()
-    catching.receipt(conn, batch.broadcast_id, instance_id, now)
+    store.insert_receipt(conn, batch.broadcast_id, instance_id, now)
     return result
 
 
@@ -562,8 +452,6 @@ def lost(session: Session, queue: Any, *, grace: float, now: datetime) -> list[J
     session.rollback()
     if not refs:
         return []
-    from rq.job import Job as RQJob
-
     with queue.connection.pipeline(transaction=False) as pipe:
         for ref in refs:
             pipe.hget(RQJob.key_for(ref.rq_id), "status")

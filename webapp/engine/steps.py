@@ -13,9 +13,10 @@ from typing import Any
 from sqlalchemy import delete, select, update
 from sqlalchemy.orm import Session
 
-from webapp.engine import catching, children, definitions, scopes, store
+from webapp.engine import catching, definitions, interpreter, scopes, store, waits
 from webapp.engine.calls import Call, Outcome
 from webapp.engine.context import jsonable
+from webapp.engine.dispatch import JobRef
 from webapp.engine.errors import EngineError
 from webapp.engine.runtime import Step, StepResult
 from webapp.engine.store import InstanceRow, JobRow, TokenRow
@@ -31,7 +32,7 @@ def _name(user: User | None) -> str | None:
     return user.username if user is not None else None
 
 
-def _open(session: Session, instance_id: int, now: datetime, job_id: int | None = None):
+def open_step(session: Session, instance_id: int, now: datetime, job_id: int | None = None):
     """Lock the instance and read its open tokens (and the job, if a token owns it)."""
     begin_write(session)
     conn = session.connection()
@@ -44,13 +45,15 @@ def _open(session: Session, instance_id: int, now: datetime, job_id: int | None 
     return Step(conn, instance, definition, tokens, now=now), job
 
 
-def _starter(step: Step) -> str | None:
+def starter_of(step: Step) -> str | None:
+    """The username of whoever started the instance: the actor of the jobs this step writes."""
     if step.instance.started_by_id is None:
         return None
     return step.conn.scalar(select(User.username).where(User.id == step.instance.started_by_id))
 
 
-def _dropped(step: Step, note: str) -> StepResult:
+def dropped(step: Step, note: str) -> StepResult:
+    """Write the step (whatever it closed) and say why it applied nothing."""
     result = step.finish()
     result.applied = False
     result.note = note
@@ -149,7 +152,7 @@ def start_instance(
         scopes.open_event_subprocesses(step, None, None)
     token = step.new_token(start)
     step.enter(token, start, None)
-    step.run()
+    interpreter.run(step)
     return step.finish()
 
 
@@ -257,7 +260,7 @@ def apply_tool_outcomes(
     in one step, as consecutive steps would: an outcome whose job an earlier one ended (its
     token left or was cancelled) is dropped, as is one of a job no longer pending."""
     first = outcomes[0][0]
-    step, job = _open(session, instance_id, now or utcnow(), first)
+    step, job = open_step(session, instance_id, now or utcnow(), first)
     held = {first: job} if job is not None else {}
     others = [job_id for job_id, _, _ in outcomes[1:]]
     if others:
@@ -275,10 +278,10 @@ def apply_tool_outcomes(
             step.history.add("tool_attempt", None, node_id, attempt=attempt, status="discarded")
             continue
         _apply(step, job, token, outcome, attempt)
-        step.run()
+        interpreter.run(step)
         applied += 1
     if not applied:
-        return _dropped(step, "job no longer pending")
+        return dropped(step, "job no longer pending")
     return finish_with_pure_calls(step, run_pure)
 
 
@@ -292,13 +295,13 @@ def run_inline_tool(
 ) -> StepResult:
     """Run a pure tool inside the step's transaction (no lease needed) and apply its outcome,
     and so the pure tools that makes due."""
-    step, job = _open(session, instance_id, now or utcnow(), job_id)
+    step, job = open_step(session, instance_id, now or utcnow(), job_id)
     token = _due(step, job, "tool")
     if not isinstance(token, TokenRow):
-        return _dropped(step, token)
+        return dropped(step, token)
     job.attempt += 1
     _apply(step, job, token, run(_call(job)), job.attempt)
-    step.run()
+    interpreter.run(step)
     return finish_with_pure_calls(step, run)
 
 
@@ -326,7 +329,7 @@ def finish_with_pure_calls(step: Step, run_pure: Callable[[Call], Outcome] | Non
         if not ran:
             break
         budget -= ran
-        step.run()
+        interpreter.run(step)
         result = step.finish()
     return result
 
@@ -375,23 +378,23 @@ def fire_timer(
 ) -> StepResult:
     """A due timer moves its token on; early or stale deliveries are dropped. With `run_pure`
     (a worker), the pure tools it makes due run in the same transaction."""
-    step, job = _open(session, instance_id, now or utcnow(), job_id)
+    step, job = open_step(session, instance_id, now or utcnow(), job_id)
     token = _due(step, job, "timer")
     if not isinstance(token, TokenRow):
-        return _dropped(step, token)
+        return dropped(step, token)
     step.track(job)
     job.status = "done"
     job.attempt += 1
     step.history.add("timer", token, job.node_id, due=job.due_at.isoformat())
-    step.starter = _starter(step)
+    step.starter = starter_of(step)
     if job.node_id == token.node_id:
         step.complete(token)
     else:
-        again = scopes.next_due(step.definition.config(job.node_id), job.attempt, job.due_at)
+        again = waits.next_due(step.definition.config(job.node_id), job.attempt, job.due_at)
         if catching.event_fired(step, token, job.node_id) and again is not None:
             job.status = "pending"
             job.due_at = again
-    step.run()
+    interpreter.run(step)
     return finish_with_pure_calls(step, run_pure)
 
 
@@ -428,7 +431,7 @@ def deliver_message(
     now: datetime | None = None,
 ) -> StepResult:
     """Wake every token of the instance waiting for this message and key; payload is the output."""
-    step, _ = _open(session, instance_id, now or utcnow())
+    step, _ = open_step(session, instance_id, now or utcnow())
     table = MessageSubscription.__table__
     matching = (
         table.c.instance_id == instance_id,
@@ -452,7 +455,9 @@ def deliver_message(
                 "message", token, node_id, actor=_name(actor), name=name, key=correlation_key
             )
             if catching.event_fired(step, token, node_id, payload):
-                _resubscribe(step, token, node_id, name, correlation_key)
+                waits.place(
+                    step, token, waits.Wait(node_id, "message", name=name, key=correlation_key)
+                )
             continue
         if token.status != "waiting" or token.node_id != node_id:
             continue
@@ -460,15 +465,10 @@ def deliver_message(
         step.history.add("message", token, actor=_name(actor), name=name, key=correlation_key)
         step.complete(token, payload)
     if not woken:
-        return _dropped(step, "no token waits for this message")
-    step.starter = _starter(step)
-    step.run()
+        return dropped(step, "no token waits for this message")
+    step.starter = starter_of(step)
+    interpreter.run(step)
     return step.finish()
-
-
-def _resubscribe(step: Step, token: TokenRow, node_id: str, name: str, key: str) -> None:
-    """A non-interrupting message event keeps listening after it fired."""
-    step.add_subscription(token, name, key, node_id)
 
 
 def _open_task(session: Session, task_id: int, now: datetime | None) -> tuple[Step, Any, TokenRow]:
@@ -479,7 +479,7 @@ def _open_task(session: Session, task_id: int, now: datetime | None) -> tuple[St
     instance_id = session.scalar(select(table.c.instance_id).where(table.c.id == task_id))
     if instance_id is None:
         raise EngineError("not_found", f"Task {task_id} does not exist.", status=404)
-    step, _ = _open(session, instance_id, now or utcnow())
+    step, _ = open_step(session, instance_id, now or utcnow())
     task = step.conn.execute(
         select(table.c.status, table.c.token_id, table.c.node_id).where(table.c.id == task_id)
     ).one()
@@ -518,9 +518,9 @@ def complete_task(
     values = jsonable(values)
     _close_task(step, task_id, actor, values)
     step.history.add("task_completed", token, actor=_name(actor), task=task_id)
-    step.starter = _starter(step)
+    step.starter = starter_of(step)
     step.complete(token, values)
-    step.run()
+    interpreter.run(step)
     return step.finish()
 
 
@@ -545,7 +545,7 @@ def report_from_task(
     step.history.add(
         "task_reported", token, actor=_name(actor), task=task_id, event=event, code=code
     )
-    step.starter = _starter(step)
+    step.starter = starter_of(step)
     if event == "error":
         _close_task(step, task_id, actor, {})
         scopes.raise_error(step, token, code, f"reported from task {task_id}")
@@ -553,7 +553,7 @@ def report_from_task(
         scopes.throw(step, token, "escalation", code)
         if token.status == "cancelled":
             _close_task(step, task_id, actor, {})
-    step.run()
+    interpreter.run(step)
     return step.finish()
 
 
@@ -569,7 +569,7 @@ def cancel_instance(
     now: datetime | None = None,
 ) -> StepResult:
     """Close every token, job, subscription and open task; the instance ends cancelled."""
-    step, _ = _open(session, instance_id, now or utcnow())
+    step, _ = open_step(session, instance_id, now or utcnow())
     instance = step.instance
     if instance.status not in ("running", "failed"):
         raise EngineError(
@@ -606,7 +606,7 @@ def cancel_instance(
     instance.ended_at = step.now
     step.history.add("cancelled", actor=_name(actor), reason=reason or None)
     if instance.parent_id is not None:
-        children.report_to_parent(step, "cancelled")
+        step.report_to_parent("cancelled")
     return step.finish()
 
 
@@ -614,7 +614,7 @@ def retry_instance(
     session: Session, instance_id: int, *, actor: User | None = None, now: datetime | None = None
 ) -> StepResult:
     """Failed tokens re-enter their node with fresh attempts; the instance runs again."""
-    step, _ = _open(session, instance_id, now or utcnow())
+    step, _ = open_step(session, instance_id, now or utcnow())
     instance = step.instance
     if instance.status != "failed":
         raise EngineError(
@@ -623,11 +623,11 @@ def retry_instance(
         )
     instance.status = "running"
     instance.error = None
-    step.starter = _starter(step)
+    step.starter = starter_of(step)
     for token in [t for t in step.tokens if t.status == "failed"]:
         step.history.add("retried", token, actor=_name(actor))
         step.enter(token, token.node_id, token.arrived_via, again=True)
-    step.run()
+    interpreter.run(step)
     return step.finish()
 
 
@@ -712,8 +712,6 @@ def _report_missing(
         "updated_at": now,
     }
     new_id = conn.execute(store.INSERT_JOBS, [values]).scalars().one()
-    from webapp.engine.dispatch import JobRef
-
     ref = JobRef(new_id, job.instance_id, "resume", now, 0)
     placeholder = InstanceRow(
         id=job.instance_id,
@@ -735,7 +733,7 @@ def resume_from_child(
     """The caller's step after its child ended: first the signals broadcast while the call ran
     that have not reached the caller (its catchers subscribed at the throw fire before the call
     ends), then move on with the child's data, throw its error, or raise an incident."""
-    step, job = _open(session, instance_id, now or utcnow(), job_id)
+    step, job = open_step(session, instance_id, now or utcnow(), job_id)
     token = None
     if job is not None and job.kind == "resume" and job.status == "pending":
         candidate = step.token(job.token_id) if job.token_id is not None else None
@@ -754,22 +752,22 @@ def resume_from_child(
             .where(store.JOBS.c.id == job_id, store.JOBS.c.status == "pending")
             .values(status="done", updated_at=step.now)
         )
-        return _dropped(step, "the call no longer waits")
+        return dropped(step, "the call no longer waits")
     step.track(job)
     job.status = "done"
     job.attempt += 1
     outcome = job.inputs or {}
     status = outcome.get("status")
     child = outcome.get("child")
-    step.starter = _starter(step)
+    step.starter = starter_of(step)
     if status == "escalation":
         scopes.throw(step, token, "escalation", str(outcome.get("code") or ""))
-        step.run()
+        interpreter.run(step)
         return step.finish()
     step.history.add("child_ended", token, child=child, status=status, code=outcome.get("code"))
     catching.receive_missed(step)
     if token.status not in ("waiting", "failed") or token.node_id != job.node_id:
-        step.run()
+        interpreter.run(step)
         return step.finish()
     if status == "completed":
         token.status = "active"
@@ -782,7 +780,7 @@ def resume_from_child(
     else:
         at = step.definition.mentioned(token.node_id)
         step.fail(token, "child_cancelled", f"The instance {child} called by {at} was cancelled.")
-    step.run()
+    interpreter.run(step)
     return step.finish()
 
 
@@ -819,11 +817,11 @@ def _receive_before_cancel(session: Session, instance_id: int, now: datetime) ->
     """A child about to be cancelled first receives the broadcasts still on their way that
     cover its subscriptions (say, the one its caller threw as it interrupted the call), in a
     step of its own in the same transaction; None when none reached it."""
-    step, _ = _open(session, instance_id, now)
+    step, _ = open_step(session, instance_id, now)
     if step.instance.status not in ("running", "failed"):
         return None
-    step.starter = _starter(step)
+    step.starter = starter_of(step)
     if not catching.receive_missed(step):
         return None
-    step.run()
+    interpreter.run(step)
     return step.finish()

@@ -12,15 +12,30 @@ from dataclasses import dataclass, field, fields
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import and_, bindparam, or_, select, update
+from sqlalchemy import and_, bindparam, delete, func, insert, or_, select, update
 from sqlalchemy.engine import Connection
 
 from webapp.engine import tree
-from webapp.models import Instance, Job, ProcessVersion, Token
+from webapp.models import (
+    Instance,
+    Job,
+    MessageSubscription,
+    ProcessVersion,
+    SignalBroadcast,
+    SignalReceipt,
+    Task,
+    TaskCandidate,
+    Token,
+)
 
 INSTANCES = Instance.__table__
 TOKENS = Token.__table__
 JOBS = Job.__table__
+SUBSCRIPTIONS = MessageSubscription.__table__
+BROADCASTS = SignalBroadcast.__table__
+RECEIPTS = SignalReceipt.__table__
+TASKS = Task.__table__
+CANDIDATES = TaskCandidate.__table__
 
 OPEN = ("active", "waiting", "failed")
 
@@ -240,3 +255,274 @@ def job_row(values: Any) -> JobRow:
     job = JobRow(**{c.name: values[c.name] for c in _JOB_COLUMNS})
     job.saved = job.snapshot()
     return job
+
+
+# --- signal broadcasts ------------------------------------------------------------------------
+
+
+def high_water(conn: Connection) -> int:
+    """The largest subscription id now: the last subscription a broadcast made now covers."""
+    return int(conn.scalar(select(func.max(SUBSCRIPTIONS.c.id))) or 0)
+
+
+def insert_broadcast(
+    conn: Connection,
+    *,
+    name: str,
+    payload: Any,
+    partition_id: int | None,
+    now: datetime,
+    instance_id: int | None = None,
+    node_id: str | None = None,
+    actor: str | None = None,
+    covers: int | None = None,
+    idempotency: tuple[str, str] | None = None,
+) -> int:
+    """Write a pending broadcast (with its sender's idempotency key and body digest, if any),
+    covering the subscriptions up to `covers` (default: all now); its id."""
+    key, digest = idempotency or (None, None)
+    values = {
+        "name": name,
+        "payload": payload,
+        "partition_id": partition_id,
+        "instance_id": instance_id,
+        "node_id": node_id,
+        "actor": actor,
+        "idempotency_key": key,
+        "request_hash": digest,
+        "status": "pending",
+        "high_water": high_water(conn) if covers is None else covers,
+        "delivered": 0,
+        "started": 0,
+        "attempt": 0,
+        "created_at": now,
+        "updated_at": now,
+    }
+    return int(conn.execute(insert(BROADCASTS).returning(BROADCASTS.c.id), values).scalar_one())
+
+
+def insert_receipt(conn: Connection, broadcast_id: int, instance_id: int, now: datetime) -> None:
+    """Record that the broadcast reached the instance: its batch skips the instance."""
+    conn.execute(
+        insert(RECEIPTS),
+        {
+            "broadcast_id": broadcast_id,
+            "instance_id": instance_id,
+            "started": False,
+            "created_at": now,
+        },
+    )
+
+
+# --- a step's write-out -----------------------------------------------------------------------
+
+
+def save_instance(
+    conn: Connection, instance: InstanceRow, now: datetime, *, data_changed: bool
+) -> None:
+    """Insert a new instance, or update its status (with `vars` and `nodes` when they changed)."""
+    instance.updated_at = now
+    values = {
+        "instance_id": instance.id,
+        "status": instance.status,
+        "error": instance.error,
+        "ended_at": instance.ended_at,
+        "updated_at": now,
+    }
+    if data_changed or instance.id is None:
+        values.update(vars=instance.vars, nodes=instance.nodes)
+    if instance.id is None:
+        row = values_of(instance, exclude=("id",))
+        instance.id = conn.execute(INSERT_INSTANCE, row).scalar_one()
+    elif data_changed:
+        conn.execute(UPDATE_INSTANCE_DATA, values)
+    else:
+        conn.execute(UPDATE_INSTANCE, values)
+
+
+def save_tokens(conn: Connection, tokens: list[TokenRow], instance_id: int, now: datetime) -> None:
+    """Update the changed tokens and insert the new ones (each scope before the tokens in it)."""
+    changed = [
+        {"token_id": t.id, "updated_at": now, **t.values()}
+        for t in tokens
+        if t.id is not None and t.changed
+    ]
+    if changed:
+        conn.execute(UPDATE_TOKEN, changed)
+    stamp = {"instance_id": instance_id, "created_at": now, "updated_at": now}
+    new = [t for t in tokens if t.id is None]
+    while new:
+        # A scope's token is inserted before the tokens inside it, which need its id.
+        ready = [t for t in new if t.parent is None or t.parent.id is not None]
+        rows = [
+            {**stamp, **t.values(), "parent_id": t.parent.id if t.parent else None} for t in ready
+        ]
+        ids = conn.execute(INSERT_TOKENS, rows).scalars().all()
+        for token, token_id in zip(ready, ids, strict=True):
+            token.id = token_id
+            token.parent_id = token.parent.id if token.parent else None
+        new = [t for t in new if t.id is None]
+    for token in tokens:
+        token.saved = token.snapshot()
+
+
+def withdraw(
+    conn: Connection,
+    instance_id: int,
+    closed: list[tuple[TokenRow, tuple[str, ...] | None]],
+    held: list[JobRow],
+    now: datetime,
+) -> list[int]:
+    """Cancel the saved jobs, subscriptions and tasks of closed tokens (only at the given nodes,
+    if any; `held` are the step's jobs, changed in memory); the called children to cancel."""
+    whole = sorted({saved_id(t.id) for t, nodes in closed if nodes is None})
+    partial = [(saved_id(t.id), nodes) for t, nodes in closed if nodes]
+    for job in held:  # the jobs the step holds are saved from memory, not by the SQL
+        closing = job.token_id in whole or any(
+            job.token_id == token_id and job.node_id in nodes for token_id, nodes in partial
+        )
+        if closing and job.status == "pending":
+            job.status = "cancelled"
+            job.lease_until = None
+    tracked = {job.id for job in held}
+    pending = (JOBS.c.status == "pending", JOBS.c.id.not_in(tracked or [0]))
+    cancel = {"status": "cancelled", "lease_until": None, "updated_at": now}
+    for token_id, nodes in partial:
+        conn.execute(
+            update(JOBS)
+            .where(JOBS.c.token_id == token_id, JOBS.c.node_id.in_(nodes), *pending)
+            .values(cancel)
+        )
+        conn.execute(
+            delete(SUBSCRIPTIONS).where(
+                SUBSCRIPTIONS.c.token_id == token_id, SUBSCRIPTIONS.c.node_id.in_(nodes)
+            )
+        )
+    if not whole:
+        return []
+    conn.execute(update(JOBS).where(JOBS.c.token_id.in_(whole), *pending).values(cancel))
+    conn.execute(delete(SUBSCRIPTIONS).where(SUBSCRIPTIONS.c.token_id.in_(whole)))
+    conn.execute(
+        update(TASKS)
+        .where(TASKS.c.token_id.in_(whole), TASKS.c.status == "open")
+        .values(status="cancelled")
+    )
+    return list(
+        conn.execute(
+            select(INSTANCES.c.id).where(
+                INSTANCES.c.parent_id == instance_id,
+                INSTANCES.c.parent_token_id.in_(whole),
+                INSTANCES.c.status.in_(("running", "failed")),
+            )
+        ).scalars()
+    )
+
+
+def insert_jobs(
+    conn: Connection,
+    instance_id: int | None,
+    new: list[tuple[TokenRow | None, dict[str, Any]]],
+    *,
+    actor: str | None,
+    now: datetime,
+) -> list[JobRow]:
+    """Insert the step's new jobs: a token's at its node (keyed by token, node and step), or a
+    hand-over job whose instance, node and key are given."""
+    jobs = []
+    for token, options in new:
+        if token is None:
+            values = {"token_id": None, "actor": actor, **options}
+            jobs.append(JobRow(id=None, status="pending", attempt=0, **values))
+            continue
+        node_id = options.pop("node_id", None) or token.node_id
+        jobs.append(
+            JobRow(
+                id=None,
+                instance_id=saved_id(instance_id),
+                token_id=saved_id(token.id),
+                node_id=node_id,
+                key=f"{token.id}:{node_id}:{token.step}",
+                actor=actor,
+                status="pending",
+                attempt=0,
+                **options,
+            )
+        )
+    rows = [
+        {**values_of(job, exclude=("id", "saved")), "created_at": now, "updated_at": now}
+        for job in jobs
+    ]
+    ids = conn.execute(INSERT_JOBS, rows).scalars().all()
+    for job, job_id in zip(jobs, ids, strict=True):
+        job.id = job_id
+        job.saved = job.snapshot()
+    return jobs
+
+
+def save_jobs(conn: Connection, jobs: list[JobRow], now: datetime) -> None:
+    """Write the changed state of the jobs the step holds."""
+    changed = [
+        {"job_id": job.id, "updated_at": now, **values_of(job, JOB_STATE)}
+        for job in jobs
+        if job.changed
+    ]
+    if changed:
+        conn.execute(UPDATE_JOB, changed)
+    for job in jobs:
+        job.saved = job.snapshot()
+
+
+def insert_waits(
+    conn: Connection,
+    instance: InstanceRow,
+    tasks: list[tuple[TokenRow, dict[str, Any]]],
+    subscriptions: list[tuple[TokenRow, str, str, str, str]],
+    now: datetime,
+) -> None:
+    """Insert the step's new tasks (with their further candidates) and subscriptions."""
+    stamp = {"instance_id": instance.id, "created_at": now}
+    if tasks:
+        offers = {token.id: values.pop("candidates", None) for token, values in tasks}
+        rows = [
+            {**stamp, "token_id": token.id, "status": "open", **values} for token, values in tasks
+        ]
+        for row in rows:
+            row.setdefault("partition_id", instance.partition_id)
+        conn.execute(TASKS.insert(), rows)
+        _insert_candidates(conn, {token: found for token, found in offers.items() if found})
+    if subscriptions:
+        rows = [
+            {
+                **stamp,
+                "token_id": t.id,
+                "node_id": node,
+                "name": n,
+                "correlation_key": k,
+                "kind": kind,
+            }
+            for t, n, k, node, kind in subscriptions
+        ]
+        conn.execute(SUBSCRIPTIONS.insert(), rows)
+
+
+def _insert_candidates(conn: Connection, offers: dict[Any, list[tuple[str, int, str]]]) -> None:
+    """The further roles and users of the tasks just inserted (found by their tokens)."""
+    if not offers:
+        return
+    task_ids: dict[Any, int] = dict(
+        conn.execute(
+            select(TASKS.c.token_id, TASKS.c.id).where(
+                TASKS.c.token_id.in_(list(offers)), TASKS.c.status == "open"
+            )
+        ).all()
+    )
+    rows = [
+        {
+            "task_id": task_ids[token],
+            "role_id": found_id if kind == "role" else None,
+            "user_id": found_id if kind == "user" else None,
+        }
+        for token, found in offers.items()
+        for kind, found_id, _ in found
+    ]
+    conn.execute(CANDIDATES.insert(), rows)

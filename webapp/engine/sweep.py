@@ -24,6 +24,7 @@ from rq.utils import utcparse
 from sqlalchemy import or_, select
 from sqlalchemy.orm import Session
 
+from webapp.engine import signals
 from webapp.engine.dispatch import EntryPoints, JobRef, enqueue, rq_job_id
 from webapp.engine.runtime import entry_point
 from webapp.models import Job
@@ -99,8 +100,6 @@ def _signals_again(
     session: Session, queue: Queue, now: datetime, grace: float, entry_points: EntryPoints
 ) -> int:
     """Signal broadcasts and batches whose delivery was lost or whose worker died."""
-    from webapp.engine import signals
-
     refs = signals.lost(session, queue, grace=grace, now=now)
     return len(refs) if refs and enqueue(queue, refs, entry_points, now=now) else 0
 

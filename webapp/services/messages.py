@@ -17,7 +17,7 @@ from sqlalchemy import false, select
 from sqlalchemy.exc import IntegrityError
 
 from webapp.engine import steps
-from webapp.engine.nodes import correlation_text
+from webapp.engine.waits import correlation_text
 from webapp.extensions import db
 from webapp.infra.database import begin_write
 from webapp.models import EventStart, Instance, MessageStart, Process, ProcessVersion, User

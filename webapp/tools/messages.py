@@ -7,8 +7,8 @@ from typing import Any
 
 from sqlalchemy import select
 
-from webapp.engine.nodes import correlation_text
 from webapp.engine.tools import ToolCall, ToolError, tool
+from webapp.engine.waits import correlation_text
 from webapp.extensions import db
 from webapp.models import Instance, User
 from webapp.services import messages

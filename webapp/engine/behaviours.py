@@ -1,0 +1,31 @@
+"""The behaviour table: each node kind's behaviour object, installed for the runtime once.
+
+Every family's module lists the kinds it runs (`BEHAVIOURS`); a new kind adds its behaviour
+there and, for a new family module, one line here.
+"""
+
+from __future__ import annotations
+
+from webapp.engine import (
+    activities,
+    children,
+    events,
+    gateways,
+    multi,
+    scopes,
+    signal_events,
+    tasks,
+)
+from webapp.engine.runtime import Behaviour, install
+
+TABLE: dict[str, Behaviour] = {
+    **activities.BEHAVIOURS,
+    **children.BEHAVIOURS,
+    **events.BEHAVIOURS,
+    **gateways.BEHAVIOURS,
+    **multi.BEHAVIOURS,
+    **scopes.BEHAVIOURS,
+    **signal_events.BEHAVIOURS,
+    **tasks.BEHAVIOURS,
+}
+install(TABLE)
