@@ -8,7 +8,6 @@ from __future__ import annotations
 from typing import Any
 
 from flask import (
-    Response,
     abort,
     current_app,
     flash,
@@ -20,6 +19,7 @@ from flask import (
 )
 from flask_login import current_user, login_required
 from sqlalchemy import select
+from werkzeug.wrappers import Response
 
 from webapp.engine.context import context as instance_context
 from webapp.extensions import db
@@ -348,7 +348,7 @@ def reassign(task_id: int):
             )
         except TaskError as error:
             if error.code == "unconfirmed":
-                return _confirm_reassign(db.session.get(Task, task_id), form, error)
+                return _confirm_reassign(db.session.get_one(Task, task_id), form, error)
             if error.status != 422:
                 return _refused(error, task_id)
             for name, message in error.fields.items():
@@ -358,7 +358,7 @@ def reassign(task_id: int):
             flash("Reassigned the task.", "success")
             return _go(url_for("inbox.task", task_id=task_id))
     status = 422 if request.method == "POST" else 200
-    found = db.session.get(Task, task_id)
+    found = db.session.get_one(Task, task_id)
     return _render_task(found, status=status, reassign=form)
 
 

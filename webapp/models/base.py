@@ -3,9 +3,19 @@
 from __future__ import annotations
 
 from datetime import UTC, datetime
+from typing import TYPE_CHECKING
 
 from sqlalchemy import DateTime
 from sqlalchemy.types import TypeDecorator
+
+from webapp.extensions import Base, db
+
+# The models subclass db.Model; Flask-SQLAlchemy builds it from Base at run time, so type
+# checkers see Base, the class it adds only mixins to.
+if TYPE_CHECKING:
+    Model = Base
+else:
+    Model = db.Model
 
 
 def utcnow() -> datetime:

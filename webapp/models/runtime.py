@@ -12,9 +12,8 @@ from typing import Any
 from sqlalchemy import BigInteger, Float, ForeignKey, Index, Integer, String, Text, false
 from sqlalchemy.orm import Mapped, mapped_column, relationship
 
-from webapp.extensions import db
 from webapp.models.auth import Partition, Role, User
-from webapp.models.base import UTCDateTime, utcnow
+from webapp.models.base import Model, UTCDateTime, utcnow
 from webapp.models.process import ProcessVersion
 from webapp.models.types import JSONType
 
@@ -24,7 +23,7 @@ BigId = BigInteger().with_variant(Integer(), "sqlite")
 LIVE_TOKEN = ("active", "waiting")
 
 
-class Instance(db.Model):
+class Instance(Model):
     """One run of a published version; it stays on that version until it ends.
 
     `idempotency_key` (unique per starter) and `request_hash` are the API start request's
@@ -82,7 +81,7 @@ class Instance(db.Model):
         return f"<Instance {self.id} {self.process_key} v{self.version} {self.status}>"
 
 
-class Token(db.Model):
+class Token(Model):
     """A marker of where an instance is: at a node, active (engine work) or waiting."""
 
     __tablename__ = "tokens"
@@ -111,7 +110,7 @@ class Token(db.Model):
         return f"<Token {self.id} at {self.node_id} {self.status}>"
 
 
-class Job(db.Model):
+class Job(Model):
     """Work a worker does for a token: a tool call (with retries) or a timer; `key` is unique."""
 
     __tablename__ = "jobs"
@@ -146,7 +145,7 @@ class Job(db.Model):
         return f"<Job {self.id} {self.kind} {self.node_id} {self.status}>"
 
 
-class MessageSubscription(db.Model):
+class MessageSubscription(Model):
     """A token waiting for a message (name and correlation key) or, `kind` "signal", for a
     broadcast of a signal name (correlation key empty).
 
@@ -172,7 +171,7 @@ class MessageSubscription(db.Model):
     created_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
 
 
-class MessageReceipt(db.Model):
+class MessageReceipt(Model):
     """A message id an instance has received: the same id delivered again is acknowledged and not
     applied. Written in the step that applied the message; `request_hash` digests the message."""
 
@@ -191,7 +190,7 @@ class MessageReceipt(db.Model):
     created_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
 
 
-class Task(db.Model):
+class Task(Model):
     """Work for a person at a user task: who may do it, the form to fill in, its due date."""
 
     __tablename__ = "tasks"
@@ -234,7 +233,7 @@ class Task(db.Model):
     )
 
 
-class TaskCandidate(db.Model):
+class TaskCandidate(Model):
     """One more role or user a task is offered to, besides its candidate role (a model's
     candidate groups and users beyond the first)."""
 
@@ -253,7 +252,7 @@ class TaskCandidate(db.Model):
     user: Mapped[User | None] = relationship(lazy="joined")
 
 
-class HistoryEntry(db.Model):
+class HistoryEntry(Model):
     """One append-only line of an instance's history; never updated."""
 
     __tablename__ = "history"
@@ -269,7 +268,7 @@ class HistoryEntry(db.Model):
     created_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
 
 
-class OutboxMessage(db.Model):
+class OutboxMessage(Model):
     """An e-mail `email.send` kept instead of sent (no SMTP set up); `key` makes it once-only."""
 
     __tablename__ = "outbox"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
@@ -45,7 +46,9 @@ def page_of_requests(user: User, page: int, per_page: int) -> tuple[Page, list[R
     return found, [_request(user, instance, tokens, tasks) for instance in found.items]
 
 
-def _request(user: User, instance: Instance, tokens: list[Token], tasks: list[Task]) -> Request:
+def _request(
+    user: User, instance: Instance, tokens: Sequence[Token], tasks: Sequence[Task]
+) -> Request:
     document = instance.process_version.document
     nodes = document.get("nodes") or {}
 

@@ -173,7 +173,7 @@ def task_places(tasks: Iterable[Any]) -> dict[int, Place]:
     if not tasks:
         return {}
     version_ids = sorted({task.instance.version_id for task in tasks})
-    documents = dict(
+    documents: dict[int, Any] = dict(
         db.session.execute(
             select(ProcessVersion.id, ProcessVersion.document).where(
                 ProcessVersion.id.in_(version_ids)

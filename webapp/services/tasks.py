@@ -9,11 +9,12 @@ transaction, commits, then enqueues the step's jobs.
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime, time, timedelta
 from typing import Any
 
-from sqlalchemy import ColumnElement, Select, and_, func, or_, select
+from sqlalchemy import ColumnElement, Select, UnaryExpression, and_, func, or_, select
 from sqlalchemy.orm import selectinload
 
 from webapp.engine import EngineError, definitions, history, steps
@@ -23,6 +24,7 @@ from webapp.extensions import db
 from webapp.infra.database import begin_write
 from webapp.models import HistoryEntry, Instance, Role, Task, TaskCandidate, User
 from webapp.models.base import utcnow
+from webapp.models.session import db_session
 from webapp.permissions import can, partition_filter
 from webapp.process import forms
 from webapp.services import scopes
@@ -204,6 +206,7 @@ def inbox_query(
             query = query.where(Task.due_at >= start)
         if end is not None:
             query = query.where(Task.due_at < end)
+    order: tuple[UnaryExpression[Any], ...]
     if sort == "created":
         order = (Task.created_at.desc(), Task.id.desc())
     elif sort == "completed":
@@ -255,7 +258,7 @@ def where_now(instance: Any) -> str:
     return f"Instance {instance.id} is {instance.status}."
 
 
-def _counted(titles: list[str]) -> str:
+def _counted(titles: Sequence[str]) -> str:
     """Titles in first-seen order, a repeated one said once with its count ("Review (2 tasks)")."""
     counts = Counter(titles)
     return ", ".join(
@@ -271,7 +274,7 @@ def _locked(user: User, task_id: int) -> Task:
 
     SQLite: `begin_write` holds the database write lock; PostgreSQL: the row is FOR UPDATE.
     """
-    begin_write(db.session)
+    begin_write(db_session())
     instance_id = db.session.scalar(select(Task.instance_id).where(Task.id == task_id))
     if instance_id is None:
         raise _not_found(task_id)
@@ -290,7 +293,7 @@ def _role_name(task: Task) -> str | None:
 def _record(task: Task, kind: str, actor: User, **details: Any) -> None:
     """Append one history line for a task action, with who did it."""
     history.append(
-        db.session,
+        db_session(),
         task.instance_id,
         kind,
         actor=actor.username,
@@ -542,13 +545,13 @@ def complete(user: User, task_id: int, raw: Any) -> Completed:
         task.claimed_at = utcnow()
         db.session.flush()
     try:
-        result = steps.complete_task(db.session, task.id, values, actor=user)
+        result = steps.complete_task(db_session(), task.id, values, actor=user)
     except EngineError as error:
         db.session.rollback()
         raise TaskError(error.code, error.message, status=error.status) from None
     commit(result)
     instance = result.instance
-    return Completed(task, where_now(instance), next_task(user, instance.id))
+    return Completed(task, where_now(instance), next_task(user, task.instance_id))
 
 
 @dataclass(frozen=True)
@@ -642,11 +645,11 @@ def report(user: User, task_id: int, choice: str) -> Completed:
         db.session.flush()
     try:
         result = steps.report_from_task(
-            db.session, task.id, outcome.event, outcome.code, actor=user
+            db_session(), task.id, outcome.event, outcome.code, actor=user
         )
     except EngineError as error:
         db.session.rollback()
         raise TaskError(error.code, error.message, status=error.status) from None
     commit(result)
     instance = result.instance
-    return Completed(task, where_now(instance), next_task(user, instance.id))
+    return Completed(task, where_now(instance), next_task(user, task.instance_id))

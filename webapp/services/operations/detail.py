@@ -17,6 +17,7 @@ from webapp.extensions import db
 from webapp.inputs import InputError, parse_json
 from webapp.models import HistoryEntry, Instance, Job, Task, Token, User
 from webapp.models.base import utcnow
+from webapp.models.session import db_session
 from webapp.services.operations import structure, waits
 from webapp.services.operations.common import LIVE_TOKENS, OperationsError, get_instance
 
@@ -210,7 +211,7 @@ def set_variable(user: User, instance_id: int, name: str, text: str) -> Instance
         raise _invalid("name", "Use letters, digits and _, not starting with a digit.")
     value = jsonable(parse_value(text or ""))
     get_instance(user, instance_id, "instances.manage")
-    instance = lock_instance(db.session, instance_id)
+    instance = lock_instance(db_session(), instance_id)
     if not editable(instance):
         raise OperationsError(
             "not_editable",
@@ -226,7 +227,9 @@ def set_variable(user: User, instance_id: int, name: str, text: str) -> Instance
     now = utcnow()
     instance.vars = variables
     instance.updated_at = now
-    history.append(db.session, instance.id, VARIABLE_KIND, actor=user.username, now=now, **details)
+    history.append(
+        db_session(), instance.id, VARIABLE_KIND, actor=user.username, now=now, **details
+    )
     db.session.commit()
     return instance
 

@@ -99,7 +99,7 @@ def last_day(user: User, now: datetime | None = None) -> list[Hour]:
     """Instances started, completed and failed in each of the last 24 hours (UTC)."""
     now = (now or utcnow()).replace(minute=0, second=0, microsecond=0)
     first = now - timedelta(hours=HOURS - 1)
-    series = {"started": {}, "completed": {}, "failed": {}}
+    series: dict[str, dict[str, int]] = {"started": {}, "completed": {}, "failed": {}}
     queries = {
         "started": (Instance.created_at, None),
         "completed": (Instance.ended_at, "completed"),

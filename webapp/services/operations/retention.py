@@ -39,6 +39,7 @@ from webapp.models import (
     User,
 )
 from webapp.models.base import utcnow
+from webapp.models.session import db_session
 from webapp.permissions import can
 from webapp.services.operations.common import FINISHED, OperationsError
 
@@ -92,7 +93,7 @@ def _expired(all_rules: Iterable[Rule], now: datetime) -> ColumnElement[bool]:
     return and_(Instance.status.in_(FINISHED), or_(*clauses))
 
 
-def _family(roots: Select) -> Any:
+def _family(roots: Select | list[int]) -> Any:
     """A recursive CTE (root, id, status, process_key): each instance of `roots` (ids) and every
     instance its call activities started, down the whole chain."""
     tree = (
@@ -217,7 +218,7 @@ def retention_tick(app: Flask, *, interval: float | None = None) -> int | None:
         return None
     with app.app_context():
         try:
-            return run_retention(db.session)
+            return run_retention(db_session())
         except Exception as error:  # the next run tries again
             if is_unavailable(error):
                 log.warning("retention skipped, the database is unavailable: %s", error)

@@ -58,7 +58,7 @@ def token_table(instance: Instance) -> TokenTable:
         .limit(TOKENS_SHOWN)
     ).all()
     infos = scopes.load_tokens(row.id for row in rows)
-    children: dict[int, tuple[int, str]] = {}
+    children: dict[int | None, tuple[int, str]] = {}
     if any(row.status == "waiting" for row in rows):
         found = db.session.execute(
             select(Instance.parent_token_id, Instance.id, Instance.status)
@@ -148,7 +148,9 @@ def called(instance: Instance) -> tuple[list[Child], int]:
         .order_by(Instance.id.desc())
         .limit(CHILDREN_SHOWN)
     )
-    return [Child(*row[:4], row[4] or "", row[5], row[6]) for row in rows], total
+    return [
+        Child(row[0], row[1], row[2], row[3], row[4] or "", row[5], row[6]) for row in rows
+    ], total
 
 
 @dataclass(frozen=True)

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-from sqlalchemy import select
+from sqlalchemy import ColumnElement, select
 
 from webapp.engine import definitions, gateways
 from webapp.engine.definitions import Definition
@@ -45,7 +45,7 @@ def awaits(instance: Instance) -> dict[int, Await]:
     if not at_joins:
         return found
     scopes = {row.parent_id for row in at_joins}
-    in_scope = Token.parent_id.in_([s for s in scopes if s is not None])
+    in_scope: ColumnElement[bool] = Token.parent_id.in_([s for s in scopes if s is not None])
     if None in scopes:
         in_scope = in_scope | Token.parent_id.is_(None)
     live = db.session.execute(
