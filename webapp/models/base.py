@@ -10,8 +10,8 @@ from sqlalchemy.types import TypeDecorator
 
 from webapp.extensions import Base, db
 
-# The models subclass db.Model; Flask-SQLAlchemy builds it from Base at run time, so type
-# checkers see Base, the class it adds only mixins to.
+# The models subclass db.Model, which Flask-SQLAlchemy builds at run time from Base's body and
+# its own mixins; type checkers see Base, whose mapped attributes are the same.
 if TYPE_CHECKING:
     Model = Base
 else:

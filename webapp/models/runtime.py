@@ -15,12 +15,11 @@ from sqlalchemy.orm import Mapped, mapped_column, relationship
 from webapp.models.auth import Partition, Role, User
 from webapp.models.base import Model, UTCDateTime, utcnow
 from webapp.models.process import ProcessVersion
+from webapp.models.statuses import LIVE_TOKEN, InstanceStatus, JobStatus, TaskStatus, TokenStatus
 from webapp.models.types import JSONType
 
 # SQLite only auto-numbers an INTEGER PRIMARY KEY; PostgreSQL gets 64-bit ids for history.
 BigId = BigInteger().with_variant(Integer(), "sqlite")
-
-LIVE_TOKEN = ("active", "waiting")
 
 
 class Instance(Model):
@@ -49,7 +48,7 @@ class Instance(Model):
     partition_id: Mapped[int | None] = mapped_column(
         ForeignKey("partitions.id", ondelete="RESTRICT"), index=True, nullable=True
     )
-    status: Mapped[str] = mapped_column(String(16), default="running", index=True)
+    status: Mapped[str] = mapped_column(String(16), default=InstanceStatus.RUNNING, index=True)
     input: Mapped[dict[str, Any]] = mapped_column(JSONType, default=dict)
     vars: Mapped[dict[str, Any]] = mapped_column(JSONType, default=dict)
     nodes: Mapped[dict[str, Any]] = mapped_column(JSONType, default=dict)
@@ -91,7 +90,7 @@ class Token(Model):
     instance_id: Mapped[int] = mapped_column(ForeignKey("instances.id", ondelete="CASCADE"))
     node_id: Mapped[str] = mapped_column(String(255))
     arrived_via: Mapped[str | None] = mapped_column(String(255), nullable=True)
-    status: Mapped[str] = mapped_column(String(16), default="active")
+    status: Mapped[str] = mapped_column(String(16), default=TokenStatus.ACTIVE)
     step: Mapped[int] = mapped_column(Integer, default=0)
     # The token of the enclosing scope (a sub-process or multi-instance body); None at the top.
     parent_id: Mapped[int | None] = mapped_column(
@@ -130,7 +129,7 @@ class Job(Model):
     tool: Mapped[str | None] = mapped_column(String(200), nullable=True)
     inputs: Mapped[dict[str, Any] | None] = mapped_column(JSONType, nullable=True)
     actor: Mapped[str | None] = mapped_column(String(64), nullable=True)
-    status: Mapped[str] = mapped_column(String(16), default="pending")
+    status: Mapped[str] = mapped_column(String(16), default=JobStatus.PENDING)
     due_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
     attempt: Mapped[int] = mapped_column(Integer, default=0)
     max_attempts: Mapped[int] = mapped_column(Integer, default=1)
@@ -215,7 +214,7 @@ class Task(Model):
     #: No assignee in the model: open to everyone who may work tasks in the partition.
     open_to_partition: Mapped[bool] = mapped_column(default=False, server_default=false())
     form: Mapped[dict[str, Any] | None] = mapped_column(JSONType, nullable=True)
-    status: Mapped[str] = mapped_column(String(16), default="open")
+    status: Mapped[str] = mapped_column(String(16), default=TaskStatus.OPEN)
     due_at: Mapped[datetime | None] = mapped_column(UTCDateTime(), nullable=True)
     claimed_at: Mapped[datetime | None] = mapped_column(UTCDateTime(), nullable=True)
     completed_by_id: Mapped[int | None] = mapped_column(

@@ -22,11 +22,11 @@ from webapp.infra.database import begin_write
 from webapp.inputs import MAX_INT32
 from webapp.models import Instance, Partition, Process, ProcessVersion, Task, Token, User
 from webapp.models.session import db_session
+from webapp.models.statuses import INSTANCE_STATUSES, OPEN_TOKEN, TaskStatus
 from webapp.permissions import can, partition_filter, visible_partition_ids
 from webapp.process import document, forms
 from webapp.services.jobs import commit
 
-STATUSES = ("running", "completed", "failed", "cancelled")
 MAX_BUSINESS_KEY = 200
 MAX_REASON = 500
 IDEMPOTENCY_HEADER = "Idempotency-Key"
@@ -360,8 +360,8 @@ def list_query(user: User, filters: Mapping[str, Any]) -> Select:
     query = select(Instance).where(_visible(user))
     status = filters.get("status")
     if status:
-        if status not in STATUSES:
-            fields["status"] = f"Use one of {', '.join(STATUSES)}."
+        if status not in INSTANCE_STATUSES:
+            fields["status"] = f"Use one of {', '.join(INSTANCE_STATUSES)}."
         query = query.where(Instance.status == status)
     if filters.get("process"):
         query = query.where(Instance.process_key == filters["process"])
@@ -475,9 +475,7 @@ def current_tokens(instance: Instance) -> list:
     return list(
         db.session.scalars(
             select(Token)
-            .where(
-                Token.instance_id == instance.id, Token.status.in_(("active", "waiting", "failed"))
-            )
+            .where(Token.instance_id == instance.id, Token.status.in_(OPEN_TOKEN))
             .order_by(Token.id)
         )
     )
@@ -487,7 +485,7 @@ def open_tasks(instance: Instance) -> list:
     return list(
         db.session.scalars(
             select(Task)
-            .where(Task.instance_id == instance.id, Task.status == "open")
+            .where(Task.instance_id == instance.id, Task.status == TaskStatus.OPEN)
             .order_by(Task.id)
         )
     )

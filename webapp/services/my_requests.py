@@ -11,6 +11,7 @@ from sqlalchemy import select
 from webapp.extensions import db
 from webapp.infra.pagination import Page, paginate
 from webapp.models import Instance, Task, Token, User
+from webapp.models.statuses import LIVE_TOKEN, TaskStatus, TokenStatus
 from webapp.services.readable import result_text
 from webapp.services.tasks import may_see
 
@@ -56,19 +57,20 @@ def _request(
         return (nodes.get(node_id) or {}).get("title") or node_id
 
     mine = [t for t in tokens if t.instance_id == instance.id]
-    where = sorted({title(t.node_id) for t in mine if t.status in ("active", "waiting")})
+    where = sorted({title(t.node_id) for t in mine if t.status in LIVE_TOKEN})
     ends = sorted(
         {
             title(t.node_id)
             for t in mine
-            if t.status == "done" and (nodes.get(t.node_id) or {}).get("kind") == "endEvent"
+            if t.status == TokenStatus.DONE
+            and (nodes.get(t.node_id) or {}).get("kind") == "endEvent"
         }
     )
     own_tasks = [t for t in tasks if t.instance_id == instance.id]
-    done = [t for t in own_tasks if t.status == "completed" and t.result]
+    done = [t for t in own_tasks if t.status == TaskStatus.COMPLETED and t.result]
     last = done[-1] if done else None
     decision = result_text(last.form, last.result) if last is not None else ""
-    still_open = [t for t in own_tasks if t.status == "open"]
+    still_open = [t for t in own_tasks if t.status == TaskStatus.OPEN]
     return Request(
         instance=instance,
         process_name=instance.process_version.process.name,

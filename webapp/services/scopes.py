@@ -14,6 +14,7 @@ from sqlalchemy import func, select
 from webapp.engine import tree
 from webapp.extensions import db
 from webapp.models import ProcessVersion, Token
+from webapp.models.statuses import LIVE_TOKEN
 from webapp.process.document import ancestors
 
 MAX_ITEM = 60
@@ -199,7 +200,7 @@ def task_context(task: Any, base: dict[str, Any]) -> dict[str, Any]:
     active = db.session.scalar(
         select(func.count())
         .select_from(Token)
-        .where(Token.parent_id == parent.id, Token.status.in_(("active", "waiting")))
+        .where(Token.parent_id == parent.id, Token.status.in_(LIVE_TOKEN))
     )
     element = _element_name(task.instance.process_version.document, token.node_id)
     variables = base.get("$vars") or {}

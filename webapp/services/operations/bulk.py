@@ -23,6 +23,7 @@ from webapp.infra.queue import get_queue
 from webapp.models import BulkItem, BulkOperation, Instance, User
 from webapp.models.base import utcnow
 from webapp.models.session import db_session
+from webapp.models.statuses import InstanceStatus
 from webapp.permissions import can
 from webapp.services.jobs import commit
 from webapp.services.operations.common import OperationsError, visible
@@ -239,7 +240,7 @@ def _process(
 def _cancelled_with_caller(instance: Instance, operation_id: int) -> bool:
     """A called child whose caller this operation cancelled: the caller's cancel already handed
     it a cancel job, so it ends the same way whether or not that job has run yet."""
-    if instance.parent_id is None or instance.status == "completed":
+    if instance.parent_id is None or instance.status == InstanceStatus.COMPLETED:
         return False
     caller_done = db.session.scalar(
         select(BulkItem.id).where(
