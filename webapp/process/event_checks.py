@@ -1,4 +1,4 @@
-"""Validation of issue 16's elements: process-level starts, signals, message throws, links,
+"""Validation of the event elements: process-level starts, signals, message throws, links,
 event-based gateways, inclusive gateways and script tasks.
 
 A mixin of the validator in ``validation.py`` (as ``scope_checks.py`` is): it reads the
@@ -28,7 +28,8 @@ _TARGET_WORDS = "a timer, message or signal catch event or a receive task"
 
 
 class EventChecks:
-    """Checks of the starts, throws, links, gateways and scripts that issue 16 added."""
+    """Checks of process-level starts, throws, links, event-based and inclusive gateways and
+    scripts."""
 
     if TYPE_CHECKING:
         nodes: dict[str, dict[str, Any]]
@@ -54,7 +55,7 @@ class EventChecks:
     script_writers: dict[str, int]
 
     def event_checker(self, kind: str) -> Checker | None:
-        """The config check of one of issue 16's kinds (None for kinds with nothing to check)."""
+        """The config check of one of these event kinds (None for kinds with nothing to check)."""
         return {
             "sendTask": self.check_service_task,
             "messageThrow": self.check_service_task,
