@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from sqlalchemy import ColumnElement, or_, true
+from sqlalchemy import ColumnElement, SQLColumnExpression, or_, true
 
 PERMISSIONS: dict[str, str] = {
     "processes.edit": "Model processes: create, edit and import drafts",
@@ -67,7 +67,7 @@ def visible_partition_ids(user: Any) -> set[int] | None:
     return set(user.partition_ids)
 
 
-def partition_filter(column: ColumnElement[Any], user: Any) -> ColumnElement[bool]:
+def partition_filter(column: SQLColumnExpression[Any], user: Any) -> ColumnElement[bool]:
     """A WHERE clause keeping rows in no partition or in one of the user's partitions."""
     ids = visible_partition_ids(user)
     if ids is None:

@@ -11,6 +11,7 @@ from webapp.api.blueprint import bp
 from webapp.api.errors import BadRequest
 from webapp.engine import history
 from webapp.extensions import db
+from webapp.models.session import db_session
 from webapp.services import instances, messages, signals
 from webapp.services.instances import InstanceError
 
@@ -100,7 +101,7 @@ def instance_history(instance_id: int):
     instances.get_instance(g.api_user, instance_id)
     after = whole_number("after", 0, 0, 2**62)
     limit = whole_number("limit", 200, 1, MAX_HISTORY)
-    entries = history.entries(db.session, instance_id, after=after, limit=limit)
+    entries = history.entries(db_session(), instance_id, after=after, limit=limit)
     return jsonify(
         items=[history.as_dict(entry) for entry in entries],
         next_after=entries[-1].id if len(entries) == limit else None,

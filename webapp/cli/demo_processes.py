@@ -3,6 +3,7 @@ to show on a first `make run`. Each process is created once; an existing one is 
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from sqlalchemy import select
@@ -195,7 +196,9 @@ def purchase_request() -> dict[str, Any]:
 
 
 # (document builder, partition key, [(starter, input, business key)])
-DEMO_PROCESSES = [
+DemoProcess = tuple[Callable[[], dict[str, Any]], str | None, list[tuple[str, dict[str, Any], str]]]
+
+DEMO_PROCESSES: list[DemoProcess] = [
     (
         expense_approval,
         "finance",
@@ -236,5 +239,7 @@ def seed_demo_processes() -> int:
         created += 1
         for username, data, business_key in starts:
             starter = accounts.find_user(username)
+            if starter is None:
+                raise LookupError(f"Demo user {username!r} is missing: run seed-demo first.")
             instances.start(starter, version, input=data, business_key=business_key, via="ui")
     return created

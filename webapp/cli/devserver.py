@@ -18,7 +18,7 @@ ROOT_WORKER = "worker.py"
 
 def run_all(host: str, port: int, workers: int) -> None:
     """Start Redis and `workers` worker processes, then serve the app until interrupted."""
-    app = current_app._get_current_object()
+    app = current_app._get_current_object()  # type: ignore[attr-defined]  # a LocalProxy
     url = redis_url(app)
     env = dict(os.environ, REDIS_URL=url)
     children = [

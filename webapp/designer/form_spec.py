@@ -96,7 +96,7 @@ def _text(value: Any) -> str:
 def row_data(field: dict[str, Any]) -> dict[str, Any]:
     """The editor row for one spec field."""
     default = field.get("default")
-    options = field.get("options") if isinstance(field.get("options"), list) else []
+    options = field["options"] if isinstance(field.get("options"), list) else []
     lines = []
     for option in options:
         if isinstance(option, dict):
@@ -174,7 +174,7 @@ def input_shown(name: str, kind: str | None) -> bool:
 def row_field(row: dict[str, Any]) -> tuple[dict[str, Any], dict[str, list[str]]]:
     """The spec field for an editor row, and messages for values that could not be converted,
     by the row input that holds them."""
-    kind = row.get("type") if row.get("type") in FIELD_TYPES else "text"
+    kind = row["type"] if row.get("type") in FIELD_TYPES else "text"
     shown = shown_attributes(kind)
     field: dict[str, Any] = {"key": (row.get("key") or "").strip(), "type": kind}
     problems: dict[str, list[str]] = {}
@@ -234,7 +234,7 @@ def row_field(row: dict[str, Any]) -> tuple[dict[str, Any], dict[str, list[str]]
 
 def missing_in_row(row: dict[str, Any]) -> dict[str, str]:
     """The row inputs its field type needs that are still empty, with what to enter in each."""
-    kind = row.get("type") if row.get("type") in FIELD_TYPES else "text"
+    kind = row["type"] if row.get("type") in FIELD_TYPES else "text"
     missing = {}
     if FIELD_TYPES[kind].has_options and not _options(row.get("options") or ""):
         missing["options"] = "Enter the options to choose from, one per line."

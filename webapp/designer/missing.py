@@ -55,7 +55,7 @@ def missing_by_field(form: Any) -> dict[str, list[str]]:
     """The missing-value errors still on `form`, by field name."""
     found: dict[str, list[str]] = {}
     for field in leaf_fields(form):
-        errors = [e for e in field.errors if isinstance(e, Missing)]
+        errors: list[str] = [e for e in field.errors if isinstance(e, Missing)]
         if errors:
             found[field.name] = errors
     return found

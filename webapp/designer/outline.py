@@ -10,9 +10,10 @@ import json
 from collections.abc import Callable
 from typing import Any
 
-from flask import Response, flash, make_response, redirect, render_template, request, url_for
+from flask import flash, make_response, redirect, render_template, request, url_for
 from flask_login import current_user
 from flask_wtf import FlaskForm
+from werkzeug.wrappers import Response
 from wtforms.fields.choices import SelectChoice
 
 from webapp.designer import draft_edits

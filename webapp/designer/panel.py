@@ -11,9 +11,10 @@ import json
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from flask import Response, make_response, render_template, request, url_for
+from flask import make_response, render_template, request, url_for
 from flask_login import current_user
-from sqlalchemy import func, or_, select
+from sqlalchemy import ColumnElement, func, or_, select
+from werkzeug.wrappers import Response
 from wtforms.fields.choices import SelectChoice
 
 from webapp.designer import missing, timer_start
@@ -75,7 +76,7 @@ def panel_context(process: Process) -> PanelContext:
             user_partitions.c.partition_id == process.partition_id
         )
     # A child runs in its caller's partition: a call starts processes of that partition or none.
-    same_partition = Process.partition_id.is_(None)
+    same_partition: ColumnElement[bool] = Process.partition_id.is_(None)
     if process.partition_id is not None:
         same_partition = or_(same_partition, Process.partition_id == process.partition_id)
     latest = (

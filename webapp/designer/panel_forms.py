@@ -244,7 +244,7 @@ class UserTaskPanel(MultiInstanceFields, _WithForm):
 
     @classmethod
     def load(cls, config: Mapping[str, Any]) -> dict[str, Any]:
-        assignee = config.get("assignee") if isinstance(config.get("assignee"), dict) else {}
+        assignee = config["assignee"] if isinstance(config.get("assignee"), dict) else {}
         kind_of = assignee.get("type") if assignee.get("type") in ("user", "role") else None
         kind_of = kind_of or ("expression" if assignee.get("value") else "anyone")
         return {
@@ -693,7 +693,7 @@ class CallActivityPanel(MultiInstanceFields, PanelForm):
 
     @classmethod
     def load(cls, config: Mapping[str, Any]) -> dict[str, Any]:
-        inputs = config.get("inputs") if isinstance(config.get("inputs"), dict) else {}
+        inputs = config["inputs"] if isinstance(config.get("inputs"), dict) else {}
         version = config.get("version")
         return {
             "called": _text(config.get("process")),
@@ -778,7 +778,7 @@ def make_form(kind: str, context: PanelContext, **kwargs: Any) -> PanelForm:
     form = PANELS[kind](**kwargs)
     stored = original_values(form)
     if isinstance(form, UserTaskPanel):
-        assignee = stored.get("assignee") if isinstance(stored.get("assignee"), dict) else {}
+        assignee = stored["assignee"] if isinstance(stored.get("assignee"), dict) else {}
         kept = {assignee.get("type"): assignee.get("value")}
         form.assignee_user.choices = _with_current(
             [SelectChoice("", "— choose a user —"), *context.users], kept.get("user")
@@ -1192,6 +1192,7 @@ def _read_call(form: CallActivityPanel, config: dict[str, Any], context: PanelCo
 
 def _read_user_task(form: UserTaskPanel, config: dict[str, Any]) -> None:
     kind = form.assignee_type.data
+    value: str | None
     if kind == "anyone":
         value = ""
     elif kind == "expression":
@@ -1235,14 +1236,14 @@ def _read_user_task(form: UserTaskPanel, config: dict[str, Any]) -> None:
 
 def _candidates(config: Mapping[str, Any], key: str) -> list[str]:
     """The candidate role or user names (`key` "roles" or "users") stored in a task's config."""
-    candidates = config.get("candidates") if isinstance(config.get("candidates"), dict) else {}
+    candidates = config["candidates"] if isinstance(config.get("candidates"), dict) else {}
     names = candidates.get(key)
     return [n for n in names if isinstance(n, str)] if isinstance(names, list) else []
 
 
 def _candidates_from(config: Mapping[str, Any], key: str) -> str:
     """A task's candidates expression (`key` "rolesFrom" or "usersFrom"), "" when none."""
-    candidates = config.get("candidates") if isinstance(config.get("candidates"), dict) else {}
+    candidates = config["candidates"] if isinstance(config.get("candidates"), dict) else {}
     text = candidates.get(key)
     return text if isinstance(text, str) else ""
 

@@ -8,6 +8,7 @@ import json
 from typing import Any
 
 from flask import Response, flash, redirect, render_template, request, url_for
+from flask.typing import ResponseReturnValue
 from flask_login import current_user
 from sqlalchemy import func, or_, select
 
@@ -232,7 +233,7 @@ def _imported_message(process: Process, result: DraftImport) -> str:
 
 
 @bp.route("/import", methods=["GET", "POST"])
-def import_new():
+def import_new() -> ResponseReturnValue:
     """Create a process from a .bpmn (or .json) file."""
     form = ImportForm()
     form.partition.choices = partition_choices()

@@ -47,7 +47,7 @@ KINDS = (
     "multi_instance",
     "instance_completed",
     "child_ended",
-    # Issue 16: the event that won at an event-based gateway.
+    # The event that won at an event-based gateway.
     "event_won",
     # Signals: one thrown (broadcast after the step), one received from a broadcast.
     "signal_thrown",

@@ -22,7 +22,7 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from rq.job import Job as RQJob
-from sqlalchemy import func, insert, or_, select, true, update
+from sqlalchemy import ColumnElement, func, insert, or_, select, true, update
 from sqlalchemy.engine import Connection
 from sqlalchemy.orm import Session
 
@@ -185,7 +185,7 @@ def starts(conn: Connection, name: str, partition_id: int | None) -> list[Any]:
     """Signal starts of that name in the latest versions of processes in the partition or none."""
     events = EventStart.__table__
     processes = Process.__table__
-    visible = processes.c.partition_id.is_(None)
+    visible: ColumnElement[bool] = processes.c.partition_id.is_(None)
     if partition_id is not None:
         visible = or_(visible, processes.c.partition_id == partition_id)
     return list(

@@ -8,7 +8,6 @@ from __future__ import annotations
 from typing import Any
 
 from flask import (
-    Response,
     abort,
     current_app,
     flash,
@@ -20,6 +19,7 @@ from flask import (
 )
 from flask_login import current_user, login_required
 from sqlalchemy import select
+from werkzeug.wrappers import Response
 
 from webapp.engine.context import context as instance_context
 from webapp.extensions import db
@@ -29,6 +29,7 @@ from webapp.inbox.forms import ReassignForm
 from webapp.infra.pagination import paginate
 from webapp.models import Process, Task
 from webapp.models.base import utcnow
+from webapp.models.statuses import TaskStatus
 from webapp.permissions import can, partition_filter
 from webapp.services import instances, readable, saved_filters, scopes, tasks
 from webapp.services.tasks import TaskError
@@ -199,19 +200,19 @@ def _render_task(
         "form": form if workable else None,
         "refreshes": spec_forms.refreshes(task.form),
         "summary": readable.form_facts(task.form, task.result or {})
-        if task.status == "completed"
+        if task.status == TaskStatus.COMPLETED
         else [],
         "now": utcnow(),
         "may_claim": workable and task.assignee_id is None,
-        "may_release": task.status == "open"
+        "may_release": task.status == TaskStatus.OPEN
         and task.assignee_id == current_user.id
         and tasks.is_offered(task),
         "reassign": reassign if manage else None,
-        "eligible": tasks.eligible_users(task) if manage and task.status == "open" else [],
+        "eligible": tasks.eligible_users(task) if manage and task.status == TaskStatus.OPEN else [],
         "may_work_tasks": can(current_user, "tasks.work", task.partition_id),
         "may_read_instance": instances.may_see(current_user, task.instance),
         "claim_error": claim_error,
-        "outcomes": tasks.reportable(task) if workable and task.status == "open" else [],
+        "outcomes": tasks.reportable(task) if workable and task.status == TaskStatus.OPEN else [],
         "report_error": report_error,
         "facts": _facts(task, show_display=not (workable and form is not None)),
         "failed": spec_forms.error_summary(form if workable else None),
@@ -348,7 +349,7 @@ def reassign(task_id: int):
             )
         except TaskError as error:
             if error.code == "unconfirmed":
-                return _confirm_reassign(db.session.get(Task, task_id), form, error)
+                return _confirm_reassign(db.session.get_one(Task, task_id), form, error)
             if error.status != 422:
                 return _refused(error, task_id)
             for name, message in error.fields.items():
@@ -358,7 +359,7 @@ def reassign(task_id: int):
             flash("Reassigned the task.", "success")
             return _go(url_for("inbox.task", task_id=task_id))
     status = 422 if request.method == "POST" else 200
-    found = db.session.get(Task, task_id)
+    found = db.session.get_one(Task, task_id)
     return _render_task(found, status=status, reassign=form)
 
 

@@ -59,7 +59,7 @@ def configure(app: Flask) -> None:
     @app.before_request
     def lock_for_writes() -> None:
         if request.method in ("POST", "PUT", "PATCH", "DELETE"):
-            begin_write(db.session)
+            begin_write(db.session())
 
 
 def _configure_postgres(engine: Engine, app: Flask) -> None:

@@ -53,7 +53,7 @@ class _Ids(logging.Filter):
 class TextFormatter(logging.Formatter):
     """`2026-12-03T15:04:05.123Z WARNING webapp.engine.sweep [instance=12 job=40] message`."""
 
-    converter = time.gmtime
+    converter = time.gmtime  # type: ignore[assignment]  # typeshed: gmtime takes an optional argument
     default_time_format = "%Y-%m-%dT%H:%M:%S"
     default_msec_format = "%s.%03dZ"
 

@@ -11,7 +11,7 @@ from sqlalchemy.orm import Mapped, mapped_column, relationship
 from werkzeug.security import check_password_hash, generate_password_hash
 
 from webapp.extensions import db
-from webapp.models.base import UTCDateTime, utcnow
+from webapp.models.base import Model, UTCDateTime, utcnow
 
 user_roles = Table(
     "user_roles",
@@ -30,7 +30,7 @@ user_partitions = Table(
 )
 
 
-class Partition(db.Model):
+class Partition(Model):
     """A tenant scope; every process, instance and task belongs to one partition or to none."""
 
     __tablename__ = "partitions"
@@ -44,7 +44,7 @@ class Partition(db.Model):
         return f"<Partition {self.key}>"
 
 
-class RolePermission(db.Model):
+class RolePermission(Model):
     """One permission granted by a role."""
 
     __tablename__ = "role_permissions"
@@ -55,7 +55,7 @@ class RolePermission(db.Model):
     permission: Mapped[str] = mapped_column(String(64))
 
 
-class Role(db.Model):
+class Role(Model):
     """A named set of permissions; users hold roles, tasks can be offered to a role."""
 
     __tablename__ = "roles"
@@ -81,7 +81,7 @@ class Role(db.Model):
         return f"<Role {self.name}>"
 
 
-class User(UserMixin, db.Model):
+class User(UserMixin, Model):
     """A person who signs in: modeller, assignee, operator or admin."""
 
     __tablename__ = "users"
@@ -141,7 +141,7 @@ class User(UserMixin, db.Model):
         return f"<User {self.username}>"
 
 
-class UserSession(db.Model):
+class UserSession(Model):
     """One sign-in (a browser): its cookies carry the token; deleting the row signs it out."""
 
     __tablename__ = "user_sessions"
@@ -152,7 +152,7 @@ class UserSession(db.Model):
     created_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
 
 
-class LoginFailure(db.Model):
+class LoginFailure(Model):
     """Recent failed sign-ins per key (a username from an address, or an address), shared by
     every process for throttling; `key` is a hash, so any username or address fits."""
 

@@ -3,9 +3,19 @@
 from __future__ import annotations
 
 from datetime import UTC, datetime
+from typing import TYPE_CHECKING
 
 from sqlalchemy import DateTime
 from sqlalchemy.types import TypeDecorator
+
+from webapp.extensions import Base, db
+
+# The models subclass db.Model, which Flask-SQLAlchemy builds at run time from Base's body and
+# its own mixins; type checkers see Base, whose mapped attributes are the same.
+if TYPE_CHECKING:
+    Model = Base
+else:
+    Model = db.Model
 
 
 def utcnow() -> datetime:

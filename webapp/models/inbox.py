@@ -7,12 +7,11 @@ from datetime import datetime
 from sqlalchemy import ForeignKey, Index, String, UniqueConstraint
 from sqlalchemy.orm import Mapped, mapped_column
 
-from webapp.extensions import db
-from webapp.models.base import UTCDateTime, utcnow
+from webapp.models.base import Model, UTCDateTime, utcnow
 from webapp.models.runtime import Task
 
 
-class SavedFilter(db.Model):
+class SavedFilter(Model):
     """A named inbox filter: the query string of the inbox URL, kept per user."""
 
     __tablename__ = "saved_filters"

@@ -8,14 +8,13 @@ from datetime import datetime
 from sqlalchemy import ForeignKey, Index, Integer, String, UniqueConstraint
 from sqlalchemy.orm import Mapped, mapped_column, relationship
 
-from webapp.extensions import db
 from webapp.models.auth import User
-from webapp.models.base import UTCDateTime, utcnow
+from webapp.models.base import Model, UTCDateTime, utcnow
 from webapp.models.process import Process
 from webapp.models.runtime import Instance
 
 
-class RetentionPolicy(db.Model):
+class RetentionPolicy(Model):
     """How long a process's finished instances are kept; `days` None keeps them forever."""
 
     __tablename__ = "retention_policies"
@@ -33,7 +32,7 @@ class RetentionPolicy(db.Model):
     process: Mapped[Process] = relationship(lazy="joined")
 
 
-class BulkOperation(db.Model):
+class BulkOperation(Model):
     """One bulk cancel or retry: who asked, why, and how far the worker got."""
 
     __tablename__ = "bulk_operations"
@@ -54,7 +53,7 @@ class BulkOperation(db.Model):
     actor: Mapped[User | None] = relationship(lazy="joined")
 
 
-class BulkItem(db.Model):
+class BulkItem(Model):
     """One instance of a bulk operation and what happened to it (pending, ok, error).
 
     `instance_id` has no foreign key: the report outlives instances that retention deletes.

@@ -8,13 +8,12 @@ from typing import Any
 from sqlalchemy import ForeignKey, Integer, String, Text, UniqueConstraint
 from sqlalchemy.orm import Mapped, mapped_column, relationship
 
-from webapp.extensions import db
 from webapp.models.auth import Partition, User
-from webapp.models.base import UTCDateTime, utcnow
+from webapp.models.base import Model, UTCDateTime, utcnow
 from webapp.models.types import OrderedJSON
 
 
-class Process(db.Model):
+class Process(Model):
     """A process the modellers edit: one draft, many published versions."""
 
     __tablename__ = "processes"
@@ -59,7 +58,7 @@ class Process(db.Model):
         return f"<Process {self.key}>"
 
 
-class ProcessVersion(db.Model):
+class ProcessVersion(Model):
     """A published version: the BPMN XML, the compiled document the engine runs, its hash."""
 
     __tablename__ = "process_versions"

@@ -12,19 +12,17 @@ from typing import Any
 from sqlalchemy import BigInteger, Float, ForeignKey, Index, Integer, String, Text, false
 from sqlalchemy.orm import Mapped, mapped_column, relationship
 
-from webapp.extensions import db
 from webapp.models.auth import Partition, Role, User
-from webapp.models.base import UTCDateTime, utcnow
+from webapp.models.base import Model, UTCDateTime, utcnow
 from webapp.models.process import ProcessVersion
+from webapp.models.statuses import LIVE_TOKEN, InstanceStatus, JobStatus, TaskStatus, TokenStatus
 from webapp.models.types import JSONType
 
 # SQLite only auto-numbers an INTEGER PRIMARY KEY; PostgreSQL gets 64-bit ids for history.
 BigId = BigInteger().with_variant(Integer(), "sqlite")
 
-LIVE_TOKEN = ("active", "waiting")
 
-
-class Instance(db.Model):
+class Instance(Model):
     """One run of a published version; it stays on that version until it ends.
 
     `idempotency_key` (unique per starter) and `request_hash` are the API start request's
@@ -50,7 +48,7 @@ class Instance(db.Model):
     partition_id: Mapped[int | None] = mapped_column(
         ForeignKey("partitions.id", ondelete="RESTRICT"), index=True, nullable=True
     )
-    status: Mapped[str] = mapped_column(String(16), default="running", index=True)
+    status: Mapped[str] = mapped_column(String(16), default=InstanceStatus.RUNNING, index=True)
     input: Mapped[dict[str, Any]] = mapped_column(JSONType, default=dict)
     vars: Mapped[dict[str, Any]] = mapped_column(JSONType, default=dict)
     nodes: Mapped[dict[str, Any]] = mapped_column(JSONType, default=dict)
@@ -82,7 +80,7 @@ class Instance(db.Model):
         return f"<Instance {self.id} {self.process_key} v{self.version} {self.status}>"
 
 
-class Token(db.Model):
+class Token(Model):
     """A marker of where an instance is: at a node, active (engine work) or waiting."""
 
     __tablename__ = "tokens"
@@ -92,7 +90,7 @@ class Token(db.Model):
     instance_id: Mapped[int] = mapped_column(ForeignKey("instances.id", ondelete="CASCADE"))
     node_id: Mapped[str] = mapped_column(String(255))
     arrived_via: Mapped[str | None] = mapped_column(String(255), nullable=True)
-    status: Mapped[str] = mapped_column(String(16), default="active")
+    status: Mapped[str] = mapped_column(String(16), default=TokenStatus.ACTIVE)
     step: Mapped[int] = mapped_column(Integer, default=0)
     # The token of the enclosing scope (a sub-process or multi-instance body); None at the top.
     parent_id: Mapped[int | None] = mapped_column(
@@ -111,7 +109,7 @@ class Token(db.Model):
         return f"<Token {self.id} at {self.node_id} {self.status}>"
 
 
-class Job(db.Model):
+class Job(Model):
     """Work a worker does for a token: a tool call (with retries) or a timer; `key` is unique."""
 
     __tablename__ = "jobs"
@@ -131,7 +129,7 @@ class Job(db.Model):
     tool: Mapped[str | None] = mapped_column(String(200), nullable=True)
     inputs: Mapped[dict[str, Any] | None] = mapped_column(JSONType, nullable=True)
     actor: Mapped[str | None] = mapped_column(String(64), nullable=True)
-    status: Mapped[str] = mapped_column(String(16), default="pending")
+    status: Mapped[str] = mapped_column(String(16), default=JobStatus.PENDING)
     due_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
     attempt: Mapped[int] = mapped_column(Integer, default=0)
     max_attempts: Mapped[int] = mapped_column(Integer, default=1)
@@ -146,7 +144,7 @@ class Job(db.Model):
         return f"<Job {self.id} {self.kind} {self.node_id} {self.status}>"
 
 
-class MessageSubscription(db.Model):
+class MessageSubscription(Model):
     """A token waiting for a message (name and correlation key) or, `kind` "signal", for a
     broadcast of a signal name (correlation key empty).
 
@@ -172,7 +170,7 @@ class MessageSubscription(db.Model):
     created_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
 
 
-class MessageReceipt(db.Model):
+class MessageReceipt(Model):
     """A message id an instance has received: the same id delivered again is acknowledged and not
     applied. Written in the step that applied the message; `request_hash` digests the message."""
 
@@ -191,7 +189,7 @@ class MessageReceipt(db.Model):
     created_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
 
 
-class Task(db.Model):
+class Task(Model):
     """Work for a person at a user task: who may do it, the form to fill in, its due date."""
 
     __tablename__ = "tasks"
@@ -216,7 +214,7 @@ class Task(db.Model):
     #: No assignee in the model: open to everyone who may work tasks in the partition.
     open_to_partition: Mapped[bool] = mapped_column(default=False, server_default=false())
     form: Mapped[dict[str, Any] | None] = mapped_column(JSONType, nullable=True)
-    status: Mapped[str] = mapped_column(String(16), default="open")
+    status: Mapped[str] = mapped_column(String(16), default=TaskStatus.OPEN)
     due_at: Mapped[datetime | None] = mapped_column(UTCDateTime(), nullable=True)
     claimed_at: Mapped[datetime | None] = mapped_column(UTCDateTime(), nullable=True)
     completed_by_id: Mapped[int | None] = mapped_column(
@@ -234,7 +232,7 @@ class Task(db.Model):
     )
 
 
-class TaskCandidate(db.Model):
+class TaskCandidate(Model):
     """One more role or user a task is offered to, besides its candidate role (a model's
     candidate groups and users beyond the first)."""
 
@@ -253,7 +251,7 @@ class TaskCandidate(db.Model):
     user: Mapped[User | None] = relationship(lazy="joined")
 
 
-class HistoryEntry(db.Model):
+class HistoryEntry(Model):
     """One append-only line of an instance's history; never updated."""
 
     __tablename__ = "history"
@@ -269,7 +267,7 @@ class HistoryEntry(db.Model):
     created_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
 
 
-class OutboxMessage(db.Model):
+class OutboxMessage(Model):
     """An e-mail `email.send` kept instead of sent (no SMTP set up); `key` makes it once-only."""
 
     __tablename__ = "outbox"

@@ -20,13 +20,12 @@ from sqlalchemy import (
 )
 from sqlalchemy.orm import Mapped, mapped_column, relationship
 
-from webapp.extensions import db
-from webapp.models.base import UTCDateTime, utcnow
+from webapp.models.base import Model, UTCDateTime, utcnow
 from webapp.models.process import Process, ProcessVersion
 from webapp.models.types import OrderedJSON
 
 
-class Schedule(db.Model):
+class Schedule(Model):
     """When a timer start of a published process runs next; `paused` ones do not run."""
 
     __tablename__ = "schedules"
@@ -54,7 +53,7 @@ class Schedule(db.Model):
     version: Mapped[ProcessVersion] = relationship(lazy="joined")
 
 
-class ScheduleTick(db.Model):
+class ScheduleTick(Model):
     """One tick of a timer start that started an instance: at most one per (version, node, tick)."""
 
     __tablename__ = "schedule_ticks"

@@ -15,12 +15,11 @@ from typing import Any
 from sqlalchemy import Boolean, ForeignKey, Index, Integer, String
 from sqlalchemy.orm import Mapped, mapped_column
 
-from webapp.extensions import db
-from webapp.models.base import UTCDateTime, utcnow
+from webapp.models.base import Model, UTCDateTime, utcnow
 from webapp.models.types import JSONType
 
 
-class SignalBroadcast(db.Model):
+class SignalBroadcast(Model):
     """One broadcast of a signal name in a partition (None: instances in no partition).
 
     `high_water` is the largest subscription id when it was made: only subscriptions up to it
@@ -63,7 +62,7 @@ class SignalBroadcast(db.Model):
     finished_at: Mapped[datetime | None] = mapped_column(UTCDateTime(), nullable=True)
 
 
-class SignalBatch(db.Model):
+class SignalBatch(Model):
     """One worker job of a broadcast: `kind` "deliver", the waiting instances with ids in
     (`after`, `upto`]; "start", the processes a signal start of that name starts."""
 
@@ -85,7 +84,7 @@ class SignalBatch(db.Model):
     updated_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
 
 
-class SignalReceipt(db.Model):
+class SignalReceipt(Model):
     """A broadcast reached an instance (`started`: the instance it started, for `process_id`).
     Written in the instance's step; unique per (broadcast, instance) and (broadcast, process)."""
 
@@ -115,7 +114,7 @@ class SignalReceipt(db.Model):
     created_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
 
 
-class EventStart(db.Model):
+class EventStart(Model):
     """A process-level message or signal start event of a process's latest published version,
     kept by publish. `message` repeats `name` for message starts: unique, so one message name
     starts one process."""
@@ -137,7 +136,7 @@ class EventStart(db.Model):
     message: Mapped[str | None] = mapped_column(String(200), nullable=True)
 
 
-class MessageStart(db.Model):
+class MessageStart(Model):
     """A message id that started an instance through a message start: the same id never starts
     a second one. `request_hash` digests the message, to refuse the id reused for another."""
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from flask import abort, flash, redirect, render_template, request, url_for
 from flask_login import current_user
 
@@ -42,7 +44,8 @@ def _back_to_list(error: OperationsError, action, reason, scope, ids, filters: F
     if error.status == 403:
         abort(403)
     typed = {"action": action, "reason": reason, "scope": scope, "ids": [str(i) for i in ids]}
-    url = url_for("operations.instance_list", **filters.args())
+    args: dict[str, Any] = filters.args()
+    url = url_for("operations.instance_list", **args)
     return redirect_failed(url, "bulk", error.fields or {"selection": error.message}, typed)
 
 

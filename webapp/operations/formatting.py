@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from webapp.models.statuses import HistoryKind
 from webapp.operations.blueprint import bp
 
 MAX_JSON = 100_000
@@ -67,24 +68,24 @@ def history_details(details: dict[str, Any] | None) -> str:
 
 # What each history kind is called in the history table (others: the kind with spaces).
 HISTORY_KINDS = {
-    "boundary": "boundary event fired",
-    "thrown": "thrown",
-    "manual": "manual task recorded",
-    "milestone": "milestone reached",
-    "terminated": "terminated",
-    "multi_instance": "multi-instance started",
-    "instance_completed": "one instance completed",
-    "child_ended": "called instance ended",
-    "event_won": "event won",
-    "signal": "signal received",
+    HistoryKind.BOUNDARY: "boundary event fired",
+    HistoryKind.THROWN: "thrown",
+    HistoryKind.MANUAL: "manual task recorded",
+    HistoryKind.MILESTONE: "milestone reached",
+    HistoryKind.TERMINATED: "terminated",
+    HistoryKind.MULTI_INSTANCE: "multi-instance started",
+    HistoryKind.INSTANCE_COMPLETED: "one instance completed",
+    HistoryKind.CHILD_ENDED: "called instance ended",
+    HistoryKind.EVENT_WON: "event won",
+    HistoryKind.SIGNAL: "signal received",
 }
 
 
 @bp.app_template_filter("ops_history_kind")
 def history_kind(entry: Any) -> str:
     """A history line's kind as words; a thrown event names what was thrown."""
-    if entry.kind == "thrown":
+    if entry.kind == HistoryKind.THROWN:
         return f"{(entry.details or {}).get('event') or 'error'} thrown"
-    if entry.kind == "boundary" and (entry.details or {}).get("interrupting") is None:
+    if entry.kind == HistoryKind.BOUNDARY and (entry.details or {}).get("interrupting") is None:
         return "event sub-process started"
     return HISTORY_KINDS.get(entry.kind, entry.kind.replace("_", " "))

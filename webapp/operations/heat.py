@@ -8,6 +8,7 @@ from sqlalchemy import func, select
 
 from webapp.extensions import db
 from webapp.models import Instance, Process
+from webapp.models.statuses import UNFINISHED_INSTANCE
 from webapp.operations.blueprint import bp
 from webapp.operations.formatting import duration
 from webapp.permissions import can, partition_filter
@@ -24,7 +25,7 @@ def heat_index():
     live = dict(
         db.session.execute(
             select(Instance.process_key, func.count())
-            .where(Instance.status.in_(("running", "failed")))
+            .where(Instance.status.in_(UNFINISHED_INSTANCE))
             .where(partition_filter(Instance.partition_id, current_user))
             .group_by(Instance.process_key)
         ).all()

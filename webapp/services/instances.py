@@ -21,11 +21,12 @@ from webapp.extensions import db
 from webapp.infra.database import begin_write
 from webapp.inputs import MAX_INT32
 from webapp.models import Instance, Partition, Process, ProcessVersion, Task, Token, User
+from webapp.models.session import db_session
+from webapp.models.statuses import INSTANCE_STATUSES, OPEN_TOKEN, TaskStatus
 from webapp.permissions import can, partition_filter, visible_partition_ids
 from webapp.process import document, forms
 from webapp.services.jobs import commit
 
-STATUSES = ("running", "completed", "failed", "cancelled")
 MAX_BUSINESS_KEY = 200
 MAX_REASON = 500
 IDEMPOTENCY_HEADER = "Idempotency-Key"
@@ -172,7 +173,7 @@ def _as_submission(data: Mapping[str, Any], spec: dict[str, Any]) -> dict[str, A
     """JSON values as the strings a form would send, so API and form share one validation."""
     raw: dict[str, Any] = {}
     for field in forms.iter_fields(spec):
-        value = data.get(field.get("key"))
+        value = data.get(field.get("key", ""))
         if value is None:
             continue
         if isinstance(value, bool):
@@ -239,11 +240,11 @@ def start(
     `idempotency` (key, request digest) is stored on the instance in the same transaction; the
     unique (starter, key) index makes a concurrent start with the same key fail (IntegrityError).
     """
-    begin_write(db.session)
+    begin_write(db_session())
     partition_id = _partition_for(user, version.process, partition)
     result = run_step(
         lambda: steps.start_instance(
-            db.session,
+            db_session(),
             version,
             input=dict(input),
             business_key=business_key,
@@ -260,7 +261,7 @@ def start(
             .values(idempotency_key=key, request_hash=digest)
         )
     commit(result)
-    return db.session.get(Instance, result.instance.id)
+    return db.session.get_one(Instance, result.instance.id)
 
 
 def start_from_request(
@@ -276,7 +277,7 @@ def start_from_request(
     retry_key = clean_idempotency_key(idempotency_key)
     digest = request_digest(payload) if retry_key else ""
     if retry_key:
-        begin_write(db.session)
+        begin_write(db_session())
         earlier = _started_with(user, retry_key, digest)
         if earlier is not None:
             return earlier, False
@@ -305,7 +306,7 @@ def start_from_request(
     if fields:
         raise invalid(fields)
     business_key = clean_business_key(payload.get("business_key"))
-    version = find_version(user, key.strip(), number)
+    version = find_version(user, str(key).strip(), number)
     try:
         instance = start(
             user,
@@ -359,8 +360,8 @@ def list_query(user: User, filters: Mapping[str, Any]) -> Select:
     query = select(Instance).where(_visible(user))
     status = filters.get("status")
     if status:
-        if status not in STATUSES:
-            fields["status"] = f"Use one of {', '.join(STATUSES)}."
+        if status not in INSTANCE_STATUSES:
+            fields["status"] = f"Use one of {', '.join(INSTANCE_STATUSES)}."
         query = query.where(Instance.status == status)
     if filters.get("process"):
         query = query.where(Instance.process_key == filters["process"])
@@ -380,7 +381,7 @@ def list_query(user: User, filters: Mapping[str, Any]) -> Select:
 
 
 def _manageable(user: User, instance_id: int) -> Instance:
-    begin_write(db.session)
+    begin_write(db_session())
     instance = get_instance(user, instance_id)
     if not can(user, "instances.manage", instance.partition_id):
         raise InstanceError("forbidden", "You may not change running instances.", status=403)
@@ -395,17 +396,17 @@ def cancel(user: User, instance_id: int, reason: Any = "") -> Instance:
         raise invalid({"reason": f"Use at most {MAX_REASON} characters."})
     _manageable(user, instance_id)
     result = run_step(
-        lambda: steps.cancel_instance(db.session, instance_id, reason=reason, actor=user)
+        lambda: steps.cancel_instance(db_session(), instance_id, reason=reason, actor=user)
     )
     commit(result)
-    return db.session.get(Instance, instance_id)
+    return db.session.get_one(Instance, instance_id)
 
 
 def retry(user: User, instance_id: int) -> Instance:
     _manageable(user, instance_id)
-    result = run_step(lambda: steps.retry_instance(db.session, instance_id, actor=user))
+    result = run_step(lambda: steps.retry_instance(db_session(), instance_id, actor=user))
     commit(result)
-    return db.session.get(Instance, instance_id)
+    return db.session.get_one(Instance, instance_id)
 
 
 def run_step(step: Callable[[], StepResult]) -> StepResult:
@@ -474,9 +475,7 @@ def current_tokens(instance: Instance) -> list:
     return list(
         db.session.scalars(
             select(Token)
-            .where(
-                Token.instance_id == instance.id, Token.status.in_(("active", "waiting", "failed"))
-            )
+            .where(Token.instance_id == instance.id, Token.status.in_(OPEN_TOKEN))
             .order_by(Token.id)
         )
     )
@@ -486,7 +485,7 @@ def open_tasks(instance: Instance) -> list:
     return list(
         db.session.scalars(
             select(Task)
-            .where(Task.instance_id == instance.id, Task.status == "open")
+            .where(Task.instance_id == instance.id, Task.status == TaskStatus.OPEN)
             .order_by(Task.id)
         )
     )

@@ -29,6 +29,7 @@ from webapp.extensions import db
 from webapp.infra.logs import about_job
 from webapp.infra.queue import redis_url
 from webapp.models.base import utcnow
+from webapp.models.session import db_session
 
 log = logging.getLogger(__name__)
 
@@ -39,7 +40,7 @@ def engine_queue() -> Queue | None:
     One object per app (RQ caches per queue) on its own client that gives up at once when Redis
     is down: a request then commits without waiting, and the sweep enqueues the job later.
     """
-    app = current_app._get_current_object()
+    app = current_app._get_current_object()  # type: ignore[attr-defined]  # a LocalProxy
     queue = app.extensions.get("flowdesk.engine_queue")
     if queue is None:
         try:
@@ -123,7 +124,7 @@ def commit_and_follow_on(
     side effects, each leased in the transaction of the step before it, called outside any
     transaction and applied in a step. Every other job goes to RQ. The rows are committed first,
     so a worker that dies half-way leaves them to the sweep like any lost delivery."""
-    session = db.session
+    session = db_session()
     config = current_app.config
     began = time.monotonic() if began is None else began
     budget = FOLLOW_ON_LIMIT
@@ -202,7 +203,7 @@ def _call_and_apply(leased: list[tuple[JobRef, Call | None]], config: Any) -> St
     if not outcomes:
         return None
     return steps.apply_tool_outcomes(
-        db.session, leased[0][0].instance_id, outcomes, run_pure=_pure_calls(config)
+        db_session(), leased[0][0].instance_id, outcomes, run_pure=_pure_calls(config)
     )
 
 
@@ -242,14 +243,14 @@ def _pure_calls(config: Any) -> Callable[[Call], Outcome]:
 
 
 def _inline_step(job_id: int, instance_id: int) -> StepResult:
-    return steps.run_inline_tool(db.session, job_id, instance_id, _pure_calls(current_app.config))
+    return steps.run_inline_tool(db_session(), job_id, instance_id, _pure_calls(current_app.config))
 
 
 @about_job
 def run_tool(job_id: int, instance_id: int, timeout: float | None = None) -> str:
     """Lease the job, call the tool outside any transaction, then apply the outcome as a step.
     With its `timeout` (deliveries carry it), the lease is one statement."""
-    session = db.session
+    session = db_session()
     config = current_app.config
     grace = config["JOB_LEASE_GRACE"]
     began = time.monotonic()
@@ -288,25 +289,25 @@ def run_inline_tool(job_id: int, instance_id: int) -> str:
 @about_job
 def fire_timer(job_id: int, instance_id: int) -> str:
     run_pure = _pure_calls(current_app.config)
-    return _run(lambda: steps.fire_timer(db.session, job_id, instance_id, run_pure=run_pure))
+    return _run(lambda: steps.fire_timer(db_session(), job_id, instance_id, run_pure=run_pure))
 
 
 @about_job
 def start_called(job_id: int, instance_id: int) -> str:
     """A call activity's job: start the child instance."""
-    return _run(lambda: steps.start_called(db.session, job_id))
+    return _run(lambda: steps.start_called(db_session(), job_id))
 
 
 @about_job
 def resume_from_child(job_id: int, instance_id: int) -> str:
     """A called child ended: the caller moves on."""
-    return _run(lambda: steps.resume_from_child(db.session, job_id, instance_id))
+    return _run(lambda: steps.resume_from_child(db_session(), job_id, instance_id))
 
 
 @about_job
 def cancel_called(job_id: int, instance_id: int) -> str:
     """The caller ended: cancel this child."""
-    return _run(lambda: steps.cancel_called(db.session, job_id, instance_id))
+    return _run(lambda: steps.cancel_called(db_session(), job_id, instance_id))
 
 
 #: The RQ function of each kind of delivery, for `dispatch.enqueue` and the sweep. The names RQ

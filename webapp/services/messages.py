@@ -11,6 +11,7 @@ answers with the winner's instance.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
+from functools import partial
 from typing import Any, NamedTuple
 
 from sqlalchemy import false, select
@@ -22,6 +23,7 @@ from webapp.extensions import db
 from webapp.infra.database import begin_write
 from webapp.models import EventStart, Instance, MessageStart, Process, ProcessVersion, User
 from webapp.models.runtime import MessageReceipt
+from webapp.models.session import db_session
 from webapp.permissions import can, visible_partition_ids
 from webapp.services.instances import (
     IDEMPOTENCY_HEADER,
@@ -86,7 +88,7 @@ def deliver_message(
     if fields:
         raise invalid(fields)
     return deliver(
-        name.strip(),
+        str(name).strip(),
         correlation_text(raw_key),
         payload.get("payload"),
         message_id=message_id,
@@ -140,7 +142,7 @@ def deliver(
     partition of the started instance for starts. The same id in another scope is a new message,
     and no answer names anything the caller may not see."""
     digest = request_digest({"name": name, "correlation_key": key, "payload": payload})
-    begin_write(db.session)
+    begin_write(db_session())
     earlier = _received(message_id, digest, partitions) if message_id else set()
     # With a message id the start's scope is needed first, to find a start it made before.
     listener = _listener(name, may_start) if message_id else None
@@ -149,15 +151,22 @@ def deliver(
         started = _started(message_id, digest, scope)
         if started is not None:
             return Delivery(sorted(earlier), message_id, duplicate=True, started=started)
-    targets = steps.message_targets(db.session, name, key, partitions) if key is not None else []
+    targets = steps.message_targets(db_session(), name, key, partitions) if key is not None else []
     delivered: set[int] = set()
     for instance_id in targets:
         if instance_id in earlier:
             continue
         try:
             result = run_step(
-                lambda i=instance_id: steps.deliver_message(
-                    db.session, i, name, key, payload, actor=actor
+                # key is set: without one there are no targets.
+                partial(
+                    steps.deliver_message,
+                    db_session(),
+                    instance_id,
+                    name,
+                    key or "",
+                    payload,
+                    actor=actor,
                 )
             )
             if result.applied and message_id:
@@ -243,7 +252,7 @@ def _start(
     try:
         result = run_step(
             lambda: steps.start_instance(
-                db.session,
+                db_session(),
                 version,
                 input=data,
                 business_key=business_key,

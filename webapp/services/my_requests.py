@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
@@ -10,6 +11,7 @@ from sqlalchemy import select
 from webapp.extensions import db
 from webapp.infra.pagination import Page, paginate
 from webapp.models import Instance, Task, Token, User
+from webapp.models.statuses import LIVE_TOKEN, TaskStatus, TokenStatus
 from webapp.services.readable import result_text
 from webapp.services.tasks import may_see
 
@@ -45,7 +47,9 @@ def page_of_requests(user: User, page: int, per_page: int) -> tuple[Page, list[R
     return found, [_request(user, instance, tokens, tasks) for instance in found.items]
 
 
-def _request(user: User, instance: Instance, tokens: list[Token], tasks: list[Task]) -> Request:
+def _request(
+    user: User, instance: Instance, tokens: Sequence[Token], tasks: Sequence[Task]
+) -> Request:
     document = instance.process_version.document
     nodes = document.get("nodes") or {}
 
@@ -53,19 +57,20 @@ def _request(user: User, instance: Instance, tokens: list[Token], tasks: list[Ta
         return (nodes.get(node_id) or {}).get("title") or node_id
 
     mine = [t for t in tokens if t.instance_id == instance.id]
-    where = sorted({title(t.node_id) for t in mine if t.status in ("active", "waiting")})
+    where = sorted({title(t.node_id) for t in mine if t.status in LIVE_TOKEN})
     ends = sorted(
         {
             title(t.node_id)
             for t in mine
-            if t.status == "done" and (nodes.get(t.node_id) or {}).get("kind") == "endEvent"
+            if t.status == TokenStatus.DONE
+            and (nodes.get(t.node_id) or {}).get("kind") == "endEvent"
         }
     )
     own_tasks = [t for t in tasks if t.instance_id == instance.id]
-    done = [t for t in own_tasks if t.status == "completed" and t.result]
+    done = [t for t in own_tasks if t.status == TaskStatus.COMPLETED and t.result]
     last = done[-1] if done else None
     decision = result_text(last.form, last.result) if last is not None else ""
-    still_open = [t for t in own_tasks if t.status == "open"]
+    still_open = [t for t in own_tasks if t.status == TaskStatus.OPEN]
     return Request(
         instance=instance,
         process_name=instance.process_version.process.name,

@@ -13,7 +13,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import Text, cast, func, or_, select
+from sqlalchemy import ColumnElement, Text, cast, func, or_, select
 
 from webapp.engine import tools
 from webapp.extensions import db
@@ -86,7 +86,7 @@ class CallableProcesses:
     def _published(self, key: str) -> dict[int, int]:
         """Version number -> version id of the callable process `key` (empty when none)."""
         if key not in self._versions:
-            visible = Process.partition_id.is_(None)
+            visible: ColumnElement[bool] = Process.partition_id.is_(None)
             if self.partition_id is not None:
                 visible = or_(visible, Process.partition_id == self.partition_id)
             rows = db.session.execute(

@@ -13,6 +13,7 @@ from sqlalchemy import select
 
 from webapp.extensions import db
 from webapp.models import HistoryEntry, Token, User
+from webapp.models.statuses import LIVE_TOKEN, HistoryKind, TokenStatus
 
 # Tokens waiting at these node kinds wait for something a requester can name.
 WAITS = {
@@ -25,19 +26,19 @@ WAITS = {
 AUTOMATIC = {"serviceTask", "sendTask", "messageThrow", "scriptTask"}
 # The history kinds a requester reads (see `_what`); the rest is the engine's bookkeeping.
 SHOWN = (
-    "started",
-    "task_created",
-    "task_completed",
-    "manual",
-    "task_claimed",
-    "task_released",
-    "task_reassigned",
-    "task_reported",
-    "milestone",
-    "error",
-    "retried",
-    "cancelled",
-    "completed",
+    HistoryKind.STARTED,
+    HistoryKind.TASK_CREATED,
+    HistoryKind.TASK_COMPLETED,
+    HistoryKind.MANUAL,
+    HistoryKind.TASK_CLAIMED,
+    HistoryKind.TASK_RELEASED,
+    HistoryKind.TASK_REASSIGNED,
+    HistoryKind.TASK_REPORTED,
+    HistoryKind.MILESTONE,
+    HistoryKind.ERROR,
+    HistoryKind.RETRIED,
+    HistoryKind.CANCELLED,
+    HistoryKind.COMPLETED,
 )
 
 
@@ -67,34 +68,34 @@ def _names(entries: Iterable[HistoryEntry]) -> dict[str, str]:
 def _what(entry: HistoryEntry, title: str, names: Mapping[str, str]) -> str:
     details: Mapping[str, Any] = entry.details or {}
     kind = entry.kind
-    if kind == "started":
+    if kind == HistoryKind.STARTED:
         return "Started"
-    if kind == "task_created":
+    if kind == HistoryKind.TASK_CREATED:
         return f"Waiting for {title}"
-    if kind in ("task_completed", "manual"):
+    if kind in (HistoryKind.TASK_COMPLETED, HistoryKind.MANUAL):
         return f"{title} done"
-    if kind == "task_claimed":
+    if kind == HistoryKind.TASK_CLAIMED:
         return f"{title} taken on"
-    if kind == "task_released":
+    if kind == HistoryKind.TASK_RELEASED:
         return f"{title} handed back"
-    if kind == "task_reassigned":
+    if kind == HistoryKind.TASK_REASSIGNED:
         user = details.get("to_user")
         target = names.get(user, user) if user else details.get("to_role") or "someone else"
         return f"{title} handed to {target}"
-    if kind == "task_reported":
+    if kind == HistoryKind.TASK_REPORTED:
         event = "an error" if details.get("event") == "error" else "an escalation"
         code = f" ({details['code']})" if details.get("code") else ""
         return f"{title}: reported {event}{code}"
-    if kind == "milestone":
+    if kind == HistoryKind.MILESTONE:
         return f"Reached {title}"
-    if kind == "error":
+    if kind == HistoryKind.ERROR:
         return f"Stopped with an error at {title}" if entry.node_id else "Stopped with an error"
-    if kind == "retried":
+    if kind == HistoryKind.RETRIED:
         return "Resumed after the error"
-    if kind == "cancelled":
+    if kind == HistoryKind.CANCELLED:
         reason = f": {details['reason']}" if details.get("reason") else ""
         return f"Cancelled{reason}"
-    if kind == "completed":
+    if kind == HistoryKind.COMPLETED:
         return "Completed"
     return ""
 
@@ -129,11 +130,11 @@ def waiting_for(
     for token in tokens:
         kind = (nodes.get(token.node_id) or {}).get("kind")
         title = titles.get(token.node_id, token.node_id)
-        if token.status == "waiting" and kind in WAITS:
+        if token.status == TokenStatus.WAITING and kind in WAITS:
             line = f"{title} (waiting for {WAITS[kind]})"
-        elif token.status in ("active", "waiting") and kind in AUTOMATIC:
+        elif token.status in LIVE_TOKEN and kind in AUTOMATIC:
             line = f"{title} (an automatic step)"
-        elif token.status in ("active", "waiting") and kind == "callActivity":
+        elif token.status in LIVE_TOKEN and kind == "callActivity":
             line = f"{title} (another process)"
         else:
             continue

@@ -20,6 +20,7 @@ from webapp.infra.database import begin_write
 from webapp.models import Process, ProcessVersion, User
 from webapp.models.base import utcnow
 from webapp.models.schedules import Schedule
+from webapp.models.session import db_session
 from webapp.permissions import can, partition_filter
 from webapp.process import naming
 from webapp.process.schedules import ScheduleError, parse_schedule
@@ -63,9 +64,9 @@ def move_on_publish(process: Process, version: ProcessVersion, now: datetime | N
         row.node_id: row
         for row in db.session.scalars(select(Schedule).where(Schedule.process_id == process.id))
     }
-    for node_id, row in existing.items():
+    for node_id, schedule in existing.items():
         if node_id not in starts:
-            db.session.delete(row)
+            db.session.delete(schedule)
     for node_id, settings in starts.items():
         try:
             parse_schedule(settings, anchor=now)
@@ -96,9 +97,9 @@ def run_due(now: datetime | None = None) -> int:
     """
     now = now or utcnow()
     started = 0
-    for row in timer_starts.due(db.session, now):
+    for row in timer_starts.due(db_session(), now):
         try:
-            result = timer_starts.fire(db.session, row, now)
+            result = timer_starts.fire(db_session(), row, now)
             if result is None:
                 log.debug("schedule %s changed before this worker fired it", row.id)
                 continue
@@ -107,12 +108,12 @@ def run_due(now: datetime | None = None) -> int:
         except IntegrityError:
             db.session.rollback()
             log.debug("schedule %s: another worker started this tick first", row.id)
-            timer_starts.skip(db.session, row, now)
+            timer_starts.skip(db_session(), row, now)
             db.session.commit()
         except (EngineError, ValueError) as error:
             db.session.rollback()
             log.warning("timer start %s of version %s: %s", row.node_id, row.version_id, error)
-            timer_starts.skip(db.session, row, now, error=str(error))
+            timer_starts.skip(db_session(), row, now, error=str(error))
             db.session.commit()
     return started
 
@@ -159,7 +160,7 @@ def describe(row: Schedule, user: User, now: datetime | None = None) -> Schedule
 
 
 def _manageable(user: User, schedule_id: int) -> Schedule:
-    begin_write(db.session)
+    begin_write(db_session())
     row = db.session.scalar(
         select(Schedule).where(Schedule.id == schedule_id).with_for_update(of=Schedule)
     )

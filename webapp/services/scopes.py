@@ -14,6 +14,7 @@ from sqlalchemy import func, select
 from webapp.engine import tree
 from webapp.extensions import db
 from webapp.models import ProcessVersion, Token
+from webapp.models.statuses import LIVE_TOKEN
 from webapp.process.document import ancestors
 
 MAX_ITEM = 60
@@ -173,7 +174,7 @@ def task_places(tasks: Iterable[Any]) -> dict[int, Place]:
     if not tasks:
         return {}
     version_ids = sorted({task.instance.version_id for task in tasks})
-    documents = dict(
+    documents: dict[int, Any] = dict(
         db.session.execute(
             select(ProcessVersion.id, ProcessVersion.document).where(
                 ProcessVersion.id.in_(version_ids)
@@ -199,7 +200,7 @@ def task_context(task: Any, base: dict[str, Any]) -> dict[str, Any]:
     active = db.session.scalar(
         select(func.count())
         .select_from(Token)
-        .where(Token.parent_id == parent.id, Token.status.in_(("active", "waiting")))
+        .where(Token.parent_id == parent.id, Token.status.in_(LIVE_TOKEN))
     )
     element = _element_name(task.instance.process_version.document, token.node_id)
     variables = base.get("$vars") or {}

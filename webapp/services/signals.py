@@ -31,6 +31,7 @@ from webapp.models import (
     User,
 )
 from webapp.models.base import utcnow
+from webapp.models.session import db_session
 from webapp.permissions import can, partition_filter
 from webapp.services.instances import (
     IDEMPOTENCY_HEADER,
@@ -54,7 +55,7 @@ def _lease() -> float:
 @about_job
 def plan_broadcast(broadcast_id: int, _unused: int = 0) -> str:
     """Split a broadcast into batches and enqueue them."""
-    session = db.session
+    session = db_session()
     try:
         attempt = signals.claim_broadcast(session, broadcast_id, utcnow())
         session.commit()
@@ -78,7 +79,7 @@ def commit_refs(refs: list) -> None:
 @about_job
 def run_batch(batch_id: int, _unused: int = 0) -> str:
     """Deliver the broadcast to the batch's instances (or start its processes), one step each."""
-    session = db.session
+    session = db_session()
     lease = _lease()
     try:
         batch = signals.claim_batch(session, batch_id, utcnow(), lease)
@@ -109,13 +110,13 @@ add_entry_points({"signal": plan_broadcast, "signal_batch": run_batch})
 
 def _work(batch: signals.Batch) -> list[Any]:
     if batch.kind == "start":
-        return signals.pending_starts(db.session, batch)
-    return signals.batch_instances(db.session, batch)
+        return signals.pending_starts(db_session(), batch)
+    return signals.batch_instances(db_session(), batch)
 
 
 def _one(work: Any, batch: signals.Batch) -> None:
     """One instance's delivery or one process's start, committed on its own."""
-    session = db.session
+    session = db_session()
     try:
         if batch.kind == "start":
             result = signals.start_one(session, batch, work, utcnow())
@@ -162,7 +163,7 @@ def _once(
 ) -> tuple[SignalBroadcast, bool]:
     """The broadcast this user made with `key` before, else `record` it with the key: at most
     one broadcast per key, also when two requests with it arrive at once."""
-    begin_write(db.session)
+    begin_write(db_session())
     earlier = _sent_with(user, key, digest)
     if earlier is not None:
         return earlier, False
@@ -244,7 +245,7 @@ def _record(
 ) -> SignalBroadcast:
     """Write the broadcast as the user's (with its Idempotency-Key and body digest, if any),
     commit, and enqueue it for a worker to plan."""
-    begin_write(db.session)
+    begin_write(db_session())
     ref = signals.record(
         db.session.connection(),
         name=planned.name,

@@ -9,11 +9,12 @@ transaction, commits, then enqueues the step's jobs.
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime, time, timedelta
 from typing import Any
 
-from sqlalchemy import ColumnElement, Select, and_, func, or_, select
+from sqlalchemy import ColumnElement, Select, UnaryExpression, and_, func, or_, select
 from sqlalchemy.orm import selectinload
 
 from webapp.engine import EngineError, definitions, history, steps
@@ -23,6 +24,8 @@ from webapp.extensions import db
 from webapp.infra.database import begin_write
 from webapp.models import HistoryEntry, Instance, Role, Task, TaskCandidate, User
 from webapp.models.base import utcnow
+from webapp.models.session import db_session
+from webapp.models.statuses import HistoryKind, InstanceStatus, TaskStatus
 from webapp.permissions import can, partition_filter
 from webapp.process import forms
 from webapp.services import scopes
@@ -103,7 +106,7 @@ def offered_to(task: Task) -> str:
 def may_work(user: User, task: Task) -> bool:
     """The assignee, or a member of the candidate role (everyone, for an open task) while nobody
     has claimed the task."""
-    if task.status != "open" or not can(user, "tasks.work", task.partition_id):
+    if task.status != TaskStatus.OPEN or not can(user, "tasks.work", task.partition_id):
         return False
     if task.assignee_id is not None:
         return task.assignee_id == user.id
@@ -118,7 +121,7 @@ def may_see(user: User, task: Task, *, acting: bool = False) -> bool:
         return False
     if user.id in (task.assignee_id, task.completed_by_id):
         return True
-    unclaimed = task.status == "open" and task.assignee_id is None
+    unclaimed = task.status == TaskStatus.OPEN and task.assignee_id is None
     return _offered_to(user, task) and (unclaimed or acting)
 
 
@@ -135,7 +138,7 @@ def get_task(user: User, task_id: int) -> Task:
 
 def _tab(user: User, tab: str) -> ColumnElement[bool]:
     if tab == "done":
-        return and_(Task.completed_by_id == user.id, Task.status == "completed")
+        return and_(Task.completed_by_id == user.id, Task.status == TaskStatus.COMPLETED)
     if tab == "claimable":
         roles = role_ids(user)
         mine = TaskCandidate.user_id == user.id
@@ -146,8 +149,8 @@ def _tab(user: User, tab: str) -> ColumnElement[bool]:
         )
         if roles:
             offered = or_(offered, Task.candidate_role_id.in_(roles))
-        return and_(offered, Task.status == "open", Task.assignee_id.is_(None))
-    return and_(Task.assignee_id == user.id, Task.status == "open")
+        return and_(offered, Task.status == TaskStatus.OPEN, Task.assignee_id.is_(None))
+    return and_(Task.assignee_id == user.id, Task.status == TaskStatus.OPEN)
 
 
 def _escape_like(text: str) -> str:
@@ -204,6 +207,7 @@ def inbox_query(
             query = query.where(Task.due_at >= start)
         if end is not None:
             query = query.where(Task.due_at < end)
+    order: tuple[UnaryExpression[Any], ...]
     if sort == "created":
         order = (Task.created_at.desc(), Task.id.desc())
     elif sort == "completed":
@@ -241,13 +245,13 @@ def next_task(user: User, instance_id: int) -> Task | None:
 
 def where_now(instance: Any) -> str:
     """One sentence on where an instance (id, status) is now, said after completing a task."""
-    if instance.status == "completed":
+    if instance.status == InstanceStatus.COMPLETED:
         return f"Instance {instance.id} is complete."
-    if instance.status == "failed":
+    if instance.status == InstanceStatus.FAILED:
         return f"Instance {instance.id} stopped with an error; operators can see it."
     titles = db.session.scalars(
         select(Task.title)
-        .where(Task.instance_id == instance.id, Task.status == "open")
+        .where(Task.instance_id == instance.id, Task.status == TaskStatus.OPEN)
         .order_by(Task.id)
     ).all()
     if titles:
@@ -255,7 +259,7 @@ def where_now(instance: Any) -> str:
     return f"Instance {instance.id} is {instance.status}."
 
 
-def _counted(titles: list[str]) -> str:
+def _counted(titles: Sequence[str]) -> str:
     """Titles in first-seen order, a repeated one said once with its count ("Review (2 tasks)")."""
     counts = Counter(titles)
     return ", ".join(
@@ -271,7 +275,7 @@ def _locked(user: User, task_id: int) -> Task:
 
     SQLite: `begin_write` holds the database write lock; PostgreSQL: the row is FOR UPDATE.
     """
-    begin_write(db.session)
+    begin_write(db_session())
     instance_id = db.session.scalar(select(Task.instance_id).where(Task.id == task_id))
     if instance_id is None:
         raise _not_found(task_id)
@@ -290,7 +294,7 @@ def _role_name(task: Task) -> str | None:
 def _record(task: Task, kind: str, actor: User, **details: Any) -> None:
     """Append one history line for a task action, with who did it."""
     history.append(
-        db.session,
+        db_session(),
         task.instance_id,
         kind,
         actor=actor.username,
@@ -305,7 +309,9 @@ def _record(task: Task, kind: str, actor: User, **details: Any) -> None:
 def _cancellation(task: Task) -> str:
     entry = db.session.scalar(
         select(HistoryEntry)
-        .where(HistoryEntry.instance_id == task.instance_id, HistoryEntry.kind == "cancelled")
+        .where(
+            HistoryEntry.instance_id == task.instance_id, HistoryEntry.kind == HistoryKind.CANCELLED
+        )
         .order_by(HistoryEntry.id.desc())
         .limit(1)
     )
@@ -317,7 +323,7 @@ def _cancellation(task: Task) -> str:
 
 def _ensure_open(user: User, task: Task) -> None:
     """Refuse with a message that says who got there first, or that the instance stopped."""
-    if task.status == "completed":
+    if task.status == TaskStatus.COMPLETED:
         by = db.session.get(User, task.completed_by_id) if task.completed_by_id else None
         when = task.completed_at.strftime("%Y-%m-%d %H:%M UTC") if task.completed_at else ""
         if by is not None and by.id == user.id:
@@ -325,8 +331,8 @@ def _ensure_open(user: User, task: Task) -> None:
         else:
             message = f"This task was already completed by {_name(by)} ({when}); nothing changed."
         raise TaskError("already_completed", message, by_self=by is not None and by.id == user.id)
-    if task.status != "open":
-        reason = _cancellation(task) if task.instance.status == "cancelled" else ""
+    if task.status != TaskStatus.OPEN:
+        reason = _cancellation(task) if task.instance.status == InstanceStatus.CANCELLED else ""
         raise TaskError("task_closed", f"{reason} This task is closed; nothing was saved.".strip())
     if task.assignee_id not in (None, user.id):
         raise TaskError(
@@ -357,7 +363,7 @@ def claim(user: User, task_id: int) -> Task:
     _ensure_workable(user, task)
     task.assignee_id = user.id
     task.claimed_at = utcnow()
-    _record(task, "task_claimed", user, role=_role_name(task))
+    _record(task, HistoryKind.TASK_CLAIMED, user, role=_role_name(task))
     db.session.commit()
     return task
 
@@ -376,7 +382,7 @@ def release(user: User, task_id: int) -> Task:
         )
     task.assignee_id = None
     task.claimed_at = None
-    _record(task, "task_released", user, role=_role_name(task))
+    _record(task, HistoryKind.TASK_RELEASED, user, role=_role_name(task))
     db.session.commit()
     return task
 
@@ -405,7 +411,7 @@ def reassign(
     task = _locked(manager, task_id)
     if not may_manage(manager, task):
         raise _not_found(task_id)
-    if task.status != "open":
+    if task.status != TaskStatus.OPEN:
         raise TaskError("task_closed", "This task is closed; it can no longer be reassigned.")
     before = {
         "from_user": task.assignee.username if task.assignee else None,
@@ -426,7 +432,7 @@ def reassign(
         extra = {"confirmed": ",".join(asked)} if asked else {}
         _record(
             task,
-            "task_reassigned",
+            HistoryKind.TASK_REASSIGNED,
             manager,
             to_user=target.username,
             note=kept_note,
@@ -440,7 +446,14 @@ def reassign(
         task.candidate_role_id = offered.id
         task.open_to_partition = False
         task.candidates = []
-        _record(task, "task_reassigned", manager, to_role=offered.name, note=kept_note, **before)
+        _record(
+            task,
+            HistoryKind.TASK_REASSIGNED,
+            manager,
+            to_role=offered.name,
+            note=kept_note,
+            **before,
+        )
     db.session.commit()
     return task
 
@@ -542,13 +555,13 @@ def complete(user: User, task_id: int, raw: Any) -> Completed:
         task.claimed_at = utcnow()
         db.session.flush()
     try:
-        result = steps.complete_task(db.session, task.id, values, actor=user)
+        result = steps.complete_task(db_session(), task.id, values, actor=user)
     except EngineError as error:
         db.session.rollback()
         raise TaskError(error.code, error.message, status=error.status) from None
     commit(result)
     instance = result.instance
-    return Completed(task, where_now(instance), next_task(user, instance.id))
+    return Completed(task, where_now(instance), next_task(user, task.instance_id))
 
 
 @dataclass(frozen=True)
@@ -642,11 +655,11 @@ def report(user: User, task_id: int, choice: str) -> Completed:
         db.session.flush()
     try:
         result = steps.report_from_task(
-            db.session, task.id, outcome.event, outcome.code, actor=user
+            db_session(), task.id, outcome.event, outcome.code, actor=user
         )
     except EngineError as error:
         db.session.rollback()
         raise TaskError(error.code, error.message, status=error.status) from None
     commit(result)
     instance = result.instance
-    return Completed(task, where_now(instance), next_task(user, instance.id))
+    return Completed(task, where_now(instance), next_task(user, task.instance_id))

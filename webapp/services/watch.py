@@ -15,16 +15,15 @@ from sqlalchemy.orm import aliased
 
 from webapp.extensions import db
 from webapp.models import Instance, Job, MessageSubscription, Token
-
-ENDED = ("completed", "cancelled")
+from webapp.models.statuses import FINISHED_INSTANCE, InstanceStatus, JobStatus, TokenStatus
 
 
 def live_mode(instance: Instance) -> str:
     """ "fast" while it can change by itself, "slow" while it waits on people, "off" once ended."""
-    if instance.status in ENDED:
+    if instance.status in FINISHED_INSTANCE:
         return "off"
-    moving = exists().where(Token.instance_id == instance.id, Token.status == "active")
-    pending = exists().where(Job.instance_id == instance.id, Job.status == "pending")
+    moving = exists().where(Token.instance_id == instance.id, Token.status == TokenStatus.ACTIVE)
+    pending = exists().where(Job.instance_id == instance.id, Job.status == JobStatus.PENDING)
     message = exists().where(MessageSubscription.instance_id == instance.id)
     if db.session.scalar(select(moving | pending | message)):
         return "fast"
@@ -40,15 +39,15 @@ def _child_moving(instance_id: int, levels: int = 16) -> bool:
         children = list(
             db.session.scalars(
                 select(Instance.id).where(
-                    Instance.parent_id.in_(frontier), Instance.status == "running"
+                    Instance.parent_id.in_(frontier), Instance.status == InstanceStatus.RUNNING
                 )
             )
         )
         if not children:
             return False
         child = aliased(Instance)
-        moving = exists().where(Token.instance_id == child.id, Token.status == "active")
-        pending = exists().where(Job.instance_id == child.id, Job.status == "pending")
+        moving = exists().where(Token.instance_id == child.id, Token.status == TokenStatus.ACTIVE)
+        pending = exists().where(Job.instance_id == child.id, Job.status == JobStatus.PENDING)
         message = exists().where(MessageSubscription.instance_id == child.id)
         found = db.session.scalar(
             select(child.id).where(child.id.in_(children), moving | pending | message).limit(1)

@@ -39,7 +39,8 @@ class _PinnedHTTPS(http.client.HTTPSConnection):
 
     def connect(self) -> None:
         sock = socket.create_connection((self.address, self.port), self.timeout)
-        self.sock = self._context.wrap_socket(sock, server_hostname=self.host)
+        # _context is the SSL context HTTPSConnection keeps; typeshed does not declare it.
+        self.sock = self._context.wrap_socket(sock, server_hostname=self.host)  # type: ignore[attr-defined]
 
 
 def host_allowed(host: str, patterns: list[str]) -> bool:

@@ -40,7 +40,7 @@ def poller(
     **url_args: Any,
 ) -> Markup:
     """The hidden element that polls `endpoint` for the regions that changed since this render."""
-    seen = {name: digest(html) for name, html in regions.items()}
+    seen: dict[str, Any] = {name: digest(html) for name, html in regions.items()}
     url = url_for(endpoint, **url_args, mode=mode, **seen)
     return Markup(  # noqa: S704 - autoescaped template output
         render_template(

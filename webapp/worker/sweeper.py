@@ -16,6 +16,7 @@ from webapp.engine.sweep import sweep
 from webapp.extensions import db
 from webapp.infra.database import is_unavailable
 from webapp.infra.queue import redis_connection
+from webapp.models.session import db_session
 from webapp.services.jobs import ENTRY_POINTS, engine_queue
 from webapp.services.operations import retention_tick
 from webapp.services.schedules import run_due
@@ -100,7 +101,7 @@ class Sweeper(threading.Thread):
                 queue = engine_queue()
                 if queue is not None:
                     wait = float(self.app.config["SWEEP_GRACE"]) if grace is None else grace
-                    sweep(db.session, queue, ENTRY_POINTS, grace=wait)
+                    sweep(db_session(), queue, ENTRY_POINTS, grace=wait)
             except Exception as error:  # the next sweep tries again
                 self._sweep_failed(error)
                 return True

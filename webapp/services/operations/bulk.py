@@ -22,6 +22,8 @@ from webapp.infra.database import begin_write
 from webapp.infra.queue import get_queue
 from webapp.models import BulkItem, BulkOperation, Instance, User
 from webapp.models.base import utcnow
+from webapp.models.session import db_session
+from webapp.models.statuses import InstanceStatus
 from webapp.permissions import can
 from webapp.services.jobs import commit
 from webapp.services.operations.common import OperationsError, visible
@@ -162,7 +164,7 @@ def items(operation: BulkOperation, *, size: int = 200) -> list[BulkItem]:
 
 def run(operation_id: int) -> dict[str, Any]:
     """RQ entry point: process the pending items in small batches; returns the counts."""
-    session = db.session
+    session = db_session()
     begin_write(session)
     operation = session.get(BulkOperation, operation_id)
     if operation is None:
@@ -192,7 +194,7 @@ def run(operation_id: int) -> dict[str, Any]:
         .values(status="done", finished_at=utcnow())
     )
     session.commit()
-    return counts(session.get(BulkOperation, operation_id))
+    return counts(session.get_one(BulkOperation, operation_id))
 
 
 def _process(
@@ -203,7 +205,7 @@ def _process(
     instance_id: int,
     operation_id: int,
 ) -> None:
-    session = db.session
+    session = db_session()
     try:
         instance = lock_instance(session, instance_id)
         item = session.get(BulkItem, item_id, populate_existing=True)
@@ -238,7 +240,7 @@ def _process(
 def _cancelled_with_caller(instance: Instance, operation_id: int) -> bool:
     """A called child whose caller this operation cancelled: the caller's cancel already handed
     it a cancel job, so it ends the same way whether or not that job has run yet."""
-    if instance.parent_id is None or instance.status == "completed":
+    if instance.parent_id is None or instance.status == InstanceStatus.COMPLETED:
         return False
     caller_done = db.session.scalar(
         select(BulkItem.id).where(
@@ -262,7 +264,7 @@ def _children_note(jobs: list[JobRef]) -> str:
 
 
 def _mark_error(item_id: int, message: str) -> None:
-    session = db.session
+    session = db_session()
     begin_write(session)
     session.execute(
         update(BulkItem)

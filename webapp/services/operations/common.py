@@ -15,11 +15,6 @@ from webapp.models.base import UTCDateTime
 from webapp.permissions import can, partition_filter
 from webapp.services.instances import InstanceError
 
-STATUSES = ("running", "completed", "failed", "cancelled")
-FINISHED = ("completed", "cancelled")
-LIVE_TOKENS = ("active", "waiting")
-
-
 # A refused request (code, message, HTTP status, per-field messages): the same error the
 # instance service raises, so views handle refusals from both alike.
 OperationsError = InstanceError

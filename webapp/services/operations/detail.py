@@ -17,12 +17,13 @@ from webapp.extensions import db
 from webapp.inputs import InputError, parse_json
 from webapp.models import HistoryEntry, Instance, Job, Task, Token, User
 from webapp.models.base import utcnow
+from webapp.models.session import db_session
+from webapp.models.statuses import OPEN_TOKEN, HistoryKind, InstanceStatus, TaskStatus, TokenStatus
 from webapp.services.operations import structure, waits
-from webapp.services.operations.common import LIVE_TOKENS, OperationsError, get_instance
+from webapp.services.operations.common import OperationsError, get_instance
 
 HISTORY_PAGE = 50
 JOBS_SHOWN = 50
-VARIABLE_KIND = "variable_set"
 MAX_VALUE = 64 * 1024
 NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,99}$")
 
@@ -51,29 +52,29 @@ def diagram_state(instance: Instance) -> dict[str, Any]:
     sub-processes are not tokens of work), "done/total" of multi-instance activities, failed
     nodes, the children each call activity started, and for a cancelled instance where each
     token stood: failed there (then cancelled) or waiting."""
-    entered = (HistoryEntry.instance_id == instance.id) & (HistoryEntry.kind == "entered")
+    entered = (HistoryEntry.instance_id == instance.id) & (HistoryEntry.kind == HistoryKind.ENTERED)
     nodes = db.session.scalars(select(HistoryEntry.node_id).where(entered).distinct())
     flow = HistoryEntry.details["flow"].as_string()
     flows = db.session.scalars(select(flow).where(entered, flow.is_not(None)).distinct())
     tokens = db.session.execute(
         select(Token.node_id, Token.status, Token.locals).where(
-            Token.instance_id == instance.id, Token.status.in_((*LIVE_TOKENS, "failed"))
+            Token.instance_id == instance.id, Token.status.in_(OPEN_TOKEN)
         )
     ).all()
     active: dict[str, int] = {}
     failed: dict[str, str] = {}
     for node, status, locals_ in tokens:
-        if status == "failed":
+        if status == TokenStatus.FAILED:
             failed[node] = ""
         elif not tree.is_listener(locals_) and not tree.is_body(locals_):
             active[node] = active.get(node, 0) + 1
     cancelled: dict[str, int] = {}
-    if instance.status == "cancelled":
+    if instance.status == InstanceStatus.CANCELLED:
         failed, cancelled = _where_cancelled(instance)
     elif failed:
         errors = db.session.execute(
             select(HistoryEntry.node_id, HistoryEntry.details)
-            .where(HistoryEntry.instance_id == instance.id, HistoryEntry.kind == "error")
+            .where(HistoryEntry.instance_id == instance.id, HistoryEntry.kind == HistoryKind.ERROR)
             .order_by(HistoryEntry.id.desc())
             .limit(100)
         )
@@ -109,7 +110,7 @@ def _where_cancelled(instance: Instance) -> tuple[dict[str, str], dict[str, int]
     (token counts; scopes of multi-instance activities and listeners left out)."""
     stopped = (
         Token.instance_id == instance.id,
-        Token.status == "cancelled",
+        Token.status == TokenStatus.CANCELLED,
         Token.updated_at == instance.ended_at,
     )
     last = (
@@ -126,7 +127,7 @@ def _where_cancelled(instance: Instance) -> tuple[dict[str, str], dict[str, int]
         .where(HistoryEntry.id.in_(last))
     )
     for node, locals_, kind, details in rows:
-        if kind == "error":
+        if kind == HistoryKind.ERROR:
             failed[node] = f"{_error_text(details)} (then cancelled)"
         elif not tree.is_listener(locals_) and not tree.is_body(locals_):
             waited[node] = waited.get(node, 0) + 1
@@ -135,11 +136,11 @@ def _where_cancelled(instance: Instance) -> tuple[dict[str, str], dict[str, int]
 
 def cancellation(instance: Instance) -> dict[str, Any] | None:
     """Who cancelled the instance, when and why (its last `cancelled` history line)."""
-    if instance.status != "cancelled":
+    if instance.status != InstanceStatus.CANCELLED:
         return None
     entry = db.session.scalar(
         select(HistoryEntry)
-        .where(HistoryEntry.instance_id == instance.id, HistoryEntry.kind == "cancelled")
+        .where(HistoryEntry.instance_id == instance.id, HistoryEntry.kind == HistoryKind.CANCELLED)
         .order_by(HistoryEntry.id.desc())
         .limit(1)
     )
@@ -167,7 +168,7 @@ def open_tasks(instance_id: int) -> list[Task]:
     return list(
         db.session.scalars(
             select(Task)
-            .where(Task.instance_id == instance_id, Task.status == "open")
+            .where(Task.instance_id == instance_id, Task.status == TaskStatus.OPEN)
             .options(
                 selectinload(Task.assignee),
                 selectinload(Task.candidate_role),
@@ -180,14 +181,14 @@ def open_tasks(instance_id: int) -> list[Task]:
 
 def editable(instance: Instance) -> bool:
     """Variables may change while the instance failed, or runs with every token waiting."""
-    if instance.status == "failed":
+    if instance.status == InstanceStatus.FAILED:
         return True
-    if instance.status != "running":
+    if instance.status != InstanceStatus.RUNNING:
         return False
     active = db.session.scalar(
         select(func.count())
         .select_from(Token)
-        .where(Token.instance_id == instance.id, Token.status == "active")
+        .where(Token.instance_id == instance.id, Token.status == TokenStatus.ACTIVE)
     )
     return not active
 
@@ -210,7 +211,7 @@ def set_variable(user: User, instance_id: int, name: str, text: str) -> Instance
         raise _invalid("name", "Use letters, digits and _, not starting with a digit.")
     value = jsonable(parse_value(text or ""))
     get_instance(user, instance_id, "instances.manage")
-    instance = lock_instance(db.session, instance_id)
+    instance = lock_instance(db_session(), instance_id)
     if not editable(instance):
         raise OperationsError(
             "not_editable",
@@ -226,7 +227,9 @@ def set_variable(user: User, instance_id: int, name: str, text: str) -> Instance
     now = utcnow()
     instance.vars = variables
     instance.updated_at = now
-    history.append(db.session, instance.id, VARIABLE_KIND, actor=user.username, now=now, **details)
+    history.append(
+        db_session(), instance.id, HistoryKind.VARIABLE_SET, actor=user.username, now=now, **details
+    )
     db.session.commit()
     return instance
 

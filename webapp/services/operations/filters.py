@@ -16,10 +16,10 @@ from sqlalchemy import ColumnElement, Select, false, select
 from webapp.extensions import db
 from webapp.inputs import MAX_INT32, MAX_INT64, text_problem, whole_number
 from webapp.models import Instance, Partition, Process, ProcessVersion, User
+from webapp.models.statuses import INSTANCE_STATUSES, UNFINISHED_INSTANCE
 from webapp.permissions import partition_filter
 from webapp.services.operations import labels, structure
 from webapp.services.operations.common import (
-    STATUSES,
     OperationsError,
     dialect,
     names_by_id,
@@ -120,8 +120,8 @@ def conditions(user: User, filters: Filters) -> tuple[Clauses, Clauses]:
         elif name != "data" and len(value) > MAX_TEXT:
             problems[name] = f"Use at most {MAX_TEXT} characters."
     if filters.status:
-        if filters.status not in STATUSES:
-            problems["status"] = f"Use one of {', '.join(STATUSES)}."
+        if filters.status not in INSTANCE_STATUSES:
+            problems["status"] = f"Use one of {', '.join(INSTANCE_STATUSES)}."
         where.append(Instance.status == filters.status)
     if filters.process:
         key, problem = process_key(user, filters.process)
@@ -261,7 +261,7 @@ def list_page(
     process_names = labels.process_names(row.process_key for row in page.rows)
     titles = labels.version_titles(row.version_id for row in page.rows if row.error)
     incidents = structure.child_incidents(
-        row.id for row in page.rows if row.status in structure.UNFINISHED
+        row.id for row in page.rows if row.status in UNFINISHED_INSTANCE
     )
     rows = [
         {
@@ -292,5 +292,5 @@ def filter_choices(user: User) -> dict[str, Any]:
     return {
         "processes": processes,
         "partitions": labels.visible_partitions(user),
-        "statuses": STATUSES,
+        "statuses": INSTANCE_STATUSES,
     }

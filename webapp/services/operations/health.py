@@ -14,6 +14,7 @@ from webapp.extensions import db
 from webapp.infra.queue import get_queue
 from webapp.models import Job
 from webapp.models.base import utcnow
+from webapp.models.statuses import JobStatus
 
 
 @dataclass
@@ -88,7 +89,7 @@ def _aware(moment: datetime | None) -> datetime | None:
 
 
 def _database(health: Health, now: datetime) -> None:
-    pending = Job.status == "pending"
+    pending = Job.status == JobStatus.PENDING
     health.pending_jobs = db.session.scalar(select(func.count()).where(pending)) or 0
     health.overdue_jobs = (
         db.session.scalar(

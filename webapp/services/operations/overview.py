@@ -15,14 +15,17 @@ from webapp.engine import tree
 from webapp.extensions import db
 from webapp.models import Instance, Process, Task, Token, User
 from webapp.models.base import utcnow
+from webapp.models.statuses import (
+    INSTANCE_STATUSES,
+    OPEN_TOKEN,
+    UNFINISHED_INSTANCE,
+    InstanceStatus,
+    TaskStatus,
+    TokenStatus,
+)
 from webapp.permissions import partition_filter
 from webapp.services.operations import labels
-from webapp.services.operations.common import (
-    LIVE_TOKENS,
-    STATUSES,
-    hour_of,
-    visible,
-)
+from webapp.services.operations.common import hour_of, visible
 
 HOURS = 24
 OVERDUE_SHOWN = 10
@@ -32,8 +35,10 @@ def status_counts(user: User) -> tuple[dict[str, int], dict[str, dict[str, int]]
     """Instances per status, and per process and status."""
     keys = (Instance.process_key, Instance.status)
     rows = db.session.execute(select(*keys, func.count()).where(visible(user)).group_by(*keys))
-    totals = dict.fromkeys(STATUSES, 0)
-    per_process: dict[str, dict[str, int]] = defaultdict(lambda: dict.fromkeys(STATUSES, 0))
+    totals = dict.fromkeys(INSTANCE_STATUSES, 0)
+    per_process: dict[str, dict[str, int]] = defaultdict(
+        lambda: dict.fromkeys(INSTANCE_STATUSES, 0)
+    )
     for process_key, status, count in rows:
         totals[status] = totals.get(status, 0) + count
         per_process[process_key][status] = count
@@ -55,7 +60,7 @@ def incidents(user: User) -> list[dict[str, Any]]:
             func.count().label("count"),
             func.max(Instance.updated_at).label("latest"),
         )
-        .where(visible(user), Instance.status == "failed")
+        .where(visible(user), Instance.status == InstanceStatus.FAILED)
         .group_by(Instance.process_key, node, code)
         .order_by(func.count().desc(), Instance.process_key)
         .limit(100)
@@ -78,7 +83,7 @@ def overdue_tasks(user: User, now: datetime | None = None) -> tuple[int, list[Ta
     """Open tasks past their due date: how many, and the most overdue few."""
     now = now or utcnow()
     where = and_(
-        Task.status == "open", Task.due_at < now, partition_filter(Task.partition_id, user)
+        Task.status == TaskStatus.OPEN, Task.due_at < now, partition_filter(Task.partition_id, user)
     )
     count = db.session.scalar(select(func.count()).select_from(Task).where(where)) or 0
     shown = list(
@@ -99,11 +104,11 @@ def last_day(user: User, now: datetime | None = None) -> list[Hour]:
     """Instances started, completed and failed in each of the last 24 hours (UTC)."""
     now = (now or utcnow()).replace(minute=0, second=0, microsecond=0)
     first = now - timedelta(hours=HOURS - 1)
-    series = {"started": {}, "completed": {}, "failed": {}}
+    series: dict[str, dict[str, int]] = {"started": {}, "completed": {}, "failed": {}}
     queries = {
         "started": (Instance.created_at, None),
-        "completed": (Instance.ended_at, "completed"),
-        "failed": (Instance.updated_at, "failed"),
+        "completed": (Instance.ended_at, InstanceStatus.COMPLETED),
+        "failed": (Instance.updated_at, InstanceStatus.FAILED),
     }
     for name, (column, status) in queries.items():
         hour = hour_of(column)
@@ -156,8 +161,8 @@ def heat(
         .where(
             visible(user),
             Instance.process_key == process.key,
-            Instance.status.in_(("running", "failed")),
-            Token.status.in_((*LIVE_TOKENS, "failed")),
+            Instance.status.in_(UNFINISHED_INSTANCE),
+            Token.status.in_(OPEN_TOKEN),
         )
     )
     waits: dict[tuple[int, str], list[float]] = defaultdict(list)
@@ -167,7 +172,7 @@ def heat(
         key = (version_id, node_id)
         if tree.is_listener(locals_) or tree.is_body(locals_):
             continue
-        if status == "failed":
+        if status == TokenStatus.FAILED:
             failed[key].add(instance_id)
         else:
             waiting[key].add(instance_id)

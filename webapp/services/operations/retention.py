@@ -39,8 +39,10 @@ from webapp.models import (
     User,
 )
 from webapp.models.base import utcnow
+from webapp.models.session import db_session
+from webapp.models.statuses import FINISHED_INSTANCE
 from webapp.permissions import can
-from webapp.services.operations.common import FINISHED, OperationsError
+from webapp.services.operations.common import OperationsError
 
 log = logging.getLogger(__name__)
 
@@ -89,10 +91,10 @@ def _expired(all_rules: Iterable[Rule], now: datetime) -> ColumnElement[bool]:
             clauses.append(and_(old, Instance.process_key == rule.process_key))
     if not clauses:
         return false()
-    return and_(Instance.status.in_(FINISHED), or_(*clauses))
+    return and_(Instance.status.in_(FINISHED_INSTANCE), or_(*clauses))
 
 
-def _family(roots: Select) -> Any:
+def _family(roots: Select | list[int]) -> Any:
     """A recursive CTE (root, id, status, process_key): each instance of `roots` (ids) and every
     instance its call activities started, down the whole chain."""
     tree = (
@@ -116,7 +118,7 @@ def _family(roots: Select) -> Any:
 def _deletable(family: Any) -> Select:
     """Rows of `family` whose whole tree has finished (a running or failed child keeps its
     caller, and so the whole family)."""
-    unfinished = select(family.c.root).where(family.c.status.not_in(FINISHED))
+    unfinished = select(family.c.root).where(family.c.status.not_in(FINISHED_INSTANCE))
     return select(family.c.root, family.c.id, family.c.process_key).where(
         family.c.root.not_in(unfinished)
     )
@@ -217,7 +219,7 @@ def retention_tick(app: Flask, *, interval: float | None = None) -> int | None:
         return None
     with app.app_context():
         try:
-            return run_retention(db.session)
+            return run_retention(db_session())
         except Exception as error:  # the next run tries again
             if is_unavailable(error):
                 log.warning("retention skipped, the database is unavailable: %s", error)

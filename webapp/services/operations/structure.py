@@ -14,16 +14,15 @@ from sqlalchemy import func, select
 from webapp.engine.tree import is_body, is_listener
 from webapp.extensions import db
 from webapp.models import Instance, Token, User
+from webapp.models.statuses import OPEN_TOKEN, UNFINISHED_INSTANCE, InstanceStatus, TokenStatus
 from webapp.permissions import can
 from webapp.services import scopes
 from webapp.services.operations import waits
-from webapp.services.operations.common import LIVE_TOKENS
 
 TOKENS_SHOWN = 200
 CHILDREN_SHOWN = 50
 # Live calls nest at most this deep (the engine's call depth limit is lower).
 MAX_CALL_LEVELS = 32
-UNFINISHED = ("running", "failed")
 
 
 @dataclass(frozen=True)
@@ -47,7 +46,7 @@ class TokenTable:
 def token_table(instance: Instance) -> TokenTable:
     """The instance's open tokens in creation order (scopes before what runs inside them), each
     with its scope and multi-instance position; listeners show as "listening"."""
-    condition = (Token.instance_id == instance.id, Token.status.in_((*LIVE_TOKENS, "failed")))
+    condition = (Token.instance_id == instance.id, Token.status.in_(OPEN_TOKEN))
     total = db.session.scalar(select(func.count()).select_from(Token).where(*condition)) or 0
     rows = db.session.execute(
         select(
@@ -58,8 +57,8 @@ def token_table(instance: Instance) -> TokenTable:
         .limit(TOKENS_SHOWN)
     ).all()
     infos = scopes.load_tokens(row.id for row in rows)
-    children: dict[int, tuple[int, str]] = {}
-    if any(row.status == "waiting" for row in rows):
+    children: dict[int | None, tuple[int, str]] = {}
+    if any(row.status == TokenStatus.WAITING for row in rows):
         found = db.session.execute(
             select(Instance.parent_token_id, Instance.id, Instance.status)
             .where(
@@ -148,7 +147,9 @@ def called(instance: Instance) -> tuple[list[Child], int]:
         .order_by(Instance.id.desc())
         .limit(CHILDREN_SHOWN)
     )
-    return [Child(*row[:4], row[4] or "", row[5], row[6]) for row in rows], total
+    return [
+        Child(row[0], row[1], row[2], row[3], row[4] or "", row[5], row[6]) for row in rows
+    ], total
 
 
 @dataclass(frozen=True)
@@ -205,7 +206,7 @@ def child_incidents(root_ids: Iterable[int]) -> dict[int, list[ChildIncident]]:
                 Instance.status,
                 Instance.error,
             )
-            .where(Instance.parent_id.in_(frontier), Instance.status.in_(UNFINISHED))
+            .where(Instance.parent_id.in_(frontier), Instance.status.in_(UNFINISHED_INSTANCE))
             .order_by(Instance.id)
         ).all()
         frontier = []
@@ -213,7 +214,7 @@ def child_incidents(root_ids: Iterable[int]) -> dict[int, list[ChildIncident]]:
             root = root_of[row.parent_id]
             root_of[row.id] = root
             frontier.append(row.id)
-            if row.status == "failed":
+            if row.status == InstanceStatus.FAILED:
                 incident = ChildIncident(row.id, row.process_key, row.error or {}, depth)
                 found.setdefault(root, []).append(incident)
     return found

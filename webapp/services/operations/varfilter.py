@@ -12,7 +12,7 @@ import math
 from collections.abc import Callable
 from typing import Any
 
-from sqlalchemy import Text, and_, case, false, func, literal, not_, or_
+from sqlalchemy import SQLColumnExpression, Text, and_, case, false, func, literal, not_, or_
 from sqlalchemy.dialects.postgresql import ARRAY, JSONB
 from sqlalchemy.sql import ColumnElement
 
@@ -102,7 +102,7 @@ def _shown(path: Path) -> str:
     return path.root + "".join(f".{s}" if isinstance(s, str) else f"[{s}]" for s in path.segments)
 
 
-def _path(node: Path) -> tuple[ColumnElement[Any], tuple[str | int, ...]]:
+def _path(node: Path) -> Target:
     column = COLUMNS.get(node.root)
     if column is None:
         raise FilterError(f"{node.root} is not stored on instances; use $vars, $input or $nodes.")
@@ -125,7 +125,7 @@ def _value(node: Any, pos: int) -> Any:
     return node.value
 
 
-Target = tuple[ColumnElement[Any], tuple[str | int, ...]]
+Target = tuple[SQLColumnExpression[Any], tuple[str | int, ...]]
 
 
 class _Json:

@@ -6,14 +6,13 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-from sqlalchemy import select
+from sqlalchemy import ColumnElement, select
 
 from webapp.engine import definitions, gateways
 from webapp.engine.definitions import Definition
 from webapp.extensions import db
 from webapp.models import Instance, Token
-
-OPEN = ("active", "waiting", "failed")
+from webapp.models.statuses import OPEN_TOKEN, TokenStatus
 
 
 class Await(NamedTuple):
@@ -32,7 +31,7 @@ def awaits(instance: Instance) -> dict[int, Await]:
     waiting = db.session.execute(
         select(Token.id, Token.node_id, Token.parent_id, Token.arrived_via).where(
             Token.instance_id == instance.id,
-            Token.status == "waiting",
+            Token.status == TokenStatus.WAITING,
             Token.node_id.in_([*events, *joins]),
         )
     ).all()
@@ -45,12 +44,12 @@ def awaits(instance: Instance) -> dict[int, Await]:
     if not at_joins:
         return found
     scopes = {row.parent_id for row in at_joins}
-    in_scope = Token.parent_id.in_([s for s in scopes if s is not None])
+    in_scope: ColumnElement[bool] = Token.parent_id.in_([s for s in scopes if s is not None])
     if None in scopes:
         in_scope = in_scope | Token.parent_id.is_(None)
     live = db.session.execute(
         select(Token.node_id, Token.parent_id).where(
-            Token.instance_id == instance.id, Token.status.in_(OPEN), in_scope
+            Token.instance_id == instance.id, Token.status.in_(OPEN_TOKEN), in_scope
         )
     ).all()
     for row in at_joins:

@@ -1,0 +1,83 @@
+"""The statuses of instances, tokens, jobs and tasks, and the kinds of history entries.
+
+Each member equals the text stored in the database, so templates, JSON and queries that compare
+with plain strings keep working.
+"""
+
+from enum import StrEnum
+
+
+class InstanceStatus(StrEnum):
+    RUNNING = "running"
+    COMPLETED = "completed"
+    FAILED = "failed"
+    CANCELLED = "cancelled"
+
+
+class TokenStatus(StrEnum):
+    ACTIVE = "active"
+    WAITING = "waiting"
+    DONE = "done"
+    FAILED = "failed"
+    CANCELLED = "cancelled"
+
+
+class JobStatus(StrEnum):
+    PENDING = "pending"
+    DONE = "done"
+    FAILED = "failed"
+    CANCELLED = "cancelled"
+
+
+class TaskStatus(StrEnum):
+    OPEN = "open"
+    COMPLETED = "completed"
+    CANCELLED = "cancelled"
+
+
+class HistoryKind(StrEnum):
+    STARTED = "started"
+    ENTERED = "entered"
+    LEFT = "left"
+    TOOL_ATTEMPT = "tool_attempt"
+    TIMER = "timer"
+    MESSAGE = "message"
+    TASK_CREATED = "task_created"
+    TASK_CLAIMED = "task_claimed"
+    TASK_COMPLETED = "task_completed"
+    ERROR = "error"
+    RETRIED = "retried"
+    CANCELLED = "cancelled"
+    COMPLETED = "completed"
+    # Task types and events that leave a trace but wait for nothing.
+    MANUAL = "manual"
+    MILESTONE = "milestone"
+    # Events that cross scopes, multi-instance and called children.
+    BOUNDARY = "boundary"
+    THROWN = "thrown"
+    TERMINATED = "terminated"
+    MULTI_INSTANCE = "multi_instance"
+    INSTANCE_COMPLETED = "instance_completed"
+    CHILD_ENDED = "child_ended"
+    # The event that won at an event-based gateway.
+    EVENT_WON = "event_won"
+    # A signal thrown (broadcast after the step), or received from a broadcast.
+    SIGNAL_THROWN = "signal_thrown"
+    SIGNAL = "signal"
+    # Actions outside a step, by a person.
+    TASK_REPORTED = "task_reported"
+    TASK_RELEASED = "task_released"
+    TASK_REASSIGNED = "task_reassigned"
+    VARIABLE_SET = "variable_set"
+
+
+INSTANCE_STATUSES: tuple[str, ...] = tuple(InstanceStatus)
+# Instances that ended for good: retention deletes them, nothing runs them again.
+FINISHED_INSTANCE = (InstanceStatus.COMPLETED, InstanceStatus.CANCELLED)
+# Instances that may still move: running, or failed and waiting for a retry.
+UNFINISHED_INSTANCE = (InstanceStatus.RUNNING, InstanceStatus.FAILED)
+
+# Tokens that still move or wait for something.
+LIVE_TOKEN = (TokenStatus.ACTIVE, TokenStatus.WAITING)
+# Tokens not yet settled: live ones and those stopped by an incident, which a retry resumes.
+OPEN_TOKEN = (*LIVE_TOKEN, TokenStatus.FAILED)
