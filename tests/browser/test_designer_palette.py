@@ -108,6 +108,12 @@ PALETTE = [
      ("endEvent", "message")),
 ]  # fmt: skip
 CREATES = {action: made for action, *_, made in PALETTE if made}
+CATCHES = {
+    "create.timer-catch": "bpmn:TimerEventDefinition",
+    "create.message-catch": "bpmn:MessageEventDefinition",
+    "create.signal-catch": "bpmn:SignalEventDefinition",
+}
+ATTACHED_TO = "(id) => modeler.get('elementRegistry').get(id).businessObject.attachedToRef.id"
 
 PALETTE_ENTRIES = """() => {
   const entries = modeler.get('palette').getEntries();
@@ -166,6 +172,14 @@ def test_every_palette_entry_keeps_its_place_and_creates_its_element(
         page.keyboard.press("Escape")
         assert element_id not in ("", "host"), action
         dropped[action] = page.evaluate(SHAPE, element_id)
+        page.evaluate("modeler.get('commandStack').undo()")
+    # A catch dropped on the task's border becomes a boundary event there, and is selected.
+    for action, definition in CATCHES.items():
+        x, y = host["x"] + host["width"] * 0.3, host["y"] + host["height"]
+        element_id = palette_click(page, action, x, y)
+        page.keyboard.press("Escape")
+        assert page.evaluate(SHAPE, element_id)[0][:2] == ["bpmn:BoundaryEvent", definition]
+        assert page.evaluate(ATTACHED_TO, element_id) == "host"
         page.evaluate("modeler.get('commandStack').undo()")
 
     # By keyboard: each entry adds its element in view (a boundary event on the selected task).
