@@ -8,7 +8,7 @@ edit are kept. `initial_data` and `read_values` call them for the element's kind
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -1080,48 +1080,76 @@ def _read_catch(form: CatchFields, config: dict[str, Any]) -> None:
     if event == "error" and not interrupting:
         form.interrupting.errors.append("An error always interrupts: tick Interrupting.")
     config["interrupting"] = interrupting
-    if event == "timer":
-        kind = form.timer_type.data
-        if kind == "date":
-            date = _expression_error(form.date, required=True)
-            if date:
-                config["date"] = date
-        elif kind == "cycle":
-            cycle = (form.cycle.data or "").strip()
-            if not cycle:
-                form.cycle.errors.append(Missing("Enter a cycle such as R/P1D (every day)."))
-            elif interrupting:
-                form.cycle.errors.append(
-                    "A cycle repeats only on a non-interrupting timer: untick Interrupting."
-                )
-            else:
-                try:
-                    parse_cycle(cycle)
-                except ValueError as exc:
-                    message = str(exc)
-                    form.cycle.errors.append(message[:1].upper() + message[1:] + ".")
-                config["cycle"] = cycle
-        else:
-            duration = _duration(form.duration)
-            if duration:
-                config["duration"] = duration
-            elif not form.duration.errors:
-                form.duration.errors.append(Missing("Enter a duration such as PT5M."))
-    elif event == "message":
-        message = (form.message.data or "").strip()
-        if not message:
-            form.message.errors.append(Missing("Enter the name of the message to wait for."))
-        elif not xml_safe(message):
-            form.message.errors.append("The name contains control characters; remove them.")
-        else:
-            config["message"] = message
-        key = _expression_error(form.correlation_key)
-        if key:
-            config["correlationKey"] = key
-    elif event == "signal":
-        config.update(_name(form.signal, "signal"))
+    _CATCH_READERS[event](form, config)
+
+
+def _catch_timer(form: CatchFields, config: dict[str, Any]) -> None:
+    """When a caught timer fires: at a date, on a cycle (non-interrupting only) or after a
+    duration."""
+    kind = form.timer_type.data
+    if kind == "date":
+        date = _expression_error(form.date, required=True)
+        if date:
+            config["date"] = date
+    elif kind == "cycle":
+        _catch_cycle(form, config)
     else:
-        config.update(_code(form.code))
+        duration = _duration(form.duration)
+        if duration:
+            config["duration"] = duration
+        elif not form.duration.errors:
+            form.duration.errors.append(Missing("Enter a duration such as PT5M."))
+
+
+def _catch_cycle(form: CatchFields, config: dict[str, Any]) -> None:
+    cycle = (form.cycle.data or "").strip()
+    if not cycle:
+        form.cycle.errors.append(Missing("Enter a cycle such as R/P1D (every day)."))
+        return
+    if config["interrupting"]:
+        form.cycle.errors.append(
+            "A cycle repeats only on a non-interrupting timer: untick Interrupting."
+        )
+        return
+    try:
+        parse_cycle(cycle)
+    except ValueError as exc:
+        message = str(exc)
+        form.cycle.errors.append(message[:1].upper() + message[1:] + ".")
+    config["cycle"] = cycle
+
+
+def _catch_message(form: CatchFields, config: dict[str, Any]) -> None:
+    """The message waited for, and the key that picks this instance."""
+    message = (form.message.data or "").strip()
+    if not message:
+        form.message.errors.append(Missing("Enter the name of the message to wait for."))
+    elif not xml_safe(message):
+        form.message.errors.append("The name contains control characters; remove them.")
+    else:
+        config["message"] = message
+    key = _expression_error(form.correlation_key)
+    if key:
+        config["correlationKey"] = key
+
+
+def _catch_signal(form: CatchFields, config: dict[str, Any]) -> None:
+    config.update(_name(form.signal, "signal"))
+
+
+def _catch_code(form: CatchFields, config: dict[str, Any]) -> None:
+    """The error or escalation code caught (none: every code)."""
+    config.update(_code(form.code))
+
+
+#: What a catching event reads of the panel for each event type it may react to.
+_CATCH_READERS: dict[str, Callable[[CatchFields, dict[str, Any]], None]] = {
+    "timer": _catch_timer,
+    "message": _catch_message,
+    "signal": _catch_signal,
+    "error": _catch_code,
+    "escalation": _catch_code,
+}
 
 
 def _read_multi_instance(form: MultiInstanceFields, config: dict[str, Any]) -> None:
