@@ -158,6 +158,17 @@ class PanelForm(FlaskForm):
         """Write the submitted fields into `config`, adding inline errors for values that
         would not work."""
 
+    @classmethod
+    def placement(cls, args: Mapping[str, str]) -> dict[str, Any]:
+        """Form data on where the element sits besides its config, from `args` (what the canvas
+        sends, or the outline finds in the draft)."""
+        return {}
+
+    def kept_state(self, data: Mapping[str, Any]) -> dict[str, Any]:
+        """What the form shown after an apply keeps of this one besides the applied config
+        (`data`, that form's data so far)."""
+        return {}
+
     def read(self, title: str, context: PanelContext) -> dict[str, Any]:
         """The submitted element: its title and config (the config keys the kind does not
         edit kept as they were)."""
@@ -266,6 +277,10 @@ class UserTaskPanel(MultiInstanceFields, _WithForm):
         super().dump(config, context)
         _read_user_task(self, config)
         _read_multi_instance(self, config)
+
+    def kept_state(self, data: Mapping[str, Any]) -> dict[str, Any]:
+        """The assignee choice stays as picked (an empty one reads as "anyone")."""
+        return {"assignee_type": self.assignee_type.data or data["assignee_type"]}
 
 
 class InputRow(Form):
@@ -599,6 +614,14 @@ class StartEventPanel(CatchFields, _WithForm):
         else:
             _read_process_start(self, config)
 
+    @classmethod
+    def placement(cls, args: Mapping[str, str]) -> dict[str, Any]:
+        """Whether it starts an event sub-process ("event") or the process."""
+        return {"scope": "event" if args.get("scope") == "event" else ""}
+
+    def kept_state(self, data: Mapping[str, Any]) -> dict[str, Any]:
+        return {"scope": self.scope.data}
+
 
 class BoundaryPanel(CatchFields, PanelForm):
     host_name = HiddenField()  # the title of the activity it sits on, as the canvas has it
@@ -616,6 +639,14 @@ class BoundaryPanel(CatchFields, PanelForm):
         save_to = _save_to(self.save_to)
         if save_to and config.get("event") in ("message", "signal", "error"):
             config["saveTo"] = save_to
+
+    @classmethod
+    def placement(cls, args: Mapping[str, str]) -> dict[str, Any]:
+        """The title of the activity it sits on, as the canvas has it."""
+        return {"host_name": args.get("host_name", "")}
+
+    def kept_state(self, data: Mapping[str, Any]) -> dict[str, Any]:
+        return {"host_name": self.host_name.data}
 
 
 END_CHOICES = [
