@@ -14,6 +14,7 @@ from webapp.models.statuses import (
     INSTANCE_STATUSES,
     LIVE_TOKEN,
     OPEN_TOKEN,
+    PAUSED_TOKEN,
     HistoryKind,
     InstanceStatus,
     JobStatus,
@@ -34,6 +35,7 @@ def test_members_read_as_the_stored_text():
     assert dict.fromkeys(INSTANCE_STATUSES, 0)["running"] == 0
     assert set(LIVE_TOKEN) == {"active", "waiting"}
     assert set(OPEN_TOKEN) == {"active", "waiting", "failed"}
+    assert set(PAUSED_TOKEN) == {"waiting", "failed"}
 
 
 def test_everything_stored_is_a_member(demo, db_session):

@@ -16,6 +16,7 @@ from webapp.engine import gateways, scopes, store, waits
 from webapp.engine.context import jsonable
 from webapp.engine.runtime import Step, behaviour_of
 from webapp.engine.store import BROADCASTS, RECEIPTS, SUBSCRIPTIONS, TokenRow
+from webapp.models.statuses import OPEN_TOKEN
 
 KIND = "signal"
 # Broadcasts still on their way to the instances they cover.
@@ -40,7 +41,7 @@ def event_fired(step: Step, token: TokenRow, node_id: str, output: Any = None) -
     if token.listener:
         return scopes.listener_fired(step, token, node_id, output)
     scopes.trigger_boundary(step, token, node_id, output)
-    return token.status in ("active", "waiting", "failed")
+    return token.status in OPEN_TOKEN
 
 
 def fire(

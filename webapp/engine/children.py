@@ -15,6 +15,7 @@ from webapp.engine import limits
 from webapp.engine.context import jsonable
 from webapp.engine.runtime import Behaviour, Step
 from webapp.engine.store import TokenRow
+from webapp.models.statuses import OPEN_TOKEN
 
 
 def call(step: Step, token: TokenRow, node: dict[str, Any]) -> None:
@@ -51,7 +52,7 @@ def escalate_to_parent(step: Step, code: str) -> None:
 def throw_to_parent(step: Step, code: str, message: str = "") -> None:
     """An error nothing in the child caught: the child ends and the call activity throws it."""
     for token in step.tokens:
-        if token.status in ("active", "waiting", "failed"):
+        if token.status in OPEN_TOKEN:
             token.status = "cancelled"
     step.close_waits([t for t in step.tokens if t.id is not None])
     instance = step.instance

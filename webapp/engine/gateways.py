@@ -13,8 +13,9 @@ from typing import Any
 
 from webapp.engine import waits
 from webapp.engine.definitions import Definition
-from webapp.engine.runtime import NO_OUTPUT, OPEN, Behaviour, Step
+from webapp.engine.runtime import NO_OUTPUT, Behaviour, Step
 from webapp.engine.store import TokenRow
+from webapp.models.statuses import OPEN_TOKEN
 from webapp.process.expressions import ExpressionError, evaluate
 
 # What an event-based gateway's target waits for, by the target's kind.
@@ -126,9 +127,9 @@ def release_joins(step: Step) -> bool:
     fired = False
     for (_, join), arrived in waiting.items():
         scope = arrived[0].parent
-        if scope is not None and scope.status not in OPEN:
+        if scope is not None and scope.status not in OPEN_TOKEN:
             continue
-        live = (t.node_id for t in step.tokens if t.parent is scope and t.status in OPEN)
+        live = (t.node_id for t in step.tokens if t.parent is scope and t.status in OPEN_TOKEN)
         filled = {t.arrived_via or "" for t in arrived}
         if awaited(step.definition, join, filled, live):
             continue

@@ -12,8 +12,9 @@ from typing import Any
 
 from webapp.engine import limits, tree
 from webapp.engine.context import jsonable
-from webapp.engine.runtime import LIVE, MULTI_INSTANCE, NO_OUTPUT, Behaviour, Step, Wrapper
+from webapp.engine.runtime import MULTI_INSTANCE, NO_OUTPUT, Behaviour, Step, Wrapper
 from webapp.engine.store import TokenRow
+from webapp.models.statuses import LIVE_TOKEN, OPEN_TOKEN
 from webapp.process.expressions import ExpressionError, evaluate
 
 
@@ -76,7 +77,7 @@ def _start(step: Step, body: TokenRow, index: int, item: Any) -> None:
 
 def scope_values(step: Step, body: TokenRow, inner: TokenRow) -> dict[str, Any]:
     """`$item`, `$loop` and the element variable as an instance of `body` sees them."""
-    active = sum(1 for t in step.tokens if t.parent is body and t.status in LIVE)
+    active = sum(1 for t in step.tokens if t.parent is body and t.status in LIVE_TOKEN)
     element = (step.definition.multi_instance(body.node_id) or {}).get("element")
     return tree.loop_values(inner.locals, body.locals, active, element, step.vars)
 
@@ -113,7 +114,7 @@ def instance_completed(step: Step, body: TokenRow, inner: TokenRow, output: Any)
     step.history.add("instance_completed", inner, index=index, early=done or None)
     if done:
         for other in step.children(body):
-            if other is not inner and other.status in ("active", "waiting", "failed"):
+            if other is not inner and other.status in OPEN_TOKEN:
                 step.cancel_tree(other)
         _finish(step, body)
         return

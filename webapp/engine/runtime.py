@@ -21,11 +21,10 @@ from webapp.engine.definitions import Definition
 from webapp.engine.dispatch import JobRef
 from webapp.engine.history import History
 from webapp.engine.store import InstanceRow, JobRow, TokenRow
+from webapp.models.statuses import LIVE_TOKEN, OPEN_TOKEN, UNFINISHED_INSTANCE
 from webapp.process.document import UNPOOLED_KINDS
 from webapp.process.expressions import ExpressionError, evaluate
 
-LIVE = ("active", "waiting")
-OPEN = ("active", "waiting", "failed")
 # An activity that finished without an output of its own (a sub-process, a timer).
 NO_OUTPUT: Any = object()
 # Node entries in one step; more means a loop that never waits.
@@ -253,7 +252,7 @@ class Step:
         the queue is empty."""
         while self._queue:
             entry = self._queue.popleft()
-            if entry[0].status in OPEN:
+            if entry[0].status in OPEN_TOKEN:
                 return entry
         return None
 
@@ -308,7 +307,7 @@ class Step:
     def cancel_tree(self, token: TokenRow) -> None:
         """End `token` and everything inside it: tokens, jobs, timers, subscriptions, tasks and
         called children."""
-        doomed = [t for t in self.subtree(token) if t.status in OPEN]
+        doomed = [t for t in self.subtree(token) if t.status in OPEN_TOKEN]
         for member in doomed:
             member.status = "cancelled"
         self.close_waits(doomed)
@@ -532,7 +531,7 @@ class Step:
 
     def _complete_if_done(self) -> None:
         instance = self.instance
-        if instance.status not in ("running", "failed"):
+        if instance.status not in UNFINISHED_INSTANCE:
             return
         if any(token.status == "failed" for token in self.tokens):
             instance.status = "failed"
@@ -540,10 +539,10 @@ class Step:
         if instance.status == "failed":
             instance.status = "running"
             instance.error = None
-        if any(token.status in LIVE and not token.listener for token in self.tokens):
+        if any(token.status in LIVE_TOKEN and not token.listener for token in self.tokens):
             return
         for token in self.tokens:
-            if token.listener and token.status in LIVE:
+            if token.listener and token.status in LIVE_TOKEN:
                 self.cancel_tree(token)
         instance.status = "completed"
         instance.ended_at = self.now

@@ -11,8 +11,9 @@ from __future__ import annotations
 from typing import Any
 
 from webapp.engine import children, waits
-from webapp.engine.runtime import LIVE, OPEN, Behaviour, Step
+from webapp.engine.runtime import Behaviour, Step
 from webapp.engine.store import TokenRow
+from webapp.models.statuses import LIVE_TOKEN, OPEN_TOKEN
 
 # Event-sub-process starts that wait through a listener token (errors and escalations are thrown).
 LISTENED = ("timer", "message", "signal")
@@ -37,12 +38,12 @@ def try_complete(step: Step, scope: TokenRow) -> bool:
     if step.definition.multi_instance(scope.node_id) and not step.is_inner(scope):
         return False
     inside = step.children(scope)
-    if any(t.status in LIVE and not t.listener for t in inside):
+    if any(t.status in LIVE_TOKEN and not t.listener for t in inside):
         return False
     if any(t.status == "failed" for t in inside):
         return False
     for listener in inside:
-        if listener.listener and listener.status in LIVE:
+        if listener.listener and listener.status in LIVE_TOKEN:
             step.cancel_tree(listener)
     scope.status = "active"
     step.complete(scope)
@@ -70,7 +71,7 @@ def _subscribe(step: Step, holder: TokenRow, node_id: str) -> bool:
 def host_of(step: Step, boundary: str, token: TokenRow) -> bool:
     """Whether `token` is still the active host of `boundary` (an incident still counts)."""
     attached = step.definition.config(boundary).get("attachedTo")
-    return token.node_id == attached and token.status in OPEN and not step.is_inner(token)
+    return token.node_id == attached and token.status in OPEN_TOKEN and not step.is_inner(token)
 
 
 def trigger_boundary(step: Step, host: TokenRow, boundary: str, output: Any = None) -> None:
@@ -147,7 +148,7 @@ def start_event_subprocess(
     config = step.definition.config(start)
     if config.get("interrupting", True) or config.get("event") == "error":
         for other in step.children(scope):
-            if other.status in OPEN:
+            if other.status in OPEN_TOKEN:
                 step.cancel_tree(other)
     if output is not None:
         step.record_output(start, output)
@@ -161,7 +162,7 @@ def start_event_subprocess(
 def terminate(step: Step, token: TokenRow) -> None:
     """A terminate end: every other token of `token`'s scope ends; the scope then completes."""
     for other in step.children(token.parent):
-        if other is not token and other.status in OPEN:
+        if other is not token and other.status in OPEN_TOKEN:
             step.cancel_tree(other)
     step.history.add("terminated", token, scope=step.scope_of(token))
 
@@ -192,7 +193,7 @@ def listener_fired(step: Step, listener: TokenRow, start: str, output: Any = Non
         listener.status = "cancelled"
         step.ended(listener)
     start_event_subprocess(step, listener.parent, listener.node_id, output)
-    return not interrupting and listener.status in LIVE
+    return not interrupting and listener.status in LIVE_TOKEN
 
 
 # --- the scope behaviours ---------------------------------------------------------------------

@@ -23,6 +23,7 @@ from webapp.engine.store import InstanceRow, JobRow, TokenRow
 from webapp.infra.database import begin_write
 from webapp.models import Job, MessageSubscription, Process, ProcessVersion, Task, User
 from webapp.models.base import utcnow
+from webapp.models.statuses import PAUSED_TOKEN, UNFINISHED_INSTANCE
 
 # A job delivered earlier than this is a stray duplicate; the scheduled delivery will come.
 EARLY_TOLERANCE = timedelta(seconds=0.25)
@@ -63,7 +64,7 @@ def dropped(step: Step, note: str) -> StepResult:
 def _pending(step: Step, job: JobRow | None, kind: str) -> TokenRow | None:
     """The job's token, if the job is still pending and its token still waits for it (at the
     job's node, or as the host of the job's boundary event or event sub-process start)."""
-    if job is None or step.instance.status not in ("running", "failed"):
+    if job is None or step.instance.status not in UNFINISHED_INSTANCE:
         return None
     token = step.token(job.token_id) if job.token_id is not None else None
     if job.kind != kind or job.status != "pending" or token is None:
@@ -571,7 +572,7 @@ def cancel_instance(
     """Close every token, job, subscription and open task; the instance ends cancelled."""
     step, _ = open_step(session, instance_id, now or utcnow())
     instance = step.instance
-    if instance.status not in ("running", "failed"):
+    if instance.status not in UNFINISHED_INSTANCE:
         raise EngineError(
             "not_active",
             f"Instance {instance_id} is {instance.status}; "
@@ -584,7 +585,7 @@ def cancel_instance(
     called = conn.execute(
         select(instances.c.id).where(
             instances.c.parent_id == instance_id,
-            instances.c.status.in_(("running", "failed")),
+            instances.c.status.in_(UNFINISHED_INSTANCE),
         )
     ).scalars()
     for child_id in called:
@@ -665,7 +666,7 @@ def start_called(
         .where(store.JOBS.c.id == job_id)
         .values(status="done", attempt=job.attempt + 1, updated_at=now)
     )
-    if parent is None or parent.status not in ("running", "failed"):
+    if parent is None or parent.status not in UNFINISHED_INSTANCE:
         return None
     options = job.inputs or {}
     version = _latest_version(session, job.tool or "", options.get("version"))
@@ -740,10 +741,10 @@ def resume_from_child(
         outcome = job.inputs or {}
         if (
             candidate is not None
-            and candidate.status in ("waiting", "failed")
+            and candidate.status in PAUSED_TOKEN
             and candidate.node_id == job.node_id
             and candidate.step == outcome.get("step")
-            and step.instance.status in ("running", "failed")
+            and step.instance.status in UNFINISHED_INSTANCE
         ):
             token = candidate
     if job is None or token is None:
@@ -766,7 +767,7 @@ def resume_from_child(
         return step.finish()
     step.history.add("child_ended", token, child=child, status=status, code=outcome.get("code"))
     catching.receive_missed(step)
-    if token.status not in ("waiting", "failed") or token.node_id != job.node_id:
+    if token.status not in PAUSED_TOKEN or token.node_id != job.node_id:
         interpreter.run(step)
         return step.finish()
     if status == "completed":
@@ -818,7 +819,7 @@ def _receive_before_cancel(session: Session, instance_id: int, now: datetime) ->
     cover its subscriptions (say, the one its caller threw as it interrupted the call), in a
     step of its own in the same transaction; None when none reached it."""
     step, _ = open_step(session, instance_id, now)
-    if step.instance.status not in ("running", "failed"):
+    if step.instance.status not in UNFINISHED_INSTANCE:
         return None
     step.starter = starter_of(step)
     if not catching.receive_missed(step):

@@ -27,6 +27,7 @@ from webapp.models import (
     TaskCandidate,
     Token,
 )
+from webapp.models.statuses import OPEN_TOKEN, UNFINISHED_INSTANCE
 
 INSTANCES = Instance.__table__
 TOKENS = Token.__table__
@@ -36,8 +37,6 @@ BROADCASTS = SignalBroadcast.__table__
 RECEIPTS = SignalReceipt.__table__
 TASKS = Task.__table__
 CANDIDATES = TaskCandidate.__table__
-
-OPEN = ("active", "waiting", "failed")
 
 
 def saved_id(row_id: int | None) -> int:
@@ -171,7 +170,7 @@ TOKENS_AND_JOB = (
             JOBS, and_(JOBS.c.token_id == TOKENS.c.id, JOBS.c.id == bindparam("job_id"))
         )
     )
-    .where(TOKENS.c.instance_id == bindparam("instance_id"), TOKENS.c.status.in_(OPEN))
+    .where(TOKENS.c.instance_id == bindparam("instance_id"), TOKENS.c.status.in_(OPEN_TOKEN))
     .order_by(TOKENS.c.id)
 )
 UPDATE_TOKEN = _update(
@@ -412,7 +411,7 @@ def withdraw(
             select(INSTANCES.c.id).where(
                 INSTANCES.c.parent_id == instance_id,
                 INSTANCES.c.parent_token_id.in_(whole),
-                INSTANCES.c.status.in_(("running", "failed")),
+                INSTANCES.c.status.in_(UNFINISHED_INSTANCE),
             )
         ).scalars()
     )

@@ -81,3 +81,5 @@ UNFINISHED_INSTANCE = (InstanceStatus.RUNNING, InstanceStatus.FAILED)
 LIVE_TOKEN = (TokenStatus.ACTIVE, TokenStatus.WAITING)
 # Tokens not yet settled: live ones and those stopped by an incident, which a retry resumes.
 OPEN_TOKEN = (*LIVE_TOKEN, TokenStatus.FAILED)
+# Tokens standing at their node until something resumes them: waiting, or failed until a retry.
+PAUSED_TOKEN = (TokenStatus.WAITING, TokenStatus.FAILED)
