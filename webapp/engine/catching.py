@@ -16,11 +16,9 @@ from webapp.engine import gateways, scopes, store, waits
 from webapp.engine.context import jsonable
 from webapp.engine.runtime import Step, behaviour_of
 from webapp.engine.store import BROADCASTS, RECEIPTS, SUBSCRIPTIONS, TokenRow
-from webapp.models.statuses import OPEN_TOKEN
+from webapp.models.statuses import OPEN_TOKEN, UNFINISHED_BROADCAST
 
 KIND = "signal"
-# Broadcasts still on their way to the instances they cover.
-UNFINISHED = ("pending", "running")
 
 
 def watches(step: Step, token: TokenRow, node_id: str) -> bool:
@@ -103,7 +101,7 @@ def receive_missed(step: Step) -> int:
             ),
         )
         .where(
-            BROADCASTS.c.status.in_(UNFINISHED),
+            BROADCASTS.c.status.in_(UNFINISHED_BROADCAST),
             same,
             (BROADCASTS.c.instance_id.is_(None)) | (BROADCASTS.c.instance_id != instance_id),
             ~received,

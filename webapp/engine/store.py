@@ -27,7 +27,7 @@ from webapp.models import (
     TaskCandidate,
     Token,
 )
-from webapp.models.statuses import OPEN_TOKEN, UNFINISHED_INSTANCE
+from webapp.models.statuses import OPEN_TOKEN, UNFINISHED_INSTANCE, BroadcastStatus
 
 INSTANCES = Instance.__table__
 TOKENS = Token.__table__
@@ -289,7 +289,7 @@ def insert_broadcast(
         "actor": actor,
         "idempotency_key": key,
         "request_hash": digest,
-        "status": "pending",
+        "status": BroadcastStatus.PENDING,
         "high_water": high_water(conn) if covers is None else covers,
         "delivered": 0,
         "started": 0,

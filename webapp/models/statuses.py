@@ -1,4 +1,5 @@
-"""The statuses of instances, tokens, jobs and tasks, and the kinds of history entries.
+"""The statuses of instances, tokens, jobs, tasks, signal broadcasts and bulk operations, and the
+kinds of history entries.
 
 Each member equals the text stored in the database, so templates, JSON and queries that compare
 with plain strings keep working.
@@ -33,6 +34,37 @@ class TaskStatus(StrEnum):
     OPEN = "open"
     COMPLETED = "completed"
     CANCELLED = "cancelled"
+
+
+class BroadcastStatus(StrEnum):
+    """A signal broadcast: waiting for a worker to plan it, its batches delivering, or all done."""
+
+    PENDING = "pending"
+    RUNNING = "running"
+    DONE = "done"
+
+
+class BatchStatus(StrEnum):
+    """One batch of a signal broadcast: still to deliver, or delivered."""
+
+    PENDING = "pending"
+    DONE = "done"
+
+
+class BulkStatus(StrEnum):
+    """A bulk cancel or retry: queued for a worker, being worked, or finished."""
+
+    QUEUED = "queued"
+    RUNNING = "running"
+    DONE = "done"
+
+
+class BulkItemStatus(StrEnum):
+    """One instance of a bulk operation: not yet reached, or what happened to it."""
+
+    PENDING = "pending"
+    OK = "ok"
+    ERROR = "error"
 
 
 class HistoryKind(StrEnum):
@@ -83,3 +115,6 @@ LIVE_TOKEN = (TokenStatus.ACTIVE, TokenStatus.WAITING)
 OPEN_TOKEN = (*LIVE_TOKEN, TokenStatus.FAILED)
 # Tokens standing at their node until something resumes them: waiting, or failed until a retry.
 PAUSED_TOKEN = (TokenStatus.WAITING, TokenStatus.FAILED)
+
+# Broadcasts still on their way to the instances they cover.
+UNFINISHED_BROADCAST = (BroadcastStatus.PENDING, BroadcastStatus.RUNNING)
