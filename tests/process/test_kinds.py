@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from webapp.process.kinds import (
+    EVENT_GATEWAY_TARGETS,
     EVENT_KINDS,
     KIND_EVENT,
     KINDS,
@@ -197,3 +198,10 @@ def test_every_kind_without_a_fixed_event_is_found_from_its_element() -> None:
     for name, kind in KINDS.items():
         if kind.role != "event":
             assert element_kind(kind.element, kind.marks) == name
+
+
+def test_event_gateway_targets_wait_for_the_event_of_their_kind() -> None:
+    catches = {"timerCatch", "messageCatch", "signalCatch"}
+    assert set(EVENT_GATEWAY_TARGETS) == {*catches, "receiveTask"}
+    for kind, event in EVENT_GATEWAY_TARGETS.items():
+        assert event == (KIND_EVENT.get(kind) or ("message" if KINDS[kind].message_ref else ""))

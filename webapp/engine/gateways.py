@@ -17,14 +17,7 @@ from webapp.engine.runtime import NO_OUTPUT, Behaviour, Step
 from webapp.engine.store import TokenRow
 from webapp.models.statuses import OPEN_TOKEN
 from webapp.process.expressions import ExpressionError, evaluate
-
-# What an event-based gateway's target waits for, by the target's kind.
-TARGET_EVENTS = {
-    "timerCatch": "timer",
-    "messageCatch": "message",
-    "receiveTask": "message",
-    "signalCatch": "signal",
-}
+from webapp.process.kinds import EVENT_GATEWAY_TARGETS
 
 
 def choose(step: Step, token: TokenRow, *, first: bool) -> tuple[list[str], bool] | None:
@@ -164,7 +157,7 @@ def event_gateway(step: Step, token: TokenRow, node: dict[str, Any]) -> None:
     definition = step.definition
     placed: list[waits.Wait] = []
     for target in targets(definition, token.node_id):
-        event = TARGET_EVENTS.get(definition.kind(target))
+        event = EVENT_GATEWAY_TARGETS.get(definition.kind(target))
         if event is None:
             step.fail(
                 token,
@@ -194,7 +187,7 @@ def event_won(step: Step, token: TokenRow, target: str, output: Any) -> None:
     others = targets(definition, gateway)
     waits.withdraw(step, token, tuple(others))
     config = definition.config(target)
-    event = TARGET_EVENTS.get(definition.kind(target), "")
+    event = EVENT_GATEWAY_TARGETS.get(definition.kind(target), "")
     name = config.get("message") if event == "message" else config.get("signal")
     step.history.add(
         "event_won",

@@ -556,12 +556,14 @@ END_EVENTS: tuple[str, ...] = ("", "error", "escalation", "terminate", "signal",
 # Start events of an event sub-process, and of the process itself (beside its one none start).
 EVENT_START_EVENTS: tuple[str, ...] = ("timer", "message", "signal", "error", "escalation")
 PROCESS_START_EVENTS: tuple[str, ...] = ("timer", "message", "signal")
-# What may follow an event-based gateway.
-EVENT_GATEWAY_TARGETS: tuple[str, ...] = (
-    "timerCatch",
-    "messageCatch",
-    "signalCatch",
-    "receiveTask",
+# What may follow an event-based gateway, and the event each of those kinds waits for there.
+EVENT_GATEWAY_TARGETS: Mapping[str, str] = MappingProxyType(
+    {
+        "timerCatch": "timer",
+        "messageCatch": "message",
+        "signalCatch": "signal",
+        "receiveTask": "message",
+    }
 )
 # Script languages Flowdesk runs (others import verbatim and are a publish error).
 SCRIPT_LANGUAGES: tuple[str, ...] = ("flowdesk",)
