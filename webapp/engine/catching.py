@@ -16,7 +16,7 @@ from webapp.engine import gateways, scopes, store, waits
 from webapp.engine.context import jsonable
 from webapp.engine.runtime import Step, behaviour_of
 from webapp.engine.store import BROADCASTS, RECEIPTS, SUBSCRIPTIONS, TokenRow
-from webapp.models.statuses import OPEN_TOKEN, UNFINISHED_BROADCAST
+from webapp.models.statuses import OPEN_TOKEN, UNFINISHED_BROADCAST, HistoryKind, TokenStatus
 
 KIND = "signal"
 
@@ -54,13 +54,13 @@ def fire(
     sub-process start or event-based gateway target fires, a waiting catch completes with the
     payload; False when the token no longer waits there."""
     if watches(step, token, node_id):
-        step.history.add("signal", token, node_id, actor=actor, **details)
+        step.history.add(HistoryKind.SIGNAL, token, node_id, actor=actor, **details)
         if event_fired(step, token, node_id, payload):
             waits.subscribe(step, token, node_id, KIND)
         return True
-    if token.status != "waiting" or token.node_id != node_id:
+    if token.status != TokenStatus.WAITING or token.node_id != node_id:
         return False
-    step.history.add("signal", token, actor=actor, **details)
+    step.history.add(HistoryKind.SIGNAL, token, actor=actor, **details)
     step.complete(token, payload)
     return True
 

@@ -27,7 +27,13 @@ from webapp.models import (
     TaskCandidate,
     Token,
 )
-from webapp.models.statuses import OPEN_TOKEN, UNFINISHED_INSTANCE, BroadcastStatus
+from webapp.models.statuses import (
+    OPEN_TOKEN,
+    UNFINISHED_INSTANCE,
+    BroadcastStatus,
+    JobStatus,
+    TaskStatus,
+)
 
 INSTANCES = Instance.__table__
 TOKENS = Token.__table__
@@ -187,7 +193,7 @@ LEASE_JOB = (
     .where(
         JOBS.c.id == bindparam("job_id"),
         JOBS.c.kind == "tool",
-        JOBS.c.status == "pending",
+        JOBS.c.status == JobStatus.PENDING,
         JOBS.c.due_at <= bindparam("due_by"),
         or_(JOBS.c.lease_until.is_(None), JOBS.c.lease_until <= bindparam("now")),
     )
@@ -380,12 +386,12 @@ def withdraw(
         closing = job.token_id in whole or any(
             job.token_id == token_id and job.node_id in nodes for token_id, nodes in partial
         )
-        if closing and job.status == "pending":
-            job.status = "cancelled"
+        if closing and job.status == JobStatus.PENDING:
+            job.status = JobStatus.CANCELLED
             job.lease_until = None
     tracked = {job.id for job in held}
-    pending = (JOBS.c.status == "pending", JOBS.c.id.not_in(tracked or [0]))
-    cancel = {"status": "cancelled", "lease_until": None, "updated_at": now}
+    pending = (JOBS.c.status == JobStatus.PENDING, JOBS.c.id.not_in(tracked or [0]))
+    cancel = {"status": JobStatus.CANCELLED, "lease_until": None, "updated_at": now}
     for token_id, nodes in partial:
         conn.execute(
             update(JOBS)
@@ -403,8 +409,8 @@ def withdraw(
     conn.execute(delete(SUBSCRIPTIONS).where(SUBSCRIPTIONS.c.token_id.in_(whole)))
     conn.execute(
         update(TASKS)
-        .where(TASKS.c.token_id.in_(whole), TASKS.c.status == "open")
-        .values(status="cancelled")
+        .where(TASKS.c.token_id.in_(whole), TASKS.c.status == TaskStatus.OPEN)
+        .values(status=TaskStatus.CANCELLED)
     )
     return list(
         conn.execute(
@@ -431,7 +437,7 @@ def insert_jobs(
     for token, options in new:
         if token is None:
             values = {"token_id": None, "actor": actor, **options}
-            jobs.append(JobRow(id=None, status="pending", attempt=0, **values))
+            jobs.append(JobRow(id=None, status=JobStatus.PENDING, attempt=0, **values))
             continue
         node_id = options.pop("node_id", None) or token.node_id
         jobs.append(
@@ -442,7 +448,7 @@ def insert_jobs(
                 node_id=node_id,
                 key=f"{token.id}:{node_id}:{token.step}",
                 actor=actor,
-                status="pending",
+                status=JobStatus.PENDING,
                 attempt=0,
                 **options,
             )
@@ -483,7 +489,8 @@ def insert_waits(
     if tasks:
         offers = {token.id: values.pop("candidates", None) for token, values in tasks}
         rows = [
-            {**stamp, "token_id": token.id, "status": "open", **values} for token, values in tasks
+            {**stamp, "token_id": token.id, "status": TaskStatus.OPEN, **values}
+            for token, values in tasks
         ]
         for row in rows:
             row.setdefault("partition_id", instance.partition_id)
@@ -511,7 +518,7 @@ def _insert_candidates(conn: Connection, offers: dict[Any, list[tuple[str, int, 
     task_ids: dict[Any, int] = dict(
         conn.execute(
             select(TASKS.c.token_id, TASKS.c.id).where(
-                TASKS.c.token_id.in_(list(offers)), TASKS.c.status == "open"
+                TASKS.c.token_id.in_(list(offers)), TASKS.c.status == TaskStatus.OPEN
             )
         ).all()
     )

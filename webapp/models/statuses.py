@@ -36,6 +36,26 @@ class TaskStatus(StrEnum):
     CANCELLED = "cancelled"
 
 
+class CallOutcome(StrEnum):
+    """How a called child ended, as its resume job tells the call activity (and its history)."""
+
+    COMPLETED = "completed"
+    CANCELLED = "cancelled"
+    ERROR = "error"
+    ESCALATION = "escalation"
+    # No version of the called process could start.
+    MISSING = "missing"
+
+
+class AttemptStatus(StrEnum):
+    """How one tool attempt ended, in its `tool_attempt` history entry."""
+
+    OK = "ok"
+    ERROR = "error"
+    # A late result of an attempt whose job was already settled.
+    DISCARDED = "discarded"
+
+
 class BroadcastStatus(StrEnum):
     """A signal broadcast: waiting for a worker to plan it, its batches delivering, or all done."""
 
