@@ -15,9 +15,6 @@ from webapp.engine.runtime import Behaviour, Step
 from webapp.engine.store import TokenRow
 from webapp.models.statuses import LIVE_TOKEN, OPEN_TOKEN, HistoryKind, TokenStatus
 
-# Event-sub-process starts that wait through a listener token (errors and escalations are thrown).
-LISTENED = ("timer", "message", "signal")
-
 
 def enter_scope(step: Step, token: TokenRow, node_id: str) -> None:
     """`token` waits at the sub-process `node_id`; a new token starts at its start event."""
@@ -178,7 +175,7 @@ def open_event_subprocesses(step: Step, scope: TokenRow | None, scope_node: str 
     definition = step.definition
     for subprocess in definition.event_subprocesses.get(scope_node, []):
         start = definition.starts.get(subprocess)
-        if start is None or definition.config(start).get("event") not in LISTENED:
+        if start is None or definition.config(start).get("event") not in waits.EVENTS:
             continue
         listener = step.new_token(subprocess, parent=scope, locals={"listen": True})
         listener.status = TokenStatus.WAITING
