@@ -8,6 +8,7 @@ from webapp.process.kinds import (
     BOUNDARY_EVENTS,
     END_EVENTS,
     EVENT_DEFINITIONS,
+    EVENT_GATEWAY_TARGETS,
     EVENT_KINDS,
     KIND_EVENT,
     KINDS,
@@ -225,3 +226,10 @@ def test_each_replace_menu_target_makes_one_kind() -> None:
     assert len(set(targets)) == len(targets)
     assert "error-start" in KINDS["startEvent"].scoped_replace
     assert "non-interrupting-error-boundary" not in KINDS["boundaryEvent"].replace
+
+
+def test_event_gateway_targets_wait_for_the_event_of_their_kind() -> None:
+    catches = {"timerCatch", "messageCatch", "signalCatch"}
+    assert set(EVENT_GATEWAY_TARGETS) == {*catches, "receiveTask"}
+    for kind, event in EVENT_GATEWAY_TARGETS.items():
+        assert event == (KIND_EVENT.get(kind) or ("message" if KINDS[kind].message_ref else ""))

@@ -920,12 +920,14 @@ TASK_KINDS: tuple[str, ...] = (
 MULTI_INSTANCE_KINDS: tuple[str, ...] = (*TASK_KINDS, "subProcess", "callActivity")
 # Boundary events attach to these.
 BOUNDARY_HOSTS: tuple[str, ...] = (*TASK_KINDS, "subProcess", "callActivity")
-# What may follow an event-based gateway.
-EVENT_GATEWAY_TARGETS: tuple[str, ...] = (
-    "timerCatch",
-    "messageCatch",
-    "signalCatch",
-    "receiveTask",
+# What may follow an event-based gateway, and the event each of those kinds waits for there.
+EVENT_GATEWAY_TARGETS: Mapping[str, str] = MappingProxyType(
+    {
+        "timerCatch": "timer",
+        "messageCatch": "message",
+        "signalCatch": "signal",
+        "receiveTask": "message",
+    }
 )
 # Script languages Flowdesk runs (others import verbatim and are a publish error).
 SCRIPT_LANGUAGES: tuple[str, ...] = ("flowdesk",)
