@@ -28,7 +28,7 @@ from benchmarks._flowdesk import (  # noqa: E402
     stop_workers,
 )
 from tests.engine.documents import chain, node  # noqa: E402
-from webapp.scratch import scratch_database  # noqa: E402
+from tests.helpers.scratch import scratch_database  # noqa: E402
 
 
 def main() -> None:

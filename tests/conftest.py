@@ -15,7 +15,7 @@ from sqlalchemy import text
 from sqlalchemy.exc import OperationalError
 
 from tests import corpus
-from webapp.scratch import is_postgres, scratch_database
+from tests.helpers.scratch import is_postgres, scratch_database
 
 ROOT = Path(__file__).resolve().parent.parent
 TEST_SECRET = "test-secret-key-that-is-long-enough-for-production-checks"

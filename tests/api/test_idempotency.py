@@ -15,9 +15,9 @@ from sqlalchemy import func, select, text
 from tests.api.conftest import basic
 from tests.db_proxy import proxied
 from tests.engine.conftest import chain, node, publish_document
+from tests.helpers.scratch import is_postgres
 from webapp import create_app
 from webapp.models import HistoryEntry, Instance, Token
-from webapp.scratch import is_postgres
 
 KEY = "Idempotency-Key"
 

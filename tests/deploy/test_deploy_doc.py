@@ -28,7 +28,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import make_user
-from webapp.scratch import is_postgres, scratch_database
+from tests.helpers.scratch import is_postgres, scratch_database
 
 ROOT = Path(__file__).resolve().parents[2]
 DOC = ROOT / "docs" / "deploy.md"

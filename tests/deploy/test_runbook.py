@@ -39,11 +39,11 @@ from tests.engine.conftest import (
 )
 from tests.engine.documents import parallel_join
 from tests.engine.test_steps import load, start
+from tests.helpers.scratch import is_postgres, scratch_database
 from webapp import create_app
 from webapp.extensions import db
 from webapp.models import Task
 from webapp.redis_server import EmbeddedRedis
-from webapp.scratch import is_postgres, scratch_database
 
 # A column a migration renamed: (table, its name at head) -> its name in older revisions.
 # Add the rename here with the migration, so old rows are still compared under their new name.
