@@ -14,7 +14,7 @@ import pytest
 from sqlalchemy import text
 from sqlalchemy.exc import OperationalError
 
-from tests import corpus
+from tests.helpers import requirements
 from tests.helpers.scratch import is_postgres, scratch_database
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -281,10 +281,10 @@ def fresh_database_url(database_url: str, tmp_path: Path) -> Iterator[str]:
 def pytest_runtest_setup(item: pytest.Item) -> None:
     """A test marked `corpus` skips without the shared BPMN corpus (fails when it is required)."""
     if item.get_closest_marker("corpus") is not None:
-        corpus.needs_corpus()
+        requirements.needs_corpus()
 
 
 @pytest.fixture
 def corpus_present() -> Path:
     """The shared BPMN corpus; skips the test without one (fails with FLOWDESK_REQUIRE_CORPUS=1)."""
-    return corpus.needs_corpus()
+    return requirements.needs_corpus()

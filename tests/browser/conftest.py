@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from tests import corpus
+from tests.helpers import requirements
 
 CHROMIUM = os.environ.get("FLOWDESK_CHROMIUM", "/usr/bin/chromium")
 ARGS = [
@@ -26,7 +26,7 @@ ARGS = [
 @pytest.fixture(scope="session")
 def browser():
     if not Path(CHROMIUM).exists():
-        if os.environ.get("FLOWDESK_REQUIRE_BROWSER") or corpus.required():
+        if os.environ.get("FLOWDESK_REQUIRE_BROWSER") or requirements.required():
             pytest.fail(f"{CHROMIUM} is missing: install Debian's chromium package")
         pytest.skip(f"{CHROMIUM} is missing: `apt-get install chromium` to run browser tests")
     from playwright.sync_api import sync_playwright

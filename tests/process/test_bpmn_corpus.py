@@ -1,7 +1,7 @@
 """Import, validate, export and re-import every file of the shared BPMN corpus.
 
-The corpus lives outside the repository (read-only, never copied in); tests/corpus.py finds it
-(`FLOWDESK_BPMN_CORPUS`, beside the checkout or its main worktree, /work/shared).
+The corpus lives outside the repository (read-only, never copied in); tests/helpers/corpus.py
+finds it (`FLOWDESK_BPMN_CORPUS`, beside the checkout or its main worktree, /work/shared).
 Its MANIFEST.md table says which files use only the subset of BPMN we support.
 """
 
@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from lxml import etree
 
-from tests.corpus import corpus_dir
+from tests.helpers.corpus import corpus_dir
 from webapp.process.bpmn import BpmnImportError, ImportResult, export_bpmn, import_bpmn
 from webapp.process.bpmn.namespaces import BPMN
 from webapp.process.document import canonical_json

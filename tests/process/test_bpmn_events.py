@@ -13,7 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from lxml import etree
 
-from tests.corpus import moddle_node
+from tests.helpers.requirements import moddle_node
 from webapp.process.bpmn import export_bpmn, import_bpmn
 from webapp.process.bpmn.namespaces import BPMN, CAMUNDA, ZEEBE, q
 from webapp.process.document import canonical_json, normalize

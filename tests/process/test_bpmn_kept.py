@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from lxml import etree
 
-from tests.corpus import moddle_node
+from tests.helpers.requirements import moddle_node
 from webapp.process.bpmn import BpmnImportError, export_bpmn, import_bpmn
 from webapp.process.bpmn.namespaces import BPMN, BPMNDI, q
 from webapp.process.document import canonical_json

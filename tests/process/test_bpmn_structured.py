@@ -15,7 +15,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from lxml import etree
 
-from tests.corpus import moddle_node
+from tests.helpers.requirements import moddle_node
 from webapp.process.bpmn import BpmnImportError, auto_layout, export_bpmn, import_bpmn
 from webapp.process.bpmn.layout import node_box
 from webapp.process.bpmn.namespaces import BPMN, BPMNDI, FLOWDESK, q

@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 from lxml import etree
 
-from tests.corpus import moddle_node
+from tests.helpers.requirements import moddle_node
 from webapp.process.bpmn import export_bpmn, import_bpmn
 from webapp.process.bpmn.vendor import iso_duration, iso_seconds
 from webapp.process.document import canonical_json, normalize

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.corpus import needs_corpus as corpus_or_skip
+from tests.helpers.requirements import needs_corpus as corpus_or_skip
 from tests.process.corpus_verdicts import (
     EXECUTABLE,
     MODELLING,
