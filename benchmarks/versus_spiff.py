@@ -1,5 +1,5 @@
 """Benchmark: Flowdesk against SpiffWorkflow on the same BPMN and the same database server, in
-interleaved rounds; prints medians, ratios and a PASS/FAIL line per target of issue 18.
+interleaved rounds; prints medians, ratios and a PASS/FAIL line per target.
 
 Processes (exported with Flowdesk's BPMN writer; Flowdesk imports that file, Spiff parses it):
 - sample: tool -> exclusive gateway -> parallel split into two tools -> join.

@@ -170,7 +170,8 @@ def test_reassigning_and_failed_forms_pass_the_accessibility_audit(page, demo, a
     assert _serious_violations(page) == []
 
 
-# Shapes of the issue-16 panel sections: BPMN type, event definition, and what the panel shows.
+# Shapes of the panel sections for the later gateways, events and task types: BPMN type, event
+# definition, and what the panel shows.
 NEW_PANELS = [
     ("bpmn:IntermediateCatchEvent", "bpmn:SignalEventDefinition", "Signal name"),
     ("bpmn:IntermediateThrowEvent", "bpmn:SignalEventDefinition", "Add entry"),

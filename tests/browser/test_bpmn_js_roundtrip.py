@@ -46,7 +46,9 @@ def test_bpmn_js_reads_and_saves_a_structured_process_unchanged(page, make_proce
     assert canonical_json(after) == canonical_json(before)
 
 
-def test_bpmn_js_reads_and_saves_the_issue_16_elements_unchanged(page, make_process, db_session):
+def test_bpmn_js_reads_and_saves_gateways_events_and_task_types_unchanged(
+    page, make_process, db_session
+):
     """Gateways, signal/message/link/none events, event starts and the new task types come
     back from bpmn-js as they went in."""
     from tests.process.test_bpmn_events import events_document

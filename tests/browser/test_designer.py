@@ -759,7 +759,7 @@ def _assert_own_routes(page) -> None:
 def test_an_imported_file_without_diagram_gives_each_exit_its_own_route(
     page, demo, db_session, tmp_path
 ):
-    """Issue 14 item 19, as drawn by bpmn-js: after the import's automatic layout and again
+    """As drawn by bpmn-js: after the import's automatic layout and again
     after the Auto layout button, the gateway's three exits (and the three flows into the
     merge) leave on their own routes, each name beside its own route."""
     source = tmp_path / "routing.bpmn"

@@ -1,7 +1,7 @@
-"""The issue-16 elements in the designer, drawn like a person in Chromium: an event-based gateway
-followed by a message catch and a timer, an inclusive gateway with a condition and a default
-flow, a timer start showing its next five runs (also at phone width). The last test publishes
-and runs the race end to end (it needs the engine's event-based gateway)."""
+"""The later gateways, events and task types in the designer, drawn like a person in Chromium: an
+event-based gateway followed by a message catch and a timer, an inclusive gateway with a
+condition and a default flow, a timer start showing its next five runs (also at phone width). The
+last test publishes and runs the race end to end (it needs the engine's event-based gateway)."""
 
 from __future__ import annotations
 

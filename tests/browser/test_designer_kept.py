@@ -1,5 +1,5 @@
 """An imported file's text annotation, lane, group and data store are drawn in the designer and
-survive a save (issue 17: modelling-only elements are kept)."""
+survive a save (modelling-only elements are kept)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Issue 17 end to end: a Camunda 7 model with a collaboration, candidate groups and formData is
+"""End to end: a Camunda 7 model with a collaboration, candidate groups and formData is
 imported through the page, its pool picked and its group mapped on the import report; it is
 published without installing anything, started, its task completed, and the instance ends."""
 

@@ -1,4 +1,4 @@
-"""Issue 17 in Chromium: the import report maps a user the file names to a Flowdesk user, and
+"""In Chromium: the import report maps a user the file names to a Flowdesk user, and
 the properties panel offers a task to further roles, users and the names an expression gives."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Issue 17 in Chromium: a user task offered to anyone in the partition plus candidate roles and
+"""In Chromium: a user task offered to anyone in the partition plus candidate roles and
 users (as an imported task with only candidateGroups/candidateUsers reads) keeps both through a
 save and a reload."""
 

@@ -1,4 +1,4 @@
-"""The properties panel for the kinds and events of issue 16: signals, message throws and ends,
+"""The properties panel for the later kinds and events: signals, message throws and ends,
 links, milestones, script, send, receive and manual tasks, inclusive and event-based gateways and
 process-level message, timer and signal starts. Every setting is checked on the server: a refused
 value names its field (422) and nothing is applied; a timer start previews its next five runs."""

@@ -1,4 +1,4 @@
-"""The operations instance page on the issue-16 task types and events: manual tasks, milestones
+"""The operations instance page on the later task types and events: manual tasks, milestones
 and link jumps in the history in words, a receive task's token waiting where a message catch's
 would, a message end's token active until its tool ran."""
 

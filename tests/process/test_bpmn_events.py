@@ -1,6 +1,6 @@
-"""BPMN import and export of issue 16's elements: inclusive and event-based gateways, signal,
-message, link and none throw events, process-level starts, send, receive, script and manual
-tasks; vendor settings; what stays refused."""
+"""BPMN import and export of the later gateways, events and task types: inclusive and event-based
+gateways, signal, message, link and none throw events, process-level starts, send, receive,
+script and manual tasks; vendor settings; what stays refused."""
 
 from __future__ import annotations
 
@@ -27,7 +27,7 @@ TOOL = {"tool": "notify", "inputs": {"to": "$input.email"}}
 
 
 def events_document() -> dict[str, Any]:
-    """Every issue-16 kind and event in one valid process."""
+    """Every gateway, event and task type beyond the core in one valid process."""
 
     def n(kind: str, title: str = "", x: int = 0, y: int = 0, **config: Any) -> dict[str, Any]:
         return {"kind": kind, "title": title, "config": config, "position": {"x": x, "y": y}}

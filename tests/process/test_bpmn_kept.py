@@ -1,4 +1,4 @@
-"""Modelling-only BPMN elements (issue 17): imported, never run, written back unchanged.
+"""Modelling-only BPMN elements: imported, never run, written back unchanged.
 
 Data objects and stores, data associations, ioSpecification, property, lanes, text annotations,
 associations, groups, categories and other vendors' extensions; and the two refusals (a file

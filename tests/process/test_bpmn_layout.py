@@ -212,7 +212,7 @@ THREE_WAY = graph(
 
 
 def test_each_exit_of_a_gateway_and_each_entry_of_a_merge_has_its_own_route() -> None:
-    """Issue 14 item 19: exits no longer run together from the fork before they part."""
+    """Exits no longer run together from the fork before they part."""
     doc = auto_layout(THREE_WAY)
     assert _siblings_share(doc) == []
     exits = [_line(f) for f in doc["flows"].values() if f["source"] == "gw"]

@@ -33,7 +33,7 @@ DC_NS = 'xmlns:dc="http://www.omg.org/spec/DD/20100524/DC"'
 
 
 def structured_document() -> dict[str, Any]:
-    """Every issue-15 element: nested expanded and collapsed sub-processes, an event
+    """Every structured element: nested expanded and collapsed sub-processes, an event
     sub-process, call activity, multi-instance, boundary events and error/escalation/terminate."""
 
     def at(x: int, y: int, w: int = 36, h: int = 36) -> dict[str, int]:

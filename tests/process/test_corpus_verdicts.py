@@ -73,7 +73,7 @@ def test_refusals_are_classified() -> None:
 
 @needs_corpus
 def test_no_file_is_refused_for_a_modelling_only_element(found: list[Verdict]) -> None:
-    """Issue 17's first target: pools, message flows, data and artifacts never refuse a file."""
+    """Pools, message flows, data and artifacts never refuse a file."""
     refused = [v.line() for v in found if v.status == "refused" and MODELLING in v.categories()]
     assert refused == []
 
