@@ -88,7 +88,7 @@ from benchmarks._flowdesk import (  # noqa: E402
     stop_workers,
 )
 from benchmarks._spiff import SpiffProcess, SpiffRunner, Work, metadata  # noqa: E402
-from tests.engine.documents import document, flow, node, sample_document  # noqa: E402
+from tests.helpers.documents import document, flow, node, sample_document  # noqa: E402
 from tests.helpers.scratch import is_postgres, scratch_database  # noqa: E402
 
 ROLE = "bench-worker"

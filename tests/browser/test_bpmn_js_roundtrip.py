@@ -5,11 +5,10 @@ from __future__ import annotations
 
 import pytest
 
-from tests.browser.conftest import sign_in
-from tests.browser.test_designer import open_designer, save
 from tests.designer import conftest as designer_fixtures
-from tests.designer.conftest import get_process
-from tests.designer.test_structured_pages import doc_without_calls
+from tests.helpers.browser import open_designer, save, sign_in
+from tests.helpers.designer import get_process
+from tests.helpers.documents import doc_without_calls
 from webapp.process.bpmn import export_bpmn
 from webapp.process.document import canonical_json
 
@@ -51,7 +50,7 @@ def test_bpmn_js_reads_and_saves_gateways_events_and_task_types_unchanged(
 ):
     """Gateways, signal/message/link/none events, event starts and the new task types come
     back from bpmn-js as they went in."""
-    from tests.process.test_bpmn_events import events_document
+    from tests.helpers.bpmn import events_document
 
     pid = make_process("events", doc=events_document())
     before = get_process(db_session, pid).draft_document

@@ -14,7 +14,7 @@ from lxml import etree
 from tests.differential.harness import compare, oracle, precheck
 from tests.differential.scenario import Scenario
 from tests.differential.scenarios import scenarios_for
-from tests.process.test_bpmn_roundtrip import bpmn_schema
+from tests.helpers.bpmn import bpmn_schema
 
 FOLDER = Path(__file__).resolve().parent / "files"
 

@@ -24,7 +24,7 @@ from pathlib import Path
 from lxml import etree
 
 from tests.helpers.corpus import corpus_dir
-from tests.process.test_bpmn_corpus import MODELLING_TYPES, manifest
+from tests.helpers.corpus_files import MODELLING_TYPES, manifest
 from webapp.process.bpmn.namespaces import BPMN
 from webapp.process.bpmn.report import needs_a_person
 from webapp.process.validation import validate

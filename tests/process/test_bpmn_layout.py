@@ -12,24 +12,12 @@ from typing import Any
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
+from tests.helpers.layout import graph
 from webapp.process.bpmn import auto_layout
 from webapp.process.bpmn.layout import COLUMN, node_box
 from webapp.process.bpmn.routing import label_bounds, route, route_flows, shared_segment
 
 ROOT = Path(__file__).resolve().parents[2]
-
-
-def graph(edges: list[tuple[str, str]], kinds: dict[str, str] | None = None) -> dict[str, Any]:
-    names = list(dict.fromkeys([n for edge in edges for n in edge]))
-    kinds = kinds or {}
-    return {
-        "format_version": 1,
-        "nodes": {n: {"kind": kinds.get(n, "userTask"), "title": n, "config": {}} for n in names},
-        "flows": {
-            f"f{i}": {"source": s, "target": t, "waypoints": [{"x": 0, "y": 0}, {"x": 1, "y": 1}]}
-            for i, (s, t) in enumerate(edges)
-        },
-    }
 
 
 def assert_no_overlap(doc: dict[str, Any]) -> None:
@@ -151,7 +139,7 @@ def test_a_flow_that_skips_layers_gets_its_own_lane() -> None:
 def test_the_layout_does_not_depend_on_string_hashing() -> None:
     script = (
         "import json; from webapp.process.bpmn import auto_layout; "
-        "from tests.process.test_bpmn_layout import PROCESS, graph; "
+        "from tests.helpers.layout import graph; "
         "doc = graph([('s','g'),('g','a'),('g','b'),('g','c'),('a','j'),('c','j'),('b','x'),"
         "('x','j'),('j','e')], {'s': 'startEvent'}); "
         "print(json.dumps(auto_layout(doc), sort_keys=True))"

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pytest
 
+from tests.helpers.corpus_files import CORPUS, ENTRIES
 from tests.helpers.requirements import needs_corpus as corpus_or_skip
 from tests.process.corpus_verdicts import (
     EXECUTABLE,
@@ -18,7 +19,6 @@ from tests.process.corpus_verdicts import (
     render,
     verdicts,
 )
-from tests.process.test_bpmn_corpus import CORPUS, ENTRIES
 from webapp import tools
 from webapp.process.bpmn import BpmnImportError, import_bpmn
 from webapp.process.validation import validate

@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from tests.process.layout_shapes import SHAPES, bpmn_file, fan
+from tests.helpers.layout_shapes import SHAPES, bpmn_file, fan
 from webapp.process.bpmn import auto_layout, export_bpmn, import_bpmn
 from webapp.process.bpmn.layout import node_box
 

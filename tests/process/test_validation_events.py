@@ -10,12 +10,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from tests.helpers.bpmn import events_document
+from tests.helpers.corpus_files import EVENT_FILES, load
+from tests.helpers.validation import TOOLS, found, linear, make, node, only, user
 from webapp.process.bpmn import import_bpmn
 from webapp.process.validation import CODES, validate
-
-from .test_bpmn_corpus import EVENT_FILES, load
-from .test_bpmn_events import events_document
-from .test_validation import TOOLS, found, linear, make, node, only, user
 
 MAIL = {"tool": "mail", "inputs": {"to": "'a@example.org'"}}
 
