@@ -9,6 +9,7 @@ from itertools import combinations, pairwise
 from pathlib import Path
 from typing import Any
 
+import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
@@ -136,6 +137,7 @@ def test_a_flow_that_skips_layers_gets_its_own_lane() -> None:
     assert not shared_segment(*[[(p["x"], p["y"]) for p in w] for w in split_exits])
 
 
+@pytest.mark.slow
 def test_the_layout_does_not_depend_on_string_hashing() -> None:
     script = (
         "import json; from webapp.process.bpmn import auto_layout; "

@@ -481,6 +481,7 @@ def test_sub_processes_nested_ten_deep_roundtrip(schema: etree.XMLSchema) -> Non
     assert validate(doc) == []
 
 
+@pytest.mark.slow
 def test_deep_nesting_costs_linear_time() -> None:
     """Four times the nesting costs about four times the time (quadratic work would cost sixteen
     times); the best of five runs per size in CPU time, with no garbage collection inside a run,
@@ -518,6 +519,7 @@ _VALUE = st.recursive(
 )  # fmt: skip
 
 
+@pytest.mark.slow
 @settings(max_examples=80, deadline=None)
 @given(
     changes=st.lists(

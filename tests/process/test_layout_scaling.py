@@ -66,6 +66,7 @@ def test_a_wide_parallel_fan_out_without_diagram_imports_in_bounded_time(n: int)
     _assert_drawn(result.document)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("shape", list(SHAPES))
 def test_every_shape_of_1000_elements_is_laid_out_in_bounded_time(shape: str) -> None:
     doc = SHAPES[shape](1000)

@@ -876,6 +876,7 @@ def _benchmark_module() -> Any:
     return module
 
 
+@pytest.mark.slow
 def test_thousand_node_document_validates_fast() -> None:
     bench = _benchmark_module()
     doc = bench.build_document()
@@ -1178,6 +1179,7 @@ def test_deadlock_reports_are_confirmed_by_a_token_game() -> None:
     check()
 
 
+@pytest.mark.slow
 def test_deadlocks_the_token_game_finds_are_reported() -> None:
     """No misses: a process where some execution gets stuck at a join is refused.
 
@@ -1199,6 +1201,7 @@ def test_deadlocks_the_token_game_finds_are_reported() -> None:
     check()
 
 
+@pytest.mark.slow
 def test_deadlocks_after_an_inclusive_split_are_reported_and_only_those() -> None:
     """The same two properties on processes that start with an inclusive split, so its
     conditional and unconditional flows meet joins in every shape."""
