@@ -1,4 +1,5 @@
-# Flowdesk: `make run` sets everything up and serves on 127.0.0.1:5000; `make test` runs the suite.
+# Flowdesk: `make run` sets everything up and serves on 127.0.0.1:5000; `make test` runs the suite
+# (`make test-unit`: the pure process library's quick tests only).
 PYTHON ?= python3
 VENV ?= .venv
 PY := $(VENV)/bin/python
@@ -6,13 +7,18 @@ PY := $(VENV)/bin/python
 FLASK := FLOWDESK_ENV=$${FLOWDESK_ENV:-development} $(VENV)/bin/flask --app webapp
 PYTEST_ARGS ?=
 
-.PHONY: run test setup setup-test assets migrate seed lint format bench clean
+.PHONY: run test test-unit setup setup-test assets migrate seed lint format bench clean
 
 run: setup assets migrate seed
 	$(FLASK) dev --host 127.0.0.1 --port 5000
 
 test: setup-test assets
 	$(PY) -m pytest $(PYTEST_ARGS)
+
+# The pure process library (no database, Redis, workers or browser), without its slow property and
+# timing tests: seconds, for the edit-test loop. `make test` still runs everything.
+test-unit: setup-test
+	$(PY) -m pytest tests/process -m "not slow" $(PYTEST_ARGS)
 
 setup: $(VENV)/.runtime
 

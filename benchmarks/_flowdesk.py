@@ -19,7 +19,7 @@ if str(ROOT) not in sys.path:
 
 from sqlalchemy import create_engine, select, text  # noqa: E402
 
-from webapp.scratch import is_postgres  # noqa: E402
+from tests.helpers.scratch import is_postgres  # noqa: E402
 
 SECRET = "benchmark-secret-key-that-is-long-enough-to-pass"
 

@@ -13,8 +13,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from tests.helpers.corpus import corpus_dir
 from tests.process.corpus_verdicts import summary, verdicts
-from tests.process.test_bpmn_corpus import corpus_dir
 
 
 def main(verbose: bool) -> None:

@@ -38,8 +38,8 @@ from benchmarks._flowdesk import (  # noqa: E402
     start_workers,
     stop_workers,
 )
-from tests.engine.documents import sample_document  # noqa: E402
-from webapp.scratch import scratch_database  # noqa: E402
+from tests.helpers.documents import sample_document  # noqa: E402
+from tests.helpers.scratch import scratch_database  # noqa: E402
 
 
 def main() -> None:

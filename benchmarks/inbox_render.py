@@ -22,7 +22,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from benchmarks.designer_save import stats, timed
-from webapp.scratch import scratch_database
+from tests.helpers.scratch import scratch_database
 
 PASSWORD = "benchmark-password"
 USERS, ROLES, OPEN, DONE = 100, 10, 10_000, 10_000

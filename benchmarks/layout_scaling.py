@@ -19,7 +19,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from tests.process.layout_shapes import SHAPES, bpmn_file  # noqa: E402
+from tests.helpers.layout_shapes import SHAPES, bpmn_file  # noqa: E402
 from webapp.process.bpmn import BpmnImportError, auto_layout, import_bpmn  # noqa: E402
 
 

@@ -27,7 +27,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from sqlalchemy import select, text
 
-from webapp.scratch import scratch_database
+from tests.helpers.scratch import scratch_database
 
 INSTANCES = 100_000
 HISTORY = 1_000_000

@@ -27,8 +27,8 @@ from benchmarks._flowdesk import (  # noqa: E402
     start_workers,
     stop_workers,
 )
-from tests.engine.documents import chain, node  # noqa: E402
-from webapp.scratch import scratch_database  # noqa: E402
+from tests.helpers.documents import chain, node  # noqa: E402
+from tests.helpers.scratch import scratch_database  # noqa: E402
 
 
 def main() -> None:

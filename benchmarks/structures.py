@@ -29,8 +29,8 @@ sys.path.insert(0, str(ROOT))
 
 from sqlalchemy import func, select, update  # noqa: E402
 
-from tests.engine.documents import document, flow, node  # noqa: E402
-from webapp.scratch import scratch_database  # noqa: E402
+from tests.helpers.documents import document, flow, node  # noqa: E402
+from tests.helpers.scratch import scratch_database  # noqa: E402
 
 SECRET = "benchmark-secret-key-that-is-long-enough-to-pass"
 CLERK = {"type": "role", "value": "clerk"}

@@ -1,5 +1,5 @@
 """Benchmark: Flowdesk against SpiffWorkflow on the same BPMN and the same database server, in
-interleaved rounds; prints medians, ratios and a PASS/FAIL line per target of issue 18.
+interleaved rounds; prints medians, ratios and a PASS/FAIL line per target.
 
 Processes (exported with Flowdesk's BPMN writer; Flowdesk imports that file, Spiff parses it):
 - sample: tool -> exclusive gateway -> parallel split into two tools -> join.
@@ -88,8 +88,8 @@ from benchmarks._flowdesk import (  # noqa: E402
     stop_workers,
 )
 from benchmarks._spiff import SpiffProcess, SpiffRunner, Work, metadata  # noqa: E402
-from tests.engine.documents import document, flow, node, sample_document  # noqa: E402
-from webapp.scratch import is_postgres, scratch_database  # noqa: E402
+from tests.helpers.documents import document, flow, node, sample_document  # noqa: E402
+from tests.helpers.scratch import is_postgres, scratch_database  # noqa: E402
 
 ROLE = "bench-worker"
 USER = "bench-user"

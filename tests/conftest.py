@@ -4,20 +4,16 @@ migrations, a real Redis (embedded redis-server unless REDIS_URL), and the app o
 from __future__ import annotations
 
 import os
-import re
 import threading
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from sqlalchemy import text
-from sqlalchemy.exc import OperationalError
 
-from tests import corpus
-from webapp.scratch import is_postgres, scratch_database
+from tests.helpers import requirements
+from tests.helpers.app import TEST_PASSWORD, empty_database, login, make_user
+from tests.helpers.scratch import is_postgres, scratch_database
 
-ROOT = Path(__file__).resolve().parent.parent
 TEST_SECRET = "test-secret-key-that-is-long-enough-for-production-checks"
 
 
@@ -67,45 +63,6 @@ def app(app_config: dict):
     return app
 
 
-def _clean(app) -> None:
-    from webapp.extensions import db
-    from webapp.infra.queue import redis_connection
-
-    with app.app_context():
-        db.session.remove()
-        tables = [t for t in reversed(db.metadata.sorted_tables)]
-        # A request or worker thread left over from the previous test (a browser's last poll)
-        # may still hold a table: PostgreSQL then picks the TRUNCATE as a deadlock victim.
-        for attempt in range(5):
-            try:
-                with db.engine.begin() as conn:
-                    if conn.dialect.name == "postgresql":
-                        names = ", ".join(f'"{t.name}"' for t in tables)
-                        conn.execute(text(f"TRUNCATE {names} RESTART IDENTITY CASCADE"))
-                    else:
-                        for table in tables:
-                            conn.execute(table.delete())
-                break
-            except OperationalError:
-                if attempt == 4:
-                    raise
-                time.sleep(0.2 * (attempt + 1))
-        redis_connection(app).flushdb()
-        _built_in_roles()
-
-
-def _built_in_roles() -> None:
-    """Tests start where `db upgrade` leaves a new installation: the built-in roles exist."""
-    from webapp.extensions import db
-    from webapp.permissions import BUILT_IN_ROLES
-    from webapp.services.accounts import ensure_role
-
-    for name, (permissions, description) in BUILT_IN_ROLES.items():
-        ensure_role(name, permissions, description)
-    db.session.commit()
-    db.session.remove()
-
-
 @pytest.fixture(autouse=True)
 def _isolated_state(request: pytest.FixtureRequest) -> Iterator[None]:
     """Tests that use the app start from a new installation's tables (built-in roles only) and
@@ -114,7 +71,7 @@ def _isolated_state(request: pytest.FixtureRequest) -> Iterator[None]:
         yield
         return
     app = request.getfixturevalue("app")
-    _clean(app)
+    empty_database(app)
     yield
 
 
@@ -156,81 +113,6 @@ def demo(data_app) -> dict[str, int]:
 @pytest.fixture
 def client(app):
     return app.test_client()
-
-
-def worker_env(app_config: dict, **settings: object) -> dict[str, str]:
-    """The environment a `python worker.py` process needs to join the suite's database and Redis,
-    plus `settings` (such as SWEEP_GRACE) as environment variables."""
-    env = dict(
-        os.environ,
-        DATABASE_URL=app_config["SQLALCHEMY_DATABASE_URI"],
-        REDIS_URL=app_config["REDIS_URL"],
-        SECRET_KEY=app_config["SECRET_KEY"],
-        RQ_QUEUE=app_config["RQ_QUEUE"],
-        FLOWDESK_ENV="testing",
-        PYTHONPATH=str(ROOT),
-    )
-    env.update({key: str(value) for key, value in settings.items()})
-    return env
-
-
-TEST_PASSWORD = "password-123"
-
-
-def make_user(
-    username: str,
-    permissions: list[str],
-    partitions: tuple[str, ...] | list[str] = (),
-    *,
-    role: str | None = None,
-    password: str = TEST_PASSWORD,
-):
-    """A committed user holding `permissions` (through the role `role`, by default named after
-    the user) in the partitions with these keys; needs an app context."""
-    from sqlalchemy import select
-
-    from webapp.extensions import db
-    from webapp.models import Partition
-    from webapp.services import accounts
-
-    granted = accounts.ensure_role(role or f"role-{username}", permissions)
-    found = [db.session.scalar(select(Partition).where(Partition.key == k)) for k in partitions]
-    assert all(found), f"unknown partition in {partitions}"
-    return accounts.create_user(username, password, roles=[granted], partitions=found)
-
-
-CSRF = re.compile(r'name="csrf_token"[^>]*?value="([^"]+)"')
-
-
-def csrf_token(client, path: str = "/login") -> str:
-    """Fetch a page and read its CSRF token, as a browser would."""
-    response = client.get(path)
-    match = CSRF.search(response.get_data(as_text=True))
-    assert match, f"no CSRF token on {path} (status {response.status_code})"
-    return match.group(1)
-
-
-def failed_page(client, response, path: str, status: int = 200) -> str:
-    """A failed form post: a 303 back to the GET page `path` (so a reload never re-posts); that
-    page, fetched twice as a reload would, shows the same focused message. Returns its text."""
-    assert response.status_code == 303, response.get_data(as_text=True)[-2000:]
-    location = response.headers["Location"]
-    assert re.fullmatch(rf"{re.escape(path)}\?(.*&)?failed=[\w-]+", location), location
-    page = client.get(location)
-    assert page.status_code == status
-    text = page.get_data(as_text=True)
-    alert = re.compile(r'<div [^>]*role="alert" tabindex="-1" autofocus>.*?</div>', re.S)
-    assert alert.search(text), "the message is in an alert that takes the focus"
-    reloaded = client.get(location).get_data(as_text=True)
-    assert alert.findall(reloaded) == alert.findall(text), "a reload shows the same message"
-    return text
-
-
-def login(client, username: str, password: str = "flowdesk-demo"):
-    token = csrf_token(client, "/login")
-    return client.post(
-        "/login", data={"username": username, "password": password, "csrf_token": token}
-    )
 
 
 @pytest.fixture
@@ -281,10 +163,10 @@ def fresh_database_url(database_url: str, tmp_path: Path) -> Iterator[str]:
 def pytest_runtest_setup(item: pytest.Item) -> None:
     """A test marked `corpus` skips without the shared BPMN corpus (fails when it is required)."""
     if item.get_closest_marker("corpus") is not None:
-        corpus.needs_corpus()
+        requirements.needs_corpus()
 
 
 @pytest.fixture
 def corpus_present() -> Path:
     """The shared BPMN corpus; skips the test without one (fails with FLOWDESK_REQUIRE_CORPUS=1)."""
-    return corpus.needs_corpus()
+    return requirements.needs_corpus()

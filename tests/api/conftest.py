@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from tests.engine.conftest import FORM, basic, engine, published  # noqa: F401 - shared fixtures
+from tests.engine.conftest import engine, published  # noqa: F401 - shared fixtures
+from tests.helpers.http import basic
 
 
 @pytest.fixture

@@ -12,8 +12,8 @@ import pytest
 from hypothesis import event, given
 from hypothesis import strategies as st
 
-from tests.api.conftest import basic
 from tests.fuzz import PROPERTY, awkward_text, deep_json, json_values, numbers, scalars
+from tests.helpers.http import basic
 
 ARG = re.compile(r"<(?:\w+:)?(\w+)>")
 USERS = ["admin", "alice", "operator", "finance-op"]

@@ -7,8 +7,8 @@ from __future__ import annotations
 from sqlalchemy import func, select
 
 from tests.engine.broadcasts import run_broadcasts
-from tests.engine.conftest import node, publish_document
-from tests.engine.documents import document, flow
+from tests.helpers.documents import document, flow, node
+from tests.helpers.processes import publish_document
 from webapp.models import EventStart, Instance
 from webapp.models.schedules import Schedule
 

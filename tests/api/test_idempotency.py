@@ -3,21 +3,19 @@ and a commit whose answer was lost says that the outcome is unknown."""
 
 from __future__ import annotations
 
-import http.client
-import json
 import threading
 import time
-from urllib.parse import urlsplit
 
 import pytest
 from sqlalchemy import func, select, text
 
-from tests.api.conftest import basic
 from tests.db_proxy import proxied
-from tests.engine.conftest import chain, node, publish_document
+from tests.helpers.documents import chain, node
+from tests.helpers.http import at_once, basic, post_json
+from tests.helpers.processes import publish_document
+from tests.helpers.scratch import is_postgres
 from webapp import create_app
 from webapp.models import HistoryEntry, Instance, Token
-from webapp.scratch import is_postgres
 
 KEY = "Idempotency-Key"
 
@@ -74,36 +72,6 @@ def test_malformed_keys_are_refused_with_400_naming_the_header(api, db_session, 
     )
     assert (message.status_code, message.json["error"]) == (400, "invalid_idempotency_key")
     assert instances_with(db_session) == 0
-
-
-def post_json(base: str, path: str, body: dict, headers: dict) -> tuple[int, dict]:
-    """POST over real HTTP to the live server at `base`."""
-    connection = http.client.HTTPConnection(urlsplit(base).netloc, timeout=60)
-    try:
-        connection.request(
-            "POST", path, json.dumps(body), {"Content-Type": "application/json", **headers}
-        )
-        response = connection.getresponse()
-        return response.status, json.loads(response.read())
-    finally:
-        connection.close()
-
-
-def at_once(count: int, call) -> list:
-    """Run `call` in `count` threads released together; their results."""
-    barrier = threading.Barrier(count)
-    results: list = [None] * count
-
-    def run(index: int) -> None:
-        barrier.wait()
-        results[index] = call()
-
-    threads = [threading.Thread(target=run, args=(i,)) for i in range(count)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join(60)
-    return results
 
 
 def test_concurrent_starts_with_one_key_make_one_instance(live_server, published, db_session):

@@ -9,8 +9,9 @@ import json
 import pytest
 from sqlalchemy import func, select
 
-from tests.conftest import make_user
-from tests.engine.conftest import chain, node, publish_document
+from tests.helpers.app import make_user
+from tests.helpers.documents import chain, node
+from tests.helpers.processes import publish_document
 from webapp.extensions import db
 from webapp.models import Instance, Partition, SignalBroadcast, Token, User
 from webapp.services import messages

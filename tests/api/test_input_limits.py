@@ -11,7 +11,7 @@ import json
 import pytest
 from sqlalchemy import func, select
 
-from tests.api.conftest import basic
+from tests.helpers.http import basic
 from webapp.models import Instance
 
 DEEP = "[" * 100_000 + "]" * 100_000

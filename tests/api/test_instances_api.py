@@ -4,13 +4,13 @@ from __future__ import annotations
 
 from sqlalchemy import select
 
-from tests.api.conftest import basic
-from tests.conftest import csrf_token
-from tests.engine.conftest import drain
+from tests.helpers.app import csrf_token
+from tests.helpers.http import basic
+from tests.helpers.workers import drain
 from webapp.models import HistoryEntry, Instance
 
 
-def start(api, user="alice", **body):
+def start_over_api(api, user="alice", **body):
     body.setdefault("process_key", "open")
     return api(user).post("/api/instances", json=body)
 
@@ -57,7 +57,7 @@ def test_cookie_session_with_the_header_starts(login_as, published):
 
 
 def test_start_returns_201_with_the_instance(api, db_session):
-    response = start(api, input={"order": 1}, business_key="  INV-7 ")
+    response = start_over_api(api, input={"order": 1}, business_key="  INV-7 ")
     assert response.status_code == 201, response.json
     body = response.json
     assert response.headers["Location"].endswith(f"/api/instances/{body['id']}")
@@ -97,45 +97,47 @@ def test_start_names_every_invalid_field_with_422(api, db_session):
         "partition",
         "colour",
     }
-    long_key = start(api, business_key="x" * 201)
+    long_key = start_over_api(api, business_key="x" * 201)
     assert list(long_key.json["details"]["fields"]) == ["business_key"]
     assert db_session.scalar(select(Instance)) is None
 
 
 def test_start_checks_process_version_and_partition(api):
-    assert start(api, process_key="nope").status_code == 404
-    assert start(api, version=99).status_code == 404
-    assert start(api, version=1).status_code == 201
-    hidden = start(api, process_key="hr-only")
+    assert start_over_api(api, process_key="nope").status_code == 404
+    assert start_over_api(api, version=99).status_code == 404
+    assert start_over_api(api, version=1).status_code == 201
+    hidden = start_over_api(api, process_key="hr-only")
     assert (hidden.status_code, hidden.json["error"]) == (404, "not_found")
-    assert start(api, user="operator", process_key="hr-only").json["partition"] == "hr"
-    wrong = start(api, user="operator", process_key="fin", partition="hr")
+    assert start_over_api(api, user="operator", process_key="hr-only").json["partition"] == "hr"
+    wrong = start_over_api(api, user="operator", process_key="fin", partition="hr")
     assert wrong.status_code == 422
     assert "runs in partition 'finance'" in wrong.json["details"]["fields"]["partition"]
-    not_hers = start(api, partition="hr")
+    not_hers = start_over_api(api, partition="hr")
     assert (not_hers.status_code, list(not_hers.json["details"]["fields"])) == (422, ["partition"])
-    assert start(api, partition="nowhere").status_code == 422
-    assert start(api, partition="finance").json["partition"] == "finance"
-    assert start(api, user="bob", process_key="fin").json["partition"] == "finance"
-    no_start = start(api, user="designer")
+    assert start_over_api(api, partition="nowhere").status_code == 422
+    assert start_over_api(api, partition="finance").json["partition"] == "finance"
+    assert start_over_api(api, user="bob", process_key="fin").json["partition"] == "finance"
+    no_start = start_over_api(api, user="designer")
     assert no_start.status_code == 201  # designers hold instances.start too
 
 
 def test_start_validates_input_against_the_start_form(api):
-    missing = start(api, process_key="form", input={"kind": "food"})
+    missing = start_over_api(api, process_key="form", input={"kind": "food"})
     assert missing.status_code == 422
     assert missing.json["details"]["fields"] == {"input.amount": "Amount is required"}
-    low = start(api, process_key="form", input={"amount": 0, "kind": "other"})
+    low = start_over_api(api, process_key="form", input={"amount": 0, "kind": "other"})
     assert set(low.json["details"]["fields"]) == {"input.amount", "input.kind"}
-    good = start(api, process_key="form", input={"amount": 12, "kind": "travel", "note": "x"})
+    good = start_over_api(
+        api, process_key="form", input={"amount": 12, "kind": "travel", "note": "x"}
+    )
     assert good.status_code == 201
     assert good.json["input"] == {"amount": 12.0, "kind": "travel", "note": "x"}
 
 
 def test_reading_instances_is_partition_scoped(api):
-    mine = start(api).json["id"]
-    finance = start(api, process_key="fin").json["id"]
-    hr = start(api, user="operator", process_key="hr-only").json["id"]
+    mine = start_over_api(api).json["id"]
+    finance = start_over_api(api, process_key="fin").json["id"]
+    hr = start_over_api(api, user="operator", process_key="hr-only").json["id"]
     assert api("alice").get(f"/api/instances/{mine}").status_code == 200
     assert api("bob").get(f"/api/instances/{mine}").status_code == 404  # not his, no read right
     assert api("operator").get(f"/api/instances/{finance}").status_code == 200
@@ -150,8 +152,8 @@ def test_reading_instances_is_partition_scoped(api):
 
 
 def test_listing_filters_and_pages(api):
-    ids = [start(api, business_key=f"K{n}").json["id"] for n in range(3)]
-    start(api, process_key="fin")
+    ids = [start_over_api(api, business_key=f"K{n}").json["id"] for n in range(3)]
+    start_over_api(api, process_key="fin")
     caller = api("admin")
     everything = caller.get("/api/instances").json
     assert everything["total"] == 4
@@ -169,7 +171,7 @@ def test_listing_filters_and_pages(api):
 
 
 def test_history_lists_steps_in_order_and_pages(api):
-    instance_id = start(api).json["id"]
+    instance_id = start_over_api(api).json["id"]
     history = api("alice").get(f"/api/instances/{instance_id}/history").json
     kinds = [item["kind"] for item in history["items"]]
     assert kinds == ["started", "entered", "left", "entered", "task_created"]
@@ -186,7 +188,7 @@ def test_history_lists_steps_in_order_and_pages(api):
 
 
 def test_cancel_needs_instances_manage(api, db_session):
-    instance_id = start(api).json["id"]
+    instance_id = start_over_api(api).json["id"]
     refused = api("alice").post(f"/api/instances/{instance_id}/cancel", json={"reason": "x"})
     assert (refused.status_code, refused.json["error"]) == (403, "forbidden")
     assert (
@@ -204,16 +206,16 @@ def test_cancel_needs_instances_manage(api, db_session):
     again = api("operator").post(f"/api/instances/{instance_id}/cancel")
     assert (again.status_code, again.json["error"]) == (409, "not_active")
     assert api("operator").post("/api/instances/424242/cancel").status_code == 404
-    hr = start(api, user="admin", process_key="hr-only").json["id"]
+    hr = start_over_api(api, user="admin", process_key="hr-only").json["id"]
     assert api("finance-op").post(f"/api/instances/{hr}/cancel").status_code == 404
     assert api("operator").post(f"/api/instances/{hr}/cancel").status_code == 200
 
 
 def test_retry_only_failed_instances(api, app):
-    running = start(api).json["id"]
+    running = start_over_api(api).json["id"]
     conflict = api("operator").post(f"/api/instances/{running}/retry")
     assert (conflict.status_code, conflict.json["error"]) == (409, "not_failed")
-    failing = start(api, process_key="fail").json["id"]
+    failing = start_over_api(api, process_key="fail").json["id"]
     from webapp.extensions import db
 
     with app.app_context():
@@ -234,7 +236,7 @@ def test_retry_only_failed_instances(api, app):
 def test_a_cancelled_instance_is_not_retried(api, app):
     from webapp.extensions import db
 
-    failing = start(api, process_key="fail").json["id"]
+    failing = start_over_api(api, process_key="fail").json["id"]
     with app.app_context():
         drain(db.session)
         db.session.remove()
@@ -246,8 +248,10 @@ def test_a_cancelled_instance_is_not_retried(api, app):
 
 
 def test_messages_wake_only_matching_visible_instances(api, db_session):
-    first = start(api, user="admin", process_key="msg", input={"order": "A-1"}).json["id"]
-    second = start(api, user="admin", process_key="msg", input={"order": "B-2"}).json["id"]
+    first = start_over_api(api, user="admin", process_key="msg", input={"order": "A-1"})
+    first = first.json["id"]
+    second = start_over_api(api, user="admin", process_key="msg", input={"order": "B-2"})
+    second = second.json["id"]
     body = {"name": "paid", "correlation_key": "A-1", "payload": {"amount": 3}}
     assert api("alice").post("/api/messages", json=body).status_code == 403
     bad = api("operator").post(
@@ -267,7 +271,9 @@ def test_messages_wake_only_matching_visible_instances(api, db_session):
     assert db_session.get(Instance, first).nodes == {"paid": {"amount": 3}}
     assert db_session.get(Instance, second).status == "running"
     assert api("operator").post("/api/messages", json=body).status_code == 404
-    hr = start(api, user="admin", process_key="msg", partition="hr", input={"order": "H"}).json
+    hr = start_over_api(
+        api, user="admin", process_key="msg", partition="hr", input={"order": "H"}
+    ).json
     hr_body = {"name": "paid", "correlation_key": "H"}
     assert api("finance-op").post("/api/messages", json=hr_body).status_code == 404
     assert api("operator").post("/api/messages", json=hr_body).json == {"delivered": [hr["id"]]}
@@ -280,8 +286,8 @@ def test_wrong_methods_and_unknown_routes_answer_json(api):
 
 
 def test_a_called_child_names_its_caller_and_tokens_name_their_scope(api, app):
-    from tests.engine.conftest import node, publish_document
-    from tests.engine.documents import document, flow
+    from tests.helpers.documents import document, flow, node
+    from tests.helpers.processes import publish_document
 
     task = node("userTask", assignee={"type": "role", "value": "approver"})
     child = {"start": node("startEvent"), "sub": node("subProcess"), "end": node("endEvent")}
@@ -308,7 +314,7 @@ def test_a_called_child_names_its_caller_and_tokens_name_their_scope(api, app):
         publish_document(
             document(caller, {"f1": flow("start", "call"), "f2": flow("call", "end")}), key="caller"
         )
-    started = start(api, "operator", process_key="caller")
+    started = start_over_api(api, "operator", process_key="caller")
     assert started.status_code == 201, started.json
     parent_id = started.json["id"]
     assert started.json["called_by"] is None
@@ -342,14 +348,18 @@ CAMUNDA7_WAIT = """<?xml version="1.0" encoding="UTF-8"?>
 def test_a_camunda_7_message_catch_correlates_on_the_business_key(api, app, db_session):
     """Camunda 7 models carry no correlation key: its correlateMessage(name, businessKey) finds
     the instance by business key, and so does the imported model."""
-    from tests.engine.conftest import publish_document
+    from tests.helpers.processes import publish_document
     from webapp.process.bpmn import import_bpmn
 
     with app.app_context():
         publish_document(import_bpmn(CAMUNDA7_WAIT).document, key="invoice")
-    first = start(api, user="admin", process_key="invoice", business_key="INV-7").json["id"]
-    other = start(api, user="admin", process_key="invoice", business_key="INV-8").json["id"]
-    keyless = start(api, user="admin", process_key="invoice").json["id"]
+    first = start_over_api(api, user="admin", process_key="invoice", business_key="INV-7").json[
+        "id"
+    ]
+    other = start_over_api(api, user="admin", process_key="invoice", business_key="INV-8").json[
+        "id"
+    ]
+    keyless = start_over_api(api, user="admin", process_key="invoice").json["id"]
     body = {"name": "paid", "correlation_key": "INV-7", "payload": {"amount": 120}}
     assert api("operator").post("/api/messages", json=body).json == {"delivered": [first]}
     db_session.expire_all()

@@ -7,10 +7,11 @@ from __future__ import annotations
 import pytest
 from sqlalchemy import func, select
 
-from tests.api.test_idempotency import at_once, post_json
-from tests.conftest import make_user
 from tests.engine.broadcasts import run_broadcasts
-from tests.engine.conftest import basic, chain, node, publish_document
+from tests.helpers.app import make_user
+from tests.helpers.documents import chain, node
+from tests.helpers.http import at_once, basic, post_json
+from tests.helpers.processes import publish_document
 from webapp.models import Instance, SignalBroadcast
 
 CLERK = {"type": "role", "value": "approver"}

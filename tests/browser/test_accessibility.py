@@ -6,8 +6,8 @@ import re
 import pytest
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
-from tests.browser.conftest import sign_in
 from tests.engine import conftest as engine_conftest
+from tests.helpers.browser import serious_violations, sign_in
 
 pytestmark = pytest.mark.browser
 
@@ -32,13 +32,15 @@ def test_invalid_text_inputs_turn_red_like_selects(page, demo):
 
 
 def test_claim_buttons_name_the_instance(page, demo, app):
-    from tests.engine.conftest import chain, publish_document
-    from tests.inbox.conftest import start, user_task
+    from tests.helpers.documents import chain
+    from tests.helpers.inbox import user_task
+    from tests.helpers.instances import start_latest
+    from tests.helpers.processes import publish_document
 
     with app.app_context():
         publish_document(chain(("ok", user_task("Approve", "role", "approver"))), key="claims")
-    start(app, "claims", business_key="PO-7")
-    start(app, "claims", business_key="PO-8")
+    start_latest(app, "claims", business_key="PO-7")
+    start_latest(app, "claims", business_key="PO-8")
     sign_in(page, "bob")
     page.goto("/inbox/?tab=claimable")
     assert page.get_by_role("button", name="Claim Approve, PO-7").is_visible()
@@ -46,8 +48,10 @@ def test_claim_buttons_name_the_instance(page, demo, app):
 
 
 def test_the_approver_sees_the_request_beside_the_form(page, demo, app):
-    from tests.engine.conftest import chain, publish_document
-    from tests.inbox.conftest import start, user_task
+    from tests.helpers.documents import chain
+    from tests.helpers.inbox import user_task
+    from tests.helpers.instances import start_latest
+    from tests.helpers.processes import publish_document
 
     decision = {"fields": [{"key": "ok", "label": "Approve", "type": "boolean"}]}
     with app.app_context():
@@ -55,7 +59,7 @@ def test_the_approver_sees_the_request_beside_the_form(page, demo, app):
             chain(("approve", user_task("Approve purchase", "user", "bob", decision))),
             key="purchase",
         )
-    start(app, "purchase", input={"item": "Laptop", "amount": 1800}, business_key="PO-1")
+    start_latest(app, "purchase", input={"item": "Laptop", "amount": 1800}, business_key="PO-1")
     sign_in(page, "bob")
     page.get_by_role("link", name="Approve purchase").click()
     context = page.get_by_role("region", name="About this PO-1")
@@ -64,24 +68,6 @@ def test_the_approver_sees_the_request_beside_the_form(page, demo, app):
 
 
 # --- an automated WCAG 2.2 AA audit (axe-core, served from static/vendor like htmx) -----------
-
-AXE_TAGS = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "wcag22aa"]
-
-
-def _serious_violations(page, within: str = "") -> list[str]:
-    """Serious and critical axe findings on the page (or inside the `within` selector)."""
-    if not page.evaluate("typeof axe !== 'undefined'"):
-        page.add_script_tag(url="/static/vendor/axe-core/axe.min.js")
-    result = page.evaluate(
-        "([tags, within]) => axe.run(within ? document.querySelector(within) : document,"
-        " {runOnly: {type: 'tag', values: tags}})",
-        [AXE_TAGS, within],
-    )
-    return [
-        f"{v['id']} ({v['impact']}): {v['help']} at {[n['target'] for n in v['nodes'][:3]]}"
-        for v in result["violations"]
-        if v["impact"] in ("serious", "critical")
-    ]
 
 
 engine = engine_conftest.engine
@@ -96,8 +82,11 @@ def test_instance_version_and_heat_pages_pass_the_accessibility_audit(
     process, with names long enough that their tables scroll on a phone."""
     from sqlalchemy import select
 
-    from tests.browser.conftest import close_context, new_context
-    from tests.operations.conftest import chain, drain, node, publish_document, start
+    from tests.helpers.browser import close_context, new_context
+    from tests.helpers.documents import chain, node
+    from tests.helpers.instances import start
+    from tests.helpers.processes import publish_document
+    from tests.helpers.workers import drain
     from webapp.models import Process
 
     message = {"message": "'sanctions register unreachable'"}
@@ -127,7 +116,7 @@ def test_instance_version_and_heat_pages_pass_the_accessibility_audit(
             for path in paths:
                 page.goto(path)
                 page.wait_for_load_state("networkidle")
-                problems = _serious_violations(page)
+                problems = serious_violations(page)
                 if problems:
                     found[path] = problems
         assert found == {}, found
@@ -136,21 +125,23 @@ def test_instance_version_and_heat_pages_pass_the_accessibility_audit(
 
 
 def test_reassigning_and_failed_forms_pass_the_accessibility_audit(page, demo, app):
-    from tests.engine.conftest import chain, publish_document
-    from tests.inbox.conftest import start, user_task
+    from tests.helpers.documents import chain
+    from tests.helpers.inbox import user_task
+    from tests.helpers.instances import start_latest
+    from tests.helpers.processes import publish_document
 
     form = {"fields": [{"key": "why", "label": "Why", "type": "text", "required": True}]}
     with app.app_context():
         publish_document(chain(("ok", user_task("Review", "user", "alice", form))), key="audit")
         publish_document(chain(("sort", user_task("Sort", "role", "clerk"))), key="sorting")
-    start(app, "audit")
-    start(app, "sorting", starter="alice")
+    start_latest(app, "audit")
+    start_latest(app, "sorting", starter="alice")
     sign_in(page, "alice")
     page.goto("/inbox/")
     page.get_by_role("link", name="Review").click()
     page.get_by_role("button", name="Complete").click()
     page.locator("#errors").wait_for()
-    assert _serious_violations(page) == []
+    assert serious_violations(page) == []
 
     page.context.clear_cookies()
     sign_in(page, "operator")
@@ -163,14 +154,15 @@ def test_reassigning_and_failed_forms_pass_the_accessibility_audit(page, demo, a
         task_id = db.session.scalar(select(Task.id).where(Task.node_id == "sort"))
         db.session.remove()
     page.goto(f"/inbox/tasks/{task_id}")
-    assert _serious_violations(page) == []
+    assert serious_violations(page) == []
     page.get_by_label("User").fill("alice")
     page.get_by_role("button", name="Reassign").click()
     page.get_by_role("button", name="Yes, reassign to alice").wait_for()
-    assert _serious_violations(page) == []
+    assert serious_violations(page) == []
 
 
-# Shapes of the issue-16 panel sections: BPMN type, event definition, and what the panel shows.
+# Shapes of the panel sections for the later gateways, events and task types: BPMN type, event
+# definition, and what the panel shows.
 NEW_PANELS = [
     ("bpmn:IntermediateCatchEvent", "bpmn:SignalEventDefinition", "Signal name"),
     ("bpmn:IntermediateThrowEvent", "bpmn:SignalEventDefinition", "Add entry"),
@@ -193,9 +185,8 @@ NEW_PANELS = [
 def test_the_designer_panels_of_the_new_elements_pass_the_audit(
     browser, live_server, demo, app, width
 ):
-    from tests.browser.conftest import close_context, new_context
-    from tests.browser.test_designer import open_designer, panel_for
-    from tests.designer.conftest import approval_document
+    from tests.helpers.browser import close_context, new_context, open_designer, panel_for
+    from tests.helpers.documents import approval_document
     from webapp.models import Partition, User
     from webapp.services import processes
 
@@ -232,7 +223,7 @@ def test_the_designer_panels_of_the_new_elements_pass_the_audit(
             )
             panel = panel_for(page, element_id)
             panel.get_by_text(text).first.wait_for()
-            problems = _serious_violations(page, "#props")
+            problems = serious_violations(page, "#props")
             if problems:
                 found[f"{kind} {definition}"] = problems
         assert found == {}, found
@@ -282,7 +273,7 @@ UNNAMED_SCROLL_BOXES = """[...document.querySelectorAll('.table-wrap')]
 def _page_findings(page, width: int) -> list[str]:
     """Serious axe findings, sideways page scroll at a phone's width, and unreachable or
     invisibly focused controls."""
-    problems = _serious_violations(page)
+    problems = serious_violations(page)
     if width <= 390:
         overflow = page.evaluate(PAGE_OVERFLOW)
         if overflow > 0:
@@ -307,8 +298,11 @@ def _audit_world(app) -> dict:
     a required field, a start form, a failed request, two pages of tasks, two published versions."""
     from sqlalchemy import select
 
-    from tests.engine.conftest import FORM, chain, drain, node, publish_document
-    from tests.inbox.conftest import start, user_task
+    from tests.helpers.documents import FORM, chain, node
+    from tests.helpers.inbox import user_task
+    from tests.helpers.instances import start_latest
+    from tests.helpers.processes import publish_document
+    from tests.helpers.workers import drain
     from webapp.extensions import db
     from webapp.models import Process, Task
     from webapp.services import accounts
@@ -328,8 +322,8 @@ def _audit_world(app) -> dict:
         accounts.ensure_partition("supplier_sanctions", LONG)
         db.session.commit()
     for number in range(6):
-        start(app, "audit", business_key=f"AUD-{number}", starter="alice")
-    failed = start(app, UNBROKEN, business_key=f"CARD-{UNBROKEN}", starter="alice")
+        start_latest(app, "audit", business_key=f"AUD-{number}", starter="alice")
+    failed = start_latest(app, UNBROKEN, business_key=f"CARD-{UNBROKEN}", starter="alice")
     with app.app_context():
         drain(db.session)
         task = db.session.scalar(select(Task.id).where(Task.node_id == "ok").limit(1))
@@ -385,7 +379,7 @@ def test_every_page_passes_the_audit_fits_a_phone_and_shows_focus(
     browser, live_server, demo, app, width, monkeypatch
 ):
     monkeypatch.setitem(app.config, "PAGE_SIZE", 4)  # the task list and requests get page 2
-    from tests.browser.conftest import close_context, new_context
+    from tests.helpers.browser import close_context, new_context
 
     world = _audit_world(app)
     pid, task, failed = world["process"], world["task"], world["failed"]

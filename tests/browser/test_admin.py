@@ -6,7 +6,7 @@ import pytest
 from playwright.sync_api import expect
 from sqlalchemy import select
 
-from tests.browser.conftest import sign_in
+from tests.helpers.browser import sign_in
 from webapp.models import User
 
 pytestmark = pytest.mark.browser

@@ -5,11 +5,10 @@ from __future__ import annotations
 
 import pytest
 
-from tests.browser.conftest import sign_in
-from tests.browser.test_designer import open_designer, save
 from tests.designer import conftest as designer_fixtures
-from tests.designer.conftest import get_process
-from tests.designer.test_structured_pages import doc_without_calls
+from tests.helpers.browser import open_designer, save, sign_in
+from tests.helpers.designer import get_process
+from tests.helpers.documents import doc_without_calls
 from webapp.process.bpmn import export_bpmn
 from webapp.process.document import canonical_json
 
@@ -46,10 +45,12 @@ def test_bpmn_js_reads_and_saves_a_structured_process_unchanged(page, make_proce
     assert canonical_json(after) == canonical_json(before)
 
 
-def test_bpmn_js_reads_and_saves_the_issue_16_elements_unchanged(page, make_process, db_session):
+def test_bpmn_js_reads_and_saves_gateways_events_and_task_types_unchanged(
+    page, make_process, db_session
+):
     """Gateways, signal/message/link/none events, event starts and the new task types come
     back from bpmn-js as they went in."""
-    from tests.process.test_bpmn_events import events_document
+    from tests.helpers.bpmn import events_document
 
     pid = make_process("events", doc=events_document())
     before = get_process(db_session, pid).draft_document

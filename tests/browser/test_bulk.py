@@ -9,9 +9,10 @@ import pytest
 from playwright.sync_api import expect
 from sqlalchemy import func, select
 
-from tests.browser.conftest import sign_in
 from tests.engine import conftest as engine_conftest
-from tests.operations.conftest import published, start
+from tests.helpers.browser import sign_in
+from tests.helpers.instances import start
+from tests.helpers.processes import published
 from webapp.models import BulkItem, BulkOperation
 
 pytestmark = pytest.mark.browser

@@ -4,107 +4,38 @@ problem markers, publishing, comparing, the outline view, conflicts and both pag
 from __future__ import annotations
 
 from itertools import pairwise
-from pathlib import Path
 
 import pytest
 from playwright.sync_api import expect
 from sqlalchemy import select
 
-from tests.browser.conftest import close_context, new_context, sign_in, wait_until
 from tests.designer import conftest as designer_fixtures
-from tests.designer.conftest import approval_document, get_process
+from tests.helpers.browser import (
+    CLICK_TRAP_MS,
+    apply,
+    bo,
+    click_flow,
+    click_shape,
+    close_context,
+    new_context,
+    open_designer,
+    pad,
+    panel_for,
+    save,
+    screenshot,
+    selected,
+    sign_in,
+    wait_selected,
+    wait_until,
+)
+from tests.helpers.designer import get_process
+from tests.helpers.documents import approval_document
 from webapp.models import Process, ProcessVersion
 from webapp.process.bpmn import export_bpmn
 
 pytestmark = pytest.mark.browser
 
 make_process = designer_fixtures.make_process
-ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts"
-CLICK_TRAP_MS = 500  # diagram-js swallows the click right after a create/connect/append
-
-FLOW_POINT = """([id, at]) => {
-  const canvas = modeler.get('canvas');
-  const element = modeler.get('elementRegistry').get(id);
-  const box = canvas.viewbox();
-  const rect = canvas.getContainer().getBoundingClientRect();
-  let best = null, longest = -1;
-  for (let i = 0; i < element.waypoints.length - 1; i++) {
-    const a = element.waypoints[i], b = element.waypoints[i + 1];
-    const length = Math.hypot(b.x - a.x, b.y - a.y);
-    if (length > longest) {
-      longest = length;
-      best = {x: a.x + (b.x - a.x) * at, y: a.y + (b.y - a.y) * at};
-    }
-  }
-  return {x: rect.left + (best.x - box.x) * box.scale, y: rect.top + (best.y - box.y) * box.scale};
-}"""
-
-
-def screenshot(page, name: str, full_page: bool = False) -> None:
-    """Keep the caret: hiding it leaves `style=""` on inputs, which htmx copies into swapped
-    content, and the Content-Security-Policy refuses that inline style."""
-    page.screenshot(path=str(ARTIFACTS / name), full_page=full_page, caret="initial")
-
-
-def open_designer(page, process_id: int) -> None:
-    page.goto(f"/designer/{process_id}/")
-    page.wait_for_selector("#designer[data-ready=true]")
-
-
-def selected(page) -> list[str]:
-    return page.evaluate("modeler.get('selection').get().map(e => e.id)")
-
-
-def wait_selected(page, element_id: str) -> None:
-    wait_until(page, f"modeler.get('selection').get().map(e => e.id).join() === '{element_id}'")
-
-
-def click_shape(page, element_id: str) -> None:
-    box = page.locator(f'.djs-shape[data-element-id="{element_id}"]').bounding_box()
-    page.mouse.click(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
-    wait_selected(page, element_id)
-
-
-def click_flow(page, flow_id: str, at: float = 0.3) -> None:
-    """Select a flow by clicking its longest segment (not its middle: that is a drag handle)."""
-    if selected(page) != [flow_id]:
-        point = page.evaluate(FLOW_POINT, [flow_id, at])
-        page.mouse.click(point["x"], point["y"])
-        wait_selected(page, flow_id)
-
-
-def pad(page, action: str) -> str:
-    """Use a context-pad entry of the selected shape; returns what is selected afterwards."""
-    page.click(f'.djs-context-pad .entry[data-action="{action}"]')
-    page.wait_for_timeout(CLICK_TRAP_MS)
-    return selected(page)[0] if selected(page) else ""
-
-
-def panel_for(page, element_id: str):
-    page.wait_for_selector(
-        f"#props-form input[name=element_id][value='{element_id}']", state="attached"
-    )
-    return page.locator("#props")
-
-
-def apply(page, text: str = "Applied") -> None:
-    """Press Apply and wait until nothing typed in the panel is left to apply."""
-    page.locator("#props").get_by_role("button", name="Apply").click()
-    page.wait_for_selector(f"#panel-status:has-text('{text}')")
-    wait_until(page, "!document.getElementById('save-status').textContent.includes('not applied')")
-
-
-def save(page) -> int:
-    page.click("#save-button")
-    page.wait_for_selector("#save-status[data-tone=ok]")
-    return int(page.get_attribute("#designer", "data-revision"))
-
-
-def bo(page, element_id: str, expression: str):
-    return page.evaluate(
-        f"(() => {{ const bo = modeler.get('elementRegistry').get('{element_id}').businessObject; "
-        f"return {expression}; }})()"
-    )
 
 
 def test_draw_configure_save_publish_edit_and_compare(page, demo, db_session):
@@ -759,7 +690,7 @@ def _assert_own_routes(page) -> None:
 def test_an_imported_file_without_diagram_gives_each_exit_its_own_route(
     page, demo, db_session, tmp_path
 ):
-    """Issue 14 item 19, as drawn by bpmn-js: after the import's automatic layout and again
+    """As drawn by bpmn-js: after the import's automatic layout and again
     after the Auto layout button, the gateway's three exits (and the three flows into the
     merge) leave on their own routes, each name beside its own route."""
     source = tmp_path / "routing.bpmn"

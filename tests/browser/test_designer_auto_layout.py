@@ -6,9 +6,8 @@ from itertools import pairwise
 
 import pytest
 
-from tests.browser.conftest import sign_in
-from tests.browser.test_designer import open_designer
 from tests.designer import conftest as designer_fixtures
+from tests.helpers.browser import open_designer, sign_in
 from webapp.cli.demo_processes import purchase_request
 
 pytestmark = pytest.mark.browser

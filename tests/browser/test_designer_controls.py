@@ -7,17 +7,19 @@ import copy
 
 import pytest
 
-from tests.browser.conftest import sign_in, wait_until
-from tests.browser.test_designer import (
+from tests.designer import conftest as designer_fixtures
+from tests.helpers.browser import (
     click_flow,
     click_shape,
     open_designer,
     pad,
     panel_for,
+    sign_in,
     wait_selected,
+    wait_until,
 )
-from tests.designer import conftest as designer_fixtures
-from tests.designer.conftest import approval_document, get_process
+from tests.helpers.designer import get_process
+from tests.helpers.documents import approval_document
 from webapp.services import processes
 
 pytestmark = pytest.mark.browser

@@ -1,7 +1,7 @@
-"""The issue-16 elements in the designer, drawn like a person in Chromium: an event-based gateway
-followed by a message catch and a timer, an inclusive gateway with a condition and a default
-flow, a timer start showing its next five runs (also at phone width). The last test publishes
-and runs the race end to end (it needs the engine's event-based gateway)."""
+"""The later gateways, events and task types in the designer, drawn like a person in Chromium: an
+event-based gateway followed by a message catch and a timer, an inclusive gateway with a
+condition and a default flow, a timer start showing its next five runs (also at phone width). The
+last test publishes and runs the race end to end (it needs the engine's event-based gateway)."""
 
 from __future__ import annotations
 
@@ -10,20 +10,27 @@ import re
 import pytest
 from playwright.sync_api import expect
 
-from tests.browser.conftest import close_context, new_context, sign_in, wait_until
-from tests.browser.test_designer import (
+from tests.designer import conftest as designer_fixtures
+from tests.helpers.browser import (
     apply,
     bo,
     click_flow,
+    close_context,
+    new_context,
     open_designer,
     pad,
+    palette_click,
     panel_for,
+    pick,
+    save_settled,
     screenshot,
     selected,
+    shape_box,
+    sign_in,
+    wait_until,
 )
-from tests.browser.test_designer_structured import palette_click, pick, save, shape_box
-from tests.designer import conftest as designer_fixtures
-from tests.designer.conftest import approval_document, get_process
+from tests.helpers.designer import get_process
+from tests.helpers.documents import approval_document
 
 pytestmark = pytest.mark.browser
 
@@ -100,7 +107,7 @@ def test_event_based_gateway_with_a_message_and_a_timer(page, demo, make_process
     expect(panel.get_by_text("carries no condition")).to_be_visible()
     assert panel.get_by_label("Condition", exact=True).count() == 0
 
-    save(page)
+    save_settled(page)
     nodes = draft_nodes(db_session, pid)
     assert nodes[gateway]["kind"] == "eventBasedGateway"
     assert nodes[message]["kind"] == "messageCatch"
@@ -161,7 +168,7 @@ def test_inclusive_gateway_with_a_condition_and_a_default(page, demo, make_proce
     assert bo(page, first, "bo.conditionExpression.body") == "$input.amount > 100"
     assert bo(page, gateway, "bo.default && bo.default.id") == second
 
-    save(page)
+    save_settled(page)
     doc = get_process(db_session, pid).draft_document
     assert doc["nodes"][gateway]["kind"] == "inclusiveGateway"
     assert doc["flows"][first]["condition"] == "$input.amount > 100"
@@ -254,7 +261,7 @@ def test_a_signal_catch_dropped_on_a_task_border_is_a_signal_boundary_event(
         f"modeler.get('elementRegistry').get('{caught}').businessObject.cancelActivity === false",
     )
     pad(page, "append.end-event")
-    save(page)
+    save_settled(page)
     node = draft_nodes(db_session, pid)[caught]
     assert node["kind"] == "boundaryEvent"
     assert node["config"]["event"] == "signal" and node["config"]["signal"] == "order-cancelled"
@@ -274,7 +281,7 @@ def test_zz_last_publish_run_send_the_message_and_the_timer_branch_is_withdrawn(
     sign_in(page, "designer")
     open_designer(page, pid)
     gateway, message, timer = draw_race(page)
-    save(page)
+    save_settled(page)
     expect(page.locator("#problem-summary")).to_have_text("No problems found.")
     page.click("#publish-link")
     page.get_by_label("Change note").fill("Payment or time-out")

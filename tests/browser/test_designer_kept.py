@@ -1,5 +1,5 @@
 """An imported file's text annotation, lane, group and data store are drawn in the designer and
-survive a save (issue 17: modelling-only elements are kept)."""
+survive a save (modelling-only elements are kept)."""
 
 from __future__ import annotations
 
@@ -7,9 +7,8 @@ import pytest
 from playwright.sync_api import expect
 from sqlalchemy import select
 
-from tests.browser.conftest import sign_in
-from tests.browser.test_designer import save
-from tests.process.test_bpmn_kept import MODEL
+from tests.helpers.bpmn import KEPT_FILE
+from tests.helpers.browser import save, sign_in
 from webapp.models import Process
 
 pytestmark = pytest.mark.browser
@@ -23,7 +22,7 @@ def test_imported_annotation_and_lane_are_drawn_and_survive_a_save(
     page, demo, db_session, tmp_path
 ):
     path = tmp_path / "orders.bpmn"
-    path.write_text(MODEL, encoding="utf-8")
+    path.write_text(KEPT_FILE, encoding="utf-8")
     sign_in(page, "designer")
     page.goto("/designer/")
     page.get_by_role("link", name="Import BPMN").click()

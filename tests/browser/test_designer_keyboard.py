@@ -5,11 +5,19 @@ from __future__ import annotations
 
 import pytest
 
-from tests.browser.conftest import close_context, new_context, sign_in, wait_until
-from tests.browser.test_designer import click_shape, open_designer, panel_for, selected
-from tests.browser.test_designer_placement import clashes, gateway_document
 from tests.designer import conftest as designer_fixtures
-from tests.designer.conftest import approval_document
+from tests.helpers.browser import (
+    clashes,
+    click_shape,
+    close_context,
+    new_context,
+    open_designer,
+    panel_for,
+    selected,
+    sign_in,
+    wait_until,
+)
+from tests.helpers.documents import approval_document, gateway_document
 
 pytestmark = pytest.mark.browser
 

@@ -9,12 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from tests.browser.conftest import sign_in
-from tests.browser.test_designer import open_designer, save, selected
-from tests.browser.test_designer_kinds import every_kind
-from tests.browser.test_designer_structured import palette_click, shape_box
 from tests.designer import conftest as designer_fixtures
-from tests.designer.conftest import get_process
+from tests.helpers.browser import open_designer, palette_click, save, selected, shape_box, sign_in
+from tests.helpers.designer import every_kind, get_process
 
 pytestmark = pytest.mark.browser
 

@@ -5,10 +5,18 @@ from __future__ import annotations
 import pytest
 from playwright.sync_api import expect
 
-from tests.browser.conftest import close_context, new_context, sign_in, wait_until
-from tests.browser.test_designer import bo, click_shape, open_designer, panel_for
 from tests.designer import conftest as designer_fixtures
-from tests.designer.conftest import approval_document
+from tests.helpers.browser import (
+    bo,
+    click_shape,
+    close_context,
+    new_context,
+    open_designer,
+    panel_for,
+    sign_in,
+    wait_until,
+)
+from tests.helpers.documents import approval_document
 
 pytestmark = pytest.mark.browser
 

@@ -5,51 +5,13 @@ from __future__ import annotations
 
 import pytest
 
-from tests.browser.conftest import sign_in
-from tests.browser.test_designer import click_shape, open_designer, pad
 from tests.designer import conftest as designer_fixtures
-from tests.designer.conftest import USER_TASK
+from tests.helpers.browser import clashes, click_shape, open_designer, pad, sign_in
+from tests.helpers.documents import USER_TASK, gateway_document, placed
 
 pytestmark = pytest.mark.browser
 
 make_process = designer_fixtures.make_process
-
-# Every pair of shapes that overlap (a shape and what it contains excepted), and every flow
-# that runs through a shape other than its own source and target (and their containers).
-CLASHES = """() => {
-  const shapes = modeler.get('elementRegistry').filter(e => !e.waypoints && e.type !== 'label'
-    && e.parent && e.width !== undefined && !e.host);
-  const inside = (outer, inner) => {
-    for (let p = inner.parent; p; p = p.parent) if (p === outer) return true;
-    return false;
-  };
-  const apart = (a, b) => a.x >= b.x + b.width || b.x >= a.x + a.width
-    || a.y >= b.y + b.height || b.y >= a.y + a.height;
-  const clashes = [];
-  shapes.forEach((a, i) => shapes.slice(i + 1).forEach((b) => {
-    if (!inside(a, b) && !inside(b, a) && !apart(a, b)) clashes.push(`${a.id} overlaps ${b.id}`);
-  }));
-  modeler.get('elementRegistry').filter(e => e.waypoints).forEach((flow) => {
-    const points = flow.waypoints;
-    shapes.forEach((shape) => {
-      const ends = [flow.source, flow.target];
-      if (ends.some((end) => end === shape || inside(shape, end))) return;
-      const box = {x: shape.x + 2, y: shape.y + 2, width: shape.width - 4,
-        height: shape.height - 4};
-      for (let i = 0; i + 1 < points.length; i++) {
-        const a = points[i], b = points[i + 1];
-        const seg = {x: Math.min(a.x, b.x), y: Math.min(a.y, b.y),
-          width: Math.abs(a.x - b.x), height: Math.abs(a.y - b.y)};
-        if (!apart(seg, box)) { clashes.push(`${flow.id} runs through ${shape.id}`); return; }
-      }
-    });
-  });
-  return clashes;
-}"""
-
-
-def node(kind: str, x: float, y: float, **extra) -> dict:
-    return {"kind": kind, "position": {"x": x, "y": y}, **extra}
 
 
 def sub_process_document() -> dict:
@@ -57,16 +19,18 @@ def sub_process_document() -> dict:
     return {
         "format_version": 1,
         "nodes": {
-            "start": node("startEvent", 100, 122),
+            "start": placed("startEvent", 100, 122),
             "checks": {
                 "kind": "subProcess",
                 "title": "Checks",
                 "position": {"x": 180, "y": 60, "width": 260, "height": 160},
             },
-            "c_start": node("startEvent", 210, 122, parent="checks"),
-            "c_check": node("userTask", 290, 100, parent="checks", title="Check", config=USER_TASK),
-            "after": node("userTask", 490, 100, title="After", config=USER_TASK),
-            "done": node("endEvent", 650, 122),
+            "c_start": placed("startEvent", 210, 122, parent="checks"),
+            "c_check": placed(
+                "userTask", 290, 100, parent="checks", title="Check", config=USER_TASK
+            ),
+            "after": placed("userTask", 490, 100, title="After", config=USER_TASK),
+            "done": placed("endEvent", 650, 122),
         },
         "flows": {
             "f1": {"source": "start", "target": "checks"},
@@ -75,26 +39,6 @@ def sub_process_document() -> dict:
             "c1": {"source": "c_start", "target": "c_check"},
         },
     }
-
-
-def gateway_document() -> dict:
-    """start -> gateway -> an end event right after it, as bpmn-js's own append leaves it."""
-    return {
-        "format_version": 1,
-        "nodes": {
-            "start": node("startEvent", 100, 122),
-            "ok": node("exclusiveGateway", 180, 115, title="OK?"),
-            "done": node("endEvent", 280, 122),
-        },
-        "flows": {
-            "f1": {"source": "start", "target": "ok"},
-            "f2": {"source": "ok", "target": "done"},
-        },
-    }
-
-
-def clashes(page) -> list[str]:
-    return page.evaluate(CLASHES)
 
 
 def test_an_end_appended_in_a_sub_process_pushes_the_next_shape_aside(page, make_process):

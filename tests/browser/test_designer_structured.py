@@ -8,57 +8,32 @@ from __future__ import annotations
 import pytest
 from sqlalchemy import select
 
-from tests.browser.conftest import sign_in, wait_until
-from tests.browser.test_designer import (
+from tests.designer import conftest as designer_fixtures
+from tests.helpers.browser import (
     CLICK_TRAP_MS,
     apply,
     bo,
     open_designer,
     pad,
+    palette_click,
     panel_for,
+    pick,
+    save_settled,
     screenshot,
     selected,
+    shape_box,
+    sign_in,
     wait_selected,
+    wait_until,
 )
-from tests.designer import conftest as designer_fixtures
-from tests.designer.conftest import approval_document
+from tests.helpers.designer import get_process
+from tests.helpers.documents import approval_document
 from webapp.models import Process, ProcessVersion, User
 from webapp.services import processes
 
 pytestmark = pytest.mark.browser
 
 make_process = designer_fixtures.make_process
-
-
-def shape_box(page, element_id: str) -> dict:
-    return page.locator(f'.djs-shape[data-element-id="{element_id}"]').bounding_box()
-
-
-def palette_click(page, action: str, x: float, y: float) -> str:
-    """Click a palette entry, then the canvas at (x, y) as a person would; returns the new
-    element's id (what is selected afterwards)."""
-    page.click(f'.djs-palette .entry[data-action="{action}"]')
-    page.mouse.move(x - 40, y - 30, steps=4)
-    page.mouse.move(x, y, steps=6)
-    page.mouse.click(x, y)
-    page.wait_for_timeout(CLICK_TRAP_MS)
-    return selected(page)[0] if selected(page) else ""
-
-
-def pick(page, element_id: str) -> None:
-    """Click a shape until it is selected: a click right after a drop or an autosave can be
-    swallowed by the canvas (a person clicks again)."""
-    box = shape_box(page, element_id)
-    for _ in range(3):
-        page.mouse.click(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
-        try:
-            wait_until(
-                page, f"modeler.get('selection').get().map(e => e.id).join() === '{element_id}'", 2
-            )
-            return
-        except AssertionError:
-            page.wait_for_timeout(CLICK_TRAP_MS)
-    wait_selected(page, element_id)
 
 
 def choose_role(page, role: str) -> None:
@@ -78,18 +53,6 @@ def wait_applied(page, element_id: str, text: str) -> None:
         f"(modeler.get('elementRegistry').get('{element_id}').businessObject.extensionElements"
         f" || {{values: []}}).values.some(v => (v.body || '').includes('{text}'))",
     )
-
-
-def save(page) -> int:
-    """Save (after `wait_applied`: the edits are in the diagram) and wait until the status says
-    everything is saved (an autosave may have done it already)."""
-    page.click("#save-button")
-    wait_until(
-        page,
-        "document.getElementById('save-status').dataset.tone === 'ok'"
-        " && document.getElementById('save-status').textContent.startsWith('Saved')",
-    )
-    return int(page.get_attribute("#designer", "data-revision"))
 
 
 def connect(page, source: str, target: str) -> None:
@@ -171,7 +134,7 @@ def test_draw_a_sub_process_with_a_boundary_timer_and_a_multi_instance_review(
     page.mouse.click(line["x"] + line["width"] / 2, line["y"] + line["height"] / 2)
     wait_selected(page, leaving)
     pad(page, "delete")  # the inner end is now cut off: an error inside the sub-process
-    save(page)
+    save_settled(page)
     nested = page.locator(f".djs-element.problem-error[data-element-id='{inner_end}']")
     assert nested.count() == 1
     ending = page.locator(f".djs-element.problem-warning[data-element-id='{review}']")
@@ -220,7 +183,7 @@ def test_draw_a_sub_process_with_a_boundary_timer_and_a_multi_instance_review(
     panel.get_by_label("User", exact=True).select_option("alice")
     apply(page)
     wait_applied(page, escalate, "alice")
-    save(page)
+    save_settled(page)
     screenshot(page, "designer-structured-1280.png")
     assert page.locator("#problem-summary").inner_text() == "No problems found.", page.locator(
         "#problem-list"
@@ -347,12 +310,12 @@ def test_drill_down_and_back_with_problems_marked_inside(page, make_process, db_
     panel_for(page, "c_check")
     choose_role(page, "clerk")
     wait_applied(page, "c_check", "clerk")
-    save(page)
+    save_settled(page)
     assert page.locator("#problem-summary").inner_text() == "No problems found.", page.locator(
         "#problem-list"
     ).inner_text()
     assert page.locator(".djs-element.problem-error").count() == 0
-    stored = designer_fixtures.get_process(db_session, pid).draft_document
+    stored = get_process(db_session, pid).draft_document
     assert stored["nodes"]["checks"]["config"].get("collapsed") is True
     assert stored["nodes"]["c_check"]["parent"] == "checks"
 
@@ -405,7 +368,7 @@ def test_replace_menu_event_sub_process_and_multi_instance_marker(page, make_pro
     assert bo(page, caught, "bo.attachedToRef.id") == "review"
     page.keyboard.press("Escape")
     pick(page, caught)
-    save(page)  # marks the boundary event: it has no flow out yet
+    save_settled(page)  # marks the boundary event: it has no flow out yet
     assert page.locator(f".djs-element.problem-error[data-element-id='{caught}']").count() == 1
     pad(page, "delete")
     scope = palette_click(
@@ -452,8 +415,8 @@ def test_replace_menu_event_sub_process_and_multi_instance_marker(page, make_pro
         page, "!modeler.get('elementRegistry').get('review').businessObject.loopCharacteristics"
     )
     page.keyboard.press("Escape")
-    save(page)
-    doc = designer_fixtures.get_process(db_session, pid).draft_document
+    save_settled(page)
+    doc = get_process(db_session, pid).draft_document
     assert doc["nodes"][rejected]["config"] == {"event": "error", "code": "REJECTED"}
     assert doc["nodes"][scope]["kind"] == "eventSubProcess"
     assert doc["nodes"][start]["parent"] == scope
@@ -467,7 +430,7 @@ def test_replace_menu_event_sub_process_and_multi_instance_marker(page, make_pro
 
 
 def test_structured_designer_pages_pass_the_accessibility_audit(page, make_process):
-    from tests.browser.test_accessibility import _serious_violations
+    from tests.helpers.browser import serious_violations
 
     doc = collapsed_document()
     doc["nodes"]["c_check"]["config"]["multiInstance"] = {"collection": "$input.items"}
@@ -482,14 +445,14 @@ def test_structured_designer_pages_pass_the_accessibility_audit(page, make_proce
     open_designer(page, pid)
     pick(page, "call")
     panel_for(page, "call")
-    assert _serious_violations(page) == []
+    assert serious_violations(page) == []
     drill_into(page, "checks")
     pick(page, "c_check")
     page.wait_for_selector("#props #multi-instance input[name=mi_collection]")
-    assert _serious_violations(page) == []
+    assert serious_violations(page) == []
     page.goto(f"/designer/{pid}/outline")
     assert page.get_by_role("list", name="Inside Checks").is_visible()
-    assert _serious_violations(page) == []
+    assert serious_violations(page) == []
 
 
 def test_the_panel_names_a_boundary_events_activity_and_checks_an_output_as_typed(

@@ -6,9 +6,9 @@ from __future__ import annotations
 import pytest
 from playwright.sync_api import expect
 
-from tests.browser.conftest import sign_in
 from tests.engine import conftest as engine_conftest
-from tests.operations.conftest import load, start_failed_gate
+from tests.helpers.browser import sign_in
+from tests.helpers.instances import load, start_failed_gate
 
 pytestmark = pytest.mark.browser
 

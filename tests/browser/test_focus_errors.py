@@ -5,9 +5,10 @@ import re
 import pytest
 from playwright.sync_api import expect
 
-from tests.browser.conftest import sign_in
-from tests.engine.conftest import FORM, chain, node, publish_document
-from tests.inbox.conftest import start
+from tests.helpers.browser import sign_in
+from tests.helpers.documents import FORM, chain, node
+from tests.helpers.instances import start_latest
+from tests.helpers.processes import publish_document
 
 pytestmark = pytest.mark.browser
 
@@ -34,7 +35,7 @@ def processes(app, demo):
 
 
 def test_a_task_form_swapped_in_with_errors_focuses_its_summary(page, processes, app):
-    start(app, "claim")
+    start_latest(app, "claim")
     sign_in(page, "alice")
     page.goto("/inbox/")
     page.get_by_role("link", name="Review expense").click()
@@ -55,7 +56,7 @@ def test_a_task_form_swapped_in_with_errors_focuses_its_summary(page, processes,
 
 
 def test_a_second_failure_focuses_the_new_summary_and_a_fix_clears_it(page, processes, app):
-    start(app, "claim")
+    start_latest(app, "claim")
     sign_in(page, "alice")
     page.goto("/inbox/")
     page.get_by_role("link", name="Review expense").click()

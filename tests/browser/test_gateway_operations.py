@@ -6,13 +6,12 @@ from __future__ import annotations
 import pytest
 from playwright.sync_api import expect
 
-from tests.browser.conftest import sign_in
-from tests.browser.test_accessibility import _serious_violations
 from tests.engine import conftest as engine_conftest
-from tests.engine.conftest import publish_document
-from tests.engine.test_event_gateway import simple
-from tests.engine.test_inclusive import diamond, task
-from tests.operations.conftest import drain, node, start
+from tests.helpers.browser import serious_violations, sign_in
+from tests.helpers.documents import diamond, node, simple, task
+from tests.helpers.instances import start
+from tests.helpers.processes import publish_document
+from tests.helpers.workers import drain
 
 pytestmark = pytest.mark.browser
 
@@ -32,7 +31,7 @@ def test_gateway_badges_name_what_the_token_waits_for(page, demo, engine):
     page.wait_for_selector('[data-instance-viewer][data-ready="true"]')
     events = "the first of: message 'paid' (Paid), timer (Late)"
     expect(page.get_by_role("img", name=f"1 token waiting at Wait for {events}")).to_be_visible()
-    assert _serious_violations(page) == []
+    assert serious_violations(page) == []
 
     page.goto(f"/operations/instances/{joining}")
     page.wait_for_selector('[data-instance-viewer][data-ready="true"]')

@@ -1,4 +1,4 @@
-"""Issue 17 end to end: a Camunda 7 model with a collaboration, candidate groups and formData is
+"""End to end: a Camunda 7 model with a collaboration, candidate groups and formData is
 imported through the page, its pool picked and its group mapped on the import report; it is
 published without installing anything, started, its task completed, and the instance ends."""
 
@@ -7,8 +7,7 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import expect
 
-from tests.browser.conftest import sign_in
-from tests.browser.test_accessibility import _serious_violations
+from tests.helpers.browser import serious_violations, sign_in
 
 pytestmark = pytest.mark.browser
 
@@ -21,14 +20,14 @@ def test_a_camunda_7_model_runs_after_import(page, demo):
     page.get_by_label("BPMN or JSON file").set_input_files(str(CLAIMS))
     page.get_by_role("button", name="Import").click()
 
-    assert _serious_violations(page) == []
+    assert serious_violations(page) == []
     page.get_by_label("Claims handling (becomes claims_handling, 5 elements)").check()
     page.get_by_label("Key").fill("claims")
     page.get_by_role("button", name="Import").click()
 
     expect(page.get_by_role("heading", name="Import report: Claims handling")).to_be_visible()
     expect(page.get_by_role("heading", name="Needs a person (1)")).to_be_visible()
-    assert _serious_violations(page) == []
+    assert serious_violations(page) == []
     taken = page.get_by_role("region", name="Taken from the file")
     expect(taken).to_contain_text("form with 2 fields: amount, approved")
     expect(taken).to_contain_text("condition $vars.approved")

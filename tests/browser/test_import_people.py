@@ -1,4 +1,4 @@
-"""Issue 17 in Chromium: the import report maps a user the file names to a Flowdesk user, and
+"""In Chromium: the import report maps a user the file names to a Flowdesk user, and
 the properties panel offers a task to further roles, users and the names an expression gives."""
 
 from __future__ import annotations
@@ -6,11 +6,18 @@ from __future__ import annotations
 import pytest
 from playwright.sync_api import expect
 
-from tests.browser.conftest import sign_in
-from tests.browser.test_accessibility import _serious_violations
-from tests.browser.test_designer import apply, click_shape, open_designer, panel_for, save
 from tests.designer import conftest as designer_fixtures
-from tests.designer.conftest import approval_document, get_process
+from tests.helpers.browser import (
+    apply,
+    click_shape,
+    open_designer,
+    panel_for,
+    save,
+    serious_violations,
+    sign_in,
+)
+from tests.helpers.designer import get_process
+from tests.helpers.documents import approval_document
 
 pytestmark = pytest.mark.browser
 
@@ -35,7 +42,7 @@ def test_a_user_the_file_names_is_mapped_on_the_import_report(page, demo, db_ses
     page.get_by_label("BPMN or JSON file").set_input_files(str(upload))
     page.get_by_role("button", name="Import").click()
     expect(page.get_by_role("heading", name="Users that are not Flowdesk users")).to_be_visible()
-    assert _serious_violations(page) == []
+    assert serious_violations(page) == []
     choice = page.get_by_label("For user ghost")
     choice.focus()
     options = choice.locator("option").all_inner_texts()

@@ -7,9 +7,8 @@ from __future__ import annotations
 import pytest
 from playwright.sync_api import expect
 
-from tests.browser.conftest import sign_in
-from tests.browser.test_accessibility import _serious_violations
-from tests.designer.test_import_pools import SIGNAVIO
+from tests.helpers.bpmn import SIGNAVIO
+from tests.helpers.browser import serious_violations, sign_in
 
 pytestmark = pytest.mark.browser
 
@@ -24,7 +23,7 @@ def test_the_key_is_confirmed_and_a_refused_publish_focuses_the_note(page, demo,
     expect(page.get_by_role("status")).to_contain_text("order-handling")
     expect(page.get_by_label("Key")).to_be_focused()
     expect(page.get_by_label("Key")).to_have_value("order-handling")
-    assert _serious_violations(page) == []
+    assert serious_violations(page) == []
     page.get_by_role("button", name="Import").click()
     expect(page.get_by_role("heading", name="Import report: Order handling")).to_be_visible()
 
@@ -34,7 +33,7 @@ def test_the_key_is_confirmed_and_a_refused_publish_focuses_the_note(page, demo,
     summary = page.locator("#errors")
     expect(summary).to_be_focused()
     expect(summary).to_contain_text("Say in a few words what changed.")
-    assert _serious_violations(page) == []
+    assert serious_violations(page) == []
     summary.get_by_role("link", name="Change note (required)").click()
     expect(page.get_by_label("Change note (required)")).to_be_focused()
     page.get_by_label("Change note (required)").fill("Imported from Signavio")

@@ -6,9 +6,11 @@ import pytest
 from playwright.sync_api import expect
 from sqlalchemy import select
 
-from tests.browser.conftest import close_context, new_context, sign_in
-from tests.engine.conftest import chain, node, publish_document
-from tests.inbox.conftest import INBOX, start
+from tests.helpers.browser import close_context, new_context, sign_in
+from tests.helpers.documents import chain, node
+from tests.helpers.inbox import INBOX
+from tests.helpers.instances import start_latest
+from tests.helpers.processes import publish_document
 
 pytestmark = pytest.mark.browser
 
@@ -48,7 +50,7 @@ def _task_status(app, instance_id: int, node_id: str) -> str | None:
 
 
 def test_alice_fixes_an_invalid_value_and_completes_her_task(page, processes, app):
-    instance_id = start(app, "expense", business_key="EXP-42")
+    instance_id = start_latest(app, "expense", business_key="EXP-42")
     sign_in(page, "alice")
     expect(page.locator("#inbox-count")).to_have_text("1")
     page.get_by_role("link", name="1 open task").click()
@@ -78,7 +80,7 @@ def test_alice_fixes_an_invalid_value_and_completes_her_task(page, processes, ap
 def test_bob_claims_a_role_task_and_it_leaves_alices_list(
     page, browser, live_server, processes, app
 ):
-    start(app, "post")
+    start_latest(app, "post")
     sign_in(page, "alice")
     page.goto(f"{INBOX}?tab=claimable")
     assert page.get_by_role("link", name="Sort the post").is_visible()
@@ -101,7 +103,7 @@ def test_bob_claims_a_role_task_and_it_leaves_alices_list(
 
 
 def test_the_inbox_fits_a_phone(phone_page, processes, app):
-    start(app, "expense", business_key="EXP-1")
+    start_latest(app, "expense", business_key="EXP-1")
     sign_in(phone_page, "alice")
     phone_page.goto(INBOX)
     assert phone_page.get_by_role("link", name="Review expense").is_visible()
@@ -112,8 +114,8 @@ def test_the_inbox_fits_a_phone(phone_page, processes, app):
 
 
 def test_filters_live_in_the_url_and_can_be_saved(page, processes, app):
-    start(app, "post")
-    start(app, "expense", business_key="EXP-9")
+    start_latest(app, "post")
+    start_latest(app, "expense", business_key="EXP-9")
     sign_in(page, "alice")
     page.goto(f"{INBOX}?tab=claimable")
     page.get_by_label("Search").fill("sort")
@@ -137,19 +139,21 @@ def test_the_list_and_tab_counts_follow_the_badge(page, demo, app):
     """A task that arrives while the inbox is open shows up when the badge next refreshes."""
     from playwright.sync_api import expect
 
-    from tests.engine.conftest import chain, publish_document
-    from tests.inbox.conftest import start, user_task
+    from tests.helpers.documents import chain
+    from tests.helpers.inbox import user_task
+    from tests.helpers.instances import start_latest
+    from tests.helpers.processes import publish_document
 
     with app.app_context():
         publish_document(chain(("ok", user_task("Check order", "role", "approver"))), key="live")
-    start(app, "live", business_key="ORD-1")
+    start_latest(app, "live", business_key="ORD-1")
     sign_in(page, "bob")
     page.goto("/inbox/?tab=claimable")
     expect(page.get_by_role("link", name="Check order")).to_have_count(1)
     # The badge's own first load must be in: htmx drops a request on an element while one is
     # in flight, so an early refresh below would be lost, as a real one would until the next.
     expect(page.locator("#inbox-count")).to_have_attribute("data-counts", re.compile(r"\d+,1"))
-    start(app, "live", business_key="ORD-2")
+    start_latest(app, "live", business_key="ORD-2")
     page.evaluate("htmx.ajax('GET', '/inbox/count', {target: '#inbox-count', swap: 'outerHTML'})")
     expect(page.get_by_role("link", name="Check order")).to_have_count(2)
     tabs = page.get_by_role("navigation", name="Task lists")
@@ -157,7 +161,7 @@ def test_the_list_and_tab_counts_follow_the_badge(page, demo, app):
 
 
 def test_a_requester_follows_their_request(page, demo, app):
-    from tests.inbox.conftest import user_task
+    from tests.helpers.inbox import user_task
 
     with app.app_context():
         publish_document(chain(("ok", user_task("Approve trip", "role", "approver"))), key="trip")
@@ -226,13 +230,13 @@ def test_each_reviewer_works_their_own_instance_of_a_multi_instance_review(
 def test_an_invalid_completion_after_claiming_drops_the_claim_message(page, demo, app):
     """The flash of the claim belongs to the page before: once the form comes back with an
     error, only the error is shown (and focused)."""
-    from tests.inbox.conftest import user_task
+    from tests.helpers.inbox import user_task
 
     with app.app_context():
         publish_document(
             chain(("count", user_task("Count the stock", "role", "clerk", FORM))), key="stock"
         )
-    start(app, "stock")
+    start_latest(app, "stock")
     sign_in(page, "alice")
     page.goto(f"{INBOX}?tab=claimable")
     page.get_by_role("button", name=re.compile("Claim Count the stock")).click()
@@ -272,8 +276,8 @@ def test_start_a_process_and_my_requests_are_two_separate_links(browser, live_se
 
 def test_the_request_panel_reads_at_phone_width(phone_page, demo, app):
     """Nested request data reads as nested facts, without JSON and without sideways scrolling."""
-    from tests.browser.test_accessibility import _serious_violations
-    from tests.inbox.conftest import user_task
+    from tests.helpers.browser import serious_violations
+    from tests.helpers.inbox import user_task
 
     with app.app_context():
         publish_document(chain(("pick", user_task("Pick a vendor", "user", "alice"))), key="pick")
@@ -281,7 +285,7 @@ def test_the_request_panel_reads_at_phone_width(phone_page, demo, app):
         {"vendor": "Acme Office Supplies International", "unit_price": 12.5, "delivery_days": 3},
         {"vendor": "Bolt", "unit_price": 9, "notes": "x" * 120},
     ]
-    start(app, "pick", input={"quotes": {"offers": offers}}, business_key="Q-7")
+    start_latest(app, "pick", input={"quotes": {"offers": offers}}, business_key="Q-7")
     sign_in(phone_page, "alice")
     phone_page.goto(INBOX)
     phone_page.get_by_role("link", name="Pick a vendor").click()
@@ -290,18 +294,18 @@ def test_the_request_panel_reads_at_phone_width(phone_page, demo, app):
     expect(panel.get_by_text("Acme Office Supplies International")).to_be_visible()
     assert "{" not in panel.inner_text() and "unit_price" not in panel.inner_text()
     assert phone_page.evaluate("document.documentElement.scrollWidth") <= 390
-    assert _serious_violations(phone_page) == []
+    assert serious_violations(phone_page) == []
 
 
 def test_a_failed_request_says_it_waits_for_an_operator_not_for_people(page, demo, app):
-    from tests.engine.conftest import drain
+    from tests.helpers.workers import drain
     from webapp.extensions import db
 
     failing = chain(("charge", node("serviceTask", "Charge", tool="fail", retries=0,
                                     inputs={"message": "'card declined'"})))  # fmt: skip
     with app.app_context():
         publish_document(failing, key="charge", name="Charge card")
-    failed = start(app, "charge", business_key="CARD-1", starter="alice")
+    failed = start_latest(app, "charge", business_key="CARD-1", starter="alice")
     with app.app_context():
         drain(db.session)
         db.session.remove()

@@ -3,7 +3,7 @@
 import pytest
 from playwright.sync_api import expect
 
-from tests.browser.conftest import sign_in
+from tests.helpers.browser import sign_in
 
 pytestmark = pytest.mark.browser
 

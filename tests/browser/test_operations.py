@@ -9,23 +9,13 @@ import pytest
 from playwright.sync_api import expect
 from sqlalchemy import select, update
 
-from tests.browser.conftest import sign_in, wait_until
 from tests.engine import conftest as engine_conftest
-from tests.operations.conftest import (
-    chain,
-    document,
-    drain,
-    failing_doc,
-    flaky_doc,
-    flow,
-    load,
-    node,
-    publish_document,
-    published,
-    start,
-    user,
-    waiting_doc,
-)
+from tests.helpers.app import user
+from tests.helpers.browser import sign_in, wait_until
+from tests.helpers.documents import chain, document, failing_doc, flaky_doc, flow, node, waiting_doc
+from tests.helpers.instances import load, start
+from tests.helpers.processes import publish_document, published
+from tests.helpers.workers import drain
 from webapp.models import BulkItem, Process
 
 pytestmark = pytest.mark.browser
@@ -303,7 +293,7 @@ def test_operator_sees_names_and_finds_a_process_by_its_name(page, demo, engine)
 def test_token_badges_say_how_many_tokens_wait_where(page, demo, engine):
     """A screen reader hears "2 tokens waiting at Review invoice", not a bare "2"; a node without
     a name is named by its id; the page still passes the accessibility audit."""
-    from tests.browser.test_accessibility import _serious_violations
+    from tests.helpers.browser import serious_violations
 
     alice = {"type": "user", "value": "alice"}
     nodes = {
@@ -324,7 +314,7 @@ def test_token_badges_say_how_many_tokens_wait_where(page, demo, engine):
 
     expect(page.get_by_role("img", name="2 tokens waiting at Review invoice")).to_be_visible()
     expect(page.get_by_role("img", name="1 token waiting at check")).to_be_visible()
-    assert _serious_violations(page) == []
+    assert serious_violations(page) == []
 
 
 def test_retry_comes_back_live_when_the_instance_fails_again(
@@ -354,7 +344,7 @@ def test_retry_comes_back_live_when_the_instance_fails_again(
 def test_the_zoom_buttons_sit_inside_the_diagram_clear_of_the_legend(
     browser, live_server, demo, engine, width
 ):
-    from tests.browser.conftest import close_context, new_context
+    from tests.helpers.browser import close_context, new_context
 
     instance_id = start(engine, published("invoice"))
     context = new_context(browser, live_server, width)

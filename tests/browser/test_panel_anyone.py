@@ -1,4 +1,4 @@
-"""Issue 17 in Chromium: a user task offered to anyone in the partition plus candidate roles and
+"""In Chromium: a user task offered to anyone in the partition plus candidate roles and
 users (as an imported task with only candidateGroups/candidateUsers reads) keeps both through a
 save and a reload."""
 
@@ -7,10 +7,10 @@ from __future__ import annotations
 import pytest
 from playwright.sync_api import expect
 
-from tests.browser.conftest import sign_in
-from tests.browser.test_designer import apply, click_shape, open_designer, panel_for, save
 from tests.designer import conftest as designer_fixtures
-from tests.designer.conftest import approval_document, get_process
+from tests.helpers.browser import apply, click_shape, open_designer, panel_for, save, sign_in
+from tests.helpers.designer import get_process
+from tests.helpers.documents import approval_document
 
 pytestmark = pytest.mark.browser
 

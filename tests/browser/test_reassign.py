@@ -6,9 +6,10 @@ import pytest
 from playwright.sync_api import expect
 from sqlalchemy import select
 
-from tests.browser.conftest import sign_in
-from tests.engine.conftest import chain, node, publish_document
-from tests.inbox.conftest import start
+from tests.helpers.browser import sign_in
+from tests.helpers.documents import chain, node
+from tests.helpers.instances import start_latest
+from tests.helpers.processes import publish_document
 
 pytestmark = pytest.mark.browser
 
@@ -35,7 +36,7 @@ def _history(app, instance_id: int) -> list[dict]:
 
 
 def test_an_operator_reassigns_outside_the_role_after_confirming(page, sorting, app):
-    instance_id = start(app, "post", starter="alice")
+    instance_id = start_latest(app, "post", starter="alice")
     sign_in(page, "operator")
     page.goto(f"/operations/instances/{instance_id}")
     tasks = page.locator("#live-tasks")

@@ -6,22 +6,39 @@ import pytest
 from playwright.sync_api import expect
 from sqlalchemy import select
 
-from tests.browser.conftest import sign_in
-from tests.browser.test_accessibility import _serious_violations
-from tests.inbox.conftest import start
-from tests.inbox.test_report import nested, payable  # noqa: F401 - the fixtures
+from tests.helpers.browser import serious_violations, sign_in
+from tests.helpers.documents import nested_document, payable_document
+from tests.helpers.instances import start_latest
+from tests.helpers.processes import publish_document
 from webapp.extensions import db
 from webapp.models import Instance, Task
 
 pytestmark = pytest.mark.browser
 
 
+@pytest.fixture
+def payable(app, demo):
+    """Process "pay": a task whose boundary events catch a reported error or escalation."""
+    with app.app_context():
+        publish_document(payable_document(), key="pay")
+    return True
+
+
+@pytest.fixture
+def nested(app, demo):
+    """Process "nested": a task in a sub-process, with catchers on the task, the sub-process and
+    the process."""
+    with app.app_context():
+        publish_document(nested_document(), key="nested")
+    return True
+
+
 def test_an_error_reported_from_the_task_page_ends_it_and_moves_the_instance(
     page,
-    payable,  # noqa: F811 - the fixture imported above
+    payable,
     app,
 ):
-    instance_id = start(app, "pay")
+    instance_id = start_latest(app, "pay")
     with app.app_context():
         task_id = db.session.scalar(
             select(Task.id).where(Task.instance_id == instance_id, Task.node_id == "pay")
@@ -30,7 +47,7 @@ def test_an_error_reported_from_the_task_page_ends_it_and_moves_the_instance(
     page.goto(f"/inbox/tasks/{task_id}")
     report = page.get_by_role("region", name="Report instead of completing")
     expect(report).to_be_visible()
-    assert _serious_violations(page) == []
+    assert serious_violations(page) == []
     choice = report.get_by_label("Amount unclear (error unclear)")
     choice.focus()
     page.keyboard.press("Space")
@@ -46,12 +63,12 @@ def test_an_error_reported_from_the_task_page_ends_it_and_moves_the_instance(
 
 def test_a_task_in_a_sub_process_offers_the_errors_around_it_at_phone_width(
     phone_page,
-    nested,  # noqa: F811 - the fixture imported above
+    nested,
     app,
 ):
     """The error boundary sits on the sub-process, not the task: the report panel still offers
     it, it works by keyboard at 390 px, and the sub-process ends by its boundary."""
-    instance_id = start(app, "nested")
+    instance_id = start_latest(app, "nested")
     with app.app_context():
         task_id = db.session.scalar(
             select(Task.id).where(Task.instance_id == instance_id, Task.node_id == "check")
@@ -62,7 +79,7 @@ def test_a_task_in_a_sub_process_offers_the_errors_around_it_at_phone_width(
     report = phone_page.get_by_role("region", name="Report instead of completing")
     expect(report).to_be_visible()
     assert phone_page.evaluate("document.documentElement.scrollWidth") <= 390
-    assert _serious_violations(phone_page) == []
+    assert serious_violations(phone_page) == []
     choice = report.get_by_label("Offer invalid (error invalid, on Review)")
     report.get_by_role("radio").first.focus()
     while not choice.is_checked():

@@ -6,10 +6,9 @@ import pytest
 from playwright.sync_api import expect
 from sqlalchemy import select
 
-from tests.browser.conftest import sign_in
-from tests.browser.test_accessibility import _serious_violations
-from tests.engine.conftest import publish_document
 from tests.engine.timer_start_docs import iso, soon, timed
+from tests.helpers.browser import serious_violations, sign_in
+from tests.helpers.processes import publish_document
 from webapp.extensions import db
 from webapp.models.schedules import Schedule
 from webapp.services import schedules
@@ -38,13 +37,13 @@ def test_operator_pauses_and_resumes_a_schedule_on_a_phone(phone_page, demo, app
     expect(row).to_contain_text("02:30:00 Europe/Berlin")
     expect(row.get_by_text("active")).to_be_visible()
     assert page.evaluate("document.documentElement.scrollWidth") <= 390
-    assert _serious_violations(page) == []
+    assert serious_violations(page) == []
 
     row.get_by_role("button", name="Pause the schedule of payroll (nightly)").click()
     expect(row.get_by_text("paused", exact=True)).to_be_visible()
     expect(page.get_by_role("status")).to_have_text("Schedule paused.")
     assert _paused(app)
-    assert _serious_violations(page) == []
+    assert serious_violations(page) == []
 
     row.get_by_role("button", name="Resume the schedule of payroll (nightly)").click()
     expect(row.get_by_text("active")).to_be_visible()
@@ -70,4 +69,4 @@ def test_a_failed_start_shows_its_reason_in_the_row_on_a_phone(phone_page, demo,
     expect(shown).to_contain_text("'gone' is no start event of the process")
     expect(shown.get_by_text("active")).to_be_visible()
     assert page.evaluate("document.documentElement.scrollWidth") <= 390
-    assert _serious_violations(page) == []
+    assert serious_violations(page) == []

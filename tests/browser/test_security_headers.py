@@ -11,12 +11,21 @@ import pytest
 from playwright.sync_api import expect
 from sqlalchemy import select
 
-from tests.browser.conftest import new_context, sign_in
-from tests.browser.test_designer import apply, bo, click_shape, open_designer, pad, panel_for
-from tests.designer.conftest import approval_document
 from tests.engine import conftest as engine_conftest
-from tests.engine.conftest import FORM, publish_document
-from tests.operations.conftest import drain, failing_doc, start
+from tests.helpers.browser import (
+    apply,
+    bo,
+    click_shape,
+    new_context,
+    open_designer,
+    pad,
+    panel_for,
+    sign_in,
+)
+from tests.helpers.documents import FORM, approval_document, failing_doc
+from tests.helpers.instances import start
+from tests.helpers.processes import publish_document
+from tests.helpers.workers import drain
 from webapp.models import Process, Task
 
 pytestmark = pytest.mark.browser

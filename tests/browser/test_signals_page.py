@@ -9,12 +9,12 @@ import pytest
 from playwright.sync_api import expect
 from sqlalchemy import select
 
-from tests.browser.conftest import sign_in
-from tests.browser.test_accessibility import _serious_violations
 from tests.engine import conftest as engine_conftest
 from tests.engine.broadcasts import run_broadcasts
-from tests.engine.conftest import chain, node, publish_document
-from tests.engine.test_steps import start
+from tests.helpers.browser import serious_violations, sign_in
+from tests.helpers.documents import chain, node
+from tests.helpers.instances import start
+from tests.helpers.processes import publish_document
 from webapp.engine import signals
 from webapp.models import Partition
 from webapp.models.base import utcnow
@@ -41,18 +41,17 @@ def test_a_running_broadcast_refreshes_to_done_on_a_phone(phone_page, demo, engi
     page.get_by_role("link", name=f"#{ref.id}").click()
     expect(page.get_by_role("heading", name=f"Signal “go” #{ref.id}")).to_be_visible()
     expect(page.get_by_role("link", name=f"#{waiting}")).to_be_visible()
-    assert _serious_violations(page) == []
+    assert serious_violations(page) == []
 
 
 def test_an_operator_broadcasts_a_signal_from_the_page_by_keyboard_on_a_phone(
     phone_page, demo, engine
 ):
-    from tests.operations.conftest import start as start_in_partition
 
     version = publish_document(
         chain(("wait", node("signalCatch", signal="recall"))), "waits", partition="finance"
     )
-    waiting = start_in_partition(engine, version)
+    waiting = start(engine, version)
     page = phone_page
     sign_in(page, "operator")
     page.goto("/operations/signals")
@@ -65,7 +64,7 @@ def test_an_operator_broadcasts_a_signal_from_the_page_by_keyboard_on_a_phone(
     expect(errors).to_contain_text("The payload is not JSON")
     expect(page.get_by_label("Signal name")).to_have_value("recall")
     expect(page.get_by_label("Partition")).to_have_value("finance")
-    assert _serious_violations(page) == []
+    assert serious_violations(page) == []
     assert page.evaluate("document.documentElement.scrollWidth") <= 390
 
     page.get_by_label("Payload (JSON object, optional)").fill('{"lot": 7}')
@@ -76,7 +75,7 @@ def test_an_operator_broadcasts_a_signal_from_the_page_by_keyboard_on_a_phone(
     expect(
         page.get_by_role("heading", name="Broadcast “recall” to 1 waiting instance?")
     ).to_be_visible()
-    assert _serious_violations(page) == []
+    assert serious_violations(page) == []
     assert page.evaluate("document.documentElement.scrollWidth") <= 390
     page.get_by_role("link", name="No, go back").click()
     expect(page.get_by_label("Payload (JSON object, optional)")).to_have_value('{"lot": 7}')

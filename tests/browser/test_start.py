@@ -3,8 +3,10 @@
 import pytest
 from playwright.sync_api import expect
 
-from tests.browser.conftest import sign_in
-from tests.engine.conftest import FORM, chain, node, publish_document, run_burst
+from tests.helpers.browser import sign_in
+from tests.helpers.documents import FORM, chain, node
+from tests.helpers.processes import publish_document
+from tests.helpers.workers import run_burst
 
 pytestmark = pytest.mark.browser
 
@@ -64,7 +66,7 @@ def test_alice_starts_a_process_and_sees_it_complete(page, processes, app_config
 
 def test_a_requester_follows_a_request_at_phone_width(phone_page, processes, app):
     """The requester's page at 390 px: what it waits for, the steps so far, readable input."""
-    from tests.browser.test_accessibility import _serious_violations
+    from tests.helpers.browser import serious_violations
 
     sign_in(phone_page, "alice")
     phone_page.goto("/inbox/processes/expense/start")
@@ -78,7 +80,7 @@ def test_a_requester_follows_a_request_at_phone_width(phone_page, processes, app
     phone_page.keyboard.press("Enter")
     expect(phone_page.locator("#instance-input").get_by_text("250")).to_be_visible()
     assert phone_page.evaluate("document.documentElement.scrollWidth") <= 390
-    assert _serious_violations(phone_page) == []
+    assert serious_violations(phone_page) == []
     phone_page.goto("/inbox/requests")
     assert phone_page.evaluate("document.documentElement.scrollWidth") <= 390
 

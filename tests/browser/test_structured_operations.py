@@ -8,11 +8,11 @@ import pytest
 from playwright.sync_api import expect
 from sqlalchemy import select
 
-from tests.browser.conftest import sign_in
-from tests.browser.test_accessibility import _serious_violations
 from tests.engine import conftest as engine_conftest
-from tests.engine.conftest import publish_document
-from tests.operations.conftest import document, flow, node, start
+from tests.helpers.browser import serious_violations, sign_in
+from tests.helpers.documents import document, flow, node
+from tests.helpers.instances import start
+from tests.helpers.processes import publish_document
 from webapp.models import Task
 
 pytestmark = pytest.mark.browser
@@ -94,7 +94,7 @@ def test_the_diagram_marks_nested_tokens_and_multi_instance_progress(page, demo,
     assert progress.is_visible() and progress.inner_text() == "1/3"
     assert _marked(page, "op-active", "archive").count() == 1
     assert not _marked(page, "op-active", "file").is_visible(), "inside the collapsed one"
-    assert _serious_violations(page) == []
+    assert serious_violations(page) == []
 
     page.get_by_role("button", name="Open Archive").click()
     expect(_marked(page, "op-active", "file")).to_be_visible()  # drilled down, the inner task shows
@@ -105,8 +105,8 @@ def test_the_diagram_marks_nested_tokens_and_multi_instance_progress(page, demo,
 
 
 def test_a_call_activity_links_its_child_and_the_child_links_back(page, demo, engine):
-    from tests.operations.conftest import drain
-    from tests.operations.test_structured import caller_doc, child_doc
+    from tests.helpers.documents import caller_doc, child_doc
+    from tests.helpers.workers import drain
     from webapp.models import Instance
 
     publish_document(child_doc(), key="child")
@@ -120,7 +120,7 @@ def test_a_call_activity_links_its_child_and_the_child_links_back(page, demo, en
     page.wait_for_selector('[data-instance-viewer][data-ready="true"]')
     link = page.get_by_role("link", name=f"Called instance {child_id} of Check supplier")
     assert link.inner_text() == f"#{child_id}"
-    assert _serious_violations(page) == []
+    assert serious_violations(page) == []
     link.click()
     page.wait_for_url(f"**/operations/instances/{child_id}")
     page.get_by_role("link", name=f"Called by instance {parent_id}").click()

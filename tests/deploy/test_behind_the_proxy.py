@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import make_user
+from tests.helpers.app import make_user
 from webapp import create_app
 from webapp.web.assets import TEST_VENDOR_FILES, VENDOR_FILES, served_path
 

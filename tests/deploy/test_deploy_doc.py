@@ -27,8 +27,9 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import make_user
-from webapp.scratch import is_postgres, scratch_database
+from tests.helpers.app import make_user
+from tests.helpers.docs import doc_blocks
+from tests.helpers.scratch import is_postgres, scratch_database
 
 ROOT = Path(__file__).resolve().parents[2]
 DOC = ROOT / "docs" / "deploy.md"
@@ -39,12 +40,6 @@ on_postgres = pytest.mark.skipif(
     not is_postgres(os.environ.get("DATABASE_URL")),
     reason="the production path runs on PostgreSQL: set DATABASE_URL to a PostgreSQL server",
 )
-
-
-def doc_blocks(text: str) -> dict[str, str]:
-    """The fenced block after each `<!-- test: NAME -->` marker, by name."""
-    found = re.findall(r"<!-- test: ([\w-]+) -->\n```\w*\n(.*?)\n```", text, re.S)
-    return dict(found)
 
 
 def exec_start(unit: str) -> list[str]:

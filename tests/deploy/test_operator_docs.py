@@ -11,7 +11,7 @@ from pathlib import Path
 import rq
 from packaging.requirements import Requirement
 
-from tests.deploy.test_deploy_doc import doc_blocks
+from tests.helpers.docs import doc_blocks
 
 ROOT = Path(__file__).resolve().parents[2]
 DEPLOY = (ROOT / "docs" / "deploy.md").read_text()

@@ -23,27 +23,18 @@ from rq.registry import ScheduledJobRegistry
 from sqlalchemy import MetaData, select, text
 from sqlalchemy.engine import Engine, make_url
 
-from tests.conftest import login
-from tests.conftest import worker_env as base_worker_env
 from tests.engine import tools_for_tests
-from tests.engine.conftest import (
-    ROOT,
-    Workers,
-    chain,
-    drain,
-    history,
-    node,
-    publish_document,
-    sample_document,
-    wait_for,
-)
-from tests.engine.documents import parallel_join
-from tests.engine.test_steps import load, start
+from tests.helpers.app import login
+from tests.helpers.documents import chain, node, parallel_join, sample_document
+from tests.helpers.instances import history, load, start
+from tests.helpers.processes import publish_document
+from tests.helpers.scratch import is_postgres, scratch_database
+from tests.helpers.workers import ROOT, Workers, drain, wait_for
+from tests.helpers.workers import worker_env as base_worker_env
 from webapp import create_app
 from webapp.extensions import db
 from webapp.infra.redis_server import EmbeddedRedis
 from webapp.models import Task
-from webapp.scratch import is_postgres, scratch_database
 
 # A column a migration renamed: (table, its name at head) -> its name in older revisions.
 # Add the rename here with the migration, so old rows are still compared under their new name.

@@ -11,8 +11,10 @@ import time
 import uuid
 from pathlib import Path
 
-from tests.engine.conftest import chain, node, publish_document, wait_for
-from tests.engine.test_steps import load
+from tests.helpers.documents import chain, node
+from tests.helpers.instances import load
+from tests.helpers.processes import publish_document
+from tests.helpers.workers import wait_for
 from webapp import create_app
 from webapp.engine import steps
 from webapp.worker.sweeper import Sweeper
@@ -24,6 +26,11 @@ def _children(pid: int) -> list[int]:
     except FileNotFoundError:
         return []
     return [int(child) for child in listed.split()]
+
+
+def _log(folder: Path) -> str:
+    """The first worker's log so far (its scheduler child writes to it too)."""
+    return (folder / "worker-0.log").read_text()
 
 
 def _alive(pid: int) -> bool:
@@ -54,20 +61,20 @@ def test_a_job_s_lines_name_its_instance_and_job_and_it_is_logged_ok_once(
 
 def test_a_killed_worker_s_scheduler_child_stops_too(workers, tmp_path):
     worker = workers.start(1)[0]
-    wait_for(lambda: _children(worker.pid), 60, "the scheduler child to start")
-    scheduler = _children(worker.pid)[0]
-    wait_for(
-        lambda: "Scheduler for" in (tmp_path / "worker-0.log").read_text(),
-        30,
-        "the scheduler to run",
+    started = wait_for(
+        lambda: re.search(r"Scheduler for \S+ started with PID (\d+)", _log(tmp_path)),
+        60,
+        "the scheduler child to run",
     )
+    scheduler = int(started.group(1))
+    assert scheduler in _children(worker.pid), "the scheduler is the worker's child"
     os.kill(worker.pid, signal.SIGKILL)  # the worker only: no teardown stops its child
     worker.wait(timeout=10)
     deadline = time.monotonic() + 10
     while _alive(scheduler) and time.monotonic() < deadline:
         time.sleep(0.2)
     assert not _alive(scheduler), "the scheduler child outlived its worker"
-    assert "is gone; stopping" in (tmp_path / "worker-0.log").read_text()
+    assert "is gone; stopping" in _log(tmp_path)
 
 
 def test_the_sweep_logs_a_database_outage_in_one_line_not_a_traceback(app_config, caplog):

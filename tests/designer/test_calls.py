@@ -5,11 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from sqlalchemy import select
-
-from tests.designer.conftest import get_process, save_xml
-from tests.designer.test_publish import publish, versions
-from webapp.models import User
+from tests.helpers.designer import get_process, publish, publish_now, save_xml, versions
 from webapp.process.bpmn import export_bpmn
 from webapp.services import processes
 
@@ -36,12 +32,6 @@ def callee() -> dict[str, Any]:
         "nodes": {"s": {"kind": "startEvent"}, "e": {"kind": "endEvent"}},
         "flows": {"f": {"source": "s", "target": "e"}},
     }
-
-
-def publish_now(db_session, process_id: int) -> None:
-    actor = db_session.scalar(select(User).where(User.username == "designer"))
-    processes.publish(get_process(db_session, process_id), actor=actor, note="v")
-    db_session.commit()
 
 
 def call_problems(db_session, process_id: int) -> list[tuple[str, str, str]]:

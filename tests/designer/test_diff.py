@@ -1,6 +1,6 @@
 """The pure comparison of two process documents."""
 
-from tests.designer.conftest import approval_document
+from tests.helpers.documents import approval_document
 from webapp.process.diff import Change, diff_documents, value_changes
 
 

@@ -7,15 +7,15 @@ import io
 
 from sqlalchemy import select
 
-from tests.designer.test_import_pools import CALLS, carried, finance, post
-from tests.designer.test_publish import publish
+from tests.helpers.bpmn import CALLS
+from tests.helpers.designer import carried, finance, post_form, publish
 from webapp.models import Process
 
 
 def test_publishing_the_called_process_clears_the_caller_s_problem(designer, db_session):
-    first = post(designer, "/designer/import", file=(io.BytesIO(CALLS), "calls.bpmn"),
+    first = post_form(designer, "/designer/import", file=(io.BytesIO(CALLS), "calls.bpmn"),
                  partition=finance(db_session))  # fmt: skip
-    done = post(designer, "/designer/import", carried=carried(first.get_data(as_text=True)),
+    done = post_form(designer, "/designer/import", carried=carried(first.get_data(as_text=True)),
                 pool="*", partition=finance(db_session))  # fmt: skip
     assert done.status_code == 302
     made = {p.key: p.id for p in db_session.scalars(select(Process)).all()}

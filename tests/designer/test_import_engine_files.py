@@ -5,8 +5,7 @@ from __future__ import annotations
 
 from sqlalchemy import select
 
-from tests.designer.test_import_export import finance, upload
-from tests.designer.test_publish import publish, versions
+from tests.helpers.designer import finance, publish, upload, versions
 from webapp.models import Process
 from webapp.process import document as documents
 from webapp.process.bpmn import export_bpmn, import_bpmn

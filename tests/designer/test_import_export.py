@@ -1,30 +1,21 @@
 """Importing .bpmn/.json files as new processes or drafts; nothing is saved half-way."""
 
 import html
-import io
 import json
 import re
 import time
 
 from sqlalchemy import func, select
 
-from tests.designer.conftest import approval_document, get_process, save_xml, token, xml_of
-from tests.process.layout_shapes import bpmn_file, fan
-from tests.process.test_bpmn_kept import MODEL
+from tests.helpers.bpmn import KEPT_FILE
+from tests.helpers.designer import finance, get_process, save_xml, token, upload
+from tests.helpers.documents import approval_document, xml_of
+from tests.helpers.layout_shapes import bpmn_file, fan
 from webapp.models import Partition, Process
-
-
-def upload(client, path, content, filename="process.bpmn", **data):
-    body = {"csrf_token": token(client, path), "file": (io.BytesIO(content), filename), **data}
-    return client.post(path, data=body, content_type="multipart/form-data")
 
 
 def count(db_session):
     return db_session.scalar(select(func.count(Process.id)))
-
-
-def finance(db_session):
-    return db_session.scalar(select(Partition.id).where(Partition.key == "finance"))
 
 
 def test_import_a_bpmn_file_as_a_new_process(designer, db_session):
@@ -136,7 +127,9 @@ def test_imports_are_partition_scoped(user_with, make_process, db_session):
 
 
 def test_modelling_only_elements_are_imported_kept_and_given_to_the_viewer(designer, db_session):
-    response = upload(designer, "/designer/import", MODEL.encode(), partition=finance(db_session))
+    response = upload(
+        designer, "/designer/import", KEPT_FILE.encode(), partition=finance(db_session)
+    )
     assert response.status_code == 302, response.get_data(as_text=True)
     process = db_session.scalar(select(Process).where(Process.key == "orders"))
     assert [item["tag"] for item in process.draft_document["kept"]["process"]][-3:] == [
@@ -154,10 +147,10 @@ def test_modelling_only_elements_are_imported_kept_and_given_to_the_viewer(desig
 
 def test_empty_processes_and_duplicate_ids_are_refused_saying_why(designer, db_session):
     empty = (
-        MODEL.split("<semantic:process")[0]
+        KEPT_FILE.split("<semantic:process")[0]
         + '<semantic:process id="empty"/>\n</semantic:definitions>'
     )
-    duplicate = MODEL.replace('<semantic:endEvent id="done"', '<semantic:endEvent id="check"')
+    duplicate = KEPT_FILE.replace('<semantic:endEvent id="done"', '<semantic:endEvent id="check"')
     line = duplicate.splitlines().index(
         next(x for x in duplicate.splitlines() if 'endEvent id="check"' in x)
     )

@@ -9,8 +9,8 @@ import io
 import pytest
 from sqlalchemy import select
 
-from tests.conftest import login
-from tests.designer.conftest import get_process, token
+from tests.helpers.app import login
+from tests.helpers.designer import get_process, token
 from webapp.models import Partition, Process, Role
 from webapp.services import processes
 

@@ -2,7 +2,8 @@
 
 from sqlalchemy import select
 
-from tests.designer.conftest import approval_document, get_process, token
+from tests.helpers.designer import get_process, token
+from tests.helpers.documents import approval_document
 from webapp.models import Partition, Process, User
 from webapp.services import processes
 

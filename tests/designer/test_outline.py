@@ -3,19 +3,8 @@ get 409 with the current outline; bad input gets 422 and changes nothing."""
 
 import re
 
-import pytest
-
-from tests.designer.conftest import approval_document, get_process, token
-
-
-@pytest.fixture
-def pid(make_process):
-    return make_process(doc=approval_document())
-
-
-def post(client, path, revision=1, **data):
-    csrf = token(client, "/designer/")
-    return client.post(path, data={"csrf_token": csrf, "revision": revision, **data})
+from tests.helpers.designer import get_process, post_edit, token
+from tests.helpers.documents import approval_document
 
 
 def draft(db_session, pid):
@@ -30,7 +19,7 @@ def test_the_outline_lists_nodes_flows_and_problems(designer, pid):
 
 
 def test_add_a_node_connected_from_another(designer, pid, db_session):
-    response = post(
+    response = post_edit(
         designer, f"/designer/{pid}/outline/nodes", kind="serviceTask", title="Pay", after="done"
     )
     assert response.status_code == 302
@@ -47,7 +36,7 @@ def test_add_a_node_connected_from_another(designer, pid, db_session):
 
 
 def test_a_new_unconnected_node_goes_below_the_rest_without_overlap(designer, pid, db_session):
-    post(designer, f"/designer/{pid}/outline/nodes", kind="timerCatch", title="Wait")
+    post_edit(designer, f"/designer/{pid}/outline/nodes", kind="timerCatch", title="Wait")
     doc = draft(db_session, pid)
     lowest = max(
         n["position"]["y"] + n["position"]["height"]
@@ -59,11 +48,11 @@ def test_a_new_unconnected_node_goes_below_the_rest_without_overlap(designer, pi
 
 def test_rename_connect_and_delete(designer, pid, db_session):
     assert (
-        post(designer, f"/designer/{pid}/outline/nodes/done/rename", title="Paid").status_code
+        post_edit(designer, f"/designer/{pid}/outline/nodes/done/rename", title="Paid").status_code
         == 302
     )
     assert (
-        post(
+        post_edit(
             designer, f"/designer/{pid}/outline/flows", 2, source="start", target="done"
         ).status_code
         == 302
@@ -71,11 +60,11 @@ def test_rename_connect_and_delete(designer, pid, db_session):
     doc = draft(db_session, pid)
     assert doc["nodes"]["done"]["title"] == "Paid"
     assert ("start", "done") in {(f["source"], f["target"]) for f in doc["flows"].values()}
-    assert post(designer, f"/designer/{pid}/outline/nodes/ok/delete", 3).status_code == 302
+    assert post_edit(designer, f"/designer/{pid}/outline/nodes/ok/delete", 3).status_code == 302
     doc = draft(db_session, pid)
     assert "ok" not in doc["nodes"]
     assert all("ok" not in (f["source"], f["target"]) for f in doc["flows"].values())
-    assert post(designer, f"/designer/{pid}/outline/flows/f1/delete", 4).status_code == 302
+    assert post_edit(designer, f"/designer/{pid}/outline/flows/f1/delete", 4).status_code == 302
     assert "f1" not in draft(db_session, pid)["flows"]
 
 
@@ -92,15 +81,15 @@ def test_bad_outline_input_is_refused_with_a_message(designer, pid, db_session):
         ("outline/nodes/review/rename", {"title": "x" * 201}, "at most 200"),
     ]
     for path, data, message in cases:
-        response = post(designer, f"/designer/{pid}/{path}", **data)
+        response = post_edit(designer, f"/designer/{pid}/{path}", **data)
         assert response.status_code == 422, path
         assert message in response.get_data(as_text=True), (path, message)
     assert get_process(db_session, pid).draft_revision == 1
 
 
 def test_a_stale_outline_form_gets_409_and_the_current_draft(designer, pid, db_session):
-    post(designer, f"/designer/{pid}/outline/nodes/done/rename", title="Paid")
-    response = post(designer, f"/designer/{pid}/outline/nodes/done/rename", title="Stale")
+    post_edit(designer, f"/designer/{pid}/outline/nodes/done/rename", title="Paid")
+    response = post_edit(designer, f"/designer/{pid}/outline/nodes/done/rename", title="Stale")
     assert response.status_code == 409
     html = response.get_data(as_text=True)
     assert "saved by someone else" in html and 'value="Paid"' in html
@@ -164,7 +153,7 @@ def test_settings_errors_and_stale_revisions(designer, pid, db_session):
 
 
 def test_auto_layout_from_the_outline_and_from_the_canvas(designer, pid, db_session):
-    response = post(designer, f"/designer/{pid}/auto-layout")
+    response = post_edit(designer, f"/designer/{pid}/auto-layout")
     assert response.status_code == 302
     doc = draft(db_session, pid)
     xs = [doc["nodes"][n]["position"]["x"] for n in ("start", "review", "ok", "done")]
@@ -188,7 +177,8 @@ def test_outline_routes_are_partition_scoped(user_with, pid):
     outsider = user_with(["processes.edit"], ["hr"])
     assert outsider.get(f"/designer/{pid}/outline").status_code == 404
     assert (
-        post(outsider, f"/designer/{pid}/outline/nodes/done/rename", title="x").status_code == 404
+        post_edit(outsider, f"/designer/{pid}/outline/nodes/done/rename", title="x").status_code
+        == 404
     )
 
 
@@ -202,18 +192,18 @@ def test_the_outline_and_its_messages_name_nodes_by_title(designer, make_process
         'To: Exclusive gateway after &#39;Review&#39; <span class="hint"><code>ok</code>' in page
     ), "an untitled node is named by its kind and neighbour, with its id"
 
-    post(designer, f"/designer/{pid}/outline/nodes/review/rename", title="Check budget")
+    post_edit(designer, f"/designer/{pid}/outline/nodes/review/rename", title="Check budget")
     page = designer.get(f"/designer/{pid}/outline").get_data(as_text=True)
     assert "&#39;Review&#39; renamed to &#39;Check budget&#39;." in page
-    post(designer, f"/designer/{pid}/outline/flows", 2, source="start", target="ok")
+    post_edit(designer, f"/designer/{pid}/outline/flows", 2, source="start", target="ok")
     page = designer.get(f"/designer/{pid}/outline").get_data(as_text=True)
     assert (
         "Connected &#39;Start&#39; to the exclusive gateway after &#39;Check budget&#39;." in page
     ), "an untitled node by its kind and place, as problems name it"
-    post(designer, f"/designer/{pid}/outline/flows/f1/delete", 3)
+    post_edit(designer, f"/designer/{pid}/outline/flows/f1/delete", 3)
     page = designer.get(f"/designer/{pid}/outline").get_data(as_text=True)
     assert "The flow from &#39;Start&#39; to &#39;Check budget&#39; deleted." in page
-    post(designer, f"/designer/{pid}/outline/nodes/done/delete", 4)
+    post_edit(designer, f"/designer/{pid}/outline/nodes/done/delete", 4)
     page = designer.get(f"/designer/{pid}/outline").get_data(as_text=True)
     assert "&#39;Done&#39; and its flows deleted." in page
 
@@ -300,7 +290,7 @@ def test_nodes_are_listed_by_scope_and_edited_there(designer, make_process, db_s
 
 def test_add_a_node_inside_a_sub_process(designer, make_process, db_session):
     pid = make_process(doc=scoped_document())
-    response = post(
+    response = post_edit(
         designer, f"/designer/{pid}/outline/nodes", kind="serviceTask", title="Log", after="c_check"
     )
     assert response.status_code == 302
@@ -309,12 +299,12 @@ def test_add_a_node_inside_a_sub_process(designer, make_process, db_session):
     assert ("c_check", "serviceTask_1") in {
         (f["source"], f["target"]) for f in doc["flows"].values()
     }
-    post(designer, f"/designer/{pid}/outline/nodes", 2, kind="userTask", parent="checks")
+    post_edit(designer, f"/designer/{pid}/outline/nodes", 2, kind="userTask", parent="checks")
     doc = draft(db_session, pid)
     assert doc["nodes"]["userTask_1"]["parent"] == "checks"
     inside = doc["nodes"]["checks"]["position"]
     assert doc["nodes"]["userTask_1"]["position"]["x"] >= inside["x"]
-    refused = post(
+    refused = post_edit(
         designer,
         f"/designer/{pid}/outline/nodes",
         3,
@@ -325,7 +315,7 @@ def test_add_a_node_inside_a_sub_process(designer, make_process, db_session):
     assert refused.status_code == 422
     assert "flows only join nodes of the same scope" in refused.get_data(as_text=True)
     assert (
-        post(
+        post_edit(
             designer, f"/designer/{pid}/outline/nodes", 3, kind="userTask", parent="c_check"
         ).status_code
         == 422
@@ -335,7 +325,7 @@ def test_add_a_node_inside_a_sub_process(designer, make_process, db_session):
 
 def test_deleting_a_sub_process_deletes_what_is_inside(designer, make_process, db_session):
     pid = make_process(doc=scoped_document())
-    response = post(designer, f"/designer/{pid}/outline/nodes/checks/delete")
+    response = post_edit(designer, f"/designer/{pid}/outline/nodes/checks/delete")
     assert response.status_code == 302
     doc = draft(db_session, pid)
     assert set(doc["nodes"]) == {"start", "done"}
@@ -343,5 +333,5 @@ def test_deleting_a_sub_process_deletes_what_is_inside(designer, make_process, d
     follow = designer.get(f"/designer/{pid}/outline").get_data(as_text=True)
     assert "with the 5 nodes inside or attached to it" in follow
     pid2 = make_process("second", doc=scoped_document())
-    post(designer, f"/designer/{pid2}/outline/nodes/c_check/delete")
+    post_edit(designer, f"/designer/{pid2}/outline/nodes/c_check/delete")
     assert "late" not in draft(db_session, pid2)["nodes"], "its boundary event goes with it"

@@ -7,43 +7,9 @@ from html import unescape
 
 import pytest
 
-from tests.designer.conftest import approval_document, token
+from tests.helpers.designer import HX, applied, panel_get, panel_post, token, user_task
+from tests.helpers.documents import approval_document
 from webapp.process.bpmn import export_bpmn
-
-HX = {"HX-Request": "true", "HX-Target": "section#props"}
-
-
-@pytest.fixture
-def pid(make_process):
-    return make_process(doc=approval_document())
-
-
-def panel_get(client, pid, **values):
-    return client.get(f"/designer/{pid}/panel", query_string=values, headers=HX)
-
-
-def panel_post(client, pid, data, csrf=None):
-    headers = {**HX, "X-CSRFToken": csrf or token(client, f"/designer/{pid}/")}
-    return client.post(f"/designer/{pid}/panel", data=data, headers=headers)
-
-
-def applied(response) -> dict:
-    assert response.status_code == 200, response.get_data(as_text=True)
-    return json.loads(response.headers["HX-Trigger"])["bpmn-apply"]
-
-
-def user_task(**fields) -> dict:
-    data = {
-        "element_id": "review",
-        "kind": "userTask",
-        "original": "{}",
-        "title": "Review",
-        "assignee_type": "user",
-        "assignee_user": "alice",
-        "action": "apply",
-    }
-    data.update(fields)
-    return data
 
 
 def test_each_kind_gets_its_form(designer, pid):

@@ -1,4 +1,4 @@
-"""The properties panel for the kinds and events of issue 16: signals, message throws and ends,
+"""The properties panel for the later kinds and events: signals, message throws and ends,
 links, milestones, script, send, receive and manual tasks, inclusive and event-based gateways and
 process-level message, timer and signal starts. Every setting is checked on the server: a refused
 value names its field (422) and nothing is applied; a timer start previews its next five runs."""
@@ -12,12 +12,11 @@ from html import unescape
 
 import pytest
 
-from tests.designer.conftest import approval_document, get_process, token
-from tests.designer.test_panel import HX, applied, panel_get, panel_post
-from tests.designer.test_panel_structured import html_of as raw_html_of
-from tests.designer.test_panel_structured import incomplete as raw_incomplete
-from tests.designer.test_panel_structured import node
-from tests.designer.test_panel_structured import refused as raw_refused
+from tests.helpers.designer import HX, applied, get_process, node, panel_get, panel_post, token
+from tests.helpers.designer import html_of as raw_html_of
+from tests.helpers.designer import incomplete as raw_incomplete
+from tests.helpers.designer import refused as raw_refused
+from tests.helpers.documents import approval_document
 
 
 def html_of(*args, **kwargs) -> str:
@@ -30,11 +29,6 @@ def refused(response) -> str:
 
 def incomplete(response) -> str:
     return unescape(raw_incomplete(response))
-
-
-@pytest.fixture
-def pid(make_process):
-    return make_process(doc=approval_document())
 
 
 def test_each_new_kind_gets_its_section(designer, pid):

@@ -10,46 +10,18 @@ import re
 import pytest
 from sqlalchemy import select
 
-from tests.designer.conftest import approval_document, token
-from tests.designer.test_panel import HX, applied, panel_get, panel_post
+from tests.helpers.designer import (
+    HX,
+    applied,
+    html_of,
+    incomplete,
+    node,
+    panel_post,
+    refused,
+    token,
+)
 from webapp.models import Partition, Process, User
 from webapp.services import processes
-
-
-@pytest.fixture
-def pid(make_process):
-    return make_process(doc=approval_document())
-
-
-def node(kind: str, element_id: str = "x", **fields) -> dict:
-    data = {"element_id": element_id, "kind": kind, "original": "{}", "title": ""}
-    data["action"] = "apply"
-    data.update(fields)
-    return data
-
-
-def refused(response) -> str:
-    assert response.status_code == 422, response.get_data(as_text=True)
-    assert "HX-Trigger" not in response.headers
-    return response.get_data(as_text=True)
-
-
-def incomplete(response) -> str:
-    """Applied with a value still missing (Apply pressed): the rest goes to the canvas, and the
-    panel says what is missing."""
-    assert response.status_code == 200, response.get_data(as_text=True)
-    assert "bpmn-apply" in response.headers["HX-Trigger"]
-    html = response.get_data(as_text=True)
-    assert "Still to fill in" in html
-    return html
-
-
-def html_of(client, pid, kind, config=None, **extra) -> str:
-    response = panel_get(
-        client, pid, id="x", kind=kind, name="X", config=json.dumps(config or {}), **extra
-    )
-    assert response.status_code == 200
-    return response.get_data(as_text=True)
 
 
 def test_each_structured_kind_gets_its_form(designer, pid):

@@ -3,9 +3,7 @@ implementation, due and follow-up dates) and applying the panel keeps them."""
 
 import json
 
-from tests.designer.test_panel import applied, panel_get, panel_post, pid, user_task
-
-__all__ = ["pid"]
+from tests.helpers.designer import applied, panel_get, panel_post, user_task
 
 
 def test_an_imported_user_task_shows_its_form_reference_and_dates(designer, pid):

@@ -1,8 +1,8 @@
 """The outline's process settings: the process variables pool checkbox saves to the draft, shows
 its state, survives a canvas save, and a stale form changes nothing."""
 
-from tests.designer.conftest import approval_document, get_process, save_xml
-from tests.designer.test_outline import post
+from tests.helpers.designer import get_process, post_edit, save_xml
+from tests.helpers.documents import approval_document
 from webapp.designer.editor import draft_xml
 
 LABEL = "Process variables pool (as in Camunda, Flowable, SpiffWorkflow)"
@@ -25,7 +25,7 @@ def test_the_checkbox_turns_the_pool_on_and_off(designer, make_process, db_sessi
     codes = {p["code"]: p["severity"] for p in get_process(db_session, pid).draft_problems}
     assert codes["expression.reference"] == "error"
 
-    response = post(designer, f"/designer/{pid}/outline/settings", variables_pool="y")
+    response = post_edit(designer, f"/designer/{pid}/outline/settings", variables_pool="y")
     assert response.status_code == 302
     process = get_process(db_session, pid)
     assert process.draft_document["variables"] == "pool"
@@ -45,7 +45,7 @@ def test_the_checkbox_turns_the_pool_on_and_off(designer, make_process, db_sessi
     assert save_xml(designer, pid, xml, revision=2).status_code == 200
     assert get_process(db_session, pid).draft_document["variables"] == "pool"
 
-    assert post(designer, f"/designer/{pid}/outline/settings", revision=3).status_code == 302
+    assert post_edit(designer, f"/designer/{pid}/outline/settings", revision=3).status_code == 302
     assert "variables" not in get_process(db_session, pid).draft_document
     db_session.expire_all()
     xml = draft_xml(get_process(db_session, pid))
@@ -55,7 +55,7 @@ def test_the_checkbox_turns_the_pool_on_and_off(designer, make_process, db_sessi
 
 def test_a_stale_settings_form_gets_409_and_changes_nothing(designer, make_process, db_session):
     pid = make_process(doc=approval_document())
-    post(designer, f"/designer/{pid}/outline/nodes/review/rename", title="Check")
-    response = post(designer, f"/designer/{pid}/outline/settings", variables_pool="y")
+    post_edit(designer, f"/designer/{pid}/outline/nodes/review/rename", title="Check")
+    response = post_edit(designer, f"/designer/{pid}/outline/settings", variables_pool="y")
     assert response.status_code == 409
     assert "variables" not in get_process(db_session, pid).draft_document

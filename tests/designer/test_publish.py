@@ -2,28 +2,11 @@
 
 from sqlalchemy import select
 
-from tests.designer.conftest import approval_document, get_process, token
-from webapp.models import ProcessVersion, User
+from tests.helpers.designer import get_process, publish, token, versions
+from tests.helpers.documents import approval_document
+from webapp.models import User
 from webapp.process import document as documents
 from webapp.process.bpmn import import_bpmn
-
-
-def publish(client, pid, note="First", revision=1, **headers):
-    csrf = token(client, f"/designer/{pid}/publish")
-    return client.post(
-        f"/designer/{pid}/publish",
-        data={"csrf_token": csrf, "note": note, "revision": revision},
-        headers=headers,
-    )
-
-
-def versions(db_session, pid):
-    db_session.expire_all()
-    return db_session.scalars(
-        select(ProcessVersion)
-        .where(ProcessVersion.process_id == pid)
-        .order_by(ProcessVersion.number)
-    ).all()
 
 
 def test_publish_creates_an_immutable_numbered_version(designer, make_process, db_session):

@@ -3,13 +3,8 @@
 import json
 import re
 
-from tests.designer.conftest import (
-    approval_document,
-    get_process,
-    save_xml,
-    token,
-    xml_of,
-)
+from tests.helpers.designer import get_process, save_xml, token
+from tests.helpers.documents import approval_document, xml_of
 from webapp.process.bpmn import import_bpmn
 from webapp.process.kinds import KINDS
 

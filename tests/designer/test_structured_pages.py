@@ -4,21 +4,11 @@ from __future__ import annotations
 
 import copy
 
-from tests.designer.conftest import get_process
-from tests.designer.test_calls import publish_now
-from tests.process.test_bpmn_structured import structured_document
+from tests.helpers.bpmn import structured_document
+from tests.helpers.designer import get_process, publish_now
+from tests.helpers.documents import doc_without_calls
 from webapp.process.bpmn import import_bpmn
 from webapp.services import processes
-
-
-def doc_without_calls() -> dict:
-    doc = structured_document()
-    doc["nodes"]["ot_end"]["config"]["code"] = "LATE"
-    doc["nodes"]["p_task"]["config"].update(tool="noop", inputs={})
-    doc["nodes"]["call"] = {"kind": "userTask", "title": "Ship",
-                            "config": {"assignee": {"type": "role", "value": "clerk"}}}  # fmt: skip
-    doc["nodes"]["cancelled"]["config"]["attachedTo"] = "call"
-    return doc
 
 
 def test_editor_outline_publish_and_diff_pages_open_a_structured_draft(

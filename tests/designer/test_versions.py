@@ -4,7 +4,8 @@ import json
 
 import pytest
 
-from tests.designer.conftest import approval_document, get_process
+from tests.helpers.designer import get_process
+from tests.helpers.documents import approval_document
 from webapp.process.bpmn import import_bpmn
 from webapp.services import processes
 

@@ -14,8 +14,8 @@ from collections.abc import Iterator
 
 import pytest
 
-from tests.conftest import _clean, make_user
 from tests.differential import flowdesk_side
+from tests.helpers.app import empty_database, make_user
 
 _keys = itertools.count(1)
 
@@ -30,7 +30,7 @@ def diff_app(app_config: dict) -> Iterator[object]:
     app = create_app(app_config)
     with app.app_context():
         upgrade()
-    _clean(app)
+    empty_database(app)
     flowdesk_side.register_stub_tool()
     yield app
     flowdesk_side.unregister_stub_tool()

@@ -173,7 +173,8 @@ SCENARIOS: dict[str, Scenario | list[Scenario]] = {
         input={"due_time": "2031-05-01T10:00:00+00:00"},
         timers={"sid-AB1683F9-F260-499B-A04C-F7ADA9C64817": Timer({"date": "$input.due_time"})},
     ),
-    # Files with elements of issue 15: skipped until Flowdesk imports them.
+    # Files with structured elements (sub-processes, boundary events): skipped until Flowdesk
+    # imports them.
     "camunda-bpm-platform/BoundaryTimerEventTest.testMultipleTimersOnUserTask.bpmn20.xml": [
         Scenario(expect=("completed", ()), note="the task is done before any timer"),
         Scenario(
@@ -801,7 +802,7 @@ SCENARIOS.update(
 )
 
 
-# --- inclusive and event-based gateways (issue 16) ------------------------------------------
+# --- inclusive and event-based gateways --------------------------------------------------
 
 
 def _inclusive(names: str, values: tuple[bool, ...], **extra: Any) -> Scenario:
@@ -950,7 +951,7 @@ SCENARIOS.update(
 )
 
 
-# --- issue 16: script, send, receive and manual tasks, link and message throw events ---------
+# --- script, send, receive and manual tasks, link and message throw events ------------------
 
 _TOTAL = {
     "calc": Script("total = $input.price * $input.qty", "total = price * qty"),

@@ -10,7 +10,7 @@ import pytest
 from tests.differential.harness import compare, oracle, precheck
 from tests.differential.scenario import Scenario
 from tests.differential.scenarios import scenarios_for
-from tests.process.test_bpmn_corpus import CORPUS, ENTRIES, NO_CORPUS
+from tests.helpers.corpus_files import CORPUS, ENTRIES, NO_CORPUS
 
 
 def _called(scenario: Scenario) -> tuple[bytes, ...]:

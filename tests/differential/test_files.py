@@ -1,6 +1,6 @@
-"""Differential tests on the hand-made BPMN files in `files/`: flat edge cases, each element
-of issue 15 (sub-processes, boundary timers, errors, escalations, terminate ends, multi-instance)
-and the task types and events of issue 16 (script, send, receive and manual tasks, link, message
+"""Differential tests on the hand-made BPMN files in `files/`: flat edge cases, each structured
+element (sub-processes, boundary timers, errors, escalations, terminate ends, multi-instance)
+and the later task types and events (script, send, receive and manual tasks, link, message
 and none throw events). Files Flowdesk's importer refuses are skipped with its reason until
 support lands."""
 
@@ -14,7 +14,7 @@ from lxml import etree
 from tests.differential.harness import compare, oracle, precheck
 from tests.differential.scenario import Scenario
 from tests.differential.scenarios import scenarios_for
-from tests.process.test_bpmn_roundtrip import bpmn_schema
+from tests.helpers.bpmn import bpmn_schema
 
 FOLDER = Path(__file__).resolve().parent / "files"
 

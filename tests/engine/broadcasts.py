@@ -30,7 +30,7 @@ def broadcast_round(session, batch_size: int = 500) -> bool:
 
 def run_broadcasts(session, batch_size: int = 500) -> None:
     """Run broadcasts (and the jobs their deliveries make) until none is pending."""
-    from tests.engine.conftest import drain
+    from tests.helpers.workers import drain
 
     for _ in range(20):
         if not broadcast_round(session, batch_size):

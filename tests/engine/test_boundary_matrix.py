@@ -6,18 +6,10 @@ from __future__ import annotations
 import pytest
 from sqlalchemy import select
 
-from tests.engine.conftest import drain, history, node
-from tests.engine.documents import document
-from tests.engine.test_steps import load, start
-from tests.engine.test_structures import (
-    CLERK,
-    complete,
-    fire,
-    open_tasks,
-    pending_jobs,
-    publish_document,
-    wire,
-)
+from tests.helpers.documents import CLERK, document, node, wire
+from tests.helpers.instances import complete, fire, history, load, open_tasks, pending_jobs, start
+from tests.helpers.processes import publish_document
+from tests.helpers.workers import drain
 from webapp.engine import steps
 from webapp.models import Instance
 from webapp.services.jobs import commit

@@ -15,8 +15,10 @@ from rq import Worker
 from rq.job import Job as RQJob
 from sqlalchemy import select
 
-from tests.engine.conftest import chain, history, node, publish_document, wait_for
-from tests.engine.test_steps import load
+from tests.helpers.documents import chain, node
+from tests.helpers.instances import history, load
+from tests.helpers.processes import publish_document
+from tests.helpers.workers import wait_for
 from webapp.engine import steps
 from webapp.engine.dispatch import JobRef
 from webapp.infra.redis_server import EmbeddedRedis

@@ -8,40 +8,14 @@ from typing import Any
 
 from sqlalchemy import select
 
-from tests.engine.conftest import basic, drain, history, node, publish_document
-from tests.engine.documents import document, flow
-from tests.engine.test_inclusive import details
-from tests.engine.test_steps import load, start
-from tests.engine.test_structures import entered, fire, pending_jobs
+from tests.helpers.documents import document, flow, gateway_nodes, node, simple
+from tests.helpers.http import send
+from tests.helpers.instances import details, entered, fire, history, load, pending_jobs, start
+from tests.helpers.processes import publish_document
+from tests.helpers.workers import drain
 from webapp.engine import steps
 from webapp.models import Job, MessageSubscription, Token
 from webapp.services.jobs import commit
-
-PAID = {"message": "paid", "correlationKey": "$input.order", "saveTo": "payment"}
-
-
-def gateway_nodes(prefix: str = "", parent: str | None = None, paid_kind: str = "messageCatch"):
-    """gw -> paid (a message catch or receive task) -> paid_end; gw -> late (timer) -> late_end."""
-    where = {"parent": parent} if parent else {}
-    nodes = {
-        f"{prefix}gw": {**node("eventBasedGateway", "Wait"), **where},
-        f"{prefix}paid": {**node(paid_kind, "Paid", **PAID), **where},
-        f"{prefix}late": {**node("timerCatch", "Late", duration="PT2H"), **where},
-        f"{prefix}paid_end": {**node("endEvent"), **where},
-        f"{prefix}late_end": {**node("endEvent"), **where},
-    }
-    flows = {
-        f"{prefix}g_paid": flow(f"{prefix}gw", f"{prefix}paid"),
-        f"{prefix}g_late": flow(f"{prefix}gw", f"{prefix}late"),
-        f"{prefix}p_end": flow(f"{prefix}paid", f"{prefix}paid_end"),
-        f"{prefix}l_end": flow(f"{prefix}late", f"{prefix}late_end"),
-    }
-    return nodes, flows
-
-
-def simple(paid_kind: str = "messageCatch") -> dict[str, Any]:
-    nodes, flows = gateway_nodes(paid_kind=paid_kind)
-    return document({"start": node("startEvent"), **nodes}, {"f0": flow("start", "gw"), **flows})
 
 
 def subscriptions(session, instance_id: int) -> list[str]:
@@ -53,11 +27,6 @@ def subscriptions(session, instance_id: int) -> list[str]:
             )
         )
     )
-
-
-def send(client, order: str, payload: Any = None):
-    body = {"name": "paid", "correlation_key": order, "payload": payload}
-    return client.post("/api/messages", json=body, headers=basic("operator"))
 
 
 def test_the_token_waits_at_the_gateway_holding_every_targets_subscription(engine):
@@ -175,7 +144,7 @@ def test_a_target_whose_correlation_key_fails_subscribes_nothing(engine):
 
 
 def test_a_signal_target_wins_and_the_timer_is_withdrawn(engine):
-    from tests.engine.test_signals import broadcast
+    from tests.helpers.instances import broadcast
 
     nodes, flows = gateway_nodes()
     nodes["paid"] = node("signalCatch", "Paid", signal="paid", saveTo="payment")

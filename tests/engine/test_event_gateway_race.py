@@ -9,10 +9,11 @@ from datetime import UTC, datetime, timedelta
 
 from sqlalchemy import select
 
-from tests.engine.conftest import basic, history, publish_document, wait_for
-from tests.engine.test_event_gateway import simple
-from tests.engine.test_inclusive import details
-from tests.engine.test_steps import load, start
+from tests.helpers.documents import simple
+from tests.helpers.http import basic
+from tests.helpers.instances import details, history, load, start
+from tests.helpers.processes import publish_document
+from tests.helpers.workers import wait_for
 from webapp.models import Job, MessageSubscription
 
 TRIALS = 30

@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import pytest
 
-from tests.engine.conftest import drain, history, node, publish_document
-from tests.engine.documents import document
-from tests.engine.test_steps import load, start
-from tests.engine.test_structures import CLERK, complete, fire, open_tasks, pending_jobs, wire
+from tests.helpers.documents import CLERK, document, node, wire
+from tests.helpers.instances import complete, fire, history, load, open_tasks, pending_jobs, start
+from tests.helpers.processes import publish_document
+from tests.helpers.workers import drain
 from webapp.engine import steps
 from webapp.services.jobs import commit
 

@@ -11,8 +11,10 @@ from rq.job import Job as RQJob
 from sqlalchemy import select
 
 from tests.engine import tools_for_tests
-from tests.engine.conftest import chain, document, flow, history, node, publish_document, wait_for
-from tests.engine.test_steps import load, start
+from tests.helpers.documents import chain, document, flow, node
+from tests.helpers.instances import history, load, start
+from tests.helpers.processes import publish_document
+from tests.helpers.workers import wait_for
 from webapp.engine import steps
 from webapp.engine.calls import Outcome
 from webapp.engine.dispatch import rq_job_id

@@ -3,10 +3,10 @@ complete the sub-process, the multi-instance body or the instance around it."""
 
 from __future__ import annotations
 
-from tests.engine.conftest import drain, node, publish_document
-from tests.engine.documents import document
-from tests.engine.test_steps import load, start
-from tests.engine.test_structures import CLERK, complete, entered, inside, open_tasks, wire
+from tests.helpers.documents import CLERK, document, inside, node, wire
+from tests.helpers.instances import complete, entered, load, open_tasks, start
+from tests.helpers.processes import publish_document
+from tests.helpers.workers import drain
 
 
 def _split_inside(scope: str | None) -> tuple[dict, dict]:

@@ -5,9 +5,10 @@ from __future__ import annotations
 
 import pytest
 
-from tests.engine.conftest import chain, drain, node, publish_document
-from tests.engine.test_steps import load, start
-from tests.engine.test_task_types import publish_without_validation
+from tests.helpers.documents import chain, node
+from tests.helpers.instances import load, start
+from tests.helpers.processes import publish_document, publish_without_validation
+from tests.helpers.workers import drain
 from webapp.engine import limits
 
 CLERK = {"type": "role", "value": "clerk"}

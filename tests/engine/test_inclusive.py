@@ -7,57 +7,23 @@ import itertools
 from typing import Any
 
 import pytest
-from sqlalchemy import select
 
-from tests.engine.conftest import drain, history, node, publish_document
-from tests.engine.documents import document, flow
-from tests.engine.test_steps import load, start
-from tests.engine.test_structures import CLERK, complete, entered, fire, open_tasks, pending_jobs
+from tests.helpers.documents import NOOP, diamond, document, flow, node, task
+from tests.helpers.instances import (
+    complete,
+    details,
+    entered,
+    fire,
+    history,
+    load,
+    open_tasks,
+    pending_jobs,
+    start,
+)
+from tests.helpers.processes import publish_document
+from tests.helpers.workers import drain
 from webapp.engine import steps
-from webapp.models import HistoryEntry
 from webapp.services.jobs import commit
-
-NOOP = {"tool": "noop", "inputs": {}}
-
-
-def task(title: str, **config: Any) -> dict[str, Any]:
-    return node("userTask", title, assignee=CLERK, **config)
-
-
-def details(session, instance_id: int, kind: str, node_id: str) -> list[dict[str, Any]]:
-    session.rollback()
-    return list(
-        session.scalars(
-            select(HistoryEntry.details)
-            .where(
-                HistoryEntry.instance_id == instance_id,
-                HistoryEntry.kind == kind,
-                HistoryEntry.node_id == node_id,
-            )
-            .order_by(HistoryEntry.id)
-        )
-    )
-
-
-def diamond(
-    branches: dict[str, dict], *, default: bool = False, conditions: bool = True
-) -> dict[str, Any]:
-    """start -> inclusive split -> one branch per entry (flow `to_<b>`, condition `$input.<b>`)
-    -> inclusive join (flow `from_<b>`) -> end; `default` adds a default branch `d`."""
-    nodes = {"start": node("startEvent"), "split": node("inclusiveGateway", "Split")}
-    flows = {"f0": flow("start", "split")}
-    for name, spec in branches.items():
-        nodes[name] = spec
-        flows[f"to_{name}"] = flow("split", name, f"$input.{name}" if conditions else None)
-        flows[f"from_{name}"] = flow(name, "join")
-    if default:
-        nodes["d"] = node("serviceTask", **NOOP)
-        flows["to_d"] = flow("split", "d", default=True)
-        flows["from_d"] = flow("d", "join")
-    nodes["join"] = node("inclusiveGateway", "Join")
-    nodes["end"] = node("endEvent")
-    flows["f9"] = flow("join", "end")
-    return document(nodes, flows)
 
 
 def three(**overrides: dict) -> dict[str, dict]:

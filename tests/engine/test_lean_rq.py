@@ -6,8 +6,10 @@ from __future__ import annotations
 from rq import Queue
 from rq.job import Job as RQJob
 
-from tests.engine.conftest import publish_document, run_burst, sample_document
-from tests.engine.test_steps import load, start
+from tests.helpers.documents import sample_document
+from tests.helpers.instances import load, start
+from tests.helpers.processes import publish_document
+from tests.helpers.workers import run_burst
 
 
 def test_a_worker_deletes_what_rq_kept_of_engine_deliveries_and_keeps_other_results(

@@ -6,10 +6,10 @@ from __future__ import annotations
 import pytest
 from sqlalchemy import select
 
-from tests.engine.conftest import drain, node, publish_document
-from tests.engine.documents import document
-from tests.engine.test_steps import load, start
-from tests.engine.test_structures import CLERK, complete, inside, open_tasks, wire
+from tests.helpers.documents import CLERK, document, inside, node, wire
+from tests.helpers.instances import complete, load, open_tasks, start
+from tests.helpers.processes import publish_document
+from tests.helpers.workers import drain
 from webapp.engine import limits
 from webapp.models import Instance
 

@@ -11,9 +11,9 @@ from rq.registry import ScheduledJobRegistry
 from sqlalchemy import select
 
 from tests.engine import tools_for_tests
-from tests.engine.conftest import chain, history, node, publish_document
-from tests.engine.documents import parallel_join
-from tests.engine.test_steps import load, start
+from tests.helpers.documents import chain, node, parallel_join
+from tests.helpers.instances import history, load, start
+from tests.helpers.processes import publish_document
 from webapp.engine import steps
 from webapp.engine.calls import Outcome
 from webapp.engine.dispatch import JobRef, enqueue, rq_job_id

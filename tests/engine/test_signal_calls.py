@@ -9,10 +9,10 @@ import pytest
 from sqlalchemy import func, select
 
 from tests.engine.broadcasts import run_broadcasts
-from tests.engine.conftest import drain, history, node, publish_document, wait_for
-from tests.engine.documents import document
-from tests.engine.test_steps import load, start
-from tests.engine.test_structures import CLERK, complete, inside, open_tasks, wire
+from tests.helpers.documents import CLERK, document, inside, node, wire
+from tests.helpers.instances import complete, history, load, open_tasks, start
+from tests.helpers.processes import publish_document
+from tests.helpers.workers import drain, wait_for
 from webapp.models import Instance, Job, SignalBatch, SignalBroadcast, SignalReceipt
 from webapp.services import jobs
 from webapp.services import signals as signal_service

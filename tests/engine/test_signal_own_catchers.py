@@ -8,11 +8,9 @@ import pytest
 from sqlalchemy import select
 
 from tests.engine.broadcasts import run_broadcasts
-from tests.engine.conftest import history, node, publish_document
-from tests.engine.documents import chain, document
-from tests.engine.test_signals import broadcast, catcher
-from tests.engine.test_steps import load, start
-from tests.engine.test_structures import CLERK, complete, inside, open_tasks, wire
+from tests.helpers.documents import CLERK, catcher, chain, document, inside, node, wire
+from tests.helpers.instances import broadcast, complete, history, load, open_tasks, start
+from tests.helpers.processes import publish_document
 from webapp.models import Job, MessageSubscription, Partition, SignalBroadcast, SignalReceipt
 
 

@@ -6,10 +6,10 @@ from __future__ import annotations
 
 from sqlalchemy import func, select
 
-from tests.engine.conftest import node, publish_document, wait_for
-from tests.engine.documents import document
-from tests.engine.test_steps import start
-from tests.engine.test_structures import CLERK, wire
+from tests.helpers.documents import CLERK, document, node, wire
+from tests.helpers.instances import start
+from tests.helpers.processes import publish_document
+from tests.helpers.workers import wait_for
 from webapp.engine import dispatch, signals
 from webapp.models import HistoryEntry, SignalBatch, SignalBroadcast, SignalReceipt
 from webapp.models.base import utcnow

@@ -6,33 +6,15 @@ from __future__ import annotations
 from sqlalchemy import func, select
 
 from tests.engine.broadcasts import run_broadcasts
-from tests.engine.conftest import drain, history, node, publish_document
-from tests.engine.documents import chain, document
-from tests.engine.test_steps import load, start
-from tests.engine.test_structures import CLERK, open_tasks, wire
 from tests.engine.unchecked import publish_unchecked
+from tests.helpers.documents import CLERK, catcher, chain, document, node, wire
+from tests.helpers.instances import broadcast, history, load, open_tasks, start
+from tests.helpers.processes import publish_document
+from tests.helpers.workers import drain
 from webapp.engine import signals, steps
 from webapp.models import Instance, MessageSubscription, SignalBroadcast, SignalReceipt
 from webapp.models.base import utcnow
 from webapp.services.jobs import commit
-
-
-def broadcast(session, name: str, payload: dict | None = None, partition_id=None) -> int:
-    ref = signals.record(
-        session.connection(),
-        name=name,
-        payload=payload or {},
-        partition_id=partition_id,
-        now=utcnow(),
-        actor="alice",
-    )
-    session.commit()
-    run_broadcasts(session)
-    return ref.id
-
-
-def catcher(name: str = "go") -> dict:
-    return chain(("wait", node("signalCatch", signal=name, saveTo="got")))
 
 
 def test_a_signal_catch_waits_and_the_broadcast_moves_it_on_with_the_payload(engine):

@@ -8,8 +8,8 @@ from flask import render_template
 from sqlalchemy import select
 from werkzeug.datastructures import MultiDict
 
-from tests.conftest import csrf_token, make_user
-from tests.engine.conftest import FORM
+from tests.helpers.app import csrf_token, make_user
+from tests.helpers.documents import FORM
 from webapp.models import Instance
 from webapp.process import forms
 from webapp.web import spec_forms
@@ -29,7 +29,7 @@ def test_the_start_page_lists_what_the_user_may_start(login_as, published):
 
 
 def test_users_without_instances_start_are_refused(client, app, published):
-    from tests.conftest import login
+    from tests.helpers.app import login
 
     with app.app_context():
         make_user("reader", ["tasks.work"], role="reader", password="reader-password")
@@ -112,7 +112,7 @@ def test_the_instance_page_is_for_its_starter_and_readers(login_as, client, publ
     assert poll.startswith(f"{location}/live?")
     assert alice.get(poll).status_code == 204, "nothing changed since the page was rendered"
     assert alice.get(f"{location}/live").get_data(as_text=True).count('id="instance-') >= 4
-    from tests.conftest import login
+    from tests.helpers.app import login
 
     client.post("/logout", data={"csrf_token": csrf_token(client, "/")})
     login(client, "bob")

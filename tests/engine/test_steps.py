@@ -7,30 +7,13 @@ import itertools
 import pytest
 from sqlalchemy import func, select
 
-from tests.engine.conftest import (
-    chain,
-    document,
-    drain,
-    flow,
-    history,
-    node,
-    publish_document,
-    sample_document,
-)
+from tests.helpers.documents import chain, document, flow, node, sample_document
+from tests.helpers.instances import history, load, start
+from tests.helpers.processes import publish_document
+from tests.helpers.workers import drain
 from webapp.engine import EngineError, steps
-from webapp.models import HistoryEntry, Instance, Job, Token
+from webapp.models import HistoryEntry, Job, Token
 from webapp.services.jobs import commit
-
-
-def start(session, version, **kwargs):
-    result = steps.start_instance(session, version, **kwargs)
-    commit(result)
-    return result.instance.id
-
-
-def load(session, instance_id: int) -> Instance:
-    session.rollback()
-    return session.get(Instance, instance_id, populate_existing=True)
 
 
 def test_start_to_end_completes_in_one_step(engine):

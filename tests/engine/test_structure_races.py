@@ -9,10 +9,10 @@ from collections.abc import Callable
 from sqlalchemy import select, update
 
 from tests.engine import tools_for_tests
-from tests.engine.conftest import history, node, wait_for
-from tests.engine.documents import document
-from tests.engine.test_steps import load, start
-from tests.engine.test_structures import CLERK, open_tasks, publish_document, wire
+from tests.helpers.documents import CLERK, document, node, wire
+from tests.helpers.instances import history, load, open_tasks, start
+from tests.helpers.processes import publish_document
+from tests.helpers.workers import wait_for
 from webapp.engine import steps
 from webapp.engine.calls import Outcome
 from webapp.extensions import db

@@ -3,26 +3,29 @@ terminate ends, multi-instance, event sub-processes and call activities."""
 
 from __future__ import annotations
 
-import itertools
 from datetime import timedelta
 
 import pytest
 from sqlalchemy import select, update
 
-from tests.engine.conftest import drain, history, node, publish_document
-from tests.engine.documents import document, flow
-from tests.engine.test_steps import load, start
+from tests.helpers.documents import CLERK, document, flow, inside, node, wire
+from tests.helpers.instances import (
+    complete,
+    entered,
+    fire,
+    history,
+    load,
+    open_tasks,
+    pending_jobs,
+    start,
+)
+from tests.helpers.processes import publish_document
+from tests.helpers.workers import drain
 from webapp.engine import steps
 from webapp.models import Instance, Job, Task, Token
 from webapp.models.base import utcnow
 from webapp.services.jobs import commit
 from webapp.services.processes import ProcessError
-
-CLERK = {"type": "role", "value": "approver"}
-
-
-def inside(parent: str, kind: str, title: str = "", **config) -> dict:
-    return {**node(kind, title, **config), "parent": parent}
 
 
 def sub_chain(sub: str, *inner: tuple[str, dict]) -> dict[str, dict]:
@@ -32,47 +35,6 @@ def sub_chain(sub: str, *inner: tuple[str, dict]) -> dict[str, dict]:
         nodes[node_id] = {**spec, "parent": sub}
     nodes[f"{sub}_end"] = inside(sub, "endEvent")
     return nodes
-
-
-def wire(*ids: str) -> dict[str, dict]:
-    return {f"w_{a}_{b}": flow(a, b) for a, b in itertools.pairwise(ids)}
-
-
-def open_tasks(session, instance_id: int) -> list[Task]:
-    session.rollback()
-    return list(
-        session.scalars(
-            select(Task)
-            .where(Task.instance_id == instance_id, Task.status == "open")
-            .order_by(Task.id)
-        )
-    )
-
-
-def complete(session, task: Task, values: dict | None = None) -> None:
-    commit(steps.complete_task(session, task.id, values or {}, actor=None))
-
-
-def pending_jobs(session, instance_id: int, kind: str) -> list[Job]:
-    session.rollback()
-    return list(
-        session.scalars(
-            select(Job)
-            .where(Job.instance_id == instance_id, Job.kind == kind, Job.status == "pending")
-            .order_by(Job.id)
-        )
-    )
-
-
-def fire(session, job: Job, instance_id: int) -> None:
-    """Fire a timer now, as if its time had come (jobs it makes are due now too)."""
-    session.execute(update(Job).where(Job.id == job.id).values(due_at=utcnow()))
-    session.commit()
-    commit(steps.fire_timer(session, job.id, instance_id))
-
-
-def entered(session, instance_id: int) -> list[str]:
-    return [n for k, n in history(session, instance_id) if k == "entered"]
 
 
 # --- sub-processes ----------------------------------------------------------------------------

@@ -7,44 +7,16 @@ import json
 
 from sqlalchemy import func, select
 
-from tests.conftest import login
 from tests.engine import tools_for_tests
-from tests.engine.conftest import basic, drain, history, node, publish_document, wait_for
-from tests.engine.documents import chain, document, flow
-from tests.engine.test_steps import load, start
-from tests.engine.test_structures import (
-    CLERK,
-    complete,
-    fire,
-    inside,
-    open_tasks,
-    pending_jobs,
-    wire,
-)
+from tests.helpers.app import login
+from tests.helpers.documents import CLERK, chain, document, flow, inside, node, wire
+from tests.helpers.http import basic
+from tests.helpers.instances import complete, fire, history, load, open_tasks, pending_jobs, start
+from tests.helpers.processes import publish_document, publish_without_validation
+from tests.helpers.workers import drain, wait_for
 from webapp.engine import steps
-from webapp.models import HistoryEntry, Job, MessageSubscription, ProcessVersion, Token
+from webapp.models import HistoryEntry, Job, MessageSubscription, Token
 from webapp.services.jobs import commit
-
-
-def publish_without_validation(doc: dict, key: str) -> ProcessVersion:
-    """A version of `doc` that publishing refuses (an unsupported script language, a link throw
-    with no catch): what the engine does if one exists anyway. Needs an app context."""
-    from webapp.extensions import db
-    from webapp.services import processes
-
-    process = processes.create_process(key, key, partition_id=None, actor=None, document=doc)
-    db.session.flush()
-    version = ProcessVersion(
-        process_id=process.id,
-        number=1,
-        document=process.draft_document,
-        bpmn_xml=process.draft_xml or "",
-        content_hash=process.draft_hash,
-        change_note="",
-    )
-    db.session.add(version)
-    db.session.commit()
-    return db.session.scalar(select(ProcessVersion).where(ProcessVersion.process_id == process.id))
 
 
 def details(session, instance_id: int, kind: str) -> list[tuple[str | None, dict]]:

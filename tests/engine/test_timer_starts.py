@@ -9,17 +9,11 @@ import pytest
 from rq import Worker
 from sqlalchemy import func, select
 
-from tests.engine.conftest import (
-    FAST,
-    document,
-    flow,
-    history,
-    node,
-    publish_document,
-    run_burst,
-    wait_for,
-)
 from tests.engine.timer_start_docs import iso, soon, timed
+from tests.helpers.documents import document, flow, node
+from tests.helpers.instances import history
+from tests.helpers.processes import publish_document
+from tests.helpers.workers import FAST, run_burst, wait_for
 from webapp.models import HistoryEntry, Instance, Process, ProcessVersion
 from webapp.models.base import utcnow
 from webapp.models.schedules import Schedule, ScheduleTick
@@ -209,7 +203,7 @@ def _none_start_only() -> dict:
 
 
 def _admin(session):
-    from tests.conftest import make_user
+    from tests.helpers.app import make_user
     from webapp.models import User
 
     session.rollback()

@@ -10,7 +10,7 @@ import tomllib
 from importlib.metadata import entry_points
 from pathlib import Path
 
-from tests.conftest import worker_env
+from tests.helpers.workers import worker_env
 from webapp.engine import tools
 from webapp.plugins import TOOL_ENTRY_POINTS, load_tools
 

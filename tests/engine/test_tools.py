@@ -11,8 +11,10 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 import pytest
 from sqlalchemy import func, select
 
-from tests.engine.conftest import chain, drain, node, publish_document
-from tests.engine.test_steps import load, start
+from tests.helpers.documents import chain, node
+from tests.helpers.instances import load, start
+from tests.helpers.processes import publish_document
+from tests.helpers.workers import drain
 from webapp.engine import tools
 from webapp.engine.tools import ToolCall, ToolError
 from webapp.models import OutboxMessage
@@ -391,8 +393,10 @@ def test_tools_inside_a_process(engine, app, http_server, monkeypatch):
 
 def test_a_tool_s_unstorable_text_is_kept_as_replacement_characters(engine, test_tools):
     """NUL and lone surrogates from a tool (output or error) cannot crash the step on PostgreSQL."""
-    from tests.engine.conftest import chain, drain, node, publish_document
-    from tests.engine.test_steps import load, start
+    from tests.helpers.documents import chain, node
+    from tests.helpers.instances import load, start
+    from tests.helpers.processes import publish_document
+    from tests.helpers.workers import drain
 
     ok = publish_document(
         chain(("call", node("serviceTask", tool="test.odd_text", saveTo="got"))), key="odd"

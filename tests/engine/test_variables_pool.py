@@ -6,11 +6,10 @@ from __future__ import annotations
 
 from sqlalchemy import select
 
-from tests.engine.conftest import drain, node, publish_document
-from tests.engine.documents import chain
-from tests.engine.test_signals import broadcast
-from tests.engine.test_steps import load, start
-from tests.engine.test_structures import CLERK, open_tasks
+from tests.helpers.documents import CLERK, chain, node
+from tests.helpers.instances import broadcast, load, open_tasks, start
+from tests.helpers.processes import publish_document
+from tests.helpers.workers import drain
 from webapp.engine import steps
 from webapp.models import User
 from webapp.services.jobs import commit
@@ -87,8 +86,7 @@ def test_a_save_to_keeps_the_output_out_of_the_pool(engine):
 
 def test_an_event_sub_process_correlates_on_a_start_variable_of_the_pool(engine, demo):
     """Zeebe evaluates such a correlation key from the variables the instance started with."""
-    from tests.engine.documents import document
-    from tests.engine.test_structures import inside, wire
+    from tests.helpers.documents import document, inside, wire
 
     nodes = {
         "start": node("startEvent"),

@@ -7,8 +7,9 @@ from datetime import timedelta
 import pytest
 from sqlalchemy import func, select
 
-from tests.engine.conftest import chain, history, node, publish_document
-from tests.engine.test_steps import load, start
+from tests.helpers.documents import chain, node
+from tests.helpers.instances import history, load, start
+from tests.helpers.processes import publish_document
 from webapp.engine import EngineError, steps
 from webapp.models import HistoryEntry, Job, MessageSubscription, Role, Task, Token, User
 from webapp.models.base import utcnow

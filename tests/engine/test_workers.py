@@ -7,17 +7,10 @@ import time
 from sqlalchemy import select
 
 from tests.engine import tools_for_tests
-from tests.engine.conftest import (
-    chain,
-    history,
-    node,
-    publish_document,
-    run_burst,
-    sample_document,
-    wait_for,
-)
-from tests.engine.documents import parallel_join
-from tests.engine.test_steps import load, start
+from tests.helpers.documents import chain, node, parallel_join, sample_document
+from tests.helpers.instances import history, load, start
+from tests.helpers.processes import publish_document
+from tests.helpers.workers import run_burst, wait_for
 from webapp.engine import steps
 from webapp.models import HistoryEntry, Job
 from webapp.services.jobs import commit

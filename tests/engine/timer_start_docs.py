@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import datetime, timedelta
 
-from tests.engine.documents import document, flow, node
+from tests.helpers.documents import document, flow, node
 from webapp.models.base import utcnow
 
 

@@ -5,8 +5,9 @@ from __future__ import annotations
 import pytest
 from sqlalchemy import select
 
-from tests.conftest import failed_page, make_user
-from tests.inbox.conftest import INBOX, htmx, kinds, open_task, post, start
+from tests.helpers.app import failed_page, make_user
+from tests.helpers.inbox import INBOX, htmx, kinds, open_task, post
+from tests.helpers.instances import cancel, start_latest
 from webapp.models import HistoryEntry, Instance, Task, User
 
 
@@ -28,19 +29,8 @@ def details(db_session, instance_id: int, kind: str) -> list[dict]:
     return [{"actor": row.actor, "node": row.node_id, **row.details} for row in rows]
 
 
-def cancel(app, instance_id: int, reason: str) -> None:
-    from webapp.engine import steps
-    from webapp.extensions import db
-    from webapp.services.jobs import commit
-
-    with app.app_context():
-        operator = db.session.scalar(select(User).where(User.username == "operator"))
-        commit(steps.cancel_instance(db.session, instance_id, reason=reason, actor=operator))
-        db.session.remove()
-
-
 def test_claim_and_release_write_history(users, flows, app, db_session):
-    review = open_task(db_session, start(app, "expense"), "review")
+    review = open_task(db_session, start_latest(app, "expense"), "review")
     alice, bob = users("alice"), users("bob")
     response = post(bob, f"/inbox/tasks/{review.id}/claim")
     assert response.status_code == 303
@@ -73,7 +63,7 @@ def test_claim_and_release_write_history(users, flows, app, db_session):
 
 
 def test_a_directly_assigned_task_cannot_be_released(users, flows, app, db_session):
-    sign = open_task(db_session, start(app, "direct"))
+    sign = open_task(db_session, start_latest(app, "direct"))
     bob = users("bob")
     assert "Release to" not in bob.get(f"/inbox/tasks/{sign.id}").get_data(as_text=True)
     refused = post(bob, f"/inbox/tasks/{sign.id}/release")
@@ -83,7 +73,7 @@ def test_a_directly_assigned_task_cannot_be_released(users, flows, app, db_sessi
 
 
 def test_operators_reassign_to_a_user_or_a_role(users, flows, app, db_session):
-    review = open_task(db_session, start(app, "expense"), "review")
+    review = open_task(db_session, start_latest(app, "expense"), "review")
     operator = users("operator")
     page = operator.get(f"/inbox/tasks/{review.id}").get_data(as_text=True)
     assert f'action="/inbox/tasks/{review.id}/reassign"' in page
@@ -123,7 +113,7 @@ def test_operators_reassign_to_a_user_or_a_role(users, flows, app, db_session):
     ],
 )
 def test_reassign_checks_its_input(users, flows, app, db_session, data, message):
-    review = open_task(db_session, start(app, "expense"), "review")
+    review = open_task(db_session, start_latest(app, "expense"), "review")
     response = post(users("operator"), f"/inbox/tasks/{review.id}/reassign", data)
     assert response.status_code == 422
     page = response.get_data(as_text=True)
@@ -143,7 +133,7 @@ def test_reassign_is_for_operators_of_the_partition(users, flows, app, db_sessio
             role="manager",
             password="flowdesk-demo",
         )
-    screen = open_task(db_session, start(app, "hr"))
+    screen = open_task(db_session, start_latest(app, "hr"))
     assert (
         post(users("alice"), f"/inbox/tasks/{screen.id}/reassign", {"role": "clerk"}).status_code
         == 403
@@ -164,7 +154,7 @@ ACCESS = {
 
 @pytest.mark.parametrize(("process", "node_id"), list(ACCESS))
 def test_access_matrix(users, flows, app, db_session, process, node_id):
-    task = open_task(db_session, start(app, process), node_id)
+    task = open_task(db_session, start_latest(app, process), node_id)
     for username in ("alice", "bob", "operator", "admin", "designer"):
         client = users(username)
         expected = 200 if username in ACCESS[(process, node_id)] else 404
@@ -183,7 +173,7 @@ def test_access_matrix(users, flows, app, db_session, process, node_id):
 
 
 def test_completing_moves_the_instance_on_at_once(users, flows, app, db_session):
-    instance_id = start(app, "expense", business_key="EXP-7")
+    instance_id = start_latest(app, "expense", business_key="EXP-7")
     review = open_task(db_session, instance_id, "review")
     alice = users("alice")
     done = post(alice, f"/inbox/tasks/{review.id}", {"amount": "40"})
@@ -211,14 +201,14 @@ def test_completing_moves_the_instance_on_at_once(users, flows, app, db_session)
 
 
 def test_after_the_last_task_of_an_instance_the_inbox_opens(users, flows, app, db_session):
-    open_task(db_session, start(app, "direct"))
-    first = open_task(db_session, start(app, "direct"))
+    open_task(db_session, start_latest(app, "direct"))
+    first = open_task(db_session, start_latest(app, "direct"))
     response = post(users("bob"), f"/inbox/tasks/{first.id}", {})
     assert response.headers["Location"] == INBOX, "another request's task is not forced on bob"
 
 
 def test_a_task_completed_by_someone_else(users, flows, app, db_session):
-    review = open_task(db_session, start(app, "expense"), "review")
+    review = open_task(db_session, start_latest(app, "expense"), "review")
     alice, bob = users("alice"), users("bob")
     bob.get(f"/inbox/tasks/{review.id}")
     assert post(alice, f"/inbox/tasks/{review.id}", {"amount": "5"}).status_code == 303
@@ -232,7 +222,7 @@ def test_a_task_completed_by_someone_else(users, flows, app, db_session):
 
 
 def test_a_double_submission_completes_once(users, flows, app, db_session):
-    review = open_task(db_session, start(app, "expense"), "review")
+    review = open_task(db_session, start_latest(app, "expense"), "review")
     alice = users("alice")
     first = post(alice, f"/inbox/tasks/{review.id}", {"amount": "5"})
     second = post(alice, f"/inbox/tasks/{review.id}", {"amount": "5"})
@@ -246,7 +236,7 @@ def test_a_double_submission_completes_once(users, flows, app, db_session):
 
 
 def test_a_task_of_a_cancelled_instance(users, flows, app, db_session):
-    review = open_task(db_session, start(app, "expense"), "review")
+    review = open_task(db_session, start_latest(app, "expense"), "review")
     alice = users("alice")
     assert alice.get(f"/inbox/tasks/{review.id}").status_code == 200
     cancel(app, review.instance_id, "sent twice")
@@ -263,7 +253,7 @@ def test_a_task_of_a_cancelled_instance(users, flows, app, db_session):
 
 
 def test_a_task_completed_without_a_claim_becomes_the_completers(users, flows, app, db_session):
-    review = open_task(db_session, start(app, "expense"), "review")
+    review = open_task(db_session, start_latest(app, "expense"), "review")
     post(users("bob"), f"/inbox/tasks/{review.id}", {"amount": "5"})
     done = task_of(db_session, review.id)
     bob = user_id(db_session, "bob")
@@ -274,11 +264,11 @@ def test_a_task_completed_without_a_claim_becomes_the_completers(users, flows, a
 
 def test_after_a_step_only_a_task_of_the_same_instance_comes_next(users, flows, app, db_session):
     """Done with an instance's last task for you: back to the list, not into another request."""
-    other = start(app, "expense", business_key="EXP-OTHER")
+    other = start_latest(app, "expense", business_key="EXP-OTHER")
     other_review = open_task(db_session, other, "review")
     alice = users("alice")
     assert post(alice, f"/inbox/tasks/{other_review.id}", {"amount": "10"}).status_code == 303
-    instance_id = start(app, "expense", business_key="EXP-8")
+    instance_id = start_latest(app, "expense", business_key="EXP-8")
     review = open_task(db_session, instance_id, "review")
     done = post(alice, f"/inbox/tasks/{review.id}", {"amount": "40"})
     approve = open_task(db_session, instance_id, "approve")
@@ -288,7 +278,7 @@ def test_after_a_step_only_a_task_of_the_same_instance_comes_next(users, flows, 
 
 
 def test_starting_a_process_opens_the_starter_s_first_task(users, flows, app, db_session, demo):
-    from tests.conftest import csrf_token
+    from tests.helpers.app import csrf_token
 
     alice = users("alice")
     page = "/inbox/processes/expense/start"
@@ -304,7 +294,7 @@ def test_starting_a_process_opens_the_starter_s_first_task(users, flows, app, db
 
 
 def test_reassign_offers_the_users_who_hold_the_task_s_role(users, flows, app, db_session):
-    review = open_task(db_session, start(app, "expense", starter="alice"), "review")
+    review = open_task(db_session, start_latest(app, "expense", starter="alice"), "review")
     page = users("operator").get(f"/inbox/tasks/{review.id}").get_data(as_text=True)
     listed = page.split('<datalist id="eligible-users">')[1].split("</datalist>")[0]
     assert '<option value="bob">Bob Approver</option>' in listed
@@ -323,7 +313,7 @@ def test_reassign_offers_the_users_who_hold_the_task_s_role(users, flows, app, d
 def test_reassign_outside_the_role_or_to_the_starter_asks_first(
     users, flows, app, db_session, username, concern, message
 ):
-    review = open_task(db_session, start(app, "expense", starter="alice"), "review")
+    review = open_task(db_session, start_latest(app, "expense", starter="alice"), "review")
     operator = users("operator")
     url = f"/inbox/tasks/{review.id}/reassign"
     asked = post(operator, url, {"username": username, "note": "cover"})
@@ -346,7 +336,7 @@ def test_reassign_outside_the_role_or_to_the_starter_asks_first(
 
 
 def test_the_task_breadcrumb_never_leads_to_a_403(users, flows, app, db_session):
-    review = open_task(db_session, start(app, "expense"), "review")
+    review = open_task(db_session, start_latest(app, "expense"), "review")
     operator_page = users("operator").get(f"/inbox/tasks/{review.id}").get_data(as_text=True)
     crumbs = operator_page.split('<p class="crumbs">')[1].split("</p>")[0]
     assert 'href="/inbox/"' not in crumbs
@@ -357,8 +347,9 @@ def test_the_task_breadcrumb_never_leads_to_a_403(users, flows, app, db_session)
 
 
 def test_moving_on_to_several_tasks_of_one_title_says_how_many(users, app, demo, db_session):
-    from tests.engine.conftest import chain, publish_document
-    from tests.inbox.conftest import user_task
+    from tests.helpers.documents import chain
+    from tests.helpers.inbox import user_task
+    from tests.helpers.processes import publish_document
 
     with app.app_context():
         publish_document(
@@ -373,7 +364,7 @@ def test_moving_on_to_several_tasks_of_one_title_says_how_many(users, app, demo,
             ),
             key="offers",
         )
-    instance_id = start(app, "offers")
+    instance_id = start_latest(app, "offers")
     prepare = open_task(db_session, instance_id, "prepare")
     alice = users("alice")
     done = post(alice, f"/inbox/tasks/{prepare.id}", {})

@@ -9,8 +9,9 @@ from typing import Any
 
 from sqlalchemy import func, select
 
-from tests.conftest import failed_page
-from tests.inbox.conftest import kinds, open_task, post, start
+from tests.helpers.app import failed_page
+from tests.helpers.inbox import kinds, open_task, post
+from tests.helpers.instances import cancel, start_latest
 from webapp.models import Task
 
 ROUNDS = 4
@@ -41,7 +42,7 @@ def test_two_people_completing_the_same_task(users, flows, app, db_session):
     for client in (alice, bob):
         client.get("/")  # sessions and CSRF tokens ready before the race
     for round_ in range(ROUNDS):
-        review = open_task(db_session, start(app, "expense"), "review")
+        review = open_task(db_session, start_latest(app, "expense"), "review")
         path = f"/inbox/tasks/{review.id}"
         answers = race(
             lambda p=path: post(alice, p, {"amount": "10"}),
@@ -73,7 +74,7 @@ def test_a_double_click_completes_once(users, flows, app, db_session):
     )
     second_tab._csrf = getattr(alice, "_csrf", None)
     for _ in range(ROUNDS):
-        review = open_task(db_session, start(app, "expense"), "review")
+        review = open_task(db_session, start_latest(app, "expense"), "review")
         path = f"/inbox/tasks/{review.id}"
         answers = race(
             lambda p=path: post(alice, p, {"amount": "10"}),
@@ -89,7 +90,7 @@ def test_two_people_claiming_the_same_task(users, flows, app, db_session):
     for client in (alice, bob):
         client.get("/")
     for _ in range(ROUNDS):
-        review = open_task(db_session, start(app, "expense"), "review")
+        review = open_task(db_session, start_latest(app, "expense"), "review")
         path = f"/inbox/tasks/{review.id}/claim"
         answers = race(lambda p=path: post(alice, p), lambda p=path: post(bob, p))
         assert [answer.status_code for answer in answers] == [303, 303]
@@ -104,12 +105,10 @@ def test_two_people_claiming_the_same_task(users, flows, app, db_session):
 
 
 def test_completing_while_an_operator_cancels(users, flows, app, db_session):
-    from tests.inbox.test_actions import cancel
-
     alice = users("alice")
     alice.get("/")
     for _ in range(ROUNDS):
-        review = open_task(db_session, start(app, "expense"), "review")
+        review = open_task(db_session, start_latest(app, "expense"), "review")
         path = f"/inbox/tasks/{review.id}"
         answer, cancelled = race(
             lambda p=path: post(alice, p, {"amount": "10"}),

@@ -8,8 +8,10 @@ import re
 import pytest
 from werkzeug.datastructures import MultiDict
 
-from tests.engine.conftest import chain, publish_document
-from tests.inbox.conftest import htmx, kinds, open_task, post, start, user_task
+from tests.helpers.documents import chain
+from tests.helpers.inbox import htmx, kinds, open_task, post, user_task
+from tests.helpers.instances import start_latest
+from tests.helpers.processes import publish_document
 
 OPTIONS = [{"value": "red", "label": "Red"}, {"value": "blue", "label": "Blue"}]
 ALL_TYPES = {
@@ -81,7 +83,7 @@ def every_type(app, flows, db_session):
             chain(("fill", user_task("Fill in", "user", "alice", ALL_TYPES, saveTo="filled"))),
             key="types",
         )
-    instance_id = start(app, "types", input={"info": "shown <b>safely</b>"})
+    instance_id = start_latest(app, "types", input={"info": "shown <b>safely</b>"})
     return open_task(db_session, instance_id)
 
 
@@ -181,7 +183,7 @@ def test_every_type_renders_a_labelled_control(users, every_type):
 
 
 def test_visible_if_is_applied_on_the_server(users, flows, app, db_session):
-    instance_id = start(app, "expense", input={"requested": 250})
+    instance_id = start_latest(app, "expense", input={"requested": 250})
     task = open_task(db_session, instance_id, "review")
     alice = users("alice")
     page = alice.get(f"/inbox/tasks/{task.id}").get_data(as_text=True)
@@ -206,7 +208,7 @@ def test_visible_if_is_applied_on_the_server(users, flows, app, db_session):
 
 
 def test_without_javascript_the_update_button_refreshes_the_form(users, flows, app, db_session):
-    task = open_task(db_session, start(app, "expense"), "review")
+    task = open_task(db_session, start_latest(app, "expense"), "review")
     alice = users("alice")
     page = alice.get(f"/inbox/tasks/{task.id}").get_data(as_text=True)
     assert '<noscript><button type="submit" name="refresh" value="1">' in page
@@ -218,7 +220,7 @@ def test_without_javascript_the_update_button_refreshes_the_form(users, flows, a
 
 
 def test_htmx_submissions_swap_the_form_or_navigate(users, flows, app, db_session):
-    task = open_task(db_session, start(app, "expense"), "review")
+    task = open_task(db_session, start_latest(app, "expense"), "review")
     alice = users("alice")
     bad = post(alice, f"/inbox/tasks/{task.id}", {"amount": "-1"}, headers=htmx("task-form"))
     fragment = bad.get_data(as_text=True)
@@ -293,7 +295,7 @@ def test_the_server_decides_visibility_with_the_instance_data(
             key="conditional",
         )
     alice = users("alice")
-    instance_id = start(app, "conditional", input={"amount": data["amount"]})
+    instance_id = start_latest(app, "conditional", input={"amount": data["amount"]})
     prep = open_task(db_session, instance_id, "prep")
     answer = {"flagged": "true"} if data.get("flag") else {}
     assert post(alice, f"/inbox/tasks/{prep.id}", answer).status_code == 303
@@ -309,7 +311,7 @@ def test_the_server_decides_visibility_with_the_instance_data(
 
 def test_a_task_page_shows_the_request_it_decides(users, flows, app, db_session):
     """The approver sees what was asked for and what earlier steps collected, read-only."""
-    instance_id = start(
+    instance_id = start_latest(
         app, "expense", input={"requested": 250, "item": "Monitor"}, business_key="EXP-9"
     )
     review = open_task(db_session, instance_id, "review")
@@ -337,8 +339,9 @@ def test_text_inputs_carry_their_length_limit(users, every_type):
 def test_the_request_panel_reads_with_form_labels_and_nested_values(users, app, demo, db_session):
     """The start form labels the input (an option by its label), the step that saved a variable
     titles it and labels its answers; nested objects and lists read as nested facts, not JSON."""
-    from tests.engine.conftest import chain, publish_document
-    from tests.inbox.conftest import DECISION, user_task
+    from tests.helpers.documents import chain
+    from tests.helpers.inbox import DECISION, user_task
+    from tests.helpers.processes import publish_document
 
     document = chain(
         ("choose", user_task("Choose offer", "role", "clerk", DECISION, saveTo="choice")),
@@ -354,7 +357,7 @@ def test_the_request_panel_reads_with_form_labels_and_nested_values(users, app, 
     with app.app_context():
         publish_document(document, key="buy")
     quotes = {"offers": [{"vendor": "Acme", "unit_price": 12.5}, {"vendor": "<b>Bolt</b>"}]}
-    instance_id = start(
+    instance_id = start_latest(
         app, "buy", input={"item": "Desk", "urgency": "hi", "quotes": quotes}, business_key="B-1"
     )
     choose = open_task(db_session, instance_id, "choose")

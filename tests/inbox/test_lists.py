@@ -9,8 +9,9 @@ from datetime import datetime, timedelta
 import pytest
 from sqlalchemy import select, update
 
-from tests.conftest import failed_page
-from tests.inbox.conftest import INBOX, htmx, open_task, post, start
+from tests.helpers.app import failed_page
+from tests.helpers.inbox import INBOX, htmx, open_task, post
+from tests.helpers.instances import start_latest
 from webapp.models import SavedFilter, Task
 from webapp.models.base import utcnow
 
@@ -37,7 +38,7 @@ def review_tasks(app, flows, db_session):
     """Four role tasks (clerk) with business keys and titles that search can tell apart."""
     ids = []
     for n, title in enumerate(["Pay rent", "Pay 100% bonus", "Order chairs", "Order desks"]):
-        instance_id = start(app, "expense", business_key=f"EXP-{n}")
+        instance_id = start_latest(app, "expense", business_key=f"EXP-{n}")
         task = open_task(db_session, instance_id, "review")
         rename(db_session, task.id, title)
         ids.append(task.id)
@@ -45,7 +46,7 @@ def review_tasks(app, flows, db_session):
 
 
 def test_tabs_show_mine_claimable_and_done(users, flows, app, db_session):
-    review = open_task(db_session, start(app, "expense"), "review")
+    review = open_task(db_session, start_latest(app, "expense"), "review")
     alice = users("alice")
     assert "Nothing is assigned to you right now." in alice.get(INBOX).get_data(as_text=True)
     claimable = alice.get(f"{INBOX}?tab=claimable").get_data(as_text=True)
@@ -62,7 +63,7 @@ def test_tabs_show_mine_claimable_and_done(users, flows, app, db_session):
 
 def test_lists_are_scoped_by_partition_and_role(users, flows, app):
     for key in ("expense", "fin", "hr", "direct"):
-        start(app, key)
+        start_latest(app, key)
     alice, bob = users("alice"), users("bob")
     assert titles(alice.get(f"{INBOX}?tab=claimable").get_data(as_text=True)) == [
         "Review expense"
@@ -122,9 +123,9 @@ def test_due_filters_and_overdue_marks(users, review_tasks, db_session):
 
 
 def test_process_filter_and_order(users, flows, app, db_session):
-    first = open_task(db_session, start(app, "expense"), "review")
-    hr_like = open_task(db_session, start(app, "fin"))
-    second = open_task(db_session, start(app, "expense"), "review")
+    first = open_task(db_session, start_latest(app, "expense"), "review")
+    hr_like = open_task(db_session, start_latest(app, "fin"))
+    second = open_task(db_session, start_latest(app, "expense"), "review")
     set_due(db_session, second.id, 1)
     set_due(db_session, first.id, 5)
     bob = users("bob")
@@ -178,8 +179,8 @@ def test_the_count_badge(users, flows, app, db_session):
     page = alice.get("/").get_data(as_text=True)
     assert 'id="inbox-count" hx-get="/inbox/count" hx-trigger="load"' in page
     assert ">0</a>" in alice.get("/inbox/count").get_data(as_text=True)
-    review = open_task(db_session, start(app, "expense"), "review")
-    start(app, "expense")
+    review = open_task(db_session, start_latest(app, "expense"), "review")
+    start_latest(app, "expense")
     badge = alice.get("/inbox/count").get_data(as_text=True)
     assert 'title="0 assigned to you, 2 open for your roles">2</a>' in badge
     assert f'href="{INBOX}"' in badge and 'aria-label="2 open tasks"' in badge

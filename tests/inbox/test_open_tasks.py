@@ -6,9 +6,11 @@ from __future__ import annotations
 import pytest
 from sqlalchemy import select
 
-from tests.conftest import login, make_user
-from tests.engine.conftest import chain, node, publish_document
-from tests.inbox.conftest import INBOX, open_task, post, start
+from tests.helpers.app import login, make_user
+from tests.helpers.documents import chain, node
+from tests.helpers.inbox import INBOX, open_task, post
+from tests.helpers.instances import start_latest
+from tests.helpers.processes import publish_document
 from webapp.models import HistoryEntry, Task
 
 
@@ -30,7 +32,7 @@ def fresh(db_session, task_id: int) -> Task:
 def test_an_open_task_is_listed_for_every_worker_and_claimed_by_one(
     users, open_flows, app, db_session
 ):
-    task = open_task(db_session, start(app, "triage"), "triage")
+    task = open_task(db_session, start_latest(app, "triage"), "triage")
     assert task.open_to_partition and (task.assignee_id, task.candidate_role_id) == (None, None)
     alice, bob = users("alice"), users("bob")
     for client in (alice, bob):
@@ -63,7 +65,7 @@ def test_an_open_task_is_listed_for_every_worker_and_claimed_by_one(
 
 
 def test_an_open_task_stays_in_its_partition(users, open_flows, app, db_session):
-    task = open_task(db_session, start(app, "stock"), "count")
+    task = open_task(db_session, start_latest(app, "stock"), "count")
     make_user("hr-clerk", ["tasks.work"], ["hr"], role="hr-worker")
     make_user("fin-clerk", ["tasks.work"], ["finance"], role="fin-worker")
     for username, expected in (("hr-clerk", 404), ("fin-clerk", 200)):
@@ -77,7 +79,7 @@ def test_an_open_task_stays_in_its_partition(users, open_flows, app, db_session)
 def test_an_operator_offering_an_open_task_to_a_role_closes_it_to_others(
     users, open_flows, app, db_session
 ):
-    task = open_task(db_session, start(app, "triage"), "triage")
+    task = open_task(db_session, start_latest(app, "triage"), "triage")
     response = post(
         users("operator"), f"/inbox/tasks/{task.id}/reassign", {"role": "approver", "note": ""}
     )
@@ -104,7 +106,7 @@ def offered_flows(app, demo):
 
 
 def test_a_task_offered_to_several_roles_and_users(users, offered_flows, app, db_session):
-    task = open_task(db_session, start(app, "approvals"), "approve")
+    task = open_task(db_session, start_latest(app, "approvals"), "approve")
     assert [(c.role.name if c.role else None, c.user.username if c.user else None)
             for c in task.candidates] == [("clerk", None), (None, "alice")]  # fmt: skip
     created = db_session.scalar(
@@ -139,7 +141,7 @@ def test_a_task_offered_only_to_candidates_can_be_released(users, app, demo, db_
     with app.app_context():
         task = node("userTask", "Count cash", candidates={"users": ["alice", "bob"]})
         publish_document(chain(("count", task)), key="cash")
-    task = open_task(db_session, start(app, "cash"), "count")
+    task = open_task(db_session, start_latest(app, "cash"), "count")
     assert not task.open_to_partition and task.candidate_role_id is None
     alice = users("alice")
     assert post(alice, f"/inbox/tasks/{task.id}/claim").status_code == 303
@@ -161,7 +163,7 @@ def test_candidate_expressions_offer_the_task_to_the_names_they_give(users, app,
             candidates={"rolesFrom": "$input.groups", "usersFrom": "$input.people"},
         )
         publish_document(chain(("approve", task)), key="approve")
-    offered = start(app, "approve", input={"groups": "approver, clerk", "people": ["Bob"]})
+    offered = start_latest(app, "approve", input={"groups": "approver, clerk", "people": ["Bob"]})
     task = open_task(db_session, offered, "approve")
     assert not task.open_to_partition
     page = users("bob").get(f"/inbox/tasks/{task.id}").get_data(as_text=True)
@@ -174,7 +176,7 @@ def test_candidate_expressions_offer_the_task_to_the_names_they_give(users, app,
     assert created["candidates"] == ["approver", "clerk", "bob"]
     assert users("designer").get(f"/inbox/tasks/{task.id}").status_code == 404
 
-    failing = start(app, "approve", input={"groups": {"not": "names"}})
+    failing = start_latest(app, "approve", input={"groups": {"not": "names"}})
     db_session.expire_all()
     instance = db_session.get(Instance, failing)
     assert instance.status == "failed"

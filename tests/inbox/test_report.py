@@ -6,53 +6,34 @@ from __future__ import annotations
 import pytest
 from sqlalchemy import select
 
-from tests.engine.conftest import node, publish_document
-from tests.engine.documents import document, flow
-from tests.inbox.conftest import open_task, post, start
+from tests.helpers.documents import CLERK, document, flow, nested_document, node, payable_document
+from tests.helpers.inbox import open_task, post
+from tests.helpers.instances import start_latest
+from tests.helpers.processes import publish_document
 from webapp.models import HistoryEntry, Instance, Task, User
-
-CLERK = {"type": "role", "value": "approver"}
 
 
 @pytest.fixture
 def payable(app, demo):
-    nodes = {
-        "start": node("startEvent"),
-        "pay": node("userTask", "Pay invoice", assignee=CLERK),
-        "done": node("endEvent"),
-        "unpaid": {
-            **node("boundaryEvent", "Amount unclear", attachedTo="pay", event="error"),
-            "config": {"attachedTo": "pay", "event": "error", "code": "unclear"},
-        },
-        "refused": node("endEvent"),
-        "ask": {
-            **node("boundaryEvent", "Ask the sender"),
-            "config": {
-                "attachedTo": "pay",
-                "event": "escalation",
-                "code": "sender",
-                "interrupting": False,
-            },
-        },
-        "clarify": node("userTask", "Clarify", assignee=CLERK),
-        "clarified": node("endEvent"),
-    }
-    flows = {
-        "f1": flow("start", "pay"),
-        "f2": flow("pay", "done"),
-        "f3": flow("unpaid", "refused"),
-        "f4": flow("ask", "clarify"),
-        "f5": flow("clarify", "clarified"),
-    }
+    """Process "pay": a task whose boundary events catch a reported error or escalation."""
     with app.app_context():
-        publish_document(document(nodes, flows), key="pay")
+        publish_document(payable_document(), key="pay")
+    return True
+
+
+@pytest.fixture
+def nested(app, demo):
+    """Process "nested": a task in a sub-process, with catchers on the task, the sub-process and
+    the process."""
+    with app.app_context():
+        publish_document(nested_document(), key="nested")
     return True
 
 
 def test_a_task_lists_what_its_boundaries_catch_and_reports_an_escalation_and_an_error(
     users, payable, app, db_session
 ):
-    instance_id = start(app, "pay")
+    instance_id = start_latest(app, "pay")
     task = open_task(db_session, instance_id, "pay")
     bob = users("bob")
     page = bob.get(f"/inbox/tasks/{task.id}").get_data(as_text=True)
@@ -96,85 +77,17 @@ def test_a_task_lists_what_its_boundaries_catch_and_reports_an_escalation_and_an
 
 
 def test_only_someone_who_may_work_the_task_reports(users, payable, app, db_session):
-    task = open_task(db_session, start(app, "pay"), "pay")
+    task = open_task(db_session, start_latest(app, "pay"), "pay")
     response = post(users("designer"), f"/inbox/tasks/{task.id}/report", {"outcome": "error:x"})
     assert response.status_code in (403, 404)
     db_session.expire_all()
     assert db_session.get(Task, task.id).status == "open"
 
 
-@pytest.fixture
-def nested(app, demo):
-    """ "Check offer" inside the sub-process "Review": the task itself catches escalation
-    "ask"; the sub-process's boundary catches error "invalid" and every other error (a
-    catch-all), and an event sub-process of the process catches escalation "late". The
-    sub-process's own "ask" catcher is never reached: the task's catches it first."""
-
-    def inner(spec: dict) -> dict:
-        return {**spec, "parent": "review"}
-
-    nodes = {
-        "start": node("startEvent"),
-        "review": node("subProcess", "Review"),
-        "r_start": inner(node("startEvent")),
-        "check": inner(node("userTask", "Check offer", assignee=CLERK)),
-        "r_end": inner(node("endEvent")),
-        "asked": inner(
-            {
-                **node("boundaryEvent", "Ask the vendor"),
-                "config": {
-                    "attachedTo": "check",
-                    "event": "escalation",
-                    "code": "ask",
-                    "interrupting": False,
-                },
-            }
-        ),
-        "asked_end": inner(node("endEvent")),
-        "done": node("endEvent"),
-        "invalid": {
-            **node("boundaryEvent", "Offer invalid"),
-            "config": {"attachedTo": "review", "event": "error", "code": "invalid"},
-        },
-        "anything": {
-            **node("boundaryEvent", "Review failed"),
-            "config": {"attachedTo": "review", "event": "error"},
-        },
-        "shadowed": {
-            **node("boundaryEvent", "Never reached"),
-            "config": {"attachedTo": "review", "event": "escalation", "code": "ask"},
-        },
-        "invalid_end": node("endEvent"),
-        "anything_end": node("endEvent"),
-        "shadowed_end": node("endEvent"),
-        "late": node("eventSubProcess", "Chase the offer"),
-        "late_start": {
-            **node("startEvent", "Offer late"),
-            "parent": "late",
-            "config": {"event": "escalation", "code": "late", "interrupting": False},
-        },
-        "late_end": {**node("endEvent"), "parent": "late"},
-    }
-    flows = {
-        "f1": flow("start", "review"),
-        "f2": flow("review", "done"),
-        "f3": flow("r_start", "check"),
-        "f4": flow("check", "r_end"),
-        "f5": flow("asked", "asked_end"),
-        "f6": flow("invalid", "invalid_end"),
-        "f7": flow("anything", "anything_end"),
-        "f8": flow("shadowed", "shadowed_end"),
-        "f9": flow("late_start", "late_end"),
-    }
-    with app.app_context():
-        publish_document(document(nodes, flows), key="nested")
-    return True
-
-
 def test_a_task_in_a_sub_process_offers_what_the_scopes_around_it_catch(
     users, nested, app, db_session
 ):
-    instance_id = start(app, "nested")
+    instance_id = start_latest(app, "nested")
     task = open_task(db_session, instance_id, "check")
     bob = users("bob")
     page = bob.get(f"/inbox/tasks/{task.id}").get_data(as_text=True)
@@ -278,7 +191,7 @@ def test_an_interrupting_escalation_reported_from_a_task_completes_it(
 ):
     """The task's own boundary, its sub-process's or an event sub-process catches it: either
     way the task ends completed by the reporter, and the instance follows the catcher."""
-    instance_id = start(app, key)
+    instance_id = start_latest(app, key)
     task = open_task(db_session, instance_id, "pay")
     sent = post(users("bob"), f"/inbox/tasks/{task.id}/report", {"outcome": "escalation:late"})
     assert sent.status_code == 303
@@ -308,7 +221,7 @@ def test_only_the_assignee_or_a_candidate_may_report_from_a_task(
     """The admin sees and manages the task and holds `tasks.work`, but is neither its assignee
     nor in its candidate role: a valid outcome is refused (after a claim: the claim says so).
     Alice works tasks too, but not this role's: to her the task does not exist."""
-    instance_id = start(app, "pay")
+    instance_id = start_latest(app, "pay")
     task = open_task(db_session, instance_id, "pay")
     if claimed_by:
         assert post(users(claimed_by), f"/inbox/tasks/{task.id}/claim").status_code == 303

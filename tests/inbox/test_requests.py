@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from sqlalchemy import select
 
-from tests.conftest import csrf_token
-from tests.engine.conftest import chain, publish_document
-from tests.inbox.conftest import open_task, post, user_task
+from tests.helpers.app import csrf_token
+from tests.helpers.documents import chain
+from tests.helpers.inbox import open_task, post, user_task
+from tests.helpers.processes import publish_document
 from webapp.models import Instance
 
 
@@ -131,9 +132,9 @@ def test_a_failed_request_reads_plainly_for_its_requester(users, app, demo, db_s
     shows her answers by their labels, and links back to her request."""
     from sqlalchemy import select
 
-    from tests.engine.conftest import publish_document
-    from tests.engine.documents import document, flow, node
-    from tests.inbox.conftest import DECISION, user_task
+    from tests.helpers.documents import document, flow, node
+    from tests.helpers.inbox import DECISION, user_task
+    from tests.helpers.processes import publish_document
     from webapp.models import Instance
 
     nodes = {

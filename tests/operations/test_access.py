@@ -5,8 +5,9 @@ from __future__ import annotations
 
 import pytest
 
-from tests.conftest import csrf_token, failed_page, login, make_user
-from tests.operations.conftest import published, start_failed_gate
+from tests.helpers.app import csrf_token, failed_page, login, make_user
+from tests.helpers.instances import start_failed_gate
+from tests.helpers.processes import published
 
 # (path, whether it shows one finance object: then 404 for a reader of another partition)
 READS = [

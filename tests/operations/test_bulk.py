@@ -6,17 +6,11 @@ import re
 
 from sqlalchemy import func, select
 
-from tests.conftest import csrf_token, failed_page, make_user
-from tests.operations.conftest import (
-    drain,
-    flaky_doc,
-    load,
-    publish_document,
-    run_burst,
-    start,
-    start_many,
-    waiting_doc,
-)
+from tests.helpers.app import csrf_token, failed_page, make_user
+from tests.helpers.documents import flaky_doc, waiting_doc
+from tests.helpers.instances import load, start, start_many
+from tests.helpers.processes import publish_document
+from tests.helpers.workers import drain, run_burst
 from webapp.models import BulkItem, BulkOperation, HistoryEntry, Instance
 
 
@@ -211,7 +205,7 @@ def test_a_bulk_cancel_asks_cancel_n_instances_first(operator, engine, db_sessio
 
 
 def test_a_bulk_selection_keeps_only_instances_the_user_may_see(app, operator, engine, db_session):
-    from tests.conftest import login
+    from tests.helpers.app import login
 
     hr_one = start(engine, publish_document(waiting_doc(), key="leave", partition="hr"))
     finance_one = start(engine, publish_document(waiting_doc(), key="inv", partition="finance"))
@@ -241,7 +235,7 @@ def test_bulk_needs_the_manage_permission(login_as, engine):
 def test_a_bulk_operation_checks_the_partition_again_when_it_runs(
     app, operator, engine, db_session
 ):
-    from tests.conftest import login
+    from tests.helpers.app import login
     from webapp.extensions import db
     from webapp.models import User
     from webapp.services import accounts

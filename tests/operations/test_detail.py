@@ -8,20 +8,11 @@ import re
 import pytest
 from sqlalchemy import insert, select
 
-from tests.conftest import csrf_token, failed_page
-from tests.operations.conftest import (
-    chain,
-    drain,
-    failing_doc,
-    flaky_doc,
-    load,
-    node,
-    publish_document,
-    start,
-    start_failed_gate,
-    user,
-    waiting_doc,
-)
+from tests.helpers.app import csrf_token, failed_page, user
+from tests.helpers.documents import chain, failing_doc, flaky_doc, node, waiting_doc
+from tests.helpers.instances import load, start, start_failed_gate
+from tests.helpers.processes import publish_document
+from tests.helpers.workers import drain
 from webapp.models import HistoryEntry, Task
 
 
@@ -302,7 +293,7 @@ def test_unknown_instances_are_404(operator):
 def test_a_cancelled_instance_cannot_be_retried_on_its_page_or_in_bulk(
     operator, engine, app_config, db_session, test_tools
 ):
-    from tests.operations.conftest import run_burst
+    from tests.helpers.workers import run_burst
     from webapp.models import BulkItem
 
     version = publish_document(flaky_doc("cancelled-retry", 1), key="charge")

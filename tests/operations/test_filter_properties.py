@@ -14,13 +14,10 @@ from hypothesis import event, example, given
 from hypothesis import strategies as st
 
 from tests.fuzz import PROPERTY, awkward_text
-from tests.operations.conftest import (
-    listed_ids,
-    publish_document,
-    set_columns,
-    start,
-    waiting_doc,
-)
+from tests.helpers.documents import waiting_doc
+from tests.helpers.instances import set_columns, start
+from tests.helpers.pages import listed_ids
+from tests.helpers.processes import publish_document
 
 DATA = [
     {"amount": 1500, "country": "NL", "ok": True, "tags": ["a", "b"], "order": {"n": 3}},

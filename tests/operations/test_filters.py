@@ -6,17 +6,11 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from tests.conftest import make_user
-from tests.operations.conftest import (
-    listed_ids,
-    partition_id,
-    publish_document,
-    set_columns,
-    start,
-    start_many,
-    user,
-    waiting_doc,
-)
+from tests.helpers.app import make_user, partition_id, user
+from tests.helpers.documents import waiting_doc
+from tests.helpers.instances import set_columns, start, start_many
+from tests.helpers.pages import listed_ids
+from tests.helpers.processes import publish_document
 from webapp.process.expressions import ExpressionError, evaluate
 from webapp.services.operations.keyset import Cursor
 
@@ -69,7 +63,7 @@ def test_the_list_shows_only_the_users_partitions(app, login_as, spread, db_sess
 
     make_user("hannah", ["instances.read"], role="hr-reader")
     hannah = app.test_client()
-    from tests.conftest import login
+    from tests.helpers.app import login
 
     login(hannah, "hannah", "password-123")
     assert listed_ids(hannah.get("/operations/instances").get_data(as_text=True)) == []

@@ -4,11 +4,12 @@ event that won."""
 
 from __future__ import annotations
 
-from tests.engine.test_event_gateway import send, simple
-from tests.engine.test_inclusive import diamond, task
-from tests.engine.test_structures import complete
-from tests.operations.conftest import drain, node, publish_document, start
-from tests.operations.test_structured import _region, _state, _text
+from tests.helpers.documents import diamond, node, simple, task
+from tests.helpers.http import send
+from tests.helpers.instances import complete, start
+from tests.helpers.pages import diagram_state, region, text_of
+from tests.helpers.processes import publish_document
+from tests.helpers.workers import drain
 from webapp.models import Task
 
 
@@ -18,14 +19,14 @@ def test_an_event_gateway_lists_its_events_and_the_history_names_the_winner(
     instance_id = start(engine, publish_document(simple(), key="pay"), input={"order": "O-1"})
     page = operator.get(f"/operations/instances/{instance_id}").get_data(as_text=True)
     awaited = "the first of: message 'paid' (Paid), timer (Late)"
-    assert _state(page)["awaits"] == {"gw": awaited}
-    assert f"Wait gw waiting waits for {awaited}" in _text(_region(page, "live-tokens"))
+    assert diagram_state(page)["awaits"] == {"gw": awaited}
+    assert f"Wait gw waiting waits for {awaited}" in text_of(region(page, "live-tokens"))
     assert send(client, "O-1", {"amount": 1}).status_code == 200
     page = operator.get(f"/operations/instances/{instance_id}").get_data(as_text=True)
-    history = _text(page[page.index('id="history"') :])
+    history = text_of(page[page.index('id="history"') :])
     assert "event won Wait Message 'paid' won; the other events were withdrawn" in history
     assert "(won at Paid; withdrawn: Late)" in history
-    assert _state(page)["awaits"] == {}
+    assert diagram_state(page)["awaits"] == {}
 
 
 def test_an_inclusive_join_lists_the_branches_it_still_waits_for(operator, engine, demo):
@@ -35,12 +36,12 @@ def test_an_inclusive_join_lists_the_branches_it_still_waits_for(operator, engin
     drain(engine)
     page = operator.get(f"/operations/instances/{instance_id}").get_data(as_text=True)
     both = "the branches from B (from_b), from C (from_c)"
-    assert _state(page)["awaits"] == {"join": both}
-    assert f"Join join waiting waits for {both}" in _text(_region(page, "live-tokens"))
+    assert diagram_state(page)["awaits"] == {"join": both}
+    assert f"Join join waiting waits for {both}" in text_of(region(page, "live-tokens"))
     engine.rollback()
     b_task = engine.query(Task).filter_by(instance_id=instance_id, node_id="b").one()
     complete(engine, b_task)
     page = operator.get(f"/operations/instances/{instance_id}").get_data(as_text=True)
-    assert _state(page)["awaits"] == {"join": "the branches from C (from_c)"}
-    history = _text(page[page.index('id="history"') :])
+    assert diagram_state(page)["awaits"] == {"join": "the branches from C (from_c)"}
+    history = text_of(page[page.index('id="history"') :])
     assert 'taken:["to_a","to_b","to_c"]' in history.replace(" ", "")

@@ -5,14 +5,10 @@ from __future__ import annotations
 
 import re
 
-from tests.operations.conftest import (
-    failing_doc,
-    listed_ids,
-    publish_document,
-    start,
-    start_many,
-    waiting_doc,
-)
+from tests.helpers.documents import failing_doc, waiting_doc
+from tests.helpers.instances import start, start_many
+from tests.helpers.pages import listed_ids
+from tests.helpers.processes import publish_document
 
 POLLER = re.compile(r'<div id="(\w+-poll)" hidden data-live="(\w+)"(?: hx-get="([^"]+)")?')
 
@@ -74,7 +70,7 @@ def test_the_overview_polls_and_sends_only_the_parts_that_changed(operator, engi
     assert mode == "steady" and url.startswith("/operations/live?")
     assert operator.get(url).status_code == 204
 
-    from tests.operations.conftest import drain
+    from tests.helpers.workers import drain
 
     start(engine, publish_document(failing_doc(), key="charge"))
     drain(engine)

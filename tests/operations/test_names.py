@@ -8,15 +8,10 @@ from html import unescape
 
 from sqlalchemy import update
 
-from tests.operations.conftest import (
-    chain,
-    drain,
-    failing_doc,
-    node,
-    publish_document,
-    published,
-    start_many,
-)
+from tests.helpers.documents import chain, failing_doc, node
+from tests.helpers.instances import start_many
+from tests.helpers.processes import publish_document, published
+from tests.helpers.workers import drain
 from webapp.models import Process
 
 

@@ -7,16 +7,10 @@ from datetime import UTC, datetime, timedelta
 
 from sqlalchemy import select, update
 
-from tests.operations.conftest import (
-    drain,
-    failing_doc,
-    publish_document,
-    published,
-    set_columns,
-    start_failed_gate,
-    start_many,
-    wait_for,
-)
+from tests.helpers.documents import failing_doc
+from tests.helpers.instances import set_columns, start_failed_gate, start_many
+from tests.helpers.processes import publish_document, published
+from tests.helpers.workers import drain, wait_for
 from webapp.models import Task, Token
 
 

@@ -6,9 +6,10 @@ from datetime import UTC, datetime, timedelta
 
 from sqlalchemy import func, insert, select
 
-from tests.conftest import csrf_token, failed_page
-from tests.engine.conftest import run_burst
-from tests.operations.conftest import published, set_columns, start, start_failed_gate
+from tests.helpers.app import csrf_token, failed_page
+from tests.helpers.instances import set_columns, start, start_failed_gate
+from tests.helpers.processes import published
+from tests.helpers.workers import run_burst
 from webapp.models import (
     HistoryEntry,
     Instance,

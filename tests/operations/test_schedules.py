@@ -8,9 +8,9 @@ from datetime import timedelta
 import pytest
 from sqlalchemy import select
 
-from tests.conftest import csrf_token, login, make_user
-from tests.engine.conftest import publish_document
 from tests.engine.timer_start_docs import iso, soon, timed
+from tests.helpers.app import csrf_token, login, make_user
+from tests.helpers.processes import publish_document
 from webapp.models import Process, ProcessVersion
 from webapp.models.schedules import Schedule
 from webapp.services import schedules

@@ -10,8 +10,9 @@ import pytest
 from sqlalchemy import select
 
 from tests.engine.broadcasts import run_broadcasts
-from tests.engine.conftest import chain, node, publish_document
-from tests.engine.test_steps import start
+from tests.helpers.documents import chain, node
+from tests.helpers.instances import start
+from tests.helpers.processes import publish_document
 from webapp.engine import signals
 from webapp.models import Partition
 from webapp.models.base import utcnow
@@ -88,7 +89,7 @@ WAITS = chain(("wait", node("signalCatch", signal="recall")))
 
 
 def _post(client, data: dict, page: str = "/operations/signals"):
-    from tests.conftest import csrf_token
+    from tests.helpers.app import csrf_token
 
     return client.post("/operations/signals", data={**data, "csrf_token": csrf_token(client, page)})
 
@@ -105,12 +106,11 @@ def _count(session) -> int:
 def test_an_operator_broadcasts_from_the_page_after_confirming_how_many_it_reaches(
     login_as, engine
 ):
-    from tests.operations.conftest import start as start_in_partition
     from webapp.models import SignalBroadcast
 
     finance = publish_document(WAITS, "finance_waits", partition="finance")
-    waiting = [start_in_partition(engine, finance) for _ in range(2)]
-    start_in_partition(engine, publish_document(WAITS, "hr_waits", partition="hr"))
+    waiting = [start(engine, finance) for _ in range(2)]
+    start(engine, publish_document(WAITS, "hr_waits", partition="hr"))
     start(engine, publish_document(WAITS, "open_waits"))
     starter = chain(("review", node("userTask", assignee={"type": "role", "value": "clerk"})))
     starter["nodes"]["start"]["config"] = {"event": "signal", "signal": "recall"}
@@ -172,7 +172,7 @@ def csrf_token_of(html: str) -> str:
 def test_a_refused_broadcast_names_the_field_keeps_the_input_and_writes_nothing(
     login_as, engine, data, field, message
 ):
-    from tests.conftest import failed_page
+    from tests.helpers.app import failed_page
     from webapp.models import Partition as PartitionModel
 
     engine.add(PartitionModel(key="sales", name="Sales"))

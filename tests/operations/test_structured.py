@@ -4,36 +4,25 @@ caller, history in words, heat, and cancel, retry and set-variable on nested tok
 
 from __future__ import annotations
 
-import html
-import itertools
 import json
 import re
 from datetime import timedelta
 
 from sqlalchemy import select
 
-from tests.conftest import csrf_token, login
-from tests.engine.conftest import publish_document
-from tests.operations.conftest import (
-    document,
-    drain,
-    flow,
-    load,
-    node,
-    start,
-)
+from tests.helpers.app import csrf_token, login
+from tests.helpers.documents import ALICE, caller_doc, child_doc, document, node, wire_pairs
+from tests.helpers.instances import load, start
+from tests.helpers.pages import diagram_state, region, text_of
+from tests.helpers.processes import publish_document
+from tests.helpers.workers import drain
 from webapp.models import Instance, Task
 
 APPROVER = {"type": "role", "value": "approver"}
-ALICE = {"type": "user", "value": "alice"}
 
 
 def inside(parent: str, kind: str, title: str = "", **config) -> dict:
     return {**node(kind, title, **config), "parent": parent}
-
-
-def wire(*ids: str) -> dict[str, dict]:
-    return {f"{a}__{b}": flow(a, b) for a, b in itertools.pairwise(ids)}
 
 
 def sub_doc(inner: dict, title: str = "Legal review") -> dict:
@@ -46,7 +35,9 @@ def sub_doc(inner: dict, title: str = "Legal review") -> dict:
         "s_end": inside("sub", "endEvent"),
         "end": node("endEvent", "Done"),
     }
-    return document(nodes, {**wire("start", "sub", "end"), **wire("s_start", "work", "s_end")})
+    return document(
+        nodes, {**wire_pairs("start", "sub", "end"), **wire_pairs("s_start", "work", "s_end")}
+    )
 
 
 def review_doc() -> dict:
@@ -58,37 +49,7 @@ def review_doc() -> dict:
         multiInstance={"collection": "$input.reviewers", "element": "reviewer"},
     )
     nodes = {"start": node("startEvent"), "review": review, "end": node("endEvent")}
-    return document(nodes, wire("start", "review", "end"))
-
-
-def caller_doc() -> dict:
-    nodes = {
-        "start": node("startEvent"),
-        "call": node("callActivity", "Check supplier", process="child", saveTo="result"),
-        "end": node("endEvent"),
-    }
-    return document(nodes, wire("start", "call", "end"))
-
-
-def child_doc(work: dict | None = None) -> dict:
-    work = work or node("userTask", "Confirm", assignee=ALICE)
-    nodes = {"start": node("startEvent"), "work": work, "end": node("endEvent")}
-    return document(nodes, wire("start", "work", "end"))
-
-
-def _state(page: str) -> dict:
-    match = re.search(r'<script type="application/json" id="instance-state">(.*?)</script>', page)
-    assert match, "the page carries the diagram state"
-    return json.loads(match.group(1))
-
-
-def _region(page: str, region: str) -> str:
-    start = page.index(f'id="{region}"')
-    return page[start : page.index("</div>", start)]
-
-
-def _text(fragment: str) -> str:
-    return html.unescape(re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", fragment)))
+    return document(nodes, wire_pairs("start", "review", "end"))
 
 
 def _rows(page: str) -> list[int]:
@@ -112,15 +73,15 @@ def test_a_sub_process_shows_its_inner_token_scope_and_history(operator, engine,
     )
     instance_id = start(engine, version)
     page = operator.get(f"/operations/instances/{instance_id}").get_data(as_text=True)
-    state = _state(page)
+    state = diagram_state(page)
     assert state["active"] == {"sub": 1, "work": 1}, "the scope and the task inside it"
     assert {"s_start", "work", "s_start__work"} <= set(state["visited"]), "nested marks"
-    tokens = _text(_region(page, "live-tokens"))
+    tokens = text_of(region(page, "live-tokens"))
     assert "Check work waiting Legal review" in tokens, "the inner token names its scope"
     assert "Legal review sub waiting —" in tokens, "the scope itself is at the top"
-    history = _text(page[page.index('id="history"') :])
+    history = text_of(page[page.index('id="history"') :])
     assert "entered Check in Legal review" in history
-    assert "in Legal review" in _text(_region(page, "live-tasks"))
+    assert "in Legal review" in text_of(region(page, "live-tasks"))
 
 
 def test_a_multi_instance_task_shows_done_of_total_and_each_element(
@@ -132,13 +93,13 @@ def test_a_multi_instance_task_shows_done_of_total_and_each_element(
     instance_id = start(db_session, version, input={"reviewers": ["ann", "bob", "cy"]})
     bob = app.test_client()
     assert login(bob, "bob").status_code == 302
-    listing = _text(bob.get("/inbox/?tab=claimable").get_data(as_text=True))
+    listing = text_of(bob.get("/inbox/?tab=claimable").get_data(as_text=True))
     for number, name in enumerate(["ann", "bob", "cy"], start=1):
         assert f"Review — reviewer: {name} ({number} of 3)" in listing
     tasks = db_session.scalars(
         select(Task).where(Task.instance_id == instance_id).order_by(Task.id)
     ).all()
-    task_page = _text(bob.get(f"/inbox/tasks/{tasks[1].id}").get_data(as_text=True))
+    task_page = text_of(bob.get(f"/inbox/tasks/{tasks[1].id}").get_data(as_text=True))
     assert "Review — reviewer: bob (2 of 3)" in task_page
     assert "Element 2 of 3 · reviewer: bob" in task_page
 
@@ -147,16 +108,16 @@ def test_a_multi_instance_task_shows_done_of_total_and_each_element(
 
     commit(steps.complete_task(db_session, tasks[0].id, {}, actor=None))
     page = operator.get(f"/operations/instances/{instance_id}").get_data(as_text=True)
-    state = _state(page)
+    state = diagram_state(page)
     assert state["multi"] == {"review": {"done": 1, "total": 3}}
     assert state["active"] == {"review": 2}, "the two running instances, not their scope"
-    tokens = _text(_region(page, "live-tokens"))
+    tokens = text_of(region(page, "live-tokens"))
     assert "2 of 3 reviewer: bob" in tokens and "3 of 3 reviewer: cy" in tokens
     assert "Review review waiting — all: 1 of 3 done" in tokens, "the activity as a whole"
-    history = _text(page[page.index('id="history"') :])
+    history = text_of(page[page.index('id="history"') :])
     assert "multi-instance started Review 3 instances, in parallel" in history
     assert "one instance completed Review instance 1" in history
-    live = _text(_region(page, "live-tasks"))
+    live = text_of(region(page, "live-tasks"))
     assert "Review — reviewer: cy (3 of 3)" in live
 
 
@@ -171,11 +132,11 @@ def test_a_call_links_caller_and_child_and_the_childs_incident_shows_on_the_call
     assert child.status == "failed" and load(engine, parent_id).status == "running"
 
     page = operator.get(f"/operations/instances/{parent_id}").get_data(as_text=True)
-    state = _state(page)
+    state = diagram_state(page)
     assert state["calls"]["call"]["href"] == f"/operations/instances/{child.id}"
     assert state["calls"]["call"]["text"] == f"Called instance {child.id} of Check supplier"
     assert f'<a href="/operations/instances/{child.id}">Called instance {child.id}</a>' in page
-    incident = _text(_region(page, "live-facts"))
+    incident = text_of(region(page, "live-facts"))
     assert f"A called instance failed: instance {child.id} (child) at work" in incident
     assert f'<a href="/operations/instances/{child.id}">#{child.id}</a>' in page, "children list"
 
@@ -183,11 +144,11 @@ def test_a_call_links_caller_and_child_and_the_childs_incident_shows_on_the_call
     assert f'<a href="/operations/instances/{parent_id}">Called by instance {parent_id}</a>' in (
         child_page
     )
-    assert f"Called by instance {parent_id} at Check supplier" in _text(child_page)
-    assert f"called by instance {parent_id}" in _text(child_page[child_page.index("history") :])
+    assert f"Called by instance {parent_id} at Check supplier" in text_of(child_page)
+    assert f"called by instance {parent_id}" in text_of(child_page[child_page.index("history") :])
 
     listing = operator.get("/operations/instances?process=caller").get_data(as_text=True)
-    assert f"called instance {child.id} failed" in _text(listing), "the caller's row says so"
+    assert f"called instance {child.id} failed" in text_of(listing), "the caller's row says so"
     children = operator.get(f"/operations/instances?parent={parent_id}").get_data(as_text=True)
     assert _rows(children) == [child.id]
     assert f'called by <a href="/operations/instances/{parent_id}">#{parent_id}</a>' in children
@@ -210,7 +171,7 @@ def test_a_finished_call_names_its_child_in_the_history(operator, engine, demo):
     drain(engine)
     assert load(engine, parent_id).status == "completed"
     page = operator.get(f"/operations/instances/{parent_id}").get_data(as_text=True)
-    history = _text(page[page.index('id="history"') :])
+    history = text_of(page[page.index('id="history"') :])
     assert f"called instance ended Check supplier instance {child.id} completed" in history
     assert f'href="/operations/instances/{child.id}">instance {child.id}</a>' in page
 
@@ -225,11 +186,15 @@ def test_boundary_errors_and_terminate_read_as_words(operator, engine, demo):
         "stop": node("endEvent", "Stop", event="terminate"),
         "end": node("endEvent"),
     }
-    flows = {**wire("start", "sub", "end"), **wire("p_start", "p_fail"), **wire("caught", "stop")}
+    flows = {
+        **wire_pairs("start", "sub", "end"),
+        **wire_pairs("p_start", "p_fail"),
+        **wire_pairs("caught", "stop"),
+    }
     instance_id = start(engine, publish_document(document(nodes, flows), key="pay"))
     assert load(engine, instance_id).status == "completed"
     page = operator.get(f"/operations/instances/{instance_id}").get_data(as_text=True)
-    history = _text(page[page.index('id="history"') :])
+    history = text_of(page[page.index('id="history"') :])
     assert "error thrown Declined in Payment error DECLINED , caught by On decline" in history
     assert "boundary event fired On decline error, interrupting" in history
     assert "terminated Stop ended every token of the instance" in history
@@ -248,8 +213,8 @@ def test_cancel_retry_and_set_variable_work_on_nested_tokens(operator, engine, d
     assert load(engine, instance_id).status == "failed"
     path = f"/operations/instances/{instance_id}"
     page = operator.get(path).get_data(as_text=True)
-    assert _state(page)["failed"] == {"work": "flaky: failure number 1"}
-    assert "failed Legal review" in _text(_region(page, "live-tokens"))
+    assert diagram_state(page)["failed"] == {"work": "flaky: failure number 1"}
+    assert "failed Legal review" in text_of(region(page, "live-tokens"))
     response = _post(operator, f"{path}/variables", {"name": "fixed", "value": "true"})
     assert response.status_code == 303
     assert load(engine, instance_id).vars["fixed"] is True
@@ -274,7 +239,7 @@ def test_cancel_retry_and_set_variable_work_on_nested_tokens(operator, engine, d
         "cancelled"
     ]
     page = operator.get(path).get_data(as_text=True)
-    assert _state(page)["cancelled"] == {"sub": 1, "work": 1}
+    assert diagram_state(page)["cancelled"] == {"sub": 1, "work": 1}
 
 
 def test_heat_counts_nested_nodes_but_not_listening_event_sub_processes(operator, engine, demo):
@@ -284,7 +249,7 @@ def test_heat_counts_nested_nodes_but_not_listening_event_sub_processes(operator
         "ping", "startEvent", event="timer", duration="PT1H", interrupting=False
     )
     doc["nodes"]["p_end"] = inside("ping", "endEvent")
-    doc["flows"].update(wire("p_start", "p_end"))
+    doc["flows"].update(wire_pairs("p_start", "p_end"))
     version = publish_document(doc, key="heat")
     start(engine, version)
     start(engine, version)
@@ -295,7 +260,7 @@ def test_heat_counts_nested_nodes_but_not_listening_event_sub_processes(operator
     heat = json.loads(data.group(1))["heat"]
     assert heat["work"]["waiting"] == 2 and heat["sub"]["waiting"] == 2
     assert "ping" not in heat, "a listener is not an instance waiting there"
-    assert "in Legal review" in _text(page[page.index("<table") :]), "the table names the scope"
+    assert "in Legal review" in text_of(page[page.index("<table") :]), "the table names the scope"
 
 
 def test_bulk_cancel_of_a_caller_reports_its_children(app, operator, engine, demo):
@@ -361,7 +326,7 @@ def test_retention_deletes_children_with_their_caller_never_before(app, engine, 
     drain(engine)
     assert load(engine, gone).status == load(engine, stays).status == "completed"
     old = utcnow() - timedelta(days=90)
-    from tests.operations.conftest import set_columns
+    from tests.helpers.instances import set_columns
 
     set_columns(engine, [gone, children[gone], children[stays]], ended_at=old)
     set_columns(engine, [blocked], status="cancelled", ended_at=old)
@@ -403,13 +368,13 @@ def test_the_inbox_names_the_sub_process_and_the_form_sees_the_element(
     version = publish_document(sub_doc(review), key="legal", name="Legal")
     instance_id = start(db_session, version, input={"reviewers": ["ann", "bob"]})
     alice = login_as("alice")
-    listing = _text(alice.get("/inbox/").get_data(as_text=True))
+    listing = text_of(alice.get("/inbox/").get_data(as_text=True))
     assert "Review — reviewer: ann (1 of 2) in Legal review" in listing
     tasks = db_session.scalars(
         select(Task).where(Task.instance_id == instance_id).order_by(Task.id)
     ).all()
     first = alice.get(f"/inbox/tasks/{tasks[0].id}").get_data(as_text=True)
-    assert "Part of Legal review" in _text(first)
+    assert "Part of Legal review" in text_of(first)
     assert '<p class="display-value" id="field-who">ANN</p>' in first, "the form reads $item"
     assert 'name="first"' in first, "visibleIf reads $loop.index"
     second = alice.get(f"/inbox/tasks/{tasks[1].id}").get_data(as_text=True)

@@ -23,15 +23,15 @@ from pathlib import Path
 
 from lxml import etree
 
-from tests.corpus import corpus_dir
-from tests.process.test_bpmn_corpus import MODELLING_TYPES, manifest
+from tests.helpers.corpus import corpus_dir
+from tests.helpers.corpus_files import MODELLING_TYPES, manifest
 from webapp.process.bpmn.namespaces import BPMN
 from webapp.process.bpmn.report import needs_a_person
 from webapp.process.validation import validate
 
 RECORDED = Path(__file__).with_name("corpus_verdicts.txt")
 
-#: Refusal categories: an element that carries no behaviour (issue 17 wants these imported), a
+#: Refusal categories: an element that carries no behaviour (the importer should keep these), a
 #: vendor or standard setting on a supported element that the importer does not map, and an
 #: executable element Flowdesk cannot run.
 MODELLING, SETTING, EXECUTABLE, FILE = "modelling", "setting", "executable", "file"
@@ -41,8 +41,8 @@ MODELLING_ONLY = MODELLING_TYPES | {"process"}
 #: Settings of an imported element that the importer leaves out (assignment by resource role).
 SETTINGS = {"potentialOwner", "performer", "humanPerformer"}
 
-#: Item categories of an imported file, in the order the verdict lists them: the edits issue 17
-#: accepts as needing a person, then everything else.
+#: Item categories of an imported file, in the order the verdict lists them: the edits that
+#: need a person after an import, then everything else.
 TOOL, SCRIPT, GROUP, OTHER = "tool", "script", "group", "other"
 ITEM_ORDER = (TOOL, SCRIPT, GROUP, OTHER)
 

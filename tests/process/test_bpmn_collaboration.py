@@ -10,13 +10,12 @@ from pathlib import Path
 import pytest
 from lxml import etree
 
-from tests.corpus import moddle_node
+from tests.helpers.bpmn import bpmn_schema
+from tests.helpers.corpus_files import check_roundtrip, load
+from tests.helpers.requirements import moddle_node
 from webapp.process.bpmn import export_bpmn, import_bpmn
 from webapp.process.bpmn.namespaces import BPMN, BPMNDI, FLOWDESK, q
 from webapp.process.document import canonical_json
-
-from .test_bpmn_corpus import check_roundtrip, load
-from .test_bpmn_roundtrip import bpmn_schema
 
 REPO = Path(__file__).resolve().parents[2]
 NEEDS_CORPUS = pytest.mark.corpus

@@ -1,47 +1,39 @@
 """Import, validate, export and re-import every file of the shared BPMN corpus.
 
-The corpus lives outside the repository (read-only, never copied in); tests/corpus.py finds it
-(`FLOWDESK_BPMN_CORPUS`, beside the checkout or its main worktree, /work/shared).
+The corpus lives outside the repository (read-only, never copied in); tests/helpers/corpus.py
+finds it (`FLOWDESK_BPMN_CORPUS`, beside the checkout or its main worktree, /work/shared).
 Its MANIFEST.md table says which files use only the subset of BPMN we support.
 """
 
 from __future__ import annotations
 
-import re
-from pathlib import Path
-
 import pytest
 from lxml import etree
 
-from tests.corpus import corpus_dir
-from webapp.process.bpmn import BpmnImportError, ImportResult, export_bpmn, import_bpmn
+from tests.helpers.bpmn import bpmn_schema
+from tests.helpers.corpus_files import (
+    CORPUS,
+    ENTRIES,
+    EVENT_FILES,
+    MODELLING_TYPES,
+    NO_CORPUS,
+    check_roundtrip,
+    load,
+)
+from webapp.process.bpmn import BpmnImportError, export_bpmn, import_bpmn
 from webapp.process.bpmn.namespaces import BPMN
-from webapp.process.document import canonical_json
 from webapp.process.validation import Problem, validate
-
-from .test_bpmn_roundtrip import bpmn_schema
 
 #: Unsupported entries that describe other pools of the file, not the imported process itself.
 
 
-def manifest(corpus: Path) -> list[tuple[str, bool]]:
-    """(file, in subset) for every row of the MANIFEST.md table of files."""
-    rows: list[tuple[str, bool]] = []
-    columns: list[str] = []
-    for line in (corpus / "MANIFEST.md").read_text(encoding="utf-8").splitlines():
-        cells = [cell.strip() for cell in re.split(r"(?<!\\)\|", line.strip())[1:-1]]
-        if "file (in corpus)" in cells and "subset" in cells:
-            columns = cells
-        elif columns and len(cells) == len(columns) and cells[0].isdigit():
-            name = cells[columns.index("file (in corpus)")].strip("`")
-            rows.append((name, cells[columns.index("subset")].startswith("yes")))
-        elif columns and not line.startswith("|"):
-            columns = []
-    return rows
+@pytest.fixture(scope="module")
+def schema() -> etree.XMLSchema:
+    return bpmn_schema()
 
 
 #: Files beyond the subset that use sub-processes, call activities, multi-instance, boundary,
-#: error, escalation or terminate events (issue 15) and nothing else Flowdesk cannot run.
+#: error, escalation or terminate events and nothing else Flowdesk cannot run.
 STRUCTURED = {
     "miwg-test-suite/reference/A.3.0.bpmn",
     "miwg-test-suite/bpmn-io-18.6.1/A.3.0-export.bpmn",
@@ -66,25 +58,7 @@ STRUCTURED = {
     "flowable-examples/my-process.bpmn20.xml",
 }
 
-#: Files beyond that which Flowdesk runs completely since issue 16: inclusive and event-based
-#: gateways, signal, message, link and none throw events, timer/message/signal starts, send,
-#: receive, script and manual tasks.
-EVENTS16 = {
-    "miwg-test-suite/reference/C.9.1.bpmn",
-    "miwg-test-suite/reference/C.9.2.bpmn",
-    "spiffworkflow/timer-cycle-start.bpmn",
-    "spiffworkflow/inclusive_gateway.bpmn",
-    "spiffworkflow/event-gateway.bpmn",
-    "spiffworkflow/event-subprocess.bpmn",
-    "spiffworkflow/Parallel-Join-Long-Inclusive.bpmn20.xml",
-    "camunda-bpm-platform/InclusiveGatewayTest.testDefaultSequenceFlow.bpmn20.xml",
-    "camunda-bpm-platform/EventBasedGatewayTest.testCatchSignalAndMessageAndTimer.bpmn20.xml",
-    "camunda-bpm-examples/loan-granting.bpmn",
-    "bpmn-js-examples/transaction-boundaries.bpmn",
-    "bpmn-js-examples/sample.bpmn",
-    "flowable-examples/Vacation_request.bpmn20.xml",
-}
-#: Issue 16 kinds and events: a file of EVENTS16 uses at least one of them.
+#: Those later kinds and events: a file of EVENT_FILES uses at least one of them.
 NEW_KINDS = {
     "inclusiveGateway",
     "eventBasedGateway",
@@ -100,8 +74,8 @@ NEW_KINDS = {
     "manualTask",
 }
 #: Files that were refused for modelling-only elements (data objects and stores, data
-#: associations, ioSpecification, property) before issue 17 and now import completely, with the
-#: elements they keep as documentation only.
+#: associations, ioSpecification, property) before the importer kept them and now import
+#: completely, with the elements they keep as documentation only.
 POOLS = {"collaboration", "participant", "messageFlow", "process"}
 MODELLING_ONLY = {
     "miwg-test-suite/reference/A.2.1.bpmn": {"ioSpecification"},
@@ -144,35 +118,6 @@ MODELLING_ONLY = {
         "property",
     },
 }
-#: BPMN elements that carry no behaviour: never listed as unsupported in any file.
-MODELLING_TYPES = {
-    "dataObject",
-    "dataObjectReference",
-    "dataStore",
-    "dataStoreReference",
-    "dataInput",
-    "dataOutput",
-    "dataInputAssociation",
-    "dataOutputAssociation",
-    "inputSet",
-    "outputSet",
-    "ioSpecification",
-    "property",
-    "textAnnotation",
-    "association",
-    "group",
-    "category",
-    "laneSet",
-    "lane",
-    "resource",
-    "collaboration",
-    "participant",
-    "messageFlow",
-    "resourceRole",
-    "performer",
-    "humanPerformer",
-    "potentialOwner",
-}
 #: Elements still refused, each with a corpus file that has one.
 STILL_REFUSED = {
     "businessRuleTask": "miwg-test-suite/reference/C.7.0.bpmn",
@@ -186,39 +131,19 @@ STILL_REFUSED = {
     "adHocSubProcess": "camunda-platform-tutorials/AI Email Support Agent.bpmn",
 }
 
-CORPUS = corpus_dir()
-ENTRIES = manifest(CORPUS) if CORPUS else []
 SUBSET = [name for name, subset in ENTRIES if subset]
 OTHERS = [
     name
     for name, subset in ENTRIES
-    if not subset and name not in STRUCTURED and name not in EVENTS16 and name not in MODELLING_ONLY
+    if not subset
+    and name not in STRUCTURED
+    and name not in EVENT_FILES
+    and name not in MODELLING_ONLY
 ]
-#: On the one placeholder test of an empty list: skips it, or fails it when the corpus is required.
-NO_CORPUS = pytest.mark.corpus
 
 
 def params(names: list[str]) -> list[object]:
     return list(names) if names else [pytest.param("", marks=NO_CORPUS)]
-
-
-@pytest.fixture(scope="module")
-def schema() -> etree.XMLSchema:
-    return bpmn_schema()
-
-
-def load(name: str) -> bytes:
-    assert CORPUS is not None
-    return (CORPUS / name).read_bytes()
-
-
-def check_roundtrip(result: ImportResult, schema: etree.XMLSchema) -> None:
-    exported = export_bpmn(result.document)
-    assert schema.validate(etree.fromstring(exported.encode())), schema.error_log.last_error
-    again = import_bpmn(exported)
-    assert again.unsupported == []
-    assert canonical_json(again.document) == canonical_json(result.document)
-    assert export_bpmn(again.document) == exported
 
 
 @pytest.mark.corpus
@@ -268,8 +193,10 @@ def test_structured_file_imports_completely_and_roundtrips(
     check_roundtrip(result, schema)
 
 
-@pytest.mark.parametrize("name", params(sorted(EVENTS16) if CORPUS else []))
-def test_issue16_file_imports_completely_and_roundtrips(name: str, schema: etree.XMLSchema) -> None:
+@pytest.mark.parametrize("name", params(sorted(EVENT_FILES) if CORPUS else []))
+def test_gateway_and_event_file_imports_completely_and_roundtrips(
+    name: str, schema: etree.XMLSchema
+) -> None:
     result = import_bpmn(load(name))
     own = result.unsupported
     assert own == [], own

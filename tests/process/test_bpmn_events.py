@@ -1,6 +1,6 @@
-"""BPMN import and export of issue 16's elements: inclusive and event-based gateways, signal,
-message, link and none throw events, process-level starts, send, receive, script and manual
-tasks; vendor settings; what stays refused."""
+"""BPMN import and export of the later gateways, events and task types: inclusive and event-based
+gateways, signal, message, link and none throw events, process-level starts, send, receive,
+script and manual tasks; vendor settings; what stays refused."""
 
 from __future__ import annotations
 
@@ -13,74 +13,14 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from lxml import etree
 
-from tests.corpus import moddle_node
+from tests.helpers.bpmn import bpmn_schema, codes, definitions, events_document
+from tests.helpers.requirements import moddle_node
 from webapp.process.bpmn import export_bpmn, import_bpmn
 from webapp.process.bpmn.namespaces import BPMN, CAMUNDA, ZEEBE, q
 from webapp.process.document import canonical_json, normalize
 from webapp.process.validation import validate
 
-from .test_bpmn_import import codes, definitions
-from .test_bpmn_roundtrip import bpmn_schema
-
 REPO = Path(__file__).resolve().parents[2]
-TOOL = {"tool": "notify", "inputs": {"to": "$input.email"}}
-
-
-def events_document() -> dict[str, Any]:
-    """Every issue-16 kind and event in one valid process."""
-
-    def n(kind: str, title: str = "", x: int = 0, y: int = 0, **config: Any) -> dict[str, Any]:
-        return {"kind": kind, "title": title, "config": config, "position": {"x": x, "y": y}}
-
-    nodes = {
-        "start": n("startEvent", "Order", 0, 0),
-        "split": n("inclusiveGateway", "What?", 100, 0),
-        "calc": n("scriptTask", "Compute", 200, 0, script="total = $input.price * $input.qty\n"
-                  "# gross\n$vars.gross = $vars.total * 2", language="flowdesk"),
-        "sign": n("manualTask", "Sign", 200, 150),
-        "join": n("inclusiveGateway", "", 350, 0),
-        "send": n("sendTask", "Ask", 450, 0, message="request", **TOOL),
-        "race": n("eventBasedGateway", "First", 600, 0),
-        "reply": n("messageCatch", "Reply", 700, 0, message="reply",
-                   correlationKey="$input.id", saveTo="reply"),
-        "wait": n("timerCatch", "A day", 700, 100, duration="P1D"),
-        "abort": n("signalCatch", "Abort", 700, 200, signal="abort", saveTo="why"),
-        "doc": n("receiveTask", "Document", 700, 300, message="doc",
-                 correlationKey="$input.id"),
-        "tell": n("messageThrow", "Tell", 800, 0, message="told", **TOOL),
-        "noted": n("milestone", "Noted", 900, 0),
-        "jump": n("linkThrow", "Go on", 1000, 0, link="next"),
-        "land": n("linkCatch", "Go on", 1000, 100, link="next"),
-        "shout": n("signalThrow", "Done", 1100, 100, signal="done",
-                   payload={"total": "$vars.total"}),
-        "end": n("endEvent", "Finished", 1200, 100, event="signal", signal="finished"),
-        "late": n("endEvent", "Late", 800, 100, event="message", message="late", **TOOL),
-        "aborted": n("endEvent", "Aborted", 800, 200, event="terminate"),
-        "got": n("endEvent", "Got it", 800, 300),
-        "stop": n("boundaryEvent", "Stop", 220, 210, attachedTo="sign", event="signal",
-                  signal="stop", interrupting=False),
-        "stopped": n("endEvent", "", 300, 250),
-        "daily": n("startEvent", "Daily", 0, 400, event="timer", cycle="0 8 * * MON-FRI",
-                   timezone="Europe/Berlin"),
-        "once": n("startEvent", "Once", 0, 500, event="timer", date="2027-01-01T08:00:00Z"),
-        "hourly": n("startEvent", "Hourly", 0, 600, event="timer", cycle="R/PT1H"),
-        "ordered": n("startEvent", "Ordered", 0, 700, event="message", message="order"),
-        "alarm": n("startEvent", "Alarm", 0, 800, event="signal", signal="alarm"),
-        "scheduled": n("endEvent", "", 100, 600),
-    }  # fmt: skip
-    pairs = [
-        ("start", "split"), ("split", "calc"), ("split", "sign"), ("calc", "join"),
-        ("sign", "join"), ("join", "send"), ("send", "race"), ("race", "reply"),
-        ("race", "wait"), ("race", "abort"), ("race", "doc"), ("reply", "tell"),
-        ("tell", "noted"), ("noted", "jump"), ("land", "shout"), ("shout", "end"),
-        ("wait", "late"), ("abort", "aborted"), ("doc", "got"), ("stop", "stopped"),
-        ("daily", "scheduled"), ("once", "scheduled"), ("hourly", "scheduled"),
-        ("ordered", "scheduled"), ("alarm", "scheduled"),
-    ]  # fmt: skip
-    flows: dict[str, Any] = {f"f{i}": {"source": a, "target": b} for i, (a, b) in enumerate(pairs)}
-    flows["f1"]["condition"] = "$input.price > 0"
-    flows["f2"]["default"] = True
-    return {"format_version": 1, "key": "events", "name": "Events", "nodes": nodes, "flows": flows}
 
 
 @pytest.fixture(scope="module")

@@ -7,11 +7,9 @@ from typing import Any
 
 import pytest
 
+from tests.helpers.bpmn import CAMUNDA, codes, definitions
 from webapp.process.bpmn import BpmnImportError, ImportResult, export_bpmn, import_bpmn
 from webapp.process.validation import validate
-
-MODEL = "http://www.omg.org/spec/BPMN/20100524/MODEL"
-CAMUNDA = "http://camunda.org/schema/1.0/bpmn"
 
 SIMPLE_PROCESS = """
   <{p}process id="p1" name="Simple" isExecutable="true">
@@ -24,23 +22,8 @@ SIMPLE_PROCESS = """
 """
 
 
-def definitions(body: str, prefix: str = "bpmn", extra_ns: str = "") -> str:
-    """Wrap `body` (written with `{p}` for the BPMN prefix) in a definitions element."""
-    p = f"{prefix}:" if prefix else ""
-    xmlns = f'xmlns:{prefix}="{MODEL}"' if prefix else f'xmlns="{MODEL}"'
-    return (
-        f'<?xml version="1.0" encoding="UTF-8"?>\n<{p}definitions {xmlns} {extra_ns} '
-        f'id="Definitions_test" targetNamespace="http://example.com">'
-        f"{body.format(p=p)}</{p}definitions>"
-    )
-
-
 def camunda(body: str) -> ImportResult:
     return import_bpmn(definitions(body, extra_ns=f'xmlns:camunda="{CAMUNDA}"'))
-
-
-def codes(result: ImportResult) -> set[str]:
-    return {warning.code for warning in result.warnings}
 
 
 @pytest.mark.parametrize("prefix", ["bpmn", "b", "semantic", ""])

@@ -1,4 +1,4 @@
-"""Modelling-only BPMN elements (issue 17): imported, never run, written back unchanged.
+"""Modelling-only BPMN elements: imported, never run, written back unchanged.
 
 Data objects and stores, data associations, ioSpecification, property, lanes, text annotations,
 associations, groups, categories and other vendors' extensions; and the two refusals (a file
@@ -13,125 +13,16 @@ from pathlib import Path
 import pytest
 from lxml import etree
 
-from tests.corpus import moddle_node
+from tests.helpers.bpmn import KEPT_FILE, bpmn_schema
+from tests.helpers.requirements import moddle_node
 from webapp.process.bpmn import BpmnImportError, export_bpmn, import_bpmn
 from webapp.process.bpmn.namespaces import BPMN, BPMNDI, q
 from webapp.process.document import canonical_json
 from webapp.process.validation import validate
 
-from .test_bpmn_roundtrip import bpmn_schema
-
 REPO = Path(__file__).resolve().parents[2]
 CAMUNDA = "http://camunda.org/schema/1.0/bpmn"
 
-MODEL = """<?xml version="1.0" encoding="UTF-8"?>
-<semantic:definitions xmlns:semantic="http://www.omg.org/spec/BPMN/20100524/MODEL"
-    xmlns:bpmndi="http://www.omg.org/spec/BPMN/20100524/DI"
-    xmlns:dc="http://www.omg.org/spec/DD/20100524/DC"
-    xmlns:di="http://www.omg.org/spec/DD/20100524/DI"
-    xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance"
-    xmlns:camunda="http://camunda.org/schema/1.0/bpmn"
-    xmlns:tns="http://example.com/tns"
-    id="Defs" targetNamespace="http://example.com/tns">
-  <semantic:itemDefinition id="Item_order" structureRef="tns:Order"/>
-  <semantic:dataStore id="Store" name="Orders DB" itemSubjectRef="tns:Item_order"/>
-  <semantic:category id="Cat">
-    <semantic:categoryValue id="CatValue" value="Sales"/></semantic:category>
-  <semantic:process id="orders" name="Orders" isExecutable="true">
-    <semantic:extensionElements>
-      <camunda:properties><camunda:property name="owner" value="team-a"/></camunda:properties>
-    </semantic:extensionElements>
-    <semantic:ioSpecification id="ProcessIo">
-      <semantic:dataInput id="ProcessIn" name="order"/>
-      <semantic:inputSet id="ProcessInSet">
-        <semantic:dataInputRefs>ProcessIn</semantic:dataInputRefs>
-      </semantic:inputSet>
-      <semantic:outputSet id="ProcessOutSet"/>
-    </semantic:ioSpecification>
-    <semantic:property id="ProcessProp" name="total"/>
-    <semantic:laneSet id="Lanes">
-      <semantic:lane id="LaneSales" name="Sales">
-        <semantic:flowNodeRef>start</semantic:flowNodeRef>
-        <semantic:flowNodeRef>check</semantic:flowNodeRef>
-      </semantic:lane>
-      <semantic:lane id="LaneOps" name="Ops"><semantic:flowNodeRef>done</semantic:flowNodeRef>
-      </semantic:lane>
-    </semantic:laneSet>
-    <semantic:startEvent id="start" name="Order in"/>
-    <semantic:userTask id="check" name="Check order">
-      <semantic:extensionElements>
-        <camunda:executionListener class="com.example.Audit" event="start"/>
-      </semantic:extensionElements>
-      <semantic:ioSpecification id="CheckIo">
-        <semantic:dataInput id="CheckIn" name="order"/>
-        <semantic:dataOutput id="CheckOut" name="verdict"/>
-        <semantic:inputSet id="CheckInSet"><semantic:dataInputRefs>CheckIn</semantic:dataInputRefs>
-        </semantic:inputSet>
-        <semantic:outputSet id="CheckOutSet">
-          <semantic:dataOutputRefs>CheckOut</semantic:dataOutputRefs>
-        </semantic:outputSet>
-      </semantic:ioSpecification>
-      <semantic:property id="CheckProp" name="note"/>
-      <semantic:dataInputAssociation id="ReadOrder">
-        <semantic:sourceRef>OrderRef</semantic:sourceRef>
-        <semantic:targetRef>CheckIn</semantic:targetRef>
-      </semantic:dataInputAssociation>
-      <semantic:dataOutputAssociation id="WriteStore">
-        <semantic:sourceRef>CheckOut</semantic:sourceRef>
-        <semantic:targetRef>StoreRef</semantic:targetRef>
-      </semantic:dataOutputAssociation>
-    </semantic:userTask>
-    <semantic:endEvent id="done" name="Done"/>
-    <semantic:sequenceFlow id="f1" sourceRef="start" targetRef="check">
-      <semantic:extensionElements>
-        <camunda:executionListener expression="${audit.taken()}" event="take"/>
-      </semantic:extensionElements>
-    </semantic:sequenceFlow>
-    <semantic:sequenceFlow id="f2" sourceRef="check" targetRef="done"/>
-    <semantic:dataObject id="OrderData" name="Order" itemSubjectRef="tns:Item_order"/>
-    <semantic:dataObjectReference id="OrderRef" name="Order" dataObjectRef="OrderData"/>
-    <semantic:dataStoreReference id="StoreRef" name="Orders DB" dataStoreRef="tns:Store"/>
-    <semantic:textAnnotation id="Note">
-      <semantic:text>Checked within a day &amp; logged</semantic:text>
-    </semantic:textAnnotation>
-    <semantic:association id="NoteLink" sourceRef="check" targetRef="Note"/>
-    <semantic:group id="SalesGroup" categoryValueRef="tns:CatValue"/>
-  </semantic:process>
-  <bpmndi:BPMNDiagram id="Diagram">
-    <bpmndi:BPMNPlane id="Plane" bpmnElement="orders">
-      <bpmndi:BPMNShape id="LaneSales_di" bpmnElement="LaneSales" isHorizontal="true">
-        <dc:Bounds x="100" y="50" width="600" height="150"/></bpmndi:BPMNShape>
-      <bpmndi:BPMNShape id="LaneOps_di" bpmnElement="LaneOps" isHorizontal="true">
-        <dc:Bounds x="100" y="200" width="600" height="150"/></bpmndi:BPMNShape>
-      <bpmndi:BPMNShape id="start_di" bpmnElement="start">
-        <dc:Bounds x="150" y="100" width="36" height="36"/></bpmndi:BPMNShape>
-      <bpmndi:BPMNShape id="check_di" bpmnElement="check">
-        <dc:Bounds x="250" y="78" width="100" height="80"/></bpmndi:BPMNShape>
-      <bpmndi:BPMNShape id="done_di" bpmnElement="done">
-        <dc:Bounds x="450" y="250" width="36" height="36"/></bpmndi:BPMNShape>
-      <bpmndi:BPMNEdge id="f1_di" bpmnElement="f1">
-        <di:waypoint xsi:type="dc:Point" x="186" y="118"/><di:waypoint x="250" y="118"/>
-      </bpmndi:BPMNEdge>
-      <bpmndi:BPMNEdge id="f2_di" bpmnElement="f2">
-        <di:waypoint x="350" y="118"/><di:waypoint x="468" y="250"/></bpmndi:BPMNEdge>
-      <bpmndi:BPMNShape id="OrderRef_di" bpmnElement="OrderRef">
-        <dc:Bounds x="162" y="400" width="36" height="50"/></bpmndi:BPMNShape>
-      <bpmndi:BPMNShape id="StoreRef_di" bpmnElement="StoreRef">
-        <dc:Bounds x="400" y="400" width="50" height="50"/></bpmndi:BPMNShape>
-      <bpmndi:BPMNShape id="Note_di" bpmnElement="Note">
-        <dc:Bounds x="400" y="10" width="150" height="30"/></bpmndi:BPMNShape>
-      <bpmndi:BPMNEdge id="NoteLink_di" bpmnElement="NoteLink">
-        <di:waypoint x="330" y="78"/><di:waypoint x="420" y="40"/></bpmndi:BPMNEdge>
-      <bpmndi:BPMNShape id="SalesGroup_di" bpmnElement="SalesGroup">
-        <dc:Bounds x="230" y="60" width="140" height="120"/></bpmndi:BPMNShape>
-      <bpmndi:BPMNEdge id="ReadOrder_di" bpmnElement="ReadOrder">
-        <di:waypoint x="180" y="400"/><di:waypoint x="280" y="158"/></bpmndi:BPMNEdge>
-      <bpmndi:BPMNEdge id="WriteStore_di" bpmnElement="WriteStore">
-        <di:waypoint x="320" y="158"/><di:waypoint x="420" y="400"/></bpmndi:BPMNEdge>
-    </bpmndi:BPMNPlane>
-  </bpmndi:BPMNDiagram>
-</semantic:definitions>
-"""
 KEPT_IDS = {
     "Item_order": "itemDefinition",
     "Store": "dataStore",
@@ -164,7 +55,7 @@ def by_id(root: etree._Element) -> dict[str, etree._Element]:
 
 
 def test_modelling_only_elements_import_without_refusal_and_run_nowhere() -> None:
-    result = import_bpmn(MODEL)
+    result = import_bpmn(KEPT_FILE)
     assert result.unsupported == []
     assert not [w for w in result.warnings if w.code == "import.artifact"]
     document = result.document
@@ -195,7 +86,7 @@ def test_modelling_only_elements_import_without_refusal_and_run_nowhere() -> Non
 
 
 def test_modelling_only_elements_roundtrip_identically(schema: etree.XMLSchema) -> None:
-    result = import_bpmn(MODEL)
+    result = import_bpmn(KEPT_FILE)
     assert result.document["kept"]["diagram"]
     exported = export_bpmn(result.document)
     root = etree.fromstring(exported.encode())
@@ -208,7 +99,7 @@ def test_modelling_only_elements_roundtrip_identically(schema: etree.XMLSchema) 
 
 
 def test_export_writes_them_back_with_their_shapes_and_edges() -> None:
-    root = etree.fromstring(export_bpmn(import_bpmn(MODEL).document).encode())
+    root = etree.fromstring(export_bpmn(import_bpmn(KEPT_FILE).document).encode())
     elements = by_id(root)
     for element_id, local in KEPT_IDS.items():
         assert elements[element_id].tag == q(BPMN, local), element_id
@@ -239,7 +130,7 @@ def test_export_writes_them_back_with_their_shapes_and_edges() -> None:
 def test_deleting_a_task_drops_what_points_at_it_and_the_export_stays_valid(
     schema: etree.XMLSchema,
 ) -> None:
-    document = import_bpmn(MODEL).document
+    document = import_bpmn(KEPT_FILE).document
     del document["nodes"]["check"]
     document["flows"] = {"f": {"source": "start", "target": "done"}}
     exported = export_bpmn(document)
@@ -254,7 +145,7 @@ def test_deleting_a_task_drops_what_points_at_it_and_the_export_stays_valid(
 
 
 def test_kept_elements_of_a_sub_process_stay_in_it(schema: etree.XMLSchema) -> None:
-    xml = MODEL.replace(
+    xml = KEPT_FILE.replace(
         '<semantic:endEvent id="done" name="Done"/>',
         '<semantic:subProcess id="done"><semantic:startEvent id="inner"/>'
         '<semantic:dataObject id="InnerData"/>'
@@ -278,7 +169,7 @@ def test_kept_elements_of_a_sub_process_stay_in_it(schema: etree.XMLSchema) -> N
 def test_moddle_reads_kept_elements_without_warnings(tmp_path: Path) -> None:
     node = moddle_node()
     path = tmp_path / "kept.bpmn"
-    path.write_text(export_bpmn(import_bpmn(MODEL).document), encoding="utf-8")
+    path.write_text(export_bpmn(import_bpmn(KEPT_FILE).document), encoding="utf-8")
     output = subprocess.run(
         [
             node,
@@ -295,7 +186,7 @@ def test_moddle_reads_kept_elements_without_warnings(tmp_path: Path) -> None:
 
 
 def test_a_file_whose_process_has_no_flow_nodes_is_refused_with_its_line() -> None:
-    xml = MODEL.split("<semantic:process")[0] + (
+    xml = KEPT_FILE.split("<semantic:process")[0] + (
         '<semantic:process id="empty">\n'
         '<semantic:textAnnotation id="n"><semantic:text>todo</semantic:text>'
         "</semantic:textAnnotation></semantic:process></semantic:definitions>"
@@ -309,12 +200,12 @@ def test_a_file_whose_process_has_no_flow_nodes_is_refused_with_its_line() -> No
 
 
 def test_duplicate_ids_are_refused_naming_the_id_and_its_line() -> None:
-    xml = MODEL.replace('<semantic:endEvent id="done"', '<semantic:endEvent id="check"')
+    xml = KEPT_FILE.replace('<semantic:endEvent id="done"', '<semantic:endEvent id="check"')
     with pytest.raises(BpmnImportError, match="The id 'check' is used by more than one") as caught:
         import_bpmn(xml)
     assert caught.value.line is not None
     assert '<semantic:endEvent id="check"' in xml.splitlines()[caught.value.line - 1]
-    twice = MODEL.replace('id="f2_di"', 'id="f1_di"')
+    twice = KEPT_FILE.replace('id="f2_di"', 'id="f1_di"')
     with pytest.raises(BpmnImportError, match="'f1_di'"):
         import_bpmn(twice)
 
@@ -322,7 +213,7 @@ def test_duplicate_ids_are_refused_naming_the_id_and_its_line() -> None:
 def test_kept_data_from_a_json_document_cannot_break_the_export(schema: etree.XMLSchema) -> None:
     """A hand-edited `kept` section: what cannot stand where it is, or reuses an id, is left out,
     and the export stays valid and stable."""
-    document = import_bpmn(MODEL).document
+    document = import_bpmn(KEPT_FILE).document
     note = {"tag": "textAnnotation", "attrs": {"id": "check"}}  # a node's id
     document["kept"]["process"] += [
         note,
@@ -361,7 +252,7 @@ def test_kept_data_from_a_json_document_cannot_break_the_export(schema: etree.XM
 def test_a_collapsed_sub_process_keeps_its_annotation_on_its_own_plane(
     schema: etree.XMLSchema,
 ) -> None:
-    xml = MODEL.replace(
+    xml = KEPT_FILE.replace(
         '<semantic:endEvent id="done" name="Done"/>',
         '<semantic:subProcess id="done"><semantic:startEvent id="inner"/>'
         '<semantic:textAnnotation id="InnerNote"><semantic:text>inside</semantic:text>'
@@ -390,7 +281,7 @@ def test_a_collapsed_sub_process_keeps_its_annotation_on_its_own_plane(
 def test_vendor_settings_flowdesk_does_not_map_are_kept_and_mapped_ones_do_not_come_back(
     schema: etree.XMLSchema,
 ) -> None:
-    xml = MODEL.replace(
+    xml = KEPT_FILE.replace(
         '<semantic:userTask id="check" name="Check order">',
         '<semantic:userTask id="check" name="Check order" camunda:assignee="alice" '
         'camunda:formKey="embedded:app:forms/check.html" camunda:asyncBefore="true">',

@@ -9,27 +9,16 @@ from itertools import combinations, pairwise
 from pathlib import Path
 from typing import Any
 
+import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
+from tests.helpers.layout import graph
 from webapp.process.bpmn import auto_layout
 from webapp.process.bpmn.layout import COLUMN, node_box
 from webapp.process.bpmn.routing import label_bounds, route, route_flows, shared_segment
 
 ROOT = Path(__file__).resolve().parents[2]
-
-
-def graph(edges: list[tuple[str, str]], kinds: dict[str, str] | None = None) -> dict[str, Any]:
-    names = list(dict.fromkeys([n for edge in edges for n in edge]))
-    kinds = kinds or {}
-    return {
-        "format_version": 1,
-        "nodes": {n: {"kind": kinds.get(n, "userTask"), "title": n, "config": {}} for n in names},
-        "flows": {
-            f"f{i}": {"source": s, "target": t, "waypoints": [{"x": 0, "y": 0}, {"x": 1, "y": 1}]}
-            for i, (s, t) in enumerate(edges)
-        },
-    }
 
 
 def assert_no_overlap(doc: dict[str, Any]) -> None:
@@ -148,10 +137,11 @@ def test_a_flow_that_skips_layers_gets_its_own_lane() -> None:
     assert not shared_segment(*[[(p["x"], p["y"]) for p in w] for w in split_exits])
 
 
+@pytest.mark.slow
 def test_the_layout_does_not_depend_on_string_hashing() -> None:
     script = (
         "import json; from webapp.process.bpmn import auto_layout; "
-        "from tests.process.test_bpmn_layout import PROCESS, graph; "
+        "from tests.helpers.layout import graph; "
         "doc = graph([('s','g'),('g','a'),('g','b'),('g','c'),('a','j'),('c','j'),('b','x'),"
         "('x','j'),('j','e')], {'s': 'startEvent'}); "
         "print(json.dumps(auto_layout(doc), sort_keys=True))"
@@ -212,7 +202,7 @@ THREE_WAY = graph(
 
 
 def test_each_exit_of_a_gateway_and_each_entry_of_a_merge_has_its_own_route() -> None:
-    """Issue 14 item 19: exits no longer run together from the fork before they part."""
+    """Exits no longer run together from the fork before they part."""
     doc = auto_layout(THREE_WAY)
     assert _siblings_share(doc) == []
     exits = [_line(f) for f in doc["flows"].values() if f["source"] == "gw"]

@@ -3,9 +3,7 @@
 from __future__ import annotations
 
 import copy
-import importlib.util
 import json
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -13,21 +11,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from lxml import etree
 
+from tests.helpers.bpmn import SPECIAL, bpmn_schema, full_document
 from webapp.process.bpmn import BpmnExportError, export_bpmn, import_bpmn
 from webapp.process.bpmn.namespaces import BPMN, BPMNDI, DC, DI, FLOWDESK, q
 from webapp.process.document import DocumentError, canonical_json, normalize
 from webapp.process.kinds import KINDS
-
-SPECIAL = "<tag> & \"double\" 'single' ünïcødé ✓ 🚀 \\ back"
-
-
-def bpmn_schema() -> etree.XMLSchema:
-    """The official BPMN 2.0 XSD shipped by the SpiffWorkflow wheel (tests only)."""
-    spec = importlib.util.find_spec("SpiffWorkflow")
-    if spec is None or not spec.submodule_search_locations:
-        pytest.skip("SpiffWorkflow (which ships BPMN20.xsd) is not installed")
-    xsd = Path(next(iter(spec.submodule_search_locations))) / "bpmn/parser/schema/BPMN20.xsd"
-    return etree.XMLSchema(etree.parse(str(xsd)))
 
 
 @pytest.fixture(scope="module")
@@ -43,90 +31,6 @@ def roundtrip(doc: dict[str, Any]) -> dict[str, Any]:
     result = import_bpmn(export_bpmn(doc))
     assert result.unsupported == []
     return result.document
-
-
-def full_document() -> dict[str, Any]:
-    """Every node kind and every config key, with awkward characters everywhere."""
-    form = {
-        "fields": [
-            {"key": "amount", "label": f"Amount {SPECIAL}", "type": "number", "required": True,
-             "min": 0, "max": 100000, "help": "<b>not html</b> & more"},
-            {"key": "kind", "label": "Kind", "type": "select", "required": False,
-             "options": [{"value": "a&b", "label": "A & B"}, {"value": "<c>", "label": "\"C\""}],
-             "visibleIf": "$input.amount > 10 and $input.kind != '<x>'"},
-        ]
-    }  # fmt: skip
-    box = {"width": 100, "height": 80}
-    return {
-        "format_version": 1,
-        "key": "invoice-approval",
-        "name": f"Invoice approval {SPECIAL}",
-        "nodes": {
-            "start": {"kind": "startEvent", "title": "Invoice received", "config": {"form": form},
-                      "position": {"x": 100, "y": 100, "width": 36, "height": 36}},
-            "review": {"kind": "userTask", "title": f"Review {SPECIAL}",
-                       "config": {"assignee": {"type": "role", "value": "finance & <ops>"},
-                                  "form": form, "dueIn": "P1DT2H", "saveTo": "review"},
-                       "position": {"x": 200, "y": 78, **box}},
-            "decide": {"kind": "exclusiveGateway", "title": "Amount > 1000?", "config": {},
-                       "position": {"x": 350, "y": 93, "width": 50, "height": 50}},
-            "call_api": {"kind": "serviceTask", "title": "Call API",
-                         "config": {"tool": "http.get", "saveTo": "api", "retries": 5,
-                                    "backoff": 1.5, "timeout": 12.5,
-                                    "inputs": {"url": "'https://x.test/?a=1&b=<2>'",
-                                               "note": '"quoted" + $vars.review.comment'}},
-                         "position": {"x": 450.5, "y": 0.25, **box}},
-            "approve": {"kind": "userTask", "title": "",
-                        "config": {"assignee": {"type": "expression", "value": "$input.manager"}},
-                        "position": {"x": 450, "y": 200, **box}},
-            "split": {"kind": "parallelGateway", "title": "", "config": {},
-                      "position": {"x": 600, "y": 93, "width": 50, "height": 50}},
-            "wait": {"kind": "timerCatch", "title": "Wait 5 minutes",
-                     "config": {"duration": "PT5M"},
-                     "position": {"x": 700, "y": 20, "width": 36, "height": 36}},
-            "wait_until": {"kind": "timerCatch", "title": "Due date",
-                           "config": {"date": "$input.due_at"},
-                           "position": {"x": 700, "y": 100, "width": 36, "height": 36}},
-            "paid": {"kind": "messageCatch", "title": "Payment received",
-                     "config": {"message": f"payment {SPECIAL}",
-                                "correlationKey": "$input.invoice_id", "saveTo": "payment"},
-                     "position": {"x": 700, "y": 180, "width": 36, "height": 36}},
-            "join": {"kind": "parallelGateway", "title": "", "config": {},
-                     "position": {"x": 800, "y": 93, "width": 50, "height": 50}},
-            "end": {"kind": "endEvent", "title": "Done", "config": {},
-                    "position": {"x": 900, "y": 100, "width": 36, "height": 36}},
-        },
-        "flows": {
-            "f1": {"source": "start", "target": "review", "title": "", "condition": None,
-                   "default": False, "waypoints": [{"x": 136, "y": 118}, {"x": 200, "y": 118}]},
-            "f2": {"source": "review", "target": "decide", "title": "", "condition": None,
-                   "default": False, "waypoints": []},
-            "big": {"source": "decide", "target": "call_api", "title": f"yes {SPECIAL}",
-                    "condition": "$vars.review.amount > 1000 and $input.kind == 'a & <b>'",
-                    "default": False,
-                    "waypoints": [{"x": 375, "y": 93}, {"x": 375, "y": 40.5}, {"x": 450, "y": 40}]},
-            "small": {"source": "decide", "target": "approve", "title": "otherwise",
-                      "condition": None, "default": True, "waypoints": []},
-            "f3": {"source": "call_api", "target": "split", "title": "", "condition": None,
-                   "default": False, "waypoints": []},
-            "f4": {"source": "approve", "target": "split", "title": "", "condition": None,
-                   "default": False, "waypoints": []},
-            "f5": {"source": "split", "target": "wait", "title": "", "condition": None,
-                   "default": False, "waypoints": []},
-            "f6": {"source": "split", "target": "wait_until", "title": "", "condition": None,
-                   "default": False, "waypoints": []},
-            "f7": {"source": "split", "target": "paid", "title": "", "condition": None,
-                   "default": False, "waypoints": []},
-            "f8": {"source": "wait", "target": "join", "title": "", "condition": None,
-                   "default": False, "waypoints": []},
-            "f9": {"source": "wait_until", "target": "join", "title": "", "condition": None,
-                   "default": False, "waypoints": []},
-            "f10": {"source": "paid", "target": "join", "title": "", "condition": None,
-                    "default": False, "waypoints": []},
-            "f11": {"source": "join", "target": "end", "title": "", "condition": None,
-                    "default": False, "waypoints": []},
-        },
-    }  # fmt: skip
 
 
 def test_full_document_roundtrips_identically() -> None:

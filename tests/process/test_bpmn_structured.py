@@ -15,140 +15,19 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from lxml import etree
 
-from tests.corpus import moddle_node
+from tests.helpers.bpmn import bpmn_schema, codes, definitions, full_document, structured_document
+from tests.helpers.requirements import moddle_node
 from webapp.process.bpmn import BpmnImportError, auto_layout, export_bpmn, import_bpmn
 from webapp.process.bpmn.layout import node_box
 from webapp.process.bpmn.namespaces import BPMN, BPMNDI, FLOWDESK, q
 from webapp.process.document import canonical_json, normalize
 from webapp.process.validation import validate
 
-from .test_bpmn_import import codes, definitions
-from .test_bpmn_roundtrip import bpmn_schema, full_document
-
 REPO = Path(__file__).resolve().parents[2]
 ZEEBE = "http://camunda.org/schema/zeebe/1.0"
 CAMUNDA = "http://camunda.org/schema/1.0/bpmn"
 BPMNDI_NS = 'xmlns:bpmndi="http://www.omg.org/spec/BPMN/20100524/DI"'
 DC_NS = 'xmlns:dc="http://www.omg.org/spec/DD/20100524/DC"'
-
-
-def structured_document() -> dict[str, Any]:
-    """Every issue-15 element: nested expanded and collapsed sub-processes, an event
-    sub-process, call activity, multi-instance, boundary events and error/escalation/terminate."""
-
-    def at(x: int, y: int, w: int = 36, h: int = 36) -> dict[str, int]:
-        return {"x": x, "y": y, "width": w, "height": h}
-
-    return {
-        "format_version": 1,
-        "key": "orders",
-        "name": "Orders",
-        "nodes": {
-            "start": {"kind": "startEvent", "title": "Order", "position": at(100, 200)},
-            "review": {"kind": "subProcess", "title": "Review",
-                       "config": {"multiInstance": {"collection": "$input.reviewers",
-                                                    "element": "reviewer", "sequential": True,
-                                                    "completion": "$loop.completed >= 2",
-                                                    "output": "$vars.verdict"}},
-                       "position": at(200, 100, 500, 260)},
-            "r_start": {"kind": "startEvent", "parent": "review", "position": at(220, 200)},
-            "r_check": {"kind": "userTask", "title": "Check", "parent": "review",
-                        "config": {"assignee": {"type": "expression", "value": "$item"},
-                                   "saveTo": "verdict"},
-                        "position": at(300, 178, 100, 80)},
-            "r_end": {"kind": "endEvent", "parent": "review", "position": at(600, 200)},
-            "r_fail": {"kind": "endEvent", "title": "Rejected", "parent": "review",
-                       "config": {"event": "error", "code": "REJECTED"},
-                       "position": at(600, 300)},
-            "r_gw": {"kind": "exclusiveGateway", "parent": "review",
-                     "position": at(450, 193, 50, 50)},
-            "remind": {"kind": "boundaryEvent", "title": "Every day", "parent": "review",
-                       "config": {"attachedTo": "r_check", "event": "timer", "cycle": "R/P1D",
-                                  "interrupting": False},
-                       "position": at(330, 240)},
-            "r_escalate": {"kind": "escalationThrow", "title": "Tell boss", "parent": "review",
-                           "config": {"code": "LATE"}, "position": at(330, 320)},
-            "r_end2": {"kind": "endEvent", "parent": "review", "position": at(420, 320)},
-            "late": {"kind": "boundaryEvent", "title": "Too late",
-                     "config": {"attachedTo": "review", "event": "timer", "duration": "P2D"},
-                     "position": at(400, 342)},
-            "rejected": {"kind": "boundaryEvent", "title": "Rejected",
-                         "config": {"attachedTo": "review", "event": "error", "code": "REJECTED"},
-                         "position": at(500, 342)},
-            "any_error": {"kind": "boundaryEvent",
-                          "config": {"attachedTo": "review", "event": "error"},
-                          "position": at(550, 342)},
-            "boss": {"kind": "boundaryEvent",
-                     "config": {"attachedTo": "review", "event": "escalation", "code": "LATE",
-                                "interrupting": False},
-                     "position": at(600, 342)},
-            "cancelled": {"kind": "boundaryEvent", "title": "Cancelled",
-                          "config": {"attachedTo": "call", "event": "message",
-                                     "message": "order cancelled",
-                                     "correlationKey": "$input.order_id", "saveTo": "why"},
-                          "position": at(850, 242)},
-            "call": {"kind": "callActivity", "title": "Ship",
-                     "config": {"process": "shipping", "binding": "version", "version": 3,
-                                "inputs": {"order": "$input.order_id"}, "saveTo": "shipment",
-                                "multiInstance": {"cardinality": "2"}},
-                     "position": at(800, 160, 100, 80)},
-            "pack": {"kind": "subProcess", "title": "Pack",
-                     "config": {"collapsed": True}, "position": at(950, 160, 100, 80)},
-            "p_start": {"kind": "startEvent", "parent": "pack", "position": at(100, 100)},
-            "p_task": {"kind": "serviceTask", "parent": "pack",
-                       "config": {"tool": "mail", "inputs": {"to": "'x'"},
-                                  "multiInstance": {"collection": "$input.items",
-                                                    "element": "item"}},
-                       "position": at(200, 78, 100, 80)},
-            "p_end": {"kind": "endEvent", "parent": "pack", "position": at(400, 100)},
-            "end": {"kind": "endEvent", "position": at(1100, 182)},
-            "stop": {"kind": "endEvent", "title": "Stop", "config": {"event": "terminate"},
-                     "position": at(1100, 300)},
-            "alarm": {"kind": "endEvent", "config": {"event": "escalation", "code": "ALARM"},
-                      "position": at(1100, 400)},
-            "on_cancel": {"kind": "eventSubProcess", "title": "On cancel",
-                          "position": at(200, 500, 350, 200)},
-            "oc_start": {"kind": "startEvent", "parent": "on_cancel",
-                         "config": {"event": "message", "message": "order cancelled",
-                                    "correlationKey": "$input.order_id", "interrupting": False},
-                         "position": at(230, 580)},
-            "oc_end": {"kind": "endEvent", "parent": "on_cancel", "position": at(400, 580)},
-            "on_error": {"kind": "eventSubProcess", "config": {"collapsed": True},
-                         "position": at(600, 500, 100, 80)},
-            "oe_start": {"kind": "startEvent", "parent": "on_error",
-                         "config": {"event": "error", "code": "BROKEN"}, "position": at(100, 100)},
-            "oe_end": {"kind": "endEvent", "parent": "on_error", "position": at(200, 100)},
-            "on_timer": {"kind": "eventSubProcess", "position": at(800, 500, 350, 200)},
-            "ot_start": {"kind": "startEvent", "parent": "on_timer",
-                         "config": {"event": "timer", "date": "$input.deadline",
-                                    "interrupting": True},
-                         "position": at(830, 580)},
-            "ot_end": {"kind": "endEvent", "parent": "on_timer",
-                       "config": {"event": "escalation"}, "position": at(900, 580)},
-        },
-        "flows": {
-            "f1": {"source": "start", "target": "review"},
-            "r1": {"source": "r_start", "target": "r_check"},
-            "r2": {"source": "r_check", "target": "r_gw"},
-            "r3": {"source": "r_gw", "target": "r_end", "condition": "$vars.verdict.ok"},
-            "r4": {"source": "r_gw", "target": "r_fail", "default": True},
-            "r5": {"source": "remind", "target": "r_escalate"},
-            "r6": {"source": "r_escalate", "target": "r_end2"},
-            "f2": {"source": "review", "target": "call"},
-            "f3": {"source": "late", "target": "stop"},
-            "f4": {"source": "rejected", "target": "stop"},
-            "f5": {"source": "any_error", "target": "alarm"},
-            "f6": {"source": "boss", "target": "end"},
-            "f7": {"source": "call", "target": "pack"},
-            "f8": {"source": "cancelled", "target": "stop"},
-            "p1": {"source": "p_start", "target": "p_task"},
-            "p2": {"source": "p_task", "target": "p_end"},
-            "f9": {"source": "pack", "target": "end"},
-            "o1": {"source": "oc_start", "target": "oc_end"},
-            "o2": {"source": "oe_start", "target": "oe_end"},
-            "o3": {"source": "ot_start", "target": "ot_end"},
-        },
-    }  # fmt: skip
 
 
 @pytest.fixture(scope="module")
@@ -602,6 +481,7 @@ def test_sub_processes_nested_ten_deep_roundtrip(schema: etree.XMLSchema) -> Non
     assert validate(doc) == []
 
 
+@pytest.mark.slow
 def test_deep_nesting_costs_linear_time() -> None:
     """Four times the nesting costs about four times the time (quadratic work would cost sixteen
     times); the best of five runs per size in CPU time, with no garbage collection inside a run,
@@ -639,6 +519,7 @@ _VALUE = st.recursive(
 )  # fmt: skip
 
 
+@pytest.mark.slow
 @settings(max_examples=80, deadline=None)
 @given(
     changes=st.lists(

@@ -3,9 +3,7 @@ and written back on export in their vendor's own form, the round trip staying id
 
 from __future__ import annotations
 
-import itertools
 import json
-import re
 import subprocess
 from pathlib import Path
 from typing import Any
@@ -13,61 +11,31 @@ from typing import Any
 import pytest
 from lxml import etree
 
-from tests.corpus import moddle_node
+from tests.helpers.bpmn import (
+    CAMUNDA,
+    FLOWABLE,
+    ZEEBE,
+    codes,
+    element,
+    same_after_round_trip,
+    wrap,
+)
+from tests.helpers.corpus_files import CORPUS
+from tests.helpers.requirements import moddle_node
 from webapp.process.bpmn import export_bpmn, import_bpmn
 from webapp.process.bpmn.vendor import iso_duration, iso_seconds
-from webapp.process.document import canonical_json, normalize
 from webapp.process.tools import ToolSpec
 from webapp.process.validation import validate
-
-from .test_bpmn_corpus import CORPUS
-from .test_bpmn_import import CAMUNDA, codes, definitions
-
-FLOWABLE = "http://flowable.org/bpmn"
-ZEEBE = "http://camunda.org/schema/zeebe/1.0"
-NAMESPACES = f'xmlns:camunda="{CAMUNDA}" xmlns:flowable="{FLOWABLE}" xmlns:zeebe="{ZEEBE}"'
-
-
-def wrap(nodes: str, root_extensions: str = "") -> str:
-    """A process start -> `nodes` (ids n1, n2... chained) -> end, in a definitions element."""
-    ids = re.findall(r'<\{p\}\w+ id="([^"]+)"', nodes)
-    chain = ["s", *ids, "e"]
-    flows = "".join(
-        f'<{{p}}sequenceFlow id="f{i}" sourceRef="{a}" targetRef="{b}"/>'
-        for i, (a, b) in enumerate(itertools.pairwise(chain))
-    )
-    body = (
-        f'<{{p}}process id="p" isExecutable="true">{root_extensions}<{{p}}startEvent id="s"/>'
-        f'{nodes}<{{p}}endEvent id="e"/>{flows}</{{p}}process>'
-    )
-    # `definitions` formats its body: the braces of JUEL and JSON are escaped for it first.
-    escaped = body.replace("{", "{{").replace("}", "}}").replace("{{p}}", "{p}")
-    return definitions(escaped, extra_ns=NAMESPACES)
 
 
 def config_of(xml: str, node: str) -> dict[str, Any]:
     return import_bpmn(xml).document["nodes"][node]["config"]
 
 
-def same_after_round_trip(document: dict[str, Any]) -> str:
-    """Export, re-import: the document comes back identical, and so does a second export."""
-    exported = export_bpmn(document)
-    again = import_bpmn(exported)
-    assert again.unsupported == []
-    assert canonical_json(normalize(again.document)) == canonical_json(normalize(document))
-    assert export_bpmn(again.document) == exported
-    return exported
-
-
 def kept_attributes(document: dict[str, Any], node: str) -> dict[str, str]:
     """The other vendors' attributes the node keeps verbatim (not the mapped ones)."""
     items = document["nodes"][node].get("kept", [])
     return next((item["attrs"] for item in items if item["tag"] == "@attributes"), {})
-
-
-def element(exported: str, element_id: str) -> etree._Element:
-    root = etree.fromstring(exported.encode())
-    return next(e for e in root.iter() if e.get("id") == element_id)
 
 
 # --- forms --------------------------------------------------------------------------------------
@@ -534,7 +502,7 @@ EVERYTHING = (
 
 
 def test_the_export_is_schema_valid_and_declares_the_vendor_prefixes() -> None:
-    from .test_bpmn_roundtrip import bpmn_schema
+    from tests.helpers.bpmn import bpmn_schema
 
     exported = same_after_round_trip(import_bpmn(wrap(EVERYTHING)).document)
     root = etree.fromstring(exported.encode())

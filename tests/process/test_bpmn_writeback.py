@@ -14,15 +14,13 @@ from typing import Any
 import pytest
 from lxml import etree
 
-from tests.corpus import moddle_node
+from tests.helpers.bpmn import CAMUNDA, FLOWABLE, ZEEBE, element, same_after_round_trip, wrap
+from tests.helpers.corpus_files import CORPUS
+from tests.helpers.requirements import moddle_node
 from webapp.process.bpmn import export_bpmn, import_bpmn
 from webapp.process.bpmn.kept import to_data
 from webapp.process.bpmn.vendor import refreshed_xml
 from webapp.process.document import canonical_json, normalize
-
-from .test_bpmn_corpus import CORPUS
-from .test_bpmn_import import CAMUNDA
-from .test_bpmn_vendor import FLOWABLE, ZEEBE, element, same_after_round_trip, wrap
 
 ACTIVITI = "http://activiti.org/bpmn"
 BPMN = "http://www.omg.org/spec/BPMN/20100524/MODEL"
@@ -223,7 +221,7 @@ def test_a_task_added_in_flowdesk_uses_the_one_vendor_of_the_document() -> None:
 
 
 def test_a_flowdesk_document_gets_no_vendor_attributes() -> None:
-    from .test_bpmn_roundtrip import full_document
+    from tests.helpers.bpmn import full_document
 
     exported = export_bpmn(full_document())
     for namespace in (CAMUNDA, FLOWABLE, ACTIVITI, ZEEBE):
@@ -429,7 +427,7 @@ def everything_edited() -> str:
 
 
 def test_an_edited_export_is_schema_valid() -> None:
-    from .test_bpmn_roundtrip import bpmn_schema
+    from tests.helpers.bpmn import bpmn_schema
 
     schema = bpmn_schema()
     assert schema.validate(etree.fromstring(everything_edited().encode())), schema.error_log

@@ -1,15 +1,19 @@
-"""The shared corpus is found from any checkout (a clone, a worktree, FLOWDESK_BPMN_CORPUS), and
-FLOWDESK_REQUIRE_CORPUS=1 turns a missing corpus, browser or bpmn-moddle into a failure."""
+"""The shared corpus is found from any checkout (a clone, a worktree, FLOWDESK_BPMN_CORPUS) by one
+lookup that the tests and CI share, and FLOWDESK_REQUIRE_CORPUS=1 turns a missing corpus, browser
+or bpmn-moddle into a failure."""
 
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
 from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
-from tests import corpus
+from tests.helpers import corpus, requirements
 
 
 def _corpus_at(folder: Path) -> Path:
@@ -61,16 +65,16 @@ def _outcome(call: Callable[[], object]) -> tuple[str, str]:
 
 
 def test_a_missing_requirement_skips_unless_required(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.delenv(corpus.REQUIRE, raising=False)
-    assert _outcome(lambda: corpus.missing("no corpus")) == ("skip", "no corpus")
-    monkeypatch.setenv(corpus.REQUIRE, "1")
-    assert _outcome(lambda: corpus.missing("no corpus"))[0] == "fail"
+    monkeypatch.delenv(requirements.REQUIRE, raising=False)
+    assert _outcome(lambda: requirements.missing("no corpus")) == ("skip", "no corpus")
+    monkeypatch.setenv(requirements.REQUIRE, "1")
+    assert _outcome(lambda: requirements.missing("no corpus"))[0] == "fail"
     monkeypatch.setenv("FLOWDESK_BPMN_CORPUS", "/nowhere")
     monkeypatch.setattr(corpus, "LAST_RESORT", Path("/nowhere"))
     monkeypatch.setattr(corpus, "REPO", Path("/nowhere/repo"))
-    kind, message = _outcome(corpus.needs_corpus)
+    kind, message = _outcome(requirements.needs_corpus)
     assert kind == "fail" and "BPMN corpus not found" in message
-    kind, message = _outcome(corpus.moddle_node)
+    kind, message = _outcome(requirements.moddle_node)
     assert kind == "fail" and "bpmn-moddle" in message
 
 
@@ -80,3 +84,31 @@ def test_bpmn_moddle_is_a_development_dependency() -> None:
     assert "bpmn-moddle" in package["devDependencies"]
     assert lock["packages"][""]["devDependencies"] == package["devDependencies"]
     assert "node_modules/bpmn-moddle" in lock["packages"]
+
+
+def test_a_relative_environment_variable_is_read_from_the_repository_root(tmp_path: Path) -> None:
+    chosen = _corpus_at(tmp_path / "repo/corpora/mine")
+    found = corpus.corpus_dir(tmp_path / "repo", {"FLOWDESK_BPMN_CORPUS": "corpora/mine"})
+    assert found == chosen
+
+
+def _lookup_script(cwd: Path, environ: dict[str, str]) -> subprocess.CompletedProcess[str]:
+    """`python3 tests/helpers/corpus.py` as .ci/run calls it, from `cwd`."""
+    script = corpus.REPO / "tests/helpers/corpus.py"
+    return subprocess.run(
+        [sys.executable, "-I", str(script)], cwd=cwd, env=environ, capture_output=True, text=True
+    )
+
+
+def test_ci_finds_the_corpus_with_the_tests_lookup_from_any_directory(tmp_path: Path) -> None:
+    chosen = _corpus_at(tmp_path / "mine")
+    environ = {"PATH": os.environ.get("PATH", ""), "FLOWDESK_BPMN_CORPUS": str(chosen)}
+    done = _lookup_script(tmp_path, environ)
+    assert (done.returncode, done.stdout.strip()) == (0, str(chosen))
+    environ["FLOWDESK_BPMN_CORPUS"] = str(tmp_path / "nowhere")
+    expected = corpus.corpus_dir(environ={"FLOWDESK_BPMN_CORPUS": str(tmp_path / "nowhere")})
+    done = _lookup_script(tmp_path, environ)
+    assert done.stdout.strip() == (str(expected) if expected else "")
+    assert done.returncode == (0 if expected else 1)
+    ci = (corpus.REPO / ".ci/run").read_text(encoding="utf-8")
+    assert "python3 tests/helpers/corpus.py" in ci

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from tests.corpus import needs_corpus as corpus_or_skip
+from tests.helpers.corpus_files import CORPUS, ENTRIES
+from tests.helpers.requirements import needs_corpus as corpus_or_skip
 from tests.process.corpus_verdicts import (
     EXECUTABLE,
     MODELLING,
@@ -18,7 +19,6 @@ from tests.process.corpus_verdicts import (
     render,
     verdicts,
 )
-from tests.process.test_bpmn_corpus import CORPUS, ENTRIES
 from webapp.engine import tools
 from webapp.plugins import load_tools
 from webapp.process.bpmn import BpmnImportError, import_bpmn
@@ -74,7 +74,7 @@ def test_refusals_are_classified() -> None:
 
 @needs_corpus
 def test_no_file_is_refused_for_a_modelling_only_element(found: list[Verdict]) -> None:
-    """Issue 17's first target: pools, message flows, data and artifacts never refuse a file."""
+    """Pools, message flows, data and artifacts never refuse a file."""
     refused = [v.line() for v in found if v.status == "refused" and MODELLING in v.categories()]
     assert refused == []
 

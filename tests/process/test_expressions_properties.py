@@ -155,6 +155,7 @@ def _timed(function, *args):
 # --- any text ----------------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 @FAST
 @given(any_text)
 @example("(" * 2000)
@@ -178,6 +179,7 @@ def test_parse_any_text_returns_expression_or_syntax_error(text):
         assert check(text) is None
 
 
+@pytest.mark.slow
 @FAST
 @given(token_soup, contexts)
 def test_evaluating_any_parsed_text_returns_or_raises_expression_error(text, context):
@@ -193,6 +195,7 @@ def test_evaluating_any_parsed_text_returns_or_raises_expression_error(text, con
 # --- structured expressions from the grammar ---------------------------------------------------
 
 
+@pytest.mark.slow
 @FAST
 @given(grammar, contexts)
 def test_grammar_expressions_parse_and_evaluate_safely(text, context):

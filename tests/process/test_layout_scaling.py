@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from tests.process.layout_shapes import SHAPES, bpmn_file, fan
+from tests.helpers.layout_shapes import SHAPES, bpmn_file, fan
 from webapp.process.bpmn import auto_layout, export_bpmn, import_bpmn
 from webapp.process.bpmn.layout import node_box
 
@@ -66,6 +66,7 @@ def test_a_wide_parallel_fan_out_without_diagram_imports_in_bounded_time(n: int)
     _assert_drawn(result.document)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("shape", list(SHAPES))
 def test_every_shape_of_1000_elements_is_laid_out_in_bounded_time(shape: str) -> None:
     doc = SHAPES[shape](1000)

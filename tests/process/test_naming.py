@@ -6,10 +6,9 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from tests.helpers.validation import node, user
 from webapp.process.naming import Namer, describe
 from webapp.process.validation import validate
-
-from .test_validation import node, user
 
 
 def flow(source: str, target: str, **extra: Any) -> dict[str, Any]:

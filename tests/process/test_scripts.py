@@ -218,6 +218,7 @@ contexts = st.fixed_dictionaries(
 )
 
 
+@pytest.mark.slow
 @FAST
 @given(text=st.one_of(st.text(max_size=200), soup, lines), context=contexts)
 @example(text="a = 'x'\n" + "a = [$vars.a, $vars.a]\n" * 150, context={"$input": {}, "$vars": {}})

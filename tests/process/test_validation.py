@@ -11,55 +11,10 @@ from typing import Any
 
 import pytest
 
+from tests.helpers.validation import TOOLS, found, linear, make, node, only, user
 from webapp.process.kinds import KINDS
-from webapp.process.tools import ToolInput, ToolSpec
+from webapp.process.tools import ToolSpec
 from webapp.process.validation import KIND_CHECKS, Problem, has_errors, validate
-
-ASSIGNEE = {"type": "user", "value": "alice"}
-TOOLS = {
-    "mail": ToolSpec("mail", inputs=(ToolInput("to"), ToolInput("cc", required=False))),
-}
-
-
-def node(kind: str, title: str = "", **config: Any) -> dict[str, Any]:
-    return {"kind": kind, "title": title, "config": config}
-
-
-def user(title: str = "", **config: Any) -> dict[str, Any]:
-    config.setdefault("assignee", ASSIGNEE)
-    return node("userTask", title, **config)
-
-
-def make(nodes: dict[str, Any], *flows: tuple) -> dict[str, Any]:
-    """Build a document; a node given as a kind string gets an empty config (tasks: assignee)."""
-    built = {}
-    for node_id, spec in nodes.items():
-        if spec == "userTask":
-            spec = user()
-        built[node_id] = node(spec) if isinstance(spec, str) else spec
-    flow_map = {}
-    for i, flow in enumerate(flows, 1):
-        source, target, *extra = flow
-        flow_map[f"f{i}"] = {"source": source, "target": target, **(extra[0] if extra else {})}
-    return {"format_version": 1, "nodes": built, "flows": flow_map}
-
-
-def linear(task: dict[str, Any] | None = None) -> dict[str, Any]:
-    return make(
-        {"start": "startEvent", "task": task or user("Review"), "end": "endEvent"},
-        ("start", "task"),
-        ("task", "end"),
-    )
-
-
-def found(problems: list[Problem]) -> set[tuple[str, str | None]]:
-    return {(p.code, p.element_id) for p in problems}
-
-
-def only(problems: list[Problem], code: str) -> Problem:
-    matches = [p for p in problems if p.code == code]
-    assert len(matches) == 1, problems
-    return matches[0]
 
 
 def test_linear_process_is_valid() -> None:
@@ -928,6 +883,7 @@ def _benchmark_module() -> Any:
     return module
 
 
+@pytest.mark.slow
 def test_thousand_node_document_validates_fast() -> None:
     bench = _benchmark_module()
     doc = bench.build_document()
@@ -1230,6 +1186,7 @@ def test_deadlock_reports_are_confirmed_by_a_token_game() -> None:
     check()
 
 
+@pytest.mark.slow
 def test_deadlocks_the_token_game_finds_are_reported() -> None:
     """No misses: a process where some execution gets stuck at a join is refused.
 
@@ -1251,6 +1208,7 @@ def test_deadlocks_the_token_game_finds_are_reported() -> None:
     check()
 
 
+@pytest.mark.slow
 def test_deadlocks_after_an_inclusive_split_are_reported_and_only_those() -> None:
     """The same two properties on processes that start with an inclusive split, so its
     conditional and unconditional flows meet joins in every shape."""

@@ -1,5 +1,5 @@
-"""validate() on issue 16's elements: each rule fails on a broken example (code + element id)
-and passes on the well-formed one."""
+"""validate() on the later gateways, events and task types: each rule fails on a broken example
+(code + element id) and passes on the well-formed one."""
 
 from __future__ import annotations
 
@@ -10,12 +10,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from tests.helpers.bpmn import events_document
+from tests.helpers.corpus_files import EVENT_FILES, load
+from tests.helpers.validation import TOOLS, found, linear, make, node, only, user
 from webapp.process.bpmn import import_bpmn
 from webapp.process.validation import CODES, validate
-
-from .test_bpmn_corpus import EVENTS16, load
-from .test_bpmn_events import events_document
-from .test_validation import TOOLS, found, linear, make, node, only, user
 
 MAIL = {"tool": "mail", "inputs": {"to": "'a@example.org'"}}
 
@@ -448,7 +447,7 @@ def test_inclusive_joins_waiting_for_each_other_deadlock() -> None:
 
 
 @pytest.mark.corpus
-@pytest.mark.parametrize("name", sorted(EVENTS16))
+@pytest.mark.parametrize("name", sorted(EVENT_FILES))
 def test_corpus_files_give_no_false_deadlocks(name: str) -> None:
     problems = validate(import_bpmn(load(name)).document)
     deadlocks = [p for p in problems if p.code in ("parallel.deadlock", "inclusive.deadlock")]

@@ -8,11 +8,10 @@ from typing import Any
 
 import pytest
 
+from tests.helpers.bpmn import structured_document
+from tests.helpers.validation import TOOLS, found, node, only, user
 from webapp.process.catalog import KnownProcesses
 from webapp.process.validation import Problem, has_errors, validate
-
-from .test_bpmn_structured import structured_document
-from .test_validation import TOOLS, found, node, only, user
 
 
 def flow(source: str, target: str, **extra: Any) -> dict[str, Any]:

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from tests.engine.documents import chain, node
-from tests.process.test_bpmn_corpus import CORPUS
+from tests.helpers.corpus_files import CORPUS
+from tests.helpers.documents import chain, node
 from webapp.process.bpmn import export_bpmn, import_bpmn
 from webapp.process.document import DocumentError, canonical_json, normalize
 from webapp.process.validation import validate

@@ -4,7 +4,7 @@ import re
 
 from sqlalchemy import select
 
-from tests.conftest import csrf_token, login
+from tests.helpers.app import csrf_token, login
 from webapp.models import Partition, Role, User
 
 

@@ -11,7 +11,7 @@ from datetime import timedelta
 import pytest
 from sqlalchemy import select, update
 
-from tests.conftest import csrf_token, login, make_user
+from tests.helpers.app import csrf_token, login, make_user
 from webapp import create_app
 from webapp.extensions import db
 from webapp.models import LoginFailure, User

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from sqlalchemy import func, select
 
-from tests.conftest import worker_env
+from tests.helpers.workers import worker_env
 from webapp.infra.queue import get_queue
 from webapp.infra.redis_server import EmbeddedRedis
 from webapp.models import Partition, Role, User
@@ -43,7 +43,7 @@ def test_seed_demo_twice_gives_the_same_data(app, db_session):
 
 def test_seed_demo_publishes_processes_with_work_waiting(app, app_config, db_session):
     """A newcomer's first `make run` has processes to open, tasks to work, instances to watch."""
-    from tests.engine.conftest import run_burst
+    from tests.helpers.workers import run_burst
     from webapp.models import Instance, Process, Task
 
     runner = app.test_cli_runner()
@@ -188,9 +188,9 @@ def test_a_worker_on_the_embedded_redis_says_so(app_config, tmp_path, caplog):
 def test_the_demo_purchase_request_is_reviewed_by_alice_and_bob(app, app_config, db_session):
     """The seeded purchase request waits in a sub-process on one review each for alice and bob,
     with the daily reminder armed; their two approvals finish it and withdraw the reminder."""
-    from tests.conftest import login
-    from tests.engine.conftest import run_burst
-    from tests.inbox.conftest import post
+    from tests.helpers.app import login
+    from tests.helpers.inbox import post
+    from tests.helpers.workers import run_burst
     from webapp.models import Instance, Job, Task
 
     assert app.test_cli_runner().invoke(args=["seed-demo"]).exit_code == 0

@@ -9,12 +9,13 @@ import pytest
 from sqlalchemy import func, select
 from sqlalchemy.engine import make_url
 
-from tests.conftest import csrf_token, login
 from tests.db_proxy import proxied
-from tests.engine.conftest import basic, published  # noqa: F401 - shared fixture
+from tests.engine.conftest import published  # noqa: F401 - shared fixture
+from tests.helpers.app import csrf_token, login
+from tests.helpers.http import basic
+from tests.helpers.scratch import is_postgres
 from webapp import create_app
 from webapp.models import Instance
-from webapp.scratch import is_postgres
 
 START = {"process_key": "open"}
 

@@ -12,8 +12,11 @@ import re
 import pytest
 from sqlalchemy import func, select
 
-from tests.conftest import csrf_token, failed_page, login
-from tests.operations.conftest import listed_ids, publish_document, start, waiting_doc
+from tests.helpers.app import csrf_token, failed_page, login
+from tests.helpers.documents import waiting_doc
+from tests.helpers.instances import start
+from tests.helpers.pages import listed_ids
+from tests.helpers.processes import publish_document
 from webapp.models import BulkOperation, HistoryEntry, Instance, RetentionPolicy
 
 TOO_LARGE = ("2147483648", "9223372036854775808", "9" * 30)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.conftest import csrf_token
+from tests.helpers.app import csrf_token
 
 
 def _sign_in(client, username: str, next_path: str = ""):
@@ -35,13 +35,15 @@ def test_a_next_page_still_wins(app, demo):
 
 
 def test_the_home_page_counts_what_waits_in_each_area(app, demo):
-    from tests.engine.conftest import chain, publish_document
-    from tests.inbox.conftest import start, user_task
+    from tests.helpers.documents import chain
+    from tests.helpers.inbox import user_task
+    from tests.helpers.instances import start_latest
+    from tests.helpers.processes import publish_document
 
     with app.app_context():
         publish_document(chain(("ok", user_task("Check", "role", "approver"))), key="count")
     for _ in range(2):
-        start(app, "count")
+        start_latest(app, "count")
     bob, operator = app.test_client(), app.test_client()
     _sign_in(bob, "bob")
     _sign_in(operator, "operator")

@@ -8,7 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from tests.conftest import worker_env
+from tests.helpers.workers import worker_env
 
 ROOT = Path(__file__).resolve().parents[2]
 LINE = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z (DEBUG|INFO|WARNING|ERROR) [\w.]+")
@@ -66,7 +66,7 @@ def test_json_lines_for_log_collectors(tmp_path):
 
 
 def test_worker_lines_from_rq_carry_the_date(app, app_config):
-    from tests.engine.conftest import run_burst
+    from tests.helpers.workers import run_burst
 
     done = run_burst(app_config)
     output = (done.stdout + done.stderr).splitlines()

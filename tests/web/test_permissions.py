@@ -3,7 +3,7 @@
 import pytest
 from sqlalchemy import select
 
-from tests.conftest import login, make_user
+from tests.helpers.app import login, make_user
 from webapp.models import Partition, Role, User
 from webapp.permissions import PERMISSIONS, can, partition_filter, visible_partition_ids
 

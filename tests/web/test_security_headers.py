@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import login
-from tests.engine.conftest import basic
+from tests.helpers.app import login
+from tests.helpers.http import basic
 from webapp import create_app
 
 ROOT = Path(__file__).resolve().parents[2]

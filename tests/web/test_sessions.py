@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 from sqlalchemy import select
 
-from tests.conftest import CSRF, csrf_token
+from tests.helpers.app import CSRF, csrf_token
 from webapp import create_app
 from webapp.config import load_config
 from webapp.extensions import db
