@@ -101,9 +101,8 @@ def seed(app) -> None:
             _copy(cursor, "users", "id, username, display_name, email, password_hash, active, "
                   "created_at", ((uid, f"u{n:04d}", f"User {n}", "", secret, True, NOW)
                                  for n, uid in enumerate(users)))  # fmt: skip
-            _copy(cursor, "user_roles", "user_id, role_id",
-                  (pair for n, uid in enumerate(users)
-                   for pair in ((uid, roles[n % ROLES]), (uid, roles[(n + 7) % ROLES]))))  # fmt: skip
+            held = [(uid, roles[(n + k) % ROLES]) for n, uid in enumerate(users) for k in (0, 7)]
+            _copy(cursor, "user_roles", "user_id, role_id", held)
             _copy(cursor, "user_partitions", "user_id, partition_id",
                   ((uid, partitions[n % PARTITIONS]) for n, uid in enumerate(users)))  # fmt: skip
             total = OPEN + DONE
@@ -129,11 +128,12 @@ def seed(app) -> None:
                     candidates.append((ident, roles[rng.randrange(ROLES)], None))
                     candidates.append((ident, None, users[rng.randrange(USERS)]))
                 due = rng.choice([None, -30, -3, 2, 30, 100, 24 * 5, 24 * 20])
+                spread = rng.random() * 600
                 title = f"{rng.choice(['Review', 'Approve', 'Check'])} {key} {n}"
                 tasks.append(
                     (ident, ident, ident, "work", title, partition, assignee, role, everyone,
                      "completed" if done else "open",
-                     None if due is None else NOW + timedelta(hours=due),
+                     None if due is None else NOW + timedelta(hours=due, minutes=spread),
                      assignee if done else None,
                      NOW - timedelta(minutes=n) if done else None, created)
                 )  # fmt: skip
@@ -275,9 +275,10 @@ def main(runs: int = 60) -> None:
 
     from webapp import create_app
 
-    with tempfile.TemporaryDirectory() as tmp, scratch_database(
-        url, Path(tmp), "flowdesk_inbox_scale"
-    ) as scratch:
+    with (
+        tempfile.TemporaryDirectory() as tmp,
+        scratch_database(url, Path(tmp), "flowdesk_inbox_scale") as scratch,
+    ):
         workdir = Path(tmp)
         app = create_app({"TESTING": True, "SQLALCHEMY_DATABASE_URI": scratch,
                           "SECRET_KEY": SECRET, "INSTANCE_PATH": str(workdir)})  # fmt: skip
