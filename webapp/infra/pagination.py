@@ -34,9 +34,7 @@ def paginate(query: Select, page: int, per_page: int, *, total: int | None = Non
     """Run `query` for one page; out-of-range page numbers are clamped. A caller that already
     counted the rows passes `total`, saving a second count of the same rows."""
     if total is None:
-        total = db.session.scalar(
-            select(func.count()).select_from(query.order_by(None).subquery())
-        )
+        total = db.session.scalar(select(func.count()).select_from(query.order_by(None).subquery()))
     page = max(1, page)
     last = max(1, -(-(total or 0) // per_page))
     page = min(page, last)
