@@ -3,7 +3,8 @@
 A partial index over the open tasks nobody has claimed, holding every column the "open for my
 roles" condition reads (candidate role, partition, open to everyone, id), so the count in the
 navigation badge, on the home page and under the tab is an index-only scan instead of a visit to
-every open task's row.
+every open task's row; and a second one in creation order, so "newest first" reads the first
+page of that list off the index instead of sorting every task offered to the user.
 
 Revision ID: 0016_unclaimed_tasks_index
 Revises: 0015_idempotency_scopes
@@ -30,7 +31,15 @@ def upgrade() -> None:
         postgresql_where=UNCLAIMED,
         sqlite_where=UNCLAIMED,
     )
+    op.create_index(
+        "ix_tasks_unclaimed_created_at",
+        "tasks",
+        ["created_at", "id"],
+        postgresql_where=UNCLAIMED,
+        sqlite_where=UNCLAIMED,
+    )
 
 
 def downgrade() -> None:
+    op.drop_index("ix_tasks_unclaimed_created_at", table_name="tasks")
     op.drop_index("ix_tasks_unclaimed", table_name="tasks")

@@ -39,13 +39,20 @@ Index("ix_tasks_completed_by_id_completed_at", tasks.c.completed_by_id, tasks.c.
 Index("ix_tasks_status_due_at", tasks.c.status, tasks.c.due_at)
 Index("ix_tasks_open_to_partition_status", tasks.c.open_to_partition, tasks.c.status)
 # "Open for my roles": every column its condition reads, over the unclaimed open tasks only, so
-# counting them is an index-only scan (migration 0016).
+# counting them is an index-only scan; and their creation order for "newest first" (migration 0016).
 UNCLAIMED = text(f"status = '{TaskStatus.OPEN.value}' AND assignee_id IS NULL")
 Index(
     "ix_tasks_unclaimed",
     tasks.c.candidate_role_id,
     tasks.c.partition_id,
     tasks.c.open_to_partition,
+    tasks.c.id,
+    postgresql_where=UNCLAIMED,
+    sqlite_where=UNCLAIMED,
+)
+Index(
+    "ix_tasks_unclaimed_created_at",
+    tasks.c.created_at,
     tasks.c.id,
     postgresql_where=UNCLAIMED,
     sqlite_where=UNCLAIMED,
