@@ -74,3 +74,21 @@ def test_rows_load_only_what_they_show(users, flows, app, db_session):
     assert len([s for s in seen if "FROM user_roles" in s]) == 1, "only the signed-in user's"
     assert len([s for s in seen if "FROM user_partitions" in s]) == 1
     assert not [s for s in seen if "instances.vars" in s or "instances.nodes" in s]
+
+
+def test_a_page_of_tasks_takes_a_fixed_number_of_queries(users, review_tasks, app, db_session):  # noqa: F811
+    """The instance and candidate role of each row come with the list itself; the number of
+    statements does not grow with the rows."""
+    alice = users("alice")
+    with statements(app) as seen:
+        page = alice.get(f"{INBOX}?tab=claimable").get_data(as_text=True)
+    assert len(titles(page)) == 4 and "EXP-3" in page and "role clerk" in page
+    assert not [s for s in seen if s.startswith("SELECT instances.")]
+    assert not [s for s in seen if s.startswith("SELECT roles.")]
+    few = len(seen)
+    for n in range(4, 10):
+        start(app, "expense", business_key=f"EXP-{n}")
+    with statements(app) as seen:
+        page = alice.get(f"{INBOX}?tab=claimable").get_data(as_text=True)
+    assert len(titles(page)) == 10 and "EXP-9" in page
+    assert len(seen) == few

@@ -217,13 +217,14 @@ def inbox_query(
     return query.order_by(*order).options(*LIST_LOADS)
 
 
-# What a list row shows: the instance's key, version and business key (not its variables), and
-# the names of the roles and users a task is offered to (not those users' own roles).
+# What a list row shows, in the list's own query where one row each (the instance's key, version
+# and business key, not its variables; the candidate role), and the names of the further roles
+# and users a task is offered to (not those users' own roles).
 LIST_LOADS = (
-    selectinload(Task.instance).load_only(
+    joinedload(Task.instance, innerjoin=True).load_only(
         Instance.process_key, Instance.version, Instance.version_id, Instance.business_key
     ),
-    selectinload(Task.candidate_role),
+    joinedload(Task.candidate_role),
     selectinload(Task.candidates).options(
         joinedload(TaskCandidate.role),
         joinedload(TaskCandidate.user).options(lazyload(User.roles), lazyload(User.partitions)),
