@@ -71,7 +71,9 @@ def _render_index(filters: InboxFilters):
         q=filters.q,
         sort=filters.sort,
     )
-    page = paginate(query, filters.page, current_app.config["PAGE_SIZE"])
+    counts = tasks.open_counts(current_user)
+    known = None if filters.narrowed else counts.get(filters.tab)
+    page = paginate(query, filters.page, current_app.config["PAGE_SIZE"], total=known)
     context: dict[str, Any] = {
         "filters": filters,
         "page": page,
@@ -81,7 +83,7 @@ def _render_index(filters: InboxFilters):
         "save_error": failed.errors.get("name", "") if failed else "",
         "filter_name": failed.value("name") if failed else "",
         "tabs": TABS,
-        "counts": tasks.open_counts(current_user),
+        "counts": counts,
     }
     if htmx_target() == LIST_ID:
         return render_template("inbox/_task_list.html", oob_tabs=True, **context)

@@ -30,9 +30,11 @@ class Page:
         return self.page < self.pages
 
 
-def paginate(query: Select, page: int, per_page: int) -> Page:
-    """Run `query` for one page; out-of-range page numbers are clamped."""
-    total = db.session.scalar(select(func.count()).select_from(query.order_by(None).subquery()))
+def paginate(query: Select, page: int, per_page: int, *, total: int | None = None) -> Page:
+    """Run `query` for one page; out-of-range page numbers are clamped. A caller that already
+    counted the rows passes `total`, saving a second count of the same rows."""
+    if total is None:
+        total = db.session.scalar(select(func.count()).select_from(query.order_by(None).subquery()))
     page = max(1, page)
     last = max(1, -(-(total or 0) // per_page))
     page = min(page, last)

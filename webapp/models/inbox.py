@@ -4,11 +4,12 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from sqlalchemy import ForeignKey, Index, String, UniqueConstraint
+from sqlalchemy import ForeignKey, Index, String, UniqueConstraint, text
 from sqlalchemy.orm import Mapped, mapped_column
 
 from webapp.models.base import Model, UTCDateTime, utcnow
 from webapp.models.runtime import Task
+from webapp.models.statuses import TaskStatus
 
 
 class SavedFilter(Model):
@@ -37,3 +38,22 @@ Index(
 Index("ix_tasks_completed_by_id_completed_at", tasks.c.completed_by_id, tasks.c.completed_at)
 Index("ix_tasks_status_due_at", tasks.c.status, tasks.c.due_at)
 Index("ix_tasks_open_to_partition_status", tasks.c.open_to_partition, tasks.c.status)
+# "Open for my roles": every column its condition reads, over the unclaimed open tasks only, so
+# counting them is an index-only scan; and their creation order for "newest first" (migration 0016).
+UNCLAIMED = text(f"status = '{TaskStatus.OPEN.value}' AND assignee_id IS NULL")
+Index(
+    "ix_tasks_unclaimed",
+    tasks.c.candidate_role_id,
+    tasks.c.partition_id,
+    tasks.c.open_to_partition,
+    tasks.c.id,
+    postgresql_where=UNCLAIMED,
+    sqlite_where=UNCLAIMED,
+)
+Index(
+    "ix_tasks_unclaimed_created_at",
+    tasks.c.created_at,
+    tasks.c.id,
+    postgresql_where=UNCLAIMED,
+    sqlite_where=UNCLAIMED,
+)

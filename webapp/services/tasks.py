@@ -15,7 +15,7 @@ from datetime import datetime, time, timedelta
 from typing import Any
 
 from sqlalchemy import ColumnElement, Select, UnaryExpression, and_, func, or_, select
-from sqlalchemy.orm import selectinload
+from sqlalchemy.orm import joinedload, lazyload, selectinload
 
 from webapp.engine import EngineError, definitions, history, steps
 from webapp.engine.context import context as instance_context
@@ -214,11 +214,22 @@ def inbox_query(
         order = (Task.completed_at.desc(), Task.id.desc())
     else:
         order = (Task.due_at.asc().nulls_last(), Task.id.asc())
-    return query.order_by(*order).options(
-        selectinload(Task.instance),
-        selectinload(Task.candidate_role),
-        selectinload(Task.candidates),
-    )
+    return query.order_by(*order).options(*LIST_LOADS)
+
+
+# What a list row shows, in the list's own query where one row each (the instance's key, version
+# and business key, not its variables; the candidate role), and the names of the further roles
+# and users a task is offered to (not those users' own roles).
+LIST_LOADS = (
+    joinedload(Task.instance, innerjoin=True).load_only(
+        Instance.process_key, Instance.version, Instance.version_id, Instance.business_key
+    ),
+    joinedload(Task.candidate_role),
+    selectinload(Task.candidates).options(
+        joinedload(TaskCandidate.role),
+        joinedload(TaskCandidate.user).options(lazyload(User.roles), lazyload(User.partitions)),
+    ),
+)
 
 
 def count(user: User, tab: str) -> int:
