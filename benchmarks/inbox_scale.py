@@ -35,8 +35,8 @@ from sqlalchemy import create_engine, text
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from benchmarks._flowdesk import cpu_seconds, start_workers, stop_workers
-from tests.engine.documents import sample_document
-from webapp.scratch import scratch_database
+from tests.helpers.documents import sample_document
+from tests.helpers.scratch import scratch_database
 
 ROOT = Path(__file__).resolve().parents[1]
 USERS, ROLES, PARTITIONS = 1_000, 20, 2

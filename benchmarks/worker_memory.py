@@ -26,8 +26,8 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from benchmarks._flowdesk import Database, bench_app, start_workers, stop_workers  # noqa: E402
-from tests.engine.documents import sample_document  # noqa: E402
-from webapp.scratch import scratch_database  # noqa: E402
+from tests.helpers.documents import sample_document  # noqa: E402
+from tests.helpers.scratch import scratch_database  # noqa: E402
 
 WARM = 500
 

@@ -3,9 +3,10 @@ form with its CSRF token and the htmx headers."""
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
-from sqlalchemy import select
+from sqlalchemy import select, update
 from werkzeug.datastructures import MultiDict
 
 from tests.helpers.app import csrf_token
@@ -63,3 +64,15 @@ HTMX = {"HX-Request": "true"}
 
 def htmx(target: str) -> dict[str, str]:
     return {**HTMX, "HX-Target": f"div#{target}"}
+
+
+def titles(page: str) -> list[str]:
+    """The task titles of an inbox list page, in order."""
+    return re.findall(r'<a href="/inbox/tasks/\d+">([^<]+)</a>', page)
+
+
+def rename(db_session, task_id: int, title: str) -> None:
+    from webapp.models import Task
+
+    db_session.execute(update(Task).where(Task.id == task_id).values(title=title))
+    db_session.commit()

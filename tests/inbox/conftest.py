@@ -9,7 +9,8 @@ import pytest
 
 from tests.helpers.app import login
 from tests.helpers.documents import chain
-from tests.helpers.inbox import DECISION, user_task
+from tests.helpers.inbox import DECISION, open_task, rename, user_task
+from tests.helpers.instances import start_latest
 from tests.helpers.processes import publish_document
 
 FORM = {
@@ -63,3 +64,15 @@ def users(app, demo):
         return clients[username]
 
     return client_for
+
+
+@pytest.fixture
+def review_tasks(app, flows, db_session):
+    """Four role tasks (clerk) with business keys and titles that search can tell apart."""
+    ids = []
+    for n, title in enumerate(["Pay rent", "Pay 100% bonus", "Order chairs", "Order desks"]):
+        instance_id = start_latest(app, "expense", business_key=f"EXP-{n}")
+        task = open_task(db_session, instance_id, "review")
+        rename(db_session, task.id, title)
+        ids.append(task.id)
+    return ids

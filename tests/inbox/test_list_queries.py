@@ -8,8 +8,8 @@ from contextlib import contextmanager
 
 from sqlalchemy import event, select
 
-from tests.inbox.conftest import INBOX, open_task, start
-from tests.inbox.test_lists import review_tasks, titles  # noqa: F401 (fixture)
+from tests.helpers.inbox import INBOX, open_task, titles
+from tests.helpers.instances import start_latest
 from webapp.models import TaskCandidate, User
 
 
@@ -36,7 +36,7 @@ def task_counts(seen: list[str]) -> list[str]:
     return [s for s in seen if re.match(r"SELECT count\(", s) and "tasks" in s]
 
 
-def test_an_unfiltered_tab_is_counted_once(users, review_tasks, app, monkeypatch):  # noqa: F811
+def test_an_unfiltered_tab_is_counted_once(users, review_tasks, app, monkeypatch):
     monkeypatch.setitem(app.config, "PAGE_SIZE", 3)
     alice = users("alice")
     with statements(app) as seen:
@@ -61,7 +61,7 @@ def test_an_unfiltered_tab_is_counted_once(users, review_tasks, app, monkeypatch
 def test_rows_load_only_what_they_show(users, flows, app, db_session):
     """Offered to several users: the row names them without loading their roles, partitions or
     permissions, and the instance's variables stay in the database."""
-    task = open_task(db_session, start(app, "expense", business_key="EXP-77"), "review")
+    task = open_task(db_session, start_latest(app, "expense", business_key="EXP-77"), "review")
     for username in ("bob", "designer", "operator"):
         user = db_session.scalar(select(User).where(User.username == username))
         db_session.add(TaskCandidate(task_id=task.id, user_id=user.id))
@@ -76,7 +76,7 @@ def test_rows_load_only_what_they_show(users, flows, app, db_session):
     assert not [s for s in seen if "instances.vars" in s or "instances.nodes" in s]
 
 
-def test_a_page_of_tasks_takes_a_fixed_number_of_queries(users, review_tasks, app, db_session):  # noqa: F811
+def test_a_page_of_tasks_takes_a_fixed_number_of_queries(users, review_tasks, app, db_session):
     """The instance and candidate role of each row come with the list itself; the number of
     statements does not grow with the rows."""
     alice = users("alice")
@@ -87,7 +87,7 @@ def test_a_page_of_tasks_takes_a_fixed_number_of_queries(users, review_tasks, ap
     assert not [s for s in seen if s.startswith("SELECT roles.")]
     few = len(seen)
     for n in range(4, 10):
-        start(app, "expense", business_key=f"EXP-{n}")
+        start_latest(app, "expense", business_key=f"EXP-{n}")
     with statements(app) as seen:
         page = alice.get(f"{INBOX}?tab=claimable").get_data(as_text=True)
     assert len(titles(page)) == 10 and "EXP-9" in page

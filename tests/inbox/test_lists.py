@@ -6,18 +6,13 @@ from __future__ import annotations
 import re
 from datetime import datetime, timedelta
 
-import pytest
 from sqlalchemy import select, update
 
 from tests.helpers.app import failed_page
-from tests.helpers.inbox import INBOX, htmx, open_task, post
+from tests.helpers.inbox import INBOX, htmx, open_task, post, titles
 from tests.helpers.instances import start_latest
 from webapp.models import SavedFilter, Task
 from webapp.models.base import utcnow
-
-
-def titles(page: str) -> list[str]:
-    return re.findall(r'<a href="/inbox/tasks/\d+">([^<]+)</a>', page)
 
 
 def set_due(db_session, task_id: int, due: datetime | float | None) -> None:
@@ -26,23 +21,6 @@ def set_due(db_session, task_id: int, due: datetime | float | None) -> None:
         due = utcnow() + timedelta(hours=due)
     db_session.execute(update(Task).where(Task.id == task_id).values(due_at=due))
     db_session.commit()
-
-
-def rename(db_session, task_id: int, title: str) -> None:
-    db_session.execute(update(Task).where(Task.id == task_id).values(title=title))
-    db_session.commit()
-
-
-@pytest.fixture
-def review_tasks(app, flows, db_session):
-    """Four role tasks (clerk) with business keys and titles that search can tell apart."""
-    ids = []
-    for n, title in enumerate(["Pay rent", "Pay 100% bonus", "Order chairs", "Order desks"]):
-        instance_id = start_latest(app, "expense", business_key=f"EXP-{n}")
-        task = open_task(db_session, instance_id, "review")
-        rename(db_session, task.id, title)
-        ids.append(task.id)
-    return ids
 
 
 def test_tabs_show_mine_claimable_and_done(users, flows, app, db_session):
