@@ -8,15 +8,8 @@ from typing import Any
 import pytest
 from wtforms.fields.choices import SelectChoice
 
-from webapp.designer.panel_forms import (
-    FLOW,
-    PANELS,
-    PanelContext,
-    has_errors,
-    initial_data,
-    make_form,
-    read_values,
-)
+from webapp.designer.panels import PANELS, initial_data, make_form, read_values
+from webapp.designer.panels.base import FLOW, PanelContext, has_errors
 
 CONFIGS: dict[str, dict[str, Any]] = {
     "userTask": {

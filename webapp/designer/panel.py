@@ -29,22 +29,22 @@ from webapp.designer.form_spec import (
 from webapp.designer.form_spec import (
     preview as form_preview,
 )
-from webapp.designer.panel_forms import (
-    FLOW,
+from webapp.designer.panels import (
     PANELS,
-    BoundaryPanel,
-    PanelContext,
-    PanelForm,
-    StartEventPanel,
-    has_errors,
     initial_data,
-    input_rows,
     make_form,
-    original_values,
-    output_hint,
     read_values,
     with_tool_inputs,
 )
+from webapp.designer.panels.base import (
+    FLOW,
+    PanelContext,
+    PanelForm,
+    has_errors,
+    original_values,
+)
+from webapp.designer.panels.events import BoundaryPanel, StartEventPanel
+from webapp.designer.panels.fields import input_rows, output_hint
 from webapp.extensions import db
 from webapp.inputs import parse_json
 from webapp.models import Process, ProcessVersion, Role, User
