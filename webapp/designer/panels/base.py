@@ -82,6 +82,15 @@ class PanelForm(FlaskForm):
         would not work."""
 
     @classmethod
+    def canvas_values(cls, args: Mapping[str, str], config: dict[str, Any]) -> Mapping[str, Any]:
+        """The values to load from what the canvas sends (`args`): the node's parsed `config`."""
+        return config
+
+    def applied_values(self, values: Mapping[str, Any]) -> Mapping[str, Any]:
+        """The values the form shown after an apply loads, from the applied `values`."""
+        return values["config"]
+
+    @classmethod
     def placement(cls, args: Mapping[str, str]) -> dict[str, Any]:
         """Form data on where the element sits besides its config, from `args` (what the canvas
         sends, or the outline finds in the draft)."""

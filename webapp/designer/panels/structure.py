@@ -141,6 +141,19 @@ class FlowPanel(PanelForm):
             "source_kind": config.get("source_kind") or "",
         }
 
+    @classmethod
+    def canvas_values(cls, args: Mapping[str, str], config: dict[str, Any]) -> Mapping[str, Any]:
+        """A flow's condition, default mark and source kind, which the canvas sends apart."""
+        return {
+            "condition": args.get("condition", ""),
+            "default": args.get("default") in ("1", "true"),
+            "source_kind": args.get("source_kind", ""),
+        }
+
+    def applied_values(self, values: Mapping[str, Any]) -> Mapping[str, Any]:
+        """The applied condition and default mark, from the same source kind."""
+        return dict(values, source_kind=self.source_kind.data)
+
     def read(self, title: str, context: PanelContext) -> dict[str, Any]:
         """A flow's title, condition and whether it is the default (only out of a gateway
         that chooses by conditions; a default flow takes no condition)."""
