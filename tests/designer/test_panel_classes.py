@@ -8,15 +8,8 @@ from typing import Any
 import pytest
 from wtforms.fields.choices import SelectChoice
 
-from webapp.designer.panel_forms import (
-    FLOW,
-    PANELS,
-    PanelContext,
-    has_errors,
-    initial_data,
-    make_form,
-    read_values,
-)
+from webapp.designer.panels import PANELS, initial_data, make_form, read_values
+from webapp.designer.panels.base import FLOW, PanelContext, has_errors
 
 CONFIGS: dict[str, dict[str, Any]] = {
     "userTask": {
@@ -85,6 +78,32 @@ def test_the_canvas_says_where_a_start_or_boundary_event_sits_and_other_kinds_ig
     assert PANELS["boundaryEvent"].placement(args) == {"host_name": "Review"}
     others = [kind for kind in PANELS if kind not in ("startEvent", "boundaryEvent")]
     assert all(PANELS[kind].placement(args) == {} for kind in others)
+
+
+def test_a_flow_takes_its_condition_default_and_source_from_the_canvas_and_nodes_their_config():
+    args = {"condition": "$x == 1", "default": "true", "source_kind": "exclusiveGateway"}
+    assert PANELS[FLOW].canvas_values(args, {}) == {
+        "condition": "$x == 1",
+        "default": True,
+        "source_kind": "exclusiveGateway",
+    }
+    assert PANELS[FLOW].canvas_values({"default": "0"}, {})["default"] is False
+    config = {"saveTo": "review"}
+    others = [kind for kind in PANELS if kind != FLOW]
+    assert all(PANELS[kind].canvas_values(args, config) is config for kind in others)
+
+
+def test_the_form_after_an_apply_shows_the_applied_config_or_flow_from_the_same_source(app):
+    context = PanelContext()
+    shown = {"condition": "", "default": True, "source_kind": "inclusiveGateway"}
+    applied = {"title": "T", "condition": None, "default": True}
+    with app.test_request_context():
+        flow = make_form(FLOW, context, formdata=None, data=initial_data(FLOW, "f", "", shown))
+        assert flow.applied_values(applied) == {**applied, "source_kind": "inclusiveGateway"}
+        node = make_form(
+            "userTask", context, formdata=None, data=initial_data("userTask", "n", "", {})
+        )
+        assert node.applied_values({"title": "T", "config": {"dueIn": "PT1H"}}) == {"dueIn": "PT1H"}
 
 
 def test_the_form_after_an_apply_keeps_where_the_event_sits_and_the_assignee_choice(app):

@@ -33,15 +33,9 @@ from webapp.designer.panel import (
     render_panel,
     used_names,
 )
-from webapp.designer.panel_forms import (
-    FLOW,
-    PANELS,
-    PanelContext,
-    PanelForm,
-    initial_data,
-    with_tool_inputs,
-)
-from webapp.designer.panel_forms import make_form as make_panel_form
+from webapp.designer.panels import PANELS, initial_data, with_tool_inputs
+from webapp.designer.panels import make_form as make_panel_form
+from webapp.designer.panels.base import FLOW, PanelContext, PanelForm
 from webapp.models import Process
 from webapp.process.bpmn.report import element_names
 from webapp.process.document import children, uses_pool

@@ -29,22 +29,22 @@ from webapp.designer.form_spec import (
 from webapp.designer.form_spec import (
     preview as form_preview,
 )
-from webapp.designer.panel_forms import (
-    FLOW,
+from webapp.designer.panels import (
     PANELS,
-    BoundaryPanel,
-    PanelContext,
-    PanelForm,
-    StartEventPanel,
-    has_errors,
     initial_data,
-    input_rows,
     make_form,
-    original_values,
-    output_hint,
     read_values,
     with_tool_inputs,
 )
+from webapp.designer.panels.base import (
+    FLOW,
+    PanelContext,
+    PanelForm,
+    has_errors,
+    original_values,
+)
+from webapp.designer.panels.events import BoundaryPanel, StartEventPanel
+from webapp.designer.panels.fields import input_rows, output_hint
 from webapp.extensions import db
 from webapp.inputs import parse_json
 from webapp.models import Process, ProcessVersion, Role, User
@@ -296,8 +296,7 @@ def handle_post(
 def applied_form(form: PanelForm, values: dict[str, Any], context: PanelContext) -> PanelForm:
     """A fresh form showing the values as applied (so `original` carries the new config)."""
     kind = form.kind.data
-    state = dict(values, source_kind=form.source_kind.data) if kind == FLOW else values["config"]
-    data = initial_data(kind, form.element_id.data, values["title"], state)
+    data = initial_data(kind, form.element_id.data, values["title"], form.applied_values(values))
     data["revision"] = form.revision.data
     data.update(form.kept_state(data))
     data["names"] = form.names.data
@@ -366,14 +365,9 @@ def panel(process_id: int):
         what = f"of {this}" if title else "of this element"
         message = f"The settings {what} could not be read (the config is not JSON)."
         return make_response(render_template("designer/panel/_message.html", message=message), 400)
-    if kind == FLOW:
-        config = {
-            "condition": request.args.get("condition", ""),
-            "default": request.args.get("default") in ("1", "true"),
-            "source_kind": request.args.get("source_kind", ""),
-        }
+    values = PANELS[kind].canvas_values(request.args, config)
     context = panel_context(process)
-    data = initial_data(kind, element_id, request.args.get("name", ""), config)
+    data = initial_data(kind, element_id, request.args.get("name", ""), values)
     data.update(PANELS[kind].placement(request.args))
     data["names"] = json.dumps(names_from_canvas(request.args, process))
     form = make_form(kind, context, formdata=None, data=with_tool_inputs(data, context))

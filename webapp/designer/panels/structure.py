@@ -1,0 +1,162 @@
+"""Panels of the structure: sub-processes, call activities, plain elements and sequence flows."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from wtforms import (
+    BooleanField,
+    FieldList,
+    FormField,
+    HiddenField,
+    IntegerField,
+    RadioField,
+    SelectField,
+    StringField,
+)
+from wtforms.fields.choices import SelectChoice
+from wtforms.validators import Length, NumberRange, Optional
+
+from webapp.designer.missing import Missing
+from webapp.designer.panels.base import (
+    PanelContext,
+    PanelForm,
+    as_text,
+    read_expression,
+    read_rows,
+    read_save_to,
+    save_to_field,
+)
+from webapp.designer.panels.fields import (
+    MappingRow,
+    MultiInstanceFields,
+    multi_instance_data,
+    read_multi_instance,
+)
+
+
+class SubProcessPanel(MultiInstanceFields, PanelForm):
+    @classmethod
+    def load(cls, config: Mapping[str, Any]) -> dict[str, Any]:
+        return {**super().load(config), **multi_instance_data(config.get("multiInstance"))}
+
+    def dump(self, config: dict[str, Any], context: PanelContext) -> None:
+        super().dump(config, context)
+        read_multi_instance(self, config)
+
+
+class CallActivityPanel(MultiInstanceFields, PanelForm):
+    called = SelectField("Process to call", validate_choice=False)
+    binding = RadioField(
+        "Version",
+        choices=[
+            SelectChoice("latest", "The latest published version when the call starts"),
+            SelectChoice("version", "A fixed version"),
+        ],
+        default="latest",
+    )
+    version = IntegerField(
+        "Version number",
+        validators=[Optional(), NumberRange(min=1, message="Use a version number from 1 up.")],
+    )
+    mappings = FieldList(FormField(MappingRow), max_entries=100)
+    save_to = save_to_field("Save the result as", "the called process's data")
+
+    @classmethod
+    def load(cls, config: Mapping[str, Any]) -> dict[str, Any]:
+        inputs = config["inputs"] if isinstance(config.get("inputs"), dict) else {}
+        version = config.get("version")
+        return {
+            "called": as_text(config.get("process")),
+            "binding": "version" if config.get("binding") == "version" else "latest",
+            "version": version if isinstance(version, int) else None,
+            "mappings": [
+                {"name": k, "expression": v} for k, v in inputs.items() if isinstance(v, str)
+            ],
+            "save_to": as_text(config.get("saveTo")),
+            **multi_instance_data(config.get("multiInstance")),
+        }
+
+    def dump(self, config: dict[str, Any], context: PanelContext) -> None:
+        _read_call(self, config, context)
+        read_multi_instance(self, config)
+
+
+def _read_call(form: CallActivityPanel, config: dict[str, Any], context: PanelContext) -> None:
+    key = (form.called.data or "").strip()
+    if not key:
+        form.called.errors.append(Missing("Choose the process to call."))
+    elif key not in {c.value for c in form.called.choices}:
+        form.called.errors.append(f"There is no process '{key}' you can call.")
+    else:
+        config["process"] = key
+    if form.binding.data == "version":
+        version = form.version.data
+        latest = context.versions.get(key, 0)
+        if version is None and not form.version.errors:
+            form.version.errors.append(Missing("Enter the version number to call."))
+        elif version is not None and key and latest and version > latest:
+            form.version.errors.append(
+                f"'{key}' has {latest} published version{'s' if latest != 1 else ''}; "
+                f"choose one of 1 to {latest}."
+            )
+        elif version is not None and key and not latest and not form.called.errors:
+            form.version.errors.append(f"'{key}' has no published version yet.")
+        config["binding"] = "version"
+        if version is not None:
+            config["version"] = version
+    else:
+        config["binding"] = "latest"
+    config["inputs"] = read_rows(form.mappings, "input")
+    save_to = read_save_to(form.save_to)
+    if save_to:
+        config["saveTo"] = save_to
+
+
+class PlainPanel(PanelForm):
+    pass
+
+
+# Flows leaving these take a condition, or are the default.
+CONDITION_GATEWAYS = ("exclusiveGateway", "inclusiveGateway")
+
+
+EXPRESSION_HINT = "An expression, such as $input.amount > 1000 or $vars.review.approved == true."
+
+
+class FlowPanel(PanelForm):
+    source_kind = HiddenField()
+    condition = StringField(
+        "Condition", validators=[Optional(), Length(max=2000)], description=EXPRESSION_HINT
+    )
+    default = BooleanField("Default flow: taken when no other condition is true")
+
+    @classmethod
+    def load(cls, config: Mapping[str, Any]) -> dict[str, Any]:
+        """A flow's values are its condition, whether it is the default and its source's kind."""
+        return {
+            "condition": config.get("condition") or "",
+            "default": bool(config.get("default")),
+            "source_kind": config.get("source_kind") or "",
+        }
+
+    @classmethod
+    def canvas_values(cls, args: Mapping[str, str], config: dict[str, Any]) -> Mapping[str, Any]:
+        """A flow's condition, default mark and source kind, which the canvas sends apart."""
+        return {
+            "condition": args.get("condition", ""),
+            "default": args.get("default") in ("1", "true"),
+            "source_kind": args.get("source_kind", ""),
+        }
+
+    def applied_values(self, values: Mapping[str, Any]) -> Mapping[str, Any]:
+        """The applied condition and default mark, from the same source kind."""
+        return dict(values, source_kind=self.source_kind.data)
+
+    def read(self, title: str, context: PanelContext) -> dict[str, Any]:
+        """A flow's title, condition and whether it is the default (only out of a gateway
+        that chooses by conditions; a default flow takes no condition)."""
+        default = bool(self.default.data) and self.source_kind.data in CONDITION_GATEWAYS
+        condition = None if default else read_expression(self.condition)
+        return {"title": title, "condition": condition, "default": default}
