@@ -24,52 +24,25 @@
   const DOCUMENT = 'flowdesk:document';
   const byId = (id) => document.getElementById(id);
   const readJSON = (id) => JSON.parse(byId(id).textContent);
-  /* The server's kind table: each kind's bpmn-js type, fixed event definition and marks. */
+  /* The server's kind table: each kind's bpmn-js type, fixed event definition, marks and config
+   * keys, its palette entries and replace-menu targets. */
   const KIND_TABLE = readJSON('flowdesk-kinds');
   const KINDS = KIND_TABLE.kinds;
+  const DEFINITIONS = KIND_TABLE.definitions;
   const kindsWhere = (test) => Object.keys(KINDS).filter((kind) => test(KINDS[kind]));
   const SEVERITY_RANK = { info: 0, warning: 1, error: 2 };
   const SEVERITY_LABEL = { error: 'Error', warning: 'Warning', info: 'Note' };
 
   /* --- what the palette, context pad and replace menu offer: only the kinds Flowdesk runs --- */
 
-  const BOUNDARY_HINT = ' (drop it on the border of a task, sub-process or call activity)';
-  const CREATE = {
-    'create.user-task': ['bpmn:UserTask', 'activity', 'bpmn-icon-user-task', 'Create user task'],
-    'create.service-task': ['bpmn:ServiceTask', 'activity', 'bpmn-icon-service-task', 'Create service task'],
-    'create.call-activity': ['bpmn:CallActivity', 'activity', 'bpmn-icon-call-activity', 'Create call activity (starts another process)'],
-    'create.parallel-gateway': ['bpmn:ParallelGateway', 'gateway', 'bpmn-icon-gateway-parallel', 'Create parallel gateway'],
-    'create.timer-catch': ['bpmn:IntermediateCatchEvent', 'intermediate', 'bpmn-icon-intermediate-event-catch-timer', 'Create timer (wait; on an activity\'s border: a timer boundary event)', 'bpmn:TimerEventDefinition'],
-    'create.message-catch': ['bpmn:IntermediateCatchEvent', 'intermediate', 'bpmn-icon-intermediate-event-catch-message', 'Create message catch (wait for a message; on an activity\'s border: a message boundary event)', 'bpmn:MessageEventDefinition'],
-    'create.error-boundary': ['bpmn:BoundaryEvent', 'boundary', 'bpmn-icon-intermediate-event-catch-error', 'Create error boundary event' + BOUNDARY_HINT, 'bpmn:ErrorEventDefinition'],
-    'create.escalation-boundary': ['bpmn:BoundaryEvent', 'boundary', 'bpmn-icon-intermediate-event-catch-escalation', 'Create escalation boundary event' + BOUNDARY_HINT, 'bpmn:EscalationEventDefinition'],
-    'create.escalation-throw': ['bpmn:IntermediateThrowEvent', 'intermediate', 'bpmn-icon-intermediate-event-throw-escalation', 'Create escalation (throw; the flow goes on)', 'bpmn:EscalationEventDefinition'],
-    'create.error-end': ['bpmn:EndEvent', 'end', 'bpmn-icon-end-event-error', 'Create error end event', 'bpmn:ErrorEventDefinition'],
-    'create.escalation-end': ['bpmn:EndEvent', 'end', 'bpmn-icon-end-event-escalation', 'Create escalation end event', 'bpmn:EscalationEventDefinition'],
-    'create.terminate-end': ['bpmn:EndEvent', 'end', 'bpmn-icon-end-event-terminate', 'Create terminate end event (ends everything in its scope)', 'bpmn:TerminateEventDefinition'],
-    'create.signal-end': ['bpmn:EndEvent', 'end', 'bpmn-icon-end-event-signal', 'Create signal end event (broadcasts a signal, then the path ends)', 'bpmn:SignalEventDefinition'],
-    'create.message-end': ['bpmn:EndEvent', 'end', 'bpmn-icon-end-event-message', 'Create message end event (a tool sends a message, then the path ends)', 'bpmn:MessageEventDefinition'],
-    'create.message-start': ['bpmn:StartEvent', 'start', 'bpmn-icon-start-event-message', 'Create message start event (a message starts the process)', 'bpmn:MessageEventDefinition'],
-    'create.timer-start': ['bpmn:StartEvent', 'start', 'bpmn-icon-start-event-timer', 'Create timer start event (starts the process at a date or on a schedule)', 'bpmn:TimerEventDefinition'],
-    'create.signal-start': ['bpmn:StartEvent', 'start', 'bpmn-icon-start-event-signal', 'Create signal start event (a signal starts the process)', 'bpmn:SignalEventDefinition'],
-    'create.signal-catch': ['bpmn:IntermediateCatchEvent', 'intermediate', 'bpmn-icon-intermediate-event-catch-signal', 'Create signal catch (wait for a signal; on an activity\'s border: a signal boundary event)', 'bpmn:SignalEventDefinition'],
-    'create.signal-throw': ['bpmn:IntermediateThrowEvent', 'intermediate', 'bpmn-icon-intermediate-event-throw-signal', 'Create signal throw (broadcasts a signal; the flow goes on)', 'bpmn:SignalEventDefinition'],
-    'create.message-throw': ['bpmn:IntermediateThrowEvent', 'intermediate', 'bpmn-icon-intermediate-event-throw-message', 'Create message throw (a tool sends a message; the flow goes on)', 'bpmn:MessageEventDefinition'],
-    'create.link-throw': ['bpmn:IntermediateThrowEvent', 'intermediate', 'bpmn-icon-intermediate-event-throw-link', 'Create link throw (jumps to the link catch of the same name)', 'bpmn:LinkEventDefinition'],
-    'create.link-catch': ['bpmn:IntermediateCatchEvent', 'intermediate', 'bpmn-icon-intermediate-event-catch-link', 'Create link catch (where a link throw of the same name continues)', 'bpmn:LinkEventDefinition'],
-    'create.milestone': ['bpmn:IntermediateThrowEvent', 'intermediate', 'bpmn-icon-intermediate-event-none', 'Create milestone (recorded in the history; the flow goes on)'],
-    'create.inclusive-gateway': ['bpmn:InclusiveGateway', 'gateway', 'bpmn-icon-gateway-or', 'Create inclusive gateway (takes every flow whose condition holds)'],
-    'create.event-based-gateway': ['bpmn:EventBasedGateway', 'gateway', 'bpmn-icon-gateway-eventbased', 'Create event-based gateway (the first event after it wins)'],
-    'create.send-task': ['bpmn:SendTask', 'activity', 'bpmn-icon-send-task', 'Create send task (a tool sends a message)'],
-    'create.receive-task': ['bpmn:ReceiveTask', 'activity', 'bpmn-icon-receive-task', 'Create receive task (waits for a message)'],
-    'create.script-task': ['bpmn:ScriptTask', 'activity', 'bpmn-icon-script-task', 'Create script task (assignments in Flowdesk expressions)'],
-    'create.manual-task': ['bpmn:ManualTask', 'activity', 'bpmn-icon-manual-task', 'Create manual task (work outside Flowdesk; passes through)'],
-  };
-  const PALETTE_GROUPS = ['tools', 'event', 'activity', 'gateway', 'intermediate', 'boundary', 'start', 'end'];
-  const PALETTE_KEEP = new Set(['hand-tool', 'lasso-tool', 'space-tool', 'global-connect-tool',
-    'tool-separator', 'create.start-event', 'create.end-event', 'create.exclusive-gateway',
-    'create.subprocess-expanded']);
-  const PALETTE_TITLES = { 'create.subprocess-expanded': 'Create sub-process (expanded, with its start event)' };
+  /* The palette draws each kind from its table entries, in their order; bpmn-js's own tools
+   * stay first. */
+  const PALETTE_TOOLS = new Set(['hand-tool', 'lasso-tool', 'space-tool', 'global-connect-tool',
+    'tool-separator']);
+  const PALETTE = Object.keys(KINDS)
+    .flatMap((kind) => KINDS[kind].palette.map((entry) => Object.assign({ kind: kind }, entry)))
+    .sort((a, b) => a.order - b.order);
+  const PALETTE_ENTRY = Object.fromEntries(PALETTE.map((entry) => [`create.${entry.action}`, entry]));
   const APPEND = {
     'append.user-task': ['bpmn:UserTask', 'bpmn-icon-user-task', 'Append user task'],
     'append.service-task': ['bpmn:ServiceTask', 'bpmn-icon-service-task', 'Append service task'],
@@ -93,79 +66,53 @@
   /* What may follow an event-based gateway (kinds.EVENT_GATEWAY_TARGETS). */
   const EVENT_GATEWAY_APPEND = ['append.message-catch', 'append.timer-catch', 'append.signal-catch', 'append.receive-task'];
   const PAD_KEEP = new Set(['delete', 'connect', 'replace', 'append.end-event', 'append.gateway']);
-  const REPLACE_KEEP = new Set(['replace-with-none-start', 'replace-with-none-end',
-    'replace-with-user-task', 'replace-with-service-task', 'replace-with-exclusive-gateway',
-    'replace-with-parallel-gateway', 'replace-with-timer-intermediate-catch',
-    'replace-with-message-intermediate-catch', 'replace-with-default-flow',
-    'replace-with-sequence-flow', 'replace-with-call-activity', 'replace-with-collapsed-subprocess',
-    'replace-with-expanded-subprocess', 'replace-with-subprocess', 'replace-with-event-subprocess',
-    'replace-with-error-end', 'replace-with-escalation-end', 'replace-with-terminate-end',
-    'replace-with-escalation-intermediate-throw',
-    'replace-with-timer-boundary', 'replace-with-message-boundary', 'replace-with-error-boundary',
-    'replace-with-escalation-boundary', 'replace-with-non-interrupting-timer-boundary',
-    'replace-with-non-interrupting-message-boundary', 'replace-with-non-interrupting-escalation-boundary',
-    'replace-with-signal-boundary', 'replace-with-non-interrupting-signal-boundary',
-    'replace-with-inclusive-gateway', 'replace-with-event-based-gateway',
-    'replace-with-signal-intermediate-catch', 'replace-with-signal-intermediate-throw',
-    'replace-with-message-intermediate-throw', 'replace-with-link-intermediate-catch',
-    'replace-with-link-intermediate-throw', 'replace-with-none-intermediate-throw',
-    'replace-with-send-task', 'replace-with-receive-task', 'replace-with-script-task',
-    'replace-with-manual-task', 'replace-with-signal-end', 'replace-with-message-end',
-    'replace-with-timer-start', 'replace-with-message-start', 'replace-with-signal-start']);
-  /* Error and escalation starts, and non-interrupting starts, exist only inside event sub-processes. */
-  const EVENT_START_REPLACE = new Set(['replace-with-error-start', 'replace-with-escalation-start',
-    'replace-with-non-interrupting-timer-start', 'replace-with-non-interrupting-message-start',
-    'replace-with-non-interrupting-escalation-start', 'replace-with-non-interrupting-signal-start']);
+  /* The replace menu offers the kinds Flowdesk runs (and the flows); error and escalation
+   * starts, and non-interrupting starts, only inside event sub-processes. */
+  const replaceIds = (key) => Object.values(KINDS).flatMap((spec) => spec[key].map((name) => `replace-with-${name}`));
+  const REPLACE_KEEP = new Set([...replaceIds('replace'), 'replace-with-default-flow', 'replace-with-sequence-flow']);
+  const EVENT_START_REPLACE = new Set(replaceIds('scopedReplace'));
   /* The elements of the kinds boundary events may attach to. */
   const ACTIVITY_HOSTS = new Set(KIND_TABLE.boundaryHosts.map((kind) => KINDS[kind].type));
   const isHost = (bo) => !!bo && ACTIVITY_HOSTS.has(bo.$type) && !bo.triggeredByEvent;
   const inEventSubProcess = (bo) => !!bo && !!bo.$parent && bo.$parent.$type === 'bpmn:SubProcess' && !!bo.$parent.triggeredByEvent;
 
-  function shapeOf(elementFactory, spec) {
-    const attrs = { type: spec[0] };
-    if (spec[4]) attrs.eventDefinitionType = spec[4];
-    return elementFactory.createShape(attrs);
-  }
+  /* bpmn-js attributes of a kind's marks (`triggeredByEvent="true"` is `true`). */
+  const markAttrs = (marks) => Object.fromEntries(Object.entries(marks)
+    .map(([name, value]) => [name, value === 'true' ? true : value === 'false' ? false : value]));
 
-  /* A new event sub-process with its timer start inside: the palette's drag and the keyboard. */
-  function eventSubProcessShapes(factory) {
-    const scope = factory.createShape({ type: 'bpmn:SubProcess', triggeredByEvent: true, isExpanded: true, x: 0, y: 0 });
-    const start = factory.createShape({
-      type: 'bpmn:StartEvent', eventDefinitionType: 'bpmn:TimerEventDefinition',
-      x: 40, y: 82, parent: scope,
-    });
-    return [scope, start];
+  /* The shapes a palette entry draws, the first being the one placed and selected: a sub-process
+   * comes expanded with its start event inside. */
+  function entryShapes(factory, entry) {
+    const spec = KINDS[entry.kind];
+    const attrs = Object.assign({ type: spec.type }, markAttrs(spec.marks));
+    const definition = entry.event || spec.event;
+    if (definition) attrs.eventDefinitionType = DEFINITIONS[definition];
+    if (entry.startInside === null) return [factory.createShape(attrs)];
+    const scope = factory.createShape(Object.assign(attrs, { isExpanded: true, x: 0, y: 0 }));
+    const start = { type: 'bpmn:StartEvent', x: 40, y: 82, parent: scope };
+    if (entry.startInside) start.eventDefinitionType = DEFINITIONS[entry.startInside];
+    return [scope, factory.createShape(start)];
   }
 
   function FlowdeskPalette(palette, create, elementFactory) {
     this.getPaletteEntries = function () {
       return function (entries) {
         const kept = {};
-        Object.keys(entries).forEach((id) => {
-          if (!PALETTE_KEEP.has(id)) return;
-          kept[id] = PALETTE_TITLES[id] ? Object.assign({}, entries[id], { title: PALETTE_TITLES[id] }) : entries[id];
+        Object.keys(entries).forEach((id) => { if (PALETTE_TOOLS.has(id)) kept[id] = entries[id]; });
+        PALETTE.forEach((entry) => {
+          /* A single shape is selected as created (an intermediate event dropped on a border
+           * becomes a boundary event); of a scope with its start, the scope. */
+          const start = (event) => {
+            const shapes = entryShapes(elementFactory, entry);
+            if (shapes.length === 1) create.start(event, shapes[0]);
+            else create.start(event, shapes, { hints: { autoSelect: [shapes[0]] } });
+          };
+          kept[`create.${entry.action}`] = {
+            group: entry.group, className: entry.icon, title: entry.title,
+            action: { dragstart: start, click: start },
+          };
         });
-        const eventSubProcess = (event) => {
-          const shapes = eventSubProcessShapes(elementFactory);
-          create.start(event, shapes, { hints: { autoSelect: [shapes[0]] } });
-        };
-        kept['create.event-subprocess'] = {
-          group: 'activity', className: 'bpmn-icon-event-subprocess-expanded',
-          title: 'Create event sub-process (started by a timer, message, error or escalation)',
-          action: { dragstart: eventSubProcess, click: eventSubProcess },
-        };
-        Object.keys(CREATE).forEach((id) => {
-          const spec = CREATE[id];
-          const start = (event) => create.start(event, shapeOf(elementFactory, spec));
-          kept[id] = { group: spec[1], className: spec[2], title: spec[3], action: { dragstart: start, click: start } };
-        });
-        /* Groups in a fixed order (a separator between each): what is drawn most comes first. */
-        const ordered = {};
-        PALETTE_GROUPS.forEach((group) => Object.keys(kept).forEach((id) => {
-          if (kept[id].group === group) ordered[id] = kept[id];
-        }));
-        Object.keys(kept).forEach((id) => { if (!(id in ordered)) ordered[id] = kept[id]; });
-        return ordered;
+        return kept;
       };
     };
     palette.registerProvider(500, this);
@@ -411,7 +358,6 @@
 
   /* --- reading an element the way the server's BPMN reader will --- */
 
-  const DEFINITIONS = KIND_TABLE.definitions;
   const CATCHES = KIND_TABLE.events.boundary;
   const EVENT_STARTS = KIND_TABLE.events.eventStart;
   const PROCESS_STARTS = ['', ...KIND_TABLE.events.processStart];
@@ -424,11 +370,13 @@
     endEvent: (bo) => ENDS.includes(eventOf(bo)),
     boundaryEvent: (bo) => CATCHES.includes(eventOf(bo)),
   };
-  /* applyNode sets the definitions of these itself. */
-  const OWN_DEFINITION = ['timerCatch', 'messageCatch'];
   /* Intermediate events whose kind fixes their one definition ('' for none). */
   const FIXED_EVENT = Object.fromEntries(kindsWhere((spec) => spec.event !== null)
-    .filter((kind) => !OWN_DEFINITION.includes(kind)).map((kind) => [kind, KINDS[kind].event]));
+    .map((kind) => [kind, KINDS[kind].event]));
+  /* A timer's settings, as far as the kind takes them (a timer catch has no cycle). */
+  const TIMER_KEYS = ['duration', 'date', 'cycle'];
+  const timerKeys = (kind) => TIMER_KEYS.filter((key) => KINDS[kind].configKeys.includes(key));
+  const TIMER_PROPS = { duration: 'timeDuration', date: 'timeDate', cycle: 'timeCycle' };
   const fixedEvent = (kind) => (KINDS[kind] ? KINDS[kind].event : null);
   const MESSAGE_REF = kindsWhere((spec) => spec.messageRef);
   const SCOPES = KIND_TABLE.scopes;
@@ -482,20 +430,11 @@
   function configOf(bo, kind, element) {
     const config = Object.assign({}, blob(bo, CONFIG) || {});
     const def = (bo.eventDefinitions || [])[0];
-    if (kind === 'timerCatch' && def) {
-      const duration = text(def.timeDuration).replace(/^["']|["']$/g, '');
-      if (duration) config.duration = duration;
-      else if (text(def.timeDate)) config.date = def.timeDate.body;
-    }
-    if (kind === 'messageCatch' && def && def.messageRef && def.messageRef.name) {
-      config.message = def.messageRef.name;
-    }
     const event = eventOf(bo);
     if (CONFIG_EVENT.includes(kind) && event) config.event = event;
-    if (config.event === 'timer' && def) {
-      if (text(def.timeDuration)) config.duration = text(def.timeDuration);
-      else if (text(def.timeDate)) config.date = text(def.timeDate);
-      else if (text(def.timeCycle)) config.cycle = text(def.timeCycle);
+    if ((config.event === 'timer' || fixedEvent(kind) === 'timer') && def) {
+      const key = timerKeys(kind).find((name) => text(def[TIMER_PROPS[name]]));
+      if (key) config[key] = text(def[TIMER_PROPS[key]]);
     }
     if ((config.event === 'message' || fixedEvent(kind) === 'message') && def && def.messageRef && def.messageRef.name) config.message = def.messageRef.name;
     if ((config.event === 'signal' || fixedEvent(kind) === 'signal') && def && def.signalRef && def.signalRef.name) config.signal = def.signalRef.name;
@@ -589,22 +528,6 @@
     const moddle = get('moddle');
     const modeling = get('modeling');
     const config = Object.assign({}, detail.config || {});
-    const def = (bo.eventDefinitions || [])[0];
-    if (detail.kind === 'timerCatch' && def) {
-      let duration; let date;
-      if (plain(config.duration)) { duration = config.duration; delete config.duration; }
-      else if (plain(config.date)) { date = config.date; delete config.date; }
-      modeling.updateModdleProperties(element, def, {
-        timeDuration: duration ? moddle.create('bpmn:FormalExpression', { body: duration }) : undefined,
-        timeDate: date ? moddle.create('bpmn:FormalExpression', { body: date, language: 'flowdesk' }) : undefined,
-        timeCycle: undefined,
-      });
-    }
-    if (detail.kind === 'messageCatch' && def) {
-      let message;
-      if (plain(config.message)) { message = messageNamed(config.message); delete config.message; }
-      modeling.updateModdleProperties(element, def, { messageRef: message });
-    }
     applyStructure(element, detail.kind, config);
     const values = [];
     extensionValues(bo).forEach((value) => {
@@ -686,10 +609,10 @@
       }
       if (wanted === 'timer') {
         const props = { timeDuration: undefined, timeDate: undefined, timeCycle: undefined };
-        if (plain(config.duration)) props.timeDuration = expression(config.duration);
-        else if (plain(config.date)) props.timeDate = expression(config.date, 'flowdesk');
-        else if (plain(config.cycle)) props.timeCycle = expression(config.cycle);
-        ['duration', 'date', 'cycle'].forEach((key) => { if (plain(config[key])) delete config[key]; });
+        const keys = timerKeys(kind);
+        const key = keys.find((name) => plain(config[name]));
+        if (key) props[TIMER_PROPS[key]] = expression(config[key], key === 'date' ? 'flowdesk' : undefined);
+        keys.forEach((name) => { if (plain(config[name])) delete config[name]; });
         modeling.updateModdleProperties(element, def, props);
       } else if (wanted === 'message') {
         let message;
@@ -1345,17 +1268,7 @@
 
   /* The shapes a palette entry creates, the first being the one placed and selected. */
   function paletteShapes(action) {
-    const factory = get('elementFactory');
-    const inside = (scope, attrs) => factory.createShape(Object.assign({ type: 'bpmn:StartEvent', x: 40, y: 82, parent: scope }, attrs));
-    if (CREATE[action]) return [shapeOf(factory, CREATE[action])];
-    const plain = { 'create.start-event': 'bpmn:StartEvent', 'create.end-event': 'bpmn:EndEvent', 'create.exclusive-gateway': 'bpmn:ExclusiveGateway' };
-    if (plain[action]) return [factory.createShape({ type: plain[action] })];
-    if (action === 'create.subprocess-expanded') {
-      const scope = factory.createShape({ type: 'bpmn:SubProcess', isExpanded: true, x: 0, y: 0 });
-      return [scope, inside(scope, {})];
-    }
-    if (action === 'create.event-subprocess') return eventSubProcessShapes(factory);
-    return null;
+    return PALETTE_ENTRY[action] ? entryShapes(get('elementFactory'), PALETTE_ENTRY[action]) : null;
   }
 
   const followsFlow = (element) => !!element && !element.waypoints && element.type !== 'label'

@@ -76,3 +76,27 @@ def test_a_flow_panel_applies_its_condition_and_default(app):
 def test_every_kind_has_a_panel_class_that_loads_a_config():
     for kind, panel in PANELS.items():
         assert isinstance(panel.load({}), dict), kind
+
+
+def test_the_canvas_says_where_a_start_or_boundary_event_sits_and_other_kinds_ignore_it():
+    args = {"scope": "event", "host_name": "Review", "other": "x"}
+    assert PANELS["startEvent"].placement(args) == {"scope": "event"}
+    assert PANELS["startEvent"].placement({"scope": "nonsense"}) == {"scope": ""}
+    assert PANELS["boundaryEvent"].placement(args) == {"host_name": "Review"}
+    others = [kind for kind in PANELS if kind not in ("startEvent", "boundaryEvent")]
+    assert all(PANELS[kind].placement(args) == {} for kind in others)
+
+
+def test_the_form_after_an_apply_keeps_where_the_event_sits_and_the_assignee_choice(app):
+    context = PanelContext()
+    shown = {
+        "startEvent": ({"scope": "event"}, {"scope": "event"}),
+        "boundaryEvent": ({"host_name": "Review"}, {"host_name": "Review"}),
+        "userTask": ({"assignee_type": "role"}, {"assignee_type": "role"}),
+        "manualTask": ({}, {}),
+    }
+    with app.test_request_context():
+        for kind, (state, kept) in shown.items():
+            data = {**initial_data(kind, "n", "", {}), **state}
+            form = make_form(kind, context, formdata=None, data=data)
+            assert form.kept_state(initial_data(kind, "n", "", {})) == kept, kind

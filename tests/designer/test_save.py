@@ -170,7 +170,23 @@ def test_the_editor_page_gives_the_canvas_the_kind_table(designer, make_process)
         "event": None,
         "marks": {"triggeredByEvent": "true"},
         "messageRef": False,
+        "configKeys": ["collapsed"],
+        "palette": [
+            {
+                "action": "event-subprocess",
+                "group": "activity",
+                "order": 21,
+                "icon": "bpmn-icon-event-subprocess-expanded",
+                "title": "Create event sub-process (started by a timer, message, error or "
+                "escalation)",
+                "event": "",
+                "startInside": "timer",
+            }
+        ],
+        "replace": ["event-subprocess"],
+        "scopedReplace": [],
     }
+    assert "non-interrupting-timer-start" in table["kinds"]["startEvent"]["scopedReplace"]
     assert table["definitions"]["escalation"] == "bpmn:EscalationEventDefinition"
     assert table["events"]["end"][0] == ""
     assert "receiveTask" in table["multiInstance"]

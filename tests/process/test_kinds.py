@@ -5,9 +5,14 @@ from __future__ import annotations
 import pytest
 
 from webapp.process.kinds import (
+    BOUNDARY_EVENTS,
+    END_EVENTS,
+    EVENT_DEFINITIONS,
+    EVENT_GATEWAY_TARGETS,
     EVENT_KINDS,
     KIND_EVENT,
     KINDS,
+    PROCESS_START_EVENTS,
     config_type_ok,
     default_size,
     element_kind,
@@ -197,3 +202,34 @@ def test_every_kind_without_a_fixed_event_is_found_from_its_element() -> None:
     for name, kind in KINDS.items():
         if kind.role != "event":
             assert element_kind(kind.element, kind.marks) == name
+
+
+def test_palette_entries_have_one_place_each_and_events_their_kind_takes() -> None:
+    entries = [(name, entry) for name, kind in KINDS.items() for entry in kind.palette]
+    assert len({entry.action for _, entry in entries}) == len(entries)
+    assert len({entry.order for _, entry in entries}) == len(entries)
+    allowed = {
+        "startEvent": ("", *PROCESS_START_EVENTS),
+        "endEvent": END_EVENTS,
+        "boundaryEvent": BOUNDARY_EVENTS,
+    }
+    for name, entry in entries:
+        assert entry.event in allowed.get(name, ("",)), (name, entry.action)
+        assert entry.start_inside in (None, "", *EVENT_DEFINITIONS)
+    ordered = sorted((entry for _, entry in entries), key=lambda entry: entry.order)
+    groups = [entry.group for entry in ordered]
+    assert groups == sorted(groups, key=groups.index), "each group's entries come together"
+
+
+def test_each_replace_menu_target_makes_one_kind() -> None:
+    targets = [t for kind in KINDS.values() for t in (*kind.replace, *kind.scoped_replace)]
+    assert len(set(targets)) == len(targets)
+    assert "error-start" in KINDS["startEvent"].scoped_replace
+    assert "non-interrupting-error-boundary" not in KINDS["boundaryEvent"].replace
+
+
+def test_event_gateway_targets_wait_for_the_event_of_their_kind() -> None:
+    catches = {"timerCatch", "messageCatch", "signalCatch"}
+    assert set(EVENT_GATEWAY_TARGETS) == {*catches, "receiveTask"}
+    for kind, event in EVENT_GATEWAY_TARGETS.items():
+        assert event == (KIND_EVENT.get(kind) or ("message" if KINDS[kind].message_ref else ""))

@@ -8,12 +8,28 @@ from sqlalchemy.orm import DeclarativeBase
 from webapp.cli.demo_processes import seed_demo_processes
 from webapp.engine import history
 from webapp.extensions import Base, db
-from webapp.models import HistoryEntry, Instance, Job, Task, Token
+from webapp.models import (
+    BulkItem,
+    BulkOperation,
+    HistoryEntry,
+    Instance,
+    Job,
+    SignalBatch,
+    SignalBroadcast,
+    Task,
+    Token,
+)
 from webapp.models.session import db_session as current_session
 from webapp.models.statuses import (
     INSTANCE_STATUSES,
     LIVE_TOKEN,
     OPEN_TOKEN,
+    PAUSED_TOKEN,
+    UNFINISHED_BROADCAST,
+    BatchStatus,
+    BroadcastStatus,
+    BulkItemStatus,
+    BulkStatus,
     HistoryKind,
     InstanceStatus,
     JobStatus,
@@ -34,6 +50,7 @@ def test_members_read_as_the_stored_text():
     assert dict.fromkeys(INSTANCE_STATUSES, 0)["running"] == 0
     assert set(LIVE_TOKEN) == {"active", "waiting"}
     assert set(OPEN_TOKEN) == {"active", "waiting", "failed"}
+    assert set(PAUSED_TOKEN) == {"waiting", "failed"}
 
 
 def test_everything_stored_is_a_member(demo, db_session):
@@ -58,3 +75,12 @@ def test_models_share_the_typed_base_and_one_session(db_session):
     assert db.metadata.naming_convention["pk"] == "pk_%(table_name)s"
     assert isinstance(Instance.__table__, Table)
     assert current_session() is db.session()
+
+
+def test_broadcasts_and_bulk_operations_start_as_their_enums_first_member():
+    assert SignalBroadcast.__table__.c.status.default.arg == BroadcastStatus.PENDING
+    assert SignalBatch.__table__.c.status.default.arg == BatchStatus.PENDING
+    assert BulkOperation.__table__.c.status.default.arg == BulkStatus.QUEUED
+    assert BulkItem.__table__.c.status.default.arg == BulkItemStatus.PENDING
+    assert set(UNFINISHED_BROADCAST) == {"pending", "running"}
+    assert [str(s) for s in BulkItemStatus] == ["pending", "ok", "error"]

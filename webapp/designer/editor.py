@@ -36,6 +36,7 @@ from webapp.process.kinds import (
     MULTI_INSTANCE_KINDS,
     PROCESS_START_EVENTS,
     SCOPE_KINDS,
+    PaletteEntry,
     definition_element,
 )
 from webapp.process.validation import has_errors
@@ -56,10 +57,24 @@ def moddle_type(element: str) -> str:
     return f"bpmn:{element[:1].upper()}{element[1:]}"
 
 
+def palette_entry(entry: PaletteEntry) -> dict[str, Any]:
+    """A palette entry as the canvas reads it."""
+    return {
+        "action": entry.action,
+        "group": entry.group,
+        "order": entry.order,
+        "icon": entry.icon,
+        "title": entry.title,
+        "event": entry.event,
+        "startInside": entry.start_inside,
+    }
+
+
 def kind_table() -> dict[str, Any]:
     """The kind table as the canvas reads it (a JSON data block): each kind's bpmn-js type, fixed
-    event definition and marks, and the events start, end and boundary events may carry; the
-    canvas reads elements with it as the BPMN reader does."""
+    event definition, marks and config keys, its palette entries and replace-menu targets, and
+    the events start, end and boundary events may carry; the canvas reads elements with it as
+    the BPMN reader does."""
     return {
         "kinds": {
             name: {
@@ -68,6 +83,10 @@ def kind_table() -> dict[str, Any]:
                 "event": kind.event,
                 "marks": dict(kind.marks),
                 "messageRef": kind.message_ref,
+                "configKeys": kind.config_keys,
+                "palette": [palette_entry(entry) for entry in kind.palette],
+                "replace": kind.replace,
+                "scopedReplace": kind.scoped_replace,
             }
             for name, kind in KINDS.items()
         },

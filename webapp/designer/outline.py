@@ -279,9 +279,9 @@ def _element_form(process: Process, element_id: str, context: PanelContext) -> P
         if node["kind"] not in KINDS:
             return None
         data = initial_data(node["kind"], element_id, node["title"], node["config"])
-        if node["kind"] == "startEvent":
-            parent = doc["nodes"].get(node.get("parent") or "", {})
-            data["scope"] = "event" if parent.get("kind") == "eventSubProcess" else ""
+        parent = doc["nodes"].get(node.get("parent") or "", {})
+        place = {"scope": "event" if parent.get("kind") == "eventSubProcess" else ""}
+        data.update(PANELS[node["kind"]].placement(place))
     elif element_id in doc["flows"]:
         flow = doc["flows"][element_id]
         source = doc["nodes"].get(flow["source"], {})

@@ -36,7 +36,6 @@ from webapp.designer.panel_forms import (
     PanelContext,
     PanelForm,
     StartEventPanel,
-    UserTaskPanel,
     has_errors,
     initial_data,
     input_rows,
@@ -300,12 +299,7 @@ def applied_form(form: PanelForm, values: dict[str, Any], context: PanelContext)
     state = dict(values, source_kind=form.source_kind.data) if kind == FLOW else values["config"]
     data = initial_data(kind, form.element_id.data, values["title"], state)
     data["revision"] = form.revision.data
-    if kind == "startEvent":
-        data["scope"] = form.scope.data
-    if isinstance(form, UserTaskPanel):
-        data["assignee_type"] = form.assignee_type.data or data["assignee_type"]
-    if isinstance(form, BoundaryPanel):
-        data["host_name"] = form.host_name.data
+    data.update(form.kept_state(data))
     data["names"] = form.names.data
     return make_form(kind, context, formdata=None, data=with_tool_inputs(data, context))
 
@@ -380,10 +374,7 @@ def panel(process_id: int):
         }
     context = panel_context(process)
     data = initial_data(kind, element_id, request.args.get("name", ""), config)
-    if kind == "startEvent":
-        data["scope"] = "event" if request.args.get("scope") == "event" else ""
-    if kind == "boundaryEvent":
-        data["host_name"] = request.args.get("host_name", "")
+    data.update(PANELS[kind].placement(request.args))
     data["names"] = json.dumps(names_from_canvas(request.args, process))
     form = make_form(kind, context, formdata=None, data=with_tool_inputs(data, context))
     post_url = url_for("designer.apply_panel", process_id=process.id)

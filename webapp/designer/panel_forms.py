@@ -8,7 +8,7 @@ edit are kept. `initial_data` and `read_values` call them for the element's kind
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -158,6 +158,17 @@ class PanelForm(FlaskForm):
         """Write the submitted fields into `config`, adding inline errors for values that
         would not work."""
 
+    @classmethod
+    def placement(cls, args: Mapping[str, str]) -> dict[str, Any]:
+        """Form data on where the element sits besides its config, from `args` (what the canvas
+        sends, or the outline finds in the draft)."""
+        return {}
+
+    def kept_state(self, data: Mapping[str, Any]) -> dict[str, Any]:
+        """What the form shown after an apply keeps of this one besides the applied config
+        (`data`, that form's data so far)."""
+        return {}
+
     def read(self, title: str, context: PanelContext) -> dict[str, Any]:
         """The submitted element: its title and config (the config keys the kind does not
         edit kept as they were)."""
@@ -266,6 +277,10 @@ class UserTaskPanel(MultiInstanceFields, _WithForm):
         super().dump(config, context)
         _read_user_task(self, config)
         _read_multi_instance(self, config)
+
+    def kept_state(self, data: Mapping[str, Any]) -> dict[str, Any]:
+        """The assignee choice stays as picked (an empty one reads as "anyone")."""
+        return {"assignee_type": self.assignee_type.data or data["assignee_type"]}
 
 
 class InputRow(Form):
@@ -599,6 +614,14 @@ class StartEventPanel(CatchFields, _WithForm):
         else:
             _read_process_start(self, config)
 
+    @classmethod
+    def placement(cls, args: Mapping[str, str]) -> dict[str, Any]:
+        """Whether it starts an event sub-process ("event") or the process."""
+        return {"scope": "event" if args.get("scope") == "event" else ""}
+
+    def kept_state(self, data: Mapping[str, Any]) -> dict[str, Any]:
+        return {"scope": self.scope.data}
+
 
 class BoundaryPanel(CatchFields, PanelForm):
     host_name = HiddenField()  # the title of the activity it sits on, as the canvas has it
@@ -616,6 +639,14 @@ class BoundaryPanel(CatchFields, PanelForm):
         save_to = _save_to(self.save_to)
         if save_to and config.get("event") in ("message", "signal", "error"):
             config["saveTo"] = save_to
+
+    @classmethod
+    def placement(cls, args: Mapping[str, str]) -> dict[str, Any]:
+        """The title of the activity it sits on, as the canvas has it."""
+        return {"host_name": args.get("host_name", "")}
+
+    def kept_state(self, data: Mapping[str, Any]) -> dict[str, Any]:
+        return {"host_name": self.host_name.data}
 
 
 END_CHOICES = [
@@ -1080,48 +1111,76 @@ def _read_catch(form: CatchFields, config: dict[str, Any]) -> None:
     if event == "error" and not interrupting:
         form.interrupting.errors.append("An error always interrupts: tick Interrupting.")
     config["interrupting"] = interrupting
-    if event == "timer":
-        kind = form.timer_type.data
-        if kind == "date":
-            date = _expression_error(form.date, required=True)
-            if date:
-                config["date"] = date
-        elif kind == "cycle":
-            cycle = (form.cycle.data or "").strip()
-            if not cycle:
-                form.cycle.errors.append(Missing("Enter a cycle such as R/P1D (every day)."))
-            elif interrupting:
-                form.cycle.errors.append(
-                    "A cycle repeats only on a non-interrupting timer: untick Interrupting."
-                )
-            else:
-                try:
-                    parse_cycle(cycle)
-                except ValueError as exc:
-                    message = str(exc)
-                    form.cycle.errors.append(message[:1].upper() + message[1:] + ".")
-                config["cycle"] = cycle
-        else:
-            duration = _duration(form.duration)
-            if duration:
-                config["duration"] = duration
-            elif not form.duration.errors:
-                form.duration.errors.append(Missing("Enter a duration such as PT5M."))
-    elif event == "message":
-        message = (form.message.data or "").strip()
-        if not message:
-            form.message.errors.append(Missing("Enter the name of the message to wait for."))
-        elif not xml_safe(message):
-            form.message.errors.append("The name contains control characters; remove them.")
-        else:
-            config["message"] = message
-        key = _expression_error(form.correlation_key)
-        if key:
-            config["correlationKey"] = key
-    elif event == "signal":
-        config.update(_name(form.signal, "signal"))
+    _CATCH_READERS[event](form, config)
+
+
+def _catch_timer(form: CatchFields, config: dict[str, Any]) -> None:
+    """When a caught timer fires: at a date, on a cycle (non-interrupting only) or after a
+    duration."""
+    kind = form.timer_type.data
+    if kind == "date":
+        date = _expression_error(form.date, required=True)
+        if date:
+            config["date"] = date
+    elif kind == "cycle":
+        _catch_cycle(form, config)
     else:
-        config.update(_code(form.code))
+        duration = _duration(form.duration)
+        if duration:
+            config["duration"] = duration
+        elif not form.duration.errors:
+            form.duration.errors.append(Missing("Enter a duration such as PT5M."))
+
+
+def _catch_cycle(form: CatchFields, config: dict[str, Any]) -> None:
+    cycle = (form.cycle.data or "").strip()
+    if not cycle:
+        form.cycle.errors.append(Missing("Enter a cycle such as R/P1D (every day)."))
+        return
+    if config["interrupting"]:
+        form.cycle.errors.append(
+            "A cycle repeats only on a non-interrupting timer: untick Interrupting."
+        )
+        return
+    try:
+        parse_cycle(cycle)
+    except ValueError as exc:
+        message = str(exc)
+        form.cycle.errors.append(message[:1].upper() + message[1:] + ".")
+    config["cycle"] = cycle
+
+
+def _catch_message(form: CatchFields, config: dict[str, Any]) -> None:
+    """The message waited for, and the key that picks this instance."""
+    message = (form.message.data or "").strip()
+    if not message:
+        form.message.errors.append(Missing("Enter the name of the message to wait for."))
+    elif not xml_safe(message):
+        form.message.errors.append("The name contains control characters; remove them.")
+    else:
+        config["message"] = message
+    key = _expression_error(form.correlation_key)
+    if key:
+        config["correlationKey"] = key
+
+
+def _catch_signal(form: CatchFields, config: dict[str, Any]) -> None:
+    config.update(_name(form.signal, "signal"))
+
+
+def _catch_code(form: CatchFields, config: dict[str, Any]) -> None:
+    """The error or escalation code caught (none: every code)."""
+    config.update(_code(form.code))
+
+
+#: What a catching event reads of the panel for each event type it may react to.
+_CATCH_READERS: dict[str, Callable[[CatchFields, dict[str, Any]], None]] = {
+    "timer": _catch_timer,
+    "message": _catch_message,
+    "signal": _catch_signal,
+    "error": _catch_code,
+    "escalation": _catch_code,
+}
 
 
 def _read_multi_instance(form: MultiInstanceFields, config: dict[str, Any]) -> None:

@@ -13,6 +13,7 @@ from webapp.engine import tools
 from webapp.engine.context import jsonable, storable_text
 from webapp.engine.runtime import Behaviour, Step
 from webapp.engine.store import TokenRow as Token
+from webapp.models.statuses import HistoryKind
 from webapp.process import scripts
 from webapp.process.kinds import EMPTY_SCRIPT, SCRIPT_LANGUAGES, TOOL_DEFAULTS
 
@@ -83,12 +84,12 @@ def _script(step: Step, token: Token, node: dict[str, Any]) -> None:
 def _manual(step: Step, token: Token, node: dict[str, Any]) -> None:
     """A manual task is done outside Flowdesk: it is recorded and passes through (a person who
     must confirm it is a user task)."""
-    step.history.add("manual", token, title=node.get("title") or None)
+    step.history.add(HistoryKind.MANUAL, token, title=node.get("title") or None)
     step.complete(token)
 
 
 def _milestone(step: Step, token: Token, node: dict[str, Any]) -> None:
-    step.history.add("milestone", token, title=node.get("title") or token.node_id)
+    step.history.add(HistoryKind.MILESTONE, token, title=node.get("title") or token.node_id)
     step.leave_single(token)
 
 
@@ -103,7 +104,7 @@ def _link_throw(step: Step, token: Token, node: dict[str, Any]) -> None:
         message = f"No link catch event named '{name}'{where} for the link throw to jump to."
         step.fail(token, "no_link", message)
         return
-    step.history.add("left", token, link=name, to=target)
+    step.history.add(HistoryKind.LEFT, token, link=name, to=target)
     step.enter(token, target, None)
 
 

@@ -16,10 +16,9 @@ from webapp.engine import gateways, scopes, store, waits
 from webapp.engine.context import jsonable
 from webapp.engine.runtime import Step, behaviour_of
 from webapp.engine.store import BROADCASTS, RECEIPTS, SUBSCRIPTIONS, TokenRow
+from webapp.models.statuses import OPEN_TOKEN, UNFINISHED_BROADCAST, HistoryKind, TokenStatus
 
 KIND = "signal"
-# Broadcasts still on their way to the instances they cover.
-UNFINISHED = ("pending", "running")
 
 
 def watches(step: Step, token: TokenRow, node_id: str) -> bool:
@@ -40,7 +39,7 @@ def event_fired(step: Step, token: TokenRow, node_id: str, output: Any = None) -
     if token.listener:
         return scopes.listener_fired(step, token, node_id, output)
     scopes.trigger_boundary(step, token, node_id, output)
-    return token.status in ("active", "waiting", "failed")
+    return token.status in OPEN_TOKEN
 
 
 def fire(
@@ -55,13 +54,13 @@ def fire(
     sub-process start or event-based gateway target fires, a waiting catch completes with the
     payload; False when the token no longer waits there."""
     if watches(step, token, node_id):
-        step.history.add("signal", token, node_id, actor=actor, **details)
+        step.history.add(HistoryKind.SIGNAL, token, node_id, actor=actor, **details)
         if event_fired(step, token, node_id, payload):
             waits.subscribe(step, token, node_id, KIND)
         return True
-    if token.status != "waiting" or token.node_id != node_id:
+    if token.status != TokenStatus.WAITING or token.node_id != node_id:
         return False
-    step.history.add("signal", token, actor=actor, **details)
+    step.history.add(HistoryKind.SIGNAL, token, actor=actor, **details)
     step.complete(token, payload)
     return True
 
@@ -102,7 +101,7 @@ def receive_missed(step: Step) -> int:
             ),
         )
         .where(
-            BROADCASTS.c.status.in_(UNFINISHED),
+            BROADCASTS.c.status.in_(UNFINISHED_BROADCAST),
             same,
             (BROADCASTS.c.instance_id.is_(None)) | (BROADCASTS.c.instance_id != instance_id),
             ~received,

@@ -15,6 +15,7 @@ from webapp.engine import limits
 from webapp.engine.context import jsonable
 from webapp.engine.runtime import Behaviour, Step
 from webapp.engine.store import TokenRow
+from webapp.models.statuses import OPEN_TOKEN, CallOutcome, HistoryKind, InstanceStatus, TokenStatus
 
 
 def call(step: Step, token: TokenRow, node: dict[str, Any]) -> None:
@@ -31,7 +32,7 @@ def call(step: Step, token: TokenRow, node: dict[str, Any]) -> None:
     if inputs is None:
         return
     version = config.get("version") if config.get("binding") == "version" else None
-    token.status = "waiting"
+    token.status = TokenStatus.WAITING
     step.add_job(
         token,
         "call",
@@ -45,17 +46,17 @@ def escalate_to_parent(step: Step, code: str) -> None:
     """An escalation nothing in the child caught goes on to the call activity; the child
     carries on."""
     key = f"escalate:{step.instance.id or 'new'}:{uuid.uuid4().hex}"
-    step.to_parent(key, {"status": "escalation", "code": code})
+    step.to_parent(key, {"status": CallOutcome.ESCALATION, "code": code})
 
 
 def throw_to_parent(step: Step, code: str, message: str = "") -> None:
     """An error nothing in the child caught: the child ends and the call activity throws it."""
     for token in step.tokens:
-        if token.status in ("active", "waiting", "failed"):
-            token.status = "cancelled"
+        if token.status in OPEN_TOKEN:
+            token.status = TokenStatus.CANCELLED
     step.close_waits([t for t in step.tokens if t.id is not None])
     instance = step.instance
-    instance.status = "cancelled"
+    instance.status = InstanceStatus.CANCELLED
     instance.ended_at = step.now
     instance.error = {
         "node": None,
@@ -63,8 +64,8 @@ def throw_to_parent(step: Step, code: str, message: str = "") -> None:
         "message": f"The error '{code}' went to the calling instance {instance.parent_id}.",
         "at": step.now.isoformat(),
     }
-    step.history.add("cancelled", reason=f"error '{code}' thrown to the calling instance")
-    step.report_to_parent("error", code=code, message=message)
+    step.history.add(HistoryKind.CANCELLED, reason=f"error '{code}' thrown to the calling instance")
+    step.report_to_parent(CallOutcome.ERROR, code=code, message=message)
 
 
 class CallActivity(Behaviour):

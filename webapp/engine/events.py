@@ -9,6 +9,7 @@ from typing import Any
 from webapp.engine import activities, scopes, signal_events, waits
 from webapp.engine.runtime import Behaviour, Step
 from webapp.engine.store import TokenRow as Token
+from webapp.models.statuses import TokenStatus
 
 
 class StartEvent(Behaviour):
@@ -21,7 +22,7 @@ class StartEvent(Behaviour):
         return (
             token.listener
             and step.definition.starts.get(token.node_id) == node_id
-            and token.status == "waiting"
+            and token.status == TokenStatus.WAITING
         )
 
 
@@ -55,7 +56,7 @@ class EscalationThrow(Behaviour):
 
     def enter(self, step: Step, token: Token, node: dict[str, Any]) -> None:
         scopes.throw(step, token, "escalation", _code(node))
-        if token.status == "active":
+        if token.status == TokenStatus.ACTIVE:
             step.leave_single(token)
 
 
@@ -69,12 +70,12 @@ class CatchEvent(Behaviour):
         wait = waits.prepare(step, token, token.node_id, self.event)
         if wait is None:
             return
-        token.status = "waiting"
+        token.status = TokenStatus.WAITING
         waits.place(step, token, wait)
 
 
 def _ends(step: Step, token: Token) -> None:
-    token.status = "done"
+    token.status = TokenStatus.DONE
     step.ended(token)
 
 
@@ -89,7 +90,7 @@ def _error_end(step: Step, token: Token, node: dict[str, Any]) -> None:
 def _escalation_end(step: Step, token: Token, node: dict[str, Any]) -> None:
     """Throw the escalation; the token ends unless the catcher interrupted its scope."""
     scopes.throw(step, token, "escalation", _code(node))
-    if token.status == "active":
+    if token.status == TokenStatus.ACTIVE:
         _ends(step, token)
 
 

@@ -13,17 +13,11 @@ from typing import Any
 
 from webapp.engine import waits
 from webapp.engine.definitions import Definition
-from webapp.engine.runtime import NO_OUTPUT, OPEN, Behaviour, Step
+from webapp.engine.runtime import NO_OUTPUT, Behaviour, Step
 from webapp.engine.store import TokenRow
+from webapp.models.statuses import OPEN_TOKEN, HistoryKind, TokenStatus
 from webapp.process.expressions import ExpressionError, evaluate
-
-# What an event-based gateway's target waits for, by the target's kind.
-TARGET_EVENTS = {
-    "timerCatch": "timer",
-    "messageCatch": "message",
-    "receiveTask": "message",
-    "signalCatch": "signal",
-}
+from webapp.process.kinds import EVENT_GATEWAY_TARGETS
 
 
 def choose(step: Step, token: TokenRow, *, first: bool) -> tuple[list[str], bool] | None:
@@ -72,7 +66,7 @@ def inclusive(step: Step, token: TokenRow, node: dict[str, Any]) -> None:
     """A join (more than one incoming flow) waits until `release_joins` fires it; then, or at
     once without a join, the split takes every flow whose condition is true."""
     if token.node_id in step.definition.inclusive_reach:
-        token.status = "waiting"
+        token.status = TokenStatus.WAITING
         return
     _split(step, token, None)
 
@@ -121,14 +115,14 @@ def release_joins(step: Step) -> bool:
         return False
     waiting: dict[tuple[int, str], list[TokenRow]] = {}
     for token in step.tokens:
-        if token.status == "waiting" and token.node_id in joins:
+        if token.status == TokenStatus.WAITING and token.node_id in joins:
             waiting.setdefault((id(token.parent), token.node_id), []).append(token)
     fired = False
     for (_, join), arrived in waiting.items():
         scope = arrived[0].parent
-        if scope is not None and scope.status not in OPEN:
+        if scope is not None and scope.status not in OPEN_TOKEN:
             continue
-        live = (t.node_id for t in step.tokens if t.parent is scope and t.status in OPEN)
+        live = (t.node_id for t in step.tokens if t.parent is scope and t.status in OPEN_TOKEN)
         filled = {t.arrived_via or "" for t in arrived}
         if awaited(step.definition, join, filled, live):
             continue
@@ -144,8 +138,8 @@ def _fire(step: Step, arrived: list[TokenRow]) -> None:
         consumed.setdefault(token.arrived_via or "", token)
     continuing, *others = consumed.values()
     for other in others:
-        other.status = "done"
-    continuing.status = "active"
+        other.status = TokenStatus.DONE
+    continuing.status = TokenStatus.ACTIVE
     _split(step, continuing, len(consumed))
 
 
@@ -163,7 +157,7 @@ def event_gateway(step: Step, token: TokenRow, node: dict[str, Any]) -> None:
     definition = step.definition
     placed: list[waits.Wait] = []
     for target in targets(definition, token.node_id):
-        event = TARGET_EVENTS.get(definition.kind(target))
+        event = EVENT_GATEWAY_TARGETS.get(definition.kind(target))
         if event is None:
             step.fail(
                 token,
@@ -180,7 +174,7 @@ def event_gateway(step: Step, token: TokenRow, node: dict[str, Any]) -> None:
             token, "no_flow", f"{step.definition.described(token.node_id)} has no outgoing flow."
         )
         return
-    token.status = "waiting"
+    token.status = TokenStatus.WAITING
     for wait in sorted(placed, key=lambda wait: waits.EVENTS.index(wait.event)):
         waits.place(step, token, wait)
 
@@ -193,10 +187,10 @@ def event_won(step: Step, token: TokenRow, target: str, output: Any) -> None:
     others = targets(definition, gateway)
     waits.withdraw(step, token, tuple(others))
     config = definition.config(target)
-    event = TARGET_EVENTS.get(definition.kind(target), "")
+    event = EVENT_GATEWAY_TARGETS.get(definition.kind(target), "")
     name = config.get("message") if event == "message" else config.get("signal")
     step.history.add(
-        "event_won",
+        HistoryKind.EVENT_WON,
         token,
         winner=target,
         event=event,
@@ -204,12 +198,12 @@ def event_won(step: Step, token: TokenRow, target: str, output: Any) -> None:
         withdrawn=[other for other in others if other != target],
     )
     flow_id = next(f for f, flow in definition.outgoing[gateway] if flow["target"] == target)
-    step.history.add("left", token, flow=flow_id)
+    step.history.add(HistoryKind.LEFT, token, flow=flow_id)
     token.node_id = target
     token.arrived_via = flow_id
     token.step += 1
-    token.status = "active"
-    step.history.add("entered", token, flow=flow_id, scope=step.scope_of(token))
+    token.status = TokenStatus.ACTIVE
+    step.history.add(HistoryKind.ENTERED, token, flow=flow_id, scope=step.scope_of(token))
     step.complete(token, NO_OUTPUT if event == "timer" else output)
 
 
@@ -247,7 +241,9 @@ class EventGateway(Behaviour):
         event_gateway(step, token, node)
 
     def holds(self, step: Step, token: TokenRow, node_id: str) -> bool:
-        return token.status == "waiting" and node_id in targets(step.definition, token.node_id)
+        return token.status == TokenStatus.WAITING and node_id in targets(
+            step.definition, token.node_id
+        )
 
 
 def _parallel(step: Step, token: TokenRow) -> None:
@@ -256,19 +252,23 @@ def _parallel(step: Step, token: TokenRow) -> None:
     continuing = token
     joined = 1
     if len(incoming) > 1:
-        token.status = "waiting"
+        token.status = TokenStatus.WAITING
         scope = token.parent
         arrived: dict[str, TokenRow] = {}
         for other in step.tokens:
-            if other.status == "waiting" and other.node_id == node_id and other.parent is scope:
+            if (
+                other.status == TokenStatus.WAITING
+                and other.node_id == node_id
+                and other.parent is scope
+            ):
                 arrived.setdefault(other.arrived_via or "", other)
         if any(flow_id not in arrived for flow_id in incoming):
             return
         continuing = arrived[token.arrived_via or ""]
         for flow_id in incoming:
             if arrived[flow_id] is not continuing:
-                arrived[flow_id].status = "done"
-        continuing.status = "active"
+                arrived[flow_id].status = TokenStatus.DONE
+        continuing.status = TokenStatus.ACTIVE
         joined = len(incoming)
     outgoing = step.definition.outgoing.get(node_id, [])
     if not outgoing:

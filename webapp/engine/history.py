@@ -12,6 +12,7 @@ from sqlalchemy.orm import Session
 
 from webapp.engine.context import jsonable
 from webapp.models import HistoryEntry
+from webapp.models.statuses import HistoryKind
 
 INSERT = HistoryEntry.__table__.insert()
 # PostgreSQL: a step's entries in one statement of one parameter (a JSON array), in order, where
@@ -23,41 +24,8 @@ INSERT_ARRAY = text(
     "FROM jsonb_array_elements(CAST(:rows AS jsonb)) WITH ORDINALITY AS entry(e, n) ORDER BY n"
 )
 
-KINDS = (
-    "started",
-    "entered",
-    "left",
-    "tool_attempt",
-    "timer",
-    "message",
-    "task_created",
-    "task_claimed",
-    "task_completed",
-    "error",
-    "retried",
-    "cancelled",
-    "completed",
-    # Task types and events that leave a trace but wait for nothing: webapp/engine/activities.py.
-    "manual",
-    "milestone",
-    # Structured processes: events that cross scopes, multi-instance and called children.
-    "boundary",
-    "thrown",
-    "terminated",
-    "multi_instance",
-    "instance_completed",
-    "child_ended",
-    # The event that won at an event-based gateway.
-    "event_won",
-    # Signals: one thrown (broadcast after the step), one received from a broadcast.
-    "signal_thrown",
-    "signal",
-    # Actions outside a step, by a person: see `append`.
-    "task_reported",
-    "task_released",
-    "task_reassigned",
-    "variable_set",
-)
+# The kinds an entry may have: an unknown one is a programming error, refused before it is stored.
+KINDS = frozenset(HistoryKind)
 
 
 class History:
@@ -70,7 +38,7 @@ class History:
 
     def add(
         self,
-        kind: str,
+        kind: HistoryKind,
         token: Any = None,
         node_id: str | None = None,
         *,
@@ -117,7 +85,7 @@ class History:
 def append(
     session: Session,
     instance_id: int,
-    kind: str,
+    kind: HistoryKind,
     *,
     actor: str | None,
     now: datetime,

@@ -9,6 +9,7 @@ from __future__ import annotations
 from webapp.engine import gateways, scopes
 from webapp.engine.behaviours import TABLE
 from webapp.engine.runtime import Step, behaviour_of, multi_instance
+from webapp.models.statuses import TokenStatus
 
 
 def run(step: Step) -> None:
@@ -36,7 +37,7 @@ def _drain(step: Step) -> None:
         inner = step.is_inner(token)
         if not again and not inner and node_id in definition.boundaries:
             scopes.open_boundaries(step, token)
-            if token.status != "active":
+            if token.status != TokenStatus.ACTIVE:
                 continue
         if not inner and definition.multi_instance(node_id):
             multi_instance().enter(step, token, node)

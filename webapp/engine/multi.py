@@ -12,8 +12,9 @@ from typing import Any
 
 from webapp.engine import limits, tree
 from webapp.engine.context import jsonable
-from webapp.engine.runtime import LIVE, MULTI_INSTANCE, NO_OUTPUT, Behaviour, Step, Wrapper
+from webapp.engine.runtime import MULTI_INSTANCE, NO_OUTPUT, Behaviour, Step, Wrapper
 from webapp.engine.store import TokenRow
+from webapp.models.statuses import LIVE_TOKEN, OPEN_TOKEN, HistoryKind, TokenStatus
 from webapp.process.expressions import ExpressionError, evaluate
 
 
@@ -51,7 +52,7 @@ def begin(step: Step, body: TokenRow) -> None:
         step.fail(body, "multi_instance", message)
         return
     sequential = bool(settings.get("sequential"))
-    body.status = "waiting"
+    body.status = TokenStatus.WAITING
     body.locals = {
         "count": len(items),
         "completed": 0,
@@ -59,7 +60,7 @@ def begin(step: Step, body: TokenRow) -> None:
         "outputs": [None] * len(items),
         "items": jsonable(items) if sequential else None,
     }
-    step.history.add("multi_instance", body, count=len(items), sequential=sequential)
+    step.history.add(HistoryKind.MULTI_INSTANCE, body, count=len(items), sequential=sequential)
     if not items:
         _finish(step, body)
         return
@@ -76,7 +77,7 @@ def _start(step: Step, body: TokenRow, index: int, item: Any) -> None:
 
 def scope_values(step: Step, body: TokenRow, inner: TokenRow) -> dict[str, Any]:
     """`$item`, `$loop` and the element variable as an instance of `body` sees them."""
-    active = sum(1 for t in step.tokens if t.parent is body and t.status in LIVE)
+    active = sum(1 for t in step.tokens if t.parent is body and t.status in LIVE_TOKEN)
     element = (step.definition.multi_instance(body.node_id) or {}).get("element")
     return tree.loop_values(inner.locals, body.locals, active, element, step.vars)
 
@@ -86,7 +87,7 @@ def instance_completed(step: Step, body: TokenRow, inner: TokenRow, output: Any)
     (sequential) or complete the body when none is left."""
     settings = step.definition.multi_instance(body.node_id) or {}
     state = dict(body.locals or {})
-    inner.status = "done"
+    inner.status = TokenStatus.DONE
     state["completed"] = int(state.get("completed") or 0) + 1
     body.locals = state
     value = None if output is NO_OUTPUT else output
@@ -110,10 +111,10 @@ def instance_completed(step: Step, body: TokenRow, inner: TokenRow, output: Any)
         )
         return
     body.locals = state
-    step.history.add("instance_completed", inner, index=index, early=done or None)
+    step.history.add(HistoryKind.INSTANCE_COMPLETED, inner, index=index, early=done or None)
     if done:
         for other in step.children(body):
-            if other is not inner and other.status in ("active", "waiting", "failed"):
+            if other is not inner and other.status in OPEN_TOKEN:
                 step.cancel_tree(other)
         _finish(step, body)
         return
@@ -132,7 +133,7 @@ def _finish(step: Step, body: TokenRow) -> None:
     state = body.locals or {}
     outputs = list(state.get("outputs") or [])
     body.locals = {key: value for key, value in state.items() if key not in ("items", "outputs")}
-    body.status = "active"
+    body.status = TokenStatus.ACTIVE
     step.complete(body, outputs)
 
 

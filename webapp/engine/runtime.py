@@ -21,11 +21,19 @@ from webapp.engine.definitions import Definition
 from webapp.engine.dispatch import JobRef
 from webapp.engine.history import History
 from webapp.engine.store import InstanceRow, JobRow, TokenRow
+from webapp.models.statuses import (
+    LIVE_TOKEN,
+    OPEN_TOKEN,
+    UNFINISHED_INSTANCE,
+    CallOutcome,
+    HistoryKind,
+    InstanceStatus,
+    JobStatus,
+    TokenStatus,
+)
 from webapp.process.document import UNPOOLED_KINDS
 from webapp.process.expressions import ExpressionError, evaluate
 
-LIVE = ("active", "waiting")
-OPEN = ("active", "waiting", "failed")
 # An activity that finished without an output of its own (a sub-process, a timer).
 NO_OUTPUT: Any = object()
 # Node entries in one step; more means a loop that never waits.
@@ -223,7 +231,7 @@ class Step:
         parent: TokenRow | None = None,
         locals: dict[str, Any] | None = None,
     ) -> TokenRow:
-        token = TokenRow(None, node_id, via, "active", 0, locals=locals)
+        token = TokenRow(None, node_id, via, TokenStatus.ACTIVE, 0, locals=locals)
         token.parent = parent
         token.parent_id = parent.id if parent is not None else None
         self.tokens.append(token)
@@ -234,7 +242,7 @@ class Step:
         self._queue.append((token, node_id, via, again))
 
     def leave(self, token: TokenRow, flow_id: str, **details: Any) -> None:
-        self.history.add("left", token, flow=flow_id, **details)
+        self.history.add(HistoryKind.LEFT, token, flow=flow_id, **details)
         self.enter(token, self.definition.flows[flow_id]["target"], flow_id)
 
     def leave_single(self, token: TokenRow) -> None:
@@ -242,8 +250,8 @@ class Step:
         plain end event (an implicit end)."""
         flows = self.definition.outgoing.get(token.node_id) or []
         if not flows:
-            self.history.add("left", token, implicit_end=True)
-            token.status = "done"
+            self.history.add(HistoryKind.LEFT, token, implicit_end=True)
+            token.status = TokenStatus.DONE
             self.ended(token)
             return
         self.leave(token, flows[0][0])
@@ -253,7 +261,7 @@ class Step:
         the queue is empty."""
         while self._queue:
             entry = self._queue.popleft()
-            if entry[0].status in OPEN:
+            if entry[0].status in OPEN_TOKEN:
                 return entry
         return None
 
@@ -264,11 +272,11 @@ class Step:
         token.node_id = node_id
         token.arrived_via = via
         token.step += 1
-        token.status = "active"
+        token.status = TokenStatus.ACTIVE
         if self._entries > MAX_ENTRIES:
             self.fail(token, "loop", f"More than {MAX_ENTRIES} steps without waiting.")
             return False
-        self.history.add("entered", token, flow=via, scope=self.scope_of(token))
+        self.history.add(HistoryKind.ENTERED, token, flow=via, scope=self.scope_of(token))
         return True
 
     # --- scopes ----------------------------------------------------------------------------
@@ -308,9 +316,9 @@ class Step:
     def cancel_tree(self, token: TokenRow) -> None:
         """End `token` and everything inside it: tokens, jobs, timers, subscriptions, tasks and
         called children."""
-        doomed = [t for t in self.subtree(token) if t.status in OPEN]
+        doomed = [t for t in self.subtree(token) if t.status in OPEN_TOKEN]
         for member in doomed:
-            member.status = "cancelled"
+            member.status = TokenStatus.CANCELLED
         self.close_waits(doomed)
         self.ended(token)
 
@@ -353,15 +361,15 @@ class Step:
 
     def fail(self, token: TokenRow, code: str, message: str, **details: Any) -> None:
         """An incident: the token and the instance fail with node, code and message."""
-        token.status = "failed"
-        self.instance.status = "failed"
+        token.status = TokenStatus.FAILED
+        self.instance.status = InstanceStatus.FAILED
         self.instance.error = {
             "node": token.node_id,
             "code": code,
             "message": message,
             "at": self.now.isoformat(),
         }
-        self.history.add("error", token, code=code, message=message, **details)
+        self.history.add(HistoryKind.ERROR, token, code=code, message=message, **details)
 
     # --- what waits ------------------------------------------------------------------------
 
@@ -428,7 +436,7 @@ class Step:
                 job.node_id,
             )
             for job in self._jobs
-            if job.status == "pending"
+            if job.status == JobStatus.PENDING
         ]
         return StepResult(self.instance, refs)
 
@@ -439,7 +447,7 @@ class Step:
             job
             for job in self._jobs
             if job.id is not None
-            and job.status == "pending"
+            and job.status == JobStatus.PENDING
             and job.due_at <= self.now
             and entry_point(job.kind, job.tool) == "inline"
         ]
@@ -481,7 +489,7 @@ class Step:
         for child_id in store.withdraw(self.conn, instance_id, closed, self._jobs, self.now):
             self.cancel_child(child_id)
 
-    def report_to_parent(self, status: str, **details: Any) -> None:
+    def report_to_parent(self, status: CallOutcome, **details: Any) -> None:
         """The child ended: this step will write a `resume` job handing the outcome to the
         waiting call activity (once the child's row has its id)."""
         if self.instance.parent_id is not None:
@@ -532,21 +540,21 @@ class Step:
 
     def _complete_if_done(self) -> None:
         instance = self.instance
-        if instance.status not in ("running", "failed"):
+        if instance.status not in UNFINISHED_INSTANCE:
             return
-        if any(token.status == "failed" for token in self.tokens):
-            instance.status = "failed"
+        if any(token.status == TokenStatus.FAILED for token in self.tokens):
+            instance.status = InstanceStatus.FAILED
             return
-        if instance.status == "failed":
-            instance.status = "running"
+        if instance.status == InstanceStatus.FAILED:
+            instance.status = InstanceStatus.RUNNING
             instance.error = None
-        if any(token.status in LIVE and not token.listener for token in self.tokens):
+        if any(token.status in LIVE_TOKEN and not token.listener for token in self.tokens):
             return
         for token in self.tokens:
-            if token.listener and token.status in LIVE:
+            if token.listener and token.status in LIVE_TOKEN:
                 self.cancel_tree(token)
-        instance.status = "completed"
+        instance.status = InstanceStatus.COMPLETED
         instance.ended_at = self.now
-        self.history.add("completed")
+        self.history.add(HistoryKind.COMPLETED)
         if instance.parent_id is not None:
-            self.report_to_parent("completed", output=dict(self.vars))
+            self.report_to_parent(CallOutcome.COMPLETED, output=dict(self.vars))

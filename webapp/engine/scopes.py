@@ -11,11 +11,9 @@ from __future__ import annotations
 from typing import Any
 
 from webapp.engine import children, waits
-from webapp.engine.runtime import LIVE, OPEN, Behaviour, Step
+from webapp.engine.runtime import Behaviour, Step
 from webapp.engine.store import TokenRow
-
-# Event-sub-process starts that wait through a listener token (errors and escalations are thrown).
-LISTENED = ("timer", "message", "signal")
+from webapp.models.statuses import LIVE_TOKEN, OPEN_TOKEN, HistoryKind, TokenStatus
 
 
 def enter_scope(step: Step, token: TokenRow, node_id: str) -> None:
@@ -24,7 +22,7 @@ def enter_scope(step: Step, token: TokenRow, node_id: str) -> None:
     if start is None:
         step.fail(token, "no_start", f"{step.definition.described(node_id)} has no start event.")
         return
-    token.status = "waiting"
+    token.status = TokenStatus.WAITING
     open_event_subprocesses(step, token, node_id)
     inner = step.new_token(start, parent=token)
     step.enter(inner, start, None)
@@ -32,19 +30,19 @@ def enter_scope(step: Step, token: TokenRow, node_id: str) -> None:
 
 def try_complete(step: Step, scope: TokenRow) -> bool:
     """Complete `scope` when nothing live is left inside it (listeners end with it)."""
-    if scope.status != "waiting":
+    if scope.status != TokenStatus.WAITING:
         return False
     if step.definition.multi_instance(scope.node_id) and not step.is_inner(scope):
         return False
     inside = step.children(scope)
-    if any(t.status in LIVE and not t.listener for t in inside):
+    if any(t.status in LIVE_TOKEN and not t.listener for t in inside):
         return False
-    if any(t.status == "failed" for t in inside):
+    if any(t.status == TokenStatus.FAILED for t in inside):
         return False
     for listener in inside:
-        if listener.listener and listener.status in LIVE:
+        if listener.listener and listener.status in LIVE_TOKEN:
             step.cancel_tree(listener)
-    scope.status = "active"
+    scope.status = TokenStatus.ACTIVE
     step.complete(scope)
     return True
 
@@ -70,7 +68,7 @@ def _subscribe(step: Step, holder: TokenRow, node_id: str) -> bool:
 def host_of(step: Step, boundary: str, token: TokenRow) -> bool:
     """Whether `token` is still the active host of `boundary` (an incident still counts)."""
     attached = step.definition.config(boundary).get("attachedTo")
-    return token.node_id == attached and token.status in OPEN and not step.is_inner(token)
+    return token.node_id == attached and token.status in OPEN_TOKEN and not step.is_inner(token)
 
 
 def trigger_boundary(step: Step, host: TokenRow, boundary: str, output: Any = None) -> None:
@@ -79,7 +77,7 @@ def trigger_boundary(step: Step, host: TokenRow, boundary: str, output: Any = No
     config = step.definition.config(boundary)
     interrupting = config.get("interrupting", True) or config.get("event") == "error"
     step.history.add(
-        "boundary", host, boundary, event=config.get("event"), interrupting=interrupting
+        HistoryKind.BOUNDARY, host, boundary, event=config.get("event"), interrupting=interrupting
     )
     if interrupting:
         step.cancel_tree(host)
@@ -103,7 +101,7 @@ def throw(step: Step, token: TokenRow, event: str, code: str, output: Any = None
             level = level.parent
         boundary = definition.catchers(definition.boundaries.get(level.node_id, []), event, code)
         if boundary is not None:
-            step.history.add("thrown", token, event=event, code=code, caught_by=boundary)
+            step.history.add(HistoryKind.THROWN, token, event=event, code=code, caught_by=boundary)
             trigger_boundary(step, level, boundary, output)
             return True
         scope = level.parent
@@ -115,11 +113,13 @@ def throw(step: Step, token: TokenRow, event: str, code: str, output: Any = None
         }
         start = definition.catchers(list(starts), event, code)
         if start is not None:
-            step.history.add("thrown", token, event=event, code=code, caught_by=starts[start])
+            step.history.add(
+                HistoryKind.THROWN, token, event=event, code=code, caught_by=starts[start]
+            )
             start_event_subprocess(step, scope, starts[start], output)
             return True
         level = scope
-    step.history.add("thrown", token, event=event, code=code, caught_by=None)
+    step.history.add(HistoryKind.THROWN, token, event=event, code=code, caught_by=None)
     if event == "escalation" and step.instance.parent_id is not None:
         children.escalate_to_parent(step, code)
     return False
@@ -147,13 +147,13 @@ def start_event_subprocess(
     config = step.definition.config(start)
     if config.get("interrupting", True) or config.get("event") == "error":
         for other in step.children(scope):
-            if other.status in OPEN:
+            if other.status in OPEN_TOKEN:
                 step.cancel_tree(other)
     if output is not None:
         step.record_output(start, output)
     holder = step.new_token(subprocess, parent=scope)
-    holder.status = "waiting"
-    step.history.add("entered", holder, scope=step.scope_of(holder))
+    holder.status = TokenStatus.WAITING
+    step.history.add(HistoryKind.ENTERED, holder, scope=step.scope_of(holder))
     inner = step.new_token(start, parent=holder)
     step.enter(inner, start, None)
 
@@ -161,9 +161,9 @@ def start_event_subprocess(
 def terminate(step: Step, token: TokenRow) -> None:
     """A terminate end: every other token of `token`'s scope ends; the scope then completes."""
     for other in step.children(token.parent):
-        if other is not token and other.status in OPEN:
+        if other is not token and other.status in OPEN_TOKEN:
             step.cancel_tree(other)
-    step.history.add("terminated", token, scope=step.scope_of(token))
+    step.history.add(HistoryKind.TERMINATED, token, scope=step.scope_of(token))
 
 
 # --- event sub-processes started by timers and messages -------------------------------------
@@ -175,10 +175,10 @@ def open_event_subprocesses(step: Step, scope: TokenRow | None, scope_node: str 
     definition = step.definition
     for subprocess in definition.event_subprocesses.get(scope_node, []):
         start = definition.starts.get(subprocess)
-        if start is None or definition.config(start).get("event") not in LISTENED:
+        if start is None or definition.config(start).get("event") not in waits.EVENTS:
             continue
         listener = step.new_token(subprocess, parent=scope, locals={"listen": True})
-        listener.status = "waiting"
+        listener.status = TokenStatus.WAITING
         _subscribe(step, listener, start)
 
 
@@ -187,12 +187,12 @@ def listener_fired(step: Step, listener: TokenRow, start: str, output: Any = Non
     goes on listening (a non-interrupting start fires again)."""
     config = step.definition.config(start)
     interrupting = config.get("interrupting", True)
-    step.history.add("boundary", listener, start, event=config.get("event"))
+    step.history.add(HistoryKind.BOUNDARY, listener, start, event=config.get("event"))
     if interrupting:
-        listener.status = "cancelled"
+        listener.status = TokenStatus.CANCELLED
         step.ended(listener)
     start_event_subprocess(step, listener.parent, listener.node_id, output)
-    return not interrupting and listener.status in LIVE
+    return not interrupting and listener.status in LIVE_TOKEN
 
 
 # --- the scope behaviours ---------------------------------------------------------------------
@@ -216,8 +216,8 @@ class EventSubProcess(SubProcess):
         step.fail(token, "unknown_node", f"{described} cannot be entered by a flow.")
 
     def completed(self, step: Step, token: TokenRow) -> None:
-        step.history.add("left", token, scope=step.scope_of(token))
-        token.status = "done"
+        step.history.add(HistoryKind.LEFT, token, scope=step.scope_of(token))
+        token.status = TokenStatus.DONE
         step.ended(token)
 
 

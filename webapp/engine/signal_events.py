@@ -17,6 +17,7 @@ from webapp.engine.catching import KIND
 from webapp.engine.context import jsonable
 from webapp.engine.runtime import Behaviour, Step
 from webapp.engine.store import TokenRow
+from webapp.models.statuses import HistoryKind, TokenStatus
 from webapp.process.expressions import ExpressionError, evaluate
 
 # --- waiting for a signal ---------------------------------------------------------------------
@@ -24,7 +25,7 @@ from webapp.process.expressions import ExpressionError, evaluate
 
 def catch(step: Step, token: TokenRow, node: dict[str, Any]) -> None:
     """An intermediate signal catch: the token waits; the payload becomes its output."""
-    token.status = "waiting"
+    token.status = TokenStatus.WAITING
     waits.subscribe(step, token, token.node_id, KIND)
 
 
@@ -62,7 +63,7 @@ def broadcast_from(step: Step, token: TokenRow, config: dict[str, Any]) -> dict[
         "reached_own": False,
     }
     step.broadcasts.append(thrown)
-    step.history.add("signal_thrown", token, name=name)
+    step.history.add(HistoryKind.SIGNAL_THROWN, token, name=name)
     return thrown
 
 

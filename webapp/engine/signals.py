@@ -39,6 +39,7 @@ from webapp.models import (
     SignalBatch,
     User,
 )
+from webapp.models.statuses import BatchStatus, BroadcastStatus
 
 BATCHES = SignalBatch.__table__
 MAX_NAME = 200
@@ -104,7 +105,7 @@ def claim_broadcast(session: Session, broadcast_id: int, now: datetime) -> int |
         .where(BROADCASTS.c.id == broadcast_id)
         .with_for_update()
     ).first()
-    if row is None or row.status != "pending":
+    if row is None or row.status != BroadcastStatus.PENDING:
         return None
     conn.execute(
         update(BROADCASTS)
@@ -122,7 +123,7 @@ def plan(session: Session, broadcast_id: int, batch_size: int, now: datetime) ->
     broadcast = conn.execute(
         select(BROADCASTS).where(BROADCASTS.c.id == broadcast_id).with_for_update()
     ).first()
-    if broadcast is None or broadcast.status != "pending":
+    if broadcast is None or broadcast.status != BroadcastStatus.PENDING:
         return []
     targets = list(
         conn.scalars(
@@ -150,7 +151,7 @@ def plan(session: Session, broadcast_id: int, batch_size: int, now: datetime) ->
         )
         or 0
     )
-    stamp = {"broadcast_id": broadcast_id, "status": "pending", "attempt": 0}
+    stamp = {"broadcast_id": broadcast_id, "status": BatchStatus.PENDING, "attempt": 0}
     stamp.update(created_at=now, updated_at=now)
     batches = []
     after = 0
@@ -161,13 +162,13 @@ def plan(session: Session, broadcast_id: int, batch_size: int, now: datetime) ->
         after = chunk[-1]
     if starts(conn, broadcast.name, broadcast.partition_id):
         batches.append({**stamp, "kind": "start", "after": 0, "upto": 0, "size": 0})
-    done = {} if batches else {"status": "done", "finished_at": now}
+    done = {} if batches else {"status": BroadcastStatus.DONE, "finished_at": now}
     conn.execute(
         update(BROADCASTS)
         .where(BROADCASTS.c.id == broadcast_id)
         .values(
             {
-                "status": "running",
+                "status": BroadcastStatus.RUNNING,
                 "total": len(targets) + reached,
                 "delivered": reached,
                 "updated_at": now,
@@ -224,7 +225,7 @@ def claim_batch(session: Session, batch_id: int, now: datetime, lease: float) ->
     begin_write(session)
     conn = session.connection()
     row = conn.execute(select(BATCHES).where(BATCHES.c.id == batch_id).with_for_update()).first()
-    if row is None or row.status != "pending":
+    if row is None or row.status != BatchStatus.PENDING:
         return None
     if row.lease_until is not None and row.lease_until > now:
         return None
@@ -285,7 +286,7 @@ def heartbeat(session: Session, batch: Batch, now: datetime, lease: float) -> bo
         .where(
             BATCHES.c.id == batch.id,
             BATCHES.c.attempt == batch.attempt,
-            BATCHES.c.status == "pending",
+            BATCHES.c.status == BatchStatus.PENDING,
         )
         .values(lease_until=now + timedelta(seconds=lease), updated_at=now)
     ).rowcount
@@ -299,21 +300,26 @@ def finish_batch(session: Session, batch: Batch, now: datetime) -> None:
     conn = session.connection()
     conn.execute(
         update(BATCHES)
-        .where(BATCHES.c.id == batch.id, BATCHES.c.status == "pending")
-        .values(status="done", lease_until=None, updated_at=now)
+        .where(BATCHES.c.id == batch.id, BATCHES.c.status == BatchStatus.PENDING)
+        .values(status=BatchStatus.DONE, lease_until=None, updated_at=now)
     )
     # The broadcast's row lock comes first, so of two last batches the later one sees both done.
     _progress(conn, batch.broadcast_id, now)
     left = conn.scalar(
         select(func.count())
         .select_from(BATCHES)
-        .where(BATCHES.c.broadcast_id == batch.broadcast_id, BATCHES.c.status == "pending")
+        .where(
+            BATCHES.c.broadcast_id == batch.broadcast_id, BATCHES.c.status == BatchStatus.PENDING
+        )
     )
     if not left:
         conn.execute(
             update(BROADCASTS)
-            .where(BROADCASTS.c.id == batch.broadcast_id, BROADCASTS.c.status == "running")
-            .values(status="done", finished_at=now)
+            .where(
+                BROADCASTS.c.id == batch.broadcast_id,
+                BROADCASTS.c.status == BroadcastStatus.RUNNING,
+            )
+            .values(status=BroadcastStatus.DONE, finished_at=now)
         )
 
 
@@ -431,7 +437,7 @@ def lost(session: Session, queue: Any, *, grace: float, now: datetime) -> list[J
         JobRef(row.id, 0, "signal", now, row.attempt)
         for row in session.execute(
             select(BROADCASTS.c.id, BROADCASTS.c.attempt)
-            .where(BROADCASTS.c.status == "pending", BROADCASTS.c.updated_at <= stale)
+            .where(BROADCASTS.c.status == BroadcastStatus.PENDING, BROADCASTS.c.updated_at <= stale)
             .order_by(BROADCASTS.c.id)
             .limit(500)
         )
@@ -441,7 +447,7 @@ def lost(session: Session, queue: Any, *, grace: float, now: datetime) -> list[J
         for row in session.execute(
             select(BATCHES.c.id, BATCHES.c.attempt)
             .where(
-                BATCHES.c.status == "pending",
+                BATCHES.c.status == BatchStatus.PENDING,
                 BATCHES.c.updated_at <= stale,
                 or_(BATCHES.c.lease_until.is_(None), BATCHES.c.lease_until <= now),
             )

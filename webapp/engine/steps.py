@@ -23,6 +23,17 @@ from webapp.engine.store import InstanceRow, JobRow, TokenRow
 from webapp.infra.database import begin_write
 from webapp.models import Job, MessageSubscription, Process, ProcessVersion, Task, User
 from webapp.models.base import utcnow
+from webapp.models.statuses import (
+    PAUSED_TOKEN,
+    UNFINISHED_INSTANCE,
+    AttemptStatus,
+    CallOutcome,
+    HistoryKind,
+    InstanceStatus,
+    JobStatus,
+    TaskStatus,
+    TokenStatus,
+)
 
 # A job delivered earlier than this is a stray duplicate; the scheduled delivery will come.
 EARLY_TOLERANCE = timedelta(seconds=0.25)
@@ -76,14 +87,14 @@ def dropped(step: Step, note: str) -> StepResult:
 def _pending(step: Step, job: JobRow | None, kind: str) -> TokenRow | None:
     """The job's token, if the job is still pending and its token still waits for it (at the
     job's node, or as the host of the job's boundary event or event sub-process start)."""
-    if job is None or step.instance.status not in ("running", "failed"):
+    if job is None or step.instance.status not in UNFINISHED_INSTANCE:
         return None
     token = step.token(job.token_id) if job.token_id is not None else None
-    if job.kind != kind or job.status != "pending" or token is None:
+    if job.kind != kind or job.status != JobStatus.PENDING or token is None:
         return None
     if catching.watches(step, token, job.node_id):
         return token
-    expected = "active" if kind == "tool" else "waiting"
+    expected = TokenStatus.ACTIVE if kind == "tool" else TokenStatus.WAITING
     if token.status != expected or token.node_id != job.node_id:
         return None
     return token
@@ -140,7 +151,7 @@ def start_instance(
         process_key=version.process.key,
         version=version.number,
         partition_id=partition_id,
-        status="running",
+        status=InstanceStatus.RUNNING,
         input=jsonable(input or {}),
         vars={},
         nodes={},
@@ -153,7 +164,7 @@ def start_instance(
     )
     step = Step(session.connection(), instance, definition, [], now=now, starter=_name(actor))
     step.history.add(
-        "started",
+        HistoryKind.STARTED,
         actor=_name(actor),
         via=via,
         version=version.number,
@@ -184,7 +195,7 @@ def _lock_due_job(session: Session, job_id: int, kind: str, now: datetime) -> Jo
     if row is None:
         return None
     job = store.job_row(row._mapping)
-    if job.kind != kind or job.status != "pending" or job.due_at > now + EARLY_TOLERANCE:
+    if job.kind != kind or job.status != JobStatus.PENDING or job.due_at > now + EARLY_TOLERANCE:
         return None
     return job
 
@@ -316,7 +327,13 @@ def apply_tool_outcomes(
                 if job is not None
                 else session.scalar(select(Job.node_id).where(Job.id == job_id))
             )
-            step.history.add("tool_attempt", None, node_id, attempt=attempt, status="discarded")
+            step.history.add(
+                HistoryKind.TOOL_ATTEMPT,
+                None,
+                node_id,
+                attempt=attempt,
+                status=AttemptStatus.DISCARDED,
+            )
             continue
         _apply(step, job, token, outcome, attempt)
         interpreter.run(step)
@@ -379,30 +396,30 @@ def _apply(step: Step, job: JobRow, token: TokenRow, outcome: Outcome, attempt: 
     step.track(job)
     job.lease_until = None
     step.history.add(
-        "tool_attempt",
+        HistoryKind.TOOL_ATTEMPT,
         token,
         tool=job.tool,
         attempt=attempt,
-        status="ok" if outcome.ok else "error",
+        status=AttemptStatus.OK if outcome.ok else AttemptStatus.ERROR,
         duration_ms=outcome.duration_ms,
         code=outcome.code or None,
         message=outcome.message or None,
     )
     if outcome.ok:
-        job.status = "done"
+        job.status = JobStatus.DONE
         step.starter = job.actor
         step.complete(token, jsonable(outcome.output))
         return
     job.last_error = {"code": outcome.code, "message": outcome.message, "attempt": attempt}
     if outcome.bpmn_error:
-        job.status = "failed"
+        job.status = JobStatus.FAILED
         step.starter = job.actor
         scopes.raise_error(step, token, outcome.code, outcome.message)
         return
     if outcome.retryable and job.attempt < job.max_attempts:
         job.due_at = step.now + timedelta(seconds=job.backoff * 2 ** (job.attempt - 1))
         return
-    job.status = "failed"
+    job.status = JobStatus.FAILED
     step.fail(token, outcome.code, outcome.message, attempts=job.attempt)
 
 
@@ -424,16 +441,16 @@ def fire_timer(
     if not isinstance(token, TokenRow):
         return dropped(step, token)
     step.track(job)
-    job.status = "done"
+    job.status = JobStatus.DONE
     job.attempt += 1
-    step.history.add("timer", token, job.node_id, due=job.due_at.isoformat())
+    step.history.add(HistoryKind.TIMER, token, job.node_id, due=job.due_at.isoformat())
     step.starter = starter_of(step)
     if job.node_id == token.node_id:
         step.complete(token)
     else:
         again = waits.next_due(step.definition.config(job.node_id), job.attempt, job.due_at)
         if catching.event_fired(step, token, job.node_id) and again is not None:
-            job.status = "pending"
+            job.status = JobStatus.PENDING
             job.due_at = again
     interpreter.run(step)
     return finish_with_pure_calls(step, run_pure)
@@ -493,17 +510,24 @@ def deliver_message(
         if catching.watches(step, token, node_id):
             woken += 1
             step.history.add(
-                "message", token, node_id, actor=_name(actor), name=name, key=correlation_key
+                HistoryKind.MESSAGE,
+                token,
+                node_id,
+                actor=_name(actor),
+                name=name,
+                key=correlation_key,
             )
             if catching.event_fired(step, token, node_id, payload):
                 waits.place(
                     step, token, waits.Wait(node_id, "message", name=name, key=correlation_key)
                 )
             continue
-        if token.status != "waiting" or token.node_id != node_id:
+        if token.status != TokenStatus.WAITING or token.node_id != node_id:
             continue
         woken += 1
-        step.history.add("message", token, actor=_name(actor), name=name, key=correlation_key)
+        step.history.add(
+            HistoryKind.MESSAGE, token, actor=_name(actor), name=name, key=correlation_key
+        )
         step.complete(token, payload)
     if not woken:
         return dropped(step, "no token waits for this message")
@@ -525,8 +549,10 @@ def _open_task(session: Session, task_id: int, now: datetime | None) -> tuple[St
         select(table.c.status, table.c.token_id, table.c.node_id).where(table.c.id == task_id)
     ).one()
     token = step.token(task.token_id)
-    waiting = token is not None and token.status == "waiting" and token.node_id == task.node_id
-    if task.status != "open" or token is None or not waiting:
+    waiting = (
+        token is not None and token.status == TokenStatus.WAITING and token.node_id == task.node_id
+    )
+    if task.status != TaskStatus.OPEN or token is None or not waiting:
         raise EngineError("task_closed", f"Task {task_id} is no longer open.", status=409)
     return step, task, token
 
@@ -538,7 +564,7 @@ def _close_task(step: Step, task_id: int, actor: User | None, result: dict[str, 
         update(table)
         .where(table.c.id == task_id)
         .values(
-            status="completed",
+            status=TaskStatus.COMPLETED,
             completed_by_id=actor.id if actor is not None else None,
             completed_at=step.now,
             result=result,
@@ -558,7 +584,7 @@ def complete_task(
     step, _, token = _open_task(session, task_id, now)
     values = jsonable(values)
     _close_task(step, task_id, actor, values)
-    step.history.add("task_completed", token, actor=_name(actor), task=task_id)
+    step.history.add(HistoryKind.TASK_COMPLETED, token, actor=_name(actor), task=task_id)
     step.starter = starter_of(step)
     step.complete(token, values)
     interpreter.run(step)
@@ -584,7 +610,7 @@ def report_from_task(
         )
     step, _, token = _open_task(session, task_id, now)
     step.history.add(
-        "task_reported", token, actor=_name(actor), task=task_id, event=event, code=code
+        HistoryKind.TASK_REPORTED, token, actor=_name(actor), task=task_id, event=event, code=code
     )
     step.starter = starter_of(step)
     if event == "error":
@@ -592,7 +618,7 @@ def report_from_task(
         scopes.raise_error(step, token, code, f"reported from task {task_id}")
     else:
         scopes.throw(step, token, "escalation", code)
-        if token.status == "cancelled":
+        if token.status == TokenStatus.CANCELLED:
             _close_task(step, task_id, actor, {})
     interpreter.run(step)
     return step.finish()
@@ -612,42 +638,42 @@ def cancel_instance(
     """Close every token, job, subscription and open task; the instance ends cancelled."""
     step, _ = open_step(session, instance_id, now or utcnow())
     instance = step.instance
-    if instance.status not in ("running", "failed"):
+    if instance.status not in UNFINISHED_INSTANCE:
         raise EngineError(
             "not_active",
             f"Instance {instance_id} is {instance.status}; "
             "only running or failed instances can be cancelled.",
         )
     for token in step.tokens:
-        token.status = "cancelled"
+        token.status = TokenStatus.CANCELLED
     conn = step.conn
     instances = store.INSTANCES
     called = conn.execute(
         select(instances.c.id).where(
             instances.c.parent_id == instance_id,
-            instances.c.status.in_(("running", "failed")),
+            instances.c.status.in_(UNFINISHED_INSTANCE),
         )
     ).scalars()
     for child_id in called:
         step.cancel_child(child_id)
     conn.execute(
         update(store.JOBS)
-        .where(store.JOBS.c.instance_id == instance_id, store.JOBS.c.status == "pending")
-        .values(status="cancelled", lease_until=None, updated_at=step.now)
+        .where(store.JOBS.c.instance_id == instance_id, store.JOBS.c.status == JobStatus.PENDING)
+        .values(status=JobStatus.CANCELLED, lease_until=None, updated_at=step.now)
     )
     subscriptions = MessageSubscription.__table__
     conn.execute(delete(subscriptions).where(subscriptions.c.instance_id == instance_id))
     tasks = Task.__table__
     conn.execute(
         update(tasks)
-        .where(tasks.c.instance_id == instance_id, tasks.c.status == "open")
-        .values(status="cancelled")
+        .where(tasks.c.instance_id == instance_id, tasks.c.status == TaskStatus.OPEN)
+        .values(status=TaskStatus.CANCELLED)
     )
-    instance.status = "cancelled"
+    instance.status = InstanceStatus.CANCELLED
     instance.ended_at = step.now
-    step.history.add("cancelled", actor=_name(actor), reason=reason or None)
+    step.history.add(HistoryKind.CANCELLED, actor=_name(actor), reason=reason or None)
     if instance.parent_id is not None:
-        step.report_to_parent("cancelled")
+        step.report_to_parent(CallOutcome.CANCELLED)
     return step.finish()
 
 
@@ -657,16 +683,16 @@ def retry_instance(
     """Failed tokens re-enter their node with fresh attempts; the instance runs again."""
     step, _ = open_step(session, instance_id, now or utcnow())
     instance = step.instance
-    if instance.status != "failed":
+    if instance.status != InstanceStatus.FAILED:
         raise EngineError(
             "not_failed",
             f"Instance {instance_id} is {instance.status}; only failed instances can be retried.",
         )
-    instance.status = "running"
+    instance.status = InstanceStatus.RUNNING
     instance.error = None
     step.starter = starter_of(step)
-    for token in [t for t in step.tokens if t.status == "failed"]:
-        step.history.add("retried", token, actor=_name(actor))
+    for token in [t for t in step.tokens if t.status == TokenStatus.FAILED]:
+        step.history.add(HistoryKind.RETRIED, token, actor=_name(actor))
         step.enter(token, token.node_id, token.arrived_via, again=True)
     interpreter.run(step)
     return step.finish()
@@ -704,9 +730,9 @@ def start_called(
     conn.execute(
         update(store.JOBS)
         .where(store.JOBS.c.id == job_id)
-        .values(status="done", attempt=job.attempt + 1, updated_at=now)
+        .values(status=JobStatus.DONE, attempt=job.attempt + 1, updated_at=now)
     )
-    if parent is None or parent.status not in ("running", "failed"):
+    if parent is None or parent.status not in UNFINISHED_INSTANCE:
         return None
     options = job.inputs or {}
     version = _latest_version(session, job.tool or "", options.get("version"))
@@ -745,10 +771,14 @@ def _report_missing(
         "kind": "resume",
         "key": f"resume:call:{job.id}",
         "actor": job.actor,
-        "status": "pending",
+        "status": JobStatus.PENDING,
         "due_at": now,
         "attempt": 0,
-        "inputs": {"status": "missing", "message": message, "step": caller["parent_step"]},
+        "inputs": {
+            "status": CallOutcome.MISSING,
+            "message": message,
+            "step": caller["parent_step"],
+        },
         "created_at": now,
         "updated_at": now,
     }
@@ -760,7 +790,7 @@ def _report_missing(
         process_key="",
         version=0,
         partition_id=None,
-        status="running",
+        status=InstanceStatus.RUNNING,
         input={},
         vars={},
         nodes={},
@@ -776,47 +806,49 @@ def resume_from_child(
     ends), then move on with the child's data, throw its error, or raise an incident."""
     step, job = open_step(session, instance_id, now or utcnow(), job_id)
     token = None
-    if job is not None and job.kind == "resume" and job.status == "pending":
+    if job is not None and job.kind == "resume" and job.status == JobStatus.PENDING:
         candidate = step.token(job.token_id) if job.token_id is not None else None
         outcome = job.inputs or {}
         if (
             candidate is not None
-            and candidate.status in ("waiting", "failed")
+            and candidate.status in PAUSED_TOKEN
             and candidate.node_id == job.node_id
             and candidate.step == outcome.get("step")
-            and step.instance.status in ("running", "failed")
+            and step.instance.status in UNFINISHED_INSTANCE
         ):
             token = candidate
     if job is None or token is None:
         step.conn.execute(
             update(store.JOBS)
-            .where(store.JOBS.c.id == job_id, store.JOBS.c.status == "pending")
-            .values(status="done", updated_at=step.now)
+            .where(store.JOBS.c.id == job_id, store.JOBS.c.status == JobStatus.PENDING)
+            .values(status=JobStatus.DONE, updated_at=step.now)
         )
         return dropped(step, "the call no longer waits")
     step.track(job)
-    job.status = "done"
+    job.status = JobStatus.DONE
     job.attempt += 1
     outcome = job.inputs or {}
     status = outcome.get("status")
     child = outcome.get("child")
     step.starter = starter_of(step)
-    if status == "escalation":
+    if status == CallOutcome.ESCALATION:
         scopes.throw(step, token, "escalation", str(outcome.get("code") or ""))
         interpreter.run(step)
         return step.finish()
-    step.history.add("child_ended", token, child=child, status=status, code=outcome.get("code"))
+    step.history.add(
+        HistoryKind.CHILD_ENDED, token, child=child, status=status, code=outcome.get("code")
+    )
     catching.receive_missed(step)
-    if token.status not in ("waiting", "failed") or token.node_id != job.node_id:
+    if token.status not in PAUSED_TOKEN or token.node_id != job.node_id:
         interpreter.run(step)
         return step.finish()
-    if status == "completed":
-        token.status = "active"
+    if status == CallOutcome.COMPLETED:
+        token.status = TokenStatus.ACTIVE
         step.complete(token, outcome.get("output") or {})
-    elif status == "error":
-        token.status = "active"
+    elif status == CallOutcome.ERROR:
+        token.status = TokenStatus.ACTIVE
         scopes.raise_error(step, token, str(outcome.get("code") or ""), outcome.get("message", ""))
-    elif status == "missing":
+    elif status == CallOutcome.MISSING:
         step.fail(token, "call_missing", str(outcome.get("message") or "No process to call."))
     else:
         at = step.definition.mentioned(token.node_id)
@@ -837,10 +869,12 @@ def cancel_called(
     row = conn.execute(
         select(store.JOBS).where(store.JOBS.c.id == job_id).with_for_update()
     ).first()
-    if row is None or row.status != "pending" or row.kind != "cancel":
+    if row is None or row.status != JobStatus.PENDING or row.kind != "cancel":
         return None
     conn.execute(
-        update(store.JOBS).where(store.JOBS.c.id == job_id).values(status="done", updated_at=now)
+        update(store.JOBS)
+        .where(store.JOBS.c.id == job_id)
+        .values(status=JobStatus.DONE, updated_at=now)
     )
     received = _receive_before_cancel(session, instance_id, now)
     try:
@@ -859,7 +893,7 @@ def _receive_before_cancel(session: Session, instance_id: int, now: datetime) ->
     cover its subscriptions (say, the one its caller threw as it interrupted the call), in a
     step of its own in the same transaction; None when none reached it."""
     step, _ = open_step(session, instance_id, now)
-    if step.instance.status not in ("running", "failed"):
+    if step.instance.status not in UNFINISHED_INSTANCE:
         return None
     step.starter = starter_of(step)
     if not catching.receive_missed(step):

@@ -27,6 +27,13 @@ from webapp.models import (
     TaskCandidate,
     Token,
 )
+from webapp.models.statuses import (
+    OPEN_TOKEN,
+    UNFINISHED_INSTANCE,
+    BroadcastStatus,
+    JobStatus,
+    TaskStatus,
+)
 
 INSTANCES = Instance.__table__
 TOKENS = Token.__table__
@@ -36,8 +43,6 @@ BROADCASTS = SignalBroadcast.__table__
 RECEIPTS = SignalReceipt.__table__
 TASKS = Task.__table__
 CANDIDATES = TaskCandidate.__table__
-
-OPEN = ("active", "waiting", "failed")
 
 
 def saved_id(row_id: int | None) -> int:
@@ -171,7 +176,7 @@ TOKENS_AND_JOB = (
             JOBS, and_(JOBS.c.token_id == TOKENS.c.id, JOBS.c.id == bindparam("job_id"))
         )
     )
-    .where(TOKENS.c.instance_id == bindparam("instance_id"), TOKENS.c.status.in_(OPEN))
+    .where(TOKENS.c.instance_id == bindparam("instance_id"), TOKENS.c.status.in_(OPEN_TOKEN))
     .order_by(TOKENS.c.id)
 )
 # The same, with the jobs asked for (several outcomes applied in one step) in one read.
@@ -186,7 +191,7 @@ TOKENS_AND_JOBS = (
             ),
         )
     )
-    .where(TOKENS.c.instance_id == bindparam("instance_id"), TOKENS.c.status.in_(OPEN))
+    .where(TOKENS.c.instance_id == bindparam("instance_id"), TOKENS.c.status.in_(OPEN_TOKEN))
     .order_by(TOKENS.c.id)
 )
 UPDATE_TOKEN = _update(
@@ -199,7 +204,7 @@ UPDATE_INSTANCE_DATA = _update(
 UPDATE_JOB = _update(JOBS, "job_id", (*JOB_STATE, "updated_at"))
 _LEASABLE = (
     JOBS.c.kind == "tool",
-    JOBS.c.status == "pending",
+    JOBS.c.status == JobStatus.PENDING,
     JOBS.c.due_at <= bindparam("due_by"),
     or_(JOBS.c.lease_until.is_(None), JOBS.c.lease_until <= bindparam("now")),
 )
@@ -344,7 +349,7 @@ def insert_broadcast(
         "actor": actor,
         "idempotency_key": key,
         "request_hash": digest,
-        "status": "pending",
+        "status": BroadcastStatus.PENDING,
         "high_water": high_water(conn) if covers is None else covers,
         "delivered": 0,
         "started": 0,
@@ -435,12 +440,12 @@ def withdraw(
         closing = job.token_id in whole or any(
             job.token_id == token_id and job.node_id in nodes for token_id, nodes in partial
         )
-        if closing and job.status == "pending":
-            job.status = "cancelled"
+        if closing and job.status == JobStatus.PENDING:
+            job.status = JobStatus.CANCELLED
             job.lease_until = None
     tracked = {job.id for job in held}
-    pending = (JOBS.c.status == "pending", JOBS.c.id.not_in(tracked or [0]))
-    cancel = {"status": "cancelled", "lease_until": None, "updated_at": now}
+    pending = (JOBS.c.status == JobStatus.PENDING, JOBS.c.id.not_in(tracked or [0]))
+    cancel = {"status": JobStatus.CANCELLED, "lease_until": None, "updated_at": now}
     for token_id, nodes in partial:
         conn.execute(
             update(JOBS)
@@ -458,15 +463,15 @@ def withdraw(
     conn.execute(delete(SUBSCRIPTIONS).where(SUBSCRIPTIONS.c.token_id.in_(whole)))
     conn.execute(
         update(TASKS)
-        .where(TASKS.c.token_id.in_(whole), TASKS.c.status == "open")
-        .values(status="cancelled")
+        .where(TASKS.c.token_id.in_(whole), TASKS.c.status == TaskStatus.OPEN)
+        .values(status=TaskStatus.CANCELLED)
     )
     return list(
         conn.execute(
             select(INSTANCES.c.id).where(
                 INSTANCES.c.parent_id == instance_id,
                 INSTANCES.c.parent_token_id.in_(whole),
-                INSTANCES.c.status.in_(("running", "failed")),
+                INSTANCES.c.status.in_(UNFINISHED_INSTANCE),
             )
         ).scalars()
     )
@@ -486,7 +491,7 @@ def insert_jobs(
     for token, options in new:
         if token is None:
             values = {"token_id": None, "actor": actor, **options}
-            jobs.append(JobRow(id=None, status="pending", attempt=0, **values))
+            jobs.append(JobRow(id=None, status=JobStatus.PENDING, attempt=0, **values))
             continue
         node_id = options.pop("node_id", None) or token.node_id
         jobs.append(
@@ -497,7 +502,7 @@ def insert_jobs(
                 node_id=node_id,
                 key=f"{token.id}:{node_id}:{token.step}",
                 actor=actor,
-                status="pending",
+                status=JobStatus.PENDING,
                 attempt=0,
                 **options,
             )
@@ -538,7 +543,8 @@ def insert_waits(
     if tasks:
         offers = {token.id: values.pop("candidates", None) for token, values in tasks}
         rows = [
-            {**stamp, "token_id": token.id, "status": "open", **values} for token, values in tasks
+            {**stamp, "token_id": token.id, "status": TaskStatus.OPEN, **values}
+            for token, values in tasks
         ]
         for row in rows:
             row.setdefault("partition_id", instance.partition_id)
@@ -566,7 +572,7 @@ def _insert_candidates(conn: Connection, offers: dict[Any, list[tuple[str, int, 
     task_ids: dict[Any, int] = dict(
         conn.execute(
             select(TASKS.c.token_id, TASKS.c.id).where(
-                TASKS.c.token_id.in_(list(offers)), TASKS.c.status == "open"
+                TASKS.c.token_id.in_(list(offers)), TASKS.c.status == TaskStatus.OPEN
             )
         ).all()
     )

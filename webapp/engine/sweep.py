@@ -29,6 +29,7 @@ from webapp.engine.dispatch import EntryPoints, JobRef, enqueue, rq_job_id
 from webapp.engine.runtime import entry_point
 from webapp.models import Job
 from webapp.models.base import utcnow
+from webapp.models.statuses import JobStatus
 
 log = logging.getLogger(__name__)
 
@@ -70,7 +71,7 @@ def sweep(
             rows = session.execute(
                 select(Job.id, Job.instance_id, Job.kind, Job.tool, Job.attempt, Job.timeout)
                 .where(
-                    Job.status == "pending",
+                    Job.status == JobStatus.PENDING,
                     Job.due_at <= now - timedelta(seconds=grace),
                     or_(Job.lease_until.is_(None), Job.lease_until <= now),
                     Job.id > after,

@@ -11,6 +11,7 @@ from webapp.engine.context import jsonable
 from webapp.engine.runtime import Behaviour, Step
 from webapp.engine.store import TokenRow as Token
 from webapp.models import Role, User
+from webapp.models.statuses import HistoryKind, TokenStatus
 from webapp.process.durations import parse_duration
 from webapp.process.expressions import ExpressionError, evaluate
 
@@ -60,7 +61,7 @@ def _user(step: Step, token: Token, node: dict[str, Any]) -> None:
             f"The candidates of {step.definition.mentioned(token.node_id)} failed: {error}",
         )
         return
-    token.status = "waiting"
+    token.status = TokenStatus.WAITING
     step.add_task(
         token,
         node_id=token.node_id,
@@ -74,7 +75,7 @@ def _user(step: Step, token: Token, node: dict[str, Any]) -> None:
     )
     unresolved = kind in ("user", "role", "expression") and user_id is None and role_id is None
     step.history.add(
-        "task_created",
+        HistoryKind.TASK_CREATED,
         token,
         assignee=value if user_id else None,
         role=value if role_id else None,

@@ -20,6 +20,8 @@ from webapp.process.durations import parse_cycle, parse_duration
 from webapp.process.expressions import ExpressionError, evaluate
 
 MAX_CORRELATION_KEY = 500
+# The events a token waits for through a timer job or a subscription (errors and escalations
+# are thrown, not waited for): also the event sub-process starts that listen through a token.
 EVENTS = ("timer", "message", "signal")
 
 

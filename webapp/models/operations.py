@@ -12,6 +12,7 @@ from webapp.models.auth import User
 from webapp.models.base import Model, UTCDateTime, utcnow
 from webapp.models.process import Process
 from webapp.models.runtime import Instance
+from webapp.models.statuses import BulkItemStatus, BulkStatus
 
 
 class RetentionPolicy(Model):
@@ -41,7 +42,7 @@ class BulkOperation(Model):
     action: Mapped[str] = mapped_column(String(16))
     reason: Mapped[str] = mapped_column(String(500), default="")
     scope: Mapped[str] = mapped_column(String(500), default="")
-    status: Mapped[str] = mapped_column(String(16), default="queued")
+    status: Mapped[str] = mapped_column(String(16), default=BulkStatus.QUEUED)
     total: Mapped[int] = mapped_column(Integer, default=0)
     actor_id: Mapped[int | None] = mapped_column(
         ForeignKey("users.id", ondelete="SET NULL"), index=True, nullable=True
@@ -68,7 +69,7 @@ class BulkItem(Model):
     id: Mapped[int] = mapped_column(primary_key=True)
     operation_id: Mapped[int] = mapped_column(ForeignKey("bulk_operations.id", ondelete="CASCADE"))
     instance_id: Mapped[int] = mapped_column(Integer)
-    status: Mapped[str] = mapped_column(String(16), default="pending")
+    status: Mapped[str] = mapped_column(String(16), default=BulkItemStatus.PENDING)
     message: Mapped[str] = mapped_column(String(500), default="")
     updated_at: Mapped[datetime | None] = mapped_column(UTCDateTime(), nullable=True)
 

@@ -16,6 +16,7 @@ from sqlalchemy import Boolean, ForeignKey, Index, Integer, String
 from sqlalchemy.orm import Mapped, mapped_column
 
 from webapp.models.base import Model, UTCDateTime, utcnow
+from webapp.models.statuses import BatchStatus, BroadcastStatus
 from webapp.models.types import JSONType
 
 
@@ -50,7 +51,7 @@ class SignalBroadcast(Model):
     # `POST /api/signals` with an Idempotency-Key: the key and a digest of the body.
     idempotency_key: Mapped[str | None] = mapped_column(String(255), nullable=True)
     request_hash: Mapped[str | None] = mapped_column(String(64), nullable=True)
-    status: Mapped[str] = mapped_column(String(16), default="pending")
+    status: Mapped[str] = mapped_column(String(16), default=BroadcastStatus.PENDING)
     high_water: Mapped[int] = mapped_column(Integer, default=0)
     total: Mapped[int | None] = mapped_column(Integer, nullable=True)
     delivered: Mapped[int] = mapped_column(Integer, default=0)
@@ -77,7 +78,7 @@ class SignalBatch(Model):
     after: Mapped[int] = mapped_column(Integer)
     upto: Mapped[int] = mapped_column(Integer)
     size: Mapped[int] = mapped_column(Integer, default=0)
-    status: Mapped[str] = mapped_column(String(16), default="pending")
+    status: Mapped[str] = mapped_column(String(16), default=BatchStatus.PENDING)
     attempt: Mapped[int] = mapped_column(Integer, default=0)
     lease_until: Mapped[datetime | None] = mapped_column(UTCDateTime(), nullable=True)
     created_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)

@@ -1,4 +1,5 @@
-"""The statuses of instances, tokens, jobs and tasks, and the kinds of history entries.
+"""The statuses of instances, tokens, jobs, tasks, signal broadcasts and bulk operations, and the
+kinds of history entries.
 
 Each member equals the text stored in the database, so templates, JSON and queries that compare
 with plain strings keep working.
@@ -33,6 +34,57 @@ class TaskStatus(StrEnum):
     OPEN = "open"
     COMPLETED = "completed"
     CANCELLED = "cancelled"
+
+
+class CallOutcome(StrEnum):
+    """How a called child ended, as its resume job tells the call activity (and its history)."""
+
+    COMPLETED = "completed"
+    CANCELLED = "cancelled"
+    ERROR = "error"
+    ESCALATION = "escalation"
+    # No version of the called process could start.
+    MISSING = "missing"
+
+
+class AttemptStatus(StrEnum):
+    """How one tool attempt ended, in its `tool_attempt` history entry."""
+
+    OK = "ok"
+    ERROR = "error"
+    # A late result of an attempt whose job was already settled.
+    DISCARDED = "discarded"
+
+
+class BroadcastStatus(StrEnum):
+    """A signal broadcast: waiting for a worker to plan it, its batches delivering, or all done."""
+
+    PENDING = "pending"
+    RUNNING = "running"
+    DONE = "done"
+
+
+class BatchStatus(StrEnum):
+    """One batch of a signal broadcast: still to deliver, or delivered."""
+
+    PENDING = "pending"
+    DONE = "done"
+
+
+class BulkStatus(StrEnum):
+    """A bulk cancel or retry: queued for a worker, being worked, or finished."""
+
+    QUEUED = "queued"
+    RUNNING = "running"
+    DONE = "done"
+
+
+class BulkItemStatus(StrEnum):
+    """One instance of a bulk operation: not yet reached, or what happened to it."""
+
+    PENDING = "pending"
+    OK = "ok"
+    ERROR = "error"
 
 
 class HistoryKind(StrEnum):
@@ -81,3 +133,8 @@ UNFINISHED_INSTANCE = (InstanceStatus.RUNNING, InstanceStatus.FAILED)
 LIVE_TOKEN = (TokenStatus.ACTIVE, TokenStatus.WAITING)
 # Tokens not yet settled: live ones and those stopped by an incident, which a retry resumes.
 OPEN_TOKEN = (*LIVE_TOKEN, TokenStatus.FAILED)
+# Tokens standing at their node until something resumes them: waiting, or failed until a retry.
+PAUSED_TOKEN = (TokenStatus.WAITING, TokenStatus.FAILED)
+
+# Broadcasts still on their way to the instances they cover.
+UNFINISHED_BROADCAST = (BroadcastStatus.PENDING, BroadcastStatus.RUNNING)

@@ -9,6 +9,7 @@ from flask_login import current_user
 
 from webapp.extensions import db
 from webapp.inputs import MAX_INT32, whole_number
+from webapp.models.statuses import BulkStatus
 from webapp.operations.blueprint import bp
 from webapp.services.operations import bulk
 from webapp.services.operations.common import OperationsError
@@ -125,6 +126,6 @@ def bulk_progress(operation_id: int):
 @permission_required("instances.manage")
 def bulk_resume(operation_id: int):
     operation = _operation(operation_id)
-    if operation.status != "done" and not bulk.enqueue(operation):
+    if operation.status != BulkStatus.DONE and not bulk.enqueue(operation):
         flash("The queue still cannot be reached.", "error")
     return redirect(url_for("operations.bulk_progress", operation_id=operation.id), 303)

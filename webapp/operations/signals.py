@@ -10,6 +10,7 @@ from flask import abort, flash, redirect, render_template, request, url_for
 from flask_login import current_user
 
 from webapp.extensions import db
+from webapp.models.statuses import BroadcastStatus
 from webapp.operations.blueprint import bp
 from webapp.permissions import can
 from webapp.services import signals
@@ -32,7 +33,7 @@ def signal_list():
     broadcasts = signals.recent(current_user)
     context = {
         "broadcasts": broadcasts,
-        "running": any(b.status != "done" for b in broadcasts),
+        "running": any(b.status != BroadcastStatus.DONE for b in broadcasts),
         "partitions": labels.partition_names(b.partition_id for b in broadcasts),
     }
     if htmx_target() == "signal-broadcasts":

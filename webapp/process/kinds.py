@@ -18,6 +18,22 @@ NUMBER = (int, float)
 
 
 @dataclass(frozen=True)
+class PaletteEntry:
+    """An entry of the designer's palette drawing the kind: `create.<action>` in `group`, placed
+    by `order`, with bpmn-js's `icon` class and a tooltip. `event` is the definition a start,
+    end or boundary event is drawn with; `start_inside` that of the start event a sub-process is
+    drawn with ("" a plain one; None: drawn empty)."""
+
+    action: str
+    group: str
+    order: int
+    icon: str
+    title: str
+    event: str = ""
+    start_inside: str | None = None
+
+
+@dataclass(frozen=True)
 class NodeKind:
     """One node kind: its role, allowed flow counts (``None`` = unbounded) and config keys."""
 
@@ -43,6 +59,12 @@ class NodeKind:
     marks: Mapping[str, str] = field(default_factory=dict)
     #: Whether the element names its message in its own `messageRef` (send and receive tasks).
     message_ref: bool = False
+    #: The designer's palette entries that draw the kind.
+    palette: tuple[PaletteEntry, ...] = ()
+    #: The entries of bpmn-js's replace menu (`replace-with-<name>`) that turn an element into
+    #: this kind; `scoped_replace`: those that do so only inside an event sub-process.
+    replace: tuple[str, ...] = ()
+    scoped_replace: tuple[str, ...] = ()
 
     def with_defaults(self, config: Mapping[str, Any] | None) -> dict[str, Any]:
         """Return ``config`` with this kind's defaults filled in for absent keys (a new dict)."""
@@ -92,6 +114,28 @@ TOOL_TYPES: dict[str, tuple[type, ...]] = {
 #: `process.bpmn.vendor`): the engine never reads them, validation does not flag them.
 REFERENCE_KEYS = ("formRef", "implementation", "dueDate", "followUpDate", "origin")
 
+# What each `event` value of start, end and boundary events may be.
+BOUNDARY_EVENTS: tuple[str, ...] = ("timer", "message", "signal", "error", "escalation")
+END_EVENTS: tuple[str, ...] = ("", "error", "escalation", "terminate", "signal", "message")
+# Start events of an event sub-process, and of the process itself (beside its one none start).
+EVENT_START_EVENTS: tuple[str, ...] = ("timer", "message", "signal", "error", "escalation")
+PROCESS_START_EVENTS: tuple[str, ...] = ("timer", "message", "signal")
+
+
+def _event_targets(
+    shape: str, events: tuple[str, ...], *, lenient: bool = False
+) -> tuple[str, ...]:
+    """bpmn-js's replace-menu names of `shape` events with these definitions (`timer-start`,
+    `none-end`), with their non-interrupting forms when `lenient` (an error always interrupts)."""
+    names = [f"{event or 'none'}-{shape}" for event in events]
+    if lenient:
+        names += [f"non-interrupting-{event}-{shape}" for event in events if event != "error"]
+    return tuple(names)
+
+
+_PROCESS_STARTS = _event_targets("start", ("", *PROCESS_START_EVENTS))
+BOUNDARY_HINT = " (drop it on the border of a task, sub-process or call activity)"
+
 EVENT_SIZE = {"width": 36, "height": 36}
 TASK_SIZE = {"width": 100, "height": 80}
 GATEWAY_SIZE = {"width": 50, "height": 50}
@@ -103,6 +147,45 @@ KINDS: Mapping[str, NodeKind] = MappingProxyType(
             _kind(
                 name="startEvent",
                 label="Start event",
+                palette=(
+                    PaletteEntry(
+                        "start-event",
+                        "event",
+                        10,
+                        "bpmn-icon-start-event-none",
+                        "Create start event",
+                    ),
+                    PaletteEntry(
+                        "message-start",
+                        "start",
+                        60,
+                        "bpmn-icon-start-event-message",
+                        "Create message start event (a message starts the process)",
+                        event="message",
+                    ),
+                    PaletteEntry(
+                        "timer-start",
+                        "start",
+                        61,
+                        "bpmn-icon-start-event-timer",
+                        "Create timer start event (starts the process at a date or on a schedule)",
+                        event="timer",
+                    ),
+                    PaletteEntry(
+                        "signal-start",
+                        "start",
+                        62,
+                        "bpmn-icon-start-event-signal",
+                        "Create signal start event (a signal starts the process)",
+                        event="signal",
+                    ),
+                ),
+                replace=_PROCESS_STARTS,
+                scoped_replace=tuple(
+                    name
+                    for name in _event_targets("start", EVENT_START_EVENTS, lenient=True)
+                    if name not in _PROCESS_STARTS
+                ),
                 role="event",
                 min_in=0,
                 max_in=0,
@@ -131,6 +214,52 @@ KINDS: Mapping[str, NodeKind] = MappingProxyType(
             _kind(
                 name="endEvent",
                 label="End event",
+                palette=(
+                    PaletteEntry(
+                        "end-event", "event", 11, "bpmn-icon-end-event-none", "Create end event"
+                    ),
+                    PaletteEntry(
+                        "error-end",
+                        "end",
+                        70,
+                        "bpmn-icon-end-event-error",
+                        "Create error end event",
+                        event="error",
+                    ),
+                    PaletteEntry(
+                        "escalation-end",
+                        "end",
+                        71,
+                        "bpmn-icon-end-event-escalation",
+                        "Create escalation end event",
+                        event="escalation",
+                    ),
+                    PaletteEntry(
+                        "terminate-end",
+                        "end",
+                        72,
+                        "bpmn-icon-end-event-terminate",
+                        "Create terminate end event (ends everything in its scope)",
+                        event="terminate",
+                    ),
+                    PaletteEntry(
+                        "signal-end",
+                        "end",
+                        73,
+                        "bpmn-icon-end-event-signal",
+                        "Create signal end event (broadcasts a signal, then the path ends)",
+                        event="signal",
+                    ),
+                    PaletteEntry(
+                        "message-end",
+                        "end",
+                        74,
+                        "bpmn-icon-end-event-message",
+                        "Create message end event (a tool sends a message, then the path ends)",
+                        event="message",
+                    ),
+                ),
+                replace=_event_targets("end", END_EVENTS),
                 role="event",
                 min_in=1,
                 max_in=None,
@@ -150,6 +279,12 @@ KINDS: Mapping[str, NodeKind] = MappingProxyType(
             _kind(
                 name="userTask",
                 label="User task",
+                palette=(
+                    PaletteEntry(
+                        "user-task", "activity", 22, "bpmn-icon-user-task", "Create user task"
+                    ),
+                ),
+                replace=("user-task",),
                 role="task",
                 min_in=1,
                 max_in=None,
@@ -169,6 +304,16 @@ KINDS: Mapping[str, NodeKind] = MappingProxyType(
             _kind(
                 name="serviceTask",
                 label="Service task",
+                palette=(
+                    PaletteEntry(
+                        "service-task",
+                        "activity",
+                        23,
+                        "bpmn-icon-service-task",
+                        "Create service task",
+                    ),
+                ),
+                replace=("service-task",),
                 role="task",
                 min_in=1,
                 max_in=None,
@@ -182,6 +327,16 @@ KINDS: Mapping[str, NodeKind] = MappingProxyType(
             _kind(
                 name="sendTask",
                 label="Send task",
+                palette=(
+                    PaletteEntry(
+                        "send-task",
+                        "activity",
+                        25,
+                        "bpmn-icon-send-task",
+                        "Create send task (a tool sends a message)",
+                    ),
+                ),
+                replace=("send-task",),
                 role="task",
                 min_in=1,
                 max_in=None,
@@ -196,6 +351,16 @@ KINDS: Mapping[str, NodeKind] = MappingProxyType(
             _kind(
                 name="receiveTask",
                 label="Receive task",
+                palette=(
+                    PaletteEntry(
+                        "receive-task",
+                        "activity",
+                        26,
+                        "bpmn-icon-receive-task",
+                        "Create receive task (waits for a message)",
+                    ),
+                ),
+                replace=("receive-task",),
                 role="task",
                 min_in=1,
                 max_in=None,
@@ -214,6 +379,16 @@ KINDS: Mapping[str, NodeKind] = MappingProxyType(
             _kind(
                 name="scriptTask",
                 label="Script task",
+                palette=(
+                    PaletteEntry(
+                        "script-task",
+                        "activity",
+                        27,
+                        "bpmn-icon-script-task",
+                        "Create script task (assignments in Flowdesk expressions)",
+                    ),
+                ),
+                replace=("script-task",),
                 role="task",
                 min_in=1,
                 max_in=None,
@@ -232,6 +407,16 @@ KINDS: Mapping[str, NodeKind] = MappingProxyType(
             _kind(
                 name="manualTask",
                 label="Manual task",
+                palette=(
+                    PaletteEntry(
+                        "manual-task",
+                        "activity",
+                        28,
+                        "bpmn-icon-manual-task",
+                        "Create manual task (work outside Flowdesk; passes through)",
+                    ),
+                ),
+                replace=("manual-task",),
                 role="task",
                 min_in=1,
                 max_in=None,
@@ -244,6 +429,16 @@ KINDS: Mapping[str, NodeKind] = MappingProxyType(
             _kind(
                 name="exclusiveGateway",
                 label="Exclusive gateway",
+                palette=(
+                    PaletteEntry(
+                        "exclusive-gateway",
+                        "gateway",
+                        30,
+                        "bpmn-icon-gateway-none",
+                        "Create gateway",
+                    ),
+                ),
+                replace=("exclusive-gateway",),
                 role="gateway",
                 min_in=1,
                 max_in=None,
@@ -255,6 +450,16 @@ KINDS: Mapping[str, NodeKind] = MappingProxyType(
             _kind(
                 name="parallelGateway",
                 label="Parallel gateway",
+                palette=(
+                    PaletteEntry(
+                        "parallel-gateway",
+                        "gateway",
+                        31,
+                        "bpmn-icon-gateway-parallel",
+                        "Create parallel gateway",
+                    ),
+                ),
+                replace=("parallel-gateway",),
                 role="gateway",
                 min_in=1,
                 max_in=None,
@@ -266,6 +471,16 @@ KINDS: Mapping[str, NodeKind] = MappingProxyType(
             _kind(
                 name="inclusiveGateway",
                 label="Inclusive gateway",
+                palette=(
+                    PaletteEntry(
+                        "inclusive-gateway",
+                        "gateway",
+                        32,
+                        "bpmn-icon-gateway-or",
+                        "Create inclusive gateway (takes every flow whose condition holds)",
+                    ),
+                ),
+                replace=("inclusive-gateway",),
                 role="gateway",
                 min_in=1,
                 max_in=None,
@@ -277,6 +492,16 @@ KINDS: Mapping[str, NodeKind] = MappingProxyType(
             _kind(
                 name="eventBasedGateway",
                 label="Event-based gateway",
+                palette=(
+                    PaletteEntry(
+                        "event-based-gateway",
+                        "gateway",
+                        33,
+                        "bpmn-icon-gateway-eventbased",
+                        "Create event-based gateway (the first event after it wins)",
+                    ),
+                ),
+                replace=("event-based-gateway",),
                 role="gateway",
                 min_in=1,
                 max_in=None,
@@ -288,6 +513,16 @@ KINDS: Mapping[str, NodeKind] = MappingProxyType(
             _kind(
                 name="timerCatch",
                 label="Timer",
+                palette=(
+                    PaletteEntry(
+                        "timer-catch",
+                        "intermediate",
+                        40,
+                        "bpmn-icon-intermediate-event-catch-timer",
+                        "Create timer (wait; on an activity's border: a timer boundary event)",
+                    ),
+                ),
+                replace=("timer-intermediate-catch",),
                 role="event",
                 min_in=1,
                 max_in=None,
@@ -302,6 +537,17 @@ KINDS: Mapping[str, NodeKind] = MappingProxyType(
             _kind(
                 name="messageCatch",
                 label="Message",
+                palette=(
+                    PaletteEntry(
+                        "message-catch",
+                        "intermediate",
+                        41,
+                        "bpmn-icon-intermediate-event-catch-message",
+                        "Create message catch (wait for a message; on an activity's border: a "
+                        "message boundary event)",
+                    ),
+                ),
+                replace=("message-intermediate-catch",),
                 role="event",
                 min_in=1,
                 max_in=None,
@@ -316,6 +562,17 @@ KINDS: Mapping[str, NodeKind] = MappingProxyType(
             _kind(
                 name="signalCatch",
                 label="Signal",
+                palette=(
+                    PaletteEntry(
+                        "signal-catch",
+                        "intermediate",
+                        43,
+                        "bpmn-icon-intermediate-event-catch-signal",
+                        "Create signal catch (wait for a signal; on an activity's border: a "
+                        "signal boundary event)",
+                    ),
+                ),
+                replace=("signal-intermediate-catch",),
                 role="event",
                 min_in=1,
                 max_in=None,
@@ -330,6 +587,16 @@ KINDS: Mapping[str, NodeKind] = MappingProxyType(
             _kind(
                 name="signalThrow",
                 label="Signal throw",
+                palette=(
+                    PaletteEntry(
+                        "signal-throw",
+                        "intermediate",
+                        44,
+                        "bpmn-icon-intermediate-event-throw-signal",
+                        "Create signal throw (broadcasts a signal; the flow goes on)",
+                    ),
+                ),
+                replace=("signal-intermediate-throw",),
                 role="event",
                 min_in=1,
                 max_in=None,
@@ -344,6 +611,16 @@ KINDS: Mapping[str, NodeKind] = MappingProxyType(
             _kind(
                 name="messageThrow",
                 label="Message throw",
+                palette=(
+                    PaletteEntry(
+                        "message-throw",
+                        "intermediate",
+                        45,
+                        "bpmn-icon-intermediate-event-throw-message",
+                        "Create message throw (a tool sends a message; the flow goes on)",
+                    ),
+                ),
+                replace=("message-intermediate-throw",),
                 role="event",
                 min_in=1,
                 max_in=None,
@@ -359,6 +636,16 @@ KINDS: Mapping[str, NodeKind] = MappingProxyType(
             _kind(
                 name="linkThrow",
                 label="Link throw",
+                palette=(
+                    PaletteEntry(
+                        "link-throw",
+                        "intermediate",
+                        46,
+                        "bpmn-icon-intermediate-event-throw-link",
+                        "Create link throw (jumps to the link catch of the same name)",
+                    ),
+                ),
+                replace=("link-intermediate-throw",),
                 role="event",
                 min_in=1,
                 max_in=None,
@@ -373,6 +660,16 @@ KINDS: Mapping[str, NodeKind] = MappingProxyType(
             _kind(
                 name="linkCatch",
                 label="Link catch",
+                palette=(
+                    PaletteEntry(
+                        "link-catch",
+                        "intermediate",
+                        47,
+                        "bpmn-icon-intermediate-event-catch-link",
+                        "Create link catch (where a link throw of the same name continues)",
+                    ),
+                ),
+                replace=("link-intermediate-catch",),
                 role="event",
                 min_in=0,
                 max_in=0,
@@ -387,6 +684,16 @@ KINDS: Mapping[str, NodeKind] = MappingProxyType(
             _kind(
                 name="milestone",
                 label="Milestone",
+                palette=(
+                    PaletteEntry(
+                        "milestone",
+                        "intermediate",
+                        48,
+                        "bpmn-icon-intermediate-event-none",
+                        "Create milestone (recorded in the history; the flow goes on)",
+                    ),
+                ),
+                replace=("none-intermediate-throw",),
                 role="event",
                 min_in=1,
                 max_in=None,
@@ -400,6 +707,17 @@ KINDS: Mapping[str, NodeKind] = MappingProxyType(
             _kind(
                 name="subProcess",
                 label="Sub-process",
+                palette=(
+                    PaletteEntry(
+                        "subprocess-expanded",
+                        "activity",
+                        20,
+                        "bpmn-icon-subprocess-expanded",
+                        "Create sub-process (expanded, with its start event)",
+                        start_inside="",
+                    ),
+                ),
+                replace=("collapsed-subprocess", "expanded-subprocess", "subprocess"),
                 role="task",
                 min_in=1,
                 max_in=None,
@@ -413,6 +731,18 @@ KINDS: Mapping[str, NodeKind] = MappingProxyType(
             _kind(
                 name="eventSubProcess",
                 label="Event sub-process",
+                palette=(
+                    PaletteEntry(
+                        "event-subprocess",
+                        "activity",
+                        21,
+                        "bpmn-icon-event-subprocess-expanded",
+                        "Create event sub-process (started by a timer, message, error or "
+                        "escalation)",
+                        start_inside="timer",
+                    ),
+                ),
+                replace=("event-subprocess",),
                 role="task",
                 min_in=0,
                 max_in=0,
@@ -428,6 +758,16 @@ KINDS: Mapping[str, NodeKind] = MappingProxyType(
             _kind(
                 name="callActivity",
                 label="Call activity",
+                palette=(
+                    PaletteEntry(
+                        "call-activity",
+                        "activity",
+                        24,
+                        "bpmn-icon-call-activity",
+                        "Create call activity (starts another process)",
+                    ),
+                ),
+                replace=("call-activity",),
                 role="task",
                 min_in=1,
                 max_in=None,
@@ -448,6 +788,25 @@ KINDS: Mapping[str, NodeKind] = MappingProxyType(
             _kind(
                 name="boundaryEvent",
                 label="Boundary event",
+                palette=(
+                    PaletteEntry(
+                        "error-boundary",
+                        "boundary",
+                        50,
+                        "bpmn-icon-intermediate-event-catch-error",
+                        "Create error boundary event" + BOUNDARY_HINT,
+                        event="error",
+                    ),
+                    PaletteEntry(
+                        "escalation-boundary",
+                        "boundary",
+                        51,
+                        "bpmn-icon-intermediate-event-catch-escalation",
+                        "Create escalation boundary event" + BOUNDARY_HINT,
+                        event="escalation",
+                    ),
+                ),
+                replace=_event_targets("boundary", BOUNDARY_EVENTS, lenient=True),
                 role="event",
                 min_in=0,
                 max_in=0,
@@ -478,6 +837,16 @@ KINDS: Mapping[str, NodeKind] = MappingProxyType(
             _kind(
                 name="escalationThrow",
                 label="Escalation",
+                palette=(
+                    PaletteEntry(
+                        "escalation-throw",
+                        "intermediate",
+                        42,
+                        "bpmn-icon-intermediate-event-throw-escalation",
+                        "Create escalation (throw; the flow goes on)",
+                    ),
+                ),
+                replace=("escalation-intermediate-throw",),
                 role="event",
                 min_in=1,
                 max_in=None,
@@ -549,19 +918,16 @@ TASK_KINDS: tuple[str, ...] = (
     "manualTask",
 )
 MULTI_INSTANCE_KINDS: tuple[str, ...] = (*TASK_KINDS, "subProcess", "callActivity")
-# Boundary events attach to these; what each `event` value means per kind.
+# Boundary events attach to these.
 BOUNDARY_HOSTS: tuple[str, ...] = (*TASK_KINDS, "subProcess", "callActivity")
-BOUNDARY_EVENTS: tuple[str, ...] = ("timer", "message", "signal", "error", "escalation")
-END_EVENTS: tuple[str, ...] = ("", "error", "escalation", "terminate", "signal", "message")
-# Start events of an event sub-process, and of the process itself (beside its one none start).
-EVENT_START_EVENTS: tuple[str, ...] = ("timer", "message", "signal", "error", "escalation")
-PROCESS_START_EVENTS: tuple[str, ...] = ("timer", "message", "signal")
-# What may follow an event-based gateway.
-EVENT_GATEWAY_TARGETS: tuple[str, ...] = (
-    "timerCatch",
-    "messageCatch",
-    "signalCatch",
-    "receiveTask",
+# What may follow an event-based gateway, and the event each of those kinds waits for there.
+EVENT_GATEWAY_TARGETS: Mapping[str, str] = MappingProxyType(
+    {
+        "timerCatch": "timer",
+        "messageCatch": "message",
+        "signalCatch": "signal",
+        "receiveTask": "message",
+    }
 )
 # Script languages Flowdesk runs (others import verbatim and are a publish error).
 SCRIPT_LANGUAGES: tuple[str, ...] = ("flowdesk",)

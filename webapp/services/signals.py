@@ -44,8 +44,6 @@ from webapp.services.instances import (
 from webapp.services.jobs import add_entry_points, commit_and_follow_on, send
 from webapp.services.operations import labels
 
-STATUSES = ("pending", "running", "done")
-
 
 def _lease() -> float:
     """Seconds a batch stays with its worker without a heartbeat (JOB_LEASE_GRACE, at least 1)."""

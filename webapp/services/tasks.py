@@ -291,7 +291,7 @@ def _role_name(task: Task) -> str | None:
     return task.candidate_role.name if task.candidate_role is not None else None
 
 
-def _record(task: Task, kind: str, actor: User, **details: Any) -> None:
+def _record(task: Task, kind: HistoryKind, actor: User, **details: Any) -> None:
     """Append one history line for a task action, with who did it."""
     history.append(
         db_session(),

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from lxml import etree
@@ -273,133 +273,120 @@ class _Writer:
             order["flows"] = list(self.flows)
         return order
 
-    def _node(self, node_id: str, node: dict[str, Any]) -> etree._Element:
-        kind = node["kind"]
-        tag = ELEMENT_FOR_KIND.get(kind, "task")
+    def _tag(self, node: dict[str, Any]) -> str:
+        """The element a node is written as: its kind's, or a plain task keeping it all in our
+        extension (an unknown kind, a boundary event without a host or definition to write)."""
         host, event = node["config"].get("attachedTo"), node["config"].get("event")
         known = isinstance(host, str) and host in self.nodes and event in BOUNDARY_EVENTS
-        if kind == "boundaryEvent" and not known:
-            tag = "task"  # no host or no definition to write: keep it all in the extension
+        if node["kind"] == "boundaryEvent" and not known:
+            return "task"
+        return ELEMENT_FOR_KIND.get(node["kind"], "task")
+
+    def _node(self, node_id: str, node: dict[str, Any]) -> etree._Element:
+        tag = self._tag(node)
         element = etree.Element(q(BPMN, tag), id=node_id)
         kept.set_attributes(element, node.get("kept", []))
-        extras = {
-            k: v for k, v in node.items() if k not in _NODE_KEYS and k not in ("parent", "kept")
-        }
-        if kind not in ELEMENT_FOR_KIND or tag == "task":
-            extras["kind"] = kind
-        if xml_safe(node["title"]):
-            if node["title"]:
-                element.set("name", node["title"])
-        else:
-            extras["title"] = node["title"]
-        if "position" in node and set(node["position"]) != _SHAPE_KEYS:
-            extras["position"] = node["position"]
+        extras = _node_extras(element, node, plain=tag == "task")
         config = dict(node["config"])
-        definition = None
-        loop = None
-        script = None
+        children: list[etree._Element | None] = []
         if tag != "task":
-            self._attributes(element, node_id, kind, config)
-            definition = self._event_definition(node_id, node, config)
-            if kind in MULTI_INSTANCE_KINDS:
-                loop = _multi_instance(config)
-            if kind == "scriptTask":
-                script = _script(element, config)
+            children = self._standard(element, node_id, node, config)
         if node_id in self.defaults:
             element.set("default", self.defaults[node_id])
         settings = vendor.export_settings(element, config) if tag != "task" else []
-        _extensions(element, {"config": config, "node": extras})
-        if settings:
-            container = element.find(q(BPMN, "extensionElements"))
-            if container is None:
-                container = etree.SubElement(element, q(BPMN, "extensionElements"))
-            container.extend(settings)
+        _extensions(element, {"config": config, "node": extras}, settings)
         own = node.get("kept", [])
         _kept_children(element, own, ())
         for flow_id in self.incoming[node_id]:
             etree.SubElement(element, q(BPMN, "incoming")).text = flow_id
         for flow_id in self.outgoing[node_id]:
             etree.SubElement(element, q(BPMN, "outgoing")).text = flow_id
-        for data in own:
-            if isinstance(data, dict) and data.get("tag") in kept.NODE_FIELDS:
-                _append_kept(element, data)
-        for child in (loop, script, definition):
-            if child is not None:
-                element.append(child)
-        if kind == "subProcess":
-            for data in own:
-                if isinstance(data, dict) and data.get("tag") == "laneSet":
-                    _append_kept(element, data)
+        _append_tagged(element, own, kept.NODE_FIELDS)
+        element.extend(child for child in children if child is not None)
+        if node["kind"] == "subProcess":
+            _append_tagged(element, own, ("laneSet",))
         return element
 
-    def _attributes(
-        self, element: etree._Element, node_id: str, kind: str, config: dict[str, Any]
-    ) -> None:
-        """Set the standard attributes of structured kinds, removing from `config` what they say."""
-        for attribute, value in KINDS[kind].marks.items():
+    def _standard(
+        self, element: etree._Element, node_id: str, node: dict[str, Any], config: dict[str, Any]
+    ) -> list[etree._Element | None]:
+        """Write what standard BPMN says of a node (its kind's marks and attributes, the message
+        it names, its loop, script and event definition), removing it from `config`; return the
+        children to append last, in the schema's order."""
+        kind = KINDS[node["kind"]]
+        for attribute, value in kind.marks.items():
             element.set(attribute, value)
-        if kind in SCOPE_KINDS and config.get("collapsed") is True:
-            del config["collapsed"]  # the diagram says it: isExpanded="false" and a plane
-        if kind == "callActivity" and is_valid_id(config.get("process")):
-            element.set("calledElement", config.pop("process"))
-        if kind == "boundaryEvent":
-            element.set("attachedToRef", config.pop("attachedTo"))
-        if KINDS[kind].message_ref and _plain_text(config.get("message")):
+        children = _ATTRIBUTE_WRITERS.get(kind.name, _no_attributes)(self, element, node, config)
+        if kind.message_ref and _plain_text(config.get("message")):
             element.set("messageRef", self._message_id(config.pop("message")))
-        # Attributes only for values that differ from BPMN's default: bpmn-js drops defaults
-        # when it saves, so a default value stays in our extension to come back unchanged.
-        if kind == "boundaryEvent" and config.get("interrupting") is False:
-            element.set("cancelActivity", "false")
-            del config["interrupting"]
-        parent = self.nodes[node_id].get("parent")
-        in_event_subprocess = parent is not None and self.nodes[parent]["kind"] == "eventSubProcess"
-        if (
-            kind == "startEvent"
-            and in_event_subprocess
-            and config.get("event") in EVENT_START_EVENTS
-            and config.get("interrupting") is False
-        ):
-            element.set("isInterrupting", "false")
-            del config["interrupting"]
+        definition = self._event_definition(node_id, node, config)
+        loop = _multi_instance(config) if kind.name in MULTI_INSTANCE_KINDS else None
+        return [loop, *children, definition]
+
+    def _in_event_subprocess(self, node: dict[str, Any]) -> bool:
+        parent = node.get("parent")
+        return parent is not None and self.nodes[parent]["kind"] == "eventSubProcess"
 
     def _event_definition(
         self, node_id: str, node: dict[str, Any], config: dict[str, Any]
     ) -> etree._Element | None:
-        """Build the event definition, removing from `config` what it carries."""
+        """Build the event definition, removing from `config` what it carries: the one the kind
+        fixes, else the `event` config where the kind may carry it."""
         kind = node["kind"]
         name = KIND_EVENT.get(kind)
         if name is None:
             allowed = _STANDARD_EVENTS.get(kind, ())
-            parent = node.get("parent")
-            if kind == "startEvent" and parent and self.nodes[parent]["kind"] == "eventSubProcess":
-                allowed = EVENT_START_EVENTS
-            elif kind == "startEvent" and parent is None:
-                allowed = PROCESS_START_EVENTS
+            if kind == "startEvent":
+                top = node.get("parent") is None
+                allowed = PROCESS_START_EVENTS if top else ()
+                allowed = EVENT_START_EVENTS if self._in_event_subprocess(node) else allowed
             if config.get("event") not in allowed:
                 return None
             name = config.pop("event")
         definition = etree.Element(q(BPMN, definition_element(name)))
         definition.set("id", self.fresh(f"{node_id}_{name}"))
-        if name == "timer":
-            keys = ("duration", "date") if kind == "timerCatch" else ("duration", "date", "cycle")
-            for key in keys:
-                value = str(config.get(key))
-                if _plain_text(config.get(key)) and (key == "date" or value == value.strip("\"'")):
-                    tag = {"duration": "timeDuration", "date": "timeDate", "cycle": "timeCycle"}
-                    expression = _formal_expression(definition, tag[key], config.pop(key))
-                    if key in ("date", "cycle"):
-                        expression.set("language", FLOWDESK_LANGUAGE)
-                    break
-        elif name == "message":
-            if _plain_text(config.get("message")):
-                definition.set("messageRef", self._message_id(config.pop("message")))
-        elif name in ("error", "escalation") and _plain_text(config.get("code")):
-            definition.set(f"{name}Ref", self._code_id(name, config.pop("code")))
-        elif name == "signal" and _plain_text(config.get("signal")):
-            definition.set("signalRef", self._signal_id(config.pop("signal")))
-        elif name == "link":  # the schema requires a name; an awkward one stays in our config
-            definition.set("name", config.pop("link") if _plain_text(config.get("link")) else "")
+        _DEFINITION_WRITERS.get(name, _no_settings)(self, definition, name, kind, config)
         return definition
+
+    def _timer(
+        self, definition: etree._Element, event: str, kind: str, config: dict[str, Any]
+    ) -> None:
+        """The first timer setting the kind takes that XML keeps exactly (a duration in quotes
+        stays in our config)."""
+        for key, tag in _TIMER_TAGS.items():
+            value = config.get(key)
+            if key not in KINDS[kind].config_keys or not _plain_text(value):
+                continue
+            if key == "date" or str(value) == str(value).strip("\"'"):
+                expression = _formal_expression(definition, tag, config.pop(key))
+                if key in ("date", "cycle"):
+                    expression.set("language", FLOWDESK_LANGUAGE)
+                return
+
+    def _message_ref(
+        self, definition: etree._Element, event: str, kind: str, config: dict[str, Any]
+    ) -> None:
+        if _plain_text(config.get("message")):
+            definition.set("messageRef", self._message_id(config.pop("message")))
+
+    def _code_ref(
+        self, definition: etree._Element, event: str, kind: str, config: dict[str, Any]
+    ) -> None:
+        """The error or escalation thrown or caught, by its code."""
+        if _plain_text(config.get("code")):
+            definition.set(f"{event}Ref", self._code_id(event, config.pop("code")))
+
+    def _signal_ref(
+        self, definition: etree._Element, event: str, kind: str, config: dict[str, Any]
+    ) -> None:
+        if _plain_text(config.get("signal")):
+            definition.set("signalRef", self._signal_id(config.pop("signal")))
+
+    def _link_name(
+        self, definition: etree._Element, event: str, kind: str, config: dict[str, Any]
+    ) -> None:
+        """The schema requires a name; an awkward one stays in our config."""
+        definition.set("name", config.pop("link") if _plain_text(config.get("link")) else "")
 
     def _signal_id(self, name: str) -> str:
         if name not in self.signals and ("signal", name) in self.shared:
@@ -543,6 +530,115 @@ class _Writer:
                     _label(shapes[node_id], spot)
 
 
+_TIMER_TAGS = {"duration": "timeDuration", "date": "timeDate", "cycle": "timeCycle"}
+
+DefinitionWriter = Callable[[_Writer, etree._Element, str, str, dict[str, Any]], None]
+
+
+def _no_settings(
+    writer: _Writer, definition: etree._Element, event: str, kind: str, config: dict[str, Any]
+) -> None:
+    """A terminate end carries nothing besides its definition."""
+
+
+#: What each event definition carries of the config (the reader's `standard_config` reads it).
+_DEFINITION_WRITERS: dict[str, DefinitionWriter] = {
+    "timer": _Writer._timer,
+    "message": _Writer._message_ref,
+    "error": _Writer._code_ref,
+    "escalation": _Writer._code_ref,
+    "signal": _Writer._signal_ref,
+    "link": _Writer._link_name,
+}
+
+AttributeWriter = Callable[
+    [_Writer, etree._Element, dict[str, Any], dict[str, Any]], list[etree._Element | None]
+]
+
+
+def _no_attributes(
+    writer: _Writer, element: etree._Element, node: dict[str, Any], config: dict[str, Any]
+) -> list[etree._Element | None]:
+    return []
+
+
+def _scope(
+    writer: _Writer, element: etree._Element, node: dict[str, Any], config: dict[str, Any]
+) -> list[etree._Element | None]:
+    """The diagram says a sub-process is collapsed: isExpanded="false" and a plane."""
+    if config.get("collapsed") is True:
+        del config["collapsed"]
+    return []
+
+
+def _call_activity(
+    writer: _Writer, element: etree._Element, node: dict[str, Any], config: dict[str, Any]
+) -> list[etree._Element | None]:
+    if is_valid_id(config.get("process")):
+        element.set("calledElement", config.pop("process"))
+    return []
+
+
+# Attributes only for values that differ from BPMN's default: bpmn-js drops defaults when it
+# saves, so a default value stays in our extension to come back unchanged.
+
+
+def _boundary_event(
+    writer: _Writer, element: etree._Element, node: dict[str, Any], config: dict[str, Any]
+) -> list[etree._Element | None]:
+    element.set("attachedToRef", config.pop("attachedTo"))
+    if config.get("interrupting") is False:
+        element.set("cancelActivity", "false")
+        del config["interrupting"]
+    return []
+
+
+def _start_event(
+    writer: _Writer, element: etree._Element, node: dict[str, Any], config: dict[str, Any]
+) -> list[etree._Element | None]:
+    """A non-interrupting start of an event sub-process."""
+    typed = config.get("event") in EVENT_START_EVENTS
+    if writer._in_event_subprocess(node) and typed and config.get("interrupting") is False:
+        element.set("isInterrupting", "false")
+        del config["interrupting"]
+    return []
+
+
+def _script_task(
+    writer: _Writer, element: etree._Element, node: dict[str, Any], config: dict[str, Any]
+) -> list[etree._Element | None]:
+    return [_script(element, config)]
+
+
+#: What each kind writes of its config as attributes and children of its element (besides the
+#: marks, message, loop and event definition every kind that has them writes); the reader's
+#: `_CONFIG_READERS` reads them back.
+_ATTRIBUTE_WRITERS: dict[str, AttributeWriter] = {
+    "subProcess": _scope,
+    "eventSubProcess": _scope,
+    "callActivity": _call_activity,
+    "boundaryEvent": _boundary_event,
+    "startEvent": _start_event,
+    "scriptTask": _script_task,
+}
+
+
+def _node_extras(element: etree._Element, node: dict[str, Any], *, plain: bool) -> dict[str, Any]:
+    """Set the node's name; return what standard BPMN cannot carry of it (for `flowdesk:node`):
+    its kind when written as a plain task, an awkward title or position, other keys."""
+    extras = {k: v for k, v in node.items() if k not in _NODE_KEYS and k not in ("parent", "kept")}
+    if node["kind"] not in ELEMENT_FOR_KIND or plain:
+        extras["kind"] = node["kind"]
+    if xml_safe(node["title"]):
+        if node["title"]:
+            element.set("name", node["title"])
+    else:
+        extras["title"] = node["title"]
+    if "position" in node and set(node["position"]) != _SHAPE_KEYS:
+        extras["position"] = node["position"]
+    return extras
+
+
 def _other_diagram(data: dict[str, Any], process_id: str) -> dict[str, Any]:
     """A kept diagram as written: a plane marked as drawing the process gets its id."""
     children = []
@@ -645,11 +741,22 @@ def _formal_expression(parent: etree._Element, tag: str, text: str) -> etree._El
     return element
 
 
-def _extensions(element: etree._Element, blobs: Mapping[str, Any]) -> None:
-    """Write non-empty JSON blobs as `<flowdesk:NAME>` inside `bpmn:extensionElements`."""
+def _extensions(
+    element: etree._Element, blobs: Mapping[str, Any], settings: list[etree._Element] | None = None
+) -> None:
+    """Write non-empty JSON blobs as `<flowdesk:NAME>` inside `bpmn:extensionElements`, then
+    the vendor `settings` elements."""
     present = {name: value for name, value in blobs.items() if value}
-    if not present:
+    if not present and not settings:
         return
     container = etree.SubElement(element, q(BPMN, "extensionElements"))
     for name, value in present.items():
         etree.SubElement(container, q(FLOWDESK, name)).text = config_json(value)
+    container.extend(settings or [])
+
+
+def _append_tagged(element: etree._Element, items: list[Any], tags: Any) -> None:
+    """Append the kept elements among `items` whose tag is one of `tags`."""
+    for data in items:
+        if isinstance(data, dict) and data.get("tag") in tags:
+            _append_kept(element, data)

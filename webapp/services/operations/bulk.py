@@ -23,7 +23,7 @@ from webapp.infra.queue import get_queue
 from webapp.models import BulkItem, BulkOperation, Instance, User
 from webapp.models.base import utcnow
 from webapp.models.session import db_session
-from webapp.models.statuses import InstanceStatus
+from webapp.models.statuses import BulkItemStatus, BulkStatus, InstanceStatus
 from webapp.permissions import can
 from webapp.services.jobs import commit
 from webapp.services.operations.common import OperationsError, visible
@@ -95,14 +95,14 @@ def create(
         action=action,
         reason=reason,
         scope=scope[:500],
-        status="queued",
+        status=BulkStatus.QUEUED,
         total=len(selected),
         actor_id=user.id,
         created_at=now,
     )
     db.session.add(operation)
     db.session.flush()
-    item = {"operation_id": operation.id, "status": "pending", "message": ""}
+    item = {"operation_id": operation.id, "status": BulkItemStatus.PENDING, "message": ""}
     db.session.execute(insert(BulkItem), [{**item, "instance_id": i} for i in selected])
     db.session.commit()
     return operation
@@ -141,14 +141,14 @@ def counts(operation: BulkOperation) -> dict[str, int]:
         .where(BulkItem.operation_id == operation.id)
         .group_by(BulkItem.status)
     )
-    found = {"pending": 0, "ok": 0, "error": 0, **dict(rows.all())}
-    found["done"] = found["ok"] + found["error"]
+    found: dict[str, int] = {**dict.fromkeys(BulkItemStatus, 0), **dict(rows.all())}
+    found["done"] = found[BulkItemStatus.OK] + found[BulkItemStatus.ERROR]
     return found
 
 
 def items(operation: BulkOperation, *, size: int = 200) -> list[BulkItem]:
     """The report rows: failures first, then the rest in instance order."""
-    order = [BulkItem.status != "error"]
+    order = [BulkItem.status != BulkItemStatus.ERROR]
     return list(
         db.session.scalars(
             select(BulkItem)
@@ -170,7 +170,7 @@ def run(operation_id: int) -> dict[str, Any]:
     if operation is None:
         session.rollback()
         return {"missing": operation_id}
-    operation.status = "running"
+    operation.status = BulkStatus.RUNNING
     operation.started_at = operation.started_at or utcnow()
     actor_id, action, reason = operation.actor_id, operation.action, operation.reason
     session.commit()
@@ -178,7 +178,7 @@ def run(operation_id: int) -> dict[str, Any]:
     while True:
         batch = session.execute(
             select(BulkItem.id, BulkItem.instance_id)
-            .where(BulkItem.operation_id == operation_id, BulkItem.status == "pending")
+            .where(BulkItem.operation_id == operation_id, BulkItem.status == BulkItemStatus.PENDING)
             .order_by(BulkItem.id)
             .limit(BATCH)
         ).all()
@@ -191,7 +191,7 @@ def run(operation_id: int) -> dict[str, Any]:
     session.execute(
         update(BulkOperation)
         .where(BulkOperation.id == operation_id)
-        .values(status="done", finished_at=utcnow())
+        .values(status=BulkStatus.DONE, finished_at=utcnow())
     )
     session.commit()
     return counts(session.get_one(BulkOperation, operation_id))
@@ -209,13 +209,13 @@ def _process(
     try:
         instance = lock_instance(session, instance_id)
         item = session.get(BulkItem, item_id, populate_existing=True)
-        if item is None or item.status != "pending":
+        if item is None or item.status != BulkItemStatus.PENDING:
             session.rollback()
             return
         if actor is None or not can(actor, "instances.manage", instance.partition_id):
             raise EngineError("forbidden", "You may no longer change this instance.", status=403)
         if action == "cancel" and _cancelled_with_caller(instance, operation_id):
-            item.status = "ok"
+            item.status = BulkItemStatus.OK
             item.message = f"Cancelled with its calling instance {instance.parent_id}."
             item.updated_at = utcnow()
             session.commit()
@@ -224,7 +224,7 @@ def _process(
             result = steps.cancel_instance(session, instance_id, reason=reason, actor=actor)
         else:
             result = steps.retry_instance(session, instance_id, actor=actor)
-        item.status = "ok"
+        item.status = BulkItemStatus.OK
         item.message = f"Now {result.instance.status}." + _children_note(result.jobs)
         item.updated_at = utcnow()
         commit(result)
@@ -246,7 +246,7 @@ def _cancelled_with_caller(instance: Instance, operation_id: int) -> bool:
         select(BulkItem.id).where(
             BulkItem.operation_id == operation_id,
             BulkItem.instance_id == instance.parent_id,
-            BulkItem.status == "ok",
+            BulkItem.status == BulkItemStatus.OK,
         )
     )
     return caller_done is not None
@@ -268,7 +268,7 @@ def _mark_error(item_id: int, message: str) -> None:
     begin_write(session)
     session.execute(
         update(BulkItem)
-        .where(BulkItem.id == item_id, BulkItem.status == "pending")
-        .values(status="error", message=message[:500], updated_at=utcnow())
+        .where(BulkItem.id == item_id, BulkItem.status == BulkItemStatus.PENDING)
+        .values(status=BulkItemStatus.ERROR, message=message[:500], updated_at=utcnow())
     )
     session.commit()

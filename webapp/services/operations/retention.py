@@ -40,7 +40,7 @@ from webapp.models import (
 )
 from webapp.models.base import utcnow
 from webapp.models.session import db_session
-from webapp.models.statuses import FINISHED_INSTANCE
+from webapp.models.statuses import FINISHED_INSTANCE, BroadcastStatus
 from webapp.permissions import can
 from webapp.services.operations.common import OperationsError
 
@@ -183,7 +183,7 @@ def _delete_broadcasts(session: Session, now: datetime) -> None:
     begin_write(session)
     session.execute(
         delete(SignalBroadcast).where(
-            SignalBroadcast.status == "done",
+            SignalBroadcast.status == BroadcastStatus.DONE,
             SignalBroadcast.finished_at < now - timedelta(days=days),
         )
     )

@@ -13,6 +13,7 @@ from webapp.engine.definitions import Definition
 from webapp.extensions import db
 from webapp.models import Instance, Token
 from webapp.models.statuses import OPEN_TOKEN, TokenStatus
+from webapp.process.kinds import EVENT_GATEWAY_TARGETS
 
 
 class Await(NamedTuple):
@@ -68,7 +69,7 @@ def _events_text(definition: Definition, gateway: str) -> str:
     """ "the first of: message 'paid' (Paid), timer (Late)"."""
     parts = []
     for target in gateways.targets(definition, gateway):
-        event = gateways.TARGET_EVENTS.get(definition.kind(target), "event")
+        event = EVENT_GATEWAY_TARGETS.get(definition.kind(target), "event")
         config = definition.config(target)
         name = config.get("message") if event == "message" else config.get("signal")
         named = f" '{name}'" if name else ""
