@@ -11,7 +11,8 @@ from rq.job import Job as RQJob
 from sqlalchemy import select
 
 from tests.engine import tools_for_tests
-from tests.helpers.documents import chain, document, flow, node
+from tests.helpers.documents import chain, node
+from tests.helpers.follow_on import job_at, record, split_after_pre, wired
 from tests.helpers.instances import history, load, start
 from tests.helpers.processes import publish_document
 from tests.helpers.workers import wait_for
@@ -25,52 +26,14 @@ from webapp.services import jobs
 from webapp.services.jobs import ENTRY_POINTS, engine_queue
 
 
-def record(name: str, config: dict | None = None, **inputs: str) -> dict:
-    inputs = {"name": f"'{name}'", **inputs}
-    return node("serviceTask", tool="test.record", inputs=inputs, **(config or {}))
-
-
-def _job(engine, node_id: str) -> Job:
-    engine.rollback()
-    return engine.scalar(select(Job).where(Job.node_id == node_id))
-
-
-def _wired(nodes: dict, *pairs: tuple[str, str]) -> dict:
-    """A document of `nodes` with a flow for each (source, target) pair."""
-    return document(nodes, {f"f{i}": flow(s, t) for i, (s, t) in enumerate(pairs)})
-
-
-def _split_after_pre(sleep: str = "0") -> dict:
-    """start -> pre -> split -> a, b (tools with side effects, taking `sleep` s) -> join -> end."""
-    nodes = {
-        "start": node("startEvent"),
-        "pre": record("pre"),
-        "split": node("parallelGateway"),
-        "a": record("a", sleep=sleep),
-        "b": record("b", sleep=sleep),
-        "join": node("parallelGateway"),
-        "end": node("endEvent"),
-    }
-    pairs = (
-        ("start", "pre"),
-        ("pre", "split"),
-        ("split", "a"),
-        ("split", "b"),
-        ("a", "join"),
-        ("b", "join"),
-        ("join", "end"),
-    )
-    return _wired(nodes, *pairs)
-
-
 def test_the_next_tool_runs_in_the_same_delivery_leased_in_the_step_that_made_it_due(
     engine, test_tools, redis_client
 ):
     version = publish_document(chain(("first", record("first")), ("second", record("second"))))
     instance_id = start(engine, version)
-    assert jobs.run_tool(_job(engine, "first").id, instance_id) == "applied"
+    assert jobs.run_tool(job_at(engine, "first").id, instance_id) == "applied"
     assert load(engine, instance_id).status == "completed"
-    second = _job(engine, "second")
+    second = job_at(engine, "second")
     assert (second.status, second.attempt, second.lease_until) == ("done", 1, None)
     # Never handed to RQ: it was leased, called and applied by the delivery of `first`.
     assert not RQJob.exists(rq_job_id(second.id, 0), connection=redis_client)
@@ -92,11 +55,11 @@ def new_worker(monkeypatch):
 def test_parallel_tools_go_to_the_queue_when_it_is_empty_and_stay_when_it_has_a_backlog(
     engine, test_tools, redis_client
 ):
-    version = publish_document(_split_after_pre(sleep="0.05"))
+    version = publish_document(split_after_pre(sleep="0.05"))
     queue = engine_queue()
     idle = start(engine, version)
     redis_client.delete(queue.key)  # nothing waits: another worker may be free for `b`
-    assert jobs.run_tool(_job(engine, "pre").id, idle) == "applied"
+    assert jobs.run_tool(job_at(engine, "pre").id, idle) == "applied"
     engine.rollback()
     branches = engine.scalars(
         select(Job).where(Job.instance_id == idle, Job.node_id.in_(("a", "b"))).order_by(Job.id)
@@ -123,11 +86,11 @@ def test_quick_parallel_tools_stay_in_the_worker_even_when_the_queue_is_empty(
 ):
     """A hand-over through RQ costs more than waiting for a quick call: once this worker has seen
     a branch's tool answer quickly, it runs the branches itself, one after the other."""
-    version = publish_document(_split_after_pre())
+    version = publish_document(split_after_pre())
     queue = engine_queue()
     first = start(engine, version)
     redis_client.delete(queue.key)
-    assert jobs.run_tool(_job(engine, "pre").id, first) == "applied"
+    assert jobs.run_tool(job_at(engine, "pre").id, first) == "applied"
     assert queue.count == 1, "the other branch was not called here yet: it goes to the queue"
     engine.rollback()
     sent = engine.scalar(select(Job.id).where(Job.instance_id == first, Job.status == "pending"))
@@ -145,7 +108,7 @@ def test_quick_parallel_tools_stay_in_the_worker_even_when_the_queue_is_empty(
     ).all()
     assert len(set(applied)) == 1, "leased together, called one after the other, one step"
 
-    slower = publish_document(_split_after_pre(sleep="0.05"))  # the same nodes, now slow
+    slower = publish_document(split_after_pre(sleep="0.05"))  # the same nodes, now slow
     for expected in (0, 1):
         instance_id = start(engine, slower)
         redis_client.delete(queue.key)
@@ -160,7 +123,7 @@ def test_quick_parallel_tools_stay_in_the_worker_even_when_the_queue_is_empty(
 def test_a_job_is_leased_only_when_due_pending_and_free(engine, test_tools):
     version = publish_document(chain(("call", record("x", sleep="0"))))
     start(engine, version)
-    job = _job(engine, "call")
+    job = job_at(engine, "call")
     now = utcnow()
     first = steps.lease_tool_job(engine, job.id, job.timeout, lease_grace=1, now=now)
     engine.commit()
@@ -200,7 +163,7 @@ def test_a_worker_killed_during_a_follow_on_call_is_recovered_with_the_same_key(
     # What the killed worker did before the call was committed: the first step, and the
     # second job's lease (taken in that same transaction).
     assert history(engine, instance_id).count(("left", "first")) == 1
-    leased = _job(engine, "second")
+    leased = job_at(engine, "second")
     assert (leased.status, leased.attempt, leased.lease_until is not None) == ("pending", 1, True)
     assert not RQJob.exists(rq_job_id(leased.id, 0), connection=redis_client), "never enqueued"
     workers.start(1)
@@ -225,7 +188,7 @@ def test_a_long_delivery_hands_its_follow_ons_to_the_queue_when_others_wait(
     queue = engine_queue()
     alone = start(engine, version)
     redis_client.delete(queue.key)
-    assert jobs.run_tool(_job(engine, "one").id, alone) == "applied"
+    assert jobs.run_tool(job_at(engine, "one").id, alone) == "applied"
     assert load(engine, alone).status == "completed", "nothing waited: all three ran here"
 
     crowded = start(engine, version)  # its own delivery waits in the queue
@@ -267,11 +230,11 @@ def test_pure_tools_a_worker_step_makes_due_run_in_that_same_transaction(
         ("p3", "join"),
         ("join", "end"),
     )
-    version = publish_document(_wired(nodes, *pairs))
+    version = publish_document(wired(nodes, *pairs))
     instance_id = start(engine, version)
     queue = engine_queue()
     redis_client.delete(queue.key)
-    assert jobs.run_tool(_job(engine, "first").id, instance_id) == "applied"
+    assert jobs.run_tool(job_at(engine, "first").id, instance_id) == "applied"
     instance = load(engine, instance_id)
     assert instance.status == "completed"
     assert instance.vars == {"three": {"n": 1}}
@@ -320,10 +283,10 @@ def test_a_job_ended_by_a_later_pure_call_of_the_same_transaction_is_cancelled(
         ("other", "late"),
         ("late", "end"),
     )
-    version = publish_document(_wired(nodes, *pairs))
+    version = publish_document(wired(nodes, *pairs))
     instance_id = start(engine, version)
     redis_client.delete(engine_queue().key)
-    assert jobs.run_tool(_job(engine, "first").id, instance_id) == "applied"
+    assert jobs.run_tool(job_at(engine, "first").id, instance_id) == "applied"
     assert load(engine, instance_id).status == "completed"
     engine.rollback()
     left = engine.scalars(
@@ -365,8 +328,8 @@ def test_outcomes_applied_in_one_step_follow_in_order_and_an_earlier_one_can_end
         ("join", "sub_end"),
         ("caught", "caught_end"),
     )
-    instance_id = start(engine, publish_document(_wired(nodes, *pairs)))
-    a, b = _job(engine, "a"), _job(engine, "b")
+    instance_id = start(engine, publish_document(wired(nodes, *pairs)))
+    a, b = job_at(engine, "a"), job_at(engine, "b")
     for job in (a, b):
         assert steps.lease_tool_job(engine, job.id, job.timeout, lease_grace=1) is not None
     engine.commit()
@@ -379,7 +342,7 @@ def test_outcomes_applied_in_one_step_follow_in_order_and_an_earlier_one_can_end
     taken = history(engine, instance_id)
     assert ("entered", "caught_end") in taken
     assert ("left", "b") not in taken
-    assert _job(engine, "b").status == "cancelled"
+    assert job_at(engine, "b").status == "cancelled"
     assert load(engine, instance_id).vars == {}
 
 
@@ -388,11 +351,11 @@ def test_a_tool_delivery_carries_its_timeout_so_the_worker_leases_it_in_one_stat
 ):
     version = publish_document(chain(("only", record("only", {"timeout": 7}))))
     instance_id = start(engine, version)
-    job = _job(engine, "only")
+    job = job_at(engine, "only")
     delivery = RQJob.fetch(rq_job_id(job.id, 0), connection=redis_client)
     assert delivery.args == (job.id, instance_id, 7.0)
     assert jobs.run_tool(*delivery.args) == "applied"
-    assert (_job(engine, "only").status, _job(engine, "only").attempt) == ("done", 1)
+    assert (job_at(engine, "only").status, job_at(engine, "only").attempt) == ("done", 1)
     assert load(engine, instance_id).status == "completed"
     # A second delivery of the same job (a stray duplicate) finds nothing to lease.
     assert jobs.run_tool(*delivery.args) == "not claimed"

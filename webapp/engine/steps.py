@@ -45,6 +45,15 @@ def _name(user: User | None) -> str | None:
 
 def open_step(session: Session, instance_id: int, now: datetime, job_id: int | None = None):
     """Lock the instance and read its open tokens (and the job, if a token owns it)."""
+    step, jobs = open_step_with_jobs(session, instance_id, now, [job_id] if job_id else [])
+    return step, jobs.get(job_id) if job_id else None
+
+
+def open_step_with_jobs(
+    session: Session, instance_id: int, now: datetime, job_ids: list[int]
+) -> tuple[Step, dict[int, JobRow]]:
+    """Lock the instance and read its open tokens and, by id, those of the jobs that open
+    tokens own (one statement after the lock, however many jobs)."""
     begin_write(session)
     conn = session.connection()
     locked = store.lock(conn, instance_id)
@@ -52,8 +61,12 @@ def open_step(session: Session, instance_id: int, now: datetime, job_id: int | N
         raise EngineError("not_found", f"Instance {instance_id} does not exist.", status=404)
     instance, content_hash = locked
     definition = definitions.for_version_id(session, instance.version_id, content_hash)
-    tokens, job = store.open_tokens(conn, instance_id, job_id)
-    return Step(conn, instance, definition, tokens, now=now), job
+    if len(job_ids) > 1:
+        tokens, jobs = store.open_tokens_and_jobs(conn, instance_id, job_ids)
+    else:
+        tokens, job = store.open_tokens(conn, instance_id, job_ids[0] if job_ids else None)
+        jobs = {job_ids[0]: job} if job is not None else {}
+    return Step(conn, instance, definition, tokens, now=now), jobs
 
 
 def starter_of(step: Step) -> str | None:
@@ -228,6 +241,38 @@ def lease_tool_job(
     return _call(store.job_row(row._mapping)) if row is not None else None
 
 
+def lease_tool_jobs(
+    session: Session,
+    jobs: list[tuple[int, float]],
+    *,
+    lease_grace: float,
+    now: datetime | None = None,
+) -> dict[int, Call]:
+    """Lease the due, pending tool jobs among `jobs` (id, timeout) as `lease_tool_job` does,
+    one statement for the jobs of each timeout; the calls of those that were ours, by id."""
+    now = now or utcnow()
+    begin_write(session)
+    conn = session.connection()
+    by_timeout: dict[float, list[int]] = {}
+    for job_id, timeout in jobs:
+        by_timeout.setdefault(timeout, []).append(job_id)
+    leased: dict[int, Call] = {}
+    for timeout, job_ids in by_timeout.items():
+        values = {
+            "due_by": now + EARLY_TOLERANCE,
+            "now": now,
+            "until": now + timedelta(seconds=timeout + lease_grace),
+        }
+        if len(job_ids) == 1:
+            rows = conn.execute(store.LEASE_JOB, {"job_id": job_ids[0], **values})
+        else:
+            rows = conn.execute(store.LEASE_JOBS, {"job_ids": job_ids, **values})
+        for row in rows:
+            call = _call(store.job_row(row._mapping))
+            leased[call.job_id] = call
+    return leased
+
+
 def _call(job: JobRow) -> Call:
     return Call(
         job_id=store.saved_id(job.id),
@@ -270,12 +315,8 @@ def apply_tool_outcomes(
     """Apply the outcomes (job id, outcome, attempt) of calls made for one instance, in order,
     in one step, as consecutive steps would: an outcome whose job an earlier one ended (its
     token left or was cancelled) is dropped, as is one of a job no longer pending."""
-    first = outcomes[0][0]
-    step, job = open_step(session, instance_id, now or utcnow(), first)
-    held = {first: job} if job is not None else {}
-    others = [job_id for job_id, _, _ in outcomes[1:]]
-    if others:
-        held.update(store.jobs_of(step.conn, instance_id, others))
+    job_ids = [job_id for job_id, _, _ in outcomes]
+    step, held = open_step_with_jobs(session, instance_id, now or utcnow(), job_ids)
     applied = 0
     for job_id, outcome, attempt in outcomes:
         job = held.get(job_id)

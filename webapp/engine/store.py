@@ -179,6 +179,21 @@ TOKENS_AND_JOB = (
     .where(TOKENS.c.instance_id == bindparam("instance_id"), TOKENS.c.status.in_(OPEN_TOKEN))
     .order_by(TOKENS.c.id)
 )
+# The same, with the jobs asked for (several outcomes applied in one step) in one read.
+TOKENS_AND_JOBS = (
+    select(*_TOKEN_COLUMNS, *[c.label(f"job_{c.name}") for c in _JOB_COLUMNS])
+    .select_from(
+        TOKENS.outerjoin(
+            JOBS,
+            and_(
+                JOBS.c.token_id == TOKENS.c.id,
+                JOBS.c.id.in_(bindparam("job_ids", expanding=True)),
+            ),
+        )
+    )
+    .where(TOKENS.c.instance_id == bindparam("instance_id"), TOKENS.c.status.in_(OPEN_TOKEN))
+    .order_by(TOKENS.c.id)
+)
 UPDATE_TOKEN = _update(
     TOKENS, "token_id", ("node_id", "arrived_via", "status", "step", "locals", "updated_at")
 )
@@ -187,26 +202,55 @@ UPDATE_INSTANCE_DATA = _update(
     INSTANCES, "instance_id", ("status", "error", "ended_at", "updated_at", "vars", "nodes")
 )
 UPDATE_JOB = _update(JOBS, "job_id", (*JOB_STATE, "updated_at"))
+_LEASABLE = (
+    JOBS.c.kind == "tool",
+    JOBS.c.status == JobStatus.PENDING,
+    JOBS.c.due_at <= bindparam("due_by"),
+    or_(JOBS.c.lease_until.is_(None), JOBS.c.lease_until <= bindparam("now")),
+)
+_LEASE = {
+    "attempt": JOBS.c.attempt + 1,
+    "lease_until": bindparam("until"),
+    "updated_at": bindparam("now"),
+}
 # Lease a due, pending tool job nobody holds, for one attempt; returns the row when it did.
 LEASE_JOB = (
     update(JOBS)
-    .where(
-        JOBS.c.id == bindparam("job_id"),
-        JOBS.c.kind == "tool",
-        JOBS.c.status == JobStatus.PENDING,
-        JOBS.c.due_at <= bindparam("due_by"),
-        or_(JOBS.c.lease_until.is_(None), JOBS.c.lease_until <= bindparam("now")),
-    )
-    .values(
-        attempt=JOBS.c.attempt + 1,
-        lease_until=bindparam("until"),
-        updated_at=bindparam("now"),
-    )
+    .where(JOBS.c.id == bindparam("job_id"), *_LEASABLE)
+    .values(_LEASE)
+    .returning(*_JOB_COLUMNS)
+)
+# The same for several jobs with the same lease (the quick parallel calls of one step).
+LEASE_JOBS = (
+    update(JOBS)
+    .where(JOBS.c.id.in_(bindparam("job_ids", expanding=True)), *_LEASABLE)
+    .values(_LEASE)
     .returning(*_JOB_COLUMNS)
 )
 INSERT_TOKENS = TOKENS.insert().returning(TOKENS.c.id, sort_by_parameter_order=True)
 INSERT_INSTANCE = INSTANCES.insert().returning(INSTANCES.c.id)
 INSERT_JOBS = JOBS.insert().returning(JOBS.c.id, sort_by_parameter_order=True)
+# SQLite: the same in one statement (SQLAlchemy would insert row by row to keep the order).
+_SQLITE_INSERTS = {
+    id(INSERT_TOKENS): TOKENS.insert().returning(TOKENS.c.id),
+    id(INSERT_JOBS): JOBS.insert().returning(JOBS.c.id),
+}
+
+
+def insert_ids(conn: Connection, statement: Any, rows: list[dict[str, Any]]) -> list[int]:
+    """Insert `rows` with INSERT_TOKENS or INSERT_JOBS; their ids, in the order of `rows`.
+
+    SQLite returns a RETURNING's rows in no set order, so SQLAlchemy inserts one row per
+    statement when asked to keep it. Instead, one multi-row INSERT: while the step holds the
+    write lock, SQLite gives its rows consecutive rowids in the order of the VALUES, so the ids
+    sorted are the rows' (checked to be consecutive; anything else fails the step).
+    """
+    if conn.dialect.name != "sqlite" or len(rows) < 2:
+        return list(conn.execute(statement, rows).scalars().all())
+    ids = sorted(conn.execute(_SQLITE_INSERTS[id(statement)], rows).scalars().all())
+    if len(ids) != len(rows) or ids[-1] - ids[0] != len(rows) - 1:
+        raise RuntimeError(f"SQLite gave {len(rows)} inserted rows the ids {ids}")
+    return ids
 
 
 def lock(conn: Connection, instance_id: int) -> tuple[InstanceRow, str] | None:
@@ -223,29 +267,39 @@ def open_tokens(
     conn: Connection, instance_id: int, job_id: int | None = None
 ) -> tuple[list[TokenRow], JobRow | None]:
     """The instance's open tokens (in creation order) and the job `job_id` if a token owns it."""
+    rows = conn.execute(TOKENS_AND_JOB, {"instance_id": instance_id, "job_id": job_id or 0})
+    tokens, jobs = _tokens_and_jobs(rows)
+    return tokens, jobs.get(job_id) if job_id else None
+
+
+def open_tokens_and_jobs(
+    conn: Connection, instance_id: int, job_ids: list[int]
+) -> tuple[list[TokenRow], dict[int, JobRow]]:
+    """The instance's open tokens (in creation order) and, by id, the jobs among `job_ids` that
+    open tokens own, in one statement."""
+    rows = conn.execute(TOKENS_AND_JOBS, {"instance_id": instance_id, "job_ids": job_ids})
+    return _tokens_and_jobs(rows)
+
+
+def _tokens_and_jobs(rows: Any) -> tuple[list[TokenRow], dict[int, JobRow]]:
+    """Tokens and jobs from rows of a token joined to its jobs (a token once per job)."""
     tokens: list[TokenRow] = []
-    job = None
-    for row in conn.execute(TOKENS_AND_JOB, {"instance_id": instance_id, "job_id": job_id or 0}):
+    jobs: dict[int, JobRow] = {}
+    for row in rows:
         values = row._mapping
-        token = TokenRow(**{name: values[name] for name in _TOKEN_FIELDS})
-        token.saved = token.snapshot()
-        tokens.append(token)
+        if not tokens or tokens[-1].id != values["id"]:
+            token = TokenRow(**{name: values[name] for name in _TOKEN_FIELDS})
+            token.saved = token.snapshot()
+            tokens.append(token)
         if values["job_id"] is not None:
             job = JobRow(**{c.name: values[f"job_{c.name}"] for c in _JOB_COLUMNS})
             job.saved = job.snapshot()
+            jobs[saved_id(job.id)] = job
     by_id = {token.id: token for token in tokens}
     for token in tokens:
         if token.parent_id is not None:
             token.parent = by_id.get(token.parent_id)
-    return tokens, job
-
-
-def jobs_of(conn: Connection, instance_id: int, job_ids: list[int]) -> dict[int, JobRow]:
-    """The instance's jobs among `job_ids`, by id (read under the step's lock)."""
-    rows = conn.execute(
-        select(*_JOB_COLUMNS).where(JOBS.c.instance_id == instance_id, JOBS.c.id.in_(job_ids))
-    )
-    return {row.id: job_row(row._mapping) for row in rows}
+    return tokens, jobs
 
 
 def values_of(
@@ -362,7 +416,7 @@ def save_tokens(conn: Connection, tokens: list[TokenRow], instance_id: int, now:
         rows = [
             {**stamp, **t.values(), "parent_id": t.parent.id if t.parent else None} for t in ready
         ]
-        ids = conn.execute(INSERT_TOKENS, rows).scalars().all()
+        ids = insert_ids(conn, INSERT_TOKENS, rows)
         for token, token_id in zip(ready, ids, strict=True):
             token.id = token_id
             token.parent_id = token.parent.id if token.parent else None
@@ -457,7 +511,7 @@ def insert_jobs(
         {**values_of(job, exclude=("id", "saved")), "created_at": now, "updated_at": now}
         for job in jobs
     ]
-    ids = conn.execute(INSERT_JOBS, rows).scalars().all()
+    ids = insert_ids(conn, INSERT_JOBS, rows)
     for job, job_id in zip(jobs, ids, strict=True):
         job.id = job_id
         job.saved = job.snapshot()

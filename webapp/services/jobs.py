@@ -142,11 +142,13 @@ def commit_and_follow_on(
         leased_calls: list[tuple[JobRef, Call | None]] = []
         if waiting and waiting[0].entry == "tool":
             # Leased in the transaction that made them due (or their own, after a failed step).
-            for ref in _together(waiting):
-                call = steps.lease_tool_job(
-                    session, ref.id, ref.timeout, lease_grace=config["JOB_LEASE_GRACE"]
-                )
-                leased_calls.append((ref, call))
+            together = _together(waiting)
+            calls_now = steps.lease_tool_jobs(
+                session,
+                [(ref.id, ref.timeout) for ref in together],
+                lease_grace=config["JOB_LEASE_GRACE"],
+            )
+            leased_calls = [(ref, calls_now.get(ref.id)) for ref in together]
         session.commit()
         if later:
             send(later)
