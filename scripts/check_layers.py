@@ -2,7 +2,8 @@
 
 Fails on: any import cycle between modules; an import from a lower layer up into a higher one, or
 between sibling areas of one layer; an import inside a function outside the composition root; a
-module no layer names; and Flask reached by importing the pure process library.
+module no layer names; Flask reached by importing the pure process library; and a test module
+imported by another module of the tests.
 Imports under `if TYPE_CHECKING:` count like any other: a type is a dependency too.
 """
 
@@ -224,6 +225,25 @@ def _framework_imports(modules: dict[str, Path]) -> list[str]:
     return found
 
 
+def imported_test_modules(tests: Path) -> list[str]:
+    """A test module is no library: shared code lives in tests/helpers or a conftest."""
+    found = []
+    for path in sorted(tests.rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(), str(path))):
+            names = []
+            if isinstance(node, ast.ImportFrom) and node.module:
+                names = [node.module, *(f"{node.module}.{alias.name}" for alias in node.names)]
+            elif isinstance(node, ast.Import):
+                names = [alias.name for alias in node.names]
+            for name in names:
+                parts = name.split(".")
+                module = tests.parent.joinpath(*parts).with_suffix(".py")
+                if parts[0] == "tests" and parts[-1].startswith("test_") and module.exists():
+                    found.append(f"{path}:{node.lineno}: imports the test module {name}")
+                    break
+    return found
+
+
 def process_loads_no_flask(root: Path) -> list[str]:
     """Import every module of the pure library in a fresh interpreter and look for Flask."""
     names = [
@@ -248,6 +268,7 @@ def process_loads_no_flask(root: Path) -> list[str]:
 def main() -> int:
     root = Path(__file__).resolve().parent.parent / PACKAGE
     found = problems(root) + process_loads_no_flask(root)
+    found += imported_test_modules(root.parent / "tests")
     for line in found:
         print(line)
     print(f"layer contract: {len(found)} problem(s) in {len(module_names(root))} modules")
