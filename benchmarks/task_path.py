@@ -16,7 +16,9 @@ from __future__ import annotations
 
 import argparse
 import collections
+import cProfile
 import os
+import pstats
 import sys
 import tempfile
 import time
@@ -64,12 +66,19 @@ def redis_calls(client: Any) -> int:
     return sum(int(v["calls"]) for k, v in stats.items() if k != "cmdstat_info")
 
 
-def measure(name: str, counter: Counter, client: Any, work: Any, count: int) -> None:
+def measure(
+    name: str, counter: Counter, client: Any, work: Any, count: int, profile: bool = False
+) -> None:
     counter.reset()
     calls = redis_calls(client)
     cpu = time.process_time()
     counter.on = True
+    profiler = cProfile.Profile() if profile else None
+    if profiler is not None:
+        profiler.enable()
     work()
+    if profiler is not None:
+        profiler.disable()
     counter.on = False
     cpu = time.process_time() - cpu
     calls = redis_calls(client) - calls - 1  # the INFO's own connection check
@@ -80,9 +89,11 @@ def measure(name: str, counter: Counter, client: Any, work: Any, count: int) -> 
         f"{counter.commits / count:.1f} commits; {calls / count:.1f} Redis calls; "
         f"{cpu * 1000 / count:.1f} ms CPU"
     )
+    if profiler is not None:
+        pstats.Stats(profiler).sort_stats("tottime").print_stats(25)
 
 
-def run(server: str | None, count: int, show: bool) -> None:
+def run(server: str | None, count: int, show: bool, profile: bool) -> None:
     from webapp.engine import steps
     from webapp.extensions import db
     from webapp.models import Instance, Job, ProcessVersion, Task, User
@@ -123,7 +134,7 @@ def run(server: str | None, count: int, show: bool) -> None:
                 for task_id in ids:
                     tasks.complete(user, task_id, {})
 
-            measure("tasks.complete", counter, client, complete, count)
+            measure("tasks.complete", counter, client, complete, count, profile)
             timers = list(
                 db.session.execute(select(Job.id, Job.instance_id).where(Job.kind == "timer"))
             )
@@ -134,7 +145,7 @@ def run(server: str | None, count: int, show: bool) -> None:
                 for job_id, instance_id in timers:
                     jobs.fire_timer(job_id, instance_id)
 
-            measure("timer + tool", counter, client, fire, len(timers))
+            measure("timer + tool", counter, client, fire, len(timers), profile)
             done = db.session.scalar(
                 select(func.count(Instance.id)).where(Instance.status == "completed")
             )
@@ -145,9 +156,12 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--count", type=int, default=200)
     parser.add_argument("--show", action="store_true", help="print one completion's statements")
+    parser.add_argument(
+        "--profile", action="store_true", help="and where their CPU goes (cProfile)"
+    )
     args = parser.parse_args()
     server = os.environ.get("BENCH_DATABASE_URL") or os.environ.get("DATABASE_URL")
-    run(server if is_postgres(server) else None, args.count, args.show)
+    run(server if is_postgres(server) else None, args.count, args.show, args.profile)
 
 
 if __name__ == "__main__":
