@@ -63,7 +63,7 @@ def test_completing_reads_the_task_and_instance_once(app, flows, db_session):
     with statements(db.engine) as seen:
         done = tasks.complete(alice, review.id, {"amount": "40"})
     assert len(_reads(seen, "instances")) == 1, "the instance is read once, by the locking step"
-    assert len(_reads(seen, "tasks", after=False)) == 2, "its instance id, then the task"
+    assert len(_reads(seen, "tasks", after=False)) == 2, "in the lock, then the task itself"
     assert not _reads(seen, "tokens", after=True)
     for table in ("users", "roles", "partitions", "role_permissions"):
         assert not _reads(seen, table, after=True), f"{table} reloaded after the commit"

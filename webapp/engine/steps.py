@@ -499,12 +499,14 @@ def lock_task(session: Session, task_id: int, now: datetime | None = None) -> St
     """Lock the instance of a task and open its step (None when there is no such task): a caller
     checks the task under the lock, then completes or reports it in this same step."""
     begin_write(session)
-    table = Task.__table__
-    instance_id = session.scalar(select(table.c.instance_id).where(table.c.id == task_id))
-    if instance_id is None:
+    conn = session.connection()
+    locked = store.lock_of_task(conn, task_id)
+    if locked is None:
         return None
-    step, _ = open_step(session, instance_id, now or utcnow())
-    return step
+    instance, content_hash = locked
+    definition = definitions.for_version_id(session, instance.version_id, content_hash)
+    tokens, _ = store.open_tokens(conn, instance.id)
+    return Step(conn, instance, definition, tokens, now=now or utcnow())
 
 
 def waiting_at(step: Step, status: str, token_id: int | None, node_id: str) -> TokenRow | None:
