@@ -505,7 +505,7 @@ def lock_task(session: Session, task_id: int, now: datetime | None = None) -> St
         return None
     instance, content_hash = locked
     definition = definitions.for_version_id(session, instance.version_id, content_hash)
-    tokens, _ = store.open_tokens(conn, instance.id)
+    tokens, _ = store.open_tokens(conn, store.saved_id(instance.id))
     return Step(conn, instance, definition, tokens, now=now or utcnow())
 
 

@@ -570,7 +570,7 @@ def _locked_step(user: User, task_id: int) -> tuple[Step, Task]:
     the task fresh under that lock; 404 unless `user` may see it."""
     step = steps.lock_task(db_session(), task_id)
     task = db.session.get(Task, task_id, populate_existing=True) if step is not None else None
-    if task is None or not may_see(user, task, acting=True):
+    if step is None or task is None or not may_see(user, task, acting=True):
         raise _not_found(task_id)
     return step, task
 
