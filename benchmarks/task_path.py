@@ -10,6 +10,10 @@ statements, transactions committed, Redis commands and CPU ms of this process.
     BENCH_DATABASE_URL=postgresql://postgres@127.0.0.1:55441/postgres \\
         .venv/bin/python benchmarks/task_path.py [--count 200]
     .venv/bin/python benchmarks/task_path.py --count 50   # SQLite
+    ... --show      # one completion's SQL statements
+    ... --profile   # where the CPU of each goes (cProfile, by own time)
+    ... --rq        # the timers go through RQ's scheduler and two workers instead: their Redis
+                    # commands by command
 """
 
 from __future__ import annotations
@@ -93,7 +97,37 @@ def measure(
         pstats.Stats(profiler).sort_stats("tottime").print_stats(25)
 
 
-def run(server: str | None, count: int, show: bool, profile: bool) -> None:
+def by_command(client: Any) -> dict[str, int]:
+    stats = client.info("commandstats")
+    return {k.removeprefix("cmdstat_"): int(v["calls"]) for k, v in stats.items()}
+
+
+def timers_through_rq(b: Any, client: Any, count: int) -> None:
+    """The due timers' RQ deliveries (moved by RQ's scheduler, run by two workers): the Redis
+    commands they cost, the workers' start-up included."""
+    from webapp.extensions import db
+    from webapp.models import Instance
+
+    before = by_command(client)
+    b.workers(2)
+    deadline = time.monotonic() + 120
+    query = select(func.count(Instance.id)).where(Instance.status == "completed")
+    while db.session.scalar(query) < count and time.monotonic() < deadline:
+        db.session.rollback()
+        time.sleep(0.2)
+    db.session.rollback()
+    after = by_command(client)
+    b.stop_workers()
+    spent = {k: v - before.get(k, 0) for k, v in after.items() if k != "info"}
+    total = sum(spent.values())
+    print(
+        f"timers through RQ: {total / count:.1f} Redis commands a timer (workers' start included)"
+    )
+    for name, n in sorted(spent.items(), key=lambda kv: -kv[1])[:15]:
+        print(f"  {n / count:6.2f}  {name}")
+
+
+def run(server: str | None, count: int, show: bool, profile: bool, through_rq: bool) -> None:
     from webapp.engine import steps
     from webapp.extensions import db
     from webapp.models import Instance, Job, ProcessVersion, Task, User
@@ -140,6 +174,9 @@ def run(server: str | None, count: int, show: bool, profile: bool) -> None:
             )
             db.session.rollback()
             time.sleep(1.5)
+            if through_rq:
+                timers_through_rq(b, client, len(timers))
+                return
 
             def fire() -> None:
                 for job_id, instance_id in timers:
@@ -159,9 +196,10 @@ def main() -> None:
     parser.add_argument(
         "--profile", action="store_true", help="and where their CPU goes (cProfile)"
     )
+    parser.add_argument("--rq", action="store_true", help="timers through RQ and two workers")
     args = parser.parse_args()
     server = os.environ.get("BENCH_DATABASE_URL") or os.environ.get("DATABASE_URL")
-    run(server if is_postgres(server) else None, args.count, args.show, args.profile)
+    run(server if is_postgres(server) else None, args.count, args.show, args.profile, args.rq)
 
 
 if __name__ == "__main__":
