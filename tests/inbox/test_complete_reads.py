@@ -131,3 +131,17 @@ def test_reporting_claims_the_task_and_names_the_next_without_reloading_the_user
     db_session.refresh(still)
     assert (still.status, still.assignee_id) == ("open", bob.id)
     assert still.claimed_at is not None
+
+
+def test_claiming_finds_and_locks_the_instance_in_one_statement(app, flows, db_session):
+    from webapp.extensions import db
+    from webapp.services import tasks
+
+    review = open_task(db_session, start(app, "expense", input={"requested": 5}), "review")
+    alice = _loaded_user(db_session, "alice")
+    with statements(db.engine) as seen:
+        claimed = tasks.claim(alice, review.id)
+    locks = _reads(seen, "instances", after=False)  # FOR UPDATE on PostgreSQL
+    assert len(locks) == 1 and "FROM tasks" in locks[0], "the task's instance, found and locked"
+    assert len(_reads(seen, "tasks", after=False)) == 2, "in the lock, then the task itself"
+    assert claimed.assignee_id == alice.id

@@ -276,10 +276,10 @@ def _locked(user: User, task_id: int) -> Task:
     SQLite: `begin_write` holds the database write lock; PostgreSQL: the row is FOR UPDATE.
     """
     begin_write(db_session())
-    instance_id = db.session.scalar(select(Task.instance_id).where(Task.id == task_id))
-    if instance_id is None:
+    of_task = select(Task.instance_id).where(Task.id == task_id).scalar_subquery()
+    locked = db.session.scalar(select(Instance.id).where(Instance.id == of_task).with_for_update())
+    if locked is None:
         raise _not_found(task_id)
-    db.session.execute(select(Instance.id).where(Instance.id == instance_id).with_for_update())
     task = db.session.get(Task, task_id, populate_existing=True)
     if task is None or not may_see(user, task, acting=True):
         raise _not_found(task_id)
