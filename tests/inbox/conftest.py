@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from tests.helpers.app import login
-from tests.helpers.documents import chain
+from tests.helpers.documents import chain, payable_document
 from tests.helpers.inbox import DECISION, open_task, rename, user_task
 from tests.helpers.instances import start_latest
 from tests.helpers.processes import publish_document
@@ -76,3 +76,11 @@ def review_tasks(app, flows, db_session):
         rename(db_session, task.id, title)
         ids.append(task.id)
     return ids
+
+
+@pytest.fixture
+def payable(app, demo):
+    """Process "pay": a task whose boundary events catch a reported error or escalation."""
+    with app.app_context():
+        publish_document(payable_document(), key="pay")
+    return True

@@ -6,19 +6,11 @@ from __future__ import annotations
 import pytest
 from sqlalchemy import select
 
-from tests.helpers.documents import CLERK, document, flow, nested_document, node, payable_document
+from tests.helpers.documents import CLERK, document, flow, nested_document, node
 from tests.helpers.inbox import open_task, post
 from tests.helpers.instances import start_latest
 from tests.helpers.processes import publish_document
 from webapp.models import HistoryEntry, Instance, Task, User
-
-
-@pytest.fixture
-def payable(app, demo):
-    """Process "pay": a task whose boundary events catch a reported error or escalation."""
-    with app.app_context():
-        publish_document(payable_document(), key="pay")
-    return True
 
 
 @pytest.fixture

@@ -536,38 +536,68 @@ def deliver_message(
     return step.finish()
 
 
-def _open_task(session: Session, task_id: int, now: datetime | None) -> tuple[Step, Any, TokenRow]:
-    """Lock the instance of an open task: its step, the task row and the token waiting there
-    (EngineError when the task does not exist or is no longer open)."""
+def lock_task(session: Session, task_id: int, now: datetime | None = None) -> Step | None:
+    """Lock the instance of a task and open its step (None when there is no such task): a caller
+    checks the task under the lock, then completes or reports it in this same step."""
     begin_write(session)
-    table = Task.__table__
-    instance_id = session.scalar(select(table.c.instance_id).where(table.c.id == task_id))
-    if instance_id is None:
+    conn = session.connection()
+    locked = store.lock_of_task(conn, task_id)
+    if locked is None:
+        return None
+    instance, content_hash = locked
+    definition = definitions.for_version_id(session, instance.version_id, content_hash)
+    tokens, _ = store.open_tokens(conn, store.saved_id(instance.id))
+    return Step(conn, instance, definition, tokens, now=now or utcnow())
+
+
+def waiting_at(step: Step, status: str, token_id: int | None, node_id: str) -> TokenRow | None:
+    """The token an open task (its `status`, token and node) waits with; None when it is closed
+    or its token no longer waits there."""
+    token = step.token(token_id) if token_id is not None else None
+    waiting = token is not None and token.status == TokenStatus.WAITING
+    if status != TaskStatus.OPEN or token is None or not waiting or token.node_id != node_id:
+        return None
+    return token
+
+
+def _open_task(session: Session, task_id: int, now: datetime | None) -> tuple[Step, TokenRow]:
+    """Lock the instance of an open task: its step and the token waiting there (EngineError when
+    the task does not exist or is no longer open)."""
+    step = lock_task(session, task_id, now)
+    if step is None:
         raise EngineError("not_found", f"Task {task_id} does not exist.", status=404)
-    step, _ = open_step(session, instance_id, now or utcnow())
+    table = Task.__table__
     task = step.conn.execute(
         select(table.c.status, table.c.token_id, table.c.node_id).where(table.c.id == task_id)
     ).one()
-    token = step.token(task.token_id)
-    waiting = (
-        token is not None and token.status == TokenStatus.WAITING and token.node_id == task.node_id
+    return step, _task_token(
+        step, task_id, waiting_at(step, task.status, task.token_id, task.node_id)
     )
-    if task.status != TaskStatus.OPEN or token is None or not waiting:
+
+
+def _task_token(step: Step, task_id: int, token: TokenRow | None) -> TokenRow:
+    if token is None:
         raise EngineError("task_closed", f"Task {task_id} is no longer open.", status=409)
-    return step, task, token
+    return token
 
 
-def _close_task(step: Step, task_id: int, actor: User | None, result: dict[str, Any]) -> None:
-    """Mark the task completed by `actor` with `result`, inside the step's transaction."""
+def _close_task(
+    step: Step, task_id: int, actor: User | None, result: dict[str, Any], *, claim: bool = False
+) -> None:
+    """Mark the task completed by `actor` with `result`, inside the step's transaction; `claim`:
+    it had no assignee, and becomes the actor's in the same statement."""
     table = Task.__table__
+    actor_id = actor.id if actor is not None else None
+    claimed = {"assignee_id": actor_id, "claimed_at": step.now} if claim else {}
     step.conn.execute(
         update(table)
         .where(table.c.id == task_id)
         .values(
             status=TaskStatus.COMPLETED,
-            completed_by_id=actor.id if actor is not None else None,
+            completed_by_id=actor_id,
             completed_at=step.now,
             result=result,
+            **claimed,
         )
     )
 
@@ -581,9 +611,35 @@ def complete_task(
     now: datetime | None = None,
 ) -> StepResult:
     """Complete an open task with its (already validated) form values; the token moves on."""
-    step, _, token = _open_task(session, task_id, now)
+    step, token = _open_task(session, task_id, now)
+    return _complete(step, task_id, token, values, actor)
+
+
+def complete_locked_task(
+    step: Step,
+    task_id: int,
+    token: TokenRow | None,
+    values: dict[str, Any],
+    *,
+    actor: User | None,
+    claim: bool = False,
+) -> StepResult:
+    """Complete an open task in the step `lock_task` opened, with the token `waiting_at` found
+    (EngineError when None); `claim`: the task becomes the actor's as it completes."""
+    return _complete(step, task_id, _task_token(step, task_id, token), values, actor, claim=claim)
+
+
+def _complete(
+    step: Step,
+    task_id: int,
+    token: TokenRow,
+    values: dict[str, Any],
+    actor: User | None,
+    *,
+    claim: bool = False,
+) -> StepResult:
     values = jsonable(values)
-    _close_task(step, task_id, actor, values)
+    _close_task(step, task_id, actor, values, claim=claim)
     step.history.add(HistoryKind.TASK_COMPLETED, token, actor=_name(actor), task=task_id)
     step.starter = starter_of(step)
     step.complete(token, values)
@@ -604,11 +660,45 @@ def report_from_task(
     completing it (Camunda's handleBpmnError / handleEscalation): it is routed as a thrown one,
     and the task ends as completed by `actor` when its catcher, on the task or on any scope
     around it, interrupts it."""
+    _reportable_event(event)
+    step, token = _open_task(session, task_id, now)
+    return _report(step, task_id, token, event, code, actor)
+
+
+def report_locked_task(
+    step: Step,
+    task_id: int,
+    token: TokenRow | None,
+    event: str,
+    code: str,
+    *,
+    actor: User | None,
+    claim: bool = False,
+) -> StepResult:
+    """`report_from_task` in the step `lock_task` opened, with the token `waiting_at` found;
+    `claim`: the task becomes the actor's (it stays so when the catcher does not interrupt)."""
+    _reportable_event(event)
+    token = _task_token(step, task_id, token)
+    if claim:
+        table = Task.__table__
+        step.conn.execute(
+            update(table)
+            .where(table.c.id == task_id)
+            .values(assignee_id=actor.id if actor is not None else None, claimed_at=step.now)
+        )
+    return _report(step, task_id, token, event, code, actor)
+
+
+def _reportable_event(event: str) -> None:
     if event not in ("error", "escalation"):
         raise EngineError(
             "invalid", f"Only an error or an escalation can be reported, not {event}."
         )
-    step, _, token = _open_task(session, task_id, now)
+
+
+def _report(
+    step: Step, task_id: int, token: TokenRow, event: str, code: str, actor: User | None
+) -> StepResult:
     step.history.add(
         HistoryKind.TASK_REPORTED, token, actor=_name(actor), task=task_id, event=event, code=code
     )

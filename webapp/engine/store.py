@@ -168,6 +168,16 @@ LOCK = (
     .where(INSTANCES.c.id == bindparam("instance_id"))
     .with_for_update(of=INSTANCES)
 )
+# The same for the instance of a task, found in the same statement (a task never changes instance).
+LOCK_OF_TASK = (
+    select(*_INSTANCE_COLUMNS, ProcessVersion.__table__.c.content_hash)
+    .join(ProcessVersion.__table__, ProcessVersion.__table__.c.id == INSTANCES.c.version_id)
+    .where(
+        INSTANCES.c.id
+        == select(TASKS.c.instance_id).where(TASKS.c.id == bindparam("task_id")).scalar_subquery()
+    )
+    .with_for_update(of=INSTANCES)
+)
 # Open tokens, with the job asked for when it belongs to one of them (else it is not valid).
 TOKENS_AND_JOB = (
     select(*_TOKEN_COLUMNS, *[c.label(f"job_{c.name}") for c in _JOB_COLUMNS])
@@ -255,7 +265,15 @@ def insert_ids(conn: Connection, statement: Any, rows: list[dict[str, Any]]) -> 
 
 def lock(conn: Connection, instance_id: int) -> tuple[InstanceRow, str] | None:
     """Lock the instance row (FOR UPDATE; SQLite already holds the write lock) and read it."""
-    row = conn.execute(LOCK, {"instance_id": instance_id}).first()
+    return _locked(conn.execute(LOCK, {"instance_id": instance_id}).first())
+
+
+def lock_of_task(conn: Connection, task_id: int) -> tuple[InstanceRow, str] | None:
+    """`lock` for the instance of task `task_id`; None when there is no such task."""
+    return _locked(conn.execute(LOCK_OF_TASK, {"task_id": task_id}).first())
+
+
+def _locked(row: Any) -> tuple[InstanceRow, str] | None:
     if row is None:
         return None
     values = row._mapping

@@ -2,8 +2,9 @@
 
 Claim, release, reassign and complete are each one transaction that first locks the task's
 instance row as engine steps do (`engine.locking.begin_write`, then FOR UPDATE), re-reads the
-task, changes it and appends history with the actor. Completing runs the engine step in the same
-transaction, commits, then enqueues the step's jobs.
+task, changes it and appends history with the actor. Completing and reporting open the engine
+step first (it locks the instance and reads it and its tokens once), check the task and the form
+in that step, run it, commit, then enqueue the step's jobs.
 """
 
 from __future__ import annotations
@@ -14,12 +15,12 @@ from dataclasses import dataclass
 from datetime import datetime, time, timedelta
 from typing import Any
 
-from sqlalchemy import ColumnElement, Select, UnaryExpression, and_, func, or_, select
+from sqlalchemy import ColumnElement, Select, UnaryExpression, and_, case, func, or_, select
 from sqlalchemy.orm import joinedload, lazyload, selectinload
 
 from webapp.engine import EngineError, definitions, history, steps
-from webapp.engine.context import context as instance_context
 from webapp.engine.definitions import Definition
+from webapp.engine.runtime import Step
 from webapp.extensions import db
 from webapp.infra.database import begin_write
 from webapp.models import HistoryEntry, Instance, Role, Task, TaskCandidate, User
@@ -28,7 +29,6 @@ from webapp.models.session import db_session
 from webapp.models.statuses import HistoryKind, InstanceStatus, TaskStatus
 from webapp.permissions import can, partition_filter
 from webapp.process import forms
-from webapp.services import scopes
 from webapp.services.instances import InstanceError
 from webapp.services.jobs import commit
 
@@ -287,10 +287,10 @@ def _locked(user: User, task_id: int) -> Task:
     SQLite: `begin_write` holds the database write lock; PostgreSQL: the row is FOR UPDATE.
     """
     begin_write(db_session())
-    instance_id = db.session.scalar(select(Task.instance_id).where(Task.id == task_id))
-    if instance_id is None:
+    of_task = select(Task.instance_id).where(Task.id == task_id).scalar_subquery()
+    locked = db.session.scalar(select(Instance.id).where(Instance.id == of_task).with_for_update())
+    if locked is None:
         raise _not_found(task_id)
-    db.session.execute(select(Instance.id).where(Instance.id == instance_id).with_for_update())
     task = db.session.get(Task, task_id, populate_existing=True)
     if task is None or not may_see(user, task, acting=True):
         raise _not_found(task_id)
@@ -552,27 +552,69 @@ class Completed:
 
 
 def complete(user: User, task_id: int, raw: Any) -> Completed:
-    """Validate the submitted form under the instance lock, run the engine step, commit."""
-    task = _locked(user, task_id)
+    """Validate the submitted form under the instance lock, run the engine step, commit.
+
+    The task and its instance are read once, in the step that completes the task."""
+    step, task = _locked_step(user, task_id)
     _ensure_open(user, task)
     _ensure_workable(user, task)
-    context = scopes.task_context(task, instance_context(task.instance))
-    values, errors = forms.coerce_submission(task.form, raw, context)
+    token = steps.waiting_at(step, task.status, task.token_id, task.node_id)
+    inner = token is not None and step.is_inner(token)
+    values, errors = forms.coerce_submission(task.form, raw, step.context(token if inner else None))
     if errors:
         db.session.rollback()
         raise TaskError("invalid", "Some values need fixing.", status=422, fields=errors)
-    if task.assignee_id is None:
-        task.assignee_id = user.id
-        task.claimed_at = utcnow()
-        db.session.flush()
+    workable = _workable(user)
     try:
-        result = steps.complete_task(db_session(), task.id, values, actor=user)
+        result = steps.complete_locked_task(
+            step, task.id, token, values, actor=user, claim=task.assignee_id is None
+        )
     except EngineError as error:
         db.session.rollback()
         raise TaskError(error.code, error.message, status=error.status) from None
     commit(result)
-    instance = result.instance
-    return Completed(task, where_now(instance), next_task(user, task.instance_id))
+    return _completed(task, result.instance, workable)
+
+
+def _locked_step(user: User, task_id: int) -> tuple[Step, Task]:
+    """Open the engine step of the task's instance (which locks it, as `_locked` does) and read
+    the task fresh under that lock; 404 unless `user` may see it."""
+    step = steps.lock_task(db_session(), task_id)
+    task = db.session.get(Task, task_id, populate_existing=True) if step is not None else None
+    if step is None or task is None or not may_see(user, task, acting=True):
+        raise _not_found(task_id)
+    return step, task
+
+
+def _workable(user: User) -> ColumnElement[bool]:
+    """The user's open tasks (theirs or offered to them, in partitions they see); built before a
+    commit, it needs no reload of their roles and partitions after it."""
+    return and_(
+        or_(_tab(user, "mine"), _tab(user, "claimable")),
+        partition_filter(Task.partition_id, user),
+    )
+
+
+def _completed(task: Task, instance: Any, workable: ColumnElement[bool]) -> Completed:
+    """Where the instance went and the user's next task in it, from one read of its open tasks
+    (`where_now` and `next_task` in one statement)."""
+    if instance.status == InstanceStatus.COMPLETED:
+        return Completed(task, where_now(instance), None)
+    rows = db.session.execute(
+        select(Task.id, Task.title, case((workable, True), else_=False))
+        .where(Task.instance_id == instance.id, Task.status == TaskStatus.OPEN)
+        .order_by(Task.id)
+    ).all()
+    following = next((task_id for task_id, _, mine in rows if mine), None)
+    if instance.status == InstanceStatus.FAILED:
+        where = where_now(instance)
+    elif rows:
+        where = f"Instance {instance.id} moved on to: {_counted([title for _, title, _ in rows])}."
+    else:
+        where = f"Instance {instance.id} is {instance.status}."
+    return Completed(
+        task, where, db.session.get(Task, following) if following is not None else None
+    )
 
 
 @dataclass(frozen=True)
@@ -654,23 +696,26 @@ def reportable(task: Task) -> list[Outcome]:
 def report(user: User, task_id: int, choice: str) -> Completed:
     """Report one of the task's `reportable` outcomes instead of completing it (as the
     assignee would complete it), under the instance lock."""
-    task = _locked(user, task_id)
+    step, task = _locked_step(user, task_id)
     _ensure_open(user, task)
     _ensure_workable(user, task)
     outcome = next((o for o in reportable(task) if o.value == choice), None)
     if outcome is None:
         raise _invalid("outcome", "Choose one of the listed errors or escalations.")
-    if task.assignee_id is None:
-        task.assignee_id = user.id
-        task.claimed_at = utcnow()
-        db.session.flush()
+    token = steps.waiting_at(step, task.status, task.token_id, task.node_id)
+    workable = _workable(user)
     try:
-        result = steps.report_from_task(
-            db_session(), task.id, outcome.event, outcome.code, actor=user
+        result = steps.report_locked_task(
+            step,
+            task.id,
+            token,
+            outcome.event,
+            outcome.code,
+            actor=user,
+            claim=task.assignee_id is None,
         )
     except EngineError as error:
         db.session.rollback()
         raise TaskError(error.code, error.message, status=error.status) from None
     commit(result)
-    instance = result.instance
-    return Completed(task, where_now(instance), next_task(user, task.instance_id))
+    return _completed(task, result.instance, workable)
