@@ -13,7 +13,7 @@ from typing import Any
 from sqlalchemy import delete, select, update
 from sqlalchemy.orm import Session
 
-from webapp.engine import catching, definitions, interpreter, scopes, store, waits
+from webapp.engine import catching, definitions, interpreter, multi, scopes, store, waits
 from webapp.engine.calls import Call, Outcome
 from webapp.engine.context import jsonable
 from webapp.engine.dispatch import JobRef
@@ -23,6 +23,7 @@ from webapp.engine.store import InstanceRow, JobRow, TokenRow
 from webapp.infra.database import begin_write
 from webapp.models import Job, MessageSubscription, Process, ProcessVersion, Task, User
 from webapp.models.base import utcnow
+from webapp.models.statuses import JobStatus
 
 # A job delivered earlier than this is a stray duplicate; the scheduled delivery will come.
 EARLY_TOLERANCE = timedelta(seconds=0.25)
@@ -383,6 +384,11 @@ def fire_timer(
     if not isinstance(token, TokenRow):
         return dropped(step, token)
     step.track(job)
+    if multi.is_fan_out(token, job.node_id):
+        job.status = JobStatus.DONE
+        multi.fan_out(step, token)
+        interpreter.run(step)
+        return finish_with_pure_calls(step, run_pure)
     job.status = "done"
     job.attempt += 1
     step.history.add("timer", token, job.node_id, due=job.due_at.isoformat())
