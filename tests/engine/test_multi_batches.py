@@ -98,25 +98,27 @@ def test_a_sequential_body_is_not_batched(engine, demo, batch_of_three):
     assert pending_jobs(engine, instance_id, "timer") == []
 
 
-def test_ten_thousand_items_run_exactly_once_each_under_two_workers(engine, workers):
-    """Two worker processes take the fan-out jobs and the tool jobs of a 10,000-item
-    multi-instance sub-process in batches of 500; each item's tool runs and completes once."""
-    count = 10_000
+def test_a_fan_out_in_many_batches_runs_each_item_exactly_once_under_two_workers(
+    engine, workers, monkeypatch
+):
+    """Two worker processes take the fan-out jobs and the tool jobs of a multi-instance
+    sub-process started in twelve batches; each item's tool runs and completes once."""
+    batch, count = 100, 1_200
+    monkeypatch.setattr(limits, "MULTI_INSTANCE_BATCH", batch)
     prep = node("serviceTask", tool="noop", inputs={"i": "$loop.index"}, saveTo="prep")
     nodes = {
         "start": node("startEvent"),
         "body": node(
-            "subProcess", multiInstance={"cardinality": str(count), "output": "$vars.prep.i"}
+            "subProcess", multiInstance={"cardinality": str(count), "output": "$loop.index"}
         ),
         **sub_chain("body", ("prep", prep)),
         "end": node("endEvent"),
     }
     flows = {**wire("start", "body", "end"), **wire("body_start", "prep", "body_end")}
     instance_id = start(engine, publish_document(document(nodes, flows)))
-    assert (
-        engine.scalar(select(func.count()).where(Token.instance_id == instance_id)) <= 2 * 500 + 1
-    )
-    workers.start(2)
+    tokens = engine.scalar(select(func.count()).where(Token.instance_id == instance_id))
+    assert tokens == 1 + 2 * batch  # the body, and a token and its scope's token per item
+    workers.start(2, MULTI_INSTANCE_BATCH=batch)
     wait_for(lambda: load(engine, instance_id).status != "running", timeout=600, what="completion")
     instance = load(engine, instance_id)
     assert instance.status == "completed", (instance.error, workers.logs())
@@ -127,9 +129,15 @@ def test_ten_thousand_items_run_exactly_once_each_under_two_workers(engine, work
         )
     ).all()
     assert sorted(details["index"] for details in completed) == list(range(count))
+    tool_runs = engine.scalars(
+        select(HistoryEntry.details).where(
+            HistoryEntry.instance_id == instance_id, HistoryEntry.kind == "tool_attempt"
+        )
+    ).all()
+    assert len(tool_runs) == count
     fan_outs = engine.scalars(
         select(Job.status).where(
             Job.instance_id == instance_id, Job.kind == "timer", Job.node_id == "body"
         )
     ).all()
-    assert fan_outs == ["done"] * (count // 500 - 1)
+    assert fan_outs == ["done"] * (count // batch - 1)
