@@ -20,7 +20,9 @@ with the items; a run it did not finish is reported with the items it completed,
 then is above what the whole run would average (the ratio is a lower bound).
 
 The longest transaction is sampled every 20 ms from pg_stat_activity (PostgreSQL only): the
-longest time any session of the run's database spent in one open transaction.
+longest time any client session of the run's database (autovacuum left out) spent in one open
+transaction. On a machine shared with other work it includes the time the session waited for a
+CPU, so compare it with how busy the machine was.
 
     BENCH_DATABASE_URL=postgresql://postgres@127.0.0.1:55433/postgres \\
         .venv/bin/python benchmarks/versus_spiff_structured.py [--rounds 1] [--items 10,100,1000]
@@ -248,7 +250,8 @@ class LongestTransaction(threading.Thread):
     QUERY = text(
         "SELECT extract(epoch FROM clock_timestamp() - xact_start), left(query, 120) "
         "FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid() "
-        "AND xact_start IS NOT NULL AND state <> 'idle' ORDER BY 1 DESC LIMIT 1"
+        "AND backend_type = 'client backend' AND xact_start IS NOT NULL AND state <> 'idle' "
+        "ORDER BY 1 DESC LIMIT 1"
     )
 
     def __init__(self, url: str) -> None:
