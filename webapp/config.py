@@ -57,6 +57,7 @@ DEFAULTS: dict[str, Any] = {
     "SCHEDULE_INTERVAL": 5.0,
     "JOB_LEASE_GRACE": 10.0,
     "MULTI_INSTANCE_LIMIT": 10_000,
+    "MULTI_INSTANCE_BATCH": 500,
     "CALL_DEPTH_LIMIT": 16,
     "SIGNAL_BATCH": 500,
     # Operations (docs/operations.md).
@@ -103,6 +104,7 @@ ENVIRONMENT_SETTINGS: dict[str, tuple[str, Any]] = {
     "SCHEDULE_INTERVAL": ("SCHEDULE_INTERVAL", float),
     "JOB_LEASE_GRACE": ("JOB_LEASE_GRACE", float),
     "MULTI_INSTANCE_LIMIT": ("MULTI_INSTANCE_LIMIT", int),
+    "MULTI_INSTANCE_BATCH": ("MULTI_INSTANCE_BATCH", int),
     "CALL_DEPTH_LIMIT": ("CALL_DEPTH_LIMIT", int),
     "SIGNAL_BATCH": ("SIGNAL_BATCH", int),
     "RETENTION_DAYS": ("RETENTION_DAYS", int),
@@ -221,7 +223,8 @@ def _check(config: dict[str, Any], instance_path: Path) -> None:
     interval = config.get("SCHEDULE_INTERVAL")
     if not isinstance(interval, int | float) or isinstance(interval, bool) or interval <= 0:
         raise ConfigError("SCHEDULE_INTERVAL must be a number of seconds greater than 0")
-    for name in ("MULTI_INSTANCE_LIMIT", "CALL_DEPTH_LIMIT", "SIGNAL_BATCH"):
+    counts = ("MULTI_INSTANCE_LIMIT", "MULTI_INSTANCE_BATCH", "CALL_DEPTH_LIMIT", "SIGNAL_BATCH")
+    for name in counts:
         if not isinstance(config.get(name), int) or config[name] < 1:
             raise ConfigError(f"{name} must be a whole number of at least 1")
     for name in ("RETENTION_DAYS", "BULK_LIMIT"):

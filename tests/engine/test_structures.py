@@ -8,7 +8,7 @@ from datetime import timedelta
 import pytest
 from sqlalchemy import select, update
 
-from tests.helpers.documents import CLERK, document, flow, inside, node, wire
+from tests.helpers.documents import CLERK, document, flow, inside, node, sub_chain, wire
 from tests.helpers.instances import (
     complete,
     entered,
@@ -26,16 +26,6 @@ from webapp.models import Instance, Job, Task, Token
 from webapp.models.base import utcnow
 from webapp.services.jobs import commit
 from webapp.services.processes import ProcessError
-
-
-def sub_chain(sub: str, *inner: tuple[str, dict]) -> dict[str, dict]:
-    """The nodes of a sub-process `sub`: its start, the given nodes, its end (flows by `wire`)."""
-    nodes = {f"{sub}_start": inside(sub, "startEvent")}
-    for node_id, spec in inner:
-        nodes[node_id] = {**spec, "parent": sub}
-    nodes[f"{sub}_end"] = inside(sub, "endEvent")
-    return nodes
-
 
 # --- sub-processes ----------------------------------------------------------------------------
 

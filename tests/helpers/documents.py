@@ -395,3 +395,12 @@ def approval_document(**changes: Any) -> dict[str, Any]:
 
 def xml_of(doc: dict[str, Any]) -> str:
     return export_bpmn(doc)
+
+
+def sub_chain(sub: str, *inner: tuple[str, dict]) -> dict[str, dict]:
+    """The nodes of a sub-process `sub`: its start, the given nodes, its end (flows by `wire`)."""
+    nodes = {f"{sub}_start": inside(sub, "startEvent")}
+    for node_id, spec in inner:
+        nodes[node_id] = {**spec, "parent": sub}
+    nodes[f"{sub}_end"] = inside(sub, "endEvent")
+    return nodes

@@ -1,9 +1,12 @@
 """Multi-instance activities: a body token waits at the activity while its instances run.
 
 The collection (or cardinality) is evaluated once when the body starts. Parallel bodies start
-every instance at once, sequential ones one after another in collection order. Each instance is a
-token inside the body with its `index` and `item` as locals; the body keeps the counters and
-the outputs (in collection order) in its own locals.
+their instances in batches of `limits.MULTI_INSTANCE_BATCH`: the first in the body's own step,
+each further one in the step of a job on the body (a timer due at once, at the body's node), so
+no transaction grows with the collection; sequential bodies start one after another in
+collection order. Each instance is a token inside the body with its `index` and `item` as
+locals; the body keeps the counters, the items not started yet and the outputs (in collection
+order) in its own locals.
 """
 
 from __future__ import annotations
@@ -14,6 +17,7 @@ from webapp.engine import limits, tree
 from webapp.engine.context import jsonable
 from webapp.engine.runtime import MULTI_INSTANCE, NO_OUTPUT, Behaviour, Step, Wrapper
 from webapp.engine.store import TokenRow
+from webapp.engine.tree import is_body
 from webapp.models.statuses import LIVE_TOKEN, OPEN_TOKEN, HistoryKind, TokenStatus
 from webapp.process.expressions import ExpressionError, evaluate
 
@@ -52,20 +56,49 @@ def begin(step: Step, body: TokenRow) -> None:
         step.fail(body, "multi_instance", message)
         return
     sequential = bool(settings.get("sequential"))
+    first = 1 if sequential else min(len(items), limits.MULTI_INSTANCE_BATCH)
     body.status = TokenStatus.WAITING
     body.locals = {
         "count": len(items),
         "completed": 0,
-        "next": 1 if sequential else len(items),
+        "next": first,
         "outputs": [None] * len(items),
-        "items": jsonable(items) if sequential else None,
+        "items": jsonable(items) if first < len(items) else None,
     }
     step.history.add(HistoryKind.MULTI_INSTANCE, body, count=len(items), sequential=sequential)
     if not items:
         _finish(step, body)
         return
-    for index in range(1 if sequential else len(items)):
+    for index in range(first):
         _start(step, body, index, items[index])
+    if not sequential and first < len(items):
+        step.add_job(body, "timer", step.now, node_id=body.node_id)
+
+
+def is_fan_out(token: TokenRow, node_id: str) -> bool:
+    """Whether a timer job at `node_id` held by `token` starts the next batch of a parallel body
+    (a body's own node has no timer of its own)."""
+    return token.node_id == node_id and is_body(token.locals)
+
+
+def fan_out(step: Step, body: TokenRow) -> None:
+    """Start the next batch of a parallel body's instances; another job starts the rest."""
+    state = dict(body.locals or {})
+    count = int(state.get("count") or 0)
+    first = int(state.get("next") or 0)
+    if body.status != TokenStatus.WAITING or first >= count:
+        return
+    last = min(count, first + limits.MULTI_INSTANCE_BATCH)
+    items = list(state.get("items") or [])
+    state["next"] = last
+    if last >= count:
+        state["items"] = None
+    body.locals = state
+    for index in range(first, last):
+        _start(step, body, index, items[index] if index < len(items) else None)
+    if last < count:
+        body.step += 1  # a job's key names its token's step: one key per batch
+        step.add_job(body, "timer", step.now, node_id=body.node_id)
 
 
 def _start(step: Step, body: TokenRow, index: int, item: Any) -> None:
@@ -131,6 +164,8 @@ def instance_completed(step: Step, body: TokenRow, inner: TokenRow, output: Any)
 
 def _finish(step: Step, body: TokenRow) -> None:
     state = body.locals or {}
+    if int(state.get("next") or 0) < int(state.get("count") or 0):
+        step.close_waits([body], (body.node_id,))  # the batches not started yet
     outputs = list(state.get("outputs") or [])
     body.locals = {key: value for key, value in state.items() if key not in ("items", "outputs")}
     body.status = TokenStatus.ACTIVE

@@ -13,7 +13,7 @@ from typing import Any
 from sqlalchemy import delete, select, update
 from sqlalchemy.orm import Session
 
-from webapp.engine import catching, definitions, interpreter, scopes, store, waits
+from webapp.engine import catching, definitions, interpreter, multi, scopes, store, waits
 from webapp.engine.calls import Call, Outcome
 from webapp.engine.context import jsonable
 from webapp.engine.dispatch import JobRef
@@ -441,6 +441,11 @@ def fire_timer(
     if not isinstance(token, TokenRow):
         return dropped(step, token)
     step.track(job)
+    if multi.is_fan_out(token, job.node_id):
+        job.status = JobStatus.DONE
+        multi.fan_out(step, token)
+        interpreter.run(step)
+        return finish_with_pure_calls(step, run_pure)
     job.status = JobStatus.DONE
     job.attempt += 1
     step.history.add(HistoryKind.TIMER, token, job.node_id, due=job.due_at.isoformat())

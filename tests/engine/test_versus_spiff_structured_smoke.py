@@ -1,0 +1,49 @@
+"""The structured Flowdesk-versus-SpiffWorkflow benchmark still runs: tiny sizes, SQLite."""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def test_structured_benchmark_runs_every_structure_to_completion_in_both_engines(
+    tmp_path: Path,
+) -> None:
+    env = {k: v for k, v in os.environ.items() if k not in ("DATABASE_URL", "BENCH_DATABASE_URL")}
+    env["TMPDIR"] = str(tmp_path)
+    command = [
+        sys.executable,
+        "benchmarks/versus_spiff_structured.py",
+        "--items=2,4",
+        "--sequential=3",
+        "--count=2",
+        "--warm=2",
+    ]
+    done = subprocess.run(
+        command, cwd=ROOT, env=env, capture_output=True, text=True, timeout=180, check=False
+    )
+    output = done.stdout
+    assert done.returncode == 0, output + done.stderr[-3000:]
+    finished = dict(re.findall(r"round 1: (.+?) \(SQLite\): .*\n\s+([\d,]+) items,", output))
+    assert finished == {
+        "Spiff multi-instance x2": "2",
+        "Flowdesk multi-instance x2": "2",
+        "Spiff multi-instance x4": "4",
+        "Flowdesk multi-instance x4": "4",
+        "Spiff sequential x3": "3",
+        "Flowdesk sequential x3": "3",
+        "Spiff boundary timer": "2",
+        "Flowdesk boundary timer": "2",
+        "Spiff call activity": "2",
+        "Flowdesk call activity": "2",
+    }, output
+    assert "NOT FINISHED" not in output, output
+    assert re.search(
+        r"^(PASS|FAIL)  call activity: Flowdesk >= 3x Spiff: [\d.]+x rate", output, re.M
+    )
+    assert re.search(r"^(PASS|FAIL)  CPU per item flat from 2 to 4 items", output, re.M)
