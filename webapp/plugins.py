@@ -8,6 +8,8 @@ import logging
 import os
 from importlib.metadata import entry_points
 
+from webapp.config import ConfigError
+
 TOOL_ENTRY_POINTS = "flowdesk.tools"
 EXTRA_TOOL_MODULES = "FLOWDESK_EXTRA_TOOL_MODULES"
 
@@ -22,8 +24,14 @@ def load_tools() -> None:
     global _tools_loaded
     if _tools_loaded:
         return
-    _tools_loaded = True
     entries = entry_points(group=TOOL_ENTRY_POINTS)
+    if not any(entry.value.startswith("webapp.") for entry in entries):
+        raise ConfigError(
+            f"the built-in tools are not installed (no {TOOL_ENTRY_POINTS} entry points of "
+            "Flowdesk): the package metadata predates this checkout. Run `make setup` (or "
+            "`pip install -e .`) in the checkout, then start again."
+        )
+    _tools_loaded = True
     for entry in sorted(entries, key=lambda entry: not entry.value.startswith("webapp.")):
         try:
             entry.load()

@@ -10,7 +10,11 @@ import tomllib
 from importlib.metadata import entry_points
 from pathlib import Path
 
+import pytest
+
 from tests.helpers.workers import worker_env
+from webapp import plugins
+from webapp.config import ConfigError
 from webapp.engine import tools
 from webapp.plugins import TOOL_ENTRY_POINTS, load_tools
 
@@ -94,3 +98,12 @@ from webapp.engine import tools
 create_app()
 print(json.dumps({name: spec.description for name, spec in tools.specs().items()}))
 """
+
+
+def test_a_checkout_whose_built_in_tools_are_not_installed_refuses_to_start(monkeypatch) -> None:
+    """Metadata older than the checkout (no `make setup` after an upgrade) would leave every
+    service task failing with an unknown tool; start-up says what to run instead."""
+    monkeypatch.setattr(plugins, "_tools_loaded", False)
+    monkeypatch.setattr(plugins, "entry_points", lambda group: [])
+    with pytest.raises(ConfigError, match="make setup"):
+        plugins.load_tools()
