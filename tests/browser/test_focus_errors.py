@@ -44,7 +44,7 @@ def test_a_task_form_swapped_in_with_errors_focuses_its_summary(page, processes,
     summary = page.locator("#errors")
     summary.wait_for()
     expect(summary.locator("li")).to_have_text(["Amount must be at least 1", "Reason is required"])
-    assert page.evaluate(ACTIVE) == "errors", "focus moves to the summary, not <body>"
+    expect(page.locator("#errors")).to_be_focused()  # the summary, not <body>
 
     summary.get_by_role("link", name="Reason").click()
     assert page.evaluate(ACTIVE) == "field-reason"
@@ -62,12 +62,12 @@ def test_a_second_failure_focuses_the_new_summary_and_a_fix_clears_it(page, proc
     page.get_by_role("link", name="Review expense").click()
     page.get_by_role("button", name="Complete").click()
     page.locator("#errors").wait_for()
-    assert page.evaluate(ACTIVE) == "errors"
+    expect(page.locator("#errors")).to_be_focused()
     page.get_by_label("Reason").fill("Taxi")
     page.get_by_role("button", name="Complete").click()
     expect(page.locator("#errors li")).to_have_count(1)
     expect(page.locator("#errors")).to_contain_text("Amount is required")
-    assert page.evaluate(ACTIVE) == "errors"
+    expect(page.locator("#errors")).to_be_focused()
 
 
 def test_a_start_form_with_errors_focuses_its_summary(page, processes):
@@ -79,7 +79,7 @@ def test_a_start_form_with_errors_focuses_its_summary(page, processes):
     summary = page.locator("#errors")
     summary.wait_for()
     expect(summary).to_contain_text("Amount must be at least 1")
-    assert page.evaluate(ACTIVE) == "errors"
+    expect(page.locator("#errors")).to_be_focused()
     summary.get_by_role("link", name="Amount").click()
     assert page.evaluate(ACTIVE) == "field-amount"
 
@@ -113,6 +113,6 @@ def test_an_admin_password_reset_with_errors_focuses_its_summary(page, demo):
     summary = form.locator("#errors")
     summary.wait_for()
     expect(summary).to_contain_text("The passwords differ.")
-    assert page.evaluate(ACTIVE) == "errors"
+    expect(page.locator("#errors")).to_be_focused()
     summary.get_by_role("link").first.click()
     assert page.evaluate(ACTIVE) == "confirm"
