@@ -35,7 +35,7 @@ from sqlalchemy import create_engine, text
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from benchmarks._flowdesk import cpu_seconds, start_workers, stop_workers
-from tests.helpers.documents import sample_document
+from tests.helpers.documents import chain, node, sample_document
 from tests.helpers.scratch import scratch_database
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -47,24 +47,9 @@ NOW = datetime.now(UTC).replace(microsecond=0)
 KEYS = [("invoice", 0), ("leave", 1), ("order", None)]
 
 
-def _document(key: str) -> dict:
-    return {
-        "format_version": 1,
-        "nodes": {
-            "start": {"kind": "startEvent", "position": {"x": 0, "y": 0}},
-            "work": {
-                "kind": "userTask",
-                "title": "Work",
-                "config": {"assignee": {"type": "role", "value": "r00"}},
-                "position": {"x": 150, "y": 0},
-            },
-            "end": {"kind": "endEvent", "position": {"x": 300, "y": 0}},
-        },
-        "flows": {
-            "f1": {"source": "start", "target": "work"},
-            "f2": {"source": "work", "target": "end"},
-        },
-    }
+def _document() -> dict:
+    """start -> one user task offered to role r00 -> end."""
+    return chain(("work", node("userTask", "Work", assignee={"type": "role", "value": "r00"})))
 
 
 def _copy(cursor, table: str, columns: str, rows) -> None:
@@ -94,7 +79,7 @@ def seed(app) -> None:
                 key.title(),
                 partition_id=None if part is None else partitions[part],
                 actor=None,
-                document=_document(key),
+                document=_document(),
             )
             versions.append(processes.publish(process, actor=None).id)
         db.session.commit()

@@ -2,33 +2,26 @@
 
 from __future__ import annotations
 
-import os
 import re
-import subprocess
-import sys
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[2]
+from tests.helpers.benchmarks import run_benchmark
 
 
 def test_versus_spiff_runs_every_variant_to_completion_on_sqlite(tmp_path: Path) -> None:
-    env = {k: v for k, v in os.environ.items() if k not in ("DATABASE_URL", "BENCH_DATABASE_URL")}
-    env["TMPDIR"] = str(tmp_path)
-    command = [
-        sys.executable,
-        "benchmarks/versus_spiff.py",
-        "--sqlite-only",
-        "--rounds=1",
-        "--count=8",
-        "--tasks-count=2",
-        "--more-workers=0",
-        "--warm=2",
-    ]
-    done = subprocess.run(
-        command, cwd=ROOT, env=env, capture_output=True, text=True, timeout=120, check=False
+    output = run_benchmark(
+        "versus_spiff.py",
+        [
+            "--sqlite-only",
+            "--rounds=1",
+            "--count=8",
+            "--tasks-count=2",
+            "--more-workers=0",
+            "--warm=2",
+        ],
+        tmp_path,
+        timeout=120,
     )
-    output = done.stdout
-    assert done.returncode == 0, output + done.stderr[-3000:]
     finished = dict(re.findall(r"round 1: (.+?) \(SQLite\): (\d+) in", output))
     assert finished == {
         "Spiff sample": "8",

@@ -2,33 +2,21 @@
 
 from __future__ import annotations
 
-import os
 import re
-import subprocess
-import sys
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[2]
+from tests.helpers.benchmarks import run_benchmark
 
 
 def test_structured_benchmark_runs_every_structure_to_completion_in_both_engines(
     tmp_path: Path,
 ) -> None:
-    env = {k: v for k, v in os.environ.items() if k not in ("DATABASE_URL", "BENCH_DATABASE_URL")}
-    env["TMPDIR"] = str(tmp_path)
-    command = [
-        sys.executable,
-        "benchmarks/versus_spiff_structured.py",
-        "--items=2,4",
-        "--sequential=3",
-        "--count=2",
-        "--warm=2",
-    ]
-    done = subprocess.run(
-        command, cwd=ROOT, env=env, capture_output=True, text=True, timeout=180, check=False
+    output = run_benchmark(
+        "versus_spiff_structured.py",
+        ["--items=2,4", "--sequential=3", "--count=2", "--warm=2"],
+        tmp_path,
+        timeout=180,
     )
-    output = done.stdout
-    assert done.returncode == 0, output + done.stderr[-3000:]
     finished = dict(re.findall(r"round 1: (.+?) \(SQLite\): .*\n\s+([\d,]+) items,", output))
     assert finished == {
         "Spiff multi-instance x2": "2",

@@ -107,16 +107,21 @@ class MessagePanel(MessageNameField, PanelForm):
             config["saveTo"] = save_to
 
 
+def signal_data(config: Mapping[str, Any]) -> dict[str, Any]:
+    """What a signal catch or throw shows: the signal, where a payload is saved, the payload."""
+    return {
+        "signal": as_text(config.get("signal")),
+        "save_to": as_text(config.get("saveTo")),
+        "payload": as_rows(config.get("payload")),
+    }
+
+
 class SignalCatchPanel(SignalFields, PanelForm):
     save_to = save_to_field("Save the signal's payload as", "the payload")
 
     @classmethod
     def load(cls, config: Mapping[str, Any]) -> dict[str, Any]:
-        return {
-            "signal": as_text(config.get("signal")),
-            "save_to": as_text(config.get("saveTo")),
-            "payload": as_rows(config.get("payload")),
-        }
+        return signal_data(config)
 
     def dump(self, config: dict[str, Any], context: PanelContext) -> None:
         config.update(read_name(self.signal, "signal"))
@@ -128,11 +133,7 @@ class SignalCatchPanel(SignalFields, PanelForm):
 class SignalThrowPanel(SignalFields, PayloadFields, PanelForm):
     @classmethod
     def load(cls, config: Mapping[str, Any]) -> dict[str, Any]:
-        return {
-            "signal": as_text(config.get("signal")),
-            "save_to": as_text(config.get("saveTo")),
-            "payload": as_rows(config.get("payload")),
-        }
+        return signal_data(config)
 
     def dump(self, config: dict[str, Any], context: PanelContext) -> None:
         config.update(read_name(self.signal, "signal"))

@@ -186,14 +186,8 @@ class ServiceTaskPanel(MultiInstanceFields, ToolFields, PanelForm):
         read_multi_instance(self, config)
 
 
-class SendTaskPanel(MultiInstanceFields, ToolFields, MessageNameField, PanelForm):
-    @classmethod
-    def load(cls, config: Mapping[str, Any]) -> dict[str, Any]:
-        return {
-            **tool_data(config),
-            "message": as_text(config.get("message")),
-            **multi_instance_data(config.get("multiInstance")),
-        }
+class SendTaskPanel(MessageNameField, ServiceTaskPanel):
+    """A service task that also names the message it sends (loaded as a service task is)."""
 
     def dump(self, config: dict[str, Any], context: PanelContext) -> None:
         read_tool(self, config)
