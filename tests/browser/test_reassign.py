@@ -49,7 +49,7 @@ def test_an_operator_reassigns_outside_the_role_after_confirming(page, sorting, 
     page.get_by_label("Note for the history").fill("Holiday cover")
     page.get_by_role("button", name="Reassign").click()
     page.get_by_text("Ada Admin does not hold the role clerk.").wait_for()
-    assert page.evaluate("document.activeElement.id") == "confirm-reassign"
+    expect(page.locator("#confirm-reassign")).to_be_focused()
     assert _history(app, instance_id) == [], "nothing changes before the yes"
 
     page.get_by_role("button", name="Yes, reassign to admin").click()
