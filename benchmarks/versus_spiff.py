@@ -227,6 +227,8 @@ def backends_cpu(monitor: Engine, applications: tuple[str, ...]) -> Callable[[],
     """CPU seconds by pid of the live backends serving connections named `applications`."""
 
     def read() -> dict[int, float]:
+        if not applications:
+            return {}
         with monitor.connect() as conn:
             pids = conn.execute(
                 text(

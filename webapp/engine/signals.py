@@ -26,7 +26,7 @@ from sqlalchemy import ColumnElement, func, insert, or_, select, true, update
 from sqlalchemy.engine import Connection
 from sqlalchemy.orm import Session
 
-from webapp.engine import catching, interpreter, steps, store
+from webapp.engine import catching, definitions, interpreter, steps, store
 from webapp.engine.catching import KIND, same_partition
 from webapp.engine.dispatch import JobRef
 from webapp.engine.runtime import StepResult
@@ -401,7 +401,7 @@ def start_one(session: Session, batch: Batch, start: Any, now: datetime) -> Step
     payload = batch.payload if isinstance(batch.payload, dict) else {}
     result = steps.start_instance(
         session,
-        version,
+        definitions.for_version(version),
         input=payload,
         partition_id=batch.partition_id,
         actor=actor,

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from datetime import datetime, timedelta
-from typing import Any
+from typing import Any, Protocol
 
 from sqlalchemy import delete, select, update
 from sqlalchemy.orm import Session
@@ -16,6 +16,7 @@ from sqlalchemy.orm import Session
 from webapp.engine import catching, definitions, interpreter, multi, scopes, store, waits
 from webapp.engine.calls import Call, Outcome
 from webapp.engine.context import jsonable
+from webapp.engine.definitions import Definition
 from webapp.engine.dispatch import JobRef
 from webapp.engine.errors import EngineError
 from webapp.engine.runtime import Step, StepResult
@@ -39,7 +40,17 @@ from webapp.models.statuses import (
 EARLY_TOLERANCE = timedelta(seconds=0.25)
 
 
-def _name(user: User | None) -> str | None:
+class Actor(Protocol):
+    """Who acts: a signed-in user, or just the id and name of one read for a job."""
+
+    @property
+    def id(self) -> int: ...
+
+    @property
+    def username(self) -> str: ...
+
+
+def _name(user: Actor | None) -> str | None:
     return user.username if user is not None else None
 
 
@@ -115,18 +126,19 @@ def _due(step: Step, job: JobRow | None, kind: str) -> TokenRow | str:
 
 def start_instance(
     session: Session,
-    version: ProcessVersion,
+    version: ProcessVersion | Definition,
     *,
     input: dict[str, Any] | None = None,
     business_key: str | None = None,
     partition_id: int | None = None,
-    actor: User | None = None,
+    actor: Actor | None = None,
     via: str = "api",
     now: datetime | None = None,
     caller: dict[str, Any] | None = None,
     start_node: str | None = None,
 ) -> StepResult:
-    """Create an instance of `version` and move its start token until it waits or ends.
+    """Create an instance of `version` (or of the version a definition was read from) and move
+    its start token until it waits or ends.
 
     `caller` links a called child to its call activity: parent_id, parent_token_id,
     parent_node_id, parent_step and call_depth. `start_node` is the message, timer or signal
@@ -134,7 +146,7 @@ def start_instance(
     """
     begin_write(session)
     now = now or utcnow()
-    definition = definitions.for_version(version)
+    definition = version if isinstance(version, Definition) else definitions.for_version(version)
     start = start_node or definition.start
     if start_node is not None and start_node not in definition.event_starts:
         raise EngineError("no_start", f"Node '{start_node}' is no start event of the process.")
@@ -147,9 +159,9 @@ def start_instance(
         )
     instance = InstanceRow(
         id=None,
-        version_id=version.id,
-        process_key=version.process.key,
-        version=version.number,
+        version_id=definition.version_id,
+        process_key=definition.process_key,
+        version=definition.number,
         partition_id=partition_id,
         status=InstanceStatus.RUNNING,
         input=jsonable(input or {}),
@@ -167,7 +179,7 @@ def start_instance(
         HistoryKind.STARTED,
         actor=_name(actor),
         via=via,
-        version=version.number,
+        version=definition.number,
         business_key=business_key,
         parent=instance.parent_id,
     )
@@ -796,11 +808,20 @@ def retry_instance(
 # --- call activities: hand-overs between a caller and its child ------------------------------
 
 
-def _latest_version(session: Session, key: str, number: int | None) -> ProcessVersion | None:
-    query = select(ProcessVersion).join(Process).where(Process.key == key)
+def _called_definition(session: Session, key: str, number: int | None) -> Definition | None:
+    """The definition of the version a call activity starts (the latest unless `number`), read
+    from the database only on a cache miss."""
+    query = (
+        select(ProcessVersion.id, ProcessVersion.content_hash)
+        .join(Process, Process.id == ProcessVersion.process_id)
+        .where(Process.key == key)
+    )
     if number is not None:
         query = query.where(ProcessVersion.number == number)
-    return session.scalars(query.order_by(ProcessVersion.number.desc()).limit(1)).first()
+    found = session.execute(query.order_by(ProcessVersion.number.desc()).limit(1)).first()
+    if found is None:
+        return None
+    return definitions.for_version_id(session, found.id, found.content_hash)
 
 
 def start_called(
@@ -830,7 +851,7 @@ def start_called(
     if parent is None or parent.status not in UNFINISHED_INSTANCE:
         return None
     options = job.inputs or {}
-    version = _latest_version(session, job.tool or "", options.get("version"))
+    definition = _called_definition(session, job.tool or "", options.get("version"))
     caller = {
         "parent_id": job.instance_id,
         "parent_token_id": job.token_id,
@@ -838,14 +859,18 @@ def start_called(
         "parent_step": options.get("step"),
         "call_depth": (parent.call_depth or 0) + 1,
     }
-    if version is None:
+    if definition is None:
         wanted = f"version {options['version']} of " if options.get("version") else ""
         message = f"There is no published {wanted}process '{job.tool}' to call."
         return _report_missing(conn, job, caller, message, now)
-    actor = session.get(User, parent.started_by_id) if parent.started_by_id else None
+    actor = None
+    if parent.started_by_id:
+        actor = conn.execute(
+            select(User.id, User.username).where(User.id == parent.started_by_id)
+        ).first()
     return start_instance(
         session,
-        version,
+        definition,
         input=options.get("input") or {},
         partition_id=parent.partition_id,
         actor=actor,

@@ -18,7 +18,7 @@ from typing import Any
 from sqlalchemy import delete, insert, select, update
 from sqlalchemy.orm import Session
 
-from webapp.engine import steps
+from webapp.engine import definitions, steps
 from webapp.engine.runtime import StepResult
 from webapp.infra.database import begin_write
 from webapp.models import ProcessVersion
@@ -128,7 +128,7 @@ def fire(session: Session, row: DueSchedule, now: datetime) -> StepResult | None
     assert version is not None
     result = steps.start_instance(
         session,
-        version,
+        definitions.for_version(version),
         partition_id=version.process.partition_id,
         via="schedule",
         start_node=row.node_id,

@@ -15,7 +15,7 @@ from typing import Any
 from sqlalchemy import Select, false, func, select, update
 from sqlalchemy.exc import IntegrityError
 
-from webapp.engine import EngineError, steps
+from webapp.engine import EngineError, definitions, steps
 from webapp.engine.runtime import StepResult
 from webapp.extensions import db
 from webapp.infra.database import begin_write
@@ -245,7 +245,7 @@ def start(
     result = run_step(
         lambda: steps.start_instance(
             db_session(),
-            version,
+            definitions.for_version(version),
             input=dict(input),
             business_key=business_key,
             partition_id=partition_id,

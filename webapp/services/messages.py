@@ -17,7 +17,7 @@ from typing import Any, NamedTuple
 from sqlalchemy import false, select
 from sqlalchemy.exc import IntegrityError
 
-from webapp.engine import steps
+from webapp.engine import definitions, steps
 from webapp.engine.waits import correlation_text
 from webapp.extensions import db
 from webapp.infra.database import begin_write
@@ -253,7 +253,7 @@ def _start(
         result = run_step(
             lambda: steps.start_instance(
                 db_session(),
-                version,
+                definitions.for_version(version),
                 input=data,
                 business_key=business_key,
                 partition_id=scope or None,
