@@ -113,3 +113,18 @@ def test_completing_from_the_page_takes_the_same_few_statements_with_more_roles(
     landing = alice.get(response.headers["Location"]).get_data(as_text=True)
     assert "Completed “Review expense”." in landing and "Approve expense" in landing
     assert titles(alice.get(INBOX).get_data(as_text=True)).count("Approve expense") == 2
+
+
+def test_a_narrowed_list_with_nothing_in_it_asks_for_no_page(users, review_tasks, app):
+    """Its count says there is nothing: the ordered search for a page, which would read every
+    task of the tab to find none, is not made."""
+    alice = users("alice")
+    with statements(app) as seen:
+        page = alice.get(f"{INBOX}?tab=claimable&q=no+such+task").get_data(as_text=True)
+    assert "No tasks match" in page or titles(page) == []
+    pages = [s for s in seen.queries if s.startswith("SELECT tasks.id, tasks.instance_id")]
+    assert pages == []
+    with statements(app) as seen:
+        page = alice.get(f"{INBOX}?tab=claimable&q=pay").get_data(as_text=True)
+    assert sorted(titles(page)) == ["Pay 100% bonus", "Pay rent"]
+    assert len([s for s in seen.queries if s.startswith("SELECT tasks.id, tasks.instance_id")]) == 1

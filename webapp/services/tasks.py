@@ -148,16 +148,19 @@ def get_task(user: User, task_id: int) -> Task:
 # --- lists ------------------------------------------------------------------------------------
 
 
-def _among(column: Any, values: Select) -> ColumnElement[bool]:
-    """`column` is one of the values `values` selects. On PostgreSQL as `= ANY(ARRAY(...))`,
-    which the planner can combine with other conditions' indexes (a bitmap OR) where `IN (...)`
-    is checked row by row; SQLite has no arrays and keeps `IN`."""
-    if is_sqlite(db_session()):
+def _among(column: Any, values: Select, *, bitmap: bool) -> ColumnElement[bool]:
+    """`column` is one of the values `values` selects: `IN (...)`, which PostgreSQL checks with a
+    hash, row by row; with `bitmap`, on PostgreSQL `= ANY(ARRAY(...))`, which it can combine with
+    other conditions' indexes in a bitmap OR but checks by going through the array, so only for
+    a query that reads no more rows than those indexes give (a count). SQLite keeps `IN`."""
+    if not bitmap or is_sqlite(db_session()):
         return column.in_(values)
     return column == any_(func.array(values.scalar_subquery(), type_=ARRAY(Integer)))
 
 
-def _tab(user: User, tab: str) -> ColumnElement[bool]:
+def _tab(user: User, tab: str, *, counting: bool = False) -> ColumnElement[bool]:
+    """The condition of one tab; `counting` for a count, which PostgreSQL then takes from a
+    bitmap scan of the indexes of each way a task is offered."""
     if tab == "done":
         return and_(Task.completed_by_id == user.id, Task.status == TaskStatus.COMPLETED)
     if tab == "claimable":
@@ -169,7 +172,7 @@ def _tab(user: User, tab: str) -> ColumnElement[bool]:
         offers: list[ColumnElement[bool]] = [Task.candidate_role_id.in_(roles)] if roles else []
         offers += [
             Task.open_to_partition.is_(True),
-            _among(Task.id, select(TaskCandidate.task_id).where(mine)),
+            _among(Task.id, select(TaskCandidate.task_id).where(mine), bitmap=counting),
         ]
         return and_(or_(*offers), Task.status == TaskStatus.OPEN, Task.assignee_id.is_(None))
     return and_(Task.assignee_id == user.id, Task.status == TaskStatus.OPEN)
@@ -218,9 +221,8 @@ def inbox_query(
             .where(Instance.business_key.ilike(like, escape="\\"))
             .correlate(None)
         )
-        query = query.where(
-            or_(Task.title.ilike(like, escape="\\"), _among(Task.instance_id, keyed))
-        )
+        matched = _among(Task.instance_id, keyed, bitmap=True)
+        query = query.where(or_(Task.title.ilike(like, escape="\\"), matched))
     window = due_window(due, now)
     if due == "none":
         query = query.where(Task.due_at.is_(None))
@@ -261,7 +263,7 @@ LIST_LOADS = (
 
 def _counted_query(user: User, tab: str) -> Select:
     return select(func.count(Task.id)).where(
-        _tab(user, tab), partition_filter(Task.partition_id, user)
+        _tab(user, tab, counting=True), partition_filter(Task.partition_id, user)
     )
 
 
