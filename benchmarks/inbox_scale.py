@@ -8,16 +8,29 @@ partition, 10% offered through extra candidate roles and users) and 50,000 compl
 starts gunicorn (2 workers) and times real HTTP requests, signed in as several users in turn: the
 inbox tabs, its filters and sort orders, a later page, the htmx list fragment, the count badge and
 the home page. Target: p95 < 100 ms for every page. Prints the machine's load average, since
-other work on the machine moves the figures.
+other work on the machine moves the figures, and per page the cores other work kept busy while
+it was measured.
+
+For each page it also prints the CPU that gunicorn and the database spent per request and, with
+pg_stat_statements loaded (`shared_preload_libraries=pg_stat_statements`, as the versus_spiff.py
+docstring starts the server), the SQL statements per request (besides each request's BEGIN and
+ROLLBACK or COMMIT), and the same for completing a task from the inbox on a quiet machine before
+the 4 workers start. `--profile DIR` records the gunicorn workers with py-spy (`.venv/bin/pip
+install py-spy`; not a dependency) while the pages are measured and prints where they spent their
+time; `--pages-only` skips completing tasks.
 """
 
 from __future__ import annotations
 
+import argparse
+import collections
 import http.client
 import json
 import os
 import random
 import re
+import shutil
+import signal
 import socket
 import statistics
 import subprocess
@@ -34,7 +47,7 @@ from sqlalchemy import create_engine, text
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from benchmarks._flowdesk import cpu_seconds, start_workers, stop_workers
+from benchmarks._flowdesk import cpu_seconds, machine_busy, start_workers, stop_workers
 from tests.helpers.documents import chain, node, sample_document
 from tests.helpers.scratch import scratch_database
 
@@ -248,15 +261,63 @@ def cpu_ms(pids: list[int]) -> float:
     return sum(cpu_seconds(pid) for pid in pids) * 1000
 
 
-def measure(port: int, runs: int, usernames: list[str], pids_of=None) -> None:
-    """Median and p95 per page, and the CPU the server and database spent per request (which
-    other work on the machine does not inflate, unlike the wall-clock times)."""
+TRANSACTION = ("BEGIN", "COMMIT", "ROLLBACK")
+
+
+class Statements:
+    """SQL statements the scratch database ran, from pg_stat_statements (None without it)."""
+
+    def __init__(self, url: str) -> None:
+        self.engine = create_engine(url, isolation_level="AUTOCOMMIT")
+        try:
+            with self.engine.connect() as conn:
+                conn.execute(text("CREATE EXTENSION IF NOT EXISTS pg_stat_statements"))
+                conn.execute(text("SELECT pg_stat_statements_reset()"))
+            self.available = True
+        except Exception as error:  # the library is not preloaded
+            print(f"no statement counts: {str(error).splitlines()[0]}")
+            self.available = False
+
+    def reset(self) -> None:
+        if self.available:
+            with self.engine.connect() as conn:
+                conn.execute(text("SELECT pg_stat_statements_reset()"))
+
+    def count(self) -> int | None:
+        """Statements but transaction control since the last reset, this database only."""
+        if not self.available:
+            return None
+        with self.engine.connect() as conn:
+            rows = conn.execute(
+                text(
+                    "SELECT s.calls, s.query FROM pg_stat_statements s JOIN pg_database d "
+                    "ON d.oid = s.dbid WHERE d.datname = current_database()"
+                )
+            ).all()
+        return sum(
+            calls
+            for calls, query in rows
+            if not query.lstrip().upper().startswith(TRANSACTION)
+            and "pg_stat_statements" not in query
+        )
+
+    def per(self, requests: int) -> str:
+        found = self.count()
+        return "n/a" if found is None else f"{found / requests:.1f}"
+
+
+def measure(
+    port: int, runs: int, usernames: list[str], pids_of=None, counter: Statements | None = None
+) -> None:
+    """Median and p95 per page, the CPU the server and database spent per request (which other
+    work on the machine does not inflate, unlike the wall-clock times), the SQL statements per
+    request, and the cores other work kept busy meanwhile."""
     clients = []
     for name in usernames:
         client = Client(port)
         client.sign_in(name)
         clients.append(client)
-    print(f"{'page':42} {'median ms':>10} {'p95 ms':>8} {'cpu ms':>7}")
+    print(f"{'page':42} {'median ms':>10} {'p95 ms':>8} {'cpu ms':>7} {'stmts':>6} {'busy':>5}")
     worst = 0.0
     for label, path in PAGES.items():
         headers = {"HX-Request": "true", "HX-Target": "task-list"} if "htmx" in label else {}
@@ -265,18 +326,24 @@ def measure(port: int, runs: int, usernames: list[str], pids_of=None) -> None:
             assert status == 200, (path, status)
         times = []
         pids = pids_of() if pids_of else []
-        used = cpu_ms(pids)
+        if counter is not None:
+            counter.reset()
+        used, machine, began_all = cpu_ms(pids), machine_busy(), time.perf_counter()
+        mine = cpu_seconds(os.getpid())
         for run in range(runs):
             client = clients[run % len(clients)]
             began = time.perf_counter()
             status, _ = client.request("GET", path, headers=headers)
             times.append((time.perf_counter() - began) * 1000)
             assert status == 200, (path, status)
-        used = (cpu_ms(pids) - used) / runs
+        spent = cpu_ms(pids) - used
+        others = machine_busy() - machine - spent / 1000 - (cpu_seconds(os.getpid()) - mine)
+        busy = max(0.0, others / (time.perf_counter() - began_all))
+        stmts = counter.per(runs) if counter is not None else "n/a"
         median, p95 = percentiles(times)
         worst = max(worst, p95)
-        print(f"{label:42} {median:10.1f} {p95:8.1f} {used:7.1f}")
-    print(f"worst p95 {worst:.1f} ms (target < 100 ms)")
+        print(f"{label:42} {median:10.1f} {p95:8.1f} {spent / runs:7.1f} {stmts:>6} {busy:5.1f}")
+    print(f"worst p95 {worst:.1f} ms (target < 100 ms); busy: cores used by other work")
 
 
 def sample_version(app) -> int:
@@ -314,6 +381,23 @@ def keep_busy(app, version_id: int, rate: float, stop: threading.Event) -> None:
             index += 1
 
 
+def completion_statements(port: int, usernames: list[str], counter: Statements) -> None:
+    """SQL statements per completion from the inbox, counted on a quiet machine (no workers)."""
+    work = []
+    for name in usernames:
+        client = Client(port)
+        client.sign_in(name)
+        page = client.request("GET", "/inbox/?sort=created")[1]
+        token = re.search(r'name="csrf_token"[^>]*?value="([^"]+)"', page).group(1)
+        ids = re.findall(r'href="/inbox/tasks/(\d+)"', page)
+        work += [(client, token, task_id) for task_id in ids]
+    counter.reset()
+    for client, token, task_id in work:
+        status, _ = client.request("POST", f"/inbox/tasks/{task_id}", {"csrf_token": token})
+        assert status == 303, (task_id, status)
+    print(f"{'complete a task: statements per completion':42} {counter.per(len(work)):>6}")
+
+
 def measure_completion(port: int, runs: int, usernames: list[str]) -> None:
     """Complete tasks from the inbox as the users would (POST the task's form), timed."""
     queues = []
@@ -337,7 +421,73 @@ def measure_completion(port: int, runs: int, usernames: list[str]) -> None:
     print(f"p95 {p95:.1f} ms (target < 150 ms)")
 
 
-def main(runs: int = 60) -> None:
+# --- profile ------------------------------------------------------------------------------------
+
+#: Where a gunicorn worker is, by the innermost frame of each sample that matches.
+LAYERS = (
+    ("waiting on PostgreSQL", ("Connection.wait", "wait (psycopg")),
+    ("waiting for a request", ("select (selectors", "accept", "wait (gunicorn", "sleep (gunicorn")),
+    ("psycopg (Python)", ("psycopg",)),
+    ("SQLAlchemy", ("sqlalchemy/",)),
+    ("Jinja templates", ("jinja2/", "templates/")),
+    ("Flask, Werkzeug, WTForms", ("flask", "werkzeug/", "wtforms/")),
+    ("Flowdesk", ("webapp/",)),
+)
+
+
+def spy(pids: list[int], folder: Path) -> list[subprocess.Popen]:
+    """py-spy recording each gunicorn worker (raw collapsed stacks, idle included)."""
+    exe = shutil.which("py-spy", path=str(Path(sys.executable).parent)) or shutil.which("py-spy")
+    if exe is None:
+        raise SystemExit("--profile needs py-spy: .venv/bin/pip install py-spy")
+    folder.mkdir(parents=True, exist_ok=True)
+    log = open(folder / "py-spy.log", "w")  # noqa: SIM115 - open while py-spy runs
+    spies = []
+    for pid in pids:
+        out = folder / f"worker-{pid}.collapsed"
+        command = [exe, "record", "--pid", str(pid), "--idle", "--format", "raw", "--rate", "250"]
+        spies.append(subprocess.Popen([*command, "-o", str(out)], stdout=log, stderr=log))
+    return spies
+
+
+def print_profile(folder: Path, top: int = 20) -> None:
+    """The workers' samples while serving (waiting for a request left out): by layer, and the
+    top functions by own time."""
+    own: collections.Counter[str] = collections.Counter()
+    layers: collections.Counter[str] = collections.Counter()
+    for path in folder.glob("worker-*.collapsed"):
+        for line in path.read_text().splitlines():
+            stack, _, n = line.rpartition(" ")
+            if not n.isdigit():
+                continue
+            frames = stack.split(";")
+            layer = next(
+                (name for frame in reversed(frames) for name, marks in LAYERS
+                 if any(mark in frame for mark in marks)),
+                "other Python",
+            )  # fmt: skip
+            if layer == "waiting for a request":
+                continue
+            layers[layer] += int(n)
+            own[frames[-1].split(" (")[0] + " (" + _where(frames[-1]) + ")"] += int(n)
+    total = max(1, sum(layers.values()))
+    print(f"gunicorn workers while serving: {total} samples at 250/s ({folder})")
+    for name, n in layers.most_common():
+        print(f"  {n / total:6.1%}  {name}")
+    print("  top by own time:")
+    for name, n in own.most_common(top):
+        print(f"  {n / total:6.1%}  {name}")
+
+
+def _where(frame: str) -> str:
+    where = frame.partition(" (")[2].rstrip(")").rsplit(":", 1)[0]
+    for cut in ("site-packages/", str(ROOT) + "/"):
+        if cut in where:
+            where = where.split(cut, 1)[1]
+    return where
+
+
+def main(runs: int = 60, profile: Path | None = None, pages_only: bool = False) -> None:
     url = os.environ.get("DATABASE_URL", "")
     if not url.startswith(("postgres://", "postgresql")):
         print("skipped: set DATABASE_URL to a PostgreSQL server (see the docstring)")
@@ -375,13 +525,28 @@ def main(runs: int = 60) -> None:
         server, port = serve(scratch, workdir, extra)
         stop = threading.Event()
         workers: list[subprocess.Popen] = []
+        spies: list[subprocess.Popen] = []
+        counter = Statements(scratch)
         try:
+            if profile is not None:
+                time.sleep(1)  # gunicorn's workers are up
+                spies = spy([c.pid for c in psutil.Process(server.pid).children()], profile)
             measure(
                 port,
                 runs,
                 ["u0001", "u0002", "u0503", "u0777"],
                 lambda: serving_pids(server, scratch),
+                counter,
             )
+            for one in spies:
+                one.send_signal(signal.SIGINT)  # py-spy writes its file on SIGINT
+                one.wait(timeout=60)
+            if profile is not None:
+                print_profile(profile)
+            if pages_only:
+                return
+            if counter.available:
+                completion_statements(port, ["u0100", "u0101", "u0102"], counter)
             env = {**os.environ, "DATABASE_URL": scratch, "SECRET_KEY": SECRET,
                    "FLOWDESK_ENV": "development", **extra}  # fmt: skip
             workers = start_workers(4, env, workdir)
@@ -403,4 +568,9 @@ def main(runs: int = 60) -> None:
 
 
 if __name__ == "__main__":
-    main(int(sys.argv[1]) if len(sys.argv) > 1 else 60)
+    parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
+    parser.add_argument("runs", nargs="?", type=int, default=60, help="requests per page")
+    parser.add_argument("--profile", metavar="DIR", help="record the gunicorn workers (py-spy)")
+    parser.add_argument("--pages-only", action="store_true", help="skip completing tasks")
+    args = parser.parse_args()
+    main(args.runs, Path(args.profile) if args.profile else None, args.pages_only)

@@ -30,6 +30,7 @@ from webapp.extensions import csrf, db, htmx, login_manager, migrate
 from webapp.home import bp as home_bp
 from webapp.inbox import bp as inbox_bp
 from webapp.infra import database, logs
+from webapp.models.inbox import compared_with_models
 from webapp.operations import bp as operations_bp
 from webapp.plugins import load_tools
 from webapp.services.accounts import session_user
@@ -115,7 +116,7 @@ def _build(config: Mapping[str, Any] | None) -> Flask:
 def _init_extensions(app: Flask) -> None:
     db.init_app(app)
     database.configure(app)
-    migrate.init_app(app, db, directory=str(ROOT / "migrations"))
+    migrate.init_app(app, db, directory=str(ROOT / "migrations"), include_name=compared_with_models)
     csrf.init_app(app)
     htmx.init_app(app)
     login_manager.init_app(app)

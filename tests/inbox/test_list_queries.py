@@ -33,7 +33,8 @@ def statements(app) -> Iterator[list[str]]:
 
 
 def task_counts(seen: list[str]) -> list[str]:
-    return [s for s in seen if re.match(r"SELECT count\(", s) and "tasks" in s]
+    """Each count of tasks (one statement may take several)."""
+    return [count for s in seen if "tasks" in s for count in re.findall(r"\bcount\(", s)]
 
 
 def test_an_unfiltered_tab_is_counted_once(users, review_tasks, app, monkeypatch):
@@ -71,19 +72,19 @@ def test_rows_load_only_what_they_show(users, flows, app, db_session):
         page = alice.get(f"{INBOX}?tab=claimable").get_data(as_text=True)
     assert titles(page) == ["Review expense"] and "EXP-77" in page
     assert "role clerk and users bob, designer, operator" in page
-    assert len([s for s in seen if "FROM user_roles" in s]) == 1, "only the signed-in user's"
-    assert len([s for s in seen if "FROM user_partitions" in s]) == 1
+    access = [s for s in seen if "user_roles" in s or "user_partitions" in s]
+    assert len(access) == 1, "only the signed-in user's, read with the user in one statement"
     assert not [s for s in seen if "instances.vars" in s or "instances.nodes" in s]
 
 
 def test_a_page_of_tasks_takes_a_fixed_number_of_queries(users, review_tasks, app, db_session):
-    """The instance and candidate role of each row come with the list itself; the number of
-    statements does not grow with the rows."""
+    """The candidate role of each row comes with the list itself, the instances of the whole
+    page in one more statement; the number of statements does not grow with the rows."""
     alice = users("alice")
     with statements(app) as seen:
         page = alice.get(f"{INBOX}?tab=claimable").get_data(as_text=True)
     assert len(titles(page)) == 4 and "EXP-3" in page and "role clerk" in page
-    assert not [s for s in seen if s.startswith("SELECT instances.")]
+    assert len([s for s in seen if s.startswith("SELECT instances.")]) == 1
     assert not [s for s in seen if s.startswith("SELECT roles.")]
     few = len(seen)
     for n in range(4, 10):

@@ -54,11 +54,13 @@ def _go(url: str) -> Response:
 # --- the lists --------------------------------------------------------------------------------
 
 
-def _process_names(keys: set[str]) -> dict[str, str]:
-    if not keys:
-        return {}
-    rows = db.session.execute(select(Process.key, Process.name).where(Process.key.in_(keys)))
-    return {key: name for key, name in rows}
+def _process_names(keys: set[str], known: dict[str, str]) -> dict[str, str]:
+    """The names of the processes `keys`, reading only those `known` does not hold."""
+    missing = keys - known.keys()
+    if not missing:
+        return known
+    rows = db.session.execute(select(Process.key, Process.name).where(Process.key.in_(missing)))
+    return {**known, **{key: name for key, name in rows}}
 
 
 def _render_index(filters: InboxFilters):
@@ -74,10 +76,13 @@ def _render_index(filters: InboxFilters):
     counts = tasks.open_counts(current_user)
     known = None if filters.narrowed else counts.get(filters.tab)
     page = paginate(query, filters.page, current_app.config["PAGE_SIZE"], total=known)
+    fragment = htmx_target() == LIST_ID
+    processes = [] if fragment else _visible_processes()
+    keys = {task.instance.process_key for task in page.items}
     context: dict[str, Any] = {
         "filters": filters,
         "page": page,
-        "names": _process_names({task.instance.process_key for task in page.items}),
+        "names": _process_names(keys, {key: name for key, name in processes}),
         "places": scopes.task_places(page.items),
         "now": utcnow(),
         "save_error": failed.errors.get("name", "") if failed else "",
@@ -85,19 +90,26 @@ def _render_index(filters: InboxFilters):
         "tabs": TABS,
         "counts": counts,
     }
-    if htmx_target() == LIST_ID:
+    if fragment:
         return render_template("inbox/_task_list.html", oob_tabs=True, **context)
     context.update(
         due_choices=DUE,
         sorts=SORTS,
-        processes=db.session.execute(
-            select(Process.key, Process.name)
-            .where(partition_filter(Process.partition_id, current_user))
-            .order_by(Process.name)
-        ).all(),
+        processes=processes,
         saved=saved_filters.saved_filters(current_user),
     )
     return render_template("inbox/tasks.html", **context)
+
+
+def _visible_processes() -> list[Any]:
+    """(key, name) of the processes the user may see, for the process filter; by name."""
+    return list(
+        db.session.execute(
+            select(Process.key, Process.name)
+            .where(partition_filter(Process.partition_id, current_user))
+            .order_by(Process.name)
+        ).all()
+    )
 
 
 @bp.get("/")
@@ -276,9 +288,9 @@ def complete(task_id: int):
             flash(error.message, "info")
             return _go(url_for("inbox.index"))
         return _refused(error, task_id)
-    flash(f"Completed “{done.task.title}”. {done.where}", "success")
-    if done.next_task is not None:
-        return _go(url_for("inbox.task", task_id=done.next_task.id))
+    flash(f"Completed “{done.title}”. {done.where}", "success")
+    if done.next_task_id is not None:
+        return _go(url_for("inbox.task", task_id=done.next_task_id))
     return _go(url_for("inbox.index"))
 
 
@@ -293,9 +305,9 @@ def report(task_id: int):
             found = _task_or_404(task_id)
             return _render_task(found, status=422, report_error=error.message)
         return _refused(error, task_id)
-    flash(f"Reported from “{done.task.title}”. {done.where}", "success")
-    if done.next_task is not None:
-        return _go(url_for("inbox.task", task_id=done.next_task.id))
+    flash(f"Reported from “{done.title}”. {done.where}", "success")
+    if done.next_task_id is not None:
+        return _go(url_for("inbox.task", task_id=done.next_task_id))
     return _go(url_for("inbox.index"))
 
 

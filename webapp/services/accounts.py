@@ -18,6 +18,7 @@ from flask import current_app
 from sqlalchemy import delete, func, select
 from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
+from sqlalchemy.orm import joinedload
 from werkzeug.security import check_password_hash, generate_password_hash
 
 from webapp.extensions import db
@@ -26,6 +27,9 @@ from webapp.models import LoginFailure, Partition, Role, User, UserSession
 from webapp.models.base import utcnow
 from webapp.permissions import PERMISSIONS
 
+# A signed-in user's roles, their permissions and the user's partitions, read with the user in
+# one statement: every request checks them, and selectin loading takes one statement for each.
+WITH_ACCESS = (joinedload(User.roles).joinedload(Role.grants), joinedload(User.partitions))
 USERNAME = re.compile(r"^[a-z0-9][a-z0-9._-]{1,63}$")
 MIN_PASSWORD = 8
 
@@ -64,7 +68,8 @@ def check_password_strength(password: str) -> None:
 
 
 def find_user(username: str) -> User | None:
-    return db.session.scalar(select(User).where(User.username == username.strip().lower()))
+    query = select(User).where(User.username == username.strip().lower()).options(*WITH_ACCESS)
+    return db.session.execute(query).unique().scalar_one_or_none()
 
 
 @transactional
@@ -269,7 +274,7 @@ def session_user(user_id: str) -> User | None:
         return None
     if not token or len(token) > 100:
         return None
-    user = db.session.scalar(
+    query = (
         select(User)
         .join(UserSession, UserSession.user_id == User.id)
         .where(
@@ -278,7 +283,9 @@ def session_user(user_id: str) -> User | None:
             UserSession.token_hash == _token_hash(token),
             UserSession.created_at >= _session_cutoff(),
         )
+        .options(*WITH_ACCESS)
     )
+    user = db.session.execute(query).unique().scalar_one_or_none()
     if user is not None:
         user.session_token = token
     return user

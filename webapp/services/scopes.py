@@ -169,19 +169,28 @@ def load_tokens(token_ids: Iterable[int | None]) -> dict[int, TokenInfo]:
 
 def task_places(tasks: Iterable[Any]) -> dict[int, Place]:
     """{task id: Place} for tasks (with `id`, `token_id`, `instance.version_id`): the scope and
-    multi-instance element of each, reading each version's document once."""
+    multi-instance element of each, reading each version's document once, and only for tasks
+    inside a scope (a task at the process level has no place to name)."""
     tasks = list(tasks)
     if not tasks:
         return {}
-    version_ids = sorted({task.instance.version_id for task in tasks})
-    documents: dict[int, Any] = dict(
-        db.session.execute(
-            select(ProcessVersion.id, ProcessVersion.document).where(
-                ProcessVersion.id.in_(version_ids)
-            )
-        ).all()
-    )
     tokens = load_tokens(task.token_id for task in tasks)
+    version_ids = sorted(
+        {
+            task.instance.version_id
+            for task in tasks
+            if (token := tokens.get(task.token_id)) is not None and token.parent_id is not None
+        }
+    )
+    documents: dict[int, Any] = {}
+    if version_ids:
+        documents = dict(
+            db.session.execute(
+                select(ProcessVersion.id, ProcessVersion.document).where(
+                    ProcessVersion.id.in_(version_ids)
+                )
+            ).all()
+        )
     return {
         task.id: place_of(documents.get(task.instance.version_id), task.token_id, tokens)
         for task in tasks

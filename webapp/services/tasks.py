@@ -15,14 +15,26 @@ from dataclasses import dataclass
 from datetime import datetime, time, timedelta
 from typing import Any
 
-from sqlalchemy import ColumnElement, Select, UnaryExpression, and_, case, func, or_, select
-from sqlalchemy.orm import joinedload, lazyload, selectinload
+from sqlalchemy import (
+    ColumnElement,
+    Integer,
+    Select,
+    UnaryExpression,
+    and_,
+    any_,
+    case,
+    func,
+    or_,
+    select,
+)
+from sqlalchemy.dialects.postgresql import ARRAY
+from sqlalchemy.orm import defer, joinedload, lazyload, selectinload
 
 from webapp.engine import EngineError, definitions, history, steps
 from webapp.engine.definitions import Definition
 from webapp.engine.runtime import Step
 from webapp.extensions import db
-from webapp.infra.database import begin_write
+from webapp.infra.database import begin_write, is_sqlite
 from webapp.models import HistoryEntry, Instance, Role, Task, TaskCandidate, User
 from webapp.models.base import utcnow
 from webapp.models.session import db_session
@@ -136,7 +148,19 @@ def get_task(user: User, task_id: int) -> Task:
 # --- lists ------------------------------------------------------------------------------------
 
 
-def _tab(user: User, tab: str) -> ColumnElement[bool]:
+def _among(column: Any, values: Select, *, bitmap: bool) -> ColumnElement[bool]:
+    """`column` is one of the values `values` selects: `IN (...)`, which PostgreSQL checks with a
+    hash, row by row; with `bitmap`, on PostgreSQL `= ANY(ARRAY(...))`, which it can combine with
+    other conditions' indexes in a bitmap OR but checks by going through the array, so only for
+    a query that reads no more rows than those indexes give (a count). SQLite keeps `IN`."""
+    if not bitmap or is_sqlite(db_session()):
+        return column.in_(values)
+    return column == any_(func.array(values.scalar_subquery(), type_=ARRAY(Integer)))
+
+
+def _tab(user: User, tab: str, *, counting: bool = False) -> ColumnElement[bool]:
+    """The condition of one tab; `counting` for a count, which PostgreSQL then takes from a
+    bitmap scan of the indexes of each way a task is offered."""
     if tab == "done":
         return and_(Task.completed_by_id == user.id, Task.status == TaskStatus.COMPLETED)
     if tab == "claimable":
@@ -144,12 +168,13 @@ def _tab(user: User, tab: str) -> ColumnElement[bool]:
         mine = TaskCandidate.user_id == user.id
         if roles:
             mine = or_(mine, TaskCandidate.role_id.in_(roles))
-        offered = or_(
-            Task.open_to_partition.is_(True), Task.id.in_(select(TaskCandidate.task_id).where(mine))
-        )
-        if roles:
-            offered = or_(offered, Task.candidate_role_id.in_(roles))
-        return and_(offered, Task.status == TaskStatus.OPEN, Task.assignee_id.is_(None))
+        # Cheapest first: PostgreSQL checks these in order on each row of the bitmap scan.
+        offers: list[ColumnElement[bool]] = [Task.candidate_role_id.in_(roles)] if roles else []
+        offers += [
+            Task.open_to_partition.is_(True),
+            _among(Task.id, select(TaskCandidate.task_id).where(mine), bitmap=counting),
+        ]
+        return and_(or_(*offers), Task.status == TaskStatus.OPEN, Task.assignee_id.is_(None))
     return and_(Task.assignee_id == user.id, Task.status == TaskStatus.OPEN)
 
 
@@ -186,18 +211,18 @@ def inbox_query(
     """The tasks of one inbox tab (mine, claimable, done), narrowed and ordered."""
     now = now or utcnow()
     query = select(Task).where(_tab(user, tab), partition_filter(Task.partition_id, user))
-    if process or q:
-        query = query.join(Instance, Instance.id == Task.instance_id)
     if process:
+        query = query.join(Instance, Instance.id == Task.instance_id)
         query = query.where(Instance.process_key == process)
     if q:
         like = f"%{_escape_like(q)}%"
-        query = query.where(
-            or_(
-                Task.title.ilike(like, escape="\\"),
-                Instance.business_key.ilike(like, escape="\\"),
-            )
+        keyed = (
+            select(Instance.id)
+            .where(Instance.business_key.ilike(like, escape="\\"))
+            .correlate(None)
         )
+        matched = _among(Task.instance_id, keyed, bitmap=True)
+        query = query.where(or_(Task.title.ilike(like, escape="\\"), matched))
     window = due_window(due, now)
     if due == "none":
         query = query.where(Task.due_at.is_(None))
@@ -217,31 +242,41 @@ def inbox_query(
     return query.order_by(*order).options(*LIST_LOADS)
 
 
-# What a list row shows, in the list's own query where one row each (the instance's key, version
-# and business key, not its variables; the candidate role), and the names of the further roles
-# and users a task is offered to (not those users' own roles).
+# What a list row shows: the candidate role (not its permissions) in the list's own query; the
+# instances' key, version and business key (not their variables) in a second one, so PostgreSQL
+# sorts and cuts the page from the tasks alone before reading any instance; and the names of the
+# further roles and users a task is offered to (not those users' own roles). Not the task's form
+# or submitted values.
 LIST_LOADS = (
-    joinedload(Task.instance, innerjoin=True).load_only(
+    defer(Task.form),
+    defer(Task.result),
+    selectinload(Task.instance).load_only(
         Instance.process_key, Instance.version, Instance.version_id, Instance.business_key
     ),
-    joinedload(Task.candidate_role),
+    joinedload(Task.candidate_role).lazyload(Role.grants),
     selectinload(Task.candidates).options(
-        joinedload(TaskCandidate.role),
+        joinedload(TaskCandidate.role).lazyload(Role.grants),
         joinedload(TaskCandidate.user).options(lazyload(User.roles), lazyload(User.partitions)),
     ),
 )
 
 
-def count(user: User, tab: str) -> int:
-    query = select(func.count(Task.id)).where(
-        _tab(user, tab), partition_filter(Task.partition_id, user)
+def _counted_query(user: User, tab: str) -> Select:
+    return select(func.count(Task.id)).where(
+        _tab(user, tab, counting=True), partition_filter(Task.partition_id, user)
     )
-    return db.session.scalar(query) or 0
 
 
 def open_counts(user: User) -> dict[str, int]:
-    """Open tasks assigned to the user and open for their roles (the navigation badge)."""
-    return {"mine": count(user, "mine"), "claimable": count(user, "claimable")}
+    """Open tasks assigned to the user and open for their roles (the navigation badge), both
+    counted in one statement."""
+    mine, claimable = db.session.execute(
+        select(
+            _counted_query(user, "mine").scalar_subquery(),
+            _counted_query(user, "claimable").scalar_subquery(),
+        )
+    ).one()
+    return {"mine": mine or 0, "claimable": claimable or 0}
 
 
 def next_task(user: User, instance_id: int) -> Task | None:
@@ -544,11 +579,17 @@ def _invalid(field: str, message: str) -> TaskError:
 
 @dataclass
 class Completed:
-    """A completed task, where its instance went, and the next task to show (if any)."""
+    """A completed task (its title read before the commit), where its instance went, and the id
+    of the next task to show (if any): what the page says and where it goes, without a reload."""
 
     task: Task
+    title: str
     where: str
-    next_task: Task | None
+    next_task_id: int | None
+
+    @property
+    def next_task(self) -> Task | None:
+        return db.session.get(Task, self.next_task_id) if self.next_task_id is not None else None
 
 
 def complete(user: User, task_id: int, raw: Any) -> Completed:
@@ -572,8 +613,9 @@ def complete(user: User, task_id: int, raw: Any) -> Completed:
     except EngineError as error:
         db.session.rollback()
         raise TaskError(error.code, error.message, status=error.status) from None
+    title = task.title
     commit(result)
-    return _completed(task, result.instance, workable)
+    return _completed(task, title, result.instance, workable)
 
 
 def _locked_step(user: User, task_id: int) -> tuple[Step, Task]:
@@ -595,11 +637,11 @@ def _workable(user: User) -> ColumnElement[bool]:
     )
 
 
-def _completed(task: Task, instance: Any, workable: ColumnElement[bool]) -> Completed:
+def _completed(task: Task, title: str, instance: Any, workable: ColumnElement[bool]) -> Completed:
     """Where the instance went and the user's next task in it, from one read of its open tasks
     (`where_now` and `next_task` in one statement)."""
     if instance.status == InstanceStatus.COMPLETED:
-        return Completed(task, where_now(instance), None)
+        return Completed(task, title, where_now(instance), None)
     rows = db.session.execute(
         select(Task.id, Task.title, case((workable, True), else_=False))
         .where(Task.instance_id == instance.id, Task.status == TaskStatus.OPEN)
@@ -612,9 +654,7 @@ def _completed(task: Task, instance: Any, workable: ColumnElement[bool]) -> Comp
         where = f"Instance {instance.id} moved on to: {_counted([title for _, title, _ in rows])}."
     else:
         where = f"Instance {instance.id} is {instance.status}."
-    return Completed(
-        task, where, db.session.get(Task, following) if following is not None else None
-    )
+    return Completed(task, title, where, following)
 
 
 @dataclass(frozen=True)
@@ -717,5 +757,6 @@ def report(user: User, task_id: int, choice: str) -> Completed:
     except EngineError as error:
         db.session.rollback()
         raise TaskError(error.code, error.message, status=error.status) from None
+    title = task.title
     commit(result)
-    return _completed(task, result.instance, workable)
+    return _completed(task, title, result.instance, workable)
