@@ -248,10 +248,6 @@ class Step:
             self._tokens.sort(key=_creation)
         return self._tokens
 
-    def loaded(self) -> list[TokenRow]:
-        """The tokens the step holds: what it may have changed (all, once `tokens` was read)."""
-        return self._tokens
-
     def _adopt(self, rows: list[TokenRow]) -> None:
         """Take tokens read from the database, keeping the step's own object for any it holds
         already, and link each to its scope's token."""
