@@ -5,27 +5,30 @@ whole body holds ($loop counters, completion, the instance ending with its last 
 from __future__ import annotations
 
 import pytest
+from sqlalchemy import func, select
 
 from tests.helpers.documents import CLERK, document, node, sub_chain, wire
 from tests.helpers.instances import complete, load, open_tasks, pending_jobs, start
 from tests.helpers.processes import publish_document
 from webapp.engine import limits, steps, store
+from webapp.models import Token
+from webapp.models.statuses import OPEN_TOKEN
 from webapp.services.jobs import commit
 
 
 @pytest.fixture
-def tokens_read(monkeypatch) -> list[int]:
-    """How many token rows each read of the engine's store returned (a spy on real reads)."""
-    counts: list[int] = []
-    unlinked = store.unlinked
+def tokens_read(monkeypatch) -> list[str]:
+    """The node of every token row the engine's store reads (a spy on real reads)."""
+    read: list[str] = []
+    token_row = store.TokenRow
 
-    def counting(rows):
-        tokens, jobs = unlinked(rows)
-        counts.append(len(tokens))
-        return tokens, jobs
+    def counting(*args, **values):
+        token = token_row(*args, **values)
+        read.append(token.node_id)
+        return token
 
-    monkeypatch.setattr(store, "unlinked", counting)
-    return counts
+    monkeypatch.setattr(store, "TokenRow", counting)
+    return read
 
 
 def _body_of_tasks(count: int, output: str = "$loop.index", **settings) -> dict:
@@ -40,7 +43,8 @@ def _body_of_tasks(count: int, output: str = "$loop.index", **settings) -> dict:
 
 
 def _body_of_sub_processes(count: int) -> dict:
-    """A parallel multi-instance sub-process whose body is one user task."""
+    """A parallel multi-instance sub-process whose body is one user task; an error on the
+    whole activity leads to its own end."""
     body = node(
         "subProcess",
         saveTo="out",
@@ -51,8 +55,14 @@ def _body_of_sub_processes(count: int) -> dict:
         "body": body,
         **sub_chain("body", ("ask", node("userTask", assignee=CLERK))),
         "end": node("endEvent"),
+        "stop": node("boundaryEvent", attachedTo="body", event="error", code="STOP"),
+        "stopped": node("endEvent"),
     }
-    flows = {**wire("start", "body", "end"), **wire("body_start", "ask", "body_end")}
+    flows = {
+        **wire("start", "body", "end"),
+        **wire("body_start", "ask", "body_end"),
+        **wire("stop", "stopped"),
+    }
     return document(nodes, flows)
 
 
@@ -63,7 +73,7 @@ def test_completing_one_item_reads_that_item_not_the_others(engine, demo, tokens
     tokens_read.clear()
     complete(engine, tasks[0])
     # the task's token, its sub-process and the body: nothing of the 299 other items
-    assert sum(tokens_read) <= 5
+    assert len(tokens_read) <= 5
     assert load(engine, instance_id).status == "running"
 
 
@@ -89,7 +99,19 @@ def test_loop_active_counts_items_started_in_the_same_step(engine, demo, monkeyp
     assert load(engine, instance_id).vars["out"] == [1, 1, 0]
 
 
-def test_a_completion_condition_cancels_the_items_not_read(engine, demo, tokens_read):
+def test_starting_a_further_batch_reads_the_body_not_its_items(
+    engine, demo, monkeypatch, tokens_read
+):
+    monkeypatch.setattr(limits, "MULTI_INSTANCE_BATCH", 100)
+    instance_id = start(engine, publish_document(_body_of_tasks(250)))
+    [job] = pending_jobs(engine, instance_id, "timer")
+    tokens_read.clear()
+    commit(steps.fire_timer(engine, job.id, instance_id))
+    assert tokens_read == ["review"]  # the body alone, not the 100 instances running
+    assert len(open_tasks(engine, instance_id)) == 200
+
+
+def test_a_completion_condition_cancels_the_items_not_read(engine, demo):
     document = _body_of_tasks(50, completion="$loop.completed >= 2")
     instance_id = start(engine, publish_document(document))
     tasks = open_tasks(engine, instance_id)
@@ -107,3 +129,18 @@ def test_cancelling_reads_and_closes_every_item(engine, demo):
     commit(steps.cancel_instance(engine, instance_id, reason="test"))
     assert open_tasks(engine, instance_id) == []
     assert load(engine, instance_id).status == "cancelled"
+
+
+def test_an_error_from_one_item_ends_every_item_not_read(engine, demo):
+    instance_id = start(engine, publish_document(_body_of_sub_processes(30)))
+    tasks = open_tasks(engine, instance_id)
+    complete(engine, tasks[0])
+    commit(steps.report_from_task(engine, tasks[1].id, "error", "STOP", actor=None))
+    assert open_tasks(engine, instance_id) == []
+    assert load(engine, instance_id).status == "completed"
+    open_tokens = engine.scalar(
+        select(func.count())
+        .select_from(Token)
+        .where(Token.instance_id == instance_id, Token.status.in_(OPEN_TOKEN))
+    )
+    assert open_tokens == 0
