@@ -5,13 +5,13 @@ whole body holds ($loop counters, completion, the instance ending with its last 
 from __future__ import annotations
 
 import pytest
-from sqlalchemy import func, select
+from sqlalchemy import event, func, select
 
 from tests.helpers.documents import CLERK, document, node, sub_chain, wire
 from tests.helpers.instances import complete, load, open_tasks, pending_jobs, start
 from tests.helpers.processes import publish_document
 from webapp.engine import limits, steps, store
-from webapp.models import Token
+from webapp.models import Role, Token
 from webapp.models.statuses import OPEN_TOKEN
 from webapp.services.jobs import commit
 
@@ -144,3 +144,24 @@ def test_an_error_from_one_item_ends_every_item_not_read(engine, demo):
         .where(Token.instance_id == instance_id, Token.status.in_(OPEN_TOKEN))
     )
     assert open_tokens == 0
+
+
+def test_a_batch_of_tasks_looks_its_role_up_once(engine, demo):
+    version = publish_document(_body_of_tasks(40))
+    statements: list[str] = []
+
+    def seen(conn, cursor, statement, *args) -> None:
+        statements.append(statement)
+
+    bind = engine.get_bind()
+    event.listen(bind, "before_cursor_execute", seen)
+    try:
+        instance_id = start(engine, version)
+    finally:
+        event.remove(bind, "before_cursor_execute", seen)
+    assert sum("FROM roles" in statement for statement in statements) == 1
+    tasks = open_tasks(engine, instance_id)
+    assert len(tasks) == 40
+    assert {task.candidate_role_id for task in tasks} == {
+        engine.scalar(select(Role.id).where(Role.name == CLERK["value"]))
+    }

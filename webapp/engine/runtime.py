@@ -179,6 +179,8 @@ class Step:
         self._jobs: list[JobRow] = []
         # Signals thrown in this step, written (and handed to workers) when it finishes.
         self.broadcasts: list[dict[str, Any]] = []
+        # Ids of the users and roles the step's tasks named, by (kind, name).
+        self.named: dict[tuple[str, str], int | None] = {}
 
     # --- data ------------------------------------------------------------------------------
 
