@@ -56,6 +56,9 @@ from benchmarks._spiff import SpiffProcess, SpiffRunner, Work, _Parser, workflow
 from benchmarks.versus_spiff import (  # noqa: E402
     LEASED,
     ROLE,
+    SPIFF_APP,
+    STARTER_APP,
+    WORKER_APP,
     Bench,
     Meter,
     Result,
@@ -316,7 +319,7 @@ def run_spiff(b: Bench, s: Structure, budget: float) -> Run:
     each instance (read back from the table) until none is left or the budget is spent."""
     b.stop_workers()
     runner = BudgetRunner(b.spiff[s.key], b.spiff_engine)
-    meter = Meter({"this process": pids_cpu([os.getpid()]), **b.db_group()})
+    meter = Meter({"this process": pids_cpu([os.getpid()]), **b.db_group(SPIFF_APP)})
     began = time.monotonic()
     runner.deadline = began + budget
     with b.spiff_engine.connect() as conn:
@@ -381,7 +384,7 @@ def run_flowdesk(b: Bench, s: Structure, workers: int, warm: int, budget: float)
                 "workers": pids_cpu([p.pid for p in procs]),
                 "this process": pids_cpu([os.getpid()]),
                 **b.redis_group(),
-                **b.db_group(),
+                **b.db_group(WORKER_APP, STARTER_APP),
             }
         )
         began = time.monotonic()

@@ -18,7 +18,7 @@ from webapp.engine.context import jsonable
 from webapp.engine.runtime import MULTI_INSTANCE, NO_OUTPUT, Behaviour, Step, Wrapper
 from webapp.engine.store import TokenRow
 from webapp.engine.tree import is_body
-from webapp.models.statuses import LIVE_TOKEN, OPEN_TOKEN, HistoryKind, TokenStatus
+from webapp.models.statuses import OPEN_TOKEN, HistoryKind, TokenStatus
 from webapp.process.expressions import ExpressionError, evaluate
 
 
@@ -110,7 +110,7 @@ def _start(step: Step, body: TokenRow, index: int, item: Any) -> None:
 
 def scope_values(step: Step, body: TokenRow, inner: TokenRow) -> dict[str, Any]:
     """`$item`, `$loop` and the element variable as an instance of `body` sees them."""
-    active = sum(1 for t in step.tokens if t.parent is body and t.status in LIVE_TOKEN)
+    active = step.live_children(body)
     element = (step.definition.multi_instance(body.node_id) or {}).get("element")
     return tree.loop_values(inner.locals, body.locals, active, element, step.vars)
 

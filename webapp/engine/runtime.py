@@ -50,6 +50,16 @@ class StepResult:
     note: str = ""
 
 
+def _key(scope: TokenRow | None) -> int | None:
+    """The key of a scope's token in a step's index of tokens by scope."""
+    return id(scope) if scope is not None else None
+
+
+def _creation(token: TokenRow) -> tuple[bool, int]:
+    """Saved tokens in id order, then those made in this step (a stable sort keeps theirs)."""
+    return (token.id is None, token.id or 0)
+
+
 def entry_point(kind: str, tool: str | None) -> str:
     """Which RQ entry point runs a job: pure tools run inline in the step, timers fire, and
     hand-overs between a caller and its child (call, resume, cancel) run as their own steps."""
@@ -135,11 +145,22 @@ class Step:
         *,
         now: datetime,
         starter: str | None = None,
+        complete: bool = True,
     ) -> None:
+        """`tokens` are the instance's open tokens (`complete`), or only some of them with their
+        enclosing scopes: the step then reads the others when something needs them."""
         self.conn = conn
         self.instance = instance
         self.definition = definition
-        self.tokens = tokens
+        self._tokens: list[TokenRow] = []
+        self._by_id: dict[int, TokenRow] = {}
+        # The tokens directly inside each scope (keyed by id() of the scope's token; None: the
+        # process level), and the scopes whose open tokens are all loaded.
+        self._inside: dict[int | None, list[TokenRow]] = {}
+        self._inside_known: set[int | None] = set()
+        self._live_saved: dict[int, int] = {}
+        self._complete = complete
+        self._adopt(tokens)
         self.now = now
         self.starter = starter
         self.history = History(instance, now)
@@ -158,6 +179,8 @@ class Step:
         self._jobs: list[JobRow] = []
         # Signals thrown in this step, written (and handed to workers) when it finishes.
         self.broadcasts: list[dict[str, Any]] = []
+        # Ids of the users and roles the step's tasks named, by (kind, name).
+        self.named: dict[tuple[str, str], int | None] = {}
 
     # --- data ------------------------------------------------------------------------------
 
@@ -213,8 +236,42 @@ class Step:
         self.vars.update(values)
         self._data_changed = True
 
+    # --- the tokens the step has read ------------------------------------------------------
+
+    @property
+    def tokens(self) -> list[TokenRow]:
+        """Every open token of the instance (and those the step created or closed), in creation
+        order: a step that read only some reads the rest first."""
+        if not self._complete:
+            if self.instance.id is not None:
+                rows, _ = store.open_tokens(self.conn, self.instance.id)
+                self._adopt(rows)
+            self._complete = True
+            self._tokens.sort(key=_creation)
+        return self._tokens
+
+    def _adopt(self, rows: list[TokenRow]) -> None:
+        """Take tokens read from the database, keeping the step's own object for any it holds
+        already, and link each to its scope's token."""
+        fresh = [row for row in rows if row.id is None or row.id not in self._by_id]
+        for token in fresh:
+            if token.id is not None:
+                self._by_id[token.id] = token
+            self._tokens.append(token)
+        for token in fresh:
+            if token.parent_id is not None:
+                token.parent = self._by_id.get(token.parent_id)
+            self._inside.setdefault(_key(token.parent), []).append(token)
+        if fresh:
+            self._live_saved.clear()
+
     def token(self, token_id: int) -> TokenRow | None:
-        return next((t for t in self.tokens if t.id == token_id), None)
+        """The open token `token_id` (with the scopes around it), None when it is not open."""
+        found = self._by_id.get(token_id)
+        if found is None and not self._complete and self.instance.id is not None:
+            self._adopt(store.token_chain(self.conn, self.instance.id, token_id))
+            found = self._by_id.get(token_id)
+        return found
 
     def track(self, job: JobRow) -> None:
         """Save this existing job's changes when the step finishes."""
@@ -234,7 +291,8 @@ class Step:
         token = TokenRow(None, node_id, via, TokenStatus.ACTIVE, 0, locals=locals)
         token.parent = parent
         token.parent_id = parent.id if parent is not None else None
-        self.tokens.append(token)
+        self._tokens.append(token)
+        self._inside.setdefault(_key(parent), []).append(token)
         return token
 
     def enter(self, token: TokenRow, node_id: str, via: str | None, *, again: bool = False) -> None:
@@ -291,21 +349,34 @@ class Step:
         return self.definition.parent.get(token.node_id)
 
     def children(self, scope: TokenRow | None) -> list[TokenRow]:
-        return [t for t in self.tokens if t.parent is scope]
+        """The tokens directly inside `scope` (None: the process level), in creation order."""
+        key = _key(scope)
+        if not self._complete and key not in self._inside_known:
+            if self.instance.id is not None and (scope is None or scope.id is not None):
+                parent_id = scope.id if scope is not None else None
+                self._adopt(store.children(self.conn, self.instance.id, parent_id))
+            self._inside_known.add(key)
+        return sorted(self._inside.get(key, ()), key=_creation)
+
+    def live_children(self, scope: TokenRow) -> int:
+        """How many tokens directly inside `scope` are live (without reading them all)."""
+        key = _key(scope)
+        held = self._inside.get(key, [])
+        live = sum(1 for t in held if t.status in LIVE_TOKEN)
+        if self._complete or key in self._inside_known or scope.id is None:
+            return live
+        saved = self._live_saved.get(scope.id)
+        if saved is None:
+            loaded = [t.id for t in held if t.id is not None]
+            saved = store.live_children(self.conn, scope.id, loaded)
+            self._live_saved[scope.id] = saved
+        return live + saved
 
     def subtree(self, token: TokenRow) -> list[TokenRow]:
         """`token` and every token inside it (its scope's tokens, theirs, ...)."""
         found = [token]
-        members = {id(token)}
-        grew = True
-        while grew:
-            grew = False
-            for other in self.tokens:
-                parent = other.parent
-                if parent is not None and id(other) not in members and id(parent) in members:
-                    members.add(id(other))
-                    found.append(other)
-                    grew = True
+        for member in found:
+            found.extend(self.children(member))
         return found
 
     def ended(self, token: TokenRow) -> None:
@@ -416,7 +487,10 @@ class Step:
         if self.report is not None:
             self.to_parent(f"resume:{self.instance.id}", {"child": self.instance.id, **self.report})
             self.report = None
-        store.save_tokens(self.conn, self.tokens, store.saved_id(self.instance.id), self.now)
+        store.save_tokens(self.conn, self._tokens, store.saved_id(self.instance.id), self.now)
+        for token in self._tokens:
+            if token.id is not None:
+                self._by_id.setdefault(token.id, token)
         self._withdraw_closed()
         for job in self._insert_jobs():
             self.track(job)
@@ -541,6 +615,12 @@ class Step:
     def _complete_if_done(self) -> None:
         instance = self.instance
         if instance.status not in UNFINISHED_INSTANCE:
+            return
+        if instance.status == InstanceStatus.RUNNING and any(
+            token.status in LIVE_TOKEN and not token.listener for token in self._tokens
+        ):
+            # A running instance has no failed token (a failure fails the instance at once) and
+            # one live token it holds keeps it running: the tokens it did not read change nothing.
             return
         if any(token.status == TokenStatus.FAILED for token in self.tokens):
             instance.status = InstanceStatus.FAILED

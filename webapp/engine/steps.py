@@ -55,7 +55,8 @@ def _name(user: Actor | None) -> str | None:
 
 
 def open_step(session: Session, instance_id: int, now: datetime, job_id: int | None = None):
-    """Lock the instance and read its open tokens (and the job, if a token owns it)."""
+    """Lock the instance and read the job's token and its scopes (and the job, if an open token
+    owns it)."""
     step, jobs = open_step_with_jobs(session, instance_id, now, [job_id] if job_id else [])
     return step, jobs.get(job_id) if job_id else None
 
@@ -63,8 +64,9 @@ def open_step(session: Session, instance_id: int, now: datetime, job_id: int | N
 def open_step_with_jobs(
     session: Session, instance_id: int, now: datetime, job_ids: list[int]
 ) -> tuple[Step, dict[int, JobRow]]:
-    """Lock the instance and read its open tokens and, by id, those of the jobs that open
-    tokens own (one statement after the lock, however many jobs)."""
+    """Lock the instance and read the open tokens owning the jobs `job_ids`, the scopes around
+    them and, by id, those jobs (one statement after the lock, however many jobs); the step
+    reads further tokens only when something needs them."""
     begin_write(session)
     conn = session.connection()
     locked = store.lock(conn, instance_id)
@@ -72,12 +74,8 @@ def open_step_with_jobs(
         raise EngineError("not_found", f"Instance {instance_id} does not exist.", status=404)
     instance, content_hash = locked
     definition = definitions.for_version_id(session, instance.version_id, content_hash)
-    if len(job_ids) > 1:
-        tokens, jobs = store.open_tokens_and_jobs(conn, instance_id, job_ids)
-    else:
-        tokens, job = store.open_tokens(conn, instance_id, job_ids[0] if job_ids else None)
-        jobs = {job_ids[0]: job} if job is not None else {}
-    return Step(conn, instance, definition, tokens, now=now), jobs
+    tokens, jobs = store.job_tokens(conn, instance_id, job_ids) if job_ids else ([], {})
+    return Step(conn, instance, definition, tokens, now=now, complete=False), jobs
 
 
 def starter_of(step: Step) -> str | None:
@@ -563,8 +561,7 @@ def lock_task(session: Session, task_id: int, now: datetime | None = None) -> St
         return None
     instance, content_hash = locked
     definition = definitions.for_version_id(session, instance.version_id, content_hash)
-    tokens, _ = store.open_tokens(conn, store.saved_id(instance.id))
-    return Step(conn, instance, definition, tokens, now=now or utcnow())
+    return Step(conn, instance, definition, [], now=now or utcnow(), complete=False)
 
 
 def waiting_at(step: Step, status: str, token_id: int | None, node_id: str) -> TokenRow | None:

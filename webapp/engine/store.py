@@ -7,7 +7,6 @@ step costs little more than the round trips it needs.
 
 from __future__ import annotations
 
-import copy
 from dataclasses import dataclass, field, fields
 from datetime import datetime
 from typing import Any
@@ -28,6 +27,7 @@ from webapp.models import (
     Token,
 )
 from webapp.models.statuses import (
+    LIVE_TOKEN,
     OPEN_TOKEN,
     UNFINISHED_INSTANCE,
     BroadcastStatus,
@@ -81,7 +81,11 @@ class InstanceRow:
 
 @dataclass(eq=False)
 class TokenRow:
-    """A token as a step sees it; `parent` is the scope's token object (also before insert)."""
+    """A token as a step sees it; `parent` is the scope's token object (also before insert).
+
+    `locals` is replaced, never changed in place: the saved state keeps the loaded object and a
+    token whose `locals` is another object is written again (no copy, no deep comparison).
+    """
 
     id: int | None
     node_id: str
@@ -94,8 +98,7 @@ class TokenRow:
     parent: TokenRow | None = field(default=None, repr=False)
 
     def snapshot(self) -> tuple:
-        kept = copy.deepcopy(self.locals) if self.locals is not None else None
-        return (self.node_id, self.arrived_via, self.status, self.step, kept)
+        return (self.node_id, self.arrived_via, self.status, self.step, self.locals)
 
     def values(self) -> dict[str, Any]:
         return {
@@ -108,7 +111,12 @@ class TokenRow:
 
     @property
     def changed(self) -> bool:
-        return self.snapshot() != self.saved
+        saved = self.saved
+        return (
+            not saved
+            or saved[4] is not self.locals
+            or saved[:4] != (self.node_id, self.arrived_via, self.status, self.step)
+        )
 
     @property
     def listener(self) -> bool:
@@ -189,21 +197,60 @@ TOKENS_AND_JOB = (
     .where(TOKENS.c.instance_id == bindparam("instance_id"), TOKENS.c.status.in_(OPEN_TOKEN))
     .order_by(TOKENS.c.id)
 )
-# The same, with the jobs asked for (several outcomes applied in one step) in one read.
-TOKENS_AND_JOBS = (
-    select(*_TOKEN_COLUMNS, *[c.label(f"job_{c.name}") for c in _JOB_COLUMNS])
-    .select_from(
-        TOKENS.outerjoin(
-            JOBS,
-            and_(
-                JOBS.c.token_id == TOKENS.c.id,
-                JOBS.c.id.in_(bindparam("job_ids", expanding=True)),
-            ),
+
+
+def _with_ancestors(seed: Any) -> Any:
+    """Open tokens picked by `seed` (a condition on TOKENS) and their open enclosing scopes,
+    each joined to the jobs among `job_ids` it owns, in creation order."""
+    start = select(TOKENS.c.id, TOKENS.c.parent_id).where(
+        TOKENS.c.instance_id == bindparam("instance_id"), TOKENS.c.status.in_(OPEN_TOKEN), seed
+    )
+    chain = start.cte("chain", recursive=True)
+    scope = TOKENS.alias("scope")
+    chain = chain.union(
+        select(scope.c.id, scope.c.parent_id).where(
+            scope.c.id == chain.c.parent_id, scope.c.status.in_(OPEN_TOKEN)
         )
     )
-    .where(TOKENS.c.instance_id == bindparam("instance_id"), TOKENS.c.status.in_(OPEN_TOKEN))
+    return (
+        select(*_TOKEN_COLUMNS, *[c.label(f"job_{c.name}") for c in _JOB_COLUMNS])
+        .select_from(
+            TOKENS.join(chain, chain.c.id == TOKENS.c.id).outerjoin(
+                JOBS,
+                and_(
+                    JOBS.c.token_id == TOKENS.c.id,
+                    JOBS.c.id.in_(bindparam("job_ids", expanding=True)),
+                ),
+            )
+        )
+        .order_by(TOKENS.c.id)
+    )
+
+
+# The open tokens owning the jobs `job_ids` (with those jobs) and the scopes around them.
+JOB_TOKENS = _with_ancestors(
+    TOKENS.c.id.in_(
+        select(JOBS.c.token_id).where(JOBS.c.id.in_(bindparam("job_ids", expanding=True)))
+    )
+)
+# The open token `token_id` and the scopes around it.
+TOKEN_CHAIN = _with_ancestors(TOKENS.c.id == bindparam("token_id"))
+# The open tokens directly inside one scope (a parent of NULL: the process level).
+_INSIDE = (TOKENS.c.instance_id == bindparam("instance_id"), TOKENS.c.status.in_(OPEN_TOKEN))
+CHILDREN = (
+    select(*_TOKEN_COLUMNS)
+    .where(*_INSIDE, TOKENS.c.parent_id == bindparam("parent_id"))
     .order_by(TOKENS.c.id)
 )
+TOP_LEVEL = select(*_TOKEN_COLUMNS).where(*_INSIDE, TOKENS.c.parent_id.is_(None))
+TOP_LEVEL = TOP_LEVEL.order_by(TOKENS.c.id)
+# How many saved tokens directly inside a scope are live, leaving out the step's own.
+LIVE_CHILDREN = select(func.count()).where(
+    TOKENS.c.parent_id == bindparam("parent_id"),
+    TOKENS.c.status.in_(LIVE_TOKEN),
+    TOKENS.c.id.not_in(bindparam("loaded", expanding=True)),
+)
+
 UPDATE_TOKEN = _update(
     TOKENS, "token_id", ("node_id", "arrived_via", "status", "step", "locals", "updated_at")
 )
@@ -290,17 +337,19 @@ def open_tokens(
     return tokens, jobs.get(job_id) if job_id else None
 
 
-def open_tokens_and_jobs(
-    conn: Connection, instance_id: int, job_ids: list[int]
-) -> tuple[list[TokenRow], dict[int, JobRow]]:
-    """The instance's open tokens (in creation order) and, by id, the jobs among `job_ids` that
-    open tokens own, in one statement."""
-    rows = conn.execute(TOKENS_AND_JOBS, {"instance_id": instance_id, "job_ids": job_ids})
-    return _tokens_and_jobs(rows)
-
-
 def _tokens_and_jobs(rows: Any) -> tuple[list[TokenRow], dict[int, JobRow]]:
-    """Tokens and jobs from rows of a token joined to its jobs (a token once per job)."""
+    """Tokens and jobs from rows of a token joined to its jobs (a token once per job), each
+    token linked to its scope's token when that is among them."""
+    tokens, jobs = unlinked(rows)
+    by_id = {token.id: token for token in tokens}
+    for token in tokens:
+        if token.parent_id is not None:
+            token.parent = by_id.get(token.parent_id)
+    return tokens, jobs
+
+
+def unlinked(rows: Any) -> tuple[list[TokenRow], dict[int, JobRow]]:
+    """Tokens and jobs from rows of a token (joined to its jobs, if any), scopes not linked."""
     tokens: list[TokenRow] = []
     jobs: dict[int, JobRow] = {}
     for row in rows:
@@ -309,15 +358,42 @@ def _tokens_and_jobs(rows: Any) -> tuple[list[TokenRow], dict[int, JobRow]]:
             token = TokenRow(**{name: values[name] for name in _TOKEN_FIELDS})
             token.saved = token.snapshot()
             tokens.append(token)
-        if values["job_id"] is not None:
+        if values.get("job_id") is not None:
             job = JobRow(**{c.name: values[f"job_{c.name}"] for c in _JOB_COLUMNS})
             job.saved = job.snapshot()
             jobs[saved_id(job.id)] = job
-    by_id = {token.id: token for token in tokens}
-    for token in tokens:
-        if token.parent_id is not None:
-            token.parent = by_id.get(token.parent_id)
     return tokens, jobs
+
+
+def job_tokens(
+    conn: Connection, instance_id: int, job_ids: list[int]
+) -> tuple[list[TokenRow], dict[int, JobRow]]:
+    """The open tokens owning the jobs `job_ids` and the scopes around them, unlinked, and by
+    id the jobs among `job_ids` that open tokens own (one statement)."""
+    rows = conn.execute(JOB_TOKENS, {"instance_id": instance_id, "job_ids": job_ids})
+    return unlinked(rows)
+
+
+def token_chain(conn: Connection, instance_id: int, token_id: int) -> list[TokenRow]:
+    """The open token `token_id` (none if it is closed) and the scopes around it, unlinked."""
+    params = {"instance_id": instance_id, "token_id": token_id, "job_ids": []}
+    return unlinked(conn.execute(TOKEN_CHAIN, params))[0]
+
+
+def children(conn: Connection, instance_id: int, parent_id: int | None) -> list[TokenRow]:
+    """The open tokens directly inside the scope `parent_id` (None: the process level),
+    unlinked, in creation order."""
+    if parent_id is None:
+        return unlinked(conn.execute(TOP_LEVEL, {"instance_id": instance_id}))[0]
+    params = {"instance_id": instance_id, "parent_id": parent_id}
+    return unlinked(conn.execute(CHILDREN, params))[0]
+
+
+def live_children(conn: Connection, parent_id: int, loaded: list[int]) -> int:
+    """How many saved tokens directly inside the scope `parent_id` are live, not counting the
+    tokens `loaded` (a step counts those from memory)."""
+    params = {"parent_id": parent_id, "loaded": loaded}
+    return int(conn.execute(LIVE_CHILDREN, params).scalar_one())
 
 
 def values_of(

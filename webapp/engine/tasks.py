@@ -38,9 +38,9 @@ def _user(step: Step, token: Token, node: dict[str, Any]) -> None:
             step.fail(token, "expression", f"The assignee expression of {at} failed: {error}")
             return
     if kind in ("user", "expression") and isinstance(value, str) and value:
-        user_id = step.conn.scalar(select(User.id).where(User.username == value.lower()))
+        user_id = _named(step, "user", value.lower())
     elif kind == "role" and isinstance(value, str) and value:
-        role_id = step.conn.scalar(select(Role.id).where(Role.name == value))
+        role_id = _named(step, "role", value)
     due_at = None
     if config.get("dueIn"):
         try:
@@ -84,6 +84,16 @@ def _user(step: Step, token: Token, node: dict[str, Any]) -> None:
         candidates=[name for _, _, name in offers] or None,
         unresolved_candidates=missing or None,
     )
+
+
+def _named(step: Step, kind: str, name: str) -> int | None:
+    """The id of the user or role `name`, looked up once a step (a batch of multi-instance
+    tasks names the same assignee hundreds of times)."""
+    key = (kind, name)
+    if key not in step.named:
+        column, match = (User.id, User.username) if kind == "user" else (Role.id, Role.name)
+        step.named[key] = step.conn.scalar(select(column).where(match == name))
+    return step.named[key]
 
 
 def _candidates(
