@@ -145,3 +145,34 @@ def test_claiming_finds_and_locks_the_instance_in_one_statement(app, flows, db_s
     assert len(locks) == 1 and "FROM tasks" in locks[0], "the task's instance, found and locked"
     assert len(_reads(seen, "tasks", after=False)) == 2, "in the lock, then the task itself"
     assert claimed.assignee_id == alice.id
+
+
+def test_after_a_completion_many_open_tasks_are_named_up_to_ten_and_counted(app, demo, db_session):
+    """Twelve parallel tasks: completing one names the next ten by title, counts the rest, and
+    offers the user's next one, from one grouped read whatever the number of tasks."""
+    from tests.helpers.documents import document, flow, node
+    from tests.helpers.inbox import user_task
+    from tests.helpers.processes import publish_document
+    from webapp.extensions import db
+    from webapp.services import tasks
+
+    titles = [f"Check part {n:02d}" for n in range(1, 13)]
+    nodes = {"start": node("startEvent"), "split": node("parallelGateway")}
+    nodes |= {"join": node("parallelGateway"), "end": node("endEvent")}
+    flows = {"f0": flow("start", "split"), "f9": flow("join", "end")}
+    for n, title in enumerate(titles, 1):
+        nodes[f"t{n}"] = user_task(title, "role", "clerk")
+        flows[f"a{n}"] = flow("split", f"t{n}")
+        flows[f"b{n}"] = flow(f"t{n}", "join")
+    with app.app_context():
+        publish_document(document(nodes, flows), key="parts")
+    instance_id = start_latest(app, "parts")
+    first = open_task(db_session, instance_id, "t1")
+    alice = _loaded_user(db_session, "alice")
+    with statements(db.engine) as seen:
+        done = tasks.complete(alice, first.id, {})
+    assert done.where == (
+        f"Instance {instance_id} moved on to: {', '.join(titles[1:11])} and 1 more."
+    )
+    assert done.next_task is not None and done.next_task.title == "Check part 02"
+    assert len(_reads(seen, "tasks", after=True)) == 1

@@ -637,21 +637,37 @@ def _workable(user: User) -> ColumnElement[bool]:
     )
 
 
+# At most this many titles of open tasks are named after a completion; the rest are counted.
+NAMED_TITLES = 10
+
+
 def _completed(task: Task, title: str, instance: Any, workable: ColumnElement[bool]) -> Completed:
-    """Where the instance went and the user's next task in it, from one read of its open tasks
-    (`where_now` and `next_task` in one statement)."""
+    """Where the instance went and the user's next task in it, from one grouped read of its open
+    tasks (`where_now` and `next_task` in one statement, whatever the number of tasks)."""
     if instance.status == InstanceStatus.COMPLETED:
         return Completed(task, title, where_now(instance), None)
+    first = func.min(Task.id)
     rows = db.session.execute(
-        select(Task.id, Task.title, case((workable, True), else_=False))
+        select(
+            Task.title,
+            func.count(Task.id),
+            func.min(func.min(case((workable, Task.id)))).over(),
+            func.count().over(),
+        )
         .where(Task.instance_id == instance.id, Task.status == TaskStatus.OPEN)
-        .order_by(Task.id)
+        .group_by(Task.title)
+        .order_by(first)
+        .limit(NAMED_TITLES)
     ).all()
-    following = next((task_id for task_id, _, mine in rows if mine), None)
+    following = rows[0][2] if rows else None
     if instance.status == InstanceStatus.FAILED:
         where = where_now(instance)
     elif rows:
-        where = f"Instance {instance.id} moved on to: {_counted([title for _, title, _ in rows])}."
+        named = ", ".join(f"{t} ({n} tasks)" if n > 1 else t for t, n, _, _ in rows)
+        more = rows[0][3] - len(rows)
+        if more > 0:
+            named += f" and {more} more"
+        where = f"Instance {instance.id} moved on to: {named}."
     else:
         where = f"Instance {instance.id} is {instance.status}."
     return Completed(task, title, where, following)
