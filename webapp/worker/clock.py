@@ -57,8 +57,8 @@ class Clock(threading.Thread):
         return sent
 
     def _deliver(self) -> int:
-        """Claim and enqueue batches until none is due (a read off the index first, so an idle
-        tick takes no write lock)."""
+        """Claim and enqueue batches while full ones come (a read off the index first, so an
+        idle tick takes no write lock)."""
         session = db_session()
         sent = 0
         while not self.stopped.is_set():
@@ -78,6 +78,8 @@ class Clock(threading.Thread):
                 self.redis_down = True
                 break
             sent += len(refs)
+            if len(refs) < clock.CLAIM_BATCH:  # the rest (if any) is locked: the next tick
+                break
         return sent
 
     def _redis_back(self) -> bool:
