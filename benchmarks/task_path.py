@@ -12,8 +12,8 @@ statements, transactions committed, Redis commands and CPU ms of this process.
     .venv/bin/python benchmarks/task_path.py --count 50   # SQLite
     ... --show      # one completion's SQL statements
     ... --profile   # where the CPU of each goes (cProfile, by own time)
-    ... --rq        # the timers go through RQ's scheduler and two workers instead: their Redis
-                    # commands by command
+    ... --rq        # the timers go through the workers' clocks, RQ and two workers instead:
+                    # their Redis commands by command
 """
 
 from __future__ import annotations
@@ -103,8 +103,8 @@ def by_command(client: Any) -> dict[str, int]:
 
 
 def timers_through_rq(b: Any, client: Any, count: int) -> None:
-    """The due timers' RQ deliveries (moved by RQ's scheduler, run by two workers): the Redis
-    commands they cost, the workers' start-up included."""
+    """The due timers' RQ deliveries (enqueued by the workers' clocks, run by two workers): the
+    Redis commands they cost, the workers' start-up included."""
     from webapp.extensions import db
     from webapp.models import Instance
 

@@ -55,6 +55,7 @@ DEFAULTS: dict[str, Any] = {
     "SWEEP_INTERVAL": 5.0,
     "SWEEP_GRACE": 10.0,
     "SCHEDULE_INTERVAL": 5.0,
+    "TIMER_INTERVAL": 0.5,
     "JOB_LEASE_GRACE": 10.0,
     "MULTI_INSTANCE_LIMIT": 10_000,
     "MULTI_INSTANCE_BATCH": 500,
@@ -102,6 +103,7 @@ ENVIRONMENT_SETTINGS: dict[str, tuple[str, Any]] = {
     "SWEEP_INTERVAL": ("SWEEP_INTERVAL", float),
     "SWEEP_GRACE": ("SWEEP_GRACE", float),
     "SCHEDULE_INTERVAL": ("SCHEDULE_INTERVAL", float),
+    "TIMER_INTERVAL": ("TIMER_INTERVAL", float),
     "JOB_LEASE_GRACE": ("JOB_LEASE_GRACE", float),
     "MULTI_INSTANCE_LIMIT": ("MULTI_INSTANCE_LIMIT", int),
     "MULTI_INSTANCE_BATCH": ("MULTI_INSTANCE_BATCH", int),
@@ -220,9 +222,15 @@ def _check(config: dict[str, Any], instance_path: Path) -> None:
     for name in ("SWEEP_INTERVAL", "SWEEP_GRACE", "JOB_LEASE_GRACE", "RETENTION_INTERVAL"):
         if not isinstance(config.get(name), int | float) or config[name] < 0:
             raise ConfigError(f"{name} must be a number of seconds, 0 or more")
-    interval = config.get("SCHEDULE_INTERVAL")
-    if not isinstance(interval, int | float) or isinstance(interval, bool) or interval <= 0:
-        raise ConfigError("SCHEDULE_INTERVAL must be a number of seconds greater than 0")
+    for name in ("SCHEDULE_INTERVAL", "TIMER_INTERVAL"):
+        interval = config.get(name)
+        if (
+            not isinstance(interval, int | float)
+            or isinstance(interval, bool)
+            or not math.isfinite(interval)
+            or interval <= 0
+        ):
+            raise ConfigError(f"{name} must be a number of seconds greater than 0")
     counts = ("MULTI_INSTANCE_LIMIT", "MULTI_INSTANCE_BATCH", "CALL_DEPTH_LIMIT", "SIGNAL_BATCH")
     for name in counts:
         if not isinstance(config.get(name), int) or config[name] < 1:

@@ -146,9 +146,9 @@ def test_the_sweep_enqueues_lost_expired_and_late_jobs_once(engine, test_tools):
     leased = steps.start_instance(engine, leased_version)
     engine.commit()
     timer = steps.start_instance(engine, timer_version)
-    commit(timer)  # scheduled in RQ for an hour from now
+    commit(timer)  # waits in the database for an hour; nothing in RQ
     lost_job, leased_job, timer_job = lost.jobs[0], leased.jobs[0], timer.jobs[0]
-    assert _states(queue, [timer_job.rq_id]) == {timer_job.rq_id: "scheduled"}
+    assert _states(queue, [timer_job.rq_id]) == {timer_job.rq_id: None}
 
     past = utcnow() - timedelta(seconds=30)
     engine.execute(Job.__table__.update().where(Job.id == leased_job.id).values(due_at=past))
@@ -165,11 +165,19 @@ def test_the_sweep_enqueues_lost_expired_and_late_jobs_once(engine, test_tools):
     assert set(_states(queue, relisted).values()) == {"queued"}
     assert sweep(engine, queue, ENTRY_POINTS, grace=0).enqueued == 0  # already queued: not again
 
-    engine.execute(Job.__table__.update().where(Job.id == timer_job.id).values(due_at=past))
+    # An earlier version scheduled timers in RQ, where no scheduler moves them now: run it now.
+    queue.enqueue_at(
+        past,
+        ENTRY_POINTS["timer"],
+        args=(timer_job.id, timer_job.instance_id),
+        job_id=timer_job.rq_id,
+    )
+    assert _states(queue, [timer_job.rq_id]) == {timer_job.rq_id: "scheduled"}
+    engine.execute(
+        Job.__table__.update().where(Job.id == timer_job.id).values(due_at=past, wake_at=None)
+    )
     engine.commit()
-    assert (
-        sweep(engine, queue, ENTRY_POINTS, grace=0).enqueued == 1
-    )  # the scheduler is late: run it now
+    assert sweep(engine, queue, ENTRY_POINTS, grace=0).enqueued == 1
     assert _states(queue, [timer_job.rq_id]) == {timer_job.rq_id: "queued"}
     registry = ScheduledJobRegistry(queue=queue)
     assert timer_job.rq_id not in registry.get_job_ids()

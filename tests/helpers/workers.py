@@ -125,7 +125,7 @@ class Workers:
         return started
 
     def kill(self, process: subprocess.Popen) -> None:
-        """SIGKILL the worker and its scheduler child: no clean-up of any kind."""
+        """SIGKILL the worker (its whole process group): no clean-up of any kind."""
         os.killpg(process.pid, signal.SIGKILL)
         process.wait(timeout=10)
 

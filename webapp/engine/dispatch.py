@@ -2,7 +2,9 @@
 
 The database row is the truth; the RQ job is only a wake-up call. If Redis is down the enqueue is
 logged and skipped, and the sweep enqueues the row later. RQ job ids are derived from the row and
-its attempt, so the sweep can ask RQ whether the current delivery is still queued.
+its attempt, so the sweep can ask RQ whether the current delivery is still queued. A job due
+later is not handed to RQ: it waits in the database until a worker's clock claims it when due
+(webapp/engine/clock.py) and enqueues it here.
 """
 
 from __future__ import annotations
@@ -10,13 +12,11 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
-from datetime import datetime, timedelta
+from datetime import datetime
 from typing import Any
 
 from redis.exceptions import RedisError
 from rq import Queue
-
-from webapp.models.base import utcnow
 
 log = logging.getLogger(__name__)
 
@@ -44,6 +44,8 @@ class JobRef:
     # (webapp/services/jobs.py).
     tool: str = ""
     node_id: str = ""
+    # Due later: it waits in the database for a worker's clock, which enqueues it when due.
+    held: bool = False
 
     @property
     def rq_id(self) -> str:
@@ -69,62 +71,37 @@ def delivery_about(rq_id: str, args: tuple[Any, ...]) -> dict[str, Any]:
     return {}
 
 
-def enqueue(
-    queue: Queue | None,
-    refs: Iterable[JobRef],
-    entry_points: EntryPoints,
-    *,
-    now: datetime | None = None,
-) -> bool:
+def enqueue(queue: Queue | None, refs: Iterable[JobRef], entry_points: EntryPoints) -> bool:
     """Enqueue the jobs in one Redis round trip, each to its entry's function in
-    `entry_points`; False (logged) when Redis cannot be reached."""
-    refs = list(refs)
+    `entry_points`, leaving out those held for a worker's clock; False (logged) when Redis
+    cannot be reached."""
+    refs = [ref for ref in refs if not ref.held]
     if not refs:
         return True
     if queue is None:
         log.warning("no queue: %d job(s) left for the sweep", len(refs))
         return False
-    now = now or utcnow()
     try:
         with queue.connection.pipeline() as pipe:
-            # RQ's enqueue_call opens MULTI on a caller's pipeline unless one is open, which
-            # fails once enqueue_at has queued commands; open it first so any mix works.
+            # RQ's enqueue_call opens MULTI on a caller's pipeline unless one is open.
             pipe.multi()
             for ref in refs:
                 # A tool's delivery carries its timeout: the worker leases it in one statement.
                 args: tuple[Any, ...] = (ref.id, ref.instance_id)
                 if ref.entry == "tool" and ref.timeout > 0:
                     args = (ref.id, ref.instance_id, ref.timeout)
-                options: dict[str, Any] = {
-                    "args": args,
-                    "job_id": ref.rq_id,
-                    "timeout": -1,
-                    "result_ttl": RESULT_TTL,
-                    "failure_ttl": FAILURE_TTL,
-                    "description": f"flowdesk {ref.entry} job {ref.id}",
-                    "pipeline": pipe,
-                }
-                function = entry_points[ref.entry]
-                if ref.due_at > now:
-                    queue.enqueue_at(_whole_second(ref.due_at), function, **_scheduled(options))
-                else:
-                    queue.enqueue_call(function, **options)
+                queue.enqueue_call(
+                    entry_points[ref.entry],
+                    args=args,
+                    job_id=ref.rq_id,
+                    timeout=-1,
+                    result_ttl=RESULT_TTL,
+                    failure_ttl=FAILURE_TTL,
+                    description=f"flowdesk {ref.entry} job {ref.id}",
+                    pipeline=pipe,
+                )
             pipe.execute()
     except (RedisError, OSError) as error:
         log.warning("could not enqueue %d job(s), the sweep will: %s", len(refs), error)
         return False
     return True
-
-
-def _whole_second(moment: datetime) -> datetime:
-    """RQ schedules by whole seconds (rounding down); round up so no delivery comes early."""
-    if moment.microsecond == 0:
-        return moment
-    return moment.replace(microsecond=0) + timedelta(seconds=1)
-
-
-def _scheduled(options: dict) -> dict:
-    """`enqueue_at` names the RQ timeout `job_timeout` (its other options match `enqueue_call`)."""
-    scheduled = dict(options)
-    scheduled["job_timeout"] = scheduled.pop("timeout")
-    return scheduled

@@ -508,6 +508,7 @@ class Step:
                 job.timeout,
                 job.tool or "",
                 job.node_id,
+                job.held,
             )
             for job in self._jobs
             if job.status == JobStatus.PENDING

@@ -763,7 +763,7 @@ def cancel_instance(
     conn.execute(
         update(store.JOBS)
         .where(store.JOBS.c.instance_id == instance_id, store.JOBS.c.status == JobStatus.PENDING)
-        .values(status=JobStatus.CANCELLED, lease_until=None, updated_at=step.now)
+        .values(status=JobStatus.CANCELLED, lease_until=None, wake_at=None, updated_at=step.now)
     )
     subscriptions = MessageSubscription.__table__
     conn.execute(delete(subscriptions).where(subscriptions.c.instance_id == instance_id))

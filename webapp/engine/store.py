@@ -124,8 +124,8 @@ class TokenRow:
         return tree.is_listener(self.locals)
 
 
-# What steps change on an existing job.
-JOB_STATE = ("status", "due_at", "attempt", "lease_until", "last_error")
+# What steps change on an existing job (`wake_at` follows `status` and `due_at`: `hold`).
+JOB_STATE = ("status", "due_at", "attempt", "lease_until", "last_error", "wake_at")
 
 
 @dataclass(eq=False)
@@ -147,6 +147,7 @@ class JobRow:
     timeout: float = 30.0
     lease_until: datetime | None = None
     last_error: dict[str, Any] | None = None
+    wake_at: datetime | None = None
     saved: tuple = field(default=(), repr=False)
 
     def snapshot(self) -> tuple:
@@ -155,6 +156,17 @@ class JobRow:
     @property
     def changed(self) -> bool:
         return self.snapshot() != self.saved
+
+    def hold(self, now: datetime) -> None:
+        """A pending job due later waits in the database for a worker's clock (`wake_at`);
+        any other is delivered after the commit, or not at all."""
+        due_later = self.status == JobStatus.PENDING and self.due_at > now
+        self.wake_at = self.due_at if due_later else None
+
+    @property
+    def held(self) -> bool:
+        """Whether the clock delivers it (webapp/engine/clock.py), not the step's commit."""
+        return self.wake_at is not None
 
 
 _INSTANCE_COLUMNS = [INSTANCES.c[f.name] for f in fields(InstanceRow)]
@@ -601,6 +613,8 @@ def insert_jobs(
                 **options,
             )
         )
+    for job in jobs:
+        job.hold(now)
     rows = [
         {**values_of(job, exclude=("id", "saved")), "created_at": now, "updated_at": now}
         for job in jobs
@@ -614,11 +628,11 @@ def insert_jobs(
 
 def save_jobs(conn: Connection, jobs: list[JobRow], now: datetime) -> None:
     """Write the changed state of the jobs the step holds."""
-    changed = [
-        {"job_id": job.id, "updated_at": now, **values_of(job, JOB_STATE)}
-        for job in jobs
-        if job.changed
-    ]
+    changed = []
+    for job in jobs:
+        if job.changed:
+            job.hold(now)
+            changed.append({"job_id": job.id, "updated_at": now, **values_of(job, JOB_STATE)})
     if changed:
         conn.execute(UPDATE_JOB, changed)
     for job in jobs:

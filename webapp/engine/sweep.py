@@ -1,10 +1,12 @@
 """Recovery: enqueue again the jobs whose delivery was lost, whose worker died, or whose time came.
 
 No RQ state is trusted for ever: `started` only until the job should have been leased (a pure tool:
-until its timeout), `scheduled` until the job is due, `queued` only while the id waits in the queue
-list. Delivery is at least once: a job enqueued twice is harmless, because applying it checks that
-the job is still pending for its token. The sweep only reads the database; it never changes
-instances.
+until its timeout), `scheduled` (left in RQ's scheduler by an earlier version) until the job is
+due, `queued` only while the id waits in the queue list. A job due later waits in the database for
+a worker's clock (engine/clock.py); one whose clock died between its claim and the enqueue has no
+RQ record, and is sent again like any lost delivery. Delivery is at least once: a job enqueued
+twice is harmless, because applying it checks that the job is still pending for its token. The
+sweep only reads the database; it never changes instances.
 """
 
 from __future__ import annotations
@@ -102,7 +104,7 @@ def _signals_again(
 ) -> int:
     """Signal broadcasts and batches whose delivery was lost or whose worker died."""
     refs = signals.lost(session, queue, grace=grace, now=now)
-    return len(refs) if refs and enqueue(queue, refs, entry_points, now=now) else 0
+    return len(refs) if refs and enqueue(queue, refs, entry_points) else 0
 
 
 def _classify(
@@ -149,7 +151,7 @@ def _send_again(queue: Queue, rows: Sequence[Any], now: datetime, entry_points: 
         )
         for row in rows
     ]
-    return len(refs) if enqueue(queue, refs, entry_points, now=now) else 0
+    return len(refs) if enqueue(queue, refs, entry_points) else 0
 
 
 def _lost(row, state: str | None, started_at: bytes | None, now: datetime, grace: float) -> bool:
@@ -164,7 +166,7 @@ def _lost(row, state: str | None, started_at: bytes | None, now: datetime, grace
     if state is None or state in ("finished", "failed", "stopped", "canceled"):
         return True
     if state != "started":
-        return True  # scheduled, and due for longer than the grace: the scheduler is late or gone
+        return True  # scheduled in RQ by an earlier version, which no scheduler moves now
     try:
         began = utcparse(started_at.decode()) if started_at else None
     except ValueError:

@@ -9,7 +9,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import BigInteger, Float, ForeignKey, Index, Integer, String, Text, false
+from sqlalchemy import BigInteger, Float, ForeignKey, Index, Integer, String, Text, false, text
 from sqlalchemy.orm import Mapped, mapped_column, relationship
 
 from webapp.models.auth import Partition, Role, User
@@ -110,10 +110,21 @@ class Token(Model):
 
 
 class Job(Model):
-    """Work a worker does for a token: a tool call (with retries) or a timer; `key` is unique."""
+    """Work a worker does for a token: a tool call (with retries) or a timer; `key` is unique.
+
+    `wake_at` is set (to `due_at`) while a pending job waits for its time in the database; a
+    worker's clock clears it as it claims the job and hands it to RQ (webapp/engine/clock.py)."""
 
     __tablename__ = "jobs"
-    __table_args__ = (Index("ix_jobs_status_due_at", "status", "due_at"),)
+    __table_args__ = (
+        Index("ix_jobs_status_due_at", "status", "due_at"),
+        Index(
+            "ix_jobs_wake_at",
+            "wake_at",
+            postgresql_where=text("wake_at IS NOT NULL"),
+            sqlite_where=text("wake_at IS NOT NULL"),
+        ),
+    )
 
     id: Mapped[int] = mapped_column(primary_key=True)
     instance_id: Mapped[int] = mapped_column(
@@ -137,6 +148,7 @@ class Job(Model):
     timeout: Mapped[float] = mapped_column(Float, default=30.0)
     lease_until: Mapped[datetime | None] = mapped_column(UTCDateTime(), nullable=True)
     last_error: Mapped[dict[str, Any] | None] = mapped_column(JSONType, nullable=True)
+    wake_at: Mapped[datetime | None] = mapped_column(UTCDateTime(), nullable=True)
     created_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
     updated_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
 

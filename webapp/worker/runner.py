@@ -1,6 +1,8 @@
 """The RQ worker: jobs run inside the Flask app context with a fresh database session each.
 
-Each worker also runs the sweep thread (webapp/worker/sweeper.py). A worker outlives Redis
+Each worker also runs the clock thread, which enqueues jobs whose time came
+(webapp/worker/clock.py), and the sweep thread (webapp/worker/sweeper.py); RQ's scheduler process
+is not started, since nothing is scheduled in RQ. A worker outlives Redis
 outages: RQ quits on a dropped connection anywhere but in its wait for the next job, so each step
 of RQ's loop here logs the outage, waits for Redis with growing pauses and carries on. RQ's record
 of a job in hand is then abandoned; the database holds the job's truth, and the sweep delivers
@@ -10,7 +12,6 @@ again whatever did not run.
 from __future__ import annotations
 
 import logging
-import os
 import time
 from typing import Any
 
@@ -18,7 +19,6 @@ from flask import Flask
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 from rq import SimpleWorker, worker_registration
-from rq.defaults import DEFAULT_LOGGING_DATE_FORMAT, DEFAULT_LOGGING_FORMAT
 from rq.executions import Execution
 from rq.job import Job as RQJob
 from rq.logutils import setup_loghandlers
@@ -32,8 +32,8 @@ from webapp.extensions import db
 from webapp.infra import logs
 from webapp.infra.database import WORKER_PING_AFTER_IDLE
 from webapp.infra.queue import get_queue, redis_connection
+from webapp.worker.clock import Clock
 from webapp.worker.outages import MAX_REDIS_WAIT, REDIS_DOWN, wait_for_redis
-from webapp.worker.scheduler import AppScheduler
 from webapp.worker.sweeper import Sweeper
 
 log = logging.getLogger(__name__)
@@ -47,6 +47,7 @@ class AppWorker(SimpleWorker):
     """
 
     app: Flask
+    clock: Clock | None = None
     sweeper: Sweeper | None = None
     max_connection_wait_time = MAX_REDIS_WAIT  # the ceiling of RQ's own retries while dequeuing
     _last_beat = 0.0
@@ -189,18 +190,33 @@ class AppWorker(SimpleWorker):
             finally:
                 db.session.remove()
 
+    def bootstrap(self, *args: Any, **kwargs: Any) -> None:
+        """RQ's start-up writes the worker's record and state; when Redis drops meanwhile, wait
+        for it and carry on (the heartbeat writes a missing record again)."""
+        try:
+            super().bootstrap(*args, **kwargs)
+        except REDIS_DOWN as error:
+            self._lost_redis("starting", error)
+            self._state_saved = False
+            self._wait_for_redis()
+
     def work(self, burst: bool = False, *args: Any, **kwargs: Any) -> bool:
-        """Sweep once before working (so `--burst` also recovers lost jobs), then periodically;
-        a worker started during an outage waits for Redis first."""
+        """Enqueue the due timers and sweep once before working (so `--burst` also runs them and
+        recovers lost jobs), then periodically; a worker started during an outage waits for
+        Redis first."""
         self._wait_for_redis()
+        self.clock = Clock(self.app)
         self.sweeper = Sweeper(self.app)
+        self.clock.tick()  # before the sweep, which would send the due timers a second time
         self.sweeper.sweep_once(grace=0)
         self.sweeper.start_schedules()
         if not burst:
+            self.clock.start()
             self.sweeper.start()
         try:
             return super().work(burst, *args, **kwargs)
         finally:
+            self.clock.stop()
             self.sweeper.stop()
 
     def set_shutdown_requested_date(self) -> None:
@@ -219,36 +235,6 @@ class AppWorker(SimpleWorker):
             self.log.warning(
                 "Worker %s: could not sign off, Redis unavailable: %s", self.name, error
             )
-
-    def _start_scheduler(
-        self,
-        burst: bool = False,
-        logging_level: str | None = "INFO",
-        date_format: str = DEFAULT_LOGGING_DATE_FORMAT,
-        log_format: str = DEFAULT_LOGGING_FORMAT,
-    ) -> None:
-        """RQ's start-up of its scheduler (the same steps), with the one that outlives outages."""
-        self.scheduler = scheduler = AppScheduler(
-            self.queues,
-            connection=self.connection,
-            logging_level=logging_level if logging_level is not None else self.log.level,
-            date_format=date_format,
-            log_format=log_format,
-            serializer=self.serializer,
-        )
-        scheduler.worker_pid = os.getpid()
-        scheduler.acquire_locks()
-        if not scheduler.acquired_locks:
-            return
-        if not burst:
-            scheduler.start()
-            return
-        try:
-            scheduler.register_birth()
-            scheduler.enqueue_scheduled_jobs()
-        finally:
-            scheduler.release_locks()
-            scheduler.register_death()
 
     def _pubsub_exception_handler(self, exc: Exception, pubsub: Any, pubsub_thread: Any) -> None:
         """RQ retries a dropped connection of the thread that receives `rq` commands, but a
@@ -298,7 +284,7 @@ def build_worker(app: Flask, name: str | None = None) -> AppWorker:
     return worker
 
 
-def run(app: Flask, *, burst: bool = False, with_scheduler: bool = True) -> bool:
+def run(app: Flask, *, burst: bool = False) -> bool:
     """Work until stopped (or, with burst, until the queue is empty); a worker started while
     Redis is down waits for it. Flowdesk's own lines (the sweep, outages) share RQ's handler
     where `webapp.infra.logs` installed none (under a test runner)."""
@@ -307,4 +293,4 @@ def run(app: Flask, *, burst: bool = False, with_scheduler: bool = True) -> bool
     wait_for_redis(redis_connection(app))
     app.config.setdefault("DB_PING_AFTER_IDLE", WORKER_PING_AFTER_IDLE)
     worker = build_worker(app)
-    return worker.work(burst=burst, with_scheduler=with_scheduler, logging_level="INFO")
+    return worker.work(burst=burst, with_scheduler=False, logging_level="INFO")

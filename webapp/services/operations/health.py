@@ -35,10 +35,11 @@ class Health:
     workers: list[WorkerInfo] = field(default_factory=list)
     queued: int = 0
     started: int = 0
-    scheduled: int = 0
     failed: int = 0
     pending_jobs: int = 0
     overdue_jobs: int = 0
+    # Timers and retries waiting in the database for their time (a worker's clock sends them).
+    waiting_jobs: int = 0
     expired_leases: int = 0
 
     @property
@@ -64,7 +65,6 @@ def read(now: datetime | None = None) -> Health:
 def _queue(health: Health, queue: Queue) -> None:
     health.queued = queue.count
     health.started = queue.started_job_registry.count
-    health.scheduled = queue.scheduled_job_registry.count
     health.failed = queue.failed_job_registry.count
 
 
@@ -96,6 +96,9 @@ def _database(health: Health, now: datetime) -> None:
             select(func.count()).where(pending, Job.due_at < now, Job.lease_until.is_(None))
         )
         or 0
+    )
+    health.waiting_jobs = (
+        db.session.scalar(select(func.count()).where(Job.wake_at.is_not(None), pending)) or 0
     )
     health.expired_leases = (
         db.session.scalar(select(func.count()).where(pending, Job.lease_until < now)) or 0

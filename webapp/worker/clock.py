@@ -1,0 +1,106 @@
+"""The thread in every worker that hands the jobs whose time came (timers, boundary timers,
+retries after their backoff) from the database to RQ, in one pipeline a batch
+(webapp/engine/clock.py claims them, so two clocks do not send the same job)."""
+
+from __future__ import annotations
+
+import logging
+import threading
+
+from flask import Flask
+from redis.exceptions import RedisError
+
+from webapp.engine import clock
+from webapp.extensions import db
+from webapp.infra.database import is_unavailable
+from webapp.models.base import utcnow
+from webapp.models.session import db_session
+from webapp.services.jobs import engine_queue, send
+
+log = logging.getLogger(__name__)
+
+
+class Clock(threading.Thread):
+    """Every TIMER_INTERVAL, claims the due jobs and enqueues them: the jobs that came due since
+    the last tick go in one claim and one pipeline. While Redis is down it claims nothing (a
+    claim it could not send goes back to the database), so timers fire as soon as Redis is
+    back."""
+
+    def __init__(self, app: Flask) -> None:
+        super().__init__(name="flowdesk-clock", daemon=True)
+        self.app = app
+        self.interval = float(app.config["TIMER_INTERVAL"])
+        self.stopped = threading.Event()
+        self.redis_down = False
+        self.database_down = False
+
+    def run(self) -> None:
+        while not self.stopped.wait(self.interval):
+            self.tick()
+
+    def stop(self) -> None:
+        self.stopped.set()
+
+    def tick(self) -> int:
+        """Enqueue every job that is due; how many this clock sent."""
+        with self.app.app_context():
+            try:
+                sent = self._deliver()
+            except Exception as error:  # the next tick tries again
+                self._failed(error)
+                return 0
+            finally:
+                db.session.remove()
+        if self.database_down:
+            log.info("the database is back: timers are delivered again")
+            self.database_down = False
+        return sent
+
+    def _deliver(self) -> int:
+        """Claim and enqueue batches while full ones come (a read off the index first, so an
+        idle tick takes no write lock)."""
+        session = db_session()
+        sent = 0
+        while not self.stopped.is_set():
+            now = utcnow()
+            wake = clock.next_wake(session)
+            session.rollback()
+            if wake is None or wake > now:
+                break
+            if self.redis_down and not self._redis_back():
+                break
+            refs = clock.claim_due(session, now)
+            session.commit()
+            if refs and not send(refs):
+                clock.release(session, refs)
+                session.commit()
+                log.warning("timers wait until Redis is back: %d job(s) due", len(refs))
+                self.redis_down = True
+                break
+            sent += len(refs)
+            if len(refs) < clock.CLAIM_BATCH:  # the rest (if any) is locked: the next tick
+                break
+        return sent
+
+    def _redis_back(self) -> bool:
+        queue = engine_queue()
+        try:
+            if queue is None or not queue.connection.ping():
+                return False
+        except (RedisError, OSError):
+            return False
+        log.info("Redis is back: timers are delivered again")
+        self.redis_down = False
+        return True
+
+    def _failed(self, error: Exception) -> None:
+        """A database outage is one line when it begins; a bug, a traceback each time."""
+        if not is_unavailable(error):
+            log.exception("the clock failed")
+        elif not self.database_down:
+            log.warning("timers wait until the database is back: %s", error)
+            self.database_down = True
+        try:
+            db.session.rollback()
+        except Exception as rollback_error:  # the connection is gone with the database
+            log.debug("rollback after a failed tick: %s", rollback_error)
