@@ -1,4 +1,4 @@
-"""Upgrading to 0017 gives every pending job due later its wake time, so the workers' clocks
+"""Upgrading to 0018 gives every pending job due later its wake time, so the workers' clocks
 deliver the timers and retries an older release had scheduled in RQ."""
 
 from datetime import timedelta
@@ -28,7 +28,7 @@ def test_pending_jobs_due_later_get_their_wake_time_on_upgrade(app_config, fresh
         db.session.execute(update(Job).where(Job.id == ids[2]).values(status="done"))
         db.session.commit()
         db.session.remove()
-        downgrade(revision="0016_unclaimed_tasks_index")
+        downgrade(revision="0017_inbox_search_trigrams")
         upgrade()
         rows = db.session.execute(select(Job.id, Job.wake_at, Job.due_at).order_by(Job.id)).all()
         assert [(row.id, row.wake_at) for row in rows] == [

@@ -62,7 +62,7 @@ def test_without_the_right_to_create_pg_trgm_the_upgrade_still_succeeds(
             upgrade()
             assert _indexes() == set()
             version = db.session.execute(text("SELECT version_num FROM alembic_version")).scalar()
-            assert version == "0017_inbox_search_trigrams"
+            assert version == "0018_job_wake_at"
             db.session.remove()
             db.engine.dispose()
     finally:

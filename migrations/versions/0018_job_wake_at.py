@@ -6,8 +6,8 @@ enqueues it. The partial index holds only those waiting jobs, so each clock tick
 earliest one off the index. Pending jobs due later when upgrading get theirs here (their copies
 in RQ's scheduled registry are no longer moved by anything).
 
-Revision ID: 0017_job_wake_at
-Revises: 0016_unclaimed_tasks_index
+Revision ID: 0018_job_wake_at
+Revises: 0017_inbox_search_trigrams
 Create Date: 2026-12-06 07:30:00
 
 """
@@ -15,8 +15,8 @@ Create Date: 2026-12-06 07:30:00
 import sqlalchemy as sa
 from alembic import op
 
-revision = "0017_job_wake_at"
-down_revision = "0016_unclaimed_tasks_index"
+revision = "0018_job_wake_at"
+down_revision = "0017_inbox_search_trigrams"
 branch_labels = None
 depends_on = None
 
