@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
@@ -10,6 +11,7 @@ from tests.helpers.app import make_user
 from tests.helpers.documents import FORM, chain, node
 from tests.helpers.processes import publish_document
 from tests.helpers.workers import Workers
+from webapp.infra.redis_server import EmbeddedRedis
 
 
 @pytest.fixture
@@ -73,3 +75,12 @@ def workers(app, app_config, tmp_path) -> Iterator[Workers]:
     group = Workers(app_config, tmp_path)
     yield group
     group.stop_all()
+
+
+@pytest.fixture
+def private_redis(tmp_path: Path) -> Iterator[EmbeddedRedis]:
+    """A Redis server of the test's own, which it may stop and start."""
+    server = EmbeddedRedis(tmp_path / "redis")
+    server.ensure_running()
+    yield server
+    server.stop()

@@ -10,7 +10,6 @@ import signal
 import threading
 import time
 from collections import Counter
-from collections.abc import Iterator
 from datetime import timedelta
 from pathlib import Path
 
@@ -27,7 +26,6 @@ from tests.helpers.processes import publish_document
 from tests.helpers.workers import wait_for
 from webapp.engine import clock, steps
 from webapp.engine.dispatch import JobRef, enqueue
-from webapp.infra.redis_server import EmbeddedRedis
 from webapp.models import Job
 from webapp.models.base import utcnow
 from webapp.services.jobs import ENTRY_POINTS, commit, engine_queue
@@ -245,14 +243,6 @@ def test_a_timer_claimed_by_a_clock_that_died_is_delivered_by_the_sweep(
     engine.commit()
     wait_for(lambda: _status(engine, instance_id) == "completed", 1 + 1.5 + SLACK, "the sweep")
     assert history(engine, instance_id).count(("timer", "wait")) == 1
-
-
-@pytest.fixture
-def private_redis(tmp_path: Path) -> Iterator[EmbeddedRedis]:
-    server = EmbeddedRedis(tmp_path / "redis")
-    server.ensure_running()
-    yield server
-    server.stop()
 
 
 def test_a_timer_due_while_redis_is_down_fires_once_redis_is_back(

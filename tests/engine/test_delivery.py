@@ -6,10 +6,8 @@ from __future__ import annotations
 import os
 import signal
 import time
-from collections.abc import Iterator
 from pathlib import Path
 
-import pytest
 from redis import Redis
 from rq import Worker
 from rq.job import Job as RQJob
@@ -105,14 +103,6 @@ def test_a_delivery_stuck_in_the_intermediate_list_is_sent_again_in_bounded_time
 
 
 # --- Redis going away under a running worker ---------------------------------------------------
-
-
-@pytest.fixture
-def private_redis(tmp_path: Path) -> Iterator[EmbeddedRedis]:
-    server = EmbeddedRedis(tmp_path / "redis")
-    server.ensure_running()
-    yield server
-    server.stop()
 
 
 def _kill(server: EmbeddedRedis) -> None:

@@ -6,25 +6,12 @@ from __future__ import annotations
 import os
 import signal
 import time
-from collections.abc import Iterator
-from pathlib import Path
-
-import pytest
 
 from tests.helpers.documents import chain, node
 from tests.helpers.instances import history, load
 from tests.helpers.processes import publish_document
 from tests.helpers.workers import wait_for
 from webapp.engine import steps
-from webapp.infra.redis_server import EmbeddedRedis
-
-
-@pytest.fixture
-def private_redis(tmp_path: Path) -> Iterator[EmbeddedRedis]:
-    server = EmbeddedRedis(tmp_path / "redis")
-    server.ensure_running()
-    yield server
-    server.stop()
 
 
 def test_a_worker_that_loses_redis_while_starting_waits_for_it(

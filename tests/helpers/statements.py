@@ -30,12 +30,14 @@ class Seen:
 
 
 @contextmanager
-def statements(app) -> Iterator[Seen]:
-    """Record the statements `app`'s engine runs inside the block."""
+def statements(app_or_engine) -> Iterator[Seen]:
+    """Record the statements run inside the block by an app's engine (or by this engine)."""
     from webapp.extensions import db
 
-    with app.app_context():
-        engine = db.engine
+    engine = app_or_engine
+    if hasattr(app_or_engine, "app_context"):
+        with app_or_engine.app_context():
+            engine = db.engine
     seen = Seen()
 
     def before(conn, cursor, statement, parameters, context, executemany) -> None:

@@ -4,43 +4,25 @@ step holds, and nothing of the user's roles or partitions again after the commit
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
-from contextlib import contextmanager
 
-from sqlalchemy import event, select
+from sqlalchemy import select
 
 from tests.helpers.inbox import open_task
 from tests.helpers.instances import start_latest
+from tests.helpers.statements import Seen, statements
+from webapp.extensions import db
 
 
-@contextmanager
-def statements(engine) -> Iterator[list[tuple[str, bool]]]:
-    """(statement, after the last commit) for each statement run on `engine` inside the block."""
-    seen: list[str] = []
-    commits: list[int] = []
-    found: list[tuple[str, bool]] = []
-
-    def before(conn, cursor, statement, parameters, context, executemany) -> None:
-        seen.append(" ".join(statement.split()))
-
-    def commit(conn) -> None:
-        commits.append(len(seen))
-
-    event.listen(engine, "before_cursor_execute", before)
-    event.listen(engine, "commit", commit)
-    try:
-        yield found
-    finally:
-        event.remove(engine, "before_cursor_execute", before)
-        event.remove(engine, "commit", commit)
-    last = commits[-1] if commits else len(seen)
-    found.extend((statement, index >= last) for index, statement in enumerate(seen))
+def _timed(seen: Seen) -> list[tuple[str, bool]]:
+    """(statement, run after the last commit) for each statement seen."""
+    late = len(seen.statements) - len(seen.after_commit())
+    return [(statement, index >= late) for index, statement in enumerate(seen.statements)]
 
 
-def _reads(seen: list[tuple[str, bool]], table: str, *, after: bool | None = None) -> list[str]:
+def _reads(seen: Seen, table: str, *, after: bool | None = None) -> list[str]:
     """SELECTs reading `table` (in FROM), before or after the last commit (None: either)."""
     pattern = re.compile(rf"^SELECT .* FROM {table}\b")
-    return [s for s, late in seen if pattern.match(s) and (after is None or late == after)]
+    return [s for s, late in _timed(seen) if pattern.match(s) and (after is None or late == after)]
 
 
 def _loaded_user(db_session, username: str):
@@ -53,7 +35,6 @@ def _loaded_user(db_session, username: str):
 
 
 def test_completing_reads_the_task_and_instance_once(app, flows, db_session):
-    from webapp.extensions import db
     from webapp.models import Task
     from webapp.services import tasks
 
@@ -67,7 +48,7 @@ def test_completing_reads_the_task_and_instance_once(app, flows, db_session):
     assert not _reads(seen, "tokens", after=True)
     for table in ("users", "roles", "partitions", "role_permissions"):
         assert not _reads(seen, table, after=True), f"{table} reloaded after the commit"
-    updates = [s for s, _ in seen if s.startswith("UPDATE tasks")]
+    updates = [s for s in seen.statements if s.startswith("UPDATE tasks")]
     assert len(updates) == 1, "claimed and completed in one statement"
     approve = db_session.scalar(select(Task).where(Task.node_id == "approve"))
     assert done.next_task is not None and done.next_task.id == approve.id
@@ -83,7 +64,6 @@ def test_completing_reads_the_task_and_instance_once(app, flows, db_session):
 
 
 def test_completing_the_last_task_says_so_without_a_next_one(app, flows, db_session):
-    from webapp.extensions import db
     from webapp.services import tasks
 
     instance_id = start_latest(app, "direct")
@@ -92,7 +72,7 @@ def test_completing_the_last_task_says_so_without_a_next_one(app, flows, db_sess
     with statements(db.engine) as seen:
         done = tasks.complete(bob, sign.id, {})
     assert (done.where, done.next_task) == (f"Instance {instance_id} is complete.", None)
-    assert not [s for s, late in seen if late], "a completed instance needs no read after"
+    assert not seen.after_commit(), "a completed instance needs no read after"
 
 
 def test_a_task_for_others_next_is_named_but_not_offered(app, flows, db_session):
@@ -113,7 +93,6 @@ def test_reporting_claims_the_task_and_names_the_next_without_reloading_the_user
 ):
     """A non-interrupting escalation: the task stays open, now bob's, and comes next again (the
     first of his open tasks there); the user's roles are not read again after the commit."""
-    from webapp.extensions import db
     from webapp.models import Task
     from webapp.services import tasks
 
@@ -134,7 +113,6 @@ def test_reporting_claims_the_task_and_names_the_next_without_reloading_the_user
 
 
 def test_claiming_finds_and_locks_the_instance_in_one_statement(app, flows, db_session):
-    from webapp.extensions import db
     from webapp.services import tasks
 
     review = open_task(db_session, start_latest(app, "expense", input={"requested": 5}), "review")
@@ -153,7 +131,6 @@ def test_after_a_completion_many_open_tasks_are_named_up_to_ten_and_counted(app,
     from tests.helpers.documents import document, flow, node
     from tests.helpers.inbox import user_task
     from tests.helpers.processes import publish_document
-    from webapp.extensions import db
     from webapp.services import tasks
 
     titles = [f"Check part {n:02d}" for n in range(1, 13)]
