@@ -21,6 +21,8 @@ from wtforms.validators import Length, NumberRange, Optional
 
 from webapp.designer.missing import Missing
 from webapp.designer.panels.base import (
+    PanelContext,
+    PanelForm,
     as_rows,
     as_text,
     number_text,
@@ -144,6 +146,19 @@ def read_multi_instance(form: MultiInstanceFields, config: dict[str, Any]) -> No
         if text:
             multi[key] = text
     config["multiInstance"] = multi
+
+
+class RunsMultiInstance(MultiInstanceFields, PanelForm):
+    """The multi-instance section after whatever the rest of the panel loads and writes (for
+    panels with no field of their own placed after it)."""
+
+    @classmethod
+    def load(cls, config: Mapping[str, Any]) -> dict[str, Any]:
+        return {**super().load(config), **multi_instance_data(config.get("multiInstance"))}
+
+    def dump(self, config: dict[str, Any], context: PanelContext) -> None:
+        super().dump(config, context)
+        read_multi_instance(self, config)
 
 
 class InputRow(Form):

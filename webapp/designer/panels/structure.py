@@ -31,19 +31,14 @@ from webapp.designer.panels.base import (
 from webapp.designer.panels.fields import (
     MappingRow,
     MultiInstanceFields,
+    RunsMultiInstance,
     multi_instance_data,
     read_multi_instance,
 )
 
 
-class SubProcessPanel(MultiInstanceFields, PanelForm):
-    @classmethod
-    def load(cls, config: Mapping[str, Any]) -> dict[str, Any]:
-        return {**super().load(config), **multi_instance_data(config.get("multiInstance"))}
-
-    def dump(self, config: dict[str, Any], context: PanelContext) -> None:
-        super().dump(config, context)
-        read_multi_instance(self, config)
+class SubProcessPanel(RunsMultiInstance):
+    """Nothing of its own to set but how often it runs (its contents are drawn inside it)."""
 
 
 class CallActivityPanel(MultiInstanceFields, PanelForm):

@@ -31,6 +31,7 @@ from webapp.designer.panels.events import MessagePanel
 from webapp.designer.panels.fields import (
     MessageNameField,
     MultiInstanceFields,
+    RunsMultiInstance,
     ToolFields,
     multi_instance_data,
     read_multi_instance,
@@ -195,14 +196,8 @@ class SendTaskPanel(MessageNameField, ServiceTaskPanel):
         read_multi_instance(self, config)
 
 
-class ReceiveTaskPanel(MultiInstanceFields, MessagePanel):
-    @classmethod
-    def load(cls, config: Mapping[str, Any]) -> dict[str, Any]:
-        return {**super().load(config), **multi_instance_data(config.get("multiInstance"))}
-
-    def dump(self, config: dict[str, Any], context: PanelContext) -> None:
-        super().dump(config, context)
-        read_multi_instance(self, config)
+class ReceiveTaskPanel(RunsMultiInstance, MessagePanel):
+    """A message catch that may run as a multi-instance."""
 
 
 class ScriptTaskPanel(MultiInstanceFields, PanelForm):
@@ -242,11 +237,5 @@ def _read_script(form: ScriptTaskPanel, config: dict[str, Any]) -> None:
         form.script.errors.append(message)
 
 
-class ManualTaskPanel(MultiInstanceFields, PanelForm):
-    @classmethod
-    def load(cls, config: Mapping[str, Any]) -> dict[str, Any]:
-        return {**super().load(config), **multi_instance_data(config.get("multiInstance"))}
-
-    def dump(self, config: dict[str, Any], context: PanelContext) -> None:
-        super().dump(config, context)
-        read_multi_instance(self, config)
+class ManualTaskPanel(RunsMultiInstance):
+    """Nothing of its own to set but how often it runs."""
