@@ -12,10 +12,10 @@ from redis.exceptions import RedisError
 
 from webapp.engine import clock
 from webapp.extensions import db
-from webapp.infra.database import is_unavailable
 from webapp.models.base import utcnow
 from webapp.models.session import db_session
 from webapp.services.jobs import engine_queue, send
+from webapp.worker.outages import DatabaseOutage
 
 log = logging.getLogger(__name__)
 
@@ -32,7 +32,12 @@ class Clock(threading.Thread):
         self.interval = float(app.config["TIMER_INTERVAL"])
         self.stopped = threading.Event()
         self.redis_down = False
-        self.database_down = False
+        self.database = DatabaseOutage(
+            log,
+            failed="the clock failed",
+            waiting="timers wait until the database is back",
+            back="the database is back: timers are delivered again",
+        )
 
     def run(self) -> None:
         while not self.stopped.wait(self.interval):
@@ -47,13 +52,11 @@ class Clock(threading.Thread):
             try:
                 sent = self._deliver()
             except Exception as error:  # the next tick tries again
-                self._failed(error)
+                self.database.failed(error)
                 return 0
             finally:
                 db.session.remove()
-        if self.database_down:
-            log.info("the database is back: timers are delivered again")
-            self.database_down = False
+        self.database.passed()
         return sent
 
     def _deliver(self) -> int:
@@ -92,15 +95,3 @@ class Clock(threading.Thread):
         log.info("Redis is back: timers are delivered again")
         self.redis_down = False
         return True
-
-    def _failed(self, error: Exception) -> None:
-        """A database outage is one line when it begins; a bug, a traceback each time."""
-        if not is_unavailable(error):
-            log.exception("the clock failed")
-        elif not self.database_down:
-            log.warning("timers wait until the database is back: %s", error)
-            self.database_down = True
-        try:
-            db.session.rollback()
-        except Exception as rollback_error:  # the connection is gone with the database
-            log.debug("rollback after a failed tick: %s", rollback_error)

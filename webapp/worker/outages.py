@@ -10,6 +10,9 @@ from redis import Redis
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
+from webapp.extensions import db
+from webapp.infra.database import is_unavailable
+
 log = logging.getLogger(__name__)
 
 # What a Redis outage raises: a dropped or refused connection, a timeout, a server still loading.
@@ -49,3 +52,34 @@ def wait_for_redis(
         if attempt:
             log.info("%s: Redis is back", who)
         return
+
+
+class DatabaseOutage:
+    """What a worker thread says about a database outage: one line when it begins and one when
+    it is over; anything else that fails (a bug) is a traceback each time."""
+
+    def __init__(self, logger: logging.Logger, *, failed: str, waiting: str, back: str) -> None:
+        self.log = logger
+        self.messages = (failed, waiting, back)
+        self.down = False
+
+    def failed(self, error: Exception, *, rollback: bool = True) -> None:
+        """Note `error`; `rollback` ends the session's transaction (a lost connection may
+        refuse even that)."""
+        failed, waiting, _ = self.messages
+        if not is_unavailable(error):
+            self.log.exception(failed)
+        elif not self.down:
+            self.log.warning("%s: %s", waiting, error)
+            self.down = True
+        if rollback:
+            try:
+                db.session.rollback()
+            except Exception as rollback_error:  # the connection is gone with the database
+                self.log.debug("rollback after a failure: %s", rollback_error)
+
+    def passed(self) -> None:
+        """The work went through: say so once if the database had been away."""
+        if self.down:
+            self.log.info(self.messages[2])
+            self.down = False

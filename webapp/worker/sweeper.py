@@ -14,12 +14,12 @@ from redis.exceptions import RedisError
 
 from webapp.engine.sweep import sweep
 from webapp.extensions import db
-from webapp.infra.database import is_unavailable
 from webapp.infra.queue import redis_connection
 from webapp.models.session import db_session
 from webapp.services.jobs import ENTRY_POINTS, engine_queue
 from webapp.services.operations import retention_tick
 from webapp.services.schedules import run_due
+from webapp.worker.outages import DatabaseOutage
 
 log = logging.getLogger(__name__)
 
@@ -36,8 +36,18 @@ class Sweeper(threading.Thread):
         self.lock_key = f"flowdesk:sweep:{app.config['RQ_QUEUE']}"
         self.stopped = threading.Event()
         self.redis_down = False
-        self.database_down = False
-        self.sweep_database_down = False
+        self.starts_database = DatabaseOutage(
+            log,
+            failed="timer starts failed",
+            waiting="timer starts wait until the database is back",
+            back="the database is back: timer starts run again",
+        )
+        self.sweep_database = DatabaseOutage(
+            log,
+            failed="sweep failed",
+            waiting="sweeps wait until the database is back",
+            back="the database is back: sweeping again",
+        )
 
     def run(self) -> None:
         now = time.monotonic()
@@ -60,17 +70,11 @@ class Sweeper(threading.Thread):
             try:
                 started = run_due()
             except Exception as error:  # the next pass tries again
-                if not is_unavailable(error):
-                    log.exception("timer starts failed")
-                elif not self.database_down:
-                    log.warning("timer starts wait until the database is back: %s", error)
-                    self.database_down = True
+                self.starts_database.failed(error, rollback=False)
                 return 0
             finally:
                 db.session.remove()
-        if self.database_down:
-            log.info("the database is back: timer starts run again")
-            self.database_down = False
+        self.starts_database.passed()
         return started
 
     def stop(self) -> None:
@@ -103,25 +107,10 @@ class Sweeper(threading.Thread):
                     wait = float(self.app.config["SWEEP_GRACE"]) if grace is None else grace
                     sweep(db_session(), queue, ENTRY_POINTS, grace=wait)
             except Exception as error:  # the next sweep tries again
-                self._sweep_failed(error)
+                self.sweep_database.failed(error)
                 return True
             finally:
                 db.session.remove()
-        if self.sweep_database_down:
-            log.info("the database is back: sweeping again")
-            self.sweep_database_down = False
+        self.sweep_database.passed()
         retention_tick(self.app)
         return True
-
-    def _sweep_failed(self, error: Exception) -> None:
-        """A database outage is one line when it begins (as for timer starts); a bug, a
-        traceback each time."""
-        if not is_unavailable(error):
-            log.exception("sweep failed")
-        elif not self.sweep_database_down:
-            log.warning("sweeps wait until the database is back: %s", error)
-            self.sweep_database_down = True
-        try:
-            db.session.rollback()
-        except Exception as rollback_error:  # the connection is gone with the database
-            log.debug("rollback after a failed sweep: %s", rollback_error)
