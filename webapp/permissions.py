@@ -16,7 +16,8 @@ PERMISSIONS: dict[str, str] = {
     "processes.publish": "Publish process versions",
     "instances.start": "Start process instances",
     "instances.read": "See instances, their diagrams and history",
-    "instances.manage": "Cancel, retry and change running instances",
+    "instances.manage": "Cancel and retry running instances",
+    "instances.modify": "Suspend, resume, move tokens of and migrate running instances",
     "tasks.work": "Work tasks in the inbox",
     "admin": "Administer users, roles and partitions (implies every permission)",
 }
@@ -29,7 +30,7 @@ BUILT_IN_ROLES: dict[str, tuple[list[str], str]] = {
         "Models and publishes processes.",
     ),
     "operator": (
-        ["instances.read", "instances.manage", "instances.start"],
+        ["instances.read", "instances.manage", "instances.modify", "instances.start"],
         "Watches running instances and fixes incidents.",
     ),
     "clerk": (["tasks.work", "instances.start"], "Works tasks and starts requests."),

@@ -6,6 +6,8 @@ from __future__ import annotations
 import uuid
 
 import pytest
+from alembic.script import ScriptDirectory
+from flask import current_app
 from flask_migrate import downgrade, upgrade
 from sqlalchemy import create_engine, inspect, text
 from sqlalchemy.engine import make_url
@@ -62,7 +64,8 @@ def test_without_the_right_to_create_pg_trgm_the_upgrade_still_succeeds(
             upgrade()
             assert _indexes() == set()
             version = db.session.execute(text("SELECT version_num FROM alembic_version")).scalar()
-            assert version == "0018_job_wake_at"
+            config = current_app.extensions["migrate"].migrate.get_config()
+            assert version == ScriptDirectory.from_config(config).get_current_head()
             db.session.remove()
             db.engine.dispose()
     finally:
