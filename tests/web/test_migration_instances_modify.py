@@ -7,7 +7,6 @@ from webapp import create_app
 from webapp.extensions import db
 from webapp.models import Role, RolePermission
 
-
 BEFORE = "0018_job_wake_at"
 
 

@@ -4,6 +4,7 @@ and the instance indexes the operations lists rely on."""
 from __future__ import annotations
 
 from datetime import datetime
+from typing import Any
 
 from sqlalchemy import ForeignKey, Index, Integer, String, UniqueConstraint
 from sqlalchemy.orm import Mapped, mapped_column, relationship
@@ -13,6 +14,7 @@ from webapp.models.base import Model, UTCDateTime, utcnow
 from webapp.models.process import Process
 from webapp.models.runtime import Instance
 from webapp.models.statuses import BulkItemStatus, BulkStatus
+from webapp.models.types import JSONType
 
 
 class RetentionPolicy(Model):
@@ -34,7 +36,8 @@ class RetentionPolicy(Model):
 
 
 class BulkOperation(Model):
-    """One bulk cancel or retry: who asked, why, and how far the worker got."""
+    """One bulk change (cancel, retry, ...): who asked, why, with what settings, and how far the
+    worker got."""
 
     __tablename__ = "bulk_operations"
 
@@ -50,6 +53,7 @@ class BulkOperation(Model):
     created_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
     started_at: Mapped[datetime | None] = mapped_column(UTCDateTime(), nullable=True)
     finished_at: Mapped[datetime | None] = mapped_column(UTCDateTime(), nullable=True)
+    params: Mapped[dict[str, Any] | None] = mapped_column(JSONType, nullable=True)
 
     actor: Mapped[User | None] = relationship(lazy="joined")
 

@@ -1,4 +1,4 @@
-"""Bulk cancel and retry: submit a selection, then watch the worker's progress per instance."""
+"""Bulk changes (cancel, retry, ...): submit a selection, then watch the progress per instance."""
 
 from __future__ import annotations
 
@@ -12,6 +12,7 @@ from webapp.inputs import MAX_INT32, whole_number
 from webapp.models.statuses import BulkStatus
 from webapp.operations.blueprint import bp
 from webapp.services.operations import bulk
+from webapp.services.operations.bulk_actions import ACTIONS
 from webapp.services.operations.common import OperationsError
 from webapp.services.operations.filters import Filters, read_filters
 from webapp.web.access import permission_required
@@ -92,6 +93,7 @@ def bulk_confirm():
     return render_template(
         "operations/bulk_confirm.html",
         action=action,
+        kind=ACTIONS[action],
         reason=reason.strip(),
         scope=scope,
         ids=ids,

@@ -14,8 +14,8 @@ from flask_login import current_user
 from webapp.inputs import MAX_INT32, text_problem, whole_number
 from webapp.operations.blueprint import bp
 from webapp.permissions import can
-from webapp.services.operations import bulk
 from webapp.services.operations import filters as listing
+from webapp.services.operations.bulk_actions import ACTIONS
 from webapp.services.operations.common import OperationsError
 from webapp.services.operations.keyset import Cursor, KeysetPage
 from webapp.web import live
@@ -57,7 +57,7 @@ def _bulk_form() -> dict[str, Any]:
 
     ticked = failed.values_of("ids") if failed else request.args.getlist("ids")
     ids = {number for v in ticked if (number := whole_number(v, 1, MAX_INT32))}
-    action = text("action") if text("action") in bulk.ACTIONS else ""
+    action = text("action") if text("action") in ACTIONS else ""
     scope = "filter" if text("scope") == "filter" else "selected"
     reason = text("reason")
     return {"errors": errors, "action": action, "reason": reason, "scope": scope, "ids": ids}
@@ -81,6 +81,9 @@ def _list_context(filters: listing.Filters) -> dict[str, Any]:
         "bulk_errors": form["errors"],
         "bulk": form,
         "selectable": can(current_user, "instances.manage", scoped=False) and not problems,
+        "bulk_actions": [
+            a for a in ACTIONS.values() if can(current_user, a.permission, scoped=False)
+        ],
     }
     context["regions"] = live.render_regions(REGIONS, context)
     cursors = {name: request.args[name] for name in ("after", "before") if request.args.get(name)}

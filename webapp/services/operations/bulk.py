@@ -1,5 +1,5 @@
-"""Bulk cancel and retry: the selection is fixed when the operator submits, then an RQ job works
-through it, one engine transaction per instance, and records the outcome of each.
+"""Bulk changes (the kinds in `bulk_actions`): the selection is fixed when the operator submits,
+then an RQ job works through it, one engine transaction per instance, and records each outcome.
 
 An item is marked in the same transaction as its engine step, so a job run twice (resumed after
 a worker died) never applies a step twice: under the instance lock it skips items already done.
@@ -14,7 +14,7 @@ from flask import current_app
 from redis.exceptions import RedisError
 from sqlalchemy import func, insert, select, update
 
-from webapp.engine import EngineError, steps
+from webapp.engine import EngineError
 from webapp.engine.dispatch import JobRef
 from webapp.engine.locking import lock_instance
 from webapp.extensions import db
@@ -26,12 +26,12 @@ from webapp.models.session import db_session
 from webapp.models.statuses import BulkItemStatus, BulkStatus, InstanceStatus
 from webapp.permissions import can
 from webapp.services.jobs import commit
+from webapp.services.operations.bulk_actions import ACTIONS, BulkAction
 from webapp.services.operations.common import OperationsError, visible
 from webapp.services.operations.filters import Filters, matching_ids
 
 log = logging.getLogger(__name__)
 
-ACTIONS = ("cancel", "retry")
 DEFAULT_LIMIT = 10_000
 MAX_REASON = 500
 BATCH = 20
@@ -53,14 +53,16 @@ def selection(
     """The instance ids a bulk action would take now (ids, or everything matching `filters`);
     OperationsError naming each field that needs fixing. For the confirmation and `create`."""
     fields: dict[str, str] = {}
-    if action not in ACTIONS:
-        fields["action"] = "Choose cancel or retry."
+    kind = ACTIONS.get(action)
+    if kind is None:
+        *others, last = sorted(ACTIONS)
+        fields["action"] = f"Choose {', '.join(others)} or {last}."
     reason = (reason or "").strip()
-    if action == "cancel" and not reason:
-        fields["reason"] = "Say why these instances are cancelled."
+    if kind is not None and kind.reason_required and not reason:
+        fields["reason"] = kind.reason_required
     if len(reason) > MAX_REASON:
         fields["reason"] = f"Use at most {MAX_REASON} characters."
-    if not can(user, "instances.manage", scoped=False):
+    if not can(user, kind.permission if kind else "instances.manage", scoped=False):
         raise OperationsError("forbidden", "You may not change instances.", status=403)
     most = limit()
     if filters is not None:
@@ -85,8 +87,10 @@ def create(
     reason: str = "",
     ids: list[int] | None = None,
     filters: Filters | None = None,
+    params: dict[str, Any] | None = None,
 ) -> BulkOperation:
-    """Fix the selection (ids, or everything matching `filters` now) and store the operation."""
+    """Fix the selection (ids, or everything matching `filters` now) and store the operation;
+    `params` are the action's own settings, checked by the caller."""
     selected = selection(user, action, reason=reason, ids=ids, filters=filters)
     reason = (reason or "").strip()
     now = utcnow()
@@ -99,6 +103,7 @@ def create(
         total=len(selected),
         actor_id=user.id,
         created_at=now,
+        params=params,
     )
     db.session.add(operation)
     db.session.flush()
@@ -172,7 +177,8 @@ def run(operation_id: int) -> dict[str, Any]:
         return {"missing": operation_id}
     operation.status = BulkStatus.RUNNING
     operation.started_at = operation.started_at or utcnow()
-    actor_id, action, reason = operation.actor_id, operation.action, operation.reason
+    actor_id, action, reason = operation.actor_id, ACTIONS[operation.action], operation.reason
+    params = dict(operation.params or {})
     session.commit()
     actor = session.get(User, actor_id) if actor_id is not None else None
     while True:
@@ -186,7 +192,7 @@ def run(operation_id: int) -> dict[str, Any]:
         if not batch:
             break
         for item_id, instance_id in batch:
-            _process(action, reason, actor, item_id, instance_id, operation_id)
+            _process(action, reason, params, actor, item_id, instance_id, operation_id)
     begin_write(session)
     session.execute(
         update(BulkOperation)
@@ -198,8 +204,9 @@ def run(operation_id: int) -> dict[str, Any]:
 
 
 def _process(
-    action: str,
+    action: BulkAction,
     reason: str,
+    params: dict[str, Any],
     actor: User | None,
     item_id: int,
     instance_id: int,
@@ -212,18 +219,15 @@ def _process(
         if item is None or item.status != BulkItemStatus.PENDING:
             session.rollback()
             return
-        if actor is None or not can(actor, "instances.manage", instance.partition_id):
+        if actor is None or not can(actor, action.permission, instance.partition_id):
             raise EngineError("forbidden", "You may no longer change this instance.", status=403)
-        if action == "cancel" and _cancelled_with_caller(instance, operation_id):
+        if action.name == "cancel" and _cancelled_with_caller(instance, operation_id):
             item.status = BulkItemStatus.OK
             item.message = f"Cancelled with its calling instance {instance.parent_id}."
             item.updated_at = utcnow()
             session.commit()
             return
-        if action == "cancel":
-            result = steps.cancel_instance(session, instance_id, reason=reason, actor=actor)
-        else:
-            result = steps.retry_instance(session, instance_id, actor=actor)
+        result = action.apply(session, instance, reason, actor, params)
         item.status = BulkItemStatus.OK
         item.message = f"Now {result.instance.status}." + _children_note(result.jobs)
         item.updated_at = utcnow()
