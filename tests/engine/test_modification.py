@@ -172,9 +172,7 @@ def test_moving_out_of_a_sub_process_closes_the_scope_left_empty(engine, demo):
 def multi_document() -> dict:
     nodes = {
         "start": node("startEvent"),
-        "review": node(
-            "userTask", "Review", assignee=CLERK, multiInstance={"cardinality": "2"}
-        ),
+        "review": node("userTask", "Review", assignee=CLERK, multiInstance={"cardinality": "2"}),
         "after": task("Decide"),
         "end": node("endEvent"),
     }
@@ -291,10 +289,14 @@ def test_moving_a_token_waiting_at_a_timer_cancels_its_timer_job(engine, demo):
     version = publish_document(document(nodes, wire("start", "wait", "after", "end")))
     instance_id = start(engine, version)
     [timer] = pending_jobs(engine, instance_id, "timer")
-    preview = modify(engine, instance_id, {"move": token_at(engine, instance_id, "wait"), "to": "after"})
+    preview = modify(
+        engine, instance_id, {"move": token_at(engine, instance_id, "wait"), "to": "after"}
+    )
     assert [j["id"] for j in preview["jobs_cancelled"]] == [timer.id]
     assert pending_jobs(engine, instance_id, "timer") == []
-    back = modify(engine, instance_id, {"move": token_at(engine, instance_id, "after"), "to": "wait"})
+    back = modify(
+        engine, instance_id, {"move": token_at(engine, instance_id, "after"), "to": "wait"}
+    )
     assert [j["kind"] for j in back["jobs_created"]] == ["timer"]
     assert back["tasks_withdrawn"][0]["title"] == "Decide"
 

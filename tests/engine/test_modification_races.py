@@ -121,7 +121,9 @@ def test_a_tool_outcome_for_a_token_moved_away_is_discarded(
     workers.start(1)
     instance_id = start(engine, version, input={"dir": str(tmp_path)})
     wait_for(lambda: (tmp_path / "started").exists(), 30, "the tool call")
-    preview = change(engine, instance_id, {"move": token_at(engine, instance_id, "call"), "to": "alt"})
+    preview = change(
+        engine, instance_id, {"move": token_at(engine, instance_id, "call"), "to": "alt"}
+    )
     assert [j["node"] for j in preview["jobs_cancelled"]] == ["call"]
     (tmp_path / "open").touch()
 

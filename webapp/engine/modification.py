@@ -27,7 +27,6 @@ from webapp.engine.runtime import NO_OUTPUT, Step, StepResult
 from webapp.engine.store import JOBS, SUBSCRIPTIONS, TASKS, TOKENS, TokenRow
 from webapp.models.base import utcnow
 from webapp.models.statuses import (
-    LIVE_TOKEN,
     OPEN_TOKEN,
     UNFINISHED_INSTANCE,
     HistoryKind,
@@ -69,7 +68,9 @@ class Modification:
     preview: dict[str, Any] = field(default_factory=dict)
 
 
-def _refused(field_name: str, message: str, status: int = 422, code: str = "invalid") -> EngineError:
+def _refused(
+    field_name: str, message: str, status: int = 422, code: str = "invalid"
+) -> EngineError:
     return EngineError(code, message, status=status, details={"fields": {field_name: message}})
 
 
@@ -96,7 +97,7 @@ def parse_operations(raw: Any) -> list[Operation]:
     for index, item in enumerate(raw):
         where = f"operations[{index}]"
         if not isinstance(item, dict):
-            raise _refused(where, f"{where}: an operation is an object such as {{\"cancel\": 5}}.")
+            raise _refused(where, f'{where}: an operation is an object such as {{"cancel": 5}}.')
         keys = tuple(sorted(item))
         if keys == ("add",):
             found.append(Operation("add", node_id=_node_id(item["add"], f"{where}.add")))
@@ -523,7 +524,9 @@ def _snapshot(conn: Connection, instance_id: int) -> dict[str, list[dict[str, An
         .order_by(JOBS.c.id)
     )
     subscriptions = conn.execute(
-        select(SUBSCRIPTIONS.c.id, SUBSCRIPTIONS.c.kind, SUBSCRIPTIONS.c.name, SUBSCRIPTIONS.c.node_id)
+        select(
+            SUBSCRIPTIONS.c.id, SUBSCRIPTIONS.c.kind, SUBSCRIPTIONS.c.name, SUBSCRIPTIONS.c.node_id
+        )
         .where(SUBSCRIPTIONS.c.instance_id == instance_id)
         .order_by(SUBSCRIPTIONS.c.id)
     )
