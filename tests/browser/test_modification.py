@@ -63,7 +63,7 @@ def test_operator_moves_a_token_by_clicking_and_typing(page, demo, engine):
 
 def test_the_page_fits_a_phone_and_names_a_bad_variable(phone_page, demo, engine):
     page = phone_page
-    instance_id, token = _waiting_instance(engine)
+    instance_id, _ = _waiting_instance(engine)
     sign_in(page, "operator")
     page.goto(f"/operations/instances/{instance_id}/modify")
     assert page.evaluate(PAGE_OVERFLOW) <= 0
