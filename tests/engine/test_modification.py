@@ -9,7 +9,7 @@ from sqlalchemy import select
 from tests.helpers.documents import CLERK, document, flow, node, wire
 from tests.helpers.instances import complete, load, open_tasks, pending_jobs, start
 from tests.helpers.processes import publish_document
-from tests.helpers.workers import run_burst
+from tests.helpers.workers import drain, run_burst
 from webapp.engine import EngineError, modification
 from webapp.models import HistoryEntry, Token
 from webapp.services.jobs import commit
@@ -333,3 +333,24 @@ def test_cancelling_the_last_token_is_refused(engine, demo):
         modify(engine, instance_id, {"cancel": token_at(engine, instance_id, "a")})
     engine.rollback()
     assert open_nodes(engine, instance_id) == ["a"]
+
+
+def test_moving_the_failed_token_of_an_incident_lets_the_instance_run_again(engine, demo):
+    nodes = {
+        "start": node("startEvent"),
+        "charge": node("serviceTask", "Charge", tool="fail", retries=0),
+        "manual": task("Charge by hand"),
+        "end": node("endEvent"),
+    }
+    version = publish_document(document(nodes, wire("start", "charge", "manual", "end")))
+    instance_id = start(engine, version)
+    drain(engine)
+    assert load(engine, instance_id).status == "failed"
+    failed = token_at(engine, instance_id, "charge")
+    preview = modify(engine, instance_id, {"move": failed, "to": "manual"})
+    assert preview["status"] == "running"
+    instance = load(engine, instance_id)
+    assert (instance.status, instance.error) == ("running", None)
+    [by_hand] = open_tasks(engine, instance_id)
+    complete(engine, by_hand)
+    assert load(engine, instance_id).status == "completed"

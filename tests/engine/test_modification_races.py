@@ -59,9 +59,7 @@ def count(session, instance_id: int, kind: str, node_id: str | None = None) -> i
     return session.scalar(query)
 
 
-def test_a_timer_falling_due_while_the_change_holds_the_instance_fires_once_after_it(
-    engine, demo, workers
-):
+def timer_document() -> dict:
     nodes = {
         "start": node("startEvent"),
         "split": node("parallelGateway"),
@@ -81,7 +79,13 @@ def test_a_timer_falling_due_while_the_change_holds_the_instance_fires_once_afte
         "f6": flow("a", "b"),
         "f7": flow("b", "end2"),
     }
-    version = publish_document(document(nodes, flows))
+    return document(nodes, flows)
+
+
+def test_a_timer_falling_due_while_the_change_holds_the_instance_fires_once_after_it(
+    engine, demo, workers
+):
+    version = publish_document(timer_document())
     workers.start(1)
     instance_id = start(engine, version)
     # The change holds the instance while the timer comes due; the timer's step waits for it.
@@ -90,6 +94,18 @@ def test_a_timer_falling_due_while_the_change_holds_the_instance_fires_once_afte
     time.sleep(1.0)
     assert count(engine, instance_id, "timer") == 1
     assert sorted(t.node_id for t in open_tasks(engine, instance_id)) == ["b", "late"]
+    assert [n for k, n in history(engine, instance_id) if k == "entered"].count("late") == 1
+
+
+def test_a_timer_falling_due_for_the_token_moved_away_is_dropped(engine, demo, workers):
+    version = publish_document(timer_document())
+    workers.start(1)
+    instance_id = start(engine, version)
+    wait = token_at(engine, instance_id, "wait")
+    change(engine, instance_id, {"move": wait, "to": "late"}, hold=2.5)
+    time.sleep(2.0)  # the worker's clock had the due timer; its step finds it withdrawn
+    assert count(engine, instance_id, "timer") == 0
+    assert sorted(t.node_id for t in open_tasks(engine, instance_id)) == ["a", "late"]
     assert [n for k, n in history(engine, instance_id) if k == "entered"].count("late") == 1
 
 
