@@ -197,7 +197,7 @@ def modify(
         actor=actor,
         reason=reason or None,
         operations=[operation.as_dict() for operation in operations],
-        variables=sorted(variables) or None,
+        variables=edits or None,
         before=[_brief(t) for t in tokens_before],
         after=[_brief(t) for t in tokens_after],
     )
