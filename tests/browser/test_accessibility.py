@@ -410,6 +410,8 @@ def test_every_page_passes_the_audit_fits_a_phone_and_shows_focus(
                      "/operations/retention", "/operations/signals", "/operations/schedules",
                      "/operations/signals/confirm?name=audit-go",
                      ("/operations/signals/confirm?name=audit-go", _confirmed),
+                     f"/operations/instances/{failed}/modify",
+                     (f"/operations/instances/{failed}/modify", "Preview"),
                      f"/operations/bulk/confirm?action=cancel&reason=audit&ids={failed}",
                      (f"/operations/bulk/confirm?action=cancel&reason=audit&ids={failed}",
                       _confirmed)],

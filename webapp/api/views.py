@@ -14,6 +14,7 @@ from webapp.extensions import db
 from webapp.models.session import db_session
 from webapp.services import instances, messages, signals
 from webapp.services.instances import InstanceError
+from webapp.services.operations import modification
 
 MAX_PER_PAGE = 100
 MAX_HISTORY = 1000
@@ -129,6 +130,15 @@ def retry_instance(instance_id: int):
         )
     instance = instances.retry(g.api_user, instance_id)
     return jsonify(instances.as_dict(instance, detail=True))
+
+
+# --- moving tokens (instance modification) ----------------------------------------------------
+
+
+@bp.post("/instances/<int:instance_id>/modifications")
+def modify_instance(instance_id: int):
+    """Preview (`dry_run`) or apply moves, cancels and additions of tokens and variable edits."""
+    return jsonify(modification.from_body(g.api_user, instance_id, json_body()))
 
 
 @bp.post("/messages")

@@ -84,6 +84,7 @@ def _live_context(instance, before: int | None = None) -> dict[str, Any]:
         "mode": mode,
         "cancellation": detail.cancellation(instance),
         "may_manage": can(current_user, "instances.manage", instance.partition_id),
+        "may_modify": can(current_user, "instances.modify", instance.partition_id),
         "editable": detail.editable(instance),
     }
     templates = REGIONS if before is not None else {**REGIONS, **HISTORY_REGION}

@@ -78,6 +78,7 @@ HISTORY_KINDS = {
     HistoryKind.CHILD_ENDED: "called instance ended",
     HistoryKind.EVENT_WON: "event won",
     HistoryKind.SIGNAL: "signal received",
+    HistoryKind.MODIFIED: "tokens moved by an operator",
 }
 
 
