@@ -121,6 +121,8 @@ class HistoryKind(StrEnum):
     TASK_RELEASED = "task_released"
     TASK_REASSIGNED = "task_reassigned"
     VARIABLE_SET = "variable_set"
+    # An operator moved the instance to another version of its process.
+    MIGRATED = "migrated"
 
 
 INSTANCE_STATUSES: tuple[str, ...] = tuple(InstanceStatus)
