@@ -70,26 +70,26 @@ def positions(conn: Connection, instance_ids: list[int]) -> dict[int, Positions]
         )
         for row in token_rows:
             tokens[row[0]].append(tuple(row[1:]))
-        rows = conn.execute(
+        job_rows = conn.execute(
             select(j.instance_id, j.node_id, j.token_id)
             .where(j.instance_id.in_(chunk), j.status == JobStatus.PENDING)
             .order_by(j.instance_id, j.id)
         )
-        for instance_id, node_id, token_id in rows.tuples():
+        for instance_id, node_id, token_id in job_rows:
             jobs[instance_id].append((node_id, token_id))
-        rows = conn.execute(
+        subscription_rows = conn.execute(
             select(s.instance_id, s.node_id, s.token_id)
             .where(s.instance_id.in_(chunk))
             .order_by(s.instance_id, s.id)
         )
-        for instance_id, node_id, token_id in rows.tuples():
+        for instance_id, node_id, token_id in subscription_rows:
             subscriptions[instance_id].append((node_id, token_id))
-        rows = conn.execute(
+        task_rows = conn.execute(
             select(k.instance_id, k.node_id, k.result)
             .where(k.instance_id.in_(chunk), k.status == TaskStatus.OPEN)
             .order_by(k.instance_id, k.id)
         )
-        for instance_id, node_id, result in rows.tuples():
+        for instance_id, node_id, result in task_rows:
             held = tuple(sorted(result)) if isinstance(result, dict) else ()
             tasks[instance_id].append((node_id, held))
     return {

@@ -123,6 +123,11 @@ class Report:
     def migratable(self) -> list[int]:
         return [i for i in self.ids if self.outcome(i)[0] in (AS_IS, MAPPED)]
 
+    def settled(self) -> list[int]:
+        """Instances a migration takes: those that can move and those already moved (reported
+        as such, so repeating a migration is safe)."""
+        return [i for i in self.ids if self.outcome(i)[0] in (AS_IS, MAPPED, ALREADY)]
+
     def as_dict(self, instance_id: int) -> dict[str, Any]:
         outcome, reason = self.outcome(instance_id)
         verdict = self.verdicts.get(instance_id)
@@ -230,8 +235,10 @@ def selection(user: User, the_setup: Setup, ids: Any = None) -> list[int]:
     wanted = sorted(set(ids))[: bulk.limit() + 1]
     if not wanted:
         raise _refuse({"instances": "Select at least one instance."})
-    query = select(Instance.id).where(Instance.id.in_(wanted), _modifiable(user))
-    found = list(db.session.scalars(query.order_by(Instance.id)))
+    query = select(Instance.id, Instance.process_key).where(
+        Instance.id.in_(wanted), _modifiable(user)
+    )
+    found: dict[int, str] = {row[0]: row[1] for row in db.session.execute(query)}
     missing = sorted(set(wanted) - set(found))
     if missing:
         raise OperationsError(
@@ -240,7 +247,12 @@ def selection(user: User, the_setup: Setup, ids: Any = None) -> list[int]:
             status=404,
             fields={"instances": f"No instance {missing[0]} you may see."},
         )
-    return found
+    key = the_setup.process.key
+    other = next((i for i in sorted(found) if found[i] != key), None)
+    if other is not None:
+        message = f"Instance {other} belongs to process '{found[other]}', not '{key}'."
+        raise _refuse({"instances": message}, message)
+    return sorted(found)
 
 
 def dry_run(the_setup: Setup, ids: list[int]) -> Report:
@@ -310,10 +322,10 @@ def choices(the_setup: Setup) -> list[Choice]:
 
 
 def start(user: User, the_setup: Setup, ids: list[int], reason: str = "") -> BulkOperation:
-    """Store the migration of those of `ids` a dry run now lets migrate as a bulk operation and
-    hand it to a worker (a queue that cannot be reached leaves it queued for Resume); 422 when
-    none can. Each instance is checked again under its lock when the worker moves it."""
-    movable = dry_run(the_setup, ids).migratable()
+    """Store the migration of those of `ids` a dry run lets migrate (or finds moved already) as a
+    bulk operation and hand it to a worker (an unreachable queue leaves it for Resume); 422 when
+    none can. The worker checks each instance again under its lock."""
+    movable = dry_run(the_setup, ids).settled()
     if not movable:
         raise _refuse({"instances": "None of the selected instances can migrate; see the dry run."})
     operation = bulk.create(user, ACTION, reason=reason, ids=movable, params=the_setup.params())
