@@ -10,7 +10,7 @@ from playwright.sync_api import expect
 from sqlalchemy import select
 
 from tests.engine import conftest as engine_conftest
-from tests.helpers.browser import sign_in
+from tests.helpers.browser import serious_violations, sign_in
 from tests.helpers.instances import start
 from tests.helpers.migration import first_version, second_version
 from tests.helpers.processes import publish_document
@@ -56,3 +56,20 @@ def test_an_admin_migrates_from_the_compare_page(page, demo, engine, workers):
     assert nodes == ["approve", "approve"]
     reasons = engine.scalars(select(HistoryEntry.details).where(HistoryEntry.kind == "migrated"))
     assert {d["reason"] for d in reasons} == {"renamed review"}
+
+
+@pytest.mark.parametrize("size", ["page", "phone_page"])
+def test_the_migration_page_passes_the_audit_and_fits(request, size, demo, engine):
+    page = request.getfixturevalue(size)
+    v1 = publish_document(first_version(), key="mig", name="Migrating")
+    publish_document(second_version(review="approve"), key="mig")
+    start(engine, v1, input={"path": "task"})
+    sign_in(page, "operator")
+    for query, status in (("", 200), ("&map.review=wait", 422)):
+        response = page.goto(f"/operations/migrate?process=mig&from=1&to=2{query}")
+        assert response.status == status
+        assert serious_violations(page) == []
+        assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth")
+    expect(page.get_by_role("alert")).to_contain_text("'review' is a user task and 'wait'")
+    page.keyboard.press("Tab")
+    assert page.evaluate("document.activeElement !== document.body")
