@@ -244,12 +244,19 @@ class Plan:
             )
         if not token.instance:
             expected = target(scope.node_id) if scope is not None else None
-            if _parent(self.new, mapped) != expected:
-                where = node_label(self.new, expected) if expected else "the process level"
+            actual = _parent(self.new, mapped)
+            if actual != expected:
+                here = (
+                    f"inside {node_label(self.new, actual)}" if actual else "at the process level"
+                )
+                there = (
+                    f"inside {node_label(self.old, scope.node_id)}"
+                    if scope
+                    else "at the process level"
+                )
                 raise Refused(
-                    f"{_capital(node_label(self.new, mapped))}"
-                    f" in v{self.to} is not inside {where} as the token is; moving tokens "
-                    "between scopes is token modification."
+                    f"{_capital(node_label(self.new, mapped))} is {here} in v{self.to}, but the "
+                    f"token is {there}; moving tokens between scopes is token modification."
                 )
         if _kind(self.old, token.node_id) == "callActivity":
             self._call(token.node_id, mapped)
