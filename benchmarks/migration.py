@@ -114,9 +114,7 @@ def run(args: argparse.Namespace, database: Database, workdir: Path) -> None:
             moved = db.session.scalar(
                 select(func.count()).select_from(Instance).where(Instance.version == 2)
             )
-            entries = db.session.scalar(
-                select(func.count()).where(HistoryEntry.kind == "migrated")
-            )
+            entries = db.session.scalar(select(func.count()).where(HistoryEntry.kind == "migrated"))
         print(f"database: {database.kind}   workers: {args.workers}")
         print(
             f"applied to {total} instances in {took:.1f} s (workers starting included) "

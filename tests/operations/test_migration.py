@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from sqlalchemy import select
 
-from tests.helpers.app import make_user
+from tests.helpers.app import csrf_token, make_user
 from tests.helpers.http import basic
 from tests.helpers.instances import complete, fire, load, open_tasks, pending_jobs, start
 from tests.helpers.migration import first_version, second_version
@@ -92,7 +92,7 @@ def test_waiting_instances_migrate_and_finish_on_the_new_version(
 
 
 def test_a_removed_element_needs_a_mapping(client, demo, engine, db_session, app_config):
-    v1, v2 = _versions(engine, review="approve")
+    v1, _ = _versions(engine, review="approve")
     ids = _waiting(engine, v1)
     claimed = open_tasks(engine, ids["task"])[0]
 
@@ -196,3 +196,34 @@ def test_migrating_needs_instances_modify_in_the_partition(client, demo, engine,
     assert _post(client, body, user="fin-mod").status_code == 404
     assert _verdicts(_post(client, body)) == {instance_id: ("as_is", "")}
     assert engine.scalar(select(Instance.version).where(Instance.id == instance_id)) == 2
+
+
+def test_the_instance_list_sends_its_selection_to_the_migration_page(login_as, engine, db_session):
+    v1, _ = _versions(engine, review="approve")
+    ids = _waiting(engine, v1)
+    operator = login_as("operator")
+    response = operator.post(
+        "/operations/bulk",
+        data={
+            "csrf_token": csrf_token(operator, "/operations/instances"),
+            "action": "migrate",
+            "scope": "selected",
+            "ids": [str(ids["task"]), str(ids["timer"])],
+        },
+    )
+    assert response.status_code == 303
+    location = response.headers["Location"]
+    assert location.startswith("/operations/migrate?")
+    page = operator.get(location)
+    assert page.status_code == 200
+    text = page.get_data(as_text=True)
+    assert 'name="from"' in text and 'value="1" selected' in text
+    assert "Dry run: 2 instances from v1 to v2" in text
+    assert "which v2 no longer has" in text and "Migrate as they are: <strong>1</strong>" in text
+    assert f'<input type="hidden" name="ids" value="{ids["task"]}">' in text
+    refused = operator.get(location + "&map.review=wait")
+    assert refused.status_code == 422
+    assert (
+        "&#39;review&#39; is a user task and &#39;wait&#39; in v2 is a timer"
+        in refused.get_data(as_text=True)
+    )

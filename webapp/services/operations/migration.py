@@ -235,10 +235,10 @@ def selection(user: User, the_setup: Setup, ids: Any = None) -> list[int]:
     wanted = sorted(set(ids))[: bulk.limit() + 1]
     if not wanted:
         raise _refuse({"instances": "Select at least one instance."})
-    query = select(Instance.id, Instance.process_key).where(
+    named = select(Instance.id, Instance.process_key).where(
         Instance.id.in_(wanted), _modifiable(user)
     )
-    found: dict[int, str] = {row[0]: row[1] for row in db.session.execute(query)}
+    found: dict[int, str] = {row[0]: row[1] for row in db.session.execute(named)}
     missing = sorted(set(wanted) - set(found))
     if missing:
         raise OperationsError(
