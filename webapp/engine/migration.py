@@ -15,7 +15,7 @@ from dataclasses import replace
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import bindparam, select, update
+from sqlalchemy import bindparam, case, select, update
 from sqlalchemy.engine import Connection
 from sqlalchemy.orm import Session
 
@@ -200,16 +200,14 @@ def migrate_instance(
     return StepResult(instance, note=f"Migrated to v{the_plan.to}.")
 
 
-def _by_id(table: Any, values: list[dict[str, Any]], conn: Connection, **extra: Any) -> None:
-    """UPDATE table SET node_id (and `extra` columns) per row id, one executemany."""
-    if not values:
-        return
-    statement = (
+def _rename(table: Any, renamed: dict[str, str], *where: Any, **values: Any) -> Any:
+    """UPDATE table SET node_id = its new name (one CASE, so swapped pairs stay right)."""
+    new_name = case(renamed, value=table.c.node_id)
+    return (
         update(table)
-        .where(table.c.id == bindparam("row_id"))
-        .values(node_id=bindparam("to_node"), **{k: bindparam(k) for k in extra})
+        .where(table.c.node_id.in_(list(renamed)), *where)
+        .values(node_id=new_name, **values)
     )
-    conn.execute(statement, values)
 
 
 def _move(
@@ -219,39 +217,27 @@ def _move(
     the_plan: Plan,
     now: datetime,
 ) -> None:
-    """Rename the nodes of the instance's open rows to their targets; tasks also take the new
-    title and form, keeping assignee, offers and claim."""
-    moved = {
-        node_id: the_plan.target(node_id)
-        for node_id in {t.node_id for t in found.tokens}
-        | {node for node, _ in found.jobs}
-        | {node for node, _ in found.subscriptions}
-        | {node for node, _ in found.tasks}
+    """Rename the nodes of the instance's open rows to their targets (a statement per table,
+    none when nothing is renamed); open tasks also take the new title and form, keeping
+    assignee, offers and claim."""
+    places = {t.node_id for t in found.tokens} | {node for node, _ in found.jobs}
+    places |= {node for node, _ in found.subscriptions} | {node for node, _ in found.tasks}
+    renamed = {
+        node_id: target for node_id in places if (target := the_plan.target(node_id)) != node_id
     }
     t, j, s, k = store.TOKENS, store.JOBS, store.SUBSCRIPTIONS, store.TASKS
-    tokens = [
-        {"row_id": token.id, "to_node": moved[token.node_id]}
-        for token in found.tokens
-        if moved[token.node_id] != token.node_id
-    ]
-    if tokens:
+    if renamed:
         conn.execute(
-            update(t)
-            .where(t.c.id == bindparam("row_id"))
-            .values(node_id=bindparam("to_node"), updated_at=now),
-            tokens,
-        )
-    renamed = {old: new for old, new in moved.items() if old != new}
-    for table, extra in ((j, {"status": JobStatus.PENDING}), (s, {})):
-        rows = conn.execute(
-            select(table.c.id, table.c.node_id).where(
-                table.c.instance_id == instance_id,
-                table.c.node_id.in_(list(renamed)),
-                *[table.c[name] == value for name, value in extra.items()],
-            )
-        ).all()
-        _by_id(table, [{"row_id": r[0], "to_node": renamed[r[1]]} for r in rows], conn)
-    nodes = the_plan.new
+            _rename(t, renamed, t.c.instance_id == instance_id, t.c.status.in_(OPEN_TOKEN),
+                    updated_at=now)
+        )  # fmt: skip
+        conn.execute(
+            _rename(j, renamed, j.c.instance_id == instance_id, j.c.status == JobStatus.PENDING,
+                    updated_at=now)
+        )  # fmt: skip
+        conn.execute(_rename(s, renamed, s.c.instance_id == instance_id))
+    if not found.tasks:
+        return
     rows = conn.execute(
         select(k.c.id, k.c.node_id).where(
             k.c.instance_id == instance_id, k.c.status == TaskStatus.OPEN
@@ -259,14 +245,14 @@ def _move(
     ).all()
     tasks = []
     for task_id, node_id in rows:
-        to = moved.get(node_id, node_id)
-        node = nodes.get(to) or {}
-        tasks.append(
-            {
-                "row_id": task_id,
-                "to_node": to,
-                "title": (node.get("title") or to)[:200],
-                "form": (node.get("config") or {}).get("form"),
-            }
-        )
-    _by_id(k, tasks, conn, title=None, form=None)
+        to = renamed.get(node_id, node_id)
+        node = the_plan.new.get(to) or {}
+        title = (node.get("title") or to)[:200]
+        form = (node.get("config") or {}).get("form")
+        tasks.append({"row_id": task_id, "to_node": to, "title": title, "form": form})
+    conn.execute(
+        update(k)
+        .where(k.c.id == bindparam("row_id"))
+        .values(node_id=bindparam("to_node"), title=bindparam("title"), form=bindparam("form")),
+        tasks,
+    )
