@@ -221,6 +221,9 @@ def test_the_instance_list_sends_its_selection_to_the_migration_page(login_as, e
     assert "Dry run: 2 instances from v1 to v2" in text
     assert "which v2 no longer has" in text and "Migrate as they are: <strong>1</strong>" in text
     assert f'<input type="hidden" name="ids" value="{ids["task"]}">' in text
+    confirm = operator.get(f"/operations/bulk/confirm?action=migrate&ids={ids['task']}")
+    assert confirm.status_code == 303
+    assert confirm.headers["Location"].startswith("/operations/migrate?")
     refused = operator.get(location + "&map.review=wait")
     assert refused.status_code == 422
     assert (

@@ -12,7 +12,7 @@ from typing import Any
 
 from sqlalchemy.orm import Session
 
-from webapp.engine import migration, steps
+from webapp.engine import EngineError, migration, steps
 from webapp.engine.runtime import StepResult
 from webapp.models import Instance, ProcessVersion, User
 from webapp.models.base import utcnow
@@ -52,6 +52,8 @@ _plans: dict[tuple[int, int, str], Plan] = {}
 
 
 def _migrate(session: Session, instance: Instance, reason: str, actor: User, params) -> StepResult:
+    if not {"from_version_id", "to_version_id"} <= set(params or {}):
+        raise EngineError("invalid", "This migration does not say which versions it moves between.")
     source_id, target_id = int(params["from_version_id"]), int(params["to_version_id"])
     mapping = dict(params.get("mapping") or {})
     key = (source_id, target_id, repr(sorted(mapping.items())))
