@@ -15,7 +15,7 @@ from dataclasses import replace
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import bindparam, case, select, update
+from sqlalchemy import ARRAY, Integer, any_, bindparam, case, cast, literal, select, update
 from sqlalchemy.engine import Connection
 from sqlalchemy.orm import Session
 
@@ -50,9 +50,31 @@ def plan(source: ProcessVersion, target: ProcessVersion, mapping: Mapping[str, s
     )
 
 
-def _chunks(ids: list[int]) -> Iterable[list[int]]:
-    for start in range(0, len(ids), CHUNK):
-        yield ids[start : start + CHUNK]
+def _chunks(ids: list[int], size: int) -> Iterable[list[int]]:
+    for start in range(0, len(ids), size):
+        yield ids[start : start + size]
+
+
+def _among(conn: Connection, column: Any, ids: list[int]) -> Any:
+    """`column` is one of `ids`: one array parameter on PostgreSQL (a long IN list costs more to
+    send and parse than the rows it reads), an IN list on SQLite."""
+    if conn.dialect.name == "postgresql":
+        return column == any_(cast(literal(ids), ARRAY(Integer)))
+    return column.in_(ids)
+
+
+def _chunk_size(conn: Connection, ids: list[int]) -> int:
+    return max(len(ids), 1) if conn.dialect.name == "postgresql" else CHUNK
+
+
+def states(conn: Connection, instance_ids: list[int]) -> list[tuple[int, int, int, str]]:
+    """(id, version id, version number, status) of each instance."""
+    i = store.INSTANCES.c
+    found: list[tuple[int, int, int, str]] = []
+    for chunk in _chunks(instance_ids, _chunk_size(conn, instance_ids)):
+        query = select(i.id, i.version_id, i.version, i.status).where(_among(conn, i.id, chunk))
+        found.extend((row[0], row[1], row[2], row[3]) for row in conn.execute(query))
+    return found
 
 
 def positions(conn: Connection, instance_ids: list[int]) -> dict[int, Positions]:
@@ -62,31 +84,31 @@ def positions(conn: Connection, instance_ids: list[int]) -> dict[int, Positions]
     subscriptions: dict[int, list[tuple[str, int]]] = defaultdict(list)
     tasks: dict[int, list[tuple[str, tuple[str, ...]]]] = defaultdict(list)
     t, j, s, k = store.TOKENS.c, store.JOBS.c, store.SUBSCRIPTIONS.c, store.TASKS.c
-    for chunk in _chunks(sorted(instance_ids)):
+    for chunk in _chunks(sorted(instance_ids), _chunk_size(conn, instance_ids)):
         token_rows = conn.execute(
             select(t.instance_id, t.id, t.node_id, t.parent_id, t.arrived_via, t.status, t.locals)
-            .where(t.instance_id.in_(chunk), t.status.in_(OPEN_TOKEN))
+            .where(_among(conn, t.instance_id, chunk), t.status.in_(OPEN_TOKEN))
             .order_by(t.instance_id, t.id)
         )
         for row in token_rows:
             tokens[row[0]].append(tuple(row[1:]))
         job_rows = conn.execute(
             select(j.instance_id, j.node_id, j.token_id)
-            .where(j.instance_id.in_(chunk), j.status == JobStatus.PENDING)
+            .where(_among(conn, j.instance_id, chunk), j.status == JobStatus.PENDING)
             .order_by(j.instance_id, j.id)
         )
         for instance_id, node_id, token_id in job_rows:
             jobs[instance_id].append((node_id, token_id))
         subscription_rows = conn.execute(
             select(s.instance_id, s.node_id, s.token_id)
-            .where(s.instance_id.in_(chunk))
+            .where(_among(conn, s.instance_id, chunk))
             .order_by(s.instance_id, s.id)
         )
         for instance_id, node_id, token_id in subscription_rows:
             subscriptions[instance_id].append((node_id, token_id))
         task_rows = conn.execute(
             select(k.instance_id, k.node_id, k.result)
-            .where(k.instance_id.in_(chunk), k.status == TaskStatus.OPEN)
+            .where(_among(conn, k.instance_id, chunk), k.status == TaskStatus.OPEN)
             .order_by(k.instance_id, k.id)
         )
         for instance_id, node_id, result in task_rows:

@@ -258,7 +258,7 @@ def selection(user: User, the_setup: Setup, ids: Any = None) -> list[int]:
 def dry_run(the_setup: Setup, ids: list[int]) -> Report:
     """Every instance's verdict: instances on the source version and unfinished get the plan's;
     the others are reported as already moved or elsewhere."""
-    rows = _rows(ids)
+    rows = engine_migration.states(db_session().connection(), ids)
     extra: dict[int, tuple[str, str]] = {}
     candidates_ids = []
     for instance_id, version_id, number, status in rows:
@@ -273,20 +273,6 @@ def dry_run(the_setup: Setup, ids: list[int]) -> Report:
     verdicts = engine_migration.dry_run(db_session(), the_setup.plan, candidates_ids)
     db.session.rollback()
     return Report(verdicts, extra)
-
-
-def _rows(ids: list[int]) -> list[Any]:
-    found: list[Any] = []
-    for start in range(0, len(ids), engine_migration.CHUNK):
-        chunk = ids[start : start + engine_migration.CHUNK]
-        found.extend(
-            db.session.execute(
-                select(Instance.id, Instance.version_id, Instance.version, Instance.status).where(
-                    Instance.id.in_(chunk)
-                )
-            ).all()
-        )
-    return found
 
 
 def choices(the_setup: Setup) -> list[Choice]:
