@@ -56,3 +56,27 @@ def second_version(review: str = "review") -> dict[str, Any]:
     flows["f4"] = flow("call", "check")
     flows["f5"] = flow("check", "end")
     return doc
+
+
+def structured_version(collection: str = "$input.people", title: str = "Vote") -> dict[str, Any]:
+    """start -> sub-process 'Round' holding a multi-instance user task (one per person in
+    `collection`, assigned by `$item`) -> end."""
+    vote = node(
+        "userTask", title, assignee={"type": "expression", "value": "$item"},
+        multiInstance={"collection": collection},
+    )  # fmt: skip
+    nodes = {
+        "start": node("startEvent", "Start"),
+        "round": node("subProcess", "Round"),
+        "round_start": {**node("startEvent"), "parent": "round"},
+        "vote": {**vote, "parent": "round"},
+        "round_end": {**node("endEvent"), "parent": "round"},
+        "end": node("endEvent", "Done"),
+    }
+    flows = {
+        "f1": flow("start", "round"),
+        "f2": flow("round", "end"),
+        "g1": flow("round_start", "vote"),
+        "g2": flow("vote", "round_end"),
+    }
+    return document(nodes, flows)

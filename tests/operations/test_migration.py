@@ -8,7 +8,7 @@ from sqlalchemy import select
 from tests.helpers.app import csrf_token, make_user
 from tests.helpers.http import basic
 from tests.helpers.instances import complete, fire, load, open_tasks, pending_jobs, start
-from tests.helpers.migration import first_version, second_version
+from tests.helpers.migration import first_version, second_version, structured_version
 from tests.helpers.processes import publish_document
 from tests.helpers.workers import run_burst
 from webapp.models import BulkItem, HistoryEntry, Instance, Job, Task
@@ -230,3 +230,29 @@ def test_the_instance_list_sends_its_selection_to_the_migration_page(login_as, e
         "&#39;review&#39; is a user task and &#39;wait&#39; in v2 is a timer"
         in refused.get_data(as_text=True)
     )
+
+
+def test_a_multi_instance_task_in_a_sub_process_migrates_unless_its_collection_changed(
+    client, demo, engine, db_session, app_config
+):
+    v1 = publish_document(structured_version(), key="mig")
+    publish_document(structured_version(title="Cast a vote"), key="mig")
+    publish_document(structured_version(collection="$input.others"), key="mig")
+    instance_id = start(engine, v1, input={"people": ["alice", "bob"]})
+    assert len(open_tasks(engine, instance_id)) == 2
+
+    refused = _verdicts(_post(client, {"from": 1, "to": 3, "dry_run": True}))
+    assert refused[instance_id] == (
+        "cannot",
+        "The collection of multi-instance user task 'Vote' changed in v3.",
+    )
+    assert _verdicts(_post(client, {"from": 1, "to": 2, "dry_run": True})) == {
+        instance_id: ("as_is", "")
+    }
+    assert _post(client, {"from": 1, "to": 2}).status_code == 202
+    run_burst(app_config)
+    tasks = open_tasks(engine, instance_id)
+    assert [t.title for t in tasks] == ["Cast a vote", "Cast a vote"]
+    for task in tasks:
+        complete(engine, task)
+    assert (load(engine, instance_id).status, load(engine, instance_id).version) == ("completed", 2)
