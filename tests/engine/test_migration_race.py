@@ -12,9 +12,11 @@ from tests.helpers.instances import open_tasks, pending_jobs, start
 from tests.helpers.migration import first_version, second_version
 from tests.helpers.processes import publish_document
 from tests.helpers.workers import wait_for
-from webapp.engine import migration
+from webapp.engine import migration, steps
+from webapp.engine.calls import Outcome
 from webapp.models import HistoryEntry
 from webapp.models.base import utcnow
+from webapp.services.jobs import commit
 
 
 def _short(doc: dict) -> dict:
@@ -58,3 +60,24 @@ def test_a_timer_falling_due_during_a_migration_fires_once_on_the_new_version(en
         .order_by(HistoryEntry.id)
     ).all()
     assert kinds.index("migrated") < kinds.index("timer")
+
+
+def test_a_tool_outcome_arriving_after_the_migration_is_applied_on_the_new_version(engine):
+    v1 = publish_document(first_version(), key="race")
+    v2 = publish_document(second_version(), key="race")
+    instance_id = start(engine, v1, input={"path": "tool"})
+    job = pending_jobs(engine, instance_id, "tool")[0]
+    call = steps.claim_tool_job(engine, job.id, lease_grace=10)
+    engine.commit()
+    assert call is not None, "the tool call is under way when the instance migrates"
+
+    plan = migration.plan(v1, v2, {})
+    migration.migrate_instance(
+        engine, instance_id, v1.id, v2.id, plan, actor="operator", now=utcnow()
+    )
+    engine.commit()
+    result = steps.apply_tool_outcome(
+        engine, job.id, instance_id, Outcome(ok=True, output={"done": True}), attempt=call.attempt
+    )
+    commit(result)
+    assert [task.title for task in open_tasks(engine, instance_id)] == ["Check"]
