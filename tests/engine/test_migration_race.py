@@ -1,6 +1,7 @@
-"""A timer that falls due while its instance migrates fires once, on the new version: the
-migration holds the instance's lock, the worker's step waits for it and then finds its job and
-token at their new nodes (SQLite, and PostgreSQL with DATABASE_URL)."""
+"""Migration racing the engine: a timer that falls due while its instance migrates fires once, on
+the new version (the migration holds the instance's lock, the worker's step waits for it and then
+finds its job and token at their new nodes), and a tool's outcome arriving after the move is
+applied on the new version (SQLite, and PostgreSQL with DATABASE_URL)."""
 
 from __future__ import annotations
 

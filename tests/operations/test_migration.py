@@ -160,7 +160,7 @@ def test_bad_requests_name_the_problem_and_change_nothing(client, demo, engine, 
 
 
 def test_repeating_a_migration_reports_instances_already_moved(
-    client, demo, engine, db_session, app_config
+    client, login_as, engine, db_session, app_config
 ):
     v1, _ = _versions(engine)
     instance_id = start(engine, v1, input={"path": "task"})
@@ -176,9 +176,10 @@ def test_repeating_a_migration_reports_instances_already_moved(
     assert progress["items"] == [
         {"instance": instance_id, "status": "ok", "message": "Already on v2."}
     ]
-    assert (
-        len(engine.scalars(select(HistoryEntry).where(HistoryEntry.kind == "migrated")).all()) == 1
-    )
+    migrated = engine.scalars(select(HistoryEntry).where(HistoryEntry.kind == "migrated")).all()
+    assert len(migrated) == 1
+    page = login_as("operator").get(f"/operations/instances/{instance_id}")
+    assert page.status_code == 200 and 'data-kind="migrated"' in page.get_data(as_text=True)
 
 
 def test_migrating_needs_instances_modify_in_the_partition(client, demo, engine, db_session, app):
