@@ -14,7 +14,11 @@ from webapp.extensions import db
 from webapp.models.session import db_session
 from webapp.services import instances, messages, signals
 from webapp.services.instances import InstanceError
+<<<<<<< HEAD
 from webapp.services.operations import modification
+=======
+from webapp.services.operations import bulk, migration
+>>>>>>> migration
 
 MAX_PER_PAGE = 100
 MAX_HISTORY = 1000
@@ -170,3 +174,65 @@ def broadcast_signal():
 @bp.get("/signals/<int:broadcast_id>")
 def get_signal(broadcast_id: int):
     return jsonify(signals.as_dict(signals.get_broadcast(g.api_user, broadcast_id)))
+
+
+# --- migrating instances to another version ---------------------------------------------------
+
+MIGRATION_FIELDS = {"from", "to", "mapping", "instances", "dry_run", "reason"}
+
+
+@bp.post("/processes/<key>/migrations")
+def migrate_instances(key: str):
+    """Dry run (verdict per instance) or start migrating instances of one version to another."""
+    body = json_body()
+    unknown = sorted(set(body) - MIGRATION_FIELDS)
+    if unknown:
+        raise InstanceError(
+            "invalid", "Unknown fields.", fields={name: "Unknown field." for name in unknown}
+        )
+    dry = body.get("dry_run", False)
+    reason = body.get("reason", "")
+    if not isinstance(dry, bool) or not isinstance(reason, str):
+        wrong = {"dry_run": "Use true or false."} if not isinstance(dry, bool) else {}
+        wrong.update({} if isinstance(reason, str) else {"reason": "Use text."})
+        raise InstanceError("invalid", "Some values need fixing.", fields=wrong)
+    setup = migration.setup(g.api_user, key, body.get("from"), body.get("to"), body.get("mapping"))
+    ids = migration.selection(g.api_user, setup, body.get("instances"))
+    if dry:
+        report = migration.dry_run(setup, ids)
+        return jsonify(
+            process=setup.process.key,
+            to=setup.target.number,
+            mapping=setup.mapping,
+            counts=report.counts(),
+            verdicts=[report.as_dict(instance_id) for instance_id in report.ids],
+            **{"from": setup.source.number},
+        )
+    operation = migration.start(g.api_user, setup, ids, reason)
+    response = jsonify(
+        operation=operation.id,
+        total=operation.total,
+        progress=url_for("api.migration_progress", operation_id=operation.id),
+        page=url_for("operations.bulk_progress", operation_id=operation.id),
+    )
+    response.status_code = 202
+    response.headers["Location"] = url_for("api.migration_progress", operation_id=operation.id)
+    return response
+
+
+@bp.get("/migrations/<int:operation_id>")
+def migration_progress(operation_id: int):
+    """A migration's progress: its status, counts and each instance's outcome so far."""
+    operation = bulk.get_operation(g.api_user, operation_id)
+    if operation.action != migration.ACTION:
+        raise InstanceError("not_found", f"There is no migration {operation_id}.", status=404)
+    return jsonify(
+        operation=operation.id,
+        status=operation.status,
+        params=operation.params,
+        counts=bulk.counts(operation),
+        items=[
+            {"instance": item.instance_id, "status": item.status, "message": item.message}
+            for item in bulk.items(operation, size=1000)
+        ],
+    )

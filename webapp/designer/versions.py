@@ -6,13 +6,16 @@ import json
 from typing import Any
 
 from flask import abort, render_template, request
+from flask_login import current_user
 
 from webapp.designer.access import can_publish, load_process
 from webapp.designer.blueprint import bp
 from webapp.designer.views import document_json, download
 from webapp.inputs import MAX_INT32, whole_number
 from webapp.models import Process, ProcessVersion
+from webapp.permissions import can
 from webapp.services import processes
+from webapp.services.operations import migration
 
 
 def _version(process: Process, number: int) -> ProcessVersion:
@@ -89,6 +92,8 @@ def compare(process_id: int):
         old_marks=old_marks,
         new_marks=new_marks,
         show=show_value,
+        may_migrate=can(current_user, migration.PERMISSION, process.partition_id),
+        running=migration.running_count(current_user, old),
     )
 
 

@@ -123,6 +123,8 @@ class HistoryKind(StrEnum):
     VARIABLE_SET = "variable_set"
     # An operator moved, cancelled or added tokens (instance modification).
     MODIFIED = "modified"
+    # An operator moved the instance to another version of its process.
+    MIGRATED = "migrated"
 
 
 INSTANCE_STATUSES: tuple[str, ...] = tuple(InstanceStatus)

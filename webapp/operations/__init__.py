@@ -10,6 +10,7 @@ from webapp.operations import (  # noqa: F401  (importing the views registers th
     health,
     heat,
     instances,
+    migration,
     modification,
     overview,
     retention,

@@ -56,6 +56,9 @@ def _back_to_list(error: OperationsError, action, reason, scope, ids, filters: F
 def bulk_submit():
     """Check the action; unconfirmed, show the confirmation; confirmed, start it."""
     action, reason, scope, ids, filters = _request_parts(request.form)
+    kind = ACTIONS.get(action)
+    if kind is not None and kind.setup:
+        return redirect(url_for(kind.setup, ids=ids, scope=scope, **filters.args()), 303)
     if request.form.get("confirm") != CONFIRM:
         try:
             _selection(action, reason, scope, ids, filters)
@@ -84,6 +87,9 @@ def bulk_submit():
 def bulk_confirm():
     """ "Cancel N instances?": what the action would take now, to confirm or go back."""
     action, reason, scope, ids, filters = _request_parts(request.args)
+    kind = ACTIONS.get(action)
+    if kind is not None and kind.setup:
+        return redirect(url_for(kind.setup, ids=ids, scope=scope, **filters.args()), 303)
     try:
         selected = _selection(action, reason, scope, ids, filters)
     except OperationsError as error:

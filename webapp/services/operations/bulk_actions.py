@@ -12,9 +12,11 @@ from typing import Any
 
 from sqlalchemy.orm import Session
 
-from webapp.engine import steps
+from webapp.engine import EngineError, migration, steps
 from webapp.engine.runtime import StepResult
-from webapp.models import Instance, User
+from webapp.models import Instance, ProcessVersion, User
+from webapp.models.base import utcnow
+from webapp.process.migration import Plan
 
 #: Applies the action to one locked instance: the step's result (committed, then its jobs sent).
 Apply = Callable[[Session, Instance, str, User, dict[str, Any]], StepResult]
@@ -23,7 +25,8 @@ Apply = Callable[[Session, Instance, str, User, dict[str, Any]], StepResult]
 @dataclass(frozen=True)
 class BulkAction:
     """One bulk change as the list's form offers it and the worker applies it; `reason_required`
-    is the message shown when a needed reason is missing."""
+    is the message shown when a needed reason is missing; `setup` is the endpoint where an
+    action with settings of its own is prepared (the list's form sends its selection there)."""
 
     name: str
     label: str
@@ -33,6 +36,7 @@ class BulkAction:
     apply: Apply
     reason_required: str = ""
     danger: bool = False
+    setup: str = ""
 
 
 def _cancel(session: Session, instance: Instance, reason: str, actor: User, params) -> StepResult:
@@ -41,6 +45,29 @@ def _cancel(session: Session, instance: Instance, reason: str, actor: User, para
 
 def _retry(session: Session, instance: Instance, reason: str, actor: User, params) -> StepResult:
     return steps.retry_instance(session, instance.id, actor=actor)
+
+
+# Migration plans by operation settings: built once per worker, not once per instance.
+_plans: dict[tuple[int, int, str], Plan] = {}
+
+
+def _migrate(session: Session, instance: Instance, reason: str, actor: User, params) -> StepResult:
+    if not {"from_version_id", "to_version_id"} <= set(params or {}):
+        raise EngineError("invalid", "This migration does not say which versions it moves between.")
+    source_id, target_id = int(params["from_version_id"]), int(params["to_version_id"])
+    mapping = dict(params.get("mapping") or {})
+    key = (source_id, target_id, repr(sorted(mapping.items())))
+    plan = _plans.get(key)
+    if plan is None:
+        source = session.get_one(ProcessVersion, source_id)
+        target = session.get_one(ProcessVersion, target_id)
+        plan = _plans[key] = migration.plan(source, target, mapping)
+        if len(_plans) > 16:
+            _plans.pop(next(iter(_plans)))
+    return migration.migrate_instance(
+        session, instance.id, source_id, target_id, plan,
+        actor=actor.username, now=utcnow(), reason=reason,
+    )  # fmt: skip
 
 
 ACTIONS: dict[str, BulkAction] = {
@@ -63,6 +90,16 @@ ACTIONS: dict[str, BulkAction] = {
             _cancel,
             reason_required="Say why these instances are cancelled.",
             danger=True,
+        ),
+        BulkAction(
+            "migrate",
+            "Migrate to another version",
+            "Migrate",
+            "instances.modify",
+            "Choose the target version and the mapping on the next page; a dry run shows which "
+            "instances can move before anything does.",
+            _migrate,
+            setup="operations.migration",
         ),
     )
 }
