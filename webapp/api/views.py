@@ -14,11 +14,7 @@ from webapp.extensions import db
 from webapp.models.session import db_session
 from webapp.services import instances, messages, signals
 from webapp.services.instances import InstanceError
-<<<<<<< HEAD
-from webapp.services.operations import modification
-=======
-from webapp.services.operations import bulk, migration
->>>>>>> migration
+from webapp.services.operations import bulk, migration, modification
 
 MAX_PER_PAGE = 100
 MAX_HISTORY = 1000
