@@ -229,7 +229,9 @@ def _process(
             return
         result = action.apply(session, instance, reason, actor, params)
         item.status = BulkItemStatus.OK
-        item.message = f"Now {result.instance.status}." + _children_note(result.jobs)
+        item.message = (result.note or f"Now {result.instance.status}.") + _children_note(
+            result.jobs
+        )
         item.updated_at = utcnow()
         commit(result)
     except EngineError as error:

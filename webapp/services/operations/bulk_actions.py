@@ -12,7 +12,7 @@ from typing import Any
 
 from sqlalchemy.orm import Session
 
-from webapp.engine import steps
+from webapp.engine import steps, suspension
 from webapp.engine.runtime import StepResult
 from webapp.models import Instance, User
 
@@ -43,6 +43,14 @@ def _retry(session: Session, instance: Instance, reason: str, actor: User, param
     return steps.retry_instance(session, instance.id, actor=actor)
 
 
+def _suspend(session: Session, instance: Instance, reason: str, actor: User, params) -> StepResult:
+    return suspension.suspend_instance(session, instance.id, reason=reason, actor=actor)
+
+
+def _resume(session: Session, instance: Instance, reason: str, actor: User, params) -> StepResult:
+    return suspension.resume_instance(session, instance.id, reason=reason, actor=actor)
+
+
 ACTIONS: dict[str, BulkAction] = {
     action.name: action
     for action in (
@@ -63,6 +71,24 @@ ACTIONS: dict[str, BulkAction] = {
             _cancel,
             reason_required="Say why these instances are cancelled.",
             danger=True,
+        ),
+        BulkAction(
+            "suspend",
+            "Suspend",
+            "Suspend",
+            "instances.modify",
+            "Nothing of them moves until they are resumed: timers, messages and tool results wait.",
+            _suspend,
+            reason_required="Say why these instances are suspended.",
+        ),
+        BulkAction(
+            "resume",
+            "Resume (suspended only)",
+            "Resume",
+            "instances.modify",
+            "What waited is applied in order and their jobs run; the others are reported as "
+            "refused.",
+            _resume,
         ),
     )
 }
