@@ -143,9 +143,7 @@ def test_two_messages_sent_while_suspended_are_applied_in_order_on_resume(
     assert load(engine, instance_id).vars["last"] == {"from": "second"}
 
 
-def test_a_message_for_a_suspended_instance_with_a_message_id_is_kept_once(
-    engine, client, demo
-):
+def test_a_message_for_a_suspended_instance_with_a_message_id_is_kept_once(engine, client, demo):
     version = publish_document(_two_messages(), key="two-messages")
     instance_id = start(engine, version, input={"order": "B-2"})
     _suspend(client, instance_id)
