@@ -169,3 +169,38 @@ def test_a_tool_job_is_not_leased_while_suspended(engine, client, demo, test_too
     engine.rollback()
     assert steps.lease_tool_job(engine, job.id, 5, lease_grace=1) is not None
     engine.rollback()
+
+
+def test_suspends_racing_timers_fall_wholly_before_or_after_each_timer(
+    app, engine, demo, workers, redis_client
+):
+    """Timers fall due while operators suspend their instances at that same moment: each timer
+    fires once, before the suspension or after the resume, never while suspended."""
+    from tests.helpers.http import at_once
+
+    version = publish_document(chain(("wait", node("timerCatch", duration="PT1S"))), key="race")
+    workers.start(2, **QUICK_SWEEP)
+    _registered(redis_client, 2)
+    ids = [start(engine, version) for _ in range(6)]
+    time.sleep(0.9)
+
+    def suspend_one(index: int = 0):
+        return app.test_client().post(
+            f"/api/instances/{ids[index]}/suspend", json={"reason": "race"}, headers=OPERATOR
+        )
+
+    counter = iter(range(len(ids)))
+    results = at_once(len(ids), lambda: suspend_one(next(counter)))
+    assert all(r.status_code in (200, 409) for r in results), [r.json for r in results]
+    time.sleep(1.5)
+    client = app.test_client()
+    for instance_id in ids:
+        if load(engine, instance_id).suspended_at is not None:
+            _resume(client, instance_id)
+    for instance_id in ids:
+        wait_for(lambda i=instance_id: _status(engine, i) == "completed", 20, "every timer")
+        kinds = [kind for kind, _ in history(engine, instance_id)]
+        assert kinds.count("timer") == 1, kinds
+        if "suspended" in kinds:
+            at = kinds.index("timer")
+            assert at < kinds.index("suspended") or at > kinds.index("resumed"), kinds
