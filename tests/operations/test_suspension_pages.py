@@ -3,7 +3,7 @@ changes, the instance list filters by suspended, and who may see which buttons."
 
 from __future__ import annotations
 
-from tests.helpers.app import csrf_token, failed_page
+from tests.helpers.app import csrf_token, failed_page, login
 from tests.helpers.documents import waiting_doc
 from tests.helpers.instances import history, load, start
 from tests.helpers.processes import publish_document
@@ -63,3 +63,19 @@ def test_without_instances_modify_no_buttons_and_posts_are_refused(user_with, en
     assert refused.status_code == 403
     assert reader.get("/operations/processes/wait/versions").status_code == 403
     assert load(engine, instance_id).suspended_at is None
+
+
+def test_the_designer_versions_page_shows_a_suspended_version_and_links_operators(login_as, app):
+    with app.app_context():
+        process_id = publish_document(waiting_doc(), key="wait").process_id
+    admin = login_as("admin")
+    path = "/operations/processes/wait/versions/1/suspend"
+    assert _post(admin, path, reason="x").status_code == 303
+    page = admin.get(f"/designer/{process_id}/versions").get_data(as_text=True)
+    assert '<span class="tag tag-warn">suspended</span>' in page
+    assert "/operations/processes/wait/versions" in page
+    designer = app.test_client()
+    login(designer, "designer")
+    page = designer.get(f"/designer/{process_id}/versions").get_data(as_text=True)
+    assert 'tag-warn">suspended' in page
+    assert "Suspend or resume versions" not in page
