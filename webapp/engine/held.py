@@ -12,7 +12,7 @@ import dataclasses
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import delete, select
+from sqlalchemy import delete, func, select
 from sqlalchemy.engine import Connection
 
 from webapp.engine.calls import Outcome
@@ -25,7 +25,9 @@ HELD = HeldEvent.__table__
 SUSPENDED_NOTE = "the instance is suspended"
 
 
-def keep(conn: Connection, instance_id: int, kind: HeldKind, data: dict[str, Any], now: datetime):
+def keep(
+    conn: Connection, instance_id: int, kind: HeldKind, data: dict[str, Any], now: datetime
+) -> None:
     """Keep an event for the suspended instance, after those that came before it."""
     conn.execute(
         HELD.insert(),
@@ -42,6 +44,7 @@ def keep_outcome(
 
 
 def outcome_of(data: dict[str, Any]) -> Outcome:
+    """The tool outcome a `tool_outcome` event kept."""
     return Outcome(**data["outcome"])
 
 
@@ -59,4 +62,5 @@ def take(conn: Connection, instance_id: int) -> list[Any]:
 
 def count(conn: Connection, instance_id: int) -> int:
     """How many events wait for the instance."""
-    return len(conn.execute(select(HELD.c.id).where(HELD.c.instance_id == instance_id)).all())
+    counted = select(func.count()).select_from(HELD).where(HELD.c.instance_id == instance_id)
+    return int(conn.scalar(counted) or 0)

@@ -157,7 +157,14 @@ def _waiting_jobs(step: Step, listed: set[int]) -> list[JobRef]:
     ]
 
 
-def _mark(step: Step, *, suspended_at: datetime | None, suspended_by_id: int | None, reason):
+def _mark(
+    step: Step,
+    *,
+    suspended_at: datetime | None,
+    suspended_by_id: int | None,
+    reason: str | None,
+) -> None:
+    """Write the instance's suspension columns (None: not suspended) and the step's view of it."""
     step.conn.execute(
         update(INSTANCES)
         .where(INSTANCES.c.id == step.instance.id)
