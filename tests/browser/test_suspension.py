@@ -24,8 +24,7 @@ def test_suspend_and_resume_an_instance_by_clicking_and_typing(page, demo, engin
     sign_in(page, "operator")
     page.goto(f"/operations/instances/{instance_id}")
     page.get_by_text("Suspend instance…").click()
-    reason = page.get_by_label("Reason", exact=True).last
-    reason.fill("waiting for the auditor")
+    page.get_by_label("Why it is suspended").fill("waiting for the auditor")
     page.get_by_role("button", name=f"Yes, suspend instance {instance_id}").click()
 
     banner = page.locator("#suspension")
