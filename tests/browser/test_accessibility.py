@@ -406,7 +406,7 @@ def test_every_page_passes_the_audit_fits_a_phone_and_shows_focus(
         "operator": ["/operations/", "/operations/instances",
                      "/operations/instances?state=nothing", f"/operations/instances/{failed}",
                      "/operations/heat", "/operations/heat/audit", f"/operations/heat/{UNBROKEN}",
-                     "/operations/health",
+                     "/operations/health", "/operations/processes/audit/versions",
                      "/operations/retention", "/operations/signals", "/operations/schedules",
                      "/operations/signals/confirm?name=audit-go",
                      ("/operations/signals/confirm?name=audit-go", _confirmed),

@@ -58,7 +58,7 @@ def test_select_all_a_refused_cancel_keeps_the_ticks_and_a_cancel_is_confirmed(p
     page.reload()
     expect(_row_box(page, ids[1])).to_be_checked()
 
-    page.get_by_label("Reason (needed to cancel)").fill("sent twice")
+    page.get_by_label("Reason (needed to cancel or suspend)").fill("sent twice")
     page.get_by_role("button", name="Apply").click()
     page.wait_for_url("**/operations/bulk/confirm?*")
     expect(page.get_by_role("heading", name="Cancel 2 instances?")).to_be_visible()
@@ -88,7 +88,7 @@ def test_bulk_cancel_works_without_javascript(browser, live_server, demo, engine
         expect(page.get_by_label("Select all instances on this page")).to_be_hidden()
         _row_box(page, ids[0]).check()
         page.get_by_label("Action").select_option("cancel")
-        page.get_by_label("Reason (needed to cancel)").fill("test")
+        page.get_by_label("Reason (needed to cancel or suspend)").fill("test")
         page.get_by_role("button", name="Apply").click()
         expect(page.get_by_role("heading", name="Cancel 1 instance?")).to_be_visible()
         page.get_by_role("button", name="Yes, cancel 1 instance").click()

@@ -85,7 +85,7 @@ def test_operator_cancels_a_running_instance_from_the_list(page, demo, engine, w
     page.goto("/operations/instances?status=running")
     page.get_by_label(f"Select instance {cancel}").check()
     page.get_by_label("Action").select_option("cancel")
-    page.get_by_label("Reason (needed to cancel)").fill("customer withdrew")
+    page.get_by_label("Reason (needed to cancel or suspend)").fill("customer withdrew")
     page.get_by_role("button", name="Apply").click()
     page.wait_for_url("**/operations/bulk/confirm?*")
     page.get_by_role("button", name="Yes, cancel 1 instance").click()
@@ -407,7 +407,7 @@ def test_the_instance_list_refreshes_itself_keeping_ticks_focus_filters_and_scro
     page.set_viewport_size({"width": 1280, "height": 500})
     page.goto("/operations/instances?process=invoice")
     page.get_by_label(f"Select instance {first[0]}").check()
-    page.get_by_label("Reason (needed to cancel)").fill("duplicate")
+    page.get_by_label("Reason (needed to cancel or suspend)").fill("duplicate")
     page.mouse.wheel(0, 400)
     page.get_by_label(f"Select instance {first[1]}").focus()
     scrolled = page.evaluate("window.scrollY")
@@ -419,7 +419,7 @@ def test_the_instance_list_refreshes_itself_keeping_ticks_focus_filters_and_scro
     )
     assert page.get_by_label(f"Select instance {first[0]}").is_checked()
     assert page.evaluate("document.activeElement.id") == f"pick-{first[1]}"
-    assert page.get_by_label("Reason (needed to cancel)").input_value() == "duplicate"
+    assert page.get_by_label("Reason (needed to cancel or suspend)").input_value() == "duplicate"
     assert page.locator("#f-process").input_value() == "invoice"
     assert abs(page.evaluate("window.scrollY") - scrolled) < 60
     assert page.locator("#instance-table tbody tr").count() == 4, "still only invoice"

@@ -4,6 +4,7 @@ processes; their environment, and waiting for a condition."""
 from __future__ import annotations
 
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -144,3 +145,14 @@ class Workers:
             except subprocess.TimeoutExpired:
                 os.killpg(process.pid, signal.SIGKILL)
                 process.wait(timeout=10)
+
+
+def deliveries(folder: Path, job_id: int) -> int:
+    """How many times RQ ran a delivery of job `job_id` in the workers logging to `folder`."""
+    pattern = re.compile(rf"Job OK .*\bjob={job_id}\]|job={job_id}\].*Job OK")
+    return sum(
+        1
+        for path in folder.glob("worker-*.log")
+        for line in path.read_text().splitlines()
+        if pattern.search(line)
+    )

@@ -139,7 +139,7 @@ def test_bulk_input_problems_are_shown_on_the_list(operator, engine):
         )
         no_action = _submit(operator, confirm, action="", scope="filter", process="wait")
         page = failed_page(operator, no_action, "/operations/instances")
-        assert "Choose cancel, migrate or retry." in page
+        assert "Choose cancel, migrate, resume, retry or suspend." in page
         bad_filter = _submit(operator, confirm, action="retry", scope="filter", data="$vars.a >")
         page = failed_page(operator, bad_filter, "/operations/instances", 422)
         assert "unexpected end of expression" in page

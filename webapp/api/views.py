@@ -14,7 +14,7 @@ from webapp.extensions import db
 from webapp.models.session import db_session
 from webapp.services import instances, messages, signals
 from webapp.services.instances import InstanceError
-from webapp.services.operations import bulk, migration, modification
+from webapp.services.operations import bulk, migration, modification, suspension
 
 MAX_PER_PAGE = 100
 MAX_HISTORY = 1000
@@ -232,3 +232,70 @@ def migration_progress(operation_id: int):
             for item in bulk.items(operation, size=1000)
         ],
     )
+
+
+# --- suspend and resume -----------------------------------------------------------------------
+
+
+def _reason_only(body: dict[str, Any]) -> Any:
+    unknown = sorted(set(body) - {"reason"})
+    if unknown:
+        raise InstanceError(
+            "invalid", "Unknown fields.", fields={name: "Unknown field." for name in unknown}
+        )
+    return body.get("reason", "")
+
+
+@bp.post("/instances/<int:instance_id>/suspend")
+def suspend_instance(instance_id: int):
+    reason = _reason_only(json_body())
+    instance = suspension.suspend(g.api_user, instance_id, reason)
+    return jsonify(instances.as_dict(instance, detail=True))
+
+
+@bp.post("/instances/<int:instance_id>/resume")
+def resume_instance(instance_id: int):
+    reason = _reason_only(json_body(required=False))
+    instance = suspension.resume(g.api_user, instance_id, reason)
+    return jsonify(instances.as_dict(instance, detail=True))
+
+
+def _version_change(body: dict[str, Any]) -> tuple[Any, bool]:
+    unknown = sorted(set(body) - {"reason", "instances"})
+    fields = {name: "Unknown field." for name in unknown}
+    also = body.get("instances", False)
+    if not isinstance(also, bool):
+        fields["instances"] = "Use true to change the version's instances too, or false."
+    if fields:
+        raise InstanceError("invalid", "Some values need fixing.", fields=fields)
+    return body.get("reason", ""), also
+
+
+def _version_answer(version: Any, operation_id: int | None):
+    data = suspension.version_dict(version)
+    data["bulk_operation"] = operation_id
+    response = jsonify(data)
+    if operation_id is not None:
+        response.status_code = 202
+        response.headers["Location"] = url_for(
+            "operations.bulk_progress", operation_id=operation_id
+        )
+    return response
+
+
+@bp.post("/processes/<key>/versions/<int:number>/suspend")
+def suspend_version(key: str, number: int):
+    reason, also = _version_change(json_body())
+    version, operation_id = suspension.suspend_version(
+        g.api_user, key, number, reason, instances=also
+    )
+    return _version_answer(version, operation_id)
+
+
+@bp.post("/processes/<key>/versions/<int:number>/resume")
+def resume_version(key: str, number: int):
+    reason, also = _version_change(json_body(required=False))
+    version, operation_id = suspension.resume_version(
+        g.api_user, key, number, reason, instances=also
+    )
+    return _version_answer(version, operation_id)

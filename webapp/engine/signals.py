@@ -26,11 +26,12 @@ from sqlalchemy import ColumnElement, func, insert, or_, select, true, update
 from sqlalchemy.engine import Connection
 from sqlalchemy.orm import Session
 
-from webapp.engine import catching, definitions, interpreter, steps, store
+from webapp.engine import catching, definitions, held, interpreter, steps, store
 from webapp.engine.catching import KIND, same_partition
 from webapp.engine.dispatch import JobRef
 from webapp.engine.runtime import StepResult
 from webapp.engine.store import BROADCASTS, INSTANCES, RECEIPTS, SUBSCRIPTIONS
+from webapp.engine.suspended_versions import check_startable
 from webapp.infra.database import begin_write
 from webapp.models import (
     EventStart,
@@ -39,7 +40,7 @@ from webapp.models import (
     SignalBatch,
     User,
 )
-from webapp.models.statuses import BatchStatus, BroadcastStatus
+from webapp.models.statuses import BatchStatus, BroadcastStatus, HeldKind
 
 BATCHES = SignalBatch.__table__
 MAX_NAME = 200
@@ -358,6 +359,8 @@ def deliver(session: Session, batch: Batch, instance_id: int, now: datetime) -> 
         return steps.dropped(
             step, "the instance has this broadcast, threw it, or is not in its partition"
         )
+    if steps.suspended(step):
+        return _keep_for_suspended(step, batch, instance_id, now)
     woken = catching.deliver_saved(
         step, batch.broadcast_id, batch.name, batch.payload, batch.actor, batch.high_water
     )
@@ -367,6 +370,35 @@ def deliver(session: Session, batch: Batch, instance_id: int, now: datetime) -> 
     interpreter.run(step)
     result = step.finish()
     store.insert_receipt(conn, batch.broadcast_id, instance_id, now)
+    return result
+
+
+def _keep_for_suspended(step: Any, batch: Batch, instance_id: int, now: datetime) -> StepResult:
+    """A suspended instance with a covered subscription keeps the broadcast for its resume, with
+    the receipt written now (it counts as reached, and no later delivery hands it over again)."""
+    covered = step.conn.execute(
+        select(SUBSCRIPTIONS.c.id)
+        .where(
+            SUBSCRIPTIONS.c.instance_id == instance_id,
+            SUBSCRIPTIONS.c.kind == KIND,
+            SUBSCRIPTIONS.c.name == batch.name,
+            SUBSCRIPTIONS.c.id <= batch.high_water,
+        )
+        .limit(1)
+    ).first()
+    if covered is None:
+        return steps.dropped(step, "no token waits for this signal")
+    data = {
+        "broadcast": batch.broadcast_id,
+        "name": batch.name,
+        "payload": batch.payload,
+        "actor": batch.actor,
+        "high_water": batch.high_water,
+    }
+    held.keep(step.conn, instance_id, HeldKind.SIGNAL, data, now)
+    result = step.finish()
+    result.note = held.SUSPENDED_NOTE
+    store.insert_receipt(step.conn, batch.broadcast_id, instance_id, now)
     return result
 
 
@@ -395,6 +427,7 @@ def start_one(session: Session, batch: Batch, start: Any, now: datetime) -> Step
     version = session.get(ProcessVersion, start.version_id)
     if version is None:
         return None
+    check_startable(version)
     actor = None
     if batch.actor:
         actor = session.scalar(select(User).where(User.username == batch.actor))

@@ -13,7 +13,7 @@ from typing import Any, Protocol
 from sqlalchemy import delete, select, update
 from sqlalchemy.orm import Session
 
-from webapp.engine import catching, definitions, interpreter, multi, scopes, store, waits
+from webapp.engine import catching, definitions, held, interpreter, multi, scopes, store, waits
 from webapp.engine.calls import Call, Outcome
 from webapp.engine.context import jsonable
 from webapp.engine.definitions import Definition
@@ -21,6 +21,7 @@ from webapp.engine.dispatch import JobRef
 from webapp.engine.errors import EngineError
 from webapp.engine.runtime import Step, StepResult
 from webapp.engine.store import InstanceRow, JobRow, TokenRow
+from webapp.engine.suspended_versions import suspension_of
 from webapp.infra.database import begin_write
 from webapp.models import Job, MessageSubscription, Process, ProcessVersion, Task, User
 from webapp.models.base import utcnow
@@ -29,6 +30,7 @@ from webapp.models.statuses import (
     UNFINISHED_INSTANCE,
     AttemptStatus,
     CallOutcome,
+    HeldKind,
     HistoryKind,
     InstanceStatus,
     JobStatus,
@@ -91,6 +93,11 @@ def dropped(step: Step, note: str) -> StepResult:
     result.applied = False
     result.note = note
     return result
+
+
+def suspended(step: Step) -> bool:
+    """Whether an operator suspended the step's instance: then it moves nothing."""
+    return step.instance.suspended_at is not None
 
 
 def _pending(step: Step, job: JobRow | None, kind: str) -> TokenRow | None:
@@ -326,16 +333,30 @@ def apply_tool_outcomes(
     in one step, as consecutive steps would: an outcome whose job an earlier one ended (its
     token left or was cancelled) is dropped, as is one of a job no longer pending."""
     job_ids = [job_id for job_id, _, _ in outcomes]
-    step, held = open_step_with_jobs(session, instance_id, now or utcnow(), job_ids)
+    step, leased = open_step_with_jobs(session, instance_id, now or utcnow(), job_ids)
+    if suspended(step):
+        for job_id, outcome, attempt in outcomes:
+            held.keep_outcome(step.conn, instance_id, job_id, outcome, attempt, step.now)
+        return dropped(step, held.SUSPENDED_NOTE)
+    return apply_outcomes(step, leased, outcomes, run_pure)
+
+
+def apply_outcomes(
+    step: Step,
+    leased: dict[int, JobRow],
+    outcomes: list[tuple[int, Outcome, int]],
+    run_pure: Callable[[Call], Outcome] | None = None,
+) -> StepResult:
+    """Apply outcomes of the jobs `leased` (read with the step) in order, in the open step."""
     applied = 0
     for job_id, outcome, attempt in outcomes:
-        job = held.get(job_id)
+        job = leased.get(job_id)
         token = _pending(step, job, "tool")
         if job is None or token is None:
             node_id = (
                 job.node_id
                 if job is not None
-                else session.scalar(select(Job.node_id).where(Job.id == job_id))
+                else step.conn.scalar(select(Job.node_id).where(Job.id == job_id))
             )
             step.history.add(
                 HistoryKind.TOOL_ATTEMPT,
@@ -364,6 +385,8 @@ def run_inline_tool(
     """Run a pure tool inside the step's transaction (no lease needed) and apply its outcome,
     and so the pure tools that makes due."""
     step, job = open_step(session, instance_id, now or utcnow(), job_id)
+    if suspended(step):
+        return dropped(step, held.SUSPENDED_NOTE)
     token = _due(step, job, "tool")
     if not isinstance(token, TokenRow):
         return dropped(step, token)
@@ -447,6 +470,8 @@ def fire_timer(
     """A due timer moves its token on; early or stale deliveries are dropped. With `run_pure`
     (a worker), the pure tools it makes due run in the same transaction."""
     step, job = open_step(session, instance_id, now or utcnow(), job_id)
+    if suspended(step):
+        return dropped(step, held.SUSPENDED_NOTE)
     token = _due(step, job, "timer")
     if not isinstance(token, TokenRow):
         return dropped(step, token)
@@ -503,15 +528,47 @@ def deliver_message(
     actor: User | None = None,
     now: datetime | None = None,
 ) -> StepResult:
-    """Wake every token of the instance waiting for this message and key; payload is the output."""
+    """Wake every token of the instance waiting for this message and key; payload is the output.
+    A suspended instance keeps the message (its subscriptions stay) and applies it on resume."""
     step, _ = open_step(session, instance_id, now or utcnow())
+    if suspended(step):
+        if not _subscribed(step, name, correlation_key):
+            return dropped(step, "no token waits for this message")
+        data = {"name": name, "key": correlation_key, "payload": payload, "actor": _name(actor)}
+        held.keep(step.conn, instance_id, HeldKind.MESSAGE, data, step.now)
+        result = step.finish()
+        result.note = held.SUSPENDED_NOTE
+        return result
+    if not wake_for_message(step, name, correlation_key, payload, _name(actor)):
+        return dropped(step, "no token waits for this message")
+    step.starter = starter_of(step)
+    interpreter.run(step)
+    return step.finish()
+
+
+def _message_match(instance_id: int, name: str, correlation_key: str) -> tuple[Any, ...]:
     table = MessageSubscription.__table__
-    matching = (
+    return (
         table.c.instance_id == instance_id,
         table.c.kind == "message",
         table.c.name == name,
         table.c.correlation_key == correlation_key,
     )
+
+
+def _subscribed(step: Step, name: str, correlation_key: str) -> bool:
+    table = MessageSubscription.__table__
+    matching = _message_match(store.saved_id(step.instance.id), name, correlation_key)
+    return step.conn.execute(select(table.c.id).where(*matching).limit(1)).first() is not None
+
+
+def wake_for_message(
+    step: Step, name: str, correlation_key: str, payload: Any, actor: str | None
+) -> int:
+    """Fire the step's tokens (catches, boundary events, ...) subscribed to the message and key,
+    with `payload` as output, in subscription order; how many woke."""
+    table = MessageSubscription.__table__
+    matching = _message_match(store.saved_id(step.instance.id), name, correlation_key)
     subscriptions = step.conn.execute(
         select(table.c.token_id, table.c.node_id).where(*matching).order_by(table.c.id)
     ).all()
@@ -528,7 +585,7 @@ def deliver_message(
                 HistoryKind.MESSAGE,
                 token,
                 node_id,
-                actor=_name(actor),
+                actor=actor,
                 name=name,
                 key=correlation_key,
             )
@@ -540,15 +597,9 @@ def deliver_message(
         if token.status != TokenStatus.WAITING or token.node_id != node_id:
             continue
         woken += 1
-        step.history.add(
-            HistoryKind.MESSAGE, token, actor=_name(actor), name=name, key=correlation_key
-        )
+        step.history.add(HistoryKind.MESSAGE, token, actor=actor, name=name, key=correlation_key)
         step.complete(token, payload)
-    if not woken:
-        return dropped(step, "no token waits for this message")
-    step.starter = starter_of(step)
-    interpreter.run(step)
-    return step.finish()
+    return woken
 
 
 def lock_task(session: Session, task_id: int, now: datetime | None = None) -> Step | None:
@@ -589,7 +640,19 @@ def _open_task(session: Session, task_id: int, now: datetime | None) -> tuple[St
     )
 
 
+def refuse_if_suspended(step: Step, task_id: int) -> None:
+    """A task of a suspended instance is not completed (nor reported from): 409."""
+    if suspended(step):
+        raise EngineError(
+            "suspended",
+            f"Instance {step.instance.id} is suspended: task {task_id} can be claimed and read, "
+            "but not completed until an operator resumes the instance.",
+            status=409,
+        )
+
+
 def _task_token(step: Step, task_id: int, token: TokenRow | None) -> TokenRow:
+    refuse_if_suspended(step, task_id)
     if token is None:
         raise EngineError("task_closed", f"Task {task_id} is no longer open.", status=409)
     return token
@@ -773,6 +836,14 @@ def cancel_instance(
         .where(tasks.c.instance_id == instance_id, tasks.c.status == TaskStatus.OPEN)
         .values(status=TaskStatus.CANCELLED)
     )
+    if suspended(step):
+        held.take(conn, instance_id)
+        conn.execute(
+            update(instances)
+            .where(instances.c.id == instance_id)
+            .values(suspended_at=None, suspended_by_id=None, suspend_reason=None)
+        )
+        instance.suspended_at = None
     instance.status = InstanceStatus.CANCELLED
     instance.ended_at = step.now
     step.history.add(HistoryKind.CANCELLED, actor=_name(actor), reason=reason or None)
@@ -791,6 +862,12 @@ def retry_instance(
         raise EngineError(
             "not_failed",
             f"Instance {instance_id} is {instance.status}; only failed instances can be retried.",
+        )
+    if suspended(step):
+        raise EngineError(
+            "suspended",
+            f"Instance {instance_id} is suspended; resume it before retrying.",
+            status=409,
         )
     instance.status = InstanceStatus.RUNNING
     instance.error = None
@@ -838,8 +915,11 @@ def start_called(
             instances.c.started_by_id,
             instances.c.call_depth,
             instances.c.status,
+            instances.c.suspended_at,
         ).where(instances.c.id == job.instance_id)
     ).first()
+    if parent is not None and parent.suspended_at is not None:
+        return None  # the call waits, pending, until its caller is resumed
     conn.execute(
         update(store.JOBS)
         .where(store.JOBS.c.id == job_id)
@@ -860,6 +940,9 @@ def start_called(
         wanted = f"version {options['version']} of " if options.get("version") else ""
         message = f"There is no published {wanted}process '{job.tool}' to call."
         return _report_missing(conn, job, caller, message, now)
+    refusal = suspension_of(conn, definition.version_id)
+    if refusal is not None:
+        return _report_missing(conn, job, caller, refusal.message, now)
     actor = None
     if parent.started_by_id:
         actor = conn.execute(
@@ -922,6 +1005,8 @@ def resume_from_child(
     that have not reached the caller (its catchers subscribed at the throw fire before the call
     ends), then move on with the child's data, throw its error, or raise an incident."""
     step, job = open_step(session, instance_id, now or utcnow(), job_id)
+    if suspended(step):
+        return dropped(step, held.SUSPENDED_NOTE)
     token = None
     if job is not None and job.kind == "resume" and job.status == JobStatus.PENDING:
         candidate = step.token(job.token_id) if job.token_id is not None else None

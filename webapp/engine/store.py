@@ -77,6 +77,8 @@ class InstanceRow:
     parent_node_id: str | None = None
     parent_step: int | None = None
     call_depth: int = 0
+    # Set while an operator has it suspended: steps then leave their work waiting.
+    suspended_at: datetime | None = None
 
 
 @dataclass(eq=False)
@@ -276,6 +278,10 @@ _LEASABLE = (
     JOBS.c.status == JobStatus.PENDING,
     JOBS.c.due_at <= bindparam("due_by"),
     or_(JOBS.c.lease_until.is_(None), JOBS.c.lease_until <= bindparam("now")),
+    # A suspended instance starts no tool call (resuming sends its jobs again).
+    ~select(INSTANCES.c.id)
+    .where(INSTANCES.c.id == JOBS.c.instance_id, INSTANCES.c.suspended_at.is_not(None))
+    .exists(),
 )
 _LEASE = {
     "attempt": JOBS.c.attempt + 1,

@@ -6,7 +6,8 @@ due, `queued` only while the id waits in the queue list. A job due later waits i
 a worker's clock (engine/clock.py); one whose clock died between its claim and the enqueue has no
 RQ record, and is sent again like any lost delivery. Delivery is at least once: a job enqueued
 twice is harmless, because applying it checks that the job is still pending for its token. The
-sweep only reads the database; it never changes instances.
+sweep only reads the database; it never changes instances. The jobs of a suspended instance
+are left alone: its resume sends them.
 """
 
 from __future__ import annotations
@@ -29,7 +30,7 @@ from sqlalchemy.orm import Session
 from webapp.engine import signals
 from webapp.engine.dispatch import EntryPoints, JobRef, enqueue, rq_job_id
 from webapp.engine.runtime import entry_point
-from webapp.models import Job
+from webapp.models import Instance, Job
 from webapp.models.base import utcnow
 from webapp.models.statuses import JobStatus
 
@@ -77,6 +78,7 @@ def sweep(
                     Job.due_at <= now - timedelta(seconds=grace),
                     or_(Job.lease_until.is_(None), Job.lease_until <= now),
                     Job.id > after,
+                    or_(Job.kind == "cancel", ~_suspended(Job.instance_id)),
                 )
                 .order_by(Job.id)
                 .limit(BATCH)
@@ -97,6 +99,16 @@ def sweep(
     if report.enqueued:
         log.info("sweep enqueued %d job(s) again", report.enqueued)
     return report
+
+
+def _suspended(instance_id: Any) -> Any:
+    """The instance is suspended: its jobs wait for the resume, which sends them again (a
+    called child's cancel job still goes)."""
+    return (
+        select(Instance.id)
+        .where(Instance.id == instance_id, Instance.suspended_at.is_not(None))
+        .exists()
+    )
 
 
 def _signals_again(

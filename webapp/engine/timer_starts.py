@@ -20,6 +20,7 @@ from sqlalchemy.orm import Session
 
 from webapp.engine import definitions, steps
 from webapp.engine.runtime import StepResult
+from webapp.engine.suspended_versions import check_startable
 from webapp.infra.database import begin_write
 from webapp.models import ProcessVersion
 from webapp.models.schedules import Schedule, ScheduleTick
@@ -126,6 +127,7 @@ def fire(session: Session, row: DueSchedule, now: datetime) -> StepResult | None
         return None
     version = session.get(ProcessVersion, row.version_id)
     assert version is not None
+    check_startable(version)
     result = steps.start_instance(
         session,
         definitions.for_version(version),

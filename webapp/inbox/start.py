@@ -5,6 +5,8 @@ from __future__ import annotations
 from flask import abort, current_app, flash, redirect, render_template, request, url_for
 from flask_login import current_user, login_required
 
+from webapp.engine import EngineError
+from webapp.engine.suspended_versions import check_startable
 from webapp.extensions import db
 from webapp.inbox.blueprint import bp
 from webapp.inputs import whole_number
@@ -73,6 +75,10 @@ def start(key: str):
     version = _version_or_404(key)
     if not instances.starts_by_hand(version):
         abort(409, description=instances.NO_HAND_START.format(name=version.process.name))
+    try:
+        check_startable(version)
+    except EngineError as error:
+        abort(409, description=error.message)
     spec = instances.start_form(version)
     business_key = request.form.get("business_key", "")
     formdata = request.form if request.method == "POST" else None

@@ -22,9 +22,11 @@ from webapp.models.signals import (
     SignalBroadcast,
     SignalReceipt,
 )
+from webapp.models.suspension import HeldEvent
 
 __all__ = [
     "EventStart",
+    "HeldEvent",
     "HistoryEntry",
     "Instance",
     "Job",

@@ -77,9 +77,16 @@ class ProcessVersion(Model):
         ForeignKey("users.id", ondelete="SET NULL"), nullable=True
     )
     published_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
+    # A suspended version starts no instance (its running ones may be suspended too).
+    suspended_at: Mapped[datetime | None] = mapped_column(UTCDateTime(), nullable=True)
+    suspended_by_id: Mapped[int | None] = mapped_column(
+        ForeignKey("users.id", ondelete="SET NULL"), nullable=True
+    )
+    suspend_reason: Mapped[str | None] = mapped_column(String(500), nullable=True)
 
     process: Mapped[Process] = relationship(back_populates="versions", lazy="joined")
-    published_by: Mapped[User | None] = relationship(lazy="joined")
+    published_by: Mapped[User | None] = relationship(lazy="joined", foreign_keys=[published_by_id])
+    suspended_by: Mapped[User | None] = relationship(lazy="select", foreign_keys=[suspended_by_id])
 
     def __repr__(self) -> str:
         return f"<ProcessVersion {self.process_id} v{self.number}>"

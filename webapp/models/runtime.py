@@ -37,6 +37,12 @@ class Instance(Model):
             "idempotency_key",
             unique=True,
         ),
+        Index(
+            "ix_instances_suspended_at",
+            "suspended_at",
+            postgresql_where=text("suspended_at IS NOT NULL"),
+            sqlite_where=text("suspended_at IS NOT NULL"),
+        ),
     )
 
     id: Mapped[int] = mapped_column(primary_key=True)
@@ -71,10 +77,17 @@ class Instance(Model):
     parent_node_id: Mapped[str | None] = mapped_column(String(255), nullable=True)
     parent_step: Mapped[int | None] = mapped_column(Integer, nullable=True)
     call_depth: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
+    # Suspended by an operator (the status stays as it was): nothing moves until resumed.
+    suspended_at: Mapped[datetime | None] = mapped_column(UTCDateTime(), nullable=True)
+    suspended_by_id: Mapped[int | None] = mapped_column(
+        ForeignKey("users.id", ondelete="SET NULL"), nullable=True
+    )
+    suspend_reason: Mapped[str | None] = mapped_column(String(500), nullable=True)
 
     process_version: Mapped[ProcessVersion] = relationship(lazy="select")
     partition: Mapped[Partition | None] = relationship(lazy="select")
-    started_by: Mapped[User | None] = relationship(lazy="select")
+    started_by: Mapped[User | None] = relationship(lazy="select", foreign_keys=[started_by_id])
+    suspended_by: Mapped[User | None] = relationship(lazy="select", foreign_keys=[suspended_by_id])
 
     def __repr__(self) -> str:
         return f"<Instance {self.id} {self.process_key} v{self.version} {self.status}>"

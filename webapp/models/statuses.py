@@ -87,6 +87,14 @@ class BulkItemStatus(StrEnum):
     ERROR = "error"
 
 
+class HeldKind(StrEnum):
+    """What reached a suspended instance and waits in `held_events` until it is resumed."""
+
+    MESSAGE = "message"
+    SIGNAL = "signal"
+    TOOL_OUTCOME = "tool_outcome"
+
+
 class HistoryKind(StrEnum):
     STARTED = "started"
     ENTERED = "entered"
@@ -125,6 +133,9 @@ class HistoryKind(StrEnum):
     MODIFIED = "modified"
     # An operator moved the instance to another version of its process.
     MIGRATED = "migrated"
+    # An operator suspended or resumed the instance (who, why; on resume, what had waited).
+    SUSPENDED = "suspended"
+    RESUMED = "resumed"
 
 
 INSTANCE_STATUSES: tuple[str, ...] = tuple(InstanceStatus)

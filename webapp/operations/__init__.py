@@ -16,6 +16,7 @@ from webapp.operations import (  # noqa: F401  (importing the views registers th
     retention,
     schedules,
     signals,
+    suspension,
 )
 from webapp.operations.blueprint import bp
 

@@ -10,13 +10,13 @@ import hashlib
 import json
 import re
 from collections.abc import Callable, Mapping
-from typing import Any
+from typing import Any, TypeVar
 
 from sqlalchemy import Select, false, func, select, update
 from sqlalchemy.exc import IntegrityError
 
 from webapp.engine import EngineError, definitions, steps
-from webapp.engine.runtime import StepResult
+from webapp.engine.suspended_versions import check_startable
 from webapp.extensions import db
 from webapp.infra.database import begin_write
 from webapp.inputs import MAX_INT32
@@ -26,6 +26,8 @@ from webapp.models.statuses import INSTANCE_STATUSES, OPEN_TOKEN, TaskStatus
 from webapp.permissions import can, partition_filter, visible_partition_ids
 from webapp.process import document, forms
 from webapp.services.jobs import commit
+
+R = TypeVar("R")
 
 MAX_BUSINESS_KEY = 200
 MAX_REASON = 500
@@ -242,6 +244,7 @@ def start(
     """
     begin_write(db_session())
     partition_id = _partition_for(user, version.process, partition)
+    run_step(lambda: check_startable(version))
     result = run_step(
         lambda: steps.start_instance(
             db_session(),
@@ -409,7 +412,7 @@ def retry(user: User, instance_id: int) -> Instance:
     return db.session.get_one(Instance, instance_id)
 
 
-def run_step(step: Callable[[], StepResult]) -> StepResult:
+def run_step(step: Callable[[], R]) -> R:
     """Run an engine step; an engine refusal rolls back and becomes an InstanceError."""
     try:
         return step()
@@ -445,6 +448,7 @@ def as_dict(instance: Instance, *, detail: bool = False) -> dict[str, Any]:
             if instance.parent_id is not None
             else None
         ),
+        "suspended": _suspension(instance),
     }
     if detail:
         data["input"] = instance.input
@@ -456,6 +460,17 @@ def as_dict(instance: Instance, *, detail: bool = False) -> dict[str, Any]:
         ]
         data["tasks"] = [_task_dict(task) for task in open_tasks(instance)]
     return data
+
+
+def _suspension(instance: Instance) -> dict[str, Any] | None:
+    """Who suspended the instance, when and why; None when it is not suspended."""
+    if instance.suspended_at is None:
+        return None
+    return {
+        "at": _iso(instance.suspended_at),
+        "by": instance.suspended_by.username if instance.suspended_by else None,
+        "reason": instance.suspend_reason,
+    }
 
 
 def _task_dict(task) -> dict[str, Any]:

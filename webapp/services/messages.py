@@ -18,6 +18,7 @@ from sqlalchemy import false, select
 from sqlalchemy.exc import IntegrityError
 
 from webapp.engine import definitions, steps
+from webapp.engine.suspended_versions import check_startable
 from webapp.engine.waits import correlation_text
 from webapp.extensions import db
 from webapp.infra.database import begin_write
@@ -247,6 +248,7 @@ def _start(
     business key."""
     version = db.session.get(ProcessVersion, start.version_id)
     assert version is not None
+    run_step(lambda: check_startable(version))
     data = payload if isinstance(payload, dict) else {} if payload is None else {"payload": payload}
     business_key = key if key is not None and len(key) <= MAX_BUSINESS_KEY else None
     try:

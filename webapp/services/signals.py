@@ -8,6 +8,7 @@ lease is renewed as it goes, so the sweep hands a batch whose worker died to ano
 from __future__ import annotations
 
 import json
+import logging
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -43,6 +44,8 @@ from webapp.services.instances import (
 )
 from webapp.services.jobs import add_entry_points, commit_and_follow_on, send
 from webapp.services.operations import labels
+
+log = logging.getLogger(__name__)
 
 
 def _lease() -> float:
@@ -120,9 +123,12 @@ def _one(work: Any, batch: signals.Batch) -> None:
             result = signals.start_one(session, batch, work, utcnow())
         else:
             result = signals.deliver(session, batch, work, utcnow())
-    except (EngineError, IntegrityError):
-        # A start refused, or a concurrent attempt wrote this receipt first.
+    except (EngineError, IntegrityError) as error:
+        # A start refused (a suspended version, say), or a concurrent attempt wrote this
+        # receipt first.
         session.rollback()
+        if isinstance(error, EngineError):
+            log.info("signal '%s' started nothing: %s", batch.name, error.message)
         return
     except BaseException:
         session.rollback()

@@ -599,6 +599,11 @@ def complete(user: User, task_id: int, raw: Any) -> Completed:
     step, task = _locked_step(user, task_id)
     _ensure_open(user, task)
     _ensure_workable(user, task)
+    try:
+        steps.refuse_if_suspended(step, task.id)
+    except EngineError as error:
+        db.session.rollback()
+        raise TaskError(error.code, error.message, status=error.status) from None
     token = steps.waiting_at(step, task.status, task.token_id, task.node_id)
     inner = token is not None and step.is_inner(token)
     values, errors = forms.coerce_submission(task.form, raw, step.context(token if inner else None))

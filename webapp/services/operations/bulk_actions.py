@@ -12,7 +12,7 @@ from typing import Any
 
 from sqlalchemy.orm import Session
 
-from webapp.engine import EngineError, migration, steps
+from webapp.engine import EngineError, migration, steps, suspension
 from webapp.engine.runtime import StepResult
 from webapp.models import Instance, ProcessVersion, User
 from webapp.models.base import utcnow
@@ -70,6 +70,14 @@ def _migrate(session: Session, instance: Instance, reason: str, actor: User, par
     )  # fmt: skip
 
 
+def _suspend(session: Session, instance: Instance, reason: str, actor: User, params) -> StepResult:
+    return suspension.suspend_instance(session, instance.id, reason=reason, actor=actor)
+
+
+def _resume(session: Session, instance: Instance, reason: str, actor: User, params) -> StepResult:
+    return suspension.resume_instance(session, instance.id, reason=reason, actor=actor)
+
+
 ACTIONS: dict[str, BulkAction] = {
     action.name: action
     for action in (
@@ -100,6 +108,24 @@ ACTIONS: dict[str, BulkAction] = {
             "instances can move before anything does.",
             _migrate,
             setup="operations.migration",
+        ),
+        BulkAction(
+            "suspend",
+            "Suspend",
+            "Suspend",
+            "instances.modify",
+            "Nothing of them moves until they are resumed: timers, messages and tool results wait.",
+            _suspend,
+            reason_required="Say why these instances are suspended.",
+        ),
+        BulkAction(
+            "resume",
+            "Resume (suspended only)",
+            "Resume",
+            "instances.modify",
+            "What waited is applied in order and their jobs run; the others are reported as "
+            "refused.",
+            _resume,
         ),
     )
 }

@@ -46,6 +46,7 @@ COLUMNS = (
     Instance.updated_at,
     Instance.ended_at,
     Instance.parent_id,
+    Instance.suspended_at,
 )
 
 
@@ -66,6 +67,7 @@ class Filters:
     error_code: str = ""
     parent: str = ""  # "called by": the id of the instance whose call activities started them
     top: str = ""  # "1": only instances no call activity started (hide called children)
+    suspended: str = ""  # "1": only suspended instances; "0": only those not suspended
 
     def args(self) -> dict[str, str]:
         """The non-empty filters, for links and hidden form fields."""
@@ -73,10 +75,12 @@ class Filters:
 
     def describe(self) -> str:
         named = {"parent": "called by instance", "top": ""}
+        fixed = {
+            "top": "not called by another instance",
+            "suspended": "suspended" if self.suspended == "1" else "not suspended",
+        }
         parts = [
-            "not called by another instance"
-            if key == "top"
-            else f"{named.get(key, key.replace('_', ' '))} {value}"
+            fixed[key] if key in fixed else f"{named.get(key, key.replace('_', ' '))} {value}"
             for key, value in self.args().items()
         ]
         return "; ".join(parts) if parts else "all instances"
@@ -163,6 +167,13 @@ def conditions(user: User, filters: Filters) -> tuple[Clauses, Clauses]:
         if filters.top != "1":
             problems["top"] = "Use 1 to hide called instances, or leave it out."
         where.append(Instance.parent_id.is_(None))
+    if filters.suspended:
+        if filters.suspended not in ("0", "1"):
+            problems["suspended"] = "Use 1 for suspended instances, 0 for the others."
+        elif filters.suspended == "1":
+            where.append(Instance.suspended_at.is_not(None))
+        else:
+            where.append(Instance.suspended_at.is_(None))
     since = _day(filters.since, "since", problems)
     until = _day(filters.until, "until", problems)
     if since is not None:
