@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import Any
 
@@ -26,6 +27,23 @@ INSERT_ARRAY = text(
 
 # The kinds an entry may have: an unknown one is a programming error, refused before it is stored.
 KINDS = frozenset(HistoryKind)
+
+#: Called with the connection and the rows of every history write, inside that transaction: how
+#: adapters (webhooks, notifications) learn what happened, in the same commit, without the engine
+#: knowing them. The composition root installs them with `observe`.
+Observer = Callable[[Connection, list[dict[str, Any]]], None]
+OBSERVERS: list[Observer] = []
+
+
+def observe(observer: Observer) -> None:
+    """Install `observer` once (create_app may run more than once in a process)."""
+    if observer not in OBSERVERS:
+        OBSERVERS.append(observer)
+
+
+def _tell_observers(conn: Connection, rows: list[dict[str, Any]]) -> None:
+    for observer in OBSERVERS:
+        observer(conn, [dict(row) for row in rows])
 
 
 class History:
@@ -71,6 +89,7 @@ class History:
             }
             for kind, token, node_id, actor, details in self._entries
         ]
+        _tell_observers(conn, rows)
         if conn.dialect.name == "postgresql" and len(rows) > 1:
             now = self.now if self.now.tzinfo is not None else self.now.replace(tzinfo=UTC)
             stamp = now.isoformat()
@@ -108,6 +127,7 @@ def append(
         "created_at": now,
     }
     session.execute(INSERT, [row])
+    _tell_observers(session.connection(), [row])
 
 
 def entries(session: Session, instance_id: int, *, after: int = 0, limit: int = 500) -> list:
