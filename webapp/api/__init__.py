@@ -7,6 +7,7 @@ HTTP Basic with a Flowdesk username and password.
 from webapp.api import (  # noqa: F401  (importing the views registers their routes)
     auth,
     errors,
+    openapi,
     views,
 )
 from webapp.api.blueprint import bp

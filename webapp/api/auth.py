@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-from flask import g, request
+from flask import current_app, g, request
 from flask_login import current_user
 from flask_wtf.csrf import validate_csrf
 from wtforms.validators import ValidationError
 
 from webapp.api.blueprint import bp
+from webapp.api.contract import is_public
 from webapp.api.errors import api_error
 from webapp.extensions import db
 from webapp.infra.database import begin_write
@@ -18,7 +19,10 @@ SAFE_METHODS = ("GET", "HEAD", "OPTIONS")
 
 @bp.before_request
 def authenticate():
-    """Set `g.api_user`, or answer 401 (no or wrong credentials) / 400 (missing CSRF header)."""
+    """Set `g.api_user`, or answer 401 (no or wrong credentials) / 400 (missing CSRF header).
+    The contract and its page need no credentials."""
+    if is_public(current_app.view_functions.get(request.endpoint or "")):
+        return None
     credentials = request.authorization
     if credentials is not None and credentials.type == "basic":
         begin_write(db.session)  # sign-in bookkeeping writes; take the SQLite lock first
