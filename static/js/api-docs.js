@@ -14,7 +14,7 @@
   SwaggerUIBundle({
     url: container.dataset.documentUrl,
     domNode: container,
-    deepLinking: true,
+    deepLinking: false,
     validatorUrl: null,
     requestInterceptor: (request) => {
       if (csrf) request.headers['X-CSRFToken'] = csrf;

@@ -1,7 +1,8 @@
 """The contract test: schemathesis generates requests (valid and invalid ones) from the served
 OpenAPI document and sends them over real HTTP to the app (live server, real database and Redis)
 as an admin; no answer may be a 5xx or fall outside the document (status, content type, body
-schema, headers)."""
+schema, headers). Besides random ids, the paths name real instances, processes, versions, a
+broadcast and a migration, so the answers of found objects are checked too."""
 
 from __future__ import annotations
 
@@ -19,10 +20,12 @@ from schemathesis.checks import (
 )
 from schemathesis.generation import GenerationMode
 
-from tests.helpers.http import basic
+from tests.helpers.documents import chain, node
+from tests.helpers.http import basic, post_json
+from tests.helpers.processes import publish_document
 
-# Examples per operation: the 17 operations take well under two minutes on each database.
-EXAMPLES = int(os.environ.get("FLOWDESK_CONTRACT_EXAMPLES", "30"))
+# Examples per operation: the 17 operations take about a minute on each database.
+EXAMPLES = int(os.environ.get("FLOWDESK_CONTRACT_EXAMPLES", "60"))
 CHECKS = [
     not_a_server_error,
     status_code_conformance,
@@ -30,21 +33,64 @@ CHECKS = [
     response_schema_conformance,
     response_headers_conformance,
 ]
+ADMIN = basic("admin")
 
 
-def test_every_answer_keeps_the_contract(live_server, demo):
+def _world(app, live_server) -> dict[str, list]:
+    """Real objects for the paths: instances (waiting, in a partition, failed, migrating), the
+    processes' keys and versions, a signal broadcast and a migration."""
+    with app.app_context():
+        wait = ("check", node("userTask", "Check", assignee={"type": "role", "value": "approver"}))
+        publish_document(chain(wait), key="open")  # version 2, to migrate to
+    instances = []
+    for key in ("open", "open", "fin", "msg", "fail", "open"):
+        body = {"process_key": key, "input": {"order": "A-1"}}
+        status, started = post_json(live_server, "/api/instances", body, ADMIN)
+        assert status == 201, started
+        instances.append(started["id"])
+    status, broadcast = post_json(live_server, "/api/signals", {"name": "contract"}, ADMIN)
+    assert status == 202, broadcast
+    migrating = {"from": 1, "to": 2, "instances": [instances[-1]], "reason": "contract"}
+    status, migration = post_json(live_server, "/api/processes/open/migrations", migrating, ADMIN)
+    assert status == 202, migration
+    return {
+        "instance_id": instances,
+        "key": ["open", "fin", "msg", "fail", "form"],
+        "number": [1, 2],
+        "broadcast_id": [broadcast["id"]],
+        "operation_id": [migration["operation"]],
+    }
+
+
+def _cases(operation, world: dict[str, list]):
+    """Valid and invalid requests, half of them on real objects when the path names any."""
+    names = [p.name for p in operation.path_parameters]
+    generated = st.one_of(
+        operation.as_strategy(GenerationMode.POSITIVE),
+        operation.as_strategy(GenerationMode.NEGATIVE),
+    )
+    if not names:
+        return generated
+    real = st.fixed_dictionaries({name: st.sampled_from(world[name]) for name in names})
+    on_real = real.flatmap(
+        lambda values: st.one_of(
+            operation.as_strategy(GenerationMode.POSITIVE, path_parameters=values),
+            operation.as_strategy(GenerationMode.NEGATIVE, path_parameters=values),
+        )
+    )
+    return st.one_of(generated, on_real)
+
+
+def test_every_answer_keeps_the_contract(app, live_server, published):
+    world = _world(app, live_server)
     schema = schemathesis.openapi.from_url(f"{live_server}/api/openapi.json")
     failures = {}
     labels = []
     for result in schema.get_all_operations():
         operation = result.ok()
         labels.append(operation.label)
-        cases = st.one_of(
-            operation.as_strategy(GenerationMode.POSITIVE),
-            operation.as_strategy(GenerationMode.NEGATIVE),
-        )
 
-        @given(case=cases)
+        @given(case=_cases(operation, world))
         @settings(
             max_examples=EXAMPLES,
             deadline=None,
@@ -53,7 +99,7 @@ def test_every_answer_keeps_the_contract(live_server, demo):
             database=None,
         )
         def keeps_contract(case) -> None:
-            case.call_and_validate(base_url=live_server, headers=basic("admin"), checks=CHECKS)
+            case.call_and_validate(base_url=live_server, headers=ADMIN, checks=CHECKS)
 
         try:
             keeps_contract()

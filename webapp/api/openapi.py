@@ -181,7 +181,6 @@ def document(app: Flask) -> dict[str, Any]:
         "openapi": OPENAPI_VERSION,
         "jsonSchemaDialect": "https://spec.openapis.org/oas/3.1/dialect/base",
         "info": {"title": "Flowdesk API", "version": "1", "description": DESCRIPTION},
-        "servers": [{"url": "/"}],
         "security": [{"basic": []}, {"bearer": []}],
         "tags": [
             {"name": "instances", "description": "Start, read and operate instances."},

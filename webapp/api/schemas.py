@@ -52,6 +52,23 @@ def _enum(values: Any) -> JSON:
     return {"type": "string", "enum": [str(value) for value in values]}
 
 
+INSTANCE: JSON = {
+    "id": ID,
+    "process_key": TEXT,
+    "version": VERSION_NUMBER,
+    "status": _enum(InstanceStatus),
+    "business_key": nullable(TEXT),
+    "partition": nullable(TEXT),
+    "started_via": TEXT,
+    "started_by": nullable(TEXT),
+    "error": nullable(ANY_OBJECT),
+    "created_at": TIME,
+    "updated_at": nullable(TIME),
+    "ended_at": nullable(TIME),
+    "called_by": nullable(ref("CalledBy")),
+    "suspended": nullable(ref("Suspension")),
+}
+
 SCHEMAS: dict[str, JSON] = {
     "Error": closed(
         {
@@ -67,24 +84,7 @@ SCHEMAS: dict[str, JSON] = {
     ),
     "CalledBy": closed({"instance": ID, "node": TEXT}),
     "Suspension": closed({"at": TIME, "by": nullable(TEXT), "reason": nullable(TEXT)}),
-    "Instance": closed(
-        {
-            "id": ID,
-            "process_key": TEXT,
-            "version": VERSION_NUMBER,
-            "status": _enum(InstanceStatus),
-            "business_key": nullable(TEXT),
-            "partition": nullable(TEXT),
-            "started_via": TEXT,
-            "started_by": nullable(TEXT),
-            "error": nullable(ANY_OBJECT),
-            "created_at": TIME,
-            "updated_at": nullable(TIME),
-            "ended_at": nullable(TIME),
-            "called_by": nullable(ref("CalledBy")),
-            "suspended": nullable(ref("Suspension")),
-        }
-    ),
+    "Instance": closed(INSTANCE),
     "Token": closed({"id": ID, "node": TEXT, "status": _enum(OPEN_TOKEN), "scope": nullable(ID)}),
     "Task": closed(
         {
@@ -98,23 +98,16 @@ SCHEMAS: dict[str, JSON] = {
             "due_at": nullable(TIME),
         }
     ),
-    "InstanceDetail": {
-        "allOf": [
-            ref("Instance"),
-            {
-                "type": "object",
-                "properties": {
-                    "input": ANY_OBJECT,
-                    "vars": ANY_OBJECT,
-                    "nodes": ANY_OBJECT,
-                    "tokens": {"type": "array", "items": ref("Token")},
-                    "tasks": {"type": "array", "items": ref("Task")},
-                },
-                "required": ["input", "vars", "nodes", "tokens", "tasks"],
-            },
-        ],
-        "unevaluatedProperties": False,
-    },
+    "InstanceDetail": closed(
+        {
+            **INSTANCE,
+            "input": ANY_OBJECT,
+            "vars": ANY_OBJECT,
+            "nodes": ANY_OBJECT,
+            "tokens": {"type": "array", "items": ref("Token")},
+            "tasks": {"type": "array", "items": ref("Task")},
+        }
+    ),
     "InstancePage": closed(
         {
             "items": {"type": "array", "items": ref("Instance")},
