@@ -94,3 +94,16 @@ def test_the_document_is_built_from_the_app(app):
     assert document(app)["paths"]["/api/signals/{broadcast_id}"]["get"]["operationId"] == (
         "get_signal"
     )
+
+
+def test_only_the_contract_and_its_page_answer_without_credentials(client, served):
+    public = sorted(
+        f"{method.upper()} {path}"
+        for path, operations in served["paths"].items()
+        for method, operation in operations.items()
+        if operation["security"] == []
+    )
+    assert public == ["GET /api/docs", "GET /api/openapi.json"]
+    assert client.get("/api/docs").status_code == 200
+    refused = client.get("/api/instances")
+    assert (refused.status_code, refused.get_json()["error"]) == (401, "unauthorized")

@@ -34,6 +34,21 @@ def test_a_signed_in_operator_opens_an_operation_and_tries_it(page, demo):
     expect(operation.locator(".live-responses-table tbody")).to_contain_text('"total"')
 
 
+def test_a_change_tried_from_the_page_passes_the_csrf_check(page, demo):
+    """POSTs signed in by cookie need the page's CSRF token; the page sends it, so the API
+    answers about the instance (none has this id), not about a missing token."""
+    sign_in(page, "operator")
+    page.goto("/api/docs")
+    operation = page.locator("#operations-instances-retry_instance")
+    operation.locator(".opblock-summary-control").click()
+    operation.get_by_role("button", name="Try it out").click()
+    operation.get_by_placeholder("instance_id").fill("999999")
+    operation.get_by_role("button", name="Execute").click()
+    answer = operation.locator(".live-responses-table tbody")
+    expect(answer.locator(".response-col_status")).to_have_text("404")
+    expect(answer).to_contain_text('"not_found"')
+
+
 @pytest.mark.parametrize("width", [1280, 390])
 def test_the_reference_fits_a_phone_and_passes_the_audit(browser, live_server, demo, width):
     context = new_context(browser, live_server, width)
