@@ -13,6 +13,7 @@ from webapp.models.statuses import (
     BroadcastStatus,
     BulkItemStatus,
     BulkStatus,
+    HistoryKind,
     InstanceStatus,
     TaskStatus,
 )
@@ -119,7 +120,7 @@ SCHEMAS: dict[str, JSON] = {
     "HistoryEntry": closed(
         {
             "id": ID,
-            "kind": TEXT,
+            "kind": _enum(HistoryKind),
             "node": nullable(TEXT),
             "token": nullable(ID),
             "actor": nullable(TEXT),
