@@ -13,8 +13,8 @@ View = TypeVar("View", bound=Callable[..., Any])
 # What the API's credentials may be limited to; a bearer token's scopes name these.
 SCOPES = {
     "read": "See instances, their history, broadcasts and migrations.",
-    "start": "Start instances and broadcast signals.",
-    "messages": "Send messages to instances.",
+    "start": "Start instances.",
+    "messages": "Send messages and broadcast signals.",
     "tasks": "Work tasks.",
     "operate": "Cancel, retry, suspend, resume, move tokens and migrate instances.",
     "admin": "Administer users, roles, partitions, tokens and webhooks.",

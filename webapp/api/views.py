@@ -291,7 +291,7 @@ def send_message():
         ),
     },
     errors=(403, 409, 422),
-    scopes=("start",),
+    scopes=("messages",),
     tag="events",
 )
 def broadcast_signal():
