@@ -13,7 +13,7 @@ from tests.helpers.documents import CLERK, chain, node
 from tests.helpers.http import basic
 from tests.helpers.instances import history, load, open_tasks, pending_jobs, start
 from tests.helpers.processes import publish_document
-from tests.helpers.workers import wait_for
+from tests.helpers.workers import deliveries, wait_for
 from webapp.engine import EngineError, migration, steps
 from webapp.models import HistoryEntry, Token
 from webapp.models.base import utcnow
@@ -57,7 +57,7 @@ def _held_then_moved(engine, client, version, to: str, **start_args) -> int:
 
 
 def test_a_timer_a_modification_creates_while_suspended_fires_once_after_resume(
-    engine, client, demo, workers, redis_client
+    engine, client, demo, workers, redis_client, tmp_path
 ):
     document = chain(
         ("check", node("userTask", "Check", assignee=CLERK)),
@@ -75,6 +75,7 @@ def test_a_timer_a_modification_creates_while_suspended_fires_once_after_resume(
     assert [job.id for job in pending_jobs(engine, instance_id, "timer")] == [timer.id]
     engine.rollback()
     assert engine.get(type(timer), timer.id, populate_existing=True).attempt == 0
+    assert deliveries(tmp_path, timer.id) == 0  # neither the step, a clock nor a sweep sent it
 
     _post(client, f"/api/instances/{instance_id}/resume")
     wait_for(lambda: load(engine, instance_id).status == "completed", 20, "the timer")
