@@ -11,7 +11,7 @@ from sqlalchemy import select
 
 from tests.helpers.documents import CLERK, chain, node
 from tests.helpers.http import basic
-from tests.helpers.instances import history, load, open_tasks, pending_jobs, start
+from tests.helpers.instances import broadcast, history, load, open_tasks, pending_jobs, start
 from tests.helpers.processes import publish_document
 from tests.helpers.workers import deliveries, wait_for
 from webapp.engine import EngineError, migration, steps
@@ -211,3 +211,44 @@ def test_a_message_held_before_a_migration_applies_on_the_new_version(engine, cl
         )
     ).all()
     assert discarded["name"] == "paid"  # the second found nothing waiting any more
+
+
+def test_a_held_signal_whose_wait_a_modification_removed_is_reported_on_resume(
+    engine, client, demo
+):
+    document = chain(
+        ("check", node("signalCatch", signal="go")),
+        ("fix", node("userTask", "Fix", assignee=CLERK)),
+    )
+    instance_id = start(engine, publish_document(document, key="signal-fix"))
+    _post(client, f"/api/instances/{instance_id}/suspend", {"reason": "hold and correct"})
+    broadcast(engine, "go", {"n": 1})
+    _move(client, instance_id, _token_at(engine, instance_id, "check"), "fix")
+    _post(client, f"/api/instances/{instance_id}/resume")
+    engine.rollback()
+    [details] = engine.scalars(
+        select(HistoryEntry.details).where(
+            HistoryEntry.instance_id == instance_id, HistoryEntry.kind == "held_discarded"
+        )
+    ).all()
+    assert (details["event"], details["name"]) == ("signal", "go")
+    assert [task.node_id for task in open_tasks(engine, instance_id)] == ["fix"]
+
+
+def test_a_change_that_would_end_a_suspended_instance_is_refused_and_changes_nothing(
+    engine, client, demo
+):
+    document = chain(("check", node("userTask", "Check", assignee=CLERK)))
+    instance_id = start(engine, publish_document(document, key="end-fix"))
+    _post(client, f"/api/instances/{instance_id}/suspend", {"reason": "hold and correct"})
+    token_id = _token_at(engine, instance_id, "check")
+    body = {"operations": [{"move": token_id, "to": "end"}], "reason": "skip it"}
+    response = client.post(
+        f"/api/instances/{instance_id}/modifications", json=body, headers=OPERATOR
+    )
+    assert (response.status_code, response.json["error"]) == (409, "suspended")
+    assert "would end it" in response.json["message"]
+    instance = load(engine, instance_id)
+    assert (instance.status, instance.suspended_at is not None) == ("running", True)
+    assert _token_at(engine, instance_id, "check") == token_id
+    assert ("modified", None) not in history(engine, instance_id)
