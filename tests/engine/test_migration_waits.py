@@ -10,7 +10,7 @@ import pytest
 from sqlalchemy import select
 
 from tests.helpers.documents import CLERK, chain, flow, node
-from tests.helpers.instances import load, open_tasks, pending_jobs, start
+from tests.helpers.instances import broadcast, load, open_tasks, pending_jobs, start
 from tests.helpers.processes import publish_document
 from webapp.engine import EngineError, migration, steps, suspension
 from webapp.models import MessageSubscription
@@ -119,3 +119,21 @@ def test_a_new_correlation_key_that_cannot_be_computed_refuses_naming_the_node(e
     assert "is empty" in refused.value.message
     assert load(engine, instance_id).version == 1
     assert _subscriptions(engine, instance_id) == [("paid", "paid", "A-1")]
+
+
+def test_a_signal_catch_whose_signal_changed_is_subscribed_again(engine, demo):
+    v1 = publish_document(chain(("wait", node("signalCatch", signal="go"))), key="resignal")
+    v2 = publish_document(
+        chain(
+            ("wait", node("signalCatch", signal="start")),
+            ("check", node("userTask", "Check", assignee=CLERK)),
+        ),
+        key="resignal",
+    )
+    instance_id = start(engine, v1)
+    _migrate(engine, instance_id, v1, v2)
+    assert [(node_id, name) for node_id, name, _ in _subscriptions(engine, instance_id)] == [
+        ("wait", "start")
+    ]
+    broadcast(engine, "start", {})
+    assert [task.title for task in open_tasks(engine, instance_id)] == ["Check"]

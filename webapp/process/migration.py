@@ -168,6 +168,7 @@ class Plan:
     to: int
     new_flows: Mapping[str, Any] = field(default_factory=dict)
     _verdicts: dict[tuple, Verdict] = field(default_factory=dict, repr=False)
+    _added: dict[str | None, list[str]] | None = field(default=None, repr=False)
 
     def target(self, node_id: str) -> str:
         """The node `node_id` becomes in the new version; Refused when there is none."""
@@ -192,7 +193,9 @@ class Plan:
     def added_event_subprocesses(self) -> dict[str | None, list[str]]:
         """The event sub-processes the new version adds (no node of the old one is or maps to
         them), by the scope they belong to (None: the process): they start listening in every
-        open scope of an instance that migrates."""
+        open scope of an instance that migrates (computed once per plan)."""
+        if self._added is not None:
+            return self._added
         kept = set(self.mapping.values())
         added: dict[str | None, list[str]] = {}
         for node_id in self.new:
@@ -201,6 +204,7 @@ class Plan:
             if _kind(self.old, node_id) == "eventSubProcess":
                 continue
             added.setdefault(_parent(self.new, node_id), []).append(node_id)
+        self._added = added
         return added
 
     def verdict(self, positions: Positions) -> Verdict:
