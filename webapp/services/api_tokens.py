@@ -20,6 +20,7 @@ from webapp.extensions import db
 from webapp.infra.database import begin_write, transactional
 from webapp.models import ApiToken, Partition, Role, User
 from webapp.models.base import utcnow
+from webapp.models.session import db_session
 from webapp.services.accounts import AccountError, check_username, find_user
 
 #: What a token may be used for; every API endpoint needs one (webapp/api/scopes.py).
@@ -155,7 +156,7 @@ def check(raw: str) -> TokenCheck:
 
 def _mark_used(row: ApiToken, now: datetime) -> None:
     """Record use in its own short transaction; a concurrent request may have done it already."""
-    begin_write(db.session)
+    begin_write(db_session())
     db.session.execute(
         update(ApiToken)
         .where(
