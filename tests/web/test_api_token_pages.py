@@ -6,6 +6,7 @@ import re
 
 from sqlalchemy import func, select
 
+from tests.engine.conftest import published  # noqa: F401 - shared fixture
 from tests.helpers.app import csrf_token, login
 from webapp.models import ApiToken, LoginFailure, Partition, Role, User
 from webapp.services import accounts, api_tokens
@@ -170,3 +171,18 @@ def test_token_pages_need_admin(login_as, db_session):
     assert client.get("/admin/tokens").status_code == 403
     assert client.get("/admin/service-accounts").status_code == 403
     assert db_session.scalar(select(func.count()).select_from(LoginFailure)) == 0
+
+
+def test_pages_name_the_token_an_instance_was_started_with(login_as, db_session, published):
+    operator = accounts.find_user("operator")
+    _, text = api_tokens.create_token(operator, "deploy-bot", ["start"], 0, created_by=operator)
+    client = login_as("operator")
+    started = client.application.test_client().post(
+        "/api/instances", json={"process_key": "open"}, headers={"Authorization": f"Bearer {text}"}
+    )
+    assert started.status_code == 201
+    instance = started.json["id"]
+    detail = client.get(f"/operations/instances/{instance}").get_data(as_text=True)
+    assert "(token: deploy-bot)" in detail
+    steps = client.get(f"/inbox/instances/{instance}").get_data(as_text=True)
+    assert "(token: deploy-bot)" in steps
