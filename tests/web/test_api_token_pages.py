@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 
+import pytest
 from sqlalchemy import func, select
 
 from tests.engine.conftest import published  # noqa: F401 - shared fixture
@@ -173,7 +174,8 @@ def test_token_pages_need_admin(login_as, db_session):
     assert db_session.scalar(select(func.count()).select_from(LoginFailure)) == 0
 
 
-def test_pages_name_the_token_an_instance_was_started_with(login_as, db_session, published):
+@pytest.mark.usefixtures("published")
+def test_pages_name_the_token_an_instance_was_started_with(login_as, db_session):
     operator = accounts.find_user("operator")
     _, text = api_tokens.create_token(operator, "deploy-bot", ["start"], 0, created_by=operator)
     client = login_as("operator")
