@@ -188,3 +188,21 @@ def test_pages_name_the_token_an_instance_was_started_with(login_as, db_session)
     assert "(token: deploy-bot)" in detail
     steps = client.get(f"/inbox/instances/{instance}").get_data(as_text=True)
     assert "(token: deploy-bot)" in steps
+
+
+def test_revoking_on_a_service_account_page_returns_to_it(login_as, db_session):
+    robot = api_tokens.create_service_account("erp-sync", roles=[], partitions=[])
+    client = login_as("admin")
+    token = csrf_token(client, f"/admin/service-accounts/{robot.id}")
+    page = client.post(
+        f"/admin/service-accounts/{robot.id}/tokens",
+        data={"csrf_token": token, "name": "erp", "scopes": ["read"], "expires": "30"},
+    ).get_data(as_text=True)
+    back = re.search(r'name="back" value="([^"]+)"', page)[1]
+    row = db_session.scalars(select(ApiToken)).one()
+    done = client.post(f"/admin/tokens/{row.id}/revoke", data={"csrf_token": token, "back": back})
+    assert done.headers["Location"].endswith(f"/admin/service-accounts/{robot.id}")
+    assert client.get(done.headers["Location"]).status_code == 200
+    api_tokens.create_token(robot, "second", ["read"], 30, created_by=robot)
+    filtered = client.get("/admin/tokens?status=active").get_data(as_text=True)
+    assert 'name="back" value="/admin/tokens?status=active"' in filtered
