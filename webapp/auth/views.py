@@ -4,14 +4,16 @@ from __future__ import annotations
 
 from urllib.parse import urlsplit
 
-from flask import current_app, flash, redirect, render_template, request, session, url_for
+from flask import abort, current_app, flash, redirect, render_template, request, session, url_for
 from flask_login import current_user, login_required, login_user, logout_user
 
 from webapp.auth.blueprint import bp
 from webapp.auth.forms import LoginForm, LogoutForm, PasswordChangeForm, SignOutEverywhereForm
 from webapp.models import User
-from webapp.services import accounts
+from webapp.models.base import utcnow
+from webapp.services import accounts, api_tokens
 from webapp.web.landing import landing_url
+from webapp.web.token_forms import RevokeForm, TokenForm
 
 
 def _safe_next(target: str | None, user: User) -> str:
@@ -64,13 +66,25 @@ def logout():
     return redirect(url_for("auth.login"))
 
 
-def _account_page(password_form: PasswordChangeForm, status: int = 200):
+def _account_page(
+    password_form: PasswordChangeForm,
+    status: int = 200,
+    *,
+    token_form: TokenForm | None = None,
+    new_token: tuple[str, str] | None = None,
+):
     user = current_user._get_current_object()
     return render_template(
         "auth/account.html",
         password_form=password_form,
         everywhere_form=SignOutEverywhereForm(),
         sessions=accounts.session_count(user),
+        tokens=api_tokens.tokens_of(user),
+        token_form=token_form or TokenForm(formdata=None),
+        revoke_form=RevokeForm(),
+        new_token_name=new_token[0] if new_token else None,
+        new_token=new_token[1] if new_token else None,
+        now=utcnow(),
     ), status
 
 
@@ -106,4 +120,36 @@ def sign_out_everywhere():
         logout_user()
         flash("You are signed out on every device.", "info")
         return redirect(url_for("auth.login"))
+    return redirect(url_for("auth.account"))
+
+
+@bp.route("/account/tokens", methods=["POST"])
+@login_required
+def create_token():
+    """Make a personal access token; its text is shown on the page this once."""
+    form = TokenForm()
+    if form.validate_on_submit():
+        user = current_user._get_current_object()
+        try:
+            token, text = api_tokens.create_token(
+                user, form.name.data, form.scopes.data, form.expires.data, created_by=user
+            )
+        except accounts.AccountError as error:
+            getattr(form, error.field).errors.append(error.message)
+        else:
+            return _account_page(
+                PasswordChangeForm(formdata=None), 200, new_token=(token.name, text)
+            )
+    return _account_page(PasswordChangeForm(formdata=None), 422, token_form=form)
+
+
+@bp.route("/account/tokens/<int:token_id>/revoke", methods=["POST"])
+@login_required
+def revoke_token(token_id: int):
+    token = api_tokens.find_token(token_id)
+    if token is None or token.user_id != current_user.id:
+        abort(404)
+    if RevokeForm().validate_on_submit():
+        api_tokens.revoke(token)
+        flash(f"Token {token.name} revoked: it no longer works.", "success")
     return redirect(url_for("auth.account"))

@@ -23,8 +23,10 @@ from webapp.models.signals import (
     SignalReceipt,
 )
 from webapp.models.suspension import HeldEvent
+from webapp.models.tokens import ApiToken
 
 __all__ = [
+    "ApiToken",
     "EventStart",
     "HeldEvent",
     "HistoryEntry",

@@ -162,7 +162,7 @@ def _hash_method() -> str:
 def _verify(user: User | None, password: str) -> bool:
     """Check the password, doing the same hashing work whether or not the user can sign in."""
     dummy = _dummy_hash(_hash_method())
-    if user is None or not user.active or not user.password_hash:
+    if user is None or not user.active or not user.password_hash or user.service_account:
         check_password_hash(dummy, password)
         return False
     if not user.check_password(password):
