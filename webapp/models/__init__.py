@@ -23,6 +23,7 @@ from webapp.models.signals import (
     SignalReceipt,
 )
 from webapp.models.suspension import HeldEvent
+from webapp.models.webhooks import Webhook, WebhookDelivery
 
 __all__ = [
     "EventStart",
@@ -50,4 +51,6 @@ __all__ = [
     "Token",
     "User",
     "UserSession",
+    "Webhook",
+    "WebhookDelivery",
 ]
