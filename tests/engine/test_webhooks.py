@@ -12,13 +12,18 @@ from sqlalchemy import select
 from standardwebhooks.webhooks import Webhook as Verifier
 from standardwebhooks.webhooks import WebhookVerificationError
 
+from tests.helpers.documents import catcher
 from tests.helpers.instances import open_tasks, start
+from tests.helpers.processes import publish_document
 from tests.helpers.processes import published as latest
 from tests.helpers.statements import statements
 from tests.helpers.webhooks import receiver, register
 from tests.helpers.workers import wait_for
+from webapp.engine import signals
 from webapp.extensions import db
-from webapp.models import User, Webhook, WebhookDelivery
+from webapp.models import SignalBatch, User, Webhook, WebhookDelivery
+from webapp.models.base import utcnow
+from webapp.services import signals as signal_service
 from webapp.services import tasks, webhooks
 from webapp.worker.webhooks import WebhookSender
 
@@ -188,3 +193,26 @@ def test_with_no_webhook_a_step_reads_nothing_about_webhooks(app, published, eng
     with statements(app) as seen:
         start(engine, latest("open"))
     assert not [query for query in seen.queries if "webhook" in query.lower()]
+
+
+def test_a_signal_broadcast_is_an_event_once_every_instance_has_it(app, published, engine):
+    publish_document(catcher("go"), key="waits")
+    with receiver() as hook:
+        register(app, hook.url, ["broadcast.done"])
+        instance_id = start(engine, latest("waits"))
+        broadcast_id = signals.record(
+            engine.connection(), name="go", payload={}, partition_id=None, now=utcnow(), actor="ann"
+        ).id
+        engine.commit()
+        with app.app_context():
+            signal_service.plan_broadcast(broadcast_id, 0)
+            for batch_id in db.session.scalars(select(SignalBatch.id)).all():
+                signal_service.run_batch(batch_id, 0)
+            db.session.remove()
+        _sender(app).tick()
+    (done,) = [json.loads(item.body) for item in hook.delivered()]
+    assert done["type"] == "broadcast.done"
+    assert done["data"]["id"] == broadcast_id
+    assert done["data"]["delivered"] == 1
+    assert done["data"]["thrown_by"] == {"user": "ann"}
+    assert instance_id

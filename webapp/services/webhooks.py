@@ -24,7 +24,16 @@ from sqlalchemy.orm import Session
 from webapp.engine.context import jsonable
 from webapp.extensions import db
 from webapp.infra.database import begin_write
-from webapp.models import Instance, Partition, Role, Task, User, Webhook, WebhookDelivery
+from webapp.models import (
+    Instance,
+    Partition,
+    Role,
+    SignalBroadcast,
+    Task,
+    User,
+    Webhook,
+    WebhookDelivery,
+)
 from webapp.models.base import utcnow
 from webapp.models.statuses import HistoryKind
 from webapp.services.instances import InstanceError, invalid
@@ -39,6 +48,7 @@ EVENTS = (
     "task.completed",
     "incident.opened",
     "incident.resolved",
+    "broadcast.done",
 )
 
 #: The event types each history kind raises.
@@ -187,6 +197,68 @@ def record_events(conn: Connection, rows: list[dict[str, Any]]) -> None:
             )
     if deliveries:
         conn.execute(DELIVERIES.insert(), deliveries)
+
+
+def broadcast_finished(conn: Connection, broadcast_id: int, now: datetime) -> None:
+    """Record `broadcast.done` deliveries when this transaction finished the broadcast (its
+    `finished_at` is `now`); nothing is read when no webhook wants the event."""
+    hooks = [hook for hook in _active_hooks(conn) if "broadcast.done" in hook.events]
+    if not hooks:
+        return
+    table, partitions = SignalBroadcast.__table__, Partition.__table__
+    instances = Instance.__table__
+    row = conn.execute(
+        select(table, partitions.c.key.label("partition_key"), instances.c.process_key)
+        .select_from(
+            table.outerjoin(partitions, partitions.c.id == table.c.partition_id).outerjoin(
+                instances, instances.c.id == table.c.instance_id
+            )
+        )
+        .where(table.c.id == broadcast_id, table.c.status == "done")
+    ).first()
+    if (
+        row is None
+        or row.finished_at is None
+        or abs((row.finished_at - now).total_seconds()) > 0.001
+    ):
+        return
+    data = {
+        "id": row.id,
+        "name": row.name,
+        "payload": row.payload,
+        "partition": row.partition_key,
+        "status": row.status,
+        "total": row.total,
+        "delivered": row.delivered,
+        "started": row.started,
+        "thrown_by": (
+            {"instance": row.instance_id, "node": row.node_id}
+            if row.node_id
+            else {"user": row.actor}
+        ),
+        "created_at": _iso(row.created_at),
+        "finished_at": _iso(row.finished_at),
+    }
+    body = _body("broadcast.done", {"created_at": now}, data)
+    retry_until = now + timedelta(seconds=float(SETTINGS["WEBHOOK_RETRY_FOR"]))
+    rows = [
+        {
+            "webhook_id": hook.id,
+            "message_id": f"msg_{uuid.uuid4().hex}",
+            "event_type": "broadcast.done",
+            "instance_id": None,
+            "body": body,
+            "status": PENDING,
+            "attempts": 0,
+            "next_attempt_at": now,
+            "retry_until": retry_until,
+            "created_at": now,
+        }
+        for hook in hooks
+        if hook.wants("broadcast.done", row.process_key or "", row.partition_id)
+    ]
+    if rows:
+        conn.execute(DELIVERIES.insert(), rows)
 
 
 def _iso(value: datetime | None) -> str | None:
