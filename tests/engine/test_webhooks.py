@@ -216,3 +216,14 @@ def test_a_signal_broadcast_is_an_event_once_every_instance_has_it(app, publishe
     assert done["data"]["delivered"] == 1
     assert done["data"]["thrown_by"] == {"user": "ann"}
     assert instance_id
+
+
+def test_a_webhook_deleted_by_another_process_does_not_break_steps(app, published, engine):
+    webhook_id, _ = register(app, "https://hooks.example.org/x", ["instance.started"])
+    start(engine, latest("open"))  # this process now caches the webhook
+    engine.execute(WebhookDelivery.__table__.delete())
+    engine.execute(Webhook.__table__.delete().where(Webhook.id == webhook_id))
+    engine.commit()
+    instance_id = start(engine, latest("open"))
+    assert instance_id
+    assert _deliveries(engine, webhook_id) == []

@@ -1,7 +1,8 @@
-"""The admin area: users, roles and partitions."""
+"""The admin area: users, roles, partitions and webhooks."""
 
 from webapp.admin import (  # noqa: F401  (importing the views registers their routes)
     views,
+    webhooks,
 )
 from webapp.admin.blueprint import bp
 

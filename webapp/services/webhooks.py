@@ -195,8 +195,25 @@ def record_events(conn: Connection, rows: list[dict[str, Any]]) -> None:
                     "created_at": now,
                 }
             )
-    if deliveries:
-        conn.execute(DELIVERIES.insert(), deliveries)
+    _insert(conn, deliveries)
+
+
+def _insert(conn: Connection, deliveries: list[dict[str, Any]]) -> None:
+    """Insert the deliveries of webhooks that still exist and are active (the cache may be a few
+    seconds old), keeping those webhooks from being deleted until this transaction ends."""
+    if not deliveries:
+        return
+    wanted = {row["webhook_id"] for row in deliveries}
+    present = set(
+        conn.scalars(
+            select(WEBHOOKS.c.id)
+            .where(WEBHOOKS.c.id.in_(wanted), WEBHOOKS.c.active.is_(True))
+            .with_for_update(read=True, key_share=True)
+        )
+    )
+    kept = [row for row in deliveries if row["webhook_id"] in present]
+    if kept:
+        conn.execute(DELIVERIES.insert(), kept)
 
 
 def broadcast_finished(conn: Connection, broadcast_id: int, now: datetime) -> None:
@@ -257,8 +274,7 @@ def broadcast_finished(conn: Connection, broadcast_id: int, now: datetime) -> No
         for hook in hooks
         if hook.wants("broadcast.done", row.process_key or "", row.partition_id)
     ]
-    if rows:
-        conn.execute(DELIVERIES.insert(), rows)
+    _insert(conn, rows)
 
 
 def _iso(value: datetime | None) -> str | None:
