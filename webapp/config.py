@@ -83,6 +83,7 @@ DEFAULTS: dict[str, Any] = {
     "WEBHOOK_RETRY_FOR": 86400.0,
     "WEBHOOK_PAUSE_AFTER": 20,
     "WEBHOOK_PAUSE_SPAN": 86400.0,
+    "WEBHOOK_KEEP_DAYS": 30,
 }
 
 
@@ -137,6 +138,7 @@ ENVIRONMENT_SETTINGS: dict[str, tuple[str, Any]] = {
     "WEBHOOK_RETRY_FOR": ("WEBHOOK_RETRY_FOR", float),
     "WEBHOOK_PAUSE_AFTER": ("WEBHOOK_PAUSE_AFTER", int),
     "WEBHOOK_PAUSE_SPAN": ("WEBHOOK_PAUSE_SPAN", float),
+    "WEBHOOK_KEEP_DAYS": ("WEBHOOK_KEEP_DAYS", int),
 }
 
 
@@ -254,7 +256,7 @@ def _check(config: dict[str, Any], instance_path: Path) -> None:
     for name in counts:
         if not isinstance(config.get(name), int) or config[name] < 1:
             raise ConfigError(f"{name} must be a whole number of at least 1")
-    for name in ("RETENTION_DAYS", "BULK_LIMIT"):
+    for name in ("RETENTION_DAYS", "BULK_LIMIT", "WEBHOOK_KEEP_DAYS"):
         if not isinstance(config.get(name), int) or config[name] < 0:
             raise ConfigError(f"{name} must be a whole number, 0 or more")
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import time
+from datetime import timedelta
 
 import pytest
 from sqlalchemy import select
@@ -227,3 +228,21 @@ def test_a_webhook_deleted_by_another_process_does_not_break_steps(app, publishe
     instance_id = start(engine, latest("open"))
     assert instance_id
     assert _deliveries(engine, webhook_id) == []
+
+
+def test_old_finished_deliveries_leave_the_log_and_pending_ones_stay(app, published, engine):
+    webhook_id, _ = register(app, "https://hooks.example.org/x", ["instance.started"])
+    for _ in range(3):
+        start(engine, latest("open"))
+    first, second, third = _deliveries(engine, webhook_id)
+    old = utcnow() - timedelta(days=31)
+    table = WebhookDelivery.__table__
+    engine.execute(
+        table.update().where(table.c.id.in_([first.id, second.id])).values(created_at=old)
+    )
+    engine.execute(table.update().where(table.c.id == first.id).values(status="delivered"))
+    engine.commit()
+    with app.app_context():
+        assert webhooks.prune(db.session, utcnow(), 30) == 1
+        assert webhooks.prune(db.session, utcnow(), 0) == 0
+    assert [d.id for d in _deliveries(engine, webhook_id)] == [second.id, third.id]

@@ -40,7 +40,9 @@ def test_an_admin_registers_a_webhook_and_sees_its_secret(login_as, db_session):
     page = client.get(answer.headers["Location"]).get_data(as_text=True)
     assert hook.secret in page
     assert "Webhook registered" in page
-    assert "https://hooks.example.org/in" in client.get("/admin/webhooks").get_data(as_text=True)
+    listed = client.get("/admin/webhooks").get_data(as_text=True)
+    assert "https://hooks.example.org/in" in listed
+    assert "process open partition finance" in listed
 
 
 def test_wrong_values_are_shown_by_their_fields_and_nothing_is_saved(login_as, db_session):

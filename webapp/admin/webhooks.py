@@ -41,7 +41,11 @@ def webhook_list():
             return redirect(url_for("admin.webhook_detail", webhook_id=webhook.id))
     status = 422 if request.method == "POST" else 200
     return (
-        render_template("admin/webhooks.html", form=form, hooks=webhooks.listing()),
+        render_template(
+            "admin/webhooks.html",
+            form=form,
+            hooks=[webhooks.as_dict(hook) for hook in webhooks.listing()],
+        ),
         status,
     )
 

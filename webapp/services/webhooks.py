@@ -802,6 +802,21 @@ def _pause_if_failing(webhook: Webhook, now: datetime) -> None:
         )
 
 
+def prune(session: Session, now: datetime, days: int) -> int:
+    """Delete delivered and failed deliveries older than `days` (0 keeps them); how many."""
+    if days <= 0:
+        return 0
+    begin_write(session)
+    done = session.connection().execute(
+        DELIVERIES.delete().where(
+            DELIVERIES.c.status != PENDING,
+            DELIVERIES.c.created_at < now - timedelta(days=days),
+        )
+    )
+    session.commit()
+    return int(done.rowcount or 0)
+
+
 def pending_count(webhook_id: int) -> int:
     return int(
         db.session.scalar(

@@ -23,6 +23,8 @@ log = logging.getLogger(__name__)
 
 # Bytes of an answer read (and dropped): a receiver only needs to answer 2xx.
 MAX_ANSWER = 64_000
+# Seconds between removals of old delivered and failed deliveries (WEBHOOK_KEEP_DAYS).
+PRUNE_EVERY = 3600.0
 
 
 class Outcome:
@@ -65,7 +67,8 @@ def post(attempt: webhooks.Attempt, *, timeout: float, allow_private: bool) -> O
 
 
 class WebhookSender(threading.Thread):
-    """Every WEBHOOK_INTERVAL, sends the due deliveries (one read when none is due)."""
+    """Every WEBHOOK_INTERVAL, sends the due deliveries (one read when none is due); once an
+    hour, removes the log's deliveries older than WEBHOOK_KEEP_DAYS."""
 
     def __init__(self, app: Flask) -> None:
         super().__init__(name="flowdesk-webhooks", daemon=True)
@@ -73,6 +76,8 @@ class WebhookSender(threading.Thread):
         self.interval = float(app.config["WEBHOOK_INTERVAL"])
         self.timeout = float(app.config["WEBHOOK_TIMEOUT"])
         self.allow_private = bool(app.config["WEBHOOK_ALLOW_PRIVATE"])
+        self.keep_days = int(app.config["WEBHOOK_KEEP_DAYS"])
+        self.pruned_at: float | None = None
         self.stopped = threading.Event()
         self.database = DatabaseOutage(
             log,
@@ -103,6 +108,9 @@ class WebhookSender(threading.Thread):
 
     def _send_due(self) -> int:
         session = db_session()
+        if self.pruned_at is None or time.monotonic() - self.pruned_at > PRUNE_EVERY:
+            self.pruned_at = time.monotonic()
+            webhooks.prune(session, utcnow(), self.keep_days)
         sent = 0
         while not self.stopped.is_set():
             now = utcnow()
