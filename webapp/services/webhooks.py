@@ -127,6 +127,12 @@ def forget_cache() -> None:
         _cache["at"] = None
 
 
+def none_active() -> None:
+    """Know that no webhook is active, as of now (after emptying the tables, as tests do)."""
+    with _cache_lock:
+        _cache.update(at=time.monotonic(), hooks=())
+
+
 def _active_hooks(conn: Connection) -> tuple[ActiveHook, ...]:
     """The active webhooks, read at most once every WEBHOOK_REFRESH seconds per process: with
     none registered, a step costs no statement."""
