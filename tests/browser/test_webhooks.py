@@ -3,12 +3,19 @@ its page with the secret and the (empty) delivery log."""
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from playwright.sync_api import expect
 from sqlalchemy import select
 
-from tests.helpers.browser import sign_in
+from tests.helpers.browser import serious_violations, sign_in
+from tests.helpers.documents import waiting_doc
+from tests.helpers.instances import start
+from tests.helpers.processes import publish_document
+from webapp.extensions import db
 from webapp.models import Webhook
+from webapp.models.base import utcnow
 
 pytestmark = pytest.mark.browser
 
@@ -31,7 +38,7 @@ def _register(page, url: str) -> None:
     expect(page.get_by_text("No deliveries yet.")).to_be_visible()
 
 
-def test_an_admin_registers_a_webhook_by_clicking(page, demo, db_session):
+def test_an_admin_registers_a_webhook_by_clicking(app, page, demo, db_session):
     _register(page, "https://hooks.example.org/flowdesk")
     db_session.rollback()
     hook = db_session.scalar(select(Webhook))
@@ -41,8 +48,24 @@ def test_an_admin_registers_a_webhook_by_clicking(page, demo, db_session):
     expect(page.get_by_text("New secret made")).to_be_visible()
     expect(page.locator("#secret")).not_to_have_text(hook.secret)
 
+    with app.app_context():
+        version = publish_document(waiting_doc("bob"), key="pay", partition="finance")
+        start(db.session, version)
+    db_session.execute(
+        Webhook.__table__.update().values(paused_at=utcnow(), paused_reason="Kept failing.")
+    )
+    db_session.commit()
+    page.reload()
+    expect(page.get_by_role("alert")).to_contain_text("Kept failing.")
+    expect(page.get_by_role("button", name=re.compile(r"^Redeliver task\.created"))).to_be_visible()
+    assert serious_violations(page) == []
+    page.get_by_role("button", name="Resume").click()
+    expect(page.get_by_text("Webhook resumed")).to_be_visible()
+    expect(page.get_by_role("alert")).to_have_count(0)
+
 
 def test_registering_works_on_a_phone(phone_page, demo):
     _register(phone_page, "https://hooks.example.org/phone")
     width = phone_page.evaluate("document.documentElement.scrollWidth")
     assert width <= 390
+    assert serious_violations(phone_page) == []
