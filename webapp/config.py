@@ -74,6 +74,16 @@ DEFAULTS: dict[str, Any] = {
     "SMTP_PASSWORD": None,
     "SMTP_STARTTLS": True,
     "SMTP_SENDER": "flowdesk@localhost",
+    # Webhooks out (docs/webhooks.md).
+    "WEBHOOK_ALLOW_PRIVATE": False,
+    "WEBHOOK_TIMEOUT": 10.0,
+    "WEBHOOK_INTERVAL": 1.0,
+    "WEBHOOK_REFRESH": 5.0,
+    "WEBHOOK_BACKOFF": 5.0,
+    "WEBHOOK_RETRY_FOR": 86400.0,
+    "WEBHOOK_PAUSE_AFTER": 20,
+    "WEBHOOK_PAUSE_SPAN": 86400.0,
+    "WEBHOOK_KEEP_DAYS": 30,
 }
 
 
@@ -120,6 +130,15 @@ ENVIRONMENT_SETTINGS: dict[str, tuple[str, Any]] = {
     "SMTP_PASSWORD": ("SMTP_PASSWORD", str),
     "SMTP_STARTTLS": ("SMTP_STARTTLS", _flag),
     "SMTP_SENDER": ("SMTP_SENDER", str),
+    "WEBHOOK_ALLOW_PRIVATE": ("WEBHOOK_ALLOW_PRIVATE", _flag),
+    "WEBHOOK_TIMEOUT": ("WEBHOOK_TIMEOUT", float),
+    "WEBHOOK_INTERVAL": ("WEBHOOK_INTERVAL", float),
+    "WEBHOOK_REFRESH": ("WEBHOOK_REFRESH", float),
+    "WEBHOOK_BACKOFF": ("WEBHOOK_BACKOFF", float),
+    "WEBHOOK_RETRY_FOR": ("WEBHOOK_RETRY_FOR", float),
+    "WEBHOOK_PAUSE_AFTER": ("WEBHOOK_PAUSE_AFTER", int),
+    "WEBHOOK_PAUSE_SPAN": ("WEBHOOK_PAUSE_SPAN", float),
+    "WEBHOOK_KEEP_DAYS": ("WEBHOOK_KEEP_DAYS", int),
 }
 
 
@@ -219,10 +238,11 @@ def _check(config: dict[str, Any], instance_path: Path) -> None:
     # remember-me cookie is as Secure as the session cookie unless set on its own.
     config["REMEMBER_COOKIE_DURATION"] = timedelta(days=config["SESSION_DAYS"])
     config.setdefault("REMEMBER_COOKIE_SECURE", bool(config.get("SESSION_COOKIE_SECURE")))
-    for name in ("SWEEP_INTERVAL", "SWEEP_GRACE", "JOB_LEASE_GRACE", "RETENTION_INTERVAL"):
+    waits = ("WEBHOOK_REFRESH", "WEBHOOK_BACKOFF", "WEBHOOK_RETRY_FOR", "WEBHOOK_PAUSE_SPAN")
+    for name in ("SWEEP_INTERVAL", "SWEEP_GRACE", "JOB_LEASE_GRACE", "RETENTION_INTERVAL", *waits):
         if not isinstance(config.get(name), int | float) or config[name] < 0:
             raise ConfigError(f"{name} must be a number of seconds, 0 or more")
-    for name in ("SCHEDULE_INTERVAL", "TIMER_INTERVAL"):
+    for name in ("SCHEDULE_INTERVAL", "TIMER_INTERVAL", "WEBHOOK_INTERVAL", "WEBHOOK_TIMEOUT"):
         interval = config.get(name)
         if (
             not isinstance(interval, int | float)
@@ -231,11 +251,12 @@ def _check(config: dict[str, Any], instance_path: Path) -> None:
             or interval <= 0
         ):
             raise ConfigError(f"{name} must be a number of seconds greater than 0")
-    counts = ("MULTI_INSTANCE_LIMIT", "MULTI_INSTANCE_BATCH", "CALL_DEPTH_LIMIT", "SIGNAL_BATCH")
+    counts: tuple[str, ...] = ("MULTI_INSTANCE_LIMIT", "MULTI_INSTANCE_BATCH", "CALL_DEPTH_LIMIT")
+    counts += ("SIGNAL_BATCH", "WEBHOOK_PAUSE_AFTER")
     for name in counts:
         if not isinstance(config.get(name), int) or config[name] < 1:
             raise ConfigError(f"{name} must be a whole number of at least 1")
-    for name in ("RETENTION_DAYS", "BULK_LIMIT"):
+    for name in ("RETENTION_DAYS", "BULK_LIMIT", "WEBHOOK_KEEP_DAYS"):
         if not isinstance(config.get(name), int) or config[name] < 0:
             raise ConfigError(f"{name} must be a whole number, 0 or more")
 

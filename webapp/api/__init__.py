@@ -8,6 +8,7 @@ from webapp.api import (  # noqa: F401  (importing the views registers their rou
     auth,
     errors,
     views,
+    webhooks,
 )
 from webapp.api.blueprint import bp
 

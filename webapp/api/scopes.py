@@ -23,6 +23,15 @@ ENDPOINT_SCOPES: dict[str, str] = {
     "api.resume_instance": "operate",
     "api.suspend_version": "operate",
     "api.resume_version": "operate",
+    "api.webhook_create": "admin",
+    "api.webhook_list": "admin",
+    "api.webhook_get": "admin",
+    "api.webhook_update": "admin",
+    "api.webhook_delete": "admin",
+    "api.webhook_rotate": "admin",
+    "api.webhook_resume": "admin",
+    "api.webhook_deliveries": "admin",
+    "api.webhook_redeliver": "admin",
 }
 
 

@@ -24,6 +24,7 @@ from webapp.models.signals import (
 )
 from webapp.models.suspension import HeldEvent
 from webapp.models.tokens import ApiToken
+from webapp.models.webhooks import Webhook, WebhookDelivery
 
 __all__ = [
     "ApiToken",
@@ -52,4 +53,6 @@ __all__ = [
     "Token",
     "User",
     "UserSession",
+    "Webhook",
+    "WebhookDelivery",
 ]
