@@ -1,4 +1,4 @@
-"""The JSON API under /api: instances and messages, for scripts and other systems.
+"""The JSON API under /api: instances, messages and tasks, for scripts and other systems.
 
 Authenticated by the session cookie (unsafe methods then need the X-CSRFToken header) or by
 HTTP Basic with a Flowdesk username and password.
@@ -7,6 +7,7 @@ HTTP Basic with a Flowdesk username and password.
 from webapp.api import (  # noqa: F401  (importing the views registers their routes)
     auth,
     errors,
+    tasks,
     views,
 )
 from webapp.api.blueprint import bp
