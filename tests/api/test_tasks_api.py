@@ -128,6 +128,10 @@ def test_http_basic_lists_claims_and_completes(client, app, db_session):
         ({"amount": "lots"}, {"amount": "Amount must be a number"}),
         ({"amount": 500}, {"reason": "Reason is required"}),
         ({"amount": 5, "amunt": 5}, {"amunt": "Unknown field; the form has no such field."}),
+        (
+            {"amunt": 5},
+            {"amount": "Amount is required", "amunt": "Unknown field; the form has no such field."},
+        ),
         ({"amount": [5, 6]}, {"amount": "Amount takes one value, not a list."}),
         ({"amount": {"value": 5}}, {"amount": "Amount has an unexpected value"}),
     ],

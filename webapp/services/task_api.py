@@ -150,8 +150,9 @@ def _input_fields(spec: Any) -> dict[str, dict[str, Any]]:
 def complete(user: User, task_id: int, data: Mapping[str, Any]) -> tasks.Completed:
     """Complete the task with JSON form data, checked as the inbox checks a posted form.
 
-    A field the form does not have, or a list for a single-value field, is 422 naming it when
-    the caller could otherwise complete the task; refusals (404, 409) come first as in the inbox.
+    A field the form does not have, or a list for a single-value field, is 422 naming it (with
+    the form's own problems) when the caller could otherwise complete the task; refusals (404,
+    409) come first as in the inbox.
     """
     task = db.session.get(Task, task_id)
     spec = task.form if task is not None else None
@@ -165,5 +166,9 @@ def complete(user: User, task_id: int, data: Mapping[str, Any]) -> tasks.Complet
             elif isinstance(value, list) and field["type"] != "multiselect":
                 fields[name] = f"{forms.field_label(field)} takes one value, not a list."
         if fields:
+            context = scopes.task_context(task, instance_context(task.instance))
+            known_data = {name: value for name, value in data.items() if name not in fields}
+            raw = instances.as_submission(known_data, spec or {})
+            fields = {**forms.coerce_submission(spec, raw, context)[1], **fields}
             raise _invalid(dict(sorted(fields.items())))
     return tasks.complete(user, task_id, instances.as_submission(data, spec or {}))
