@@ -44,6 +44,7 @@ def running(api):
 def test_a_100000_deep_body_is_refused_on_every_post_endpoint(api, running, app):
     posts = [
         rule.rule.replace("<int:instance_id>", str(running))
+        .replace("<int:task_id>", "1")
         .replace("<key>", "open")
         .replace("<int:number>", "1")
         for rule in app.url_map.iter_rules()

@@ -173,7 +173,7 @@ def start_form(version: ProcessVersion) -> dict[str, Any] | None:
 # --- starting ---------------------------------------------------------------------------------
 
 
-def _as_submission(data: Mapping[str, Any], spec: dict[str, Any]) -> dict[str, Any]:
+def as_submission(data: Mapping[str, Any], spec: dict[str, Any]) -> dict[str, Any]:
     """JSON values as the strings a form would send, so API and form share one validation."""
     raw: dict[str, Any] = {}
     for field in forms.iter_fields(spec):
@@ -196,7 +196,7 @@ def check_input(version: ProcessVersion, data: Mapping[str, Any]) -> dict[str, A
     spec = start_form(version)
     if spec is None:
         return dict(data)
-    values, errors = forms.coerce_submission(spec, _as_submission(data, spec))
+    values, errors = forms.coerce_submission(spec, as_submission(data, spec))
     if errors:
         raise invalid({f"input.{key}": message for key, message in errors.items()})
     return {**data, **values}
