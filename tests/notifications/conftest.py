@@ -1,0 +1,55 @@
+"""Notification test set-up: people with and without addresses, roles, and processes that
+wait at a task (for a user, for a role, with a due time) or fail."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+
+from tests.helpers.app import make_user
+from tests.helpers.documents import chain, failing_doc, node
+from tests.helpers.processes import publish_document
+
+
+@pytest.fixture
+def people(app) -> dict[str, int]:
+    """ann and ben (with addresses) and cid (without) hold the role `checker`; dee has an
+    address and no role."""
+    from webapp.extensions import db
+
+    with app.app_context():
+        ids = {}
+        for name, email in (("ann", "ann@example.org"), ("ben", "ben@example.org"),
+                            ("cid", ""), ("dee", "dee@example.org")):  # fmt: skip
+            user = make_user(name, ["tasks.work"], role="checker" if name != "dee" else "other")
+            user.email = email
+            ids[name] = user.id
+        db.session.commit()
+        db.session.remove()
+    return ids
+
+
+def task_doc(**assignee: str) -> dict:
+    kind, value = next(iter(assignee.items()))
+    return chain(("check", node("userTask", "Check", assignee={"type": kind, "value": value})))
+
+
+@pytest.fixture
+def processes(app, people) -> Iterator[dict]:
+    from webapp.extensions import db
+
+    with app.app_context():
+        versions = {
+            "for_ann": publish_document(task_doc(user="ann"), key="for-ann").id,
+            "for_role": publish_document(task_doc(role="checker"), key="for-role").id,
+            "due": publish_document(
+                chain(("check", node("userTask", "Check", dueIn="PT2H",
+                                     assignee={"type": "user", "value": "ann"}))),  # fmt: skip
+                key="due",
+            ).id,
+            "fails": publish_document(failing_doc(), key="fails").id,
+            "ends": publish_document(chain(), key="ends").id,
+        }
+        db.session.remove()
+    yield versions
