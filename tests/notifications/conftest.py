@@ -1,5 +1,5 @@
 """Notification test set-up: people with and without addresses, roles, and processes that
-wait at a task (for a user, for a role, with a due time) or fail."""
+wait at a task (for a user, for a role, with a due time), fail, or end at once."""
 
 from __future__ import annotations
 
@@ -11,17 +11,18 @@ from tests.helpers.app import make_user
 from tests.helpers.documents import chain, failing_doc, node
 from tests.helpers.processes import publish_document
 
+ADDRESSES = {"ann": "ann@example.org", "ben": "ben@example.org", "cid": "", "dee": "dee@x.org"}
+
 
 @pytest.fixture
 def people(app) -> dict[str, int]:
     """ann and ben (with addresses) and cid (without) hold the role `checker`; dee has an
-    address and no role."""
+    address and another role."""
     from webapp.extensions import db
 
     with app.app_context():
         ids = {}
-        for name, email in (("ann", "ann@example.org"), ("ben", "ben@example.org"),
-                            ("cid", ""), ("dee", "dee@example.org")):  # fmt: skip
+        for name, email in ADDRESSES.items():
             user = make_user(name, ["tasks.work"], role="checker" if name != "dee" else "other")
             user.email = email
             ids[name] = user.id
@@ -30,9 +31,9 @@ def people(app) -> dict[str, int]:
     return ids
 
 
-def task_doc(**assignee: str) -> dict:
-    kind, value = next(iter(assignee.items()))
-    return chain(("check", node("userTask", "Check", assignee={"type": kind, "value": value})))
+def task_doc(kind: str, value: str, **config: str) -> dict:
+    assignee = {"type": kind, "value": value}
+    return chain(("check", node("userTask", "Check", assignee=assignee, **config)))
 
 
 @pytest.fixture
@@ -41,13 +42,9 @@ def processes(app, people) -> Iterator[dict]:
 
     with app.app_context():
         versions = {
-            "for_ann": publish_document(task_doc(user="ann"), key="for-ann").id,
-            "for_role": publish_document(task_doc(role="checker"), key="for-role").id,
-            "due": publish_document(
-                chain(("check", node("userTask", "Check", dueIn="PT2H",
-                                     assignee={"type": "user", "value": "ann"}))),  # fmt: skip
-                key="due",
-            ).id,
+            "for_ann": publish_document(task_doc("user", "ann"), key="for-ann").id,
+            "for_role": publish_document(task_doc("role", "checker"), key="for-role").id,
+            "due": publish_document(task_doc("user", "ann", dueIn="PT2H"), key="due").id,
             "fails": publish_document(failing_doc(), key="fails").id,
             "ends": publish_document(chain(), key="ends").id,
         }
