@@ -10,6 +10,7 @@ import pytest
 from tests.helpers.app import make_user
 from tests.helpers.documents import chain, failing_doc, node
 from tests.helpers.processes import publish_document
+from tests.helpers.workers import Workers
 
 ADDRESSES = {"ann": "ann@example.org", "ben": "ben@example.org", "cid": "", "dee": "dee@x.org"}
 
@@ -50,3 +51,10 @@ def processes(app, people) -> Iterator[dict]:
         }
         db.session.remove()
     yield versions
+
+
+@pytest.fixture
+def workers(app, app_config, tmp_path) -> Iterator[Workers]:
+    group = Workers(app_config, tmp_path)
+    yield group
+    group.stop_all()
