@@ -10,8 +10,10 @@ from flask_login import current_user, login_required, login_user, logout_user
 from webapp.auth.blueprint import bp
 from webapp.auth.forms import LoginForm, LogoutForm, PasswordChangeForm, SignOutEverywhereForm
 from webapp.models import User
-from webapp.services import accounts
+from webapp.models.session import db_session
+from webapp.services import accounts, notifications
 from webapp.web.landing import landing_url
+from webapp.web.notification_forms import EmailForm, preferences_form
 
 
 def _safe_next(target: str | None, user: User) -> str:
@@ -64,20 +66,38 @@ def logout():
     return redirect(url_for("auth.login"))
 
 
-def _account_page(password_form: PasswordChangeForm, status: int = 200):
+def _preferences_form(formdata: object = None):
+    """The user's notification choices, "default" where they made none."""
+    user_id = current_user.id
+    form_class = preferences_form(notifications.defaults(db_session()))
+    own = notifications.own_choices(db_session(), user_id)
+    data = {kind: own.get(kind, "default") for kind in notifications.KINDS}
+    return form_class(formdata=formdata, data=data)
+
+
+def _account_page(
+    password_form: PasswordChangeForm | None = None,
+    status: int = 200,
+    *,
+    email_form: EmailForm | None = None,
+    notify_form: object = None,
+):
     user = current_user._get_current_object()
     return render_template(
         "auth/account.html",
-        password_form=password_form,
+        password_form=password_form or PasswordChangeForm(formdata=None),
         everywhere_form=SignOutEverywhereForm(),
         sessions=accounts.session_count(user),
+        email_form=email_form or EmailForm(formdata=None, data={"email": user.email}),
+        notify_form=notify_form or _preferences_form(),
+        kinds=notifications.KINDS,
     ), status
 
 
 @bp.route("/account")
 @login_required
 def account():
-    return _account_page(PasswordChangeForm(formdata=None))
+    return _account_page()
 
 
 @bp.route("/account/password", methods=["POST"])
@@ -95,6 +115,29 @@ def change_password():
             flash("Password changed. You are signed out on every other device.", "success")
             return redirect(url_for("auth.account"))
     return _account_page(form, 422)
+
+
+@bp.route("/account/email", methods=["POST"])
+@login_required
+def change_email():
+    form = EmailForm()
+    if form.validate_on_submit():
+        accounts.change_email(current_user._get_current_object(), form.email.data or "")
+        flash("E-mail address saved.", "success")
+        return redirect(url_for("auth.account"))
+    return _account_page(status=422, email_form=form)
+
+
+@bp.route("/account/notifications", methods=["POST"])
+@login_required
+def notification_preferences():
+    form = _preferences_form(request.form)
+    if form.validate_on_submit():
+        choices = {kind: form[kind].data for kind in notifications.KINDS}
+        notifications.set_preferences(db_session(), current_user.id, choices)
+        flash("Notification choices saved.", "success")
+        return redirect(url_for("auth.account"))
+    return _account_page(status=422, notify_form=form)
 
 
 @bp.route("/account/sign-out-everywhere", methods=["POST"])

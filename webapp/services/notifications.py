@@ -385,10 +385,10 @@ def _settle(session: Session, config: Mapping[str, Any], row: Notification, now:
         return 0
     assert user is not None
     subject, body = compose(session, config, row, user)
-    message = {"key": f"notification:{row.key}", "to": [user.email], "instance_id": row.instance_id}
+    key, to, instance_id = f"notification:{row.key}", [user.email], row.instance_id
     session.commit()  # no transaction (SQLite: no lock) stays open while the mail goes out
     try:
-        mail.send(config, subject=subject, body=body, **message)
+        mail.send(config, key=key, to=to, subject=subject, body=body, instance_id=instance_id)
     except ToolError as error:
         _failed(row, error, now)
         row.claim = None
