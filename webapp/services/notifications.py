@@ -511,19 +511,15 @@ def _gather_digests(session: Session, now: datetime) -> None:
     for user_id in waiting:
         conn = session.connection()
         insert = postgresql.insert if conn.dialect.name == "postgresql" else sqlite.insert
-        made = conn.execute(
+        digest_id = conn.scalar(
             insert(table)
             .values(user_id=user_id, day=day, created_at=now)
             .on_conflict_do_nothing(index_elements=["user_id", "day"])
+            .returning(table.c.id)
         )
-        if not made.rowcount:  # today's digest is made: these wait for tomorrow's
+        if digest_id is None:  # today's digest is made: these wait for tomorrow's
             session.rollback()
             continue
-        digest_id = session.scalar(
-            select(NotificationDigest.id).where(
-                NotificationDigest.user_id == user_id, NotificationDigest.day == day
-            )
-        )
         session.execute(
             update(Notification)
             .where(
