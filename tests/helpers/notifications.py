@@ -3,6 +3,10 @@ in-process, and the outbox mails one address received. Needs an app context."""
 
 from __future__ import annotations
 
+import socketserver
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from datetime import datetime
 from typing import Any
 
@@ -44,3 +48,44 @@ def mails_to(address: str) -> list[Any]:
         for m in db.session.scalars(select(OutboxMessage).order_by(OutboxMessage.id))
         if address in m.recipients
     ]
+
+
+class _SMTPHandler(socketserver.StreamRequestHandler):
+    """Just enough SMTP to take messages: each one's text is kept on the server."""
+
+    def handle(self) -> None:
+        write = self.wfile.write
+        write(b"220 test ESMTP\r\n")
+        data: list[str] | None = None
+        while line := self.rfile.readline():
+            command = line.decode().rstrip("\r\n")
+            if data is not None:
+                if command == ".":
+                    self.server.messages.append("\n".join(data))  # type: ignore[attr-defined]
+                    data = None
+                    write(b"250 OK\r\n")
+                else:
+                    data.append(command)
+            elif command.upper().startswith(("EHLO", "HELO")):
+                write(b"250 test\r\n")
+            elif command.upper() == "DATA":
+                data = []
+                write(b"354 go\r\n")
+            elif command.upper() == "QUIT":
+                write(b"221 bye\r\n")
+                return
+            else:
+                write(b"250 OK\r\n")
+
+
+@contextmanager
+def smtp_server() -> Iterator[Any]:
+    """A local SMTP server on a free port; `.messages` holds what it received."""
+    server = socketserver.ThreadingTCPServer(("127.0.0.1", 0), _SMTPHandler)
+    server.messages = []  # type: ignore[attr-defined]
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        yield server
+    finally:
+        server.shutdown()
+        server.server_close()

@@ -8,7 +8,7 @@ from datetime import timedelta
 from sqlalchemy import select, update
 
 from tests.helpers.notifications import mails_to as _mails
-from tests.helpers.notifications import notify
+from tests.helpers.notifications import notify, smtp_server
 from tests.helpers.notifications import start_as as _start
 from tests.helpers.workers import drain
 from webapp.extensions import db
@@ -135,3 +135,22 @@ def test_the_requester_is_mailed_when_the_request_fails(app, processes):
         [mail] = _mails("ben@example.org")
         assert mail.subject.startswith("Your request failed: REQ-1")
         assert f"/inbox/instances/{instance_id}" in mail.body
+
+
+def test_by_smtp_a_repeated_delivery_carries_the_same_message_id(app, processes):
+    with app.app_context(), smtp_server() as server:
+        port = server.server_address[1]
+        config = dict(app.config, SMTP_HOST="127.0.0.1", SMTP_PORT=port, SMTP_STARTTLS=False)
+        _start(processes["for_ann"])
+        notify(dict(config, SMTP_PORT=1))  # the server cannot be reached: tried again later
+        row = db.session.scalar(select(Notification))
+        assert (row.status, row.attempts) == ("pending", 1)
+        notify(config, utcnow() + timedelta(minutes=2))
+        db.session.execute(update(Notification).values(status="pending", claimed_until=None))
+        db.session.commit()
+        notify(config, utcnow() + timedelta(minutes=4))
+        first, again = server.messages
+        ids = [line for line in first.splitlines() if line.startswith("Message-ID:")]
+        assert ids and ids[0] in again.splitlines()
+        assert "To: ann@example.org" in first and "/inbox/tasks/" in first
+        assert _mails("ann@example.org") == []
