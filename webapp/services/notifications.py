@@ -122,9 +122,17 @@ ONE_TASK = "t.id = :task"
 ASSIGNED_ONE = _statement(_assignee_sql("assigned", ONE_TASK))
 OFFERED_ONE = _statement(_offer_sql("offered", ONE_TASK))
 
-# Due soon: due within the window; overdue: due already. Each once per task and user (the key).
-DUE_SOON_WHERE = "t.due_at > :now AND t.due_at <= :soon"
-OVERDUE_WHERE = "t.due_at <= :now"
+
+# Due soon: due within the window; overdue: due already. Each once per task and user (the key);
+# a task already noted for the kind is passed over by its index, so a repeated pass stays cheap.
+def _not_noted(kind: str) -> str:
+    return (
+        f"NOT EXISTS (SELECT 1 FROM notifications n WHERE n.task_id = t.id AND n.kind = '{kind}')"
+    )
+
+
+DUE_SOON_WHERE = f"t.due_at > :now AND t.due_at <= :soon AND {_not_noted('due_soon')}"
+OVERDUE_WHERE = f"t.due_at <= :now AND {_not_noted('overdue')}"
 
 
 def _due_statements(kind: str, where: str) -> list[Any]:
