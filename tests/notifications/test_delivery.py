@@ -11,6 +11,7 @@ from tests.helpers.notifications import mails_to as _mails
 from tests.helpers.notifications import notify, smtp_server
 from tests.helpers.notifications import start_as as _start
 from tests.helpers.workers import drain
+from webapp.engine import steps
 from webapp.extensions import db
 from webapp.models import Instance, Task, User
 from webapp.models.base import utcnow
@@ -71,6 +72,17 @@ def test_a_task_completed_before_the_mail_goes_out_is_not_mailed(app, processes)
         assert _mails("ann@example.org") == []
         row = db.session.scalar(select(Notification).where(Notification.kind == "assigned"))
         assert (row.status, row.reason) == ("skipped", "the task is closed")
+
+
+def test_a_task_cancelled_with_its_instance_before_the_mail_goes_out_is_not_mailed(app, processes):
+    with app.app_context():
+        instance_id = _start(processes["for_role"])
+        steps.cancel_instance(db.session, instance_id, reason="withdrawn")
+        db.session.commit()
+        notify(app.config)
+        assert _mails("ann@example.org") == [] and _mails("ben@example.org") == []
+        reasons = set(db.session.scalars(select(Notification.reason)))
+        assert reasons == {"the task is closed"}
 
 
 def test_a_task_claimed_before_the_offer_goes_out_is_not_offered_any_more(app, processes):
