@@ -166,3 +166,11 @@ def test_by_smtp_a_repeated_delivery_carries_the_same_message_id(app, processes)
         assert ids and ids[0] in again.splitlines()
         assert "To: ann@example.org" in first and "/inbox/tasks/" in first
         assert _mails("ann@example.org") == []
+
+
+def test_notification_mails_are_not_listed_as_the_processes_own_e_mails(app, processes):
+    with app.app_context():
+        _start(processes["for_ann"])
+        notify(app.config)
+        [mail] = _mails("ann@example.org")
+        assert mail.instance_id is None

@@ -393,10 +393,11 @@ def _settle(session: Session, config: Mapping[str, Any], row: Notification, now:
         return 0
     assert user is not None
     subject, body = compose(session, config, row, user)
-    key, to, instance_id = f"notification:{row.key}", [user.email], row.instance_id
+    key, to = f"notification:{row.key}", [user.email]
     session.commit()  # no transaction (SQLite: no lock) stays open while the mail goes out
     try:
-        mail.send(config, key=key, to=to, subject=subject, body=body, instance_id=instance_id)
+        # Not tied to the instance: its page lists the process's own e-mails, not these.
+        mail.send(config, key=key, to=to, subject=subject, body=body)
     except ToolError as error:
         _failed(row, error, now)
         row.claim = None
