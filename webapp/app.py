@@ -33,7 +33,7 @@ from webapp.infra import database, logs
 from webapp.models.inbox import compared_with_models
 from webapp.operations import bp as operations_bp
 from webapp.plugins import load_tools
-from webapp.services import webhooks
+from webapp.services import notifications, webhooks
 from webapp.services.accounts import session_user
 from webapp.web import assets, error_pages, guard, headers, templating, transport
 
@@ -113,6 +113,7 @@ def _build(config: Mapping[str, Any] | None) -> Flask:
     commands.register(app)
     headers.register(app)
     load_tools()
+    history.observe(notifications.observe_history)
     return app
 
 

@@ -84,6 +84,11 @@ DEFAULTS: dict[str, Any] = {
     "WEBHOOK_PAUSE_AFTER": 20,
     "WEBHOOK_PAUSE_SPAN": 86400.0,
     "WEBHOOK_KEEP_DAYS": 30,
+    # Notifications to people (docs/notifications.md).
+    "PUBLIC_URL": "http://127.0.0.1:5000",
+    "NOTIFY_INTERVAL": 30.0,
+    "NOTIFY_DUE_SOON": 24,
+    "NOTIFY_DIGEST_HOUR": 7,
 }
 
 
@@ -139,6 +144,10 @@ ENVIRONMENT_SETTINGS: dict[str, tuple[str, Any]] = {
     "WEBHOOK_PAUSE_AFTER": ("WEBHOOK_PAUSE_AFTER", int),
     "WEBHOOK_PAUSE_SPAN": ("WEBHOOK_PAUSE_SPAN", float),
     "WEBHOOK_KEEP_DAYS": ("WEBHOOK_KEEP_DAYS", int),
+    "PUBLIC_URL": ("PUBLIC_URL", str),
+    "NOTIFY_INTERVAL": ("NOTIFY_INTERVAL", float),
+    "NOTIFY_DUE_SOON": ("NOTIFY_DUE_SOON", int),
+    "NOTIFY_DIGEST_HOUR": ("NOTIFY_DIGEST_HOUR", int),
 }
 
 
@@ -259,6 +268,24 @@ def _check(config: dict[str, Any], instance_path: Path) -> None:
     for name in ("RETENTION_DAYS", "BULK_LIMIT", "WEBHOOK_KEEP_DAYS"):
         if not isinstance(config.get(name), int) or config[name] < 0:
             raise ConfigError(f"{name} must be a whole number, 0 or more")
+    _check_notifications(config)
+
+
+def _check_notifications(config: dict[str, Any]) -> None:
+    """The links in mails need an absolute address; the scan needs a pace and an hour."""
+    url = config.get("PUBLIC_URL")
+    if not isinstance(url, str) or not url.startswith(("http://", "https://")):
+        raise ConfigError(f"PUBLIC_URL must start with http:// or https://, not {url!r}")
+    config["PUBLIC_URL"] = url.rstrip("/")
+    interval = config.get("NOTIFY_INTERVAL")
+    if not isinstance(interval, int | float) or not math.isfinite(interval) or interval <= 0:
+        raise ConfigError("NOTIFY_INTERVAL must be a number of seconds greater than 0")
+    due_soon = config.get("NOTIFY_DUE_SOON")
+    if not isinstance(due_soon, int) or due_soon < 0:
+        raise ConfigError("NOTIFY_DUE_SOON must be a whole number of hours, 0 or more")
+    hour = config.get("NOTIFY_DIGEST_HOUR")
+    if not isinstance(hour, int) or not 0 <= hour <= 23:
+        raise ConfigError("NOTIFY_DIGEST_HOUR must be a whole hour from 0 to 23 (UTC)")
 
 
 KEY_COMMAND = "python3 -c 'import secrets; print(secrets.token_urlsafe(48))'"

@@ -18,9 +18,11 @@ from webapp.admin.forms import (
 from webapp.extensions import db
 from webapp.infra.pagination import paginate
 from webapp.models import Partition, Role, User
-from webapp.services import accounts
+from webapp.models.session import db_session
+from webapp.services import accounts, notifications
 from webapp.web.access import permission_required
 from webapp.web.htmx import htmx_target
+from webapp.web.notification_forms import preferences_form
 
 
 @bp.before_request
@@ -194,3 +196,22 @@ def partitions():
     status = 422 if request.method == "POST" else 200
     rows = list(db.session.scalars(select(Partition).order_by(Partition.name)))
     return render_template("admin/partitions.html", form=form, partitions=rows), status
+
+
+@bp.route("/notifications", methods=["GET", "POST"])
+def notification_defaults():
+    """What users who made no choice of their own receive, per kind."""
+    form_class = preferences_form(None)
+    current = notifications.defaults(db_session())
+    form = (
+        form_class(data=current)
+        if request.method == "POST"
+        else form_class(formdata=None, data=current)
+    )
+    if form.validate_on_submit():
+        choices = {kind: form[kind].data for kind in notifications.KINDS}
+        notifications.set_defaults(db_session(), choices)
+        flash("Notification defaults saved.", "success")
+        return redirect(url_for("admin.notification_defaults"))
+    status = 422 if request.method == "POST" else 200
+    return render_template("admin/notifications.html", form=form, kinds=notifications.KINDS), status

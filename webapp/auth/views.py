@@ -11,8 +11,10 @@ from webapp.auth.blueprint import bp
 from webapp.auth.forms import LoginForm, LogoutForm, PasswordChangeForm, SignOutEverywhereForm
 from webapp.models import User
 from webapp.models.base import utcnow
-from webapp.services import accounts, api_tokens
+from webapp.models.session import db_session
+from webapp.services import accounts, api_tokens, notifications
 from webapp.web.landing import landing_url
+from webapp.web.notification_forms import EmailForm, preferences_form
 from webapp.web.token_forms import RevokeForm, TokenForm
 
 
@@ -66,17 +68,28 @@ def logout():
     return redirect(url_for("auth.login"))
 
 
+def _preferences_form(formdata: object = None):
+    """The user's notification choices, "default" where they made none."""
+    user_id = current_user.id
+    form_class = preferences_form(notifications.defaults(db_session()))
+    own = notifications.own_choices(db_session(), user_id)
+    data = {kind: own.get(kind, "default") for kind in notifications.KINDS}
+    return form_class(formdata=formdata, data=data)
+
+
 def _account_page(
-    password_form: PasswordChangeForm,
+    password_form: PasswordChangeForm | None = None,
     status: int = 200,
     *,
+    email_form: EmailForm | None = None,
+    notify_form: object = None,
     token_form: TokenForm | None = None,
     new_token: tuple[str, str] | None = None,
 ):
     user = current_user._get_current_object()
     return render_template(
         "auth/account.html",
-        password_form=password_form,
+        password_form=password_form or PasswordChangeForm(formdata=None),
         everywhere_form=SignOutEverywhereForm(),
         sessions=accounts.session_count(user),
         tokens=api_tokens.tokens_of(user),
@@ -85,13 +98,16 @@ def _account_page(
         new_token_name=new_token[0] if new_token else None,
         new_token=new_token[1] if new_token else None,
         now=utcnow(),
+        email_form=email_form or EmailForm(formdata=None, data={"email": user.email}),
+        notify_form=notify_form or _preferences_form(),
+        kinds=notifications.KINDS,
     ), status
 
 
 @bp.route("/account")
 @login_required
 def account():
-    return _account_page(PasswordChangeForm(formdata=None))
+    return _account_page()
 
 
 @bp.route("/account/password", methods=["POST"])
@@ -109,6 +125,29 @@ def change_password():
             flash("Password changed. You are signed out on every other device.", "success")
             return redirect(url_for("auth.account"))
     return _account_page(form, 422)
+
+
+@bp.route("/account/email", methods=["POST"])
+@login_required
+def change_email():
+    form = EmailForm()
+    if form.validate_on_submit():
+        accounts.change_email(current_user._get_current_object(), form.email.data or "")
+        flash("E-mail address saved.", "success")
+        return redirect(url_for("auth.account"))
+    return _account_page(status=422, email_form=form)
+
+
+@bp.route("/account/notifications", methods=["POST"])
+@login_required
+def notification_preferences():
+    form = _preferences_form(request.form)
+    if form.validate_on_submit():
+        choices = {kind: form[kind].data for kind in notifications.KINDS}
+        notifications.set_preferences(db_session(), current_user.id, choices)
+        flash("Notification choices saved.", "success")
+        return redirect(url_for("auth.account"))
+    return _account_page(status=422, notify_form=form)
 
 
 @bp.route("/account/sign-out-everywhere", methods=["POST"])

@@ -334,6 +334,12 @@ def update_user(
 
 
 @transactional
+def change_email(user: User, email: str) -> None:
+    """A user sets their own address, where notifications go (empty: none are sent)."""
+    user.email = email.strip()
+
+
+@transactional
 def reset_password(user: User, password: str) -> None:
     """An admin sets a new password: every sign-in of the user ends."""
     check_password_strength(password)
