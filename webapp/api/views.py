@@ -20,6 +20,14 @@ MAX_PER_PAGE = 100
 MAX_HISTORY = 1000
 
 
+@bp.before_request
+def change_bodies_are_json():
+    """Every change request's body is checked alike (media type, depth, NUL, ...), also where
+    the endpoint reads none, so a bad body is never accepted silently; runs after `authenticate`."""
+    if request.method in ("POST", "PATCH", "PUT") and request.get_data(cache=True).strip():
+        json_body(required=False)
+
+
 def json_body(required: bool = True) -> dict[str, Any]:
     """The request's JSON object; 415 for a body of another media type (a form, say), 400 for
     malformed JSON or another type of value, 400/422 naming the field for what cannot be stored
