@@ -48,6 +48,9 @@ def app_config(database_url: str, redis_url: str, tmp_path_factory: pytest.TempP
         "INSTANCE_PATH": str(tmp_path_factory.mktemp("instance")),
         "PASSWORD_HASH_METHOD": "pbkdf2:sha256:1000",
         "RQ_QUEUE": "flowdesk-test",
+        # This process changes webhooks only through the service, which refreshes its list: no
+        # re-read in the middle of a test that counts a step's statements.
+        "WEBHOOK_REFRESH": 3600.0,
     }
 
 

@@ -25,7 +25,7 @@ from webapp.config import (
     settings_file,
 )
 from webapp.designer import bp as designer_bp
-from webapp.engine import limits
+from webapp.engine import history, limits
 from webapp.extensions import csrf, db, htmx, login_manager, migrate
 from webapp.home import bp as home_bp
 from webapp.inbox import bp as inbox_bp
@@ -33,6 +33,7 @@ from webapp.infra import database, logs
 from webapp.models.inbox import compared_with_models
 from webapp.operations import bp as operations_bp
 from webapp.plugins import load_tools
+from webapp.services import notifications, webhooks
 from webapp.services.accounts import session_user
 from webapp.web import assets, error_pages, guard, headers, templating, transport
 
@@ -88,6 +89,8 @@ def _build(config: Mapping[str, Any] | None) -> Flask:
     )
     app.config.update(load_config(Path(app.instance_path), config))
     limits.configure(app.config)
+    webhooks.configure(app.config)
+    history.observe(webhooks.record_events)
     logs.configure(app)
     if app.config["SQLALCHEMY_DATABASE_URI"].startswith("sqlite:"):
         Path(app.instance_path).mkdir(parents=True, exist_ok=True)
@@ -110,6 +113,7 @@ def _build(config: Mapping[str, Any] | None) -> Flask:
     commands.register(app)
     headers.register(app)
     load_tools()
+    history.observe(notifications.observe_history)
     return app
 
 

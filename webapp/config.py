@@ -74,6 +74,21 @@ DEFAULTS: dict[str, Any] = {
     "SMTP_PASSWORD": None,
     "SMTP_STARTTLS": True,
     "SMTP_SENDER": "flowdesk@localhost",
+    # Webhooks out (docs/webhooks.md).
+    "WEBHOOK_ALLOW_PRIVATE": False,
+    "WEBHOOK_TIMEOUT": 10.0,
+    "WEBHOOK_INTERVAL": 1.0,
+    "WEBHOOK_REFRESH": 5.0,
+    "WEBHOOK_BACKOFF": 5.0,
+    "WEBHOOK_RETRY_FOR": 86400.0,
+    "WEBHOOK_PAUSE_AFTER": 20,
+    "WEBHOOK_PAUSE_SPAN": 86400.0,
+    "WEBHOOK_KEEP_DAYS": 30,
+    # Notifications to people (docs/notifications.md).
+    "PUBLIC_URL": "http://127.0.0.1:5000",
+    "NOTIFY_INTERVAL": 30.0,
+    "NOTIFY_DUE_SOON": 24,
+    "NOTIFY_DIGEST_HOUR": 7,
 }
 
 
@@ -120,6 +135,19 @@ ENVIRONMENT_SETTINGS: dict[str, tuple[str, Any]] = {
     "SMTP_PASSWORD": ("SMTP_PASSWORD", str),
     "SMTP_STARTTLS": ("SMTP_STARTTLS", _flag),
     "SMTP_SENDER": ("SMTP_SENDER", str),
+    "WEBHOOK_ALLOW_PRIVATE": ("WEBHOOK_ALLOW_PRIVATE", _flag),
+    "WEBHOOK_TIMEOUT": ("WEBHOOK_TIMEOUT", float),
+    "WEBHOOK_INTERVAL": ("WEBHOOK_INTERVAL", float),
+    "WEBHOOK_REFRESH": ("WEBHOOK_REFRESH", float),
+    "WEBHOOK_BACKOFF": ("WEBHOOK_BACKOFF", float),
+    "WEBHOOK_RETRY_FOR": ("WEBHOOK_RETRY_FOR", float),
+    "WEBHOOK_PAUSE_AFTER": ("WEBHOOK_PAUSE_AFTER", int),
+    "WEBHOOK_PAUSE_SPAN": ("WEBHOOK_PAUSE_SPAN", float),
+    "WEBHOOK_KEEP_DAYS": ("WEBHOOK_KEEP_DAYS", int),
+    "PUBLIC_URL": ("PUBLIC_URL", str),
+    "NOTIFY_INTERVAL": ("NOTIFY_INTERVAL", float),
+    "NOTIFY_DUE_SOON": ("NOTIFY_DUE_SOON", int),
+    "NOTIFY_DIGEST_HOUR": ("NOTIFY_DIGEST_HOUR", int),
 }
 
 
@@ -219,10 +247,11 @@ def _check(config: dict[str, Any], instance_path: Path) -> None:
     # remember-me cookie is as Secure as the session cookie unless set on its own.
     config["REMEMBER_COOKIE_DURATION"] = timedelta(days=config["SESSION_DAYS"])
     config.setdefault("REMEMBER_COOKIE_SECURE", bool(config.get("SESSION_COOKIE_SECURE")))
-    for name in ("SWEEP_INTERVAL", "SWEEP_GRACE", "JOB_LEASE_GRACE", "RETENTION_INTERVAL"):
+    waits = ("WEBHOOK_REFRESH", "WEBHOOK_BACKOFF", "WEBHOOK_RETRY_FOR", "WEBHOOK_PAUSE_SPAN")
+    for name in ("SWEEP_INTERVAL", "SWEEP_GRACE", "JOB_LEASE_GRACE", "RETENTION_INTERVAL", *waits):
         if not isinstance(config.get(name), int | float) or config[name] < 0:
             raise ConfigError(f"{name} must be a number of seconds, 0 or more")
-    for name in ("SCHEDULE_INTERVAL", "TIMER_INTERVAL"):
+    for name in ("SCHEDULE_INTERVAL", "TIMER_INTERVAL", "WEBHOOK_INTERVAL", "WEBHOOK_TIMEOUT"):
         interval = config.get(name)
         if (
             not isinstance(interval, int | float)
@@ -231,13 +260,32 @@ def _check(config: dict[str, Any], instance_path: Path) -> None:
             or interval <= 0
         ):
             raise ConfigError(f"{name} must be a number of seconds greater than 0")
-    counts = ("MULTI_INSTANCE_LIMIT", "MULTI_INSTANCE_BATCH", "CALL_DEPTH_LIMIT", "SIGNAL_BATCH")
+    counts: tuple[str, ...] = ("MULTI_INSTANCE_LIMIT", "MULTI_INSTANCE_BATCH", "CALL_DEPTH_LIMIT")
+    counts += ("SIGNAL_BATCH", "WEBHOOK_PAUSE_AFTER")
     for name in counts:
         if not isinstance(config.get(name), int) or config[name] < 1:
             raise ConfigError(f"{name} must be a whole number of at least 1")
-    for name in ("RETENTION_DAYS", "BULK_LIMIT"):
+    for name in ("RETENTION_DAYS", "BULK_LIMIT", "WEBHOOK_KEEP_DAYS"):
         if not isinstance(config.get(name), int) or config[name] < 0:
             raise ConfigError(f"{name} must be a whole number, 0 or more")
+    _check_notifications(config)
+
+
+def _check_notifications(config: dict[str, Any]) -> None:
+    """The links in mails need an absolute address; the scan needs a pace and an hour."""
+    url = config.get("PUBLIC_URL")
+    if not isinstance(url, str) or not url.startswith(("http://", "https://")):
+        raise ConfigError(f"PUBLIC_URL must start with http:// or https://, not {url!r}")
+    config["PUBLIC_URL"] = url.rstrip("/")
+    interval = config.get("NOTIFY_INTERVAL")
+    if not isinstance(interval, int | float) or not math.isfinite(interval) or interval <= 0:
+        raise ConfigError("NOTIFY_INTERVAL must be a number of seconds greater than 0")
+    due_soon = config.get("NOTIFY_DUE_SOON")
+    if not isinstance(due_soon, int) or due_soon < 0:
+        raise ConfigError("NOTIFY_DUE_SOON must be a whole number of hours, 0 or more")
+    hour = config.get("NOTIFY_DIGEST_HOUR")
+    if not isinstance(hour, int) or not 0 <= hour <= 23:
+        raise ConfigError("NOTIFY_DIGEST_HOUR must be a whole hour from 0 to 23 (UTC)")
 
 
 KEY_COMMAND = "python3 -c 'import secrets; print(secrets.token_urlsafe(48))'"

@@ -19,12 +19,15 @@ from schemathesis.checks import (
     status_code_conformance,
 )
 from schemathesis.generation import GenerationMode
+from sqlalchemy import select
 
 from tests.helpers.documents import chain, node
 from tests.helpers.http import basic, post_json
 from tests.helpers.processes import publish_document
+from webapp.extensions import db
+from webapp.models import Task, WebhookDelivery
 
-# Examples per operation: the 17 operations take about a minute on each database.
+# Examples per operation: the 28 operations take about a minute on each database.
 EXAMPLES = int(os.environ.get("FLOWDESK_CONTRACT_EXAMPLES", "60"))
 CHECKS = [
     not_a_server_error,
@@ -37,11 +40,15 @@ ADMIN = basic("admin")
 
 
 def _world(app, live_server) -> dict[str, list]:
-    """Real objects for the paths: instances (waiting, in a partition, failed, migrating), the
-    processes' keys and versions, a signal broadcast and a migration."""
+    """Real objects for the paths: a webhook and its deliveries, instances (waiting, in a
+    partition, failed, migrating) and their tasks, the processes' keys and versions, a signal
+    broadcast and a migration."""
     with app.app_context():
         wait = ("check", node("userTask", "Check", assignee={"type": "role", "value": "approver"}))
         publish_document(chain(wait), key="open")  # version 2, to migrate to
+    hook = {"url": "https://hooks.example.org/flowdesk", "events": ["instance.started"]}
+    status, webhook = post_json(live_server, "/api/webhooks", hook, ADMIN)
+    assert status == 201, webhook
     instances = []
     for key in ("open", "open", "fin", "msg", "fail", "open"):
         body = {"process_key": key, "input": {"order": "A-1"}}
@@ -53,7 +60,15 @@ def _world(app, live_server) -> dict[str, list]:
     migrating = {"from": 1, "to": 2, "instances": [instances[-1]], "reason": "contract"}
     status, migration = post_json(live_server, "/api/processes/open/migrations", migrating, ADMIN)
     assert status == 202, migration
+    with app.app_context():
+        tasks = list(db.session.scalars(select(Task.id)))
+        deliveries = list(db.session.scalars(select(WebhookDelivery.id)))
+        db.session.remove()
+    assert tasks and deliveries
     return {
+        "task_id": tasks,
+        "webhook_id": [webhook["id"]],
+        "delivery_id": deliveries,
         "instance_id": instances,
         "key": ["open", "fin", "msg", "fail", "form"],
         "number": [1, 2],
@@ -105,5 +120,5 @@ def test_every_answer_keeps_the_contract(app, live_server, published):
             keeps_contract()
         except Exception as error:
             failures[operation.label] = error
-    assert len(labels) >= 17
+    assert len(labels) >= 28
     assert failures == {}, "\n\n".join(f"{label}:\n{error}" for label, error in failures.items())

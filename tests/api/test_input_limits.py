@@ -44,8 +44,11 @@ def running(api):
 def test_a_100000_deep_body_is_refused_on_every_post_endpoint(api, running, app):
     posts = [
         rule.rule.replace("<int:instance_id>", str(running))
+        .replace("<int:task_id>", "1")
         .replace("<key>", "open")
         .replace("<int:number>", "1")
+        .replace("<int:webhook_id>", "1")
+        .replace("<int:delivery_id>", "1")
         for rule in app.url_map.iter_rules()
         if rule.rule.startswith("/api/") and "POST" in (rule.methods or ())
     ]

@@ -58,7 +58,7 @@ def test_operations_list_parameters_bodies_answers_errors_and_token_scopes(serve
     assert start["responses"]["422"]["content"]["application/json"]["schema"] == {
         "$ref": "#/components/schemas/Error"
     }
-    assert start["security"] == [{"basic": []}, {"bearer": ["start"]}]
+    assert start["security"] == [{"basic": []}, {"bearer": ["start"]}]  # webapp/api/scopes.py
     history = served["paths"]["/api/instances/{instance_id}/history"]["get"]
     assert {p["name"]: p["in"] for p in history["parameters"]} == {
         "instance_id": "path",

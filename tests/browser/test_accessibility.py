@@ -305,7 +305,7 @@ def _audit_world(app) -> dict:
     from tests.helpers.workers import drain
     from webapp.extensions import db
     from webapp.models import Process, Task
-    from webapp.services import accounts
+    from webapp.services import accounts, api_tokens
 
     form = {"fields": [{"key": "why", "label": "Why", "type": "text", "required": True}]}
     with app.app_context():
@@ -321,6 +321,9 @@ def _audit_world(app) -> dict:
         publish_document(failing, key=UNBROKEN, name=UNBROKEN)
         accounts.ensure_partition("supplier_sanctions", LONG)
         db.session.commit()
+        robot = api_tokens.create_service_account(UNBROKEN[:64], roles=[], partitions=[])
+        api_tokens.create_token(robot, LONG[:64], ["read"], 30, created_by=robot)
+        robot_id = robot.id
     for number in range(6):
         start_latest(app, "audit", business_key=f"AUD-{number}", starter="alice")
     failed = start_latest(app, UNBROKEN, business_key=f"CARD-{UNBROKEN}", starter="alice")
@@ -330,7 +333,8 @@ def _audit_world(app) -> dict:
         process = db.session.scalar(select(Process.id).where(Process.key == "audit"))
         unbroken = db.session.scalar(select(Process.id).where(Process.key == UNBROKEN))
         db.session.remove()
-    return {"task": task, "process": process, "failed": failed, "unbroken": unbroken}
+    return {"task": task, "process": process, "failed": failed, "unbroken": unbroken,
+            "robot": robot_id}  # fmt: skip
 
 
 # A file from another tool naming a user Flowdesk does not know: its import report asks for one.
@@ -400,11 +404,19 @@ def test_every_page_passes_the_audit_fits_a_phone_and_shows_focus(
                   inbox, (inbox, "Complete"), "/inbox/processes", start_page,
                   (start_page, "Start"), "/inbox/requests", "/inbox/requests?page=2",
                   f"/inbox/instances/{failed}", "/account", ("/account", "Change password"),
+                  ("/account", "Create token"),
                   "/admin/", "/no-such-page"],
         "admin": ["/", "/admin/", "/admin/users", "/admin/users/new",
                   ("/admin/users/new", "Create user"), "/admin/users/1", "/admin/roles",
                   ("/admin/roles", "Create role"), "/admin/roles/1", "/admin/partitions",
-                  ("/admin/partitions", "Create partition"), ("/admin/users/2", "Set password")],
+                  ("/admin/partitions", "Create partition"), ("/admin/users/2", "Set password"),
+                  "/admin/tokens", "/admin/tokens?status=revoked", "/admin/service-accounts",
+                  "/admin/service-accounts/new",
+                  ("/admin/service-accounts/new", "Create service account"),
+                  f"/admin/service-accounts/{world['robot']}",
+                  (f"/admin/service-accounts/{world['robot']}", "Create token"),
+                  "/admin/webhooks", ("/admin/webhooks", "Register webhook"),
+                  "/admin/notifications"],
         "designer": ["/designer/", "/designer/new", ("/designer/new", "Create"),
                      "/designer/import", ("/designer/import", "Import"),
                      ("/designer/import", _import_ghost), f"{designer}/",

@@ -82,6 +82,7 @@ def partition_id(session, key: str) -> int:
 def empty_database(app) -> None:
     from webapp.extensions import db
     from webapp.infra.queue import redis_connection
+    from webapp.services import webhooks
 
     with app.app_context():
         db.session.remove()
@@ -104,6 +105,7 @@ def empty_database(app) -> None:
                 time.sleep(0.2 * (attempt + 1))
         redis_connection(app).flushdb()
         _built_in_roles()
+        webhooks.none_active()
 
 
 def _built_in_roles() -> None:

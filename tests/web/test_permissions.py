@@ -14,6 +14,7 @@ ROUTES = [
     ("/admin/users/new", "admin"),
     ("/admin/roles", "admin"),
     ("/admin/partitions", "admin"),
+    ("/admin/webhooks", "admin"),
     ("/designer/", "processes.edit"),
     ("/designer/new", "processes.edit"),
     ("/designer/import", "processes.edit"),

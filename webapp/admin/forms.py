@@ -1,7 +1,7 @@
 """Admin forms; choices for roles and partitions are filled from the database per request."""
 
 from flask_wtf import FlaskForm
-from wtforms import BooleanField, PasswordField, StringField, TextAreaField
+from wtforms import BooleanField, PasswordField, SelectField, StringField, TextAreaField
 from wtforms.fields.choices import SelectChoice
 from wtforms.validators import DataRequired, Length, Optional, Regexp
 
@@ -64,3 +64,35 @@ class PartitionForm(FlaskForm):
         ],
     )
     name = StringField("Name", validators=[DataRequired(), Length(max=200)])
+
+
+class ServiceAccountForm(FlaskForm):
+    """A service account: a name, roles and partitions; no password, no e-mail."""
+
+    username = StringField("Username", validators=[DataRequired(), Length(max=64)])
+    display_name = StringField("Display name", validators=[Optional(), Length(max=200)])
+    active = BooleanField("Active (its tokens work)", default=True)
+    roles = MultiCheckboxField("Roles", coerce=int)
+    partitions = MultiCheckboxField("Partitions", coerce=int)
+
+
+class TokenFilterForm(FlaskForm):
+    """The token list's filters (a GET form, no CSRF)."""
+
+    owner = StringField("Owner", validators=[Optional(), Length(max=64)])
+    kind = SelectField(
+        "Kind",
+        choices=[
+            SelectChoice(value, label)
+            for value, label in (("", "Any"), ("personal", "Personal"), ("service", "Service"))
+        ],
+        validators=[Optional()],
+    )
+    status = SelectField(
+        "Status",
+        choices=[
+            SelectChoice(value, value.capitalize() or "Any")
+            for value in ("", "active", "expired", "revoked")
+        ],
+        validators=[Optional()],
+    )

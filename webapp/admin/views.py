@@ -2,18 +2,27 @@
 
 from __future__ import annotations
 
-from flask import flash, redirect, render_template, request, url_for
+from flask import abort, flash, redirect, render_template, request, url_for
 from sqlalchemy import or_, select
 from wtforms.fields.choices import SelectChoice
 
 from webapp.admin.blueprint import bp
-from webapp.admin.forms import NewUserForm, PartitionForm, PasswordForm, RoleForm, UserForm
+from webapp.admin.forms import (
+    NewUserForm,
+    PartitionForm,
+    PasswordForm,
+    RoleForm,
+    ServiceAccountForm,
+    UserForm,
+)
 from webapp.extensions import db
 from webapp.infra.pagination import paginate
 from webapp.models import Partition, Role, User
-from webapp.services import accounts
+from webapp.models.session import db_session
+from webapp.services import accounts, notifications
 from webapp.web.access import permission_required
 from webapp.web.htmx import htmx_target
+from webapp.web.notification_forms import preferences_form
 
 
 @bp.before_request
@@ -22,7 +31,7 @@ def guard():
     """Every admin route needs the admin permission."""
 
 
-def _fill_choices(form: UserForm) -> None:
+def _fill_choices(form: UserForm | ServiceAccountForm) -> None:
     form.roles.choices = [
         (r.id, r.name) for r in db.session.scalars(select(Role).order_by(Role.name))
     ]
@@ -62,7 +71,7 @@ def index():
 @bp.route("/users")
 def users():
     q = request.args.get("q", "").strip()
-    query = select(User).order_by(User.username)
+    query = select(User).where(User.service_account.is_(False)).order_by(User.username)
     if q:
         like = f"%{q.lower()}%"
         query = query.where(
@@ -99,6 +108,8 @@ def new_user():
 @bp.route("/users/<int:user_id>", methods=["GET", "POST"])
 def edit_user(user_id: int):
     user = db.get_or_404(User, user_id)
+    if user.service_account:
+        return redirect(url_for("admin.edit_service_account", user_id=user.id))
     form = UserForm(data=_user_data(user))
     _fill_choices(form)
     form.username.render_kw = {"readonly": True}
@@ -122,6 +133,8 @@ def edit_user(user_id: int):
 @bp.route("/users/<int:user_id>/password", methods=["POST"])
 def reset_password(user_id: int):
     user = db.get_or_404(User, user_id)
+    if user.service_account:
+        abort(404)  # a service account has no password: only its tokens reach it
     form = PasswordForm()
     if form.validate_on_submit():
         try:
@@ -183,3 +196,22 @@ def partitions():
     status = 422 if request.method == "POST" else 200
     rows = list(db.session.scalars(select(Partition).order_by(Partition.name)))
     return render_template("admin/partitions.html", form=form, partitions=rows), status
+
+
+@bp.route("/notifications", methods=["GET", "POST"])
+def notification_defaults():
+    """What users who made no choice of their own receive, per kind."""
+    form_class = preferences_form(None)
+    current = notifications.defaults(db_session())
+    form = (
+        form_class(data=current)
+        if request.method == "POST"
+        else form_class(formdata=None, data=current)
+    )
+    if form.validate_on_submit():
+        choices = {kind: form[kind].data for kind in notifications.KINDS}
+        notifications.set_defaults(db_session(), choices)
+        flash("Notification defaults saved.", "success")
+        return redirect(url_for("admin.notification_defaults"))
+    status = 422 if request.method == "POST" else 200
+    return render_template("admin/notifications.html", form=form, kinds=notifications.KINDS), status

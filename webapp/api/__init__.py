@@ -1,14 +1,16 @@
-"""The JSON API under /api: instances and messages, for scripts and other systems.
+"""The JSON API under /api: instances, messages and tasks, for scripts and other systems.
 
-Authenticated by the session cookie (unsafe methods then need the X-CSRFToken header) or by
-HTTP Basic with a Flowdesk username and password.
+Authenticated by a bearer token (with the endpoint's scope), the session cookie (unsafe methods
+then need the X-CSRFToken header) or HTTP Basic with a Flowdesk username and password (legacy).
 """
 
 from webapp.api import (  # noqa: F401  (importing the views registers their routes)
     auth,
     errors,
     openapi,
+    tasks,
     views,
+    webhooks,
 )
 from webapp.api.blueprint import bp
 

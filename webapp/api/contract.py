@@ -10,16 +10,6 @@ from typing import Any, TypeVar
 
 View = TypeVar("View", bound=Callable[..., Any])
 
-# What the API's credentials may be limited to; a bearer token's scopes name these.
-SCOPES = {
-    "read": "See instances, their history, broadcasts and migrations.",
-    "start": "Start instances.",
-    "messages": "Send messages and broadcast signals.",
-    "tasks": "Work tasks.",
-    "operate": "Cancel, retry, suspend, resume, move tokens and migrate instances.",
-    "admin": "Administer users, roles, partitions, tokens and webhooks.",
-}
-
 # Errors every authenticated operation may answer with, besides its own.
 COMMON_ERRORS = (400, 401, 429, 503)
 # And those of an operation that reads a JSON body.
@@ -58,7 +48,6 @@ class Operation:
     body_required: bool = True
     params: tuple[Param, ...] = ()
     errors: tuple[int, ...] = ()
-    scopes: tuple[str, ...] = ()
     public: bool = False
     tag: str = "instances"
 
@@ -72,14 +61,10 @@ def documented(
     body_required: bool = True,
     params: tuple[Param, ...] = (),
     errors: tuple[int, ...] = (),
-    scopes: tuple[str, ...] = (),
     public: bool = False,
     tag: str = "instances",
 ) -> Callable[[View], View]:
     """Attach the operation's contract to the view (put it under the route decorator)."""
-    unknown = set(scopes) - set(SCOPES)
-    if unknown:
-        raise ValueError(f"unknown scopes {sorted(unknown)}")
 
     def attach(view: View) -> View:
         view.contract = Operation(  # type: ignore[attr-defined]
@@ -90,7 +75,6 @@ def documented(
             body_required=body_required,
             params=params,
             errors=errors,
-            scopes=scopes,
             public=public,
             tag=tag,
         )

@@ -16,14 +16,15 @@ from webapp.api.blueprint import bp
 from webapp.api.contract import (
     BODY_ERRORS,
     COMMON_ERRORS,
-    SCOPES,
     Operation,
     Reply,
     contract_of,
     documented,
 )
 from webapp.api.schemas import SCHEMAS, ref
+from webapp.api.scopes import scope_for
 from webapp.inputs import MAX_INT32
+from webapp.services.api_tokens import SCOPES
 
 OPENAPI_VERSION = "3.1.0"
 PREFIX = "/api/"
@@ -121,12 +122,16 @@ def _error(status: int) -> dict[str, Any]:
     return answer
 
 
-def security_of(operation: Operation) -> list[dict[str, list[str]]]:
+def security_of(endpoint: str, operation: Operation) -> list[dict[str, list[str]]]:
     """Who may call it: nobody needs to for a public operation; else HTTP Basic, or a bearer
-    token holding the operation's scopes."""
+    token holding the scope `webapp/api/scopes.py` names for it (none: no token may)."""
     if operation.public:
         return []
-    return [{"basic": []}, {"bearer": list(operation.scopes)}]
+    scope = scope_for(endpoint)
+    schemes: list[dict[str, list[str]]] = [{"basic": []}]
+    if scope is not None:
+        schemes.append({"bearer": [scope]})
+    return schemes
 
 
 def _operation(rule: Rule, method: str, operation: Operation) -> dict[str, Any]:
@@ -143,7 +148,7 @@ def _operation(rule: Rule, method: str, operation: Operation) -> dict[str, Any]:
     ]
     errors = set(operation.errors)
     if not operation.public:
-        errors |= set(COMMON_ERRORS)
+        errors |= set(COMMON_ERRORS) | {403}
     if operation.body is not None:
         errors |= {400, *BODY_ERRORS}
     if rule.arguments:
@@ -156,7 +161,7 @@ def _operation(rule: Rule, method: str, operation: Operation) -> dict[str, Any]:
         "tags": [operation.tag],
         "parameters": parameters,
         "responses": dict(sorted(responses.items())),
-        "security": security_of(operation),
+        "security": security_of(rule.endpoint, operation),
     }
     if operation.description:
         described["description"] = operation.description
@@ -186,6 +191,8 @@ def document(app: Flask) -> dict[str, Any]:
             {"name": "instances", "description": "Start, read and operate instances."},
             {"name": "events", "description": "Messages and signals."},
             {"name": "processes", "description": "Versions: suspend, resume, migrate."},
+            {"name": "tasks", "description": "Work tasks: list, read, claim, release, complete."},
+            {"name": "webhooks", "description": "Register webhooks and follow their deliveries."},
             {"name": "contract", "description": "This document and its page."},
         ],
         "paths": paths,

@@ -17,6 +17,7 @@ from webapp.models.statuses import (
     InstanceStatus,
     TaskStatus,
 )
+from webapp.services import webhooks
 from webapp.services.instances import MAX_BUSINESS_KEY, MAX_REASON
 from webapp.services.operations import migration
 
@@ -311,6 +312,131 @@ SCHEMAS: dict[str, JSON] = {
             "suspended_by": nullable(TEXT),
             "reason": nullable(TEXT),
             "bulk_operation": nullable(ID),
+        }
+    ),
+    "TaskRow": {
+        "type": "object",
+        "properties": {
+            "id": ID,
+            "title": nullable(TEXT),
+            "node": TEXT,
+            "status": _enum(TaskStatus),
+            "instance": ID,
+            "process_key": TEXT,
+            "version": VERSION_NUMBER,
+            "business_key": nullable(TEXT),
+            "assignee": nullable(TEXT),
+            "offered_to": closed(
+                {
+                    "roles": {"type": "array", "items": TEXT},
+                    "users": {"type": "array", "items": TEXT},
+                    "everyone": {"type": "boolean"},
+                }
+            ),
+            "created_at": TIME,
+            "due_at": nullable(TIME),
+            "claimed_at": nullable(TIME),
+            "completed_at": nullable(TIME),
+        },
+        "required": ["id", "node", "status", "instance", "process_key", "assignee"],
+    },
+    "TaskPage": closed(
+        {
+            "items": {"type": "array", "items": ref("TaskRow")},
+            "page": {"type": "integer", "minimum": 1},
+            "per_page": {"type": "integer", "minimum": 1},
+            "total": {"type": "integer", "minimum": 0},
+        }
+    ),
+    "TaskDetail": {
+        "allOf": [ref("TaskRow")],
+        "type": "object",
+        "description": "The row's fields, and the form, its values, the instance's data, what "
+        "you may do and, once completed, the result.",
+        "properties": {
+            "partition": nullable(TEXT),
+            "suspended": {"type": "boolean"},
+            "completed_by": nullable(TEXT),
+            "form": nullable(ANY_OBJECT),
+            "values": ANY_OBJECT,
+            "display": {"type": "array", "items": ANY_OBJECT},
+            "input": ANY_OBJECT,
+            "vars": ANY_OBJECT,
+            "result": nullable(ANY_OBJECT),
+            "actions": closed(
+                {
+                    "claim": {"type": "boolean"},
+                    "release": {"type": "boolean"},
+                    "complete": {"type": "boolean"},
+                }
+            ),
+            "moved_on": ANY_OBJECT,
+        },
+        "required": ["form", "values", "input", "vars", "actions"],
+    },
+    "EmptyRequest": {"type": "object", "maxProperties": 0},
+    "TaskValues": {
+        "type": "object",
+        "description": "The form's values by field key (`{}` for a task without a form).",
+    },
+    "WebhookRequest": closed(
+        {
+            "url": {"type": "string", "format": "uri"},
+            "events": {"type": "array", "items": _enum(webhooks.EVENTS)},
+            "partition": nullable(TEXT),
+            "process_key": nullable({"type": "string", "maxLength": 100}),
+            "description": nullable({"type": "string", "maxLength": 200}),
+            "active": {"type": "boolean"},
+        },
+        required=(),
+    ),
+    "Webhook": {
+        "type": "object",
+        "properties": {
+            "id": ID,
+            "url": TEXT,
+            "description": nullable(TEXT),
+            "events": {"type": "array", "items": TEXT},
+            "process_key": nullable(TEXT),
+            "partition": nullable(TEXT),
+            "active": {"type": "boolean"},
+            "paused": nullable(closed({"at": nullable(TIME), "reason": nullable(TEXT)})),
+            "rotation_ends_at": nullable(TIME),
+            "created_by": nullable(TEXT),
+            "created_at": nullable(TIME),
+            "secret": {"type": "string", "description": "`whsec_…`: only in single answers."},
+        },
+        "required": ["id", "url", "events", "active", "paused"],
+        "additionalProperties": False,
+    },
+    "WebhookList": closed({"items": {"type": "array", "items": ref("Webhook")}}),
+    "RotateRequest": closed(
+        {"overlap_hours": {"type": "number", "minimum": 0, "maximum": 168}}, required=()
+    ),
+    "Delivery": {
+        "type": "object",
+        "properties": {
+            "id": ID,
+            "webhook_id": {"type": "string", "description": "The `webhook-id` header sent."},
+            "type": TEXT,
+            "instance": nullable(ID),
+            "status": TEXT,
+            "attempts": {"type": "integer", "minimum": 0},
+            "response_code": nullable({"type": "integer"}),
+            "error": nullable(TEXT),
+            "created_at": nullable(TIME),
+            "last_attempt_at": nullable(TIME),
+            "next_attempt_at": nullable(TIME),
+        },
+        "required": ["id", "type", "status", "attempts"],
+        "additionalProperties": False,
+    },
+    "DeliveryPage": closed(
+        {
+            "items": {"type": "array", "items": ref("Delivery")},
+            "page": {"type": "integer", "minimum": 1},
+            "per_page": {"type": "integer", "minimum": 1},
+            "total": {"type": "integer", "minimum": 0},
         }
     ),
     "OpenApiDocument": {

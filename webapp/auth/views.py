@@ -4,14 +4,18 @@ from __future__ import annotations
 
 from urllib.parse import urlsplit
 
-from flask import current_app, flash, redirect, render_template, request, session, url_for
+from flask import abort, current_app, flash, redirect, render_template, request, session, url_for
 from flask_login import current_user, login_required, login_user, logout_user
 
 from webapp.auth.blueprint import bp
 from webapp.auth.forms import LoginForm, LogoutForm, PasswordChangeForm, SignOutEverywhereForm
 from webapp.models import User
-from webapp.services import accounts
+from webapp.models.base import utcnow
+from webapp.models.session import db_session
+from webapp.services import accounts, api_tokens, notifications
 from webapp.web.landing import landing_url
+from webapp.web.notification_forms import EmailForm, preferences_form
+from webapp.web.token_forms import RevokeForm, TokenForm
 
 
 def _safe_next(target: str | None, user: User) -> str:
@@ -64,20 +68,46 @@ def logout():
     return redirect(url_for("auth.login"))
 
 
-def _account_page(password_form: PasswordChangeForm, status: int = 200):
+def _preferences_form(formdata: object = None):
+    """The user's notification choices, "default" where they made none."""
+    user_id = current_user.id
+    form_class = preferences_form(notifications.defaults(db_session()))
+    own = notifications.own_choices(db_session(), user_id)
+    data = {kind: own.get(kind, "default") for kind in notifications.KINDS}
+    return form_class(formdata=formdata, data=data)
+
+
+def _account_page(
+    password_form: PasswordChangeForm | None = None,
+    status: int = 200,
+    *,
+    email_form: EmailForm | None = None,
+    notify_form: object = None,
+    token_form: TokenForm | None = None,
+    new_token: tuple[str, str] | None = None,
+):
     user = current_user._get_current_object()
     return render_template(
         "auth/account.html",
-        password_form=password_form,
+        password_form=password_form or PasswordChangeForm(formdata=None),
         everywhere_form=SignOutEverywhereForm(),
         sessions=accounts.session_count(user),
+        tokens=api_tokens.tokens_of(user),
+        token_form=token_form or TokenForm(formdata=None),
+        revoke_form=RevokeForm(),
+        new_token_name=new_token[0] if new_token else None,
+        new_token=new_token[1] if new_token else None,
+        now=utcnow(),
+        email_form=email_form or EmailForm(formdata=None, data={"email": user.email}),
+        notify_form=notify_form or _preferences_form(),
+        kinds=notifications.KINDS,
     ), status
 
 
 @bp.route("/account")
 @login_required
 def account():
-    return _account_page(PasswordChangeForm(formdata=None))
+    return _account_page()
 
 
 @bp.route("/account/password", methods=["POST"])
@@ -97,6 +127,29 @@ def change_password():
     return _account_page(form, 422)
 
 
+@bp.route("/account/email", methods=["POST"])
+@login_required
+def change_email():
+    form = EmailForm()
+    if form.validate_on_submit():
+        accounts.change_email(current_user._get_current_object(), form.email.data or "")
+        flash("E-mail address saved.", "success")
+        return redirect(url_for("auth.account"))
+    return _account_page(status=422, email_form=form)
+
+
+@bp.route("/account/notifications", methods=["POST"])
+@login_required
+def notification_preferences():
+    form = _preferences_form(request.form)
+    if form.validate_on_submit():
+        choices = {kind: form[kind].data for kind in notifications.KINDS}
+        notifications.set_preferences(db_session(), current_user.id, choices)
+        flash("Notification choices saved.", "success")
+        return redirect(url_for("auth.account"))
+    return _account_page(status=422, notify_form=form)
+
+
 @bp.route("/account/sign-out-everywhere", methods=["POST"])
 @login_required
 def sign_out_everywhere():
@@ -106,4 +159,36 @@ def sign_out_everywhere():
         logout_user()
         flash("You are signed out on every device.", "info")
         return redirect(url_for("auth.login"))
+    return redirect(url_for("auth.account"))
+
+
+@bp.route("/account/tokens", methods=["POST"])
+@login_required
+def create_token():
+    """Make a personal access token; its text is shown on the page this once."""
+    form = TokenForm()
+    if form.validate_on_submit():
+        user = current_user._get_current_object()
+        try:
+            token, text = api_tokens.create_token(
+                user, form.name.data, form.scopes.data, form.expires.data, created_by=user
+            )
+        except accounts.AccountError as error:
+            getattr(form, error.field).errors.append(error.message)
+        else:
+            return _account_page(
+                PasswordChangeForm(formdata=None), 200, new_token=(token.name, text)
+            )
+    return _account_page(PasswordChangeForm(formdata=None), 422, token_form=form)
+
+
+@bp.route("/account/tokens/<int:token_id>/revoke", methods=["POST"])
+@login_required
+def revoke_token(token_id: int):
+    token = api_tokens.find_token(token_id)
+    if token is None or token.user_id != current_user.id:
+        abort(404)
+    if RevokeForm().validate_on_submit():
+        api_tokens.revoke(token)
+        flash(f"Token {token.name} revoked: it no longer works.", "success")
     return redirect(url_for("auth.account"))

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
+from contextvars import ContextVar
 from datetime import UTC, datetime
 from typing import Any
 
@@ -33,6 +34,24 @@ KINDS = frozenset(HistoryKind)
 #: knowing them. The composition root installs them with `observe`.
 Observer = Callable[[Connection, list[dict[str, Any]]], None]
 OBSERVERS: list[Observer] = []
+
+
+#: (username, token name) while a request authenticated by an API token runs: entries that
+#: user writes then name the token in their details (`api_token`).
+_ATTRIBUTION: ContextVar[tuple[str, str] | None] = ContextVar("history_attribution", default=None)
+
+
+def attribute(username: str | None, token_name: str | None) -> None:
+    """Name `token_name` in the entries `username` writes from now on in this context; None
+    ends it."""
+    _ATTRIBUTION.set((username, token_name) if username and token_name else None)
+
+
+def _attributed(actor: str | None, details: dict[str, Any]) -> dict[str, Any]:
+    attribution = _ATTRIBUTION.get()
+    if attribution is None or actor is None or actor != attribution[0]:
+        return details
+    return {**details, "api_token": attribution[1]}
 
 
 def observe(observer: Observer) -> None:
@@ -84,7 +103,7 @@ class History:
                 "node_id": node_id,
                 "kind": kind,
                 "actor": actor,
-                "details": jsonable(details),
+                "details": jsonable(_attributed(actor, details)),
                 "created_at": self.now,
             }
             for kind, token, node_id, actor, details in self._entries
@@ -123,7 +142,7 @@ def append(
         "node_id": node_id,
         "kind": kind,
         "actor": actor,
-        "details": jsonable(kept),
+        "details": jsonable(_attributed(actor, kept)),
         "created_at": now,
     }
     session.execute(INSERT, [row])

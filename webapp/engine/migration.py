@@ -4,7 +4,10 @@ in one transaction under its lock.
 
 What moves: the instance's version, its open tokens' nodes, its pending jobs (timers keep their
 due time, tool jobs their key), its subscriptions and open tasks (assignee and claim kept, title
-and form from the new version). Steps after the commit read the new version's definition.
+and form from the new version). Where the new version waits otherwise, the instance is made to
+wait as it says: a subscription whose message name, correlation expression or signal name
+changed is made again from the new node, and an event sub-process it adds starts listening in the
+instance's open scopes. Steps after the commit read the new version's definition.
 """
 
 from __future__ import annotations
@@ -19,9 +22,10 @@ from sqlalchemy import ARRAY, Integer, any_, bindparam, case, cast, literal, sel
 from sqlalchemy.engine import Connection
 from sqlalchemy.orm import Session
 
-from webapp.engine import history, store, tree
+from webapp.engine import history, scopes, steps, store, tree, waits
+from webapp.engine.dispatch import JobRef
 from webapp.engine.errors import EngineError
-from webapp.engine.runtime import StepResult
+from webapp.engine.runtime import Step, StepResult
 from webapp.infra.database import begin_write
 from webapp.models import ProcessVersion
 from webapp.models.statuses import (
@@ -219,7 +223,80 @@ def migrate_instance(
         mapping=dict(verdict.used) or None,
         reason=reason or None,
     )
-    return StepResult(instance, note=f"Migrated to v{the_plan.to}.")
+    jobs = _wait_as_new(session, instance_id, found, the_plan, now)
+    return StepResult(instance, jobs, note=f"Migrated to v{the_plan.to}.")
+
+
+def _wait_as_new(
+    session: Session, instance_id: int, found: Positions, the_plan: Plan, now: datetime
+) -> list[JobRef]:
+    """After the move, in a step on the new version: subscribe again where the new version's
+    wait changed, and open the listeners of the event sub-processes it adds; the jobs to send.
+    EngineError naming the node when the new wait cannot be made for this instance."""
+    changed = [node for node, _ in found.subscriptions if the_plan.wait_changed(node)]
+    stale = {the_plan.target(node) for node in changed}
+    added = the_plan.added_event_subprocesses()
+    if not stale and not added:
+        return []
+    step, _ = steps.open_step(session, instance_id, now)
+    s = store.SUBSCRIPTIONS
+    if stale:
+        rows = step.conn.execute(
+            select(s.c.id, s.c.token_id, s.c.node_id, s.c.kind, s.c.correlation_key).where(
+                s.c.instance_id == instance_id, s.c.node_id.in_(sorted(stale))
+            )
+        ).all()
+        for row in rows:
+            holder = step.token(row.token_id)
+            if holder is None:
+                continue
+            name, key = _new_wait(step, holder, row, the_plan.to)
+            step.conn.execute(
+                update(s).where(s.c.id == row.id).values(name=name, correlation_key=key)
+            )
+    for scope, scope_node in _open_scopes(step):
+        for subprocess in added.get(scope_node, ()):
+            if not scopes.open_listener(step, scope, subprocess):
+                raise EngineError(
+                    "cannot_migrate",
+                    f"{step.definition.mentioned(subprocess)}, which v{the_plan.to} adds, cannot "
+                    "start listening for this instance: its timer or correlation key fails.",
+                    status=409,
+                )
+    return step.finish().jobs
+
+
+def _new_wait(step: Step, holder: Any, row: Any, to: int) -> tuple[str, str]:
+    """The name and key a subscription at `row.node_id` gets from the new version's node, the
+    key computed at its holder as entering the node would."""
+    config = step.definition.config(row.node_id)
+    if row.kind == "signal":
+        return str(config.get("signal") or ""), row.correlation_key
+    key, problem = waits.evaluate_key(step, holder, config)
+    if key is None:
+        raise EngineError(
+            "cannot_migrate",
+            f"The correlation key of {step.definition.mentioned(row.node_id)} in v{to} "
+            f"{problem} for this instance.",
+            status=409,
+        )
+    return str(config.get("message") or ""), key
+
+
+def _open_scopes(step: Step) -> list[tuple[Any, str | None]]:
+    """The instance's open scopes as (scope token, its node): the process (None), then each
+    sub-process and running event sub-process (of a multi-instance one, each instance)."""
+    found: list[tuple[Any, str | None]] = [(None, None)]
+    for token in step.tokens:
+        kind = step.definition.kind(token.node_id)
+        if token.status not in OPEN_TOKEN or token.listener:
+            continue
+        if kind not in ("subProcess", "eventSubProcess"):
+            continue
+        if step.definition.multi_instance(token.node_id) and not step.is_inner(token):
+            continue
+        found.append((token, token.node_id))
+    return found
 
 
 def _rename(table: Any, renamed: dict[str, str], *where: Any, **values: Any) -> Any:

@@ -187,6 +187,13 @@ def modify(
     interpreter.run(step)
     warnings = join_warnings(step)
     result = step.finish()
+    if steps.suspended(step) and result.instance.status not in UNFINISHED_INSTANCE:
+        raise EngineError(
+            "suspended",
+            f"Instance {instance_id} is suspended and this change would end it "
+            f"({result.instance.status}); resume it first, or cancel it.",
+            status=409,
+        )
     after = _snapshot(step.conn, instance_id)
     definition = step.definition
     tokens_before = _tokens_named(definition, before["tokens"])

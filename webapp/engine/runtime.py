@@ -492,9 +492,10 @@ class Step:
             if token.id is not None:
                 self._by_id.setdefault(token.id, token)
         self._withdraw_closed()
-        for job in self._insert_jobs():
+        waiting = self._suspended_id()
+        for job in self._insert_jobs(waiting):
             self.track(job)
-        store.save_jobs(self.conn, self._jobs, self.now)
+        store.save_jobs(self.conn, self._jobs, self.now, waiting)
         self._insert_waits()
         self.history.write(self.conn)
         refs = self._write_broadcasts()
@@ -511,9 +512,16 @@ class Step:
                 job.held,
             )
             for job in self._jobs
-            if job.status == JobStatus.PENDING
+            if job.status == JobStatus.PENDING and not job.waits(waiting)
         ]
         return StepResult(self.instance, refs)
+
+    def _suspended_id(self) -> int | None:
+        """The instance's id while it is suspended: the jobs a step made for it (an operator's
+        modification, say) then wait for the resume like the rest of it."""
+        if self.instance.suspended_at is None or self.instance.id is None:
+            return None
+        return self.instance.id
 
     def due_pure_jobs(self) -> list[JobRow]:
         """The saved, pending jobs of pure tools that are due now (a worker may run them in this
@@ -597,11 +605,16 @@ class Step:
             key=f"cancel:{child_id}:{self.instance.id}",
         )
 
-    def _insert_jobs(self) -> list[JobRow]:
+    def _insert_jobs(self, waiting: int | None) -> list[JobRow]:
         if not self._new_jobs:
             return []
         jobs = store.insert_jobs(
-            self.conn, self.instance.id, self._new_jobs, actor=self.starter, now=self.now
+            self.conn,
+            self.instance.id,
+            self._new_jobs,
+            actor=self.starter,
+            now=self.now,
+            waiting=waiting,
         )
         self._new_jobs.clear()
         return jobs

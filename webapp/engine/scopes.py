@@ -172,14 +172,20 @@ def terminate(step: Step, token: TokenRow) -> None:
 def open_event_subprocesses(step: Step, scope: TokenRow | None, scope_node: str | None) -> None:
     """A scope starts: its timer- and message-started event sub-processes begin to listen, each
     through a listener token that keeps no scope alive."""
+    for subprocess in step.definition.event_subprocesses.get(scope_node, []):
+        open_listener(step, scope, subprocess)
+
+
+def open_listener(step: Step, scope: TokenRow | None, subprocess: str) -> bool:
+    """The event sub-process `subprocess` of `scope` listens for its timer, message or signal
+    start (others need no listener); False when its timer or correlation key failed it."""
     definition = step.definition
-    for subprocess in definition.event_subprocesses.get(scope_node, []):
-        start = definition.starts.get(subprocess)
-        if start is None or definition.config(start).get("event") not in waits.EVENTS:
-            continue
-        listener = step.new_token(subprocess, parent=scope, locals={"listen": True})
-        listener.status = TokenStatus.WAITING
-        _subscribe(step, listener, start)
+    start = definition.starts.get(subprocess)
+    if start is None or definition.config(start).get("event") not in waits.EVENTS:
+        return True
+    listener = step.new_token(subprocess, parent=scope, locals={"listen": True})
+    listener.status = TokenStatus.WAITING
+    return _subscribe(step, listener, start)
 
 
 def listener_fired(step: Step, listener: TokenRow, start: str, output: Any = None) -> bool:

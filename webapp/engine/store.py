@@ -159,11 +159,17 @@ class JobRow:
     def changed(self) -> bool:
         return self.snapshot() != self.saved
 
-    def hold(self, now: datetime) -> None:
+    def hold(self, now: datetime, waiting: int | None = None) -> None:
         """A pending job due later waits in the database for a worker's clock (`wake_at`);
-        any other is delivered after the commit, or not at all."""
+        any other is delivered after the commit, or not at all. A job of the suspended
+        instance `waiting` has no wake time: resuming sends it."""
         due_later = self.status == JobStatus.PENDING and self.due_at > now
-        self.wake_at = self.due_at if due_later else None
+        self.wake_at = self.due_at if due_later and not self.waits(waiting) else None
+
+    def waits(self, suspended: int | None) -> bool:
+        """Whether this job waits for the resume of the suspended instance `suspended`
+        (cancelling a call is never held back)."""
+        return suspended is not None and self.instance_id == suspended and self.kind != "cancel"
 
     @property
     def held(self) -> bool:
@@ -596,9 +602,10 @@ def insert_jobs(
     *,
     actor: str | None,
     now: datetime,
+    waiting: int | None = None,
 ) -> list[JobRow]:
     """Insert the step's new jobs: a token's at its node (keyed by token, node and step), or a
-    hand-over job whose instance, node and key are given."""
+    hand-over job whose instance, node and key are given (`waiting`: see `JobRow.hold`)."""
     jobs = []
     for token, options in new:
         if token is None:
@@ -620,7 +627,7 @@ def insert_jobs(
             )
         )
     for job in jobs:
-        job.hold(now)
+        job.hold(now, waiting)
     rows = [
         {**values_of(job, exclude=("id", "saved")), "created_at": now, "updated_at": now}
         for job in jobs
@@ -632,12 +639,14 @@ def insert_jobs(
     return jobs
 
 
-def save_jobs(conn: Connection, jobs: list[JobRow], now: datetime) -> None:
-    """Write the changed state of the jobs the step holds."""
+def save_jobs(
+    conn: Connection, jobs: list[JobRow], now: datetime, waiting: int | None = None
+) -> None:
+    """Write the changed state of the jobs the step holds (`waiting`: see `JobRow.hold`)."""
     changed = []
     for job in jobs:
         if job.changed:
-            job.hold(now)
+            job.hold(now, waiting)
             changed.append({"job_id": job.id, "updated_at": now, **values_of(job, JOB_STATE)})
     if changed:
         conn.execute(UPDATE_JOB, changed)

@@ -98,9 +98,13 @@ def resume_instance(
 def _apply(step: Step, kind: str, data: dict[str, Any]) -> None:
     """Apply one held event as its own step would have, inside the resume's step."""
     if kind == HeldKind.MESSAGE:
-        steps.wake_for_message(step, data["name"], data["key"], data["payload"], data["actor"])
+        woken = steps.wake_for_message(
+            step, data["name"], data["key"], data["payload"], data["actor"]
+        )
+        if not woken:
+            _discarded(step, kind, data, key=data["key"])
     elif kind == HeldKind.SIGNAL:
-        catching.deliver_saved(
+        woken = catching.deliver_saved(
             step,
             data["broadcast"],
             data["name"],
@@ -108,12 +112,27 @@ def _apply(step: Step, kind: str, data: dict[str, Any]) -> None:
             data["actor"],
             data["high_water"],
         )
+        if not woken:
+            _discarded(step, kind, data, broadcast=data["broadcast"])
     elif kind == HeldKind.TOOL_OUTCOME:
         job_id = int(data["job"])
         _, jobs = store.job_tokens(step.conn, store.saved_id(step.instance.id), [job_id])
         steps.apply_outcomes(step, jobs, [(job_id, held.outcome_of(data), int(data["attempt"]))])
         return
     interpreter.run(step)
+
+
+def _discarded(step: Step, kind: str, data: dict[str, Any], **details: Any) -> None:
+    """Record a held message or signal that no wait of the instance takes any more (an
+    operator's modification or migration removed it while suspended)."""
+    step.history.add(
+        HistoryKind.HELD_DISCARDED,
+        event=kind,
+        name=data["name"],
+        actor=data.get("actor"),
+        reason="nothing waits for it any more",
+        **details,
+    )
 
 
 def _waiting_jobs(step: Step, listed: set[int]) -> list[JobRef]:

@@ -140,23 +140,25 @@ def correlation_text(value: Any) -> str | None:
 
 def correlation_key(step: Step, token: TokenRow, config: dict[str, Any]) -> str | None:
     """The correlation key `config` gives at `token`; None (and the token fails) when unusable."""
+    key, problem = evaluate_key(step, token, config)
+    if key is None:
+        failed = problem.startswith("failed")
+        where = step.definition.mentioned(token.node_id)
+        message = f"The correlation key of {where} {problem}" + ("" if failed else ".")
+        step.fail(token, "expression" if failed else "correlation", message)
+    return key
+
+
+def evaluate_key(step: Step, token: TokenRow, config: dict[str, Any]) -> tuple[str | None, str]:
+    """The correlation key `config` gives at `token`, or None and what is wrong with it."""
     try:
         key = correlation_text(
             evaluate(config.get("correlationKey") or "null", step.context(token))
         )
     except ExpressionError as error:
-        step.fail(
-            token,
-            "expression",
-            f"The correlation key of {step.definition.mentioned(token.node_id)} failed: {error}",
-        )
-        return None
-    if key is None or len(key) > MAX_CORRELATION_KEY:
-        problem = "is empty" if key is None else f"is over {MAX_CORRELATION_KEY} characters"
-        step.fail(
-            token,
-            "correlation",
-            f"The correlation key of {step.definition.mentioned(token.node_id)} {problem}.",
-        )
-        return None
-    return key
+        return None, f"failed: {error}"
+    if key is None:
+        return None, "is empty"
+    if len(key) > MAX_CORRELATION_KEY:
+        return None, f"is over {MAX_CORRELATION_KEY} characters"
+    return key, ""

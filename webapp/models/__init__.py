@@ -2,6 +2,12 @@
 
 from webapp.models.auth import LoginFailure, Partition, Role, RolePermission, User, UserSession
 from webapp.models.inbox import SavedFilter
+from webapp.models.notifications import (
+    Notification,
+    NotificationDefault,
+    NotificationDigest,
+    NotificationPreference,
+)
 from webapp.models.operations import BulkItem, BulkOperation, RetentionPolicy  # noqa: F401
 from webapp.models.process import Process, ProcessVersion
 from webapp.models.runtime import (
@@ -23,8 +29,11 @@ from webapp.models.signals import (
     SignalReceipt,
 )
 from webapp.models.suspension import HeldEvent
+from webapp.models.tokens import ApiToken
+from webapp.models.webhooks import Webhook, WebhookDelivery
 
 __all__ = [
+    "ApiToken",
     "EventStart",
     "HeldEvent",
     "HistoryEntry",
@@ -33,6 +42,10 @@ __all__ = [
     "LoginFailure",
     "MessageStart",
     "MessageSubscription",
+    "Notification",
+    "NotificationDefault",
+    "NotificationDigest",
+    "NotificationPreference",
     "OutboxMessage",
     "Partition",
     "Process",
@@ -50,4 +63,6 @@ __all__ = [
     "Token",
     "User",
     "UserSession",
+    "Webhook",
+    "WebhookDelivery",
 ]

@@ -6,7 +6,16 @@ from datetime import datetime
 
 from flask import current_app, has_app_context
 from flask_login import UserMixin
-from sqlalchemy import Boolean, Column, ForeignKey, Integer, String, Table, UniqueConstraint
+from sqlalchemy import (
+    Boolean,
+    Column,
+    ForeignKey,
+    Integer,
+    String,
+    Table,
+    UniqueConstraint,
+    false,
+)
 from sqlalchemy.orm import Mapped, mapped_column, relationship
 from werkzeug.security import check_password_hash, generate_password_hash
 
@@ -92,6 +101,8 @@ class User(UserMixin, Model):
     email: Mapped[str] = mapped_column(String(254), default="")
     password_hash: Mapped[str] = mapped_column(String(256), default="")
     active: Mapped[bool] = mapped_column(Boolean, default=True)
+    # A service account: roles and partitions like a person, reached only by its API tokens.
+    service_account: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
     created_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
     roles: Mapped[list[Role]] = relationship(secondary=user_roles, lazy="selectin")
     partitions: Mapped[list[Partition]] = relationship(secondary=user_partitions, lazy="selectin")

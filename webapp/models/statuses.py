@@ -136,6 +136,9 @@ class HistoryKind(StrEnum):
     # An operator suspended or resumed the instance (who, why; on resume, what had waited).
     SUSPENDED = "suspended"
     RESUMED = "resumed"
+    # A message or signal kept while suspended that nothing waited for any more on resume (an
+    # operator's modification or migration removed its wait).
+    HELD_DISCARDED = "held_discarded"
 
 
 INSTANCE_STATUSES: tuple[str, ...] = tuple(InstanceStatus)

@@ -1,6 +1,7 @@
 """The operations area: overview, instances, bulk actions, heat, health, retention, schedules.
 
-Every route needs `instances.read`; changes need `instances.manage` in the object's partition.
+Every route needs `instances.read`; cancel and retry need `instances.manage`, suspending, moving
+tokens and migrating need `instances.modify`, in the object's partition.
 """
 
 from webapp.operations import (  # noqa: F401  (importing the views registers their routes)

@@ -12,14 +12,20 @@ from webapp.inputs import MAX_INT32, whole_number
 from webapp.models.statuses import BulkStatus
 from webapp.operations.blueprint import bp
 from webapp.services.operations import bulk
-from webapp.services.operations.bulk_actions import ACTIONS
+from webapp.services.operations.bulk_actions import ACTIONS, allowed, may_resume
 from webapp.services.operations.common import OperationsError
 from webapp.services.operations.filters import Filters, read_filters
-from webapp.web.access import permission_required
 from webapp.web.failed_forms import redirect_failed
 from webapp.web.htmx import htmx_target
 
 CONFIRM = "yes"
+
+
+def _require_a_bulk_action() -> None:
+    """403 unless the user may start at least one bulk action (each checks its own permission
+    again when the selection is made)."""
+    if not allowed(current_user):
+        abort(403)
 
 
 def _request_parts(values) -> tuple[str, str, str, list[int], Filters]:
@@ -52,9 +58,9 @@ def _back_to_list(error: OperationsError, action, reason, scope, ids, filters: F
 
 
 @bp.route("/bulk", methods=["POST"])
-@permission_required("instances.manage")
 def bulk_submit():
     """Check the action; unconfirmed, show the confirmation; confirmed, start it."""
+    _require_a_bulk_action()
     action, reason, scope, ids, filters = _request_parts(request.form)
     kind = ACTIONS.get(action)
     if kind is not None and kind.setup:
@@ -83,9 +89,9 @@ def bulk_submit():
 
 
 @bp.route("/bulk/confirm")
-@permission_required("instances.manage")
 def bulk_confirm():
     """ "Cancel N instances?": what the action would take now, to confirm or go back."""
+    _require_a_bulk_action()
     action, reason, scope, ids, filters = _request_parts(request.args)
     kind = ACTIONS.get(action)
     if kind is not None and kind.setup:
@@ -125,15 +131,18 @@ def bulk_progress(operation_id: int):
         "counts": bulk.counts(operation),
         "items": bulk.items(operation),
     }
+    context["may_resume"] = may_resume(current_user, operation.action)
     if htmx_target() == "bulk-progress":
         return render_template("operations/_bulk_progress.html", **context)
     return render_template("operations/bulk.html", **context)
 
 
 @bp.route("/bulk/<int:operation_id>/resume", methods=["POST"])
-@permission_required("instances.manage")
 def bulk_resume(operation_id: int):
+    """Send a stuck operation to the workers again; needs its action's permission."""
     operation = _operation(operation_id)
+    if not may_resume(current_user, operation.action):
+        abort(403)
     if operation.status != BulkStatus.DONE and not bulk.enqueue(operation):
         flash("The queue still cannot be reached.", "error")
     return redirect(url_for("operations.bulk_progress", operation_id=operation.id), 303)

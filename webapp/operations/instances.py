@@ -13,7 +13,7 @@ from flask_login import current_user
 
 from webapp.inputs import MAX_INT32, text_problem, whole_number
 from webapp.operations.blueprint import bp
-from webapp.permissions import can
+from webapp.services.operations import bulk_actions
 from webapp.services.operations import filters as listing
 from webapp.services.operations.bulk_actions import ACTIONS
 from webapp.services.operations.common import OperationsError
@@ -80,11 +80,9 @@ def _list_context(filters: listing.Filters) -> dict[str, Any]:
         "problems": problems,
         "bulk_errors": form["errors"],
         "bulk": form,
-        "selectable": can(current_user, "instances.manage", scoped=False) and not problems,
-        "bulk_actions": [
-            a for a in ACTIONS.values() if can(current_user, a.permission, scoped=False)
-        ],
+        "bulk_actions": bulk_actions.allowed(current_user),
     }
+    context["selectable"] = bool(context["bulk_actions"]) and not problems
     context["regions"] = live.render_regions(REGIONS, context)
     cursors = {name: request.args[name] for name in ("after", "before") if request.args.get(name)}
     context["poll_args"] = {**context["args"], **cursors, "ids": sorted(form["ids"])}

@@ -17,6 +17,9 @@ from webapp.process.kinds import KINDS
 
 # The multi-instance settings an instance already running depends on.
 MI_FIXED = ("collection", "cardinality", "sequential", "elementVariable")
+# What a message or signal wait is made of: a subscription made by the old version's settings
+# is made again by the new version's when one of these changed.
+WAIT_SETTINGS = ("message", "correlationKey", "signal")
 # Joins remember the flow each waiting token came by.
 JOINS = frozenset({"parallelGateway", "inclusiveGateway"})
 
@@ -165,6 +168,7 @@ class Plan:
     to: int
     new_flows: Mapping[str, Any] = field(default_factory=dict)
     _verdicts: dict[tuple, Verdict] = field(default_factory=dict, repr=False)
+    _added: dict[str | None, list[str]] | None = field(default=None, repr=False)
 
     def target(self, node_id: str) -> str:
         """The node `node_id` becomes in the new version; Refused when there is none."""
@@ -179,6 +183,29 @@ class Plan:
             f"It waits at {label}, which is a {kind_label(_kind(self.new, node_id))} in "
             f"v{self.to}; choose a mapping."
         )
+
+    def wait_changed(self, node_id: str) -> bool:
+        """Whether the message name, correlation expression or signal name of the wait at
+        `node_id` differs at its target in the new version (then it is subscribed again)."""
+        before, after = _config(self.old, node_id), _config(self.new, self.target(node_id))
+        return any(before.get(key) != after.get(key) for key in WAIT_SETTINGS)
+
+    def added_event_subprocesses(self) -> dict[str | None, list[str]]:
+        """The event sub-processes the new version adds (no node of the old one is or maps to
+        them), by the scope they belong to (None: the process): they start listening in every
+        open scope of an instance that migrates (computed once per plan)."""
+        if self._added is not None:
+            return self._added
+        kept = set(self.mapping.values())
+        added: dict[str | None, list[str]] = {}
+        for node_id in self.new:
+            if _kind(self.new, node_id) != "eventSubProcess" or node_id in kept:
+                continue
+            if _kind(self.old, node_id) == "eventSubProcess":
+                continue
+            added.setdefault(_parent(self.new, node_id), []).append(node_id)
+        self._added = added
+        return added
 
     def verdict(self, positions: Positions) -> Verdict:
         """The verdict for one instance's positions (computed once per distinct shape)."""
@@ -267,7 +294,7 @@ class Plan:
                     f"A token waits at join {label} having come by flow '{token.arrived_via}', "
                     f"which does not lead there in v{self.to}."
                 )
-        if not (token.failed or token.body or token.instance or token.listener):
+        if not (token.failed or token.instance or token.listener):
             self._boundaries(token.node_id, mapped)
 
     def _call(self, node_id: str, mapped: str) -> None:

@@ -162,7 +162,7 @@ def _hash_method() -> str:
 def _verify(user: User | None, password: str) -> bool:
     """Check the password, doing the same hashing work whether or not the user can sign in."""
     dummy = _dummy_hash(_hash_method())
-    if user is None or not user.active or not user.password_hash:
+    if user is None or not user.active or not user.password_hash or user.service_account:
         check_password_hash(dummy, password)
         return False
     if not user.check_password(password):
@@ -331,6 +331,12 @@ def update_user(
     user.roles = list(roles)
     user.partitions = list(partitions)
     return user
+
+
+@transactional
+def change_email(user: User, email: str) -> None:
+    """A user sets their own address, where notifications go (empty: none are sent)."""
+    user.email = email.strip()
 
 
 @transactional

@@ -31,6 +31,8 @@ R = TypeVar("R")
 
 MAX_BUSINESS_KEY = 200
 MAX_REASON = 500
+# The `suspended` filter of the instance list: true for suspended instances, false for the others.
+SUSPENDED_FILTER = {"true": True, "1": True, "false": False, "0": False}
 IDEMPOTENCY_HEADER = "Idempotency-Key"
 # An idempotency key or message id: 1-255 visible ASCII characters (a UUID, say).
 _IDEMPOTENCY_KEY = re.compile(r"[\x21-\x7e]{1,255}")
@@ -171,7 +173,7 @@ def start_form(version: ProcessVersion) -> dict[str, Any] | None:
 # --- starting ---------------------------------------------------------------------------------
 
 
-def _as_submission(data: Mapping[str, Any], spec: dict[str, Any]) -> dict[str, Any]:
+def as_submission(data: Mapping[str, Any], spec: dict[str, Any]) -> dict[str, Any]:
     """JSON values as the strings a form would send, so API and form share one validation."""
     raw: dict[str, Any] = {}
     for field in forms.iter_fields(spec):
@@ -194,7 +196,7 @@ def check_input(version: ProcessVersion, data: Mapping[str, Any]) -> dict[str, A
     spec = start_form(version)
     if spec is None:
         return dict(data)
-    values, errors = forms.coerce_submission(spec, _as_submission(data, spec))
+    values, errors = forms.coerce_submission(spec, as_submission(data, spec))
     if errors:
         raise invalid({f"input.{key}": message for key, message in errors.items()})
     return {**data, **values}
@@ -358,7 +360,8 @@ def get_instance(user: User, instance_id: int) -> Instance:
 
 
 def list_query(user: User, filters: Mapping[str, Any]) -> Select:
-    """Instances the user may read, newest first, narrowed by process/status/business key."""
+    """Instances the user may read, newest first, narrowed by process, status, business key,
+    partition and whether they are suspended."""
     fields: dict[str, str] = {}
     query = select(Instance).where(_visible(user))
     status = filters.get("status")
@@ -375,6 +378,14 @@ def list_query(user: User, filters: Mapping[str, Any]) -> Select:
             select(Partition.id).where(Partition.key == filters["partition"])
         )
         query = query.where(Instance.partition_id == partition_id if partition_id else false())
+    suspended = filters.get("suspended")
+    if suspended:
+        if suspended not in SUSPENDED_FILTER:
+            fields["suspended"] = "Use true for suspended instances, false for the others."
+        elif SUSPENDED_FILTER[suspended]:
+            query = query.where(Instance.suspended_at.is_not(None))
+        else:
+            query = query.where(Instance.suspended_at.is_(None))
     if fields:
         raise invalid(fields)
     return query.order_by(Instance.id.desc())

@@ -117,6 +117,8 @@ def steps(instance_id: int, titles: Mapping[str, str], limit: int = 500) -> list
         what = _what(entry, title, names)
         if what:
             who = names.get(entry.actor, entry.actor) if entry.actor else ""
+            if who and (entry.details or {}).get("api_token"):
+                who = f"{who} (token: {entry.details['api_token']})"
             found.append(Step(entry.kind, entry.created_at, what, who or ""))
     return found
 

@@ -34,6 +34,7 @@ from webapp.models import (
 from webapp.models.base import utcnow
 from webapp.models.session import db_session
 from webapp.permissions import can, partition_filter
+from webapp.services import webhooks
 from webapp.services.instances import (
     IDEMPOTENCY_HEADER,
     InstanceError,
@@ -63,7 +64,9 @@ def plan_broadcast(broadcast_id: int, _unused: int = 0) -> str:
         if attempt is None:
             return "not pending"
         size = int(current_app.config["SIGNAL_BATCH"])
-        refs = signals.plan(session, broadcast_id, size, utcnow())
+        now = utcnow()
+        refs = signals.plan(session, broadcast_id, size, now)
+        webhooks.broadcast_finished(session.connection(), broadcast_id, now)
     except BaseException:
         session.rollback()
         raise
@@ -101,7 +104,9 @@ def run_batch(batch_id: int, _unused: int = 0) -> str:
             session.commit()
             if not kept:
                 return f"lease lost after {done}"
-    signals.finish_batch(session, batch, utcnow())
+    now = utcnow()
+    signals.finish_batch(session, batch, now)
+    webhooks.broadcast_finished(session.connection(), batch.broadcast_id, now)
     session.commit()
     return f"{done} done"
 

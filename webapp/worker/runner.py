@@ -1,7 +1,8 @@
 """The RQ worker: jobs run inside the Flask app context with a fresh database session each.
 
 Each worker also runs the clock thread, which enqueues jobs whose time came
-(webapp/worker/clock.py), and the sweep thread (webapp/worker/sweeper.py); RQ's scheduler process
+(webapp/worker/clock.py), the sweep thread (webapp/worker/sweeper.py) and the thread that sends
+webhook deliveries (webapp/worker/webhooks.py); RQ's scheduler process
 is not started, since nothing is scheduled in RQ. A worker outlives Redis
 outages: RQ quits on a dropped connection anywhere but in its wait for the next job, so each step
 of RQ's loop here logs the outage, waits for Redis with growing pauses and carries on. RQ's record
@@ -35,6 +36,7 @@ from webapp.infra.queue import get_queue, redis_connection
 from webapp.worker.clock import Clock
 from webapp.worker.outages import MAX_REDIS_WAIT, REDIS_DOWN, wait_for_redis
 from webapp.worker.sweeper import Sweeper
+from webapp.worker.webhooks import WebhookSender
 
 log = logging.getLogger(__name__)
 
@@ -49,6 +51,7 @@ class AppWorker(SimpleWorker):
     app: Flask
     clock: Clock | None = None
     sweeper: Sweeper | None = None
+    webhooks: WebhookSender | None = None
     max_connection_wait_time = MAX_REDIS_WAIT  # the ceiling of RQ's own retries while dequeuing
     _last_beat = 0.0
     _last_suspension_check = 0.0
@@ -210,14 +213,17 @@ class AppWorker(SimpleWorker):
         self.clock.tick()  # before the sweep, which would send the due timers a second time
         self.sweeper.sweep_once(grace=0)
         self.sweeper.start_schedules()
+        self.webhooks = WebhookSender(self.app)
         if not burst:
             self.clock.start()
             self.sweeper.start()
+            self.webhooks.start()
         try:
             return super().work(burst, *args, **kwargs)
         finally:
             self.clock.stop()
             self.sweeper.stop()
+            self.webhooks.stop()
 
     def set_shutdown_requested_date(self) -> None:
         """Called by the SIGTERM handler, in the middle of a job: an outage raised there would

@@ -1,6 +1,7 @@
 """The thread in every worker that sweeps (under a Redis lock, one process at a time), deletes
-finished instances past retention, and starts due timer start events (in every worker, no lock:
-a unique row per tick starts each instance once, webapp/engine/timer_starts.py)."""
+finished instances past retention, starts due timer start events (in every worker, no lock:
+a unique row per tick starts each instance once, webapp/engine/timer_starts.py) and sends
+notifications (in every worker: rows are claimed, webapp/services/notifications.py)."""
 
 from __future__ import annotations
 
@@ -15,7 +16,9 @@ from redis.exceptions import RedisError
 from webapp.engine.sweep import sweep
 from webapp.extensions import db
 from webapp.infra.queue import redis_connection
+from webapp.models.base import utcnow
 from webapp.models.session import db_session
+from webapp.services import notifications
 from webapp.services.jobs import ENTRY_POINTS, engine_queue
 from webapp.services.operations import retention_tick
 from webapp.services.schedules import run_due
@@ -33,6 +36,7 @@ class Sweeper(threading.Thread):
         self.app = app
         self.interval = float(app.config["SWEEP_INTERVAL"])
         self.schedule_interval = float(app.config["SCHEDULE_INTERVAL"])
+        self.notify_interval = float(app.config["NOTIFY_INTERVAL"])
         self.lock_key = f"flowdesk:sweep:{app.config['RQ_QUEUE']}"
         self.stopped = threading.Event()
         self.redis_down = False
@@ -41,6 +45,12 @@ class Sweeper(threading.Thread):
             failed="timer starts failed",
             waiting="timer starts wait until the database is back",
             back="the database is back: timer starts run again",
+        )
+        self.notify_database = DatabaseOutage(
+            log,
+            failed="notifications failed",
+            waiting="notifications wait until the database is back",
+            back="the database is back: notifications are sent again",
         )
         self.sweep_database = DatabaseOutage(
             log,
@@ -52,11 +62,17 @@ class Sweeper(threading.Thread):
     def run(self) -> None:
         now = time.monotonic()
         next_sweep, next_schedules = now + self.interval, now + self.schedule_interval
-        while not self.stopped.wait(max(0.0, min(next_sweep, next_schedules) - time.monotonic())):
+        next_notify = now + self.notify_interval
+        while not self.stopped.wait(
+            max(0.0, min(next_sweep, next_schedules, next_notify) - time.monotonic())
+        ):
             now = time.monotonic()
             if now >= next_schedules:
                 next_schedules = now + self.schedule_interval
                 self.start_schedules()
+            if now >= next_notify:
+                next_notify = now + self.notify_interval
+                self.notify()
             if now >= next_sweep:
                 next_sweep = now + self.interval
                 try:
@@ -76,6 +92,19 @@ class Sweeper(threading.Thread):
                 db.session.remove()
         self.starts_database.passed()
         return started
+
+    def notify(self) -> int:
+        """Scan for due tasks, mail pending notifications and due digests; how many mails."""
+        with self.app.app_context():
+            try:
+                sent = notifications.tick(db_session(), self.app.config, utcnow())
+            except Exception as error:  # the next pass tries again
+                self.notify_database.failed(error)
+                return 0
+            finally:
+                db.session.remove()
+        self.notify_database.passed()
+        return sent
 
     def stop(self) -> None:
         self.stopped.set()

@@ -16,6 +16,7 @@ from webapp.engine import EngineError, migration, steps, suspension
 from webapp.engine.runtime import StepResult
 from webapp.models import Instance, ProcessVersion, User
 from webapp.models.base import utcnow
+from webapp.permissions import can
 from webapp.process.migration import Plan
 
 #: Applies the action to one locked instance: the step's result (committed, then its jobs sent).
@@ -129,3 +130,14 @@ ACTIONS: dict[str, BulkAction] = {
         ),
     )
 }
+
+
+def allowed(user: User) -> list[BulkAction]:
+    """The bulk actions `user` may start (each by its own permission, in any partition)."""
+    return [action for action in ACTIONS.values() if can(user, action.permission, scoped=False)]
+
+
+def may_resume(user: User, action: str) -> bool:
+    """Whether `user` may send a bulk operation of `action` to the workers again."""
+    kind = ACTIONS.get(action)
+    return kind is not None and can(user, kind.permission, scoped=False)
