@@ -123,4 +123,4 @@ def test_generated_requests_never_get_a_5xx(client, app, published, some_instanc
     )
     event(f"{method} {rule} -> {response.status_code}")
     assert response.status_code < 500, (method, path, query, body, response.get_data()[:300])
-    assert response.is_json
+    assert response.is_json or rule == "/api/docs"  # the API reference page is HTML

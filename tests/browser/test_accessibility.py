@@ -358,6 +358,15 @@ def _import_ghost(page) -> list[str]:
     return []
 
 
+def _reference_drawn(page) -> list[str]:
+    """Wait for the API reference to be drawn, and open two of its operations."""
+    page.locator(".opblock").first.wait_for()
+    for name in ("start_instance", "get_instance"):
+        page.locator(f"#operations-instances-{name} .opblock-summary-control").click()
+    page.locator(".opblock-body").nth(1).wait_for()
+    return []
+
+
 def _confirmed(page) -> list[str]:
     """Say yes on a confirmation page: the page is then the progress of what was confirmed."""
     page.get_by_role("button", name="Yes").click()
@@ -390,7 +399,7 @@ def test_every_page_passes_the_audit_fits_a_phone_and_shows_focus(
     inbox, start_page = f"/inbox/tasks/{task}", "/inbox/processes/expense/start"
     designer = f"/designer/{pid}"
     visits = {
-        None: ["/login", ("/login", "Sign in")],
+        None: ["/login", ("/login", "Sign in"), ("/api/docs", _reference_drawn)],
         "alice": ["/inbox/", "/inbox/?page=2", "/inbox/?tab=claimable", "/inbox/?q=no-such-task",
                   inbox, (inbox, "Complete"), "/inbox/processes", start_page,
                   (start_page, "Start"), "/inbox/requests", "/inbox/requests?page=2",

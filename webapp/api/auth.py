@@ -3,12 +3,13 @@ HTTP Basic (legacy)."""
 
 from __future__ import annotations
 
-from flask import g, request
+from flask import current_app, g, request
 from flask_login import current_user
 from flask_wtf.csrf import validate_csrf
 from wtforms.validators import ValidationError
 
 from webapp.api.blueprint import bp
+from webapp.api.contract import is_public
 from webapp.api.errors import api_error
 from webapp.api.scopes import scope_for
 from webapp.engine import history
@@ -23,6 +24,8 @@ SAFE_METHODS = ("GET", "HEAD", "OPTIONS")
 def authenticate():
     """Set `g.api_user`, or answer 401 (no or wrong credentials) / 400 (missing CSRF header) /
     403 (a token without the endpoint's scope)."""
+    if is_public(current_app.view_functions.get(request.endpoint or "")):
+        return None
     credentials = request.authorization
     if credentials is not None and credentials.type == "bearer":
         return _bearer(credentials.token or "")

@@ -11,20 +11,7 @@ from webapp.api.blueprint import bp
 from webapp.engine import EngineError
 from webapp.infra.database import is_unavailable, reset_session
 from webapp.services.instances import InstanceError
-from webapp.web.error_pages import database_unavailable
-
-CODES = {
-    400: "bad_request",
-    401: "unauthorized",
-    403: "forbidden",
-    404: "not_found",
-    405: "method_not_allowed",
-    409: "conflict",
-    413: "too_large",
-    415: "unsupported_media_type",
-    422: "invalid",
-    429: "too_many_requests",
-}
+from webapp.web.error_pages import CODES, database_unavailable
 
 
 class BadRequest(Exception):

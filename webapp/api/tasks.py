@@ -9,11 +9,14 @@ from __future__ import annotations
 from flask import g, jsonify, request
 
 from webapp.api.blueprint import bp
+from webapp.api.contract import Param, Reply, documented
 from webapp.api.errors import api_error
+from webapp.api.schemas import ref
 from webapp.api.views import MAX_PER_PAGE, json_body, whole_number
 from webapp.extensions import db
 from webapp.permissions import can
 from webapp.services import task_api, tasks
+from webapp.services.task_api import DUE, SORTS, TABS
 
 ACTIONS = ("api.claim_task", "api.release_task", "api.complete_task")
 
@@ -28,6 +31,27 @@ def may_work_tasks():
 
 
 @bp.get("/tasks")
+@documented(
+    "List tasks",
+    description="Your inbox: your tasks, those you may claim, or those you completed; needs "
+    "`tasks.work`.",
+    params=(
+        Param("tab", {"type": "string", "enum": list(TABS)}, "Which list (mine)."),
+        Param("process", {"type": "string"}, "Only tasks of this process key."),
+        Param("due", {"type": "string", "enum": list(DUE)}, "Only tasks due so."),
+        Param("q", {"type": "string"}, "Text in the title or business key."),
+        Param("sort", {"type": "string", "enum": list(SORTS)}, "The order."),
+        Param("page", {"type": "integer", "minimum": 1, "maximum": 1_000_000}, "From 1."),
+        Param(
+            "per_page",
+            {"type": "integer", "minimum": 1, "maximum": MAX_PER_PAGE},
+            "Tasks a page (25).",
+        ),
+    ),
+    responses={200: Reply("A page of tasks.", ref("TaskPage"))},
+    errors=(422,),
+    tag="tasks",
+)
 def list_tasks():
     page = whole_number("page", 1, 1, 1_000_000)
     per_page = whole_number("per_page", 25, 1, MAX_PER_PAGE)
@@ -45,12 +69,27 @@ def list_tasks():
 
 
 @bp.get("/tasks/<int:task_id>")
+@documented(
+    "Read a task",
+    description="With its form, the values it starts from, the instance's data and what you "
+    "may do.",
+    responses={200: Reply("The task.", ref("TaskDetail"))},
+    tag="tasks",
+)
 def get_task(task_id: int):
     task = tasks.get_task(g.api_user, task_id)
     return jsonify(task_api.detail_dict(g.api_user, task))
 
 
 @bp.post("/tasks/<int:task_id>/claim")
+@documented(
+    "Claim a task",
+    body=ref("EmptyRequest"),
+    body_required=False,
+    responses={200: Reply("The task.", ref("TaskDetail"))},
+    errors=(409, 422),
+    tag="tasks",
+)
 def claim_task(task_id: int):
     _no_fields(json_body(required=False))
     task = tasks.claim(g.api_user, task_id)
@@ -58,6 +97,14 @@ def claim_task(task_id: int):
 
 
 @bp.post("/tasks/<int:task_id>/release")
+@documented(
+    "Release a claimed task",
+    body=ref("EmptyRequest"),
+    body_required=False,
+    responses={200: Reply("The task.", ref("TaskDetail"))},
+    errors=(409, 422),
+    tag="tasks",
+)
 def release_task(task_id: int):
     _no_fields(json_body(required=False))
     task = tasks.release(g.api_user, task_id)
@@ -65,6 +112,15 @@ def release_task(task_id: int):
 
 
 @bp.post("/tasks/<int:task_id>/complete")
+@documented(
+    "Complete a task",
+    description="With the form's values; the answer says where the instance went on (`moved_on`).",
+    body=ref("TaskValues"),
+    body_required=False,
+    responses={200: Reply("The completed task.", ref("TaskDetail"))},
+    errors=(409, 422),
+    tag="tasks",
+)
 def complete_task(task_id: int):
     """Body: the form's values by field key (`{}` for a task without a form)."""
     done = task_api.complete(g.api_user, task_id, json_body(required=False))

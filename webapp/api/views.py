@@ -8,7 +8,9 @@ from flask import g, jsonify, request, url_for
 
 from webapp import inputs
 from webapp.api.blueprint import bp
+from webapp.api.contract import Param, Reply, documented
 from webapp.api.errors import BadRequest
+from webapp.api.schemas import ref
 from webapp.engine import history
 from webapp.extensions import db
 from webapp.models.session import db_session
@@ -18,6 +20,15 @@ from webapp.services.operations import bulk, migration, modification, suspension
 
 MAX_PER_PAGE = 100
 MAX_HISTORY = 1000
+
+RETRY_KEY = Param(
+    instances.IDEMPOTENCY_HEADER,
+    {"type": "string", "pattern": "^[!-~]{1,255}$"},
+    "Repeat the request with the same key to get the first answer instead of a second effect.",
+    where="header",
+)
+REPLAYED = {"Idempotent-Replayed": "`true`: the answer of the first request with this key."}
+INSTANCE_URL = {"Location": "The instance's URL."}
 
 
 @bp.before_request
@@ -69,6 +80,21 @@ def whole_number(name: str, default: int, low: int, high: int) -> int:
 
 
 @bp.post("/instances")
+@documented(
+    "Start an instance",
+    description="Starts the newest (or the given) published version; needs `instances.start`.",
+    body=ref("StartRequest"),
+    params=(RETRY_KEY,),
+    responses={
+        201: Reply("Started.", ref("InstanceDetail"), INSTANCE_URL),
+        200: Reply(
+            "Started before with this Idempotency-Key.",
+            ref("InstanceDetail"),
+            {**INSTANCE_URL, **REPLAYED},
+        ),
+    },
+    errors=(403, 404, 409, 422),
+)
 def start_instance():
     retry_key = request.headers.get(instances.IDEMPOTENCY_HEADER)
     instance, created = instances.start_from_request(
@@ -83,6 +109,28 @@ def start_instance():
 
 
 @bp.get("/instances")
+@documented(
+    "List instances",
+    description="Newest first; with `instances.read`, else only the instances you started.",
+    params=(
+        Param("process", {"type": "string"}, "A process key."),
+        Param(
+            "status",
+            {"type": "string", "enum": list(instances.INSTANCE_STATUSES)},
+            "Only instances in this status.",
+        ),
+        Param("business_key", {"type": "string"}, "Only instances with this business key."),
+        Param("partition", {"type": "string"}, "Only instances in this partition (a key)."),
+        Param("page", {"type": "integer", "minimum": 1, "maximum": 1_000_000}, "From 1."),
+        Param(
+            "per_page",
+            {"type": "integer", "minimum": 1, "maximum": MAX_PER_PAGE},
+            "Instances a page (25).",
+        ),
+    ),
+    responses={200: Reply("A page of instances.", ref("InstancePage"))},
+    errors=(422,),
+)
 def list_instances():
     page = whole_number("page", 1, 1, 1_000_000)
     per_page = whole_number("per_page", 25, 1, MAX_PER_PAGE)
@@ -100,12 +148,35 @@ def list_instances():
 
 
 @bp.get("/instances/<int:instance_id>")
+@documented(
+    "Read an instance",
+    description="With its input, variables, node outputs, current tokens and open tasks.",
+    responses={200: Reply("The instance.", ref("InstanceDetail"))},
+)
 def get_instance(instance_id: int):
     instance = instances.get_instance(g.api_user, instance_id)
     return jsonify(instances.as_dict(instance, detail=True))
 
 
 @bp.get("/instances/<int:instance_id>/history")
+@documented(
+    "Read an instance's history",
+    description="Entries in order; `next_after` pages on (null on the last page).",
+    params=(
+        Param(
+            "after",
+            {"type": "integer", "minimum": 0, "maximum": 2**62},
+            "Only entries after this entry id.",
+        ),
+        Param(
+            "limit",
+            {"type": "integer", "minimum": 1, "maximum": MAX_HISTORY},
+            "Entries a page (200).",
+        ),
+    ),
+    responses={200: Reply("A page of history entries.", ref("HistoryPage"))},
+    errors=(422,),
+)
 def instance_history(instance_id: int):
     instances.get_instance(g.api_user, instance_id)
     after = whole_number("after", 0, 0, 2**62)
@@ -118,6 +189,14 @@ def instance_history(instance_id: int):
 
 
 @bp.post("/instances/<int:instance_id>/cancel")
+@documented(
+    "Cancel an instance",
+    description="Closes its tokens, jobs, subscriptions and open tasks; needs `instances.manage`.",
+    body=ref("ReasonRequest"),
+    body_required=False,
+    responses={200: Reply("The cancelled instance.", ref("InstanceDetail"))},
+    errors=(403, 409, 422),
+)
 def cancel_instance(instance_id: int):
     body = json_body(required=False)
     unknown = sorted(set(body) - {"reason"})
@@ -130,6 +209,14 @@ def cancel_instance(instance_id: int):
 
 
 @bp.post("/instances/<int:instance_id>/retry")
+@documented(
+    "Retry a failed instance",
+    description="Every failed token enters its node again; needs `instances.manage`.",
+    body={"type": "object", "maxProperties": 0},
+    body_required=False,
+    responses={200: Reply("The instance, running again.", ref("InstanceDetail"))},
+    errors=(403, 409, 422),
+)
 def retry_instance(instance_id: int):
     body = json_body(required=False)
     if body:
@@ -144,12 +231,37 @@ def retry_instance(instance_id: int):
 
 
 @bp.post("/instances/<int:instance_id>/modifications")
+@documented(
+    "Move tokens of an instance",
+    description="Preview (`dry_run`) or apply moves, cancels and additions of tokens and "
+    "variable edits; needs `instances.modify`.",
+    body=ref("ModificationRequest"),
+    responses={200: Reply("What the change does (or did).", ref("ModificationPreview"))},
+    errors=(403, 409, 422),
+)
 def modify_instance(instance_id: int):
     """Preview (`dry_run`) or apply moves, cancels and additions of tokens and variable edits."""
     return jsonify(modification.from_body(g.api_user, instance_id, json_body()))
 
 
 @bp.post("/messages")
+@documented(
+    "Send a message",
+    description="Wakes every matching waiting instance you may see; when none waits, starts "
+    "the process whose message start listens for the name.",
+    body=ref("MessageRequest"),
+    params=(RETRY_KEY,),
+    responses={
+        200: Reply(
+            "Delivered (or delivered before, with `duplicate`).",
+            ref("MessageDelivery"),
+            {**INSTANCE_URL, **REPLAYED},
+        ),
+        201: Reply("Started an instance.", ref("MessageDelivery"), INSTANCE_URL),
+    },
+    errors=(403, 404, 409, 422),
+    tag="events",
+)
 def send_message():
     retry_key = request.headers.get(instances.IDEMPOTENCY_HEADER)
     delivery = messages.deliver_message(g.api_user, json_body(), idempotency_key=retry_key)
@@ -164,6 +276,23 @@ def send_message():
 
 
 @bp.post("/signals")
+@documented(
+    "Broadcast a signal",
+    description="To the waiting instances and signal starts of one partition (none: those in "
+    "no partition); workers deliver it.",
+    body=ref("SignalRequest"),
+    params=(RETRY_KEY,),
+    responses={
+        202: Reply("Accepted.", ref("Broadcast"), {"Location": "The broadcast's URL."}),
+        200: Reply(
+            "Broadcast before with this Idempotency-Key.",
+            ref("Broadcast"),
+            {"Location": "The broadcast's URL.", **REPLAYED},
+        ),
+    },
+    errors=(403, 409, 422),
+    tag="events",
+)
 def broadcast_signal():
     retry_key = request.headers.get(instances.IDEMPOTENCY_HEADER)
     broadcast, created = signals.broadcast_once(g.api_user, json_body(), retry_key)
@@ -176,6 +305,12 @@ def broadcast_signal():
 
 
 @bp.get("/signals/<int:broadcast_id>")
+@documented(
+    "Read a broadcast",
+    description="Its status and progress.",
+    responses={200: Reply("The broadcast.", ref("Broadcast"))},
+    tag="events",
+)
 def get_signal(broadcast_id: int):
     return jsonify(signals.as_dict(signals.get_broadcast(g.api_user, broadcast_id)))
 
@@ -186,6 +321,17 @@ MIGRATION_FIELDS = {"from", "to", "mapping", "instances", "dry_run", "reason"}
 
 
 @bp.post("/processes/<key>/migrations")
+@documented(
+    "Migrate instances to another version",
+    description="Dry run (a verdict per instance) or start migrating; needs `instances.modify`.",
+    body=ref("MigrationRequest"),
+    responses={
+        200: Reply("The dry run.", ref("MigrationDryRun")),
+        202: Reply("Started.", ref("MigrationStarted"), {"Location": "Its progress."}),
+    },
+    errors=(403, 409, 422),
+    tag="processes",
+)
 def migrate_instances(key: str):
     """Dry run (verdict per instance) or start migrating instances of one version to another."""
     body = json_body()
@@ -225,6 +371,13 @@ def migrate_instances(key: str):
 
 
 @bp.get("/migrations/<int:operation_id>")
+@documented(
+    "Read a migration's progress",
+    description="Its status, counts and each instance's outcome so far.",
+    responses={200: Reply("The migration.", ref("MigrationProgress"))},
+    errors=(403,),
+    tag="processes",
+)
 def migration_progress(operation_id: int):
     """A migration's progress: its status, counts and each instance's outcome so far."""
     operation = bulk.get_operation(g.api_user, operation_id)
@@ -255,6 +408,13 @@ def _reason_only(body: dict[str, Any]) -> Any:
 
 
 @bp.post("/instances/<int:instance_id>/suspend")
+@documented(
+    "Suspend an instance",
+    description="Holds what reaches it until it is resumed; needs `instances.modify`.",
+    body=ref("RequiredReasonRequest"),
+    responses={200: Reply("The suspended instance.", ref("InstanceDetail"))},
+    errors=(403, 409, 422),
+)
 def suspend_instance(instance_id: int):
     reason = _reason_only(json_body())
     instance = suspension.suspend(g.api_user, instance_id, reason)
@@ -262,6 +422,14 @@ def suspend_instance(instance_id: int):
 
 
 @bp.post("/instances/<int:instance_id>/resume")
+@documented(
+    "Resume an instance",
+    description="Applies what waited in arrival order; needs `instances.modify`.",
+    body=ref("ReasonRequest"),
+    body_required=False,
+    responses={200: Reply("The resumed instance.", ref("InstanceDetail"))},
+    errors=(403, 409, 422),
+)
 def resume_instance(instance_id: int):
     reason = _reason_only(json_body(required=False))
     instance = suspension.resume(g.api_user, instance_id, reason)
@@ -292,6 +460,21 @@ def _version_answer(version: Any, operation_id: int | None):
 
 
 @bp.post("/processes/<key>/versions/<int:number>/suspend")
+@documented(
+    "Suspend a process version",
+    description="Starting it is then refused; with `instances`, its instances are suspended too.",
+    body=ref("VersionChangeRequest"),
+    responses={
+        200: Reply("The version.", ref("VersionSuspension")),
+        202: Reply(
+            "The version; its instances follow in a bulk operation.",
+            ref("VersionSuspension"),
+            {"Location": "The bulk operation's page."},
+        ),
+    },
+    errors=(403, 409, 422),
+    tag="processes",
+)
 def suspend_version(key: str, number: int):
     reason, also = _version_change(json_body())
     version, operation_id = suspension.suspend_version(
@@ -301,6 +484,22 @@ def suspend_version(key: str, number: int):
 
 
 @bp.post("/processes/<key>/versions/<int:number>/resume")
+@documented(
+    "Resume a process version",
+    description="With `instances`, its suspended instances are resumed too.",
+    body=ref("VersionChangeRequest"),
+    body_required=False,
+    responses={
+        200: Reply("The version.", ref("VersionSuspension")),
+        202: Reply(
+            "The version; its instances follow in a bulk operation.",
+            ref("VersionSuspension"),
+            {"Location": "The bulk operation's page."},
+        ),
+    },
+    errors=(403, 409, 422),
+    tag="processes",
+)
 def resume_version(key: str, number: int):
     reason, also = _version_change(json_body(required=False))
     version, operation_id = suspension.resume_version(

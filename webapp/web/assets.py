@@ -28,6 +28,7 @@ VENDOR_FILES: dict[str, list[str]] = {
         "dist/assets/bpmn-font/css/bpmn-embedded.css",
         "LICENSE",
     ],
+    "swagger-ui-dist": ["swagger-ui-bundle.js", "swagger-ui.css", "LICENSE"],
 }
 
 # Copied as well when npm installed them, but no page needs them, so their absence is no notice:

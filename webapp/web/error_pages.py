@@ -28,6 +28,22 @@ MESSAGES = {
     503: ("Database unavailable", "Flowdesk cannot reach its database right now."),
 }
 
+# The stable `error` code of a JSON error answer, by status (callers may give a finer one).
+CODES = {
+    400: "bad_request",
+    401: "unauthorized",
+    403: "forbidden",
+    404: "not_found",
+    405: "method_not_allowed",
+    409: "conflict",
+    413: "too_large",
+    415: "unsupported_media_type",
+    422: "invalid",
+    429: "too_many_requests",
+    500: "server_error",
+    503: "database_unavailable",
+}
+
 # What a failed request left behind, by `database.commit_outcome()`; said with every 500 and 503.
 OUTCOMES = {
     "none": "Nothing was saved.",
@@ -65,7 +81,12 @@ def render_error(
     title, message = MESSAGES.get(status, ("Error", "Something went wrong."))
     message = detail or message
     if wants_json():
-        response = jsonify(error=code or title, message=message, status=status, details=details)
+        response = jsonify(
+            error=code or CODES.get(status, "error"),
+            message=message,
+            status=status,
+            details=details,
+        )
     else:
         response = Response(_page(status, title, message), mimetype="text/html")
     response.status_code = status
