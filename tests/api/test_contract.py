@@ -1,8 +1,9 @@
 """The contract test: schemathesis generates requests (valid and invalid ones) from the served
 OpenAPI document and sends them over real HTTP to the app (live server, real database and Redis)
-as an admin; no answer may be a 5xx or fall outside the document (status, content type, body
-schema, headers). Besides random ids, the paths name real instances, processes, versions, a
-broadcast and a migration, so the answers of found objects are checked too."""
+as an admin with a bearer token of every scope; no answer may be a 5xx or fall outside the
+document (status, content type, body schema, headers). Besides random ids, the paths name real
+instances, processes, versions, a broadcast and a migration, so the answers of found objects are
+checked too."""
 
 from __future__ import annotations
 
@@ -22,10 +23,11 @@ from schemathesis.generation import GenerationMode
 from sqlalchemy import select
 
 from tests.helpers.documents import chain, node
-from tests.helpers.http import basic, post_json
+from tests.helpers.http import post_json
 from tests.helpers.processes import publish_document
 from webapp.extensions import db
-from webapp.models import Task, WebhookDelivery
+from webapp.models import Task, User, WebhookDelivery
+from webapp.services import api_tokens
 
 # Examples per operation: the 28 operations take about a minute on each database.
 EXAMPLES = int(os.environ.get("FLOWDESK_CONTRACT_EXAMPLES", "60"))
@@ -36,10 +38,18 @@ CHECKS = [
     response_schema_conformance,
     response_headers_conformance,
 ]
-ADMIN = basic("admin")
 
 
-def _world(app, live_server) -> dict[str, list]:
+def _admin_token(app) -> dict[str, str]:
+    """The admin's bearer token with every scope, as a service would call the API."""
+    with app.app_context():
+        admin = db.session.scalar(select(User).where(User.username == "admin"))
+        scopes = list(api_tokens.SCOPES)
+        _, token = api_tokens.create_token(admin, "contract", scopes, 0, created_by=admin)
+    return {"Authorization": f"Bearer {token}"}
+
+
+def _world(app, live_server, admin: dict[str, str]) -> dict[str, list]:
     """Real objects for the paths: a webhook and its deliveries, instances (waiting, in a
     partition, failed, migrating) and their tasks, the processes' keys and versions, a signal
     broadcast and a migration."""
@@ -47,18 +57,18 @@ def _world(app, live_server) -> dict[str, list]:
         wait = ("check", node("userTask", "Check", assignee={"type": "role", "value": "approver"}))
         publish_document(chain(wait), key="open")  # version 2, to migrate to
     hook = {"url": "https://hooks.example.org/flowdesk", "events": ["instance.started"]}
-    status, webhook = post_json(live_server, "/api/webhooks", hook, ADMIN)
+    status, webhook = post_json(live_server, "/api/webhooks", hook, admin)
     assert status == 201, webhook
     instances = []
     for key in ("open", "open", "fin", "msg", "fail", "open"):
         body = {"process_key": key, "input": {"order": "A-1"}}
-        status, started = post_json(live_server, "/api/instances", body, ADMIN)
+        status, started = post_json(live_server, "/api/instances", body, admin)
         assert status == 201, started
         instances.append(started["id"])
-    status, broadcast = post_json(live_server, "/api/signals", {"name": "contract"}, ADMIN)
+    status, broadcast = post_json(live_server, "/api/signals", {"name": "contract"}, admin)
     assert status == 202, broadcast
     migrating = {"from": 1, "to": 2, "instances": [instances[-1]], "reason": "contract"}
-    status, migration = post_json(live_server, "/api/processes/open/migrations", migrating, ADMIN)
+    status, migration = post_json(live_server, "/api/processes/open/migrations", migrating, admin)
     assert status == 202, migration
     with app.app_context():
         tasks = list(db.session.scalars(select(Task.id)))
@@ -97,7 +107,8 @@ def _cases(operation, world: dict[str, list]):
 
 
 def test_every_answer_keeps_the_contract(app, live_server, published):
-    world = _world(app, live_server)
+    admin = _admin_token(app)
+    world = _world(app, live_server, admin)
     schema = schemathesis.openapi.from_url(f"{live_server}/api/openapi.json")
     failures = {}
     labels = []
@@ -114,7 +125,7 @@ def test_every_answer_keeps_the_contract(app, live_server, published):
             database=None,
         )
         def keeps_contract(case) -> None:
-            case.call_and_validate(base_url=live_server, headers=ADMIN, checks=CHECKS)
+            case.call_and_validate(base_url=live_server, headers=admin, checks=CHECKS)
 
         try:
             keeps_contract()
