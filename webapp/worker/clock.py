@@ -5,59 +5,39 @@ retries after their backoff) from the database to RQ, in one pipeline a batch
 from __future__ import annotations
 
 import logging
-import threading
 
 from flask import Flask
 from redis.exceptions import RedisError
 
 from webapp.engine import clock
-from webapp.extensions import db
 from webapp.models.base import utcnow
 from webapp.models.session import db_session
 from webapp.services.jobs import engine_queue, send
 from webapp.worker.outages import DatabaseOutage
+from webapp.worker.periodic import PeriodicThread
 
 log = logging.getLogger(__name__)
 
 
-class Clock(threading.Thread):
+class Clock(PeriodicThread):
     """Every TIMER_INTERVAL, claims the due jobs and enqueues them: the jobs that came due since
     the last tick go in one claim and one pipeline. While Redis is down it claims nothing (a
     claim it could not send goes back to the database), so timers fire as soon as Redis is
     back."""
 
     def __init__(self, app: Flask) -> None:
-        super().__init__(name="flowdesk-clock", daemon=True)
-        self.app = app
-        self.interval = float(app.config["TIMER_INTERVAL"])
-        self.stopped = threading.Event()
-        self.redis_down = False
-        self.database = DatabaseOutage(
+        outage = DatabaseOutage(
             log,
             failed="the clock failed",
             waiting="timers wait until the database is back",
             back="the database is back: timers are delivered again",
         )
+        super().__init__(app, "flowdesk-clock", float(app.config["TIMER_INTERVAL"]), outage)
+        self.redis_down = False
 
-    def run(self) -> None:
-        while not self.stopped.wait(self.interval):
-            self.tick()
-
-    def stop(self) -> None:
-        self.stopped.set()
-
-    def tick(self) -> int:
+    def work(self) -> int:
         """Enqueue every job that is due; how many this clock sent."""
-        with self.app.app_context():
-            try:
-                sent = self._deliver()
-            except Exception as error:  # the next tick tries again
-                self.database.failed(error)
-                return 0
-            finally:
-                db.session.remove()
-        self.database.passed()
-        return sent
+        return self._deliver()
 
     def _deliver(self) -> int:
         """Claim and enqueue batches while full ones come (a read off the index first, so an

@@ -6,18 +6,17 @@ from __future__ import annotations
 
 import http.client
 import logging
-import threading
 import time
 from urllib.parse import urlsplit
 
 from flask import Flask
 
-from webapp.extensions import db
 from webapp.infra.addresses import AddressRefused, PinnedHTTP, PinnedHTTPS, checked_address
 from webapp.models.base import utcnow
 from webapp.models.session import db_session
 from webapp.services import webhooks
 from webapp.worker.outages import DatabaseOutage
+from webapp.worker.periodic import PeriodicThread
 
 log = logging.getLogger(__name__)
 
@@ -66,45 +65,26 @@ def post(attempt: webhooks.Attempt, *, timeout: float, allow_private: bool) -> O
     return Outcome(response.status, f"answered {response.status} {response.reason}")
 
 
-class WebhookSender(threading.Thread):
+class WebhookSender(PeriodicThread):
     """Every WEBHOOK_INTERVAL, sends the due deliveries (one read when none is due); once an
     hour, removes the log's deliveries older than WEBHOOK_KEEP_DAYS."""
 
     def __init__(self, app: Flask) -> None:
-        super().__init__(name="flowdesk-webhooks", daemon=True)
-        self.app = app
-        self.interval = float(app.config["WEBHOOK_INTERVAL"])
-        self.timeout = float(app.config["WEBHOOK_TIMEOUT"])
-        self.allow_private = bool(app.config["WEBHOOK_ALLOW_PRIVATE"])
-        self.keep_days = int(app.config["WEBHOOK_KEEP_DAYS"])
-        self.pruned_at: float | None = None
-        self.stopped = threading.Event()
-        self.database = DatabaseOutage(
+        outage = DatabaseOutage(
             log,
             failed="sending webhooks failed",
             waiting="webhook deliveries wait until the database is back",
             back="the database is back: webhooks are sent again",
         )
+        super().__init__(app, "flowdesk-webhooks", float(app.config["WEBHOOK_INTERVAL"]), outage)
+        self.timeout = float(app.config["WEBHOOK_TIMEOUT"])
+        self.allow_private = bool(app.config["WEBHOOK_ALLOW_PRIVATE"])
+        self.keep_days = int(app.config["WEBHOOK_KEEP_DAYS"])
+        self.pruned_at: float | None = None
 
-    def run(self) -> None:
-        while not self.stopped.wait(self.interval):
-            self.tick()
-
-    def stop(self) -> None:
-        self.stopped.set()
-
-    def tick(self) -> int:
+    def work(self) -> int:
         """Send every due delivery; how many attempts were made."""
-        with self.app.app_context():
-            try:
-                sent = self._send_due()
-            except Exception as error:  # the next tick tries again
-                self.database.failed(error)
-                return 0
-            finally:
-                db.session.remove()
-        self.database.passed()
-        return sent
+        return self._send_due()
 
     def _send_due(self) -> int:
         session = db_session()
