@@ -12,8 +12,7 @@ from webapp.api.blueprint import bp
 from webapp.api.contract import Param, Reply, documented
 from webapp.api.errors import api_error
 from webapp.api.schemas import ref
-from webapp.api.views import MAX_PER_PAGE, json_body, whole_number
-from webapp.extensions import db
+from webapp.api.views import MAX_PER_PAGE, json_body, page_of
 from webapp.permissions import can
 from webapp.services import task_api, tasks
 from webapp.services.task_api import DUE, SORTS, TABS
@@ -53,19 +52,7 @@ def may_work_tasks():
     tag="tasks",
 )
 def list_tasks():
-    page = whole_number("page", 1, 1, 1_000_000)
-    per_page = whole_number("per_page", 25, 1, MAX_PER_PAGE)
-    query = task_api.list_query(g.api_user, request.args)
-    total = db.session.scalar(
-        db.select(db.func.count()).select_from(query.order_by(None).subquery())
-    )
-    items = db.session.scalars(query.limit(per_page).offset((page - 1) * per_page))
-    return jsonify(
-        items=[task_api.as_dict(task) for task in items],
-        page=page,
-        per_page=per_page,
-        total=total,
-    )
+    return page_of(task_api.list_query(g.api_user, request.args), task_api.as_dict)
 
 
 @bp.get("/tasks/<int:task_id>")

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
-from flask import g, jsonify, request, url_for
+from flask import Response, g, jsonify, request, url_for
 
 from webapp import inputs
 from webapp.api.blueprint import bp
@@ -79,6 +80,20 @@ def whole_number(name: str, default: int, low: int, high: int) -> int:
     return value
 
 
+def page_of(query: Any, as_dict: Callable[[Any], dict[str, Any]]) -> Response:
+    """One page of `query` (the URL's `page` and `per_page`) with the total: how every list
+    endpoint answers."""
+    page = whole_number("page", 1, 1, 1_000_000)
+    per_page = whole_number("per_page", 25, 1, MAX_PER_PAGE)
+    total = db.session.scalar(
+        db.select(db.func.count()).select_from(query.order_by(None).subquery())
+    )
+    items = db.session.scalars(query.limit(per_page).offset((page - 1) * per_page))
+    return jsonify(
+        items=[as_dict(item) for item in items], page=page, per_page=per_page, total=total
+    )
+
+
 @bp.post("/instances")
 @documented(
     "Start an instance",
@@ -132,19 +147,7 @@ def start_instance():
     errors=(422,),
 )
 def list_instances():
-    page = whole_number("page", 1, 1, 1_000_000)
-    per_page = whole_number("per_page", 25, 1, MAX_PER_PAGE)
-    query = instances.list_query(g.api_user, request.args)
-    total = db.session.scalar(
-        db.select(db.func.count()).select_from(query.order_by(None).subquery())
-    )
-    items = db.session.scalars(query.limit(per_page).offset((page - 1) * per_page))
-    return jsonify(
-        items=[instances.as_dict(instance) for instance in items],
-        page=page,
-        per_page=per_page,
-        total=total,
-    )
+    return page_of(instances.list_query(g.api_user, request.args), instances.as_dict)
 
 
 @bp.get("/instances/<int:instance_id>")

@@ -9,8 +9,7 @@ from webapp.api.blueprint import bp
 from webapp.api.contract import Param, Reply, documented
 from webapp.api.errors import api_error
 from webapp.api.schemas import ref
-from webapp.api.views import json_body, whole_number
-from webapp.extensions import db
+from webapp.api.views import json_body, page_of
 from webapp.permissions import can
 from webapp.services import webhooks
 
@@ -133,19 +132,7 @@ def webhook_resume(webhook_id: int):
 )
 def webhook_deliveries(webhook_id: int):
     webhooks.get(webhook_id)
-    page = whole_number("page", 1, 1, 1_000_000)
-    per_page = whole_number("per_page", 25, 1, MAX_PER_PAGE)
-    query = webhooks.deliveries_query(webhook_id)
-    total = db.session.scalar(
-        db.select(db.func.count()).select_from(query.order_by(None).subquery())
-    )
-    items = db.session.scalars(query.limit(per_page).offset((page - 1) * per_page))
-    return jsonify(
-        items=[webhooks.delivery_dict(item) for item in items],
-        page=page,
-        per_page=per_page,
-        total=total,
-    )
+    return page_of(webhooks.deliveries_query(webhook_id), webhooks.delivery_dict)
 
 
 @bp.post("/webhooks/<int:webhook_id>/deliveries/<int:delivery_id>/redeliver")
