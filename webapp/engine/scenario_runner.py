@@ -82,28 +82,20 @@ class _Stop(Exception):
         self.reason = reason
 
 
-def _safe_outcome(call: Call) -> Outcome | None:
-    """Safe tools run for real, mail tools pretend to send; None: the call waits for a stub."""
-    registered = get_tool(call.tool)
+def _answered_alone(tool: str) -> bool:
+    """Whether the runner answers a call of `tool` itself (a safe or a mail tool)."""
+    registered = get_tool(tool)
+    return tool in MAIL_TOOLS or (registered is not None and registered.safe)
+
+
+def _answer(call: Call) -> Outcome:
+    """Safe tools run for real, mail tools pretend to send; others are not stubbed."""
     if call.tool in MAIL_TOOLS:
         return Outcome(True, output={"sent": False, "note": "scenario run: no mail sent"})
-    if registered is not None and registered.safe:
+    if _answered_alone(call.tool):
         return calls.invoke(call, {})
-    return None
-
-
-def _call(job: Job) -> Call:
-    return Call(
-        job_id=job.id,
-        instance_id=job.instance_id,
-        node_id=job.node_id,
-        tool=job.tool or "",
-        inputs=dict(job.inputs or {}),
-        key=job.key,
-        actor=job.actor,
-        timeout=job.timeout,
-        attempt=job.attempt + 1,
-    )
+    message = f"no output was given for the tool '{call.tool}'"
+    return Outcome(False, code="not_stubbed", message=message, retryable=False)
 
 
 class _Run:
@@ -154,9 +146,8 @@ class _Run:
             for job in self._pending("tool"):
                 if job.due_at > self.now:
                     continue
-                answered = _safe_outcome(_call(job))
-                if answered is not None:
-                    self._run_tool(job, lambda call: _safe_outcome(call) or answered)
+                if _answered_alone(job.tool or ""):
+                    self._run_tool(job, _answer)
                     moved = True
                     break
             if not moved:
@@ -225,7 +216,7 @@ class _Run:
         def run(call: Call) -> Outcome:
             if call.job_id == target:
                 return outcome
-            return _safe_outcome(call) or Outcome(False, code="not_stubbed", retryable=False)
+            return _answer(call)
 
         self._run_tool(jobs[0], run)
 
@@ -310,7 +301,8 @@ def _expectations(scenario: Scenario, run: _Run, result: RunResult) -> Failure |
             detail = f"; {run.where()}" if result.status == InstanceStatus.RUNNING else ""
             error = (run.instance().error or {}).get("message")
             detail += f"; {error}" if error else ""
-            return Failure("expect.status", f"expected {expect.status}, got {result.status}{detail}")
+            reason = f"expected {expect.status}, got {result.status}{detail}"
+            return Failure("expect.status", reason)
     for node in expect.reached:
         if node not in result.nodes_walked:
             return Failure("expect.reached", f"'{node}' was not reached")
