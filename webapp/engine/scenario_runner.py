@@ -17,7 +17,7 @@ from typing import Any
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from webapp.engine import calls, signals, steps
+from webapp.engine import calls, signals, steps, store
 from webapp.engine.calls import Call, Outcome
 from webapp.engine.errors import EngineError
 from webapp.engine.tools import get as get_tool
@@ -123,7 +123,7 @@ class _Run:
             self.session, self.version, input=data, via="scenario", now=self.now
         )
         self.session.commit()
-        self.instance_id = result.instance.id
+        self.instance_id = store.saved_id(result.instance.id)
         self.settle()
 
     def _pending(self, kind: str, node: str | None = None) -> list[Job]:
@@ -364,6 +364,9 @@ def run(document: Mapping[str, Any], scenario: Scenario, *, upto: int | None = N
         except EngineError as error:
             session.rollback()
             result.failure = Failure(step, error.message)
+        except (ValueError, LookupError) as error:  # a draft the engine cannot read
+            session.rollback()
+            result.failure = Failure(step, f"the draft cannot run: {error}")
         _fill(play, result)
         if result.failure is None and upto is None:
             result.failure = _expectations(scenario, play, result)
