@@ -230,3 +230,14 @@ def test_the_cli_runs_scenarios_and_exits_non_zero_on_failure(
     assert "1 passed, 1 failed" in failed.output
     missing = runner.invoke(args=["scenarios", "run", "--process", "nope"])
     assert missing.exit_code != 0 and "no process with the key 'nope'" in missing.output
+
+
+def test_form_data_is_checked_by_the_form_as_the_inbox_would():
+    missing = {**APPROVED, "actions": [{"do": "complete", "node": "offer", "data": {}}]}
+    result = run(purchase_request(), parse(missing))
+    assert result.failure.step == "actions[0]"
+    assert result.failure.reason.startswith("the form refuses the data: approve: ")
+    no_item = {**APPROVED, "input": {"amount": 5, "reviewers": ["alice"]}}
+    result = run(purchase_request(), parse(no_item))
+    assert result.failure.step == "input"
+    assert result.failure.reason.startswith("the form refuses the data: item: ")

@@ -25,8 +25,9 @@ from webapp.extensions import db
 from webapp.infra.database import memory_engine
 from webapp.models import HistoryEntry, Instance, Job, Process, ProcessVersion, Task, Token
 from webapp.models.statuses import HistoryKind, InstanceStatus, JobStatus, TaskStatus
-from webapp.process.document import content_hash
+from webapp.process.document import content_hash, plain_start
 from webapp.process.expressions import ExpressionError, evaluate
+from webapp.process.forms import as_submission, coerce_submission
 from webapp.process.scenarios import Action, Scenario, problems_against
 
 # The scenario clock starts here, so runs are repeatable whatever the day.
@@ -98,6 +99,15 @@ def _answer(call: Call) -> Outcome:
     return Outcome(False, code="not_stubbed", message=message, retryable=False)
 
 
+def _checked(spec: Any, data: Mapping[str, Any], context: Mapping[str, Any]) -> dict[str, Any]:
+    """The data coerced by the form as the inbox would; a refusal names each field."""
+    values, errors = coerce_submission(spec, as_submission(data, spec), context)
+    if errors:
+        listed = "; ".join(f"{key}: {message}" for key, message in errors.items())
+        raise _Stop(f"the form refuses the data: {listed}")
+    return values
+
+
 class _Run:
     """One scenario on one scratch database."""
 
@@ -119,6 +129,10 @@ class _Run:
         self.instance_id = 0
 
     def start(self, data: dict[str, Any]) -> None:
+        start = plain_start(self.version.document)
+        spec = ((start or {}).get("config") or {}).get("form")
+        if spec:
+            data = {**data, **_checked(spec, data, {})}
         result = steps.start_instance(
             self.session, self.version, input=data, via="scenario", now=self.now
         )
@@ -188,7 +202,12 @@ class _Run:
 
     def _do_complete(self, action: Action) -> None:
         task = self._open_task(action.node)
-        steps.complete_task(self.session, task.id, action.data, actor=None, now=self.now)
+        values = action.data
+        if task.form:
+            instance = self.instance()
+            context = {"$input": instance.input, "$vars": instance.vars, "$nodes": instance.nodes}
+            values = _checked(task.form, values, context)
+        steps.complete_task(self.session, task.id, values, actor=None, now=self.now)
         self.session.commit()
 
     def _do_error(self, action: Action) -> None:
@@ -322,6 +341,8 @@ def _expectations(scenario: Scenario, run: _Run, result: RunResult) -> Failure |
 
 
 def _fill(run: _Run, result: RunResult) -> None:
+    if not run.instance_id:
+        return
     instance = run.instance()
     result.status = _status(instance)
     result.variables = dict(instance.vars or {})
@@ -368,7 +389,7 @@ def run(document: Mapping[str, Any], scenario: Scenario, *, upto: int | None = N
             session.rollback()
             result.failure = Failure(step, f"the draft cannot run: {error}")
         _fill(play, result)
-        if result.failure is None and upto is None:
+        if result.failure is None and upto is None and play.instance_id:
             result.failure = _expectations(scenario, play, result)
         result.passed = result.failure is None
         return result
