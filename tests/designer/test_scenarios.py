@@ -8,6 +8,7 @@ import pytest
 from sqlalchemy import func, select
 
 from tests.helpers.designer import get_process, publish, token, upload, versions
+from tests.helpers.documents import chain, node, simple
 from webapp.cli.demo_processes import purchase_request
 from webapp.engine.scenario_runner import run
 from webapp.models import HistoryEntry, Instance, Job, OutboxMessage, Task, TestScenario, Token
@@ -241,3 +242,27 @@ def test_form_data_is_checked_by_the_form_as_the_inbox_would():
     result = run(purchase_request(), parse(no_item))
     assert result.failure.step == "input"
     assert result.failure.reason.startswith("the form refuses the data: item: ")
+
+
+def test_messages_signals_and_event_gateway_timers_move_the_instance():
+    paid = {"do": "message", "name": "paid", "key": "42", "payload": {"sum": 7}}
+    scenario = {
+        "name": "Paid",
+        "input": {"order": "42"},
+        "actions": [paid],
+        "expect": {"status": "completed", "reached": ["paid_end"], "not_reached": ["late"]},
+    }
+    assert run(simple(), parse(scenario)).passed
+    late = {**scenario, "actions": [{"do": "timer", "node": "late"}, paid],
+            "expect": {"reached": ["late_end"]}}  # fmt: skip
+    result = run(simple(), parse(late))
+    assert result.failure.step == "actions[1]"
+    assert result.failure.reason.startswith("nothing waits for message 'paid'")
+    signal_doc = chain(("wait", node("signalCatch", signal="go", saveTo="got")))
+    signalled = {
+        "name": "Signalled",
+        "actions": [{"do": "signal", "name": "go", "payload": {"n": 1}}],
+        "expect": {"status": "completed", "values": {"$vars.got.n": 1}},
+    }
+    result = run(signal_doc, parse(signalled))
+    assert result.passed, result.failure
