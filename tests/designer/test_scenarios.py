@@ -266,3 +266,27 @@ def test_messages_signals_and_event_gateway_timers_move_the_instance():
     }
     result = run(signal_doc, parse(signalled))
     assert result.passed, result.failure
+
+
+def test_a_scenario_is_edited_and_deleted_and_only_modellers_see_them(
+    designer, make_process, db_session, user_with
+):
+    pid = make_process(key="purchase", doc=purchase_request())
+    _save(designer, pid, APPROVED)
+    row = db_session.scalar(select(TestScenario))
+    path = f"/designer/{pid}/scenarios/{row.id}"
+    assert "Reviews yes and yes" in designer.get(path).get_data(as_text=True)
+    renamed = _save(designer, pid, {**APPROVED, "name": "Renamed"}, path=path)
+    assert renamed.status_code == 302
+    db_session.expire_all()
+    assert db_session.get(TestScenario, row.id).name == "Renamed"
+    assert designer.get(f"/designer/{pid}/scenarios/999999").status_code == 404
+    page = f"/designer/{pid}/scenarios"
+    deleted = designer.post(
+        f"{path}/delete", data={"csrf_token": token(designer, page), "revision": "0"}
+    )
+    assert deleted.status_code == 302
+    assert db_session.scalar(select(func.count()).select_from(TestScenario)) == 0
+    assert designer.post(f"{path}/delete", data={"revision": "0"}).status_code == 400
+    outsider = user_with(["processes.edit"], ["hr"])
+    assert outsider.get(page).status_code == 404
