@@ -9,13 +9,18 @@ only the first actions and skips the expectations, for a view that shows the sta
 
 from __future__ import annotations
 
+import sqlite3
+import threading
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from functools import lru_cache
 from typing import Any
 
-from sqlalchemy import select
+from sqlalchemy import create_engine, select
+from sqlalchemy.engine import Engine
 from sqlalchemy.orm import Session
+from sqlalchemy.pool import StaticPool
 
 from webapp.engine import calls, signals, steps, store
 from webapp.engine.calls import Call, Outcome
@@ -36,6 +41,33 @@ EPOCH = datetime(2030, 1, 1, tzinfo=UTC)
 MAIL_TOOLS = frozenset({"email.send"})
 # Steps the runner takes on its own after an action (safe tools, due timers) at most.
 SETTLE_LIMIT = 1000
+
+
+_copying = threading.Lock()
+
+
+@lru_cache(maxsize=1)
+def _schema() -> sqlite3.Connection:
+    """An in-memory database with the app's tables, made once a process and copied per run."""
+    template = sqlite3.connect(":memory:", check_same_thread=False)
+    engine = create_engine("sqlite://", creator=lambda: template, poolclass=StaticPool)
+    db.metadata.create_all(engine)
+    return template
+
+
+def scratch_engine() -> Engine:
+    """A new private in-memory database holding the app's (empty) tables."""
+    engine = memory_engine()
+    connection = engine.raw_connection()
+    try:
+        target = connection.driver_connection
+        if not isinstance(target, sqlite3.Connection):
+            raise TypeError("the scratch database must be SQLite")
+        with _copying:
+            _schema().backup(target)
+    finally:
+        connection.close()
+    return engine
 
 
 @dataclass
@@ -367,8 +399,7 @@ def run(document: Mapping[str, Any], scenario: Scenario, *, upto: int | None = N
         where, _, reason = stale[0].partition(": ")
         result.failure = Failure(where, reason)
         return result
-    engine = memory_engine()
-    db.metadata.create_all(engine)
+    engine = scratch_engine()
     session = Session(engine, expire_on_commit=True)
     try:
         play = _Run(document, session)
