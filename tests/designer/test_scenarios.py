@@ -100,6 +100,10 @@ def test_a_business_error_from_a_stubbed_tool_and_a_partial_play():
     scenario = {**APPROVED, "actions": [*APPROVED["actions"], stub], "expect": {}}
     partial = run(doc, parse(scenario), upto=2)
     assert partial.passed and partial.actions_played == 2
+    first = run(doc, parse(scenario), upto=1)
+    [task] = [wait for wait in first.waits if "task" in wait]
+    assert task["node"] == "offer" and task["title"] == "Review offer"
+    assert task["form"]["fields"][2]["key"] == "approve"
     assert any(w.get("job") == "tool" and w["node"] == "record" for w in partial.waits)
     failed = run(doc, parse({**scenario, "expect": {"status": "failed"}}))
     assert failed.passed, failed.failure

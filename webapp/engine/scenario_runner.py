@@ -326,6 +326,14 @@ class _Run:
             .order_by(Token.id)
         )
         out = [{"node": t.node_id, "token": t.id, "status": t.status} for t in tokens]
+        tasks = self.session.scalars(
+            select(Task)
+            .where(Task.instance_id == self.instance_id, Task.status == TaskStatus.OPEN)
+            .order_by(Task.id)
+        )
+        for task in tasks:
+            out.append({"node": task.node_id, "task": task.id, "title": task.title,
+                        "form": task.form})  # fmt: skip
         for job in self._pending("tool") + self._pending("timer"):
             out.append({"node": job.node_id, "job": job.kind, "due": job.due_at.isoformat()})
         return out
