@@ -2,8 +2,31 @@
 
 import pytest
 
-from webapp.cli.demo_processes import purchase_request
+from tests.helpers.documents import document, flow, node
 from webapp.process.scenarios import ScenarioError, check, parse
+
+
+def purchase_request() -> dict:
+    """The demo Purchase request's shape, without loading the app."""
+    nodes = {
+        "requested": node("startEvent"),
+        "offer": node("userTask", "Review offer"),
+        "reminder": node("boundaryEvent", attachedTo="offer", event="timer", duration="P1D",
+                         interrupting=False),
+        "remind": node("serviceTask", tool="email.send", inputs={"to": "'a@example.org'"}),
+        "reminded": node("endEvent"),
+        "record": node("serviceTask", tool="vars.set", inputs={"a": "1"}),
+        "decided": node("endEvent"),
+    }  # fmt: skip
+    flows = {
+        "f1": flow("requested", "offer"),
+        "f2": flow("offer", "record"),
+        "f3": flow("record", "decided"),
+        "f4": flow("reminder", "remind"),
+        "f5": flow("remind", "reminded"),
+    }
+    return document(nodes, flows)
+
 
 GOOD = {
     "name": "Both approve",
