@@ -1,6 +1,8 @@
-"""The `flask --app webapp` commands: create-user, seed-demo, dev."""
+"""The `flask --app webapp` commands: create-user, seed-demo, dev, scenarios run."""
 
 from __future__ import annotations
+
+from pathlib import Path
 
 import click
 from flask import Flask, current_app
@@ -10,15 +12,18 @@ from sqlalchemy import select
 from webapp.cli import demo
 from webapp.cli.demo_processes import seed_demo_processes
 from webapp.cli.devserver import run_all
+from webapp.engine.scenario_runner import RunResult
 from webapp.extensions import db
-from webapp.models import Partition, Role
+from webapp.models import Partition, Process, Role
 from webapp.services import accounts
+from webapp.services import scenarios as test_scenarios
 
 
 def register(app: Flask) -> None:
     app.cli.add_command(create_user)
     app.cli.add_command(seed_demo)
     app.cli.add_command(dev)
+    app.cli.add_command(scenarios_group)
 
 
 @click.command("create-user")
@@ -83,3 +88,52 @@ def seed_demo(no_processes: bool, force: bool) -> None:
 def dev(host: str, port: int, workers: int) -> None:
     """Run Redis (embedded unless REDIS_URL), workers and the web server; Ctrl-C stops all."""
     run_all(host, port, workers)
+
+
+@click.group("scenarios")
+def scenarios_group() -> None:
+    """Test scenarios: play them on process drafts."""
+
+
+def _echo_result(label: str, result: RunResult) -> None:
+    if result.passed:
+        click.echo(f"PASS {label}")
+    else:
+        failure = result.failure
+        where = f"{failure.step}: {failure.reason}" if failure else "failed"
+        click.echo(f"FAIL {label}: {where}")
+
+
+@scenarios_group.command("run")
+@click.option("--process", "key", default=None, help="Only the process with this key.")
+@click.argument("files", nargs=-1, type=click.Path(exists=True, dir_okay=False))
+@with_appcontext
+def run_scenarios(key: str | None, files: tuple[str, ...]) -> None:
+    """Run the scenarios of every process (or --process KEY) on its draft, or those of exported
+    JSON files; exits 1 when one fails."""
+    runs: list[tuple[str, RunResult]] = []
+    if files:
+        for path in files:
+            try:
+                document, bodies = test_scenarios.read_export(Path(path).read_bytes())
+            except test_scenarios.ScenarioRefused as refused:
+                raise click.ClickException(f"{path}: {refused}") from None
+            for body in bodies:
+                result = test_scenarios.run_body(document, body)
+                runs.append((f"{path}: {result.name}", result))
+    else:
+        query = select(Process).order_by(Process.key)
+        if key:
+            query = query.where(Process.key == key)
+        found = list(db.session.scalars(query))
+        if key and not found:
+            raise click.ClickException(f"no process with the key {key!r}")
+        for process in found:
+            for row, result in test_scenarios.run_all(process):
+                runs.append((f"{process.key}: {row.name}", result))
+    for label, result in runs:
+        _echo_result(label, result)
+    failed = sum(1 for _, result in runs if not result.passed)
+    click.echo(f"{len(runs) - failed} passed, {failed} failed")
+    if failed:
+        raise SystemExit(1)

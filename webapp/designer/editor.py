@@ -41,7 +41,7 @@ from webapp.process.kinds import (
 )
 from webapp.process.validation import has_errors
 from webapp.services import processes
-from webapp.services.processes import ImportRefused, ProcessError, StaleDraft
+from webapp.services.processes import ImportRefused, ProcessError, ScenariosFailed, StaleDraft
 from webapp.web.htmx import is_htmx
 
 
@@ -181,6 +181,7 @@ def publish(process_id: int):
     status = 200
     problems = processes.check_draft(process)
     refusal = None
+    failures: list[Any] = []
     if form.validate_on_submit():
         try:
             revision = int(form.revision.data)
@@ -188,8 +189,14 @@ def publish(process_id: int):
             abort(400)
         try:
             version = processes.publish(
-                process, actor=current_user, note=form.note.data, base_revision=revision
+                process,
+                actor=current_user,
+                note=form.note.data,
+                base_revision=revision,
+                scenarios_override=form.override.data or "",
             )
+        except ScenariosFailed as exc:
+            refusal, status, failures = exc.message, exc.status, exc.failures
         except StaleDraft as exc:
             refusal, status = exc.message, 409
             form.revision.data = str(process.draft_revision)
@@ -212,6 +219,7 @@ def publish(process_id: int):
         problems=problems,
         blocked=has_errors(problems),
         refusal=refusal,
+        failures=failures,
         latest=processes.latest_version(process),
         unchanged=processes.unchanged_since(process),
     ), status

@@ -67,6 +67,21 @@ class PublishForm(FlaskForm):
         render_kw={"rows": 3, "maxlength": 500},
     )
     revision = HiddenField(validators=[InputRequired()])
+    override = TextAreaField(
+        "Publish anyway because (only when test scenarios fail)",
+        validators=[Optional(), Length(max=500)],
+        render_kw={"rows": 2, "maxlength": 500},
+    )
+
+
+class ScenarioForm(FlaskForm):
+    """One test scenario as JSON (the format is in docs/designer.md, "Test scenarios")."""
+
+    body = TextAreaField(
+        "Scenario (JSON)",
+        validators=[DataRequired("Write the scenario as JSON.")],
+        render_kw={"rows": 18, "spellcheck": "false", "class": "code"},
+    )
 
 
 class RevisionForm(FlaskForm):

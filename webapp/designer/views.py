@@ -23,6 +23,7 @@ from webapp.permissions import partition_filter
 from webapp.process.bpmn import ProcessChoice
 from webapp.process.naming import plural
 from webapp.services import processes
+from webapp.services import scenarios as test_scenarios
 from webapp.services.processes import DraftImport, ImportRefused, ProcessError, StaleDraft
 from webapp.web.htmx import htmx_target
 
@@ -330,5 +331,8 @@ def export_draft_bpmn(process_id: int):
 @bp.get("/<int:process_id>/draft.json")
 def export_draft_json(process_id: int):
     process = load_process(process_id)
-    doc = process.draft_document or {}
+    doc = dict(process.draft_document or {})
+    scenarios = test_scenarios.exported(process.id)
+    if scenarios:
+        doc["scenarios"] = scenarios
     return download(document_json(doc), f"{process.key}-draft.json", "application/json")

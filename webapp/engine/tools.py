@@ -52,11 +52,13 @@ class BusinessError(ToolError):
 
 @dataclass(frozen=True)
 class Tool:
-    """A registered tool; `pure` tools (no side effects, fast) run inside the engine's step."""
+    """A registered tool; `pure` tools (no side effects, fast) run inside the engine's step;
+    `safe` ones may run for real in a test scenario (pure tools are safe)."""
 
     spec: ToolSpec
     function: Callable[[dict[str, Any], ToolCall], Any]
     pure: bool = False
+    safe: bool = False
 
 
 _REGISTRY: dict[str, Tool] = {}
@@ -70,12 +72,14 @@ def tool(
     description: str = "",
     pure: bool = False,
     any_inputs: bool = False,
+    safe: bool | None = None,
 ) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
     """Register a tool; `inputs` maps input name -> description (all required unless optional;
     `any_inputs=True`: inputs of other names are welcome too).
 
     `pure=True` declares a tool without side effects that returns quickly: the engine may run it
-    inside the step's transaction instead of leasing its job first.
+    inside the step's transaction instead of leasing its job first. `safe=True` (the default
+    for pure tools) lets test scenarios call it for real instead of asking for a stubbed output.
     """
     if isinstance(inputs, Mapping):
         declared = tuple(
@@ -92,6 +96,7 @@ def tool(
             ToolSpec(name, description or (function.__doc__ or "").strip(), declared, any_inputs),
             function,
             pure,
+            pure if safe is None else safe,
         )
         return function
 

@@ -11,10 +11,11 @@ from typing import Any, TypeVar
 
 import psycopg
 from flask import Flask, g, has_request_context, request
-from sqlalchemy import event
+from sqlalchemy import create_engine, event
 from sqlalchemy import exc as sa_exc
 from sqlalchemy.engine import Engine
 from sqlalchemy.orm import Session, scoped_session
+from sqlalchemy.pool import StaticPool
 
 from webapp.config import ConfigError
 from webapp.extensions import db
@@ -100,6 +101,14 @@ def _configure_sqlite(engine: Engine, busy_timeout: float) -> None:
         mode = connection.get_execution_options().get("sqlite_begin", "DEFERRED")
         if mode != "AUTOCOMMIT":
             connection.exec_driver_sql(f"BEGIN {mode}")
+
+
+def memory_engine() -> Engine:
+    """A private in-memory SQLite database on one connection, set up as the app's SQLite is:
+    for throw-away runs (test scenarios) that must never touch the real tables."""
+    engine = create_engine("sqlite://", poolclass=StaticPool)
+    _configure_sqlite(engine, SQLITE_BUSY_TIMEOUT)
+    return engine
 
 
 def is_sqlite(session: Session) -> bool:

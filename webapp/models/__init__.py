@@ -20,6 +20,7 @@ from webapp.models.runtime import (
     TaskCandidate,
     Token,
 )
+from webapp.models.scenarios import TestScenario
 from webapp.models.schedules import Schedule, ScheduleTick
 from webapp.models.signals import (
     EventStart,
@@ -60,6 +61,7 @@ __all__ = [
     "SignalReceipt",
     "Task",
     "TaskCandidate",
+    "TestScenario",
     "Token",
     "User",
     "UserSession",

@@ -83,6 +83,8 @@ class ProcessVersion(Model):
         ForeignKey("users.id", ondelete="SET NULL"), nullable=True
     )
     suspend_reason: Mapped[str | None] = mapped_column(String(500), nullable=True)
+    # Why it was published although test scenarios failed (None: all passed, or none ran).
+    scenarios_override: Mapped[str | None] = mapped_column(String(500), nullable=True)
 
     process: Mapped[Process] = relationship(back_populates="versions", lazy="joined")
     published_by: Mapped[User | None] = relationship(lazy="joined", foreign_keys=[published_by_id])

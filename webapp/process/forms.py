@@ -371,6 +371,25 @@ def display_value(field: Mapping[str, Any], context: Mapping[str, Any] | None = 
         return None
 
 
+def as_submission(data: Mapping[str, Any], spec: Any) -> dict[str, Any]:
+    """JSON values as the strings a form would send, so JSON callers (the API, test scenarios)
+    and the form share one validation."""
+    raw: dict[str, Any] = {}
+    for field in iter_fields(spec):
+        value = data.get(field.get("key", ""))
+        if value is None:
+            continue
+        if isinstance(value, bool):
+            raw[field["key"]] = "true" if value else "false"
+        elif isinstance(value, int | float):
+            raw[field["key"]] = repr(value) if isinstance(value, float) else str(value)
+        elif isinstance(value, list) and field["type"] == "multiselect":
+            raw[field["key"]] = [str(item) for item in value]
+        else:
+            raw[field["key"]] = value
+    return raw
+
+
 def coerce_submission(
     spec: Any,
     raw: Mapping[str, str | list[str]],

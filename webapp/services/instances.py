@@ -175,20 +175,7 @@ def start_form(version: ProcessVersion) -> dict[str, Any] | None:
 
 def as_submission(data: Mapping[str, Any], spec: dict[str, Any]) -> dict[str, Any]:
     """JSON values as the strings a form would send, so API and form share one validation."""
-    raw: dict[str, Any] = {}
-    for field in forms.iter_fields(spec):
-        value = data.get(field.get("key", ""))
-        if value is None:
-            continue
-        if isinstance(value, bool):
-            raw[field["key"]] = "true" if value else "false"
-        elif isinstance(value, int | float):
-            raw[field["key"]] = repr(value) if isinstance(value, float) else str(value)
-        elif isinstance(value, list) and field["type"] == "multiselect":
-            raw[field["key"]] = [str(item) for item in value]
-        else:
-            raw[field["key"]] = value
-    return raw
+    return forms.as_submission(data, spec)
 
 
 def check_input(version: ProcessVersion, data: Mapping[str, Any]) -> dict[str, Any]:

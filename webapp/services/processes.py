@@ -38,6 +38,7 @@ from webapp.process.kinds import KINDS
 from webapp.process.validation import Problem, has_errors, validate
 from webapp.process.validation import expression_problems as validation_problems
 from webapp.services import event_starts, schedules
+from webapp.services import scenarios as test_scenarios
 
 KEY = re.compile(r"^[A-Za-z_][A-Za-z0-9_.-]{0,99}$")
 #: Ids a modelling tool made up rather than a person chose: Signavio's `sid-3D32F965-...`,
@@ -62,6 +63,19 @@ class ProcessError(Exception):
 
 class StaleDraft(ProcessError):
     status = 409
+
+
+class ScenariosFailed(ProcessError):
+    """Test scenarios fail on the draft: publishing needs a reason to go ahead anyway."""
+
+    def __init__(self, failures: list[tuple[Any, Any]]) -> None:
+        count = len(failures)
+        super().__init__(
+            "publish.scenarios",
+            f"{count} test scenario{'s' if count != 1 else ''} fail{'' if count != 1 else 's'} "
+            "on this draft; fix the draft or the scenarios, or publish anyway with a reason.",
+        )
+        self.failures = failures
 
 
 @dataclass(frozen=True)
@@ -261,10 +275,16 @@ def unchanged_since(process: Process) -> ProcessVersion | None:
 
 @transactional
 def publish(
-    process: Process, *, actor: User | None, note: str = "", base_revision: int | None = None
+    process: Process,
+    *,
+    actor: User | None,
+    note: str = "",
+    base_revision: int | None = None,
+    scenarios_override: str = "",
 ) -> ProcessVersion:
-    """Publish the draft as version N+1; refused with errors, when nothing changed, or when
-    someone saved since `base_revision` (when given)."""
+    """Publish the draft as version N+1; refused with errors, when nothing changed, when
+    someone saved since `base_revision` (when given), or when a test scenario fails on it and
+    no `scenarios_override` reason is given (the version keeps that reason)."""
     if base_revision is not None:
         check_revision(process, base_revision)
     doc = process.draft_document or documents.new_document(process.key, process.name)
@@ -280,6 +300,10 @@ def publish(
     latest = latest_version(process)
     if latest is not None and latest.content_hash == digest:
         raise ProcessError("publish.unchanged", f"Nothing changed since version {latest.number}.")
+    failures = test_scenarios.failing(process)
+    override = (scenarios_override or "").strip()[:500]
+    if failures and not override:
+        raise ScenariosFailed(failures)
     number = (
         db.session.scalar(
             select(func.max(ProcessVersion.number)).where(ProcessVersion.process_id == process.id)
@@ -294,6 +318,7 @@ def publish(
         content_hash=digest,
         change_note=(note or "").strip()[:500],
         published_by_id=actor.id if actor else None,
+        scenarios_override=override if failures else None,
     )
     db.session.add(version)
     db.session.flush()
@@ -453,6 +478,26 @@ def save_draft_xml(
     return DraftImport(process.draft_revision, problems, result.warnings, [])
 
 
+def _take_scenarios(result: ImportResult) -> list[Any] | None:
+    """The test scenarios a JSON export carries (None when it has none), out of the document."""
+    bodies = result.document.pop("scenarios", None)
+    if bodies is not None and not isinstance(bodies, list):
+        raise ImportRefused("import.scenarios", "The file's scenarios must be a list.")
+    return bodies
+
+
+def _keep_scenarios(process: Process, bodies: list[Any] | None, actor: User | None) -> None:
+    """Store the imported scenarios in place of the process's; refused when one is invalid."""
+    if bodies is None:
+        return
+    try:
+        test_scenarios.store_all(process, bodies, actor=actor)
+    except test_scenarios.ScenarioRefused as refused:
+        raise ImportRefused(
+            "import.scenarios", "The file's test scenarios were refused: " + str(refused)
+        ) from None
+
+
 def _record_import(process: Process, result: ImportResult) -> None:
     """Keep what the import did for the import report page."""
     process.import_report = {
@@ -478,8 +523,10 @@ def import_draft(
     result = read_upload(data, process_id)
     if not allow_unsupported:
         _refuse_unsupported(result, "The file")
+    bodies = _take_scenarios(result)
     problems = store_draft(process, result.document, actor)
     _record_import(process, result)
+    _keep_scenarios(process, bodies, actor)
     return DraftImport(process.draft_revision, problems, result.warnings, result.unsupported)
 
 
@@ -504,6 +551,7 @@ def create_imported(
 def _add_imported(
     key: str, name: str, result: ImportResult, *, partition_id: int | None, actor: User | None
 ) -> tuple[Process, DraftImport]:
+    bodies = _take_scenarios(result)
     doc = result.document
     process = _add_process(
         key or derived_key(str(doc.get("key") or ""), str(doc.get("name") or "")),
@@ -513,6 +561,7 @@ def _add_imported(
         document=doc,
     )
     _record_import(process, result)
+    _keep_scenarios(process, bodies, actor)
     problems = [Problem(**p) for p in process.draft_problems]
     return process, DraftImport(
         process.draft_revision, problems, result.warnings, result.unsupported

@@ -1,0 +1,65 @@
+"""In Chromium: a modeller adds a test scenario on the process's page, sees a bad one refused
+with its step named, runs it and reads the result and the coverage, at 1280 and 390 pixels."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from playwright.sync_api import expect
+from sqlalchemy import select
+
+from tests.helpers.browser import serious_violations, sign_in
+from webapp.cli.demo_processes import purchase_request
+
+pytestmark = pytest.mark.browser
+
+OVERFLOW = "document.documentElement.scrollWidth - document.documentElement.clientWidth"
+SCENARIO = {
+    "name": "Both approve",
+    "input": {"item": "Desk", "amount": 300, "reviewers": ["alice", "bob"]},
+    "actions": [
+        {"do": "complete", "node": "offer", "data": {"approve": "yes"}},
+        {"do": "complete", "node": "offer", "data": {"approve": "yes"}},
+    ],
+    "expect": {"status": "completed", "values": {"$vars.decision.approved": True}},
+}
+
+
+def _purchase(app) -> int:
+    from webapp.extensions import db
+    from webapp.models import Partition
+    from webapp.services import processes
+
+    with app.app_context():
+        finance = db.session.scalar(select(Partition.id).where(Partition.key == "finance"))
+        process = processes.create_process(
+            "purchase", "Purchase", partition_id=finance, actor=None, document=purchase_request()
+        )
+        db.session.commit()
+        pid = process.id
+        db.session.remove()
+    return pid
+
+
+@pytest.mark.parametrize("size", ["page", "phone_page"])
+def test_a_scenario_is_added_refused_and_run_from_the_page(request, size, app, demo):
+    page = request.getfixturevalue(size)
+    pid = _purchase(app)
+    sign_in(page, "designer")
+    page.goto(f"/designer/{pid}/scenarios")
+    body = page.get_by_label("Scenario (JSON)")
+    bad = {**SCENARIO, "actions": [{"do": "complete", "node": "approve"}]}
+    body.fill(json.dumps(bad))
+    page.get_by_role("button", name="Save the scenario").click()
+    problems = page.locator("#scenario-problems")
+    expect(problems).to_contain_text("actions[0].node: no user task 'approve' in this draft")
+    expect(problems).to_be_focused()
+    page.get_by_label("Scenario (JSON)").fill(json.dumps(SCENARIO))
+    page.get_by_role("button", name="Save the scenario").click()
+    expect(page.get_by_role("link", name="Both approve")).to_be_visible()
+    page.get_by_role("button", name="Run Both approve").click()
+    expect(page.locator("#scenario-list")).to_contain_text("passed")
+    expect(page.locator("#scenario-coverage")).to_contain_text("Coverage: 70%")
+    assert page.evaluate(OVERFLOW) <= 0
+    assert serious_violations(page) == []

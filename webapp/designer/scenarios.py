@@ -1,0 +1,124 @@
+"""The test scenarios page of a process: list, add, edit, delete and run them on the draft."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from flask import abort, flash, redirect, render_template, request, url_for
+from flask_login import current_user
+
+from webapp.designer.access import load_process
+from webapp.designer.blueprint import bp
+from webapp.designer.forms import RevisionForm, ScenarioForm
+from webapp.engine.scenario_runner import RunResult
+from webapp.inputs import MAX_INT32, whole_number
+from webapp.models import Process, TestScenario
+from webapp.services import scenarios as service
+
+EXAMPLE = {
+    "name": "Approved by both reviewers",
+    "input": {"item": "Desk", "amount": 300},
+    "actions": [{"do": "complete", "node": "task_id", "data": {"field": "value"}}],
+    "expect": {"status": "completed", "reached": ["end_id"], "values": {"$vars.total": 300}},
+}
+
+
+def _page(
+    process: Process,
+    *,
+    form: ScenarioForm | None = None,
+    editing: TestScenario | None = None,
+    problems: list[str] | None = None,
+    results: dict[int, RunResult] | None = None,
+    status: int = 200,
+):
+    rows = service.scenarios_of(process.id)
+    coverage = None
+    if results is not None and len(results) == len(rows):
+        coverage = service.coverage(service.draft_document(process), results.values())
+    return render_template(
+        "designer/scenarios.html",
+        process=process,
+        rows=rows,
+        form=form or ScenarioForm(body=json.dumps(EXAMPLE, indent=2)),
+        editing=editing,
+        problems=problems or [],
+        results=results or {},
+        coverage=coverage,
+        delete_form=RevisionForm(revision="0"),
+        example=json.dumps(EXAMPLE, indent=2),
+    ), status
+
+
+def _row(process: Process, scenario_id: int) -> TestScenario:
+    row = next((r for r in service.scenarios_of(process.id) if r.id == scenario_id), None)
+    if row is None:
+        abort(404)
+    return row
+
+
+@bp.route("/<int:process_id>/scenarios", methods=["GET", "POST"])
+def scenarios(process_id: int):
+    """The list; a POST adds a scenario from its JSON (problems name their step)."""
+    process = load_process(process_id, lock=request.method == "POST")
+    form = ScenarioForm()
+    if request.method == "GET":
+        return _page(process)
+    if not form.validate_on_submit():
+        return _page(process, form=form, status=422)
+    try:
+        row = service.save(process, form.body.data, actor=current_user)
+    except service.ScenarioRefused as refused:
+        return _page(process, form=form, problems=refused.problems, status=refused.status)
+    flash(f"Scenario “{row.name}” saved.", "success")
+    return redirect(url_for("designer.scenarios", process_id=process.id))
+
+
+@bp.route("/<int:process_id>/scenarios/<int:scenario_id>", methods=["GET", "POST"])
+def scenario(process_id: int, scenario_id: int):
+    """Edit one scenario's JSON."""
+    process = load_process(process_id, lock=request.method == "POST")
+    row = _row(process, scenario_id)
+    form = ScenarioForm()
+    if request.method == "GET":
+        form = ScenarioForm(body=json.dumps(row.body, indent=2, ensure_ascii=False))
+        return _page(process, form=form, editing=row)
+    if not form.validate_on_submit():
+        return _page(process, form=form, editing=row, status=422)
+    try:
+        service.save(process, form.body.data, actor=current_user, scenario_id=row.id)
+    except service.ScenarioRefused as refused:
+        return _page(
+            process, form=form, editing=row, problems=refused.problems, status=refused.status
+        )
+    flash(f"Scenario “{row.name}” saved.", "success")
+    return redirect(url_for("designer.scenarios", process_id=process.id))
+
+
+@bp.post("/<int:process_id>/scenarios/<int:scenario_id>/delete")
+def delete_scenario(process_id: int, scenario_id: int):
+    process = load_process(process_id, lock=True)
+    if not RevisionForm().validate_on_submit():
+        abort(400)
+    row = _row(process, scenario_id)
+    name = row.name
+    service.delete(process, row.id)
+    flash(f"Scenario “{name}” deleted.", "success")
+    return redirect(url_for("designer.scenarios", process_id=process.id))
+
+
+@bp.post("/<int:process_id>/scenarios/run")
+def run_scenarios(process_id: int):
+    """Run every scenario, or the one `scenario` names, on the draft; the page shows results."""
+    process = load_process(process_id)
+    if not RevisionForm().validate_on_submit():
+        abort(400)
+    only: Any = request.form.get("scenario")
+    if only:
+        only = whole_number(only, 1, MAX_INT32)
+        if only is None:
+            abort(400)
+        _row(process, only)
+    results = {row.id: result for row, result in service.run_all(process, only)}
+    return _page(process, results=results)
