@@ -7,11 +7,20 @@ import json
 import pytest
 from sqlalchemy import func, select
 
-from tests.helpers.designer import get_process, publish, token, upload, versions
+from tests.helpers.designer import finance, get_process, publish, token, upload, versions
 from tests.helpers.documents import chain, node, simple
 from webapp.cli.demo_processes import purchase_request
 from webapp.engine.scenario_runner import run
-from webapp.models import HistoryEntry, Instance, Job, OutboxMessage, Task, TestScenario, Token
+from webapp.models import (
+    HistoryEntry,
+    Instance,
+    Job,
+    OutboxMessage,
+    Process,
+    Task,
+    TestScenario,
+    Token,
+)
 from webapp.process.scenarios import parse
 
 INPUT = {"item": "Desk", "amount": 300, "reviewers": ["alice", "bob"]}
@@ -294,3 +303,35 @@ def test_a_scenario_is_edited_and_deleted_and_only_modellers_see_them(
     assert designer.post(f"{path}/delete", data={"revision": "0"}).status_code == 400
     outsider = user_with(["processes.edit"], ["hr"])
     assert outsider.get(page).status_code == 404
+
+
+def test_a_new_process_imported_from_json_keeps_its_scenarios(designer, make_process, db_session):
+    pid = make_process(key="purchase", doc=purchase_request())
+    _save(designer, pid, APPROVED)
+    exported = json.loads(designer.get(f"/designer/{pid}/draft.json").get_data())
+    exported["key"], exported["name"] = "purchase-copy", "Purchase copy"
+    response = upload(
+        designer,
+        "/designer/import",
+        json.dumps(exported).encode(),
+        "p.json",
+        partition=finance(db_session),
+    )
+    assert response.status_code == 302, response.get_data(as_text=True)
+    copy_id = db_session.scalar(select(Process.id).where(Process.key == "purchase-copy"))
+    rows = db_session.scalars(select(TestScenario).where(TestScenario.process_id == copy_id)).all()
+    assert [row.body for row in rows] == exported["scenarios"]
+    assert "passed</span>" in _run_all(designer, copy_id)
+    broken = copy.deepcopy(exported)
+    broken["key"] = "purchase-broken"
+    broken["scenarios"][0]["expect"]["status"] = "sideways"
+    response = upload(
+        designer,
+        "/designer/import",
+        json.dumps(broken).encode(),
+        "p.json",
+        partition=finance(db_session),
+    )
+    assert response.status_code == 422
+    assert "scenarios[0] expect.status" in response.get_data(as_text=True)
+    assert db_session.scalar(select(Process.id).where(Process.key == "purchase-broken")) is None
