@@ -4,6 +4,7 @@ with its step named, runs it and reads the result and the coverage, at 1280 and 
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 from playwright.sync_api import expect
@@ -61,5 +62,34 @@ def test_a_scenario_is_added_refused_and_run_from_the_page(request, size, app, d
     page.get_by_role("button", name="Run Both approve").click()
     expect(page.locator("#scenario-list")).to_contain_text("passed")
     expect(page.locator("#scenario-coverage")).to_contain_text("Coverage: 70%")
+    assert page.evaluate(OVERFLOW) <= 0
+    assert serious_violations(page) == []
+
+
+@pytest.mark.parametrize("size", ["page", "phone_page"])
+def test_the_diagram_marks_what_the_scenarios_walked(request, size, app, demo):
+    page = request.getfixturevalue(size)
+    pid = _purchase(app)
+    sign_in(page, "designer")
+    page.goto(f"/designer/{pid}/")
+    expect(page.locator("#coverage-share")).to_contain_text("Run the scenarios")
+    page.get_by_role("link", name="Run the scenarios").click()
+    page.get_by_label("Scenario (JSON)").fill(json.dumps(SCENARIO))
+    page.get_by_role("button", name="Save the scenario").click()
+    page.get_by_role("button", name="Run all 1 on the draft").click()
+    expect(page.locator("#scenario-coverage")).to_contain_text("Coverage: 70%")
+    page.get_by_role("link", name="See them on the diagram").click()
+    expect(page.locator("#designer")).to_have_attribute("data-ready", "true")
+    legend = page.locator("#coverage-legend")
+    expect(legend).to_contain_text("walked by a scenario")
+    expect(page.locator("#coverage-share")).to_contain_text("70% of the nodes (7 of 10)")
+    for walked in ("requested", "review", "record", "decided", "f1", "f6", "f7"):
+        expect(page.locator(f'.djs-element[data-element-id="{walked}"]')).to_have_class(
+            re.compile(r"\bcovered\b")
+        )
+    for missed in ("reminder", "remind", "f4"):
+        expect(page.locator(f'.djs-element[data-element-id="{missed}"]')).not_to_have_class(
+            re.compile(r"\bcovered\b")
+        )
     assert page.evaluate(OVERFLOW) <= 0
     assert serious_violations(page) == []

@@ -335,3 +335,33 @@ def test_a_new_process_imported_from_json_keeps_its_scenarios(designer, make_pro
     assert response.status_code == 422
     assert "scenarios[0] expect.status" in response.get_data(as_text=True)
     assert db_session.scalar(select(Process.id).where(Process.key == "purchase-broken")) is None
+
+
+def test_coverage_is_kept_with_the_draft_until_the_draft_or_a_scenario_changes(
+    designer, make_process, db_session
+):
+    pid = make_process(key="purchase", doc=purchase_request())
+    _save(designer, pid, APPROVED)
+    waiting = "run the scenarios</a> to see coverage"
+    assert waiting in designer.get(f"/designer/{pid}/versions").get_data(as_text=True)
+    _run_all(designer, pid)
+    versions_page = designer.get(f"/designer/{pid}/versions").get_data(as_text=True)
+    assert "Coverage: 70%</strong>" in versions_page and "nodes (7 of 10)" in versions_page
+    assert "of its flows (" in versions_page
+    editor = designer.get(f"/designer/{pid}/").get_data(as_text=True)
+    kept = json.loads(editor.split('id="draft-coverage">', 1)[1].split("</script>", 1)[0])
+    assert {"offer", "record", "decided"} <= set(kept["nodes"])
+    doc = purchase_request()
+    assert set(kept["flows"]) < set(doc["flows"]) and kept["flows"]
+    assert "scenarios" not in doc
+    doc["nodes"]["offer"]["title"] = "Review the offer"
+    path = f"/designer/{pid}/import"
+    response = upload(designer, path, json.dumps(doc).encode(), "p.json", revision="1")
+    assert response.status_code == 302, response.get_data(as_text=True)
+    assert waiting in designer.get(f"/designer/{pid}/versions").get_data(as_text=True)
+    editor = designer.get(f"/designer/{pid}/").get_data(as_text=True)
+    assert 'id="draft-coverage">null<' in editor
+    _run_all(designer, pid)
+    assert "Coverage: 70%" in designer.get(f"/designer/{pid}/versions").get_data(as_text=True)
+    _save(designer, pid, both("yes", "no"))
+    assert waiting in designer.get(f"/designer/{pid}/scenarios").get_data(as_text=True)

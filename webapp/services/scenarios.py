@@ -6,6 +6,7 @@ change is one transaction of its own. Runs never write: the runner has its own d
 
 from __future__ import annotations
 
+import hashlib
 import json
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
@@ -39,14 +40,36 @@ class ScenarioRefused(Exception):
 
 @dataclass(frozen=True)
 class Coverage:
-    """The share of the draft's nodes that some scenario walked."""
+    """The draft's nodes and flows that some scenario walked, and how many it has."""
 
-    walked: int
+    nodes: frozenset[str]
+    flows: frozenset[str]
     total: int
+    flow_total: int
+
+    @property
+    def walked(self) -> int:
+        return len(self.nodes)
+
+    @property
+    def flows_walked(self) -> int:
+        return len(self.flows)
 
     @property
     def percent(self) -> int:
-        return round(100 * self.walked / self.total) if self.total else 0
+        return _share(self.walked, self.total)
+
+    @property
+    def flow_percent(self) -> int:
+        return _share(self.flows_walked, self.flow_total)
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"nodes": sorted(self.nodes), "flows": sorted(self.flows),
+                "total": self.total, "flow_total": self.flow_total}  # fmt: skip
+
+
+def _share(part: int, whole: int) -> int:
+    return round(100 * part / whole) if whole else 0
 
 
 def draft_document(process: Process) -> dict[str, Any]:
@@ -201,10 +224,44 @@ def run_all(process: Process, only: int | None = None) -> list[tuple[TestScenari
 
 def coverage(document: Mapping[str, Any], results: Iterable[RunResult]) -> Coverage:
     nodes = set((document.get("nodes") or {}).keys())
+    flows = set((document.get("flows") or {}).keys())
     walked: set[str] = set()
+    walked_flows: set[str] = set()
     for result in results:
         walked |= result.nodes_walked
-    return Coverage(len(walked & nodes), node_count(document))
+        walked_flows |= result.flows_walked
+    return Coverage(
+        frozenset(walked & nodes), frozenset(walked_flows & flows), node_count(document), len(flows)
+    )
+
+
+def _coverage_key(process: Process) -> str:
+    """What the kept coverage depends on: the draft and every scenario, in order."""
+    bodies = [row.body for row in scenarios_of(process.id)]
+    text = documents.canonical_json({"draft": draft_document(process), "scenarios": bodies})
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+@transactional
+def remember_coverage(process: Process, results: Iterable[RunResult]) -> Coverage:
+    """Keep the coverage of a run of every scenario with the draft, so pages need not rerun."""
+    found = coverage(draft_document(process), results)
+    process.scenario_coverage = {"key": _coverage_key(process), **found.as_dict()}
+    return found
+
+
+def kept_coverage(process: Process) -> Coverage | None:
+    """The coverage of the last run of every scenario; None once the draft or a scenario changed
+    since (or when none ran, or the process has no scenarios)."""
+    kept = process.scenario_coverage
+    if not kept or kept.get("key") != _coverage_key(process) or not scenarios_of(process.id):
+        return None
+    return Coverage(
+        frozenset(kept.get("nodes") or ()),
+        frozenset(kept.get("flows") or ()),
+        int(kept.get("total") or 0),
+        int(kept.get("flow_total") or 0),
+    )
 
 
 def failing(process: Process) -> list[tuple[TestScenario, RunResult]]:
