@@ -365,3 +365,35 @@ def test_coverage_is_kept_with_the_draft_until_the_draft_or_a_scenario_changes(
     assert "Coverage: 70%" in designer.get(f"/designer/{pid}/versions").get_data(as_text=True)
     _save(designer, pid, both("yes", "no"))
     assert waiting in designer.get(f"/designer/{pid}/scenarios").get_data(as_text=True)
+
+
+def test_scenarios_travel_with_the_bpmn_export_and_import(designer, make_process, db_session):
+    pid = make_process(key="purchase", doc=purchase_request())
+    _save(designer, pid, APPROVED)
+    xml = designer.get(f"/designer/{pid}/draft.bpmn").get_data(as_text=True)
+    assert "<flowdesk:scenarios>" in xml
+    other = make_process(key="other", doc=purchase_request())
+    path = f"/designer/{other}/import"
+    response = upload(designer, path, xml.encode(), "p.bpmn", revision="1")
+    assert response.status_code == 302, response.get_data(as_text=True)
+    db_session.expire_all()
+    rows = db_session.scalars(select(TestScenario).where(TestScenario.process_id == other)).all()
+    assert [row.name for row in rows] == ["Reviews yes and yes"]
+    assert rows[0].body == parse(APPROVED).as_dict()
+    assert "scenarios" not in get_process(db_session, other).draft_document
+    assert "passed</span>" in _run_all(designer, other)
+    wrong_step = xml.replace('"do":"complete"', '"do":"jump"', 1)
+    response = upload(designer, path, wrong_step.encode(), "p.bpmn", revision="2")
+    assert response.status_code == 422
+    assert "scenarios[0] actions[0].do" in response.get_data(as_text=True)
+    not_a_list = xml.replace("<flowdesk:scenarios>[", "<flowdesk:scenarios>{[", 1)
+    response = upload(designer, path, not_a_list.encode(), "p.bpmn", revision="2")
+    assert response.status_code == 400
+    assert "flowdesk:scenarios of process" in response.get_data(as_text=True)
+    assert get_process(db_session, other).draft_revision == 2
+    assert (
+        db_session.scalar(
+            select(func.count()).select_from(TestScenario).where(TestScenario.process_id == other)
+        )
+        == 1
+    )
