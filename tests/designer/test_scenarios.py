@@ -8,7 +8,7 @@ import pytest
 from sqlalchemy import func, select
 
 from tests.helpers.designer import finance, get_process, publish, token, upload, versions
-from tests.helpers.documents import chain, node, simple
+from tests.helpers.documents import caller_doc, chain, child_doc, node, simple
 from webapp.cli.demo_processes import purchase_request
 from webapp.engine.scenario_runner import run
 from webapp.models import (
@@ -22,6 +22,7 @@ from webapp.models import (
     Token,
 )
 from webapp.process.scenarios import parse
+from webapp.services.scenarios import published
 
 INPUT = {"item": "Desk", "amount": 300, "reviewers": ["alice", "bob"]}
 
@@ -397,3 +398,42 @@ def test_scenarios_travel_with_the_bpmn_export_and_import(designer, make_process
         )
         == 1
     )
+
+
+def _caller_scenario(**expect) -> dict:
+    return {
+        "name": "The child confirms",
+        "input": {},
+        "actions": [{"do": "complete", "node": "work", "data": {}}],
+        "expect": {"status": "completed", "reached": ["call", "end"], **expect},
+    }
+
+
+def test_a_call_activity_runs_the_published_child_whose_task_the_scenario_answers(
+    designer, make_process, db_session
+):
+    caller = make_process(key="caller", doc=caller_doc())
+    missing = run_all_of(designer, caller, _caller_scenario())
+    assert "failed</span>" in missing
+    assert "the call activity &#39;call&#39; calls the process &#39;child&#39;" in missing
+    child = make_process(key="child", doc=child_doc())
+    assert publish(designer, child).status_code == 302
+    page = _run_all(designer, caller)
+    assert "passed</span>" in page, page
+    result = run(caller_doc(), parse(_caller_scenario()), called=published)
+    assert result.passed and result.status == "completed"
+    assert {"call", "end"} <= result.nodes_walked and "work" not in result.nodes_walked
+    assert db_session.scalar(select(func.count()).select_from(Instance)) == 0
+    waiting = run(caller_doc(), parse({**_caller_scenario(), "actions": []}),
+                  called=published)  # fmt: skip
+    assert not waiting.passed and "it waits at call, work" in waiting.failure.reason
+    wrong = run(caller_doc(), parse({**_caller_scenario(), "actions": [
+        {"do": "complete", "node": "nowhere", "data": {}}]}),
+        called=published)  # fmt: skip
+    assert wrong.failure.step == "actions[0]"
+    assert "no open task at 'nowhere'" in wrong.failure.reason
+
+
+def run_all_of(client, pid: int, scenario: dict) -> str:
+    assert _save(client, pid, scenario).status_code == 302
+    return _run_all(client, pid)

@@ -17,7 +17,7 @@ from sqlalchemy import func, select
 from webapp.engine.scenario_runner import Failure, RunResult, run
 from webapp.extensions import db
 from webapp.infra.database import transactional
-from webapp.models import Process, TestScenario, User
+from webapp.models import Process, ProcessVersion, TestScenario, User
 from webapp.models.base import utcnow
 from webapp.process import document as documents
 from webapp.process.scenarios import Scenario, ScenarioError, check, node_count, parse
@@ -202,6 +202,20 @@ def exported(process_id: int) -> list[dict[str, Any]]:
     return [row.body for row in scenarios_of(process_id)]
 
 
+def published(key: str, number: int | None) -> tuple[int, Mapping[str, Any]] | None:
+    """The version of `key` a call activity starts (the latest unless `number`), as the engine
+    picks it, for a scenario's scratch database."""
+    query = (
+        select(ProcessVersion.number, ProcessVersion.document)
+        .join(Process, Process.id == ProcessVersion.process_id)
+        .where(Process.key == key)
+    )
+    if number is not None:
+        query = query.where(ProcessVersion.number == number)
+    found = db.session.execute(query.order_by(ProcessVersion.number.desc()).limit(1)).first()
+    return None if found is None else (found.number, found.document)
+
+
 def run_body(document: Mapping[str, Any], body: Any, name: str = "") -> RunResult:
     """Play one stored or exported scenario; one that no longer reads fails naming why."""
     try:
@@ -209,7 +223,7 @@ def run_body(document: Mapping[str, Any], body: Any, name: str = "") -> RunResul
     except ScenarioError as error:
         where, _, reason = error.problems[0].partition(": ")
         return RunResult(name or "(unnamed)", False, Failure(where, reason), "not started")
-    return run(document, scenario)
+    return run(document, scenario, called=published)
 
 
 def run_all(process: Process, only: int | None = None) -> list[tuple[TestScenario, RunResult]]:
