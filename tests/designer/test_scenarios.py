@@ -437,3 +437,27 @@ def test_a_call_activity_runs_the_published_child_whose_task_the_scenario_answer
 def run_all_of(client, pid: int, scenario: dict) -> str:
     assert _save(client, pid, scenario).status_code == 302
     return _run_all(client, pid)
+
+
+def test_the_cli_runs_the_scenarios_of_an_exported_bpmn_file(app, designer, make_process, tmp_path):
+    pid = make_process(key="purchase", doc=purchase_request())
+    _save(designer, pid, APPROVED)
+    xml = designer.get(f"/designer/{pid}/draft.bpmn").get_data(as_text=True)
+    path = tmp_path / "purchase.bpmn"
+    path.write_text(xml)
+    runner = app.test_cli_runner()
+    passed = runner.invoke(args=["scenarios", "run", str(path)])
+    assert passed.exit_code == 0, passed.output
+    assert "PASS " in passed.output and "1 passed, 0 failed" in passed.output
+    path.write_text(xml.replace("<flowdesk:scenarios>[", "<flowdesk:scenarios>{", 1))
+    broken = runner.invoke(args=["scenarios", "run", str(path)])
+    assert broken.exit_code != 0
+    assert "flowdesk:scenarios of process" in broken.output and "(line " in broken.output
+
+
+def test_publishing_keeps_the_coverage_of_its_scenario_run(designer, make_process):
+    pid = make_process(key="purchase", doc=purchase_request())
+    _save(designer, pid, APPROVED)
+    assert publish(designer, pid).status_code == 302
+    page = designer.get(f"/designer/{pid}/versions").get_data(as_text=True)
+    assert "Coverage: 70%</strong>" in page

@@ -20,6 +20,7 @@ from webapp.infra.database import transactional
 from webapp.models import Process, ProcessVersion, TestScenario, User
 from webapp.models.base import utcnow
 from webapp.process import document as documents
+from webapp.process.bpmn import BpmnImportError, import_bpmn
 from webapp.process.scenarios import Scenario, ScenarioError, check, node_count, parse
 
 # How many scenarios one process may keep.
@@ -186,11 +187,18 @@ replace_all = transactional(store_all)
 
 
 def read_export(data: bytes) -> tuple[dict[str, Any], list[Any]]:
-    """The document and the scenarios of an exported JSON file (ScenarioRefused saying why not)."""
+    """The document and the scenarios of an exported JSON or BPMN file (ScenarioRefused saying
+    why not)."""
     try:
-        document = documents.from_json(data)
+        if data.lstrip(b"\xef\xbb\xbf \t\r\n").startswith(b"<"):
+            document = import_bpmn(data).document
+        else:
+            document = documents.from_json(data)
     except documents.DocumentError as error:
         raise ScenarioRefused([f"file: {error}"]) from None
+    except BpmnImportError as error:
+        line = f" (line {error.line})" if error.line else ""
+        raise ScenarioRefused([f"file{line}: {error.message}"]) from None
     bodies = document.pop("scenarios", None) or []
     if not isinstance(bodies, list):
         raise ScenarioRefused(["scenarios: a list is required"])
@@ -256,12 +264,15 @@ def _coverage_key(process: Process) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
-@transactional
-def remember_coverage(process: Process, results: Iterable[RunResult]) -> Coverage:
-    """Keep the coverage of a run of every scenario with the draft, so pages need not rerun."""
+def keep_coverage(process: Process, results: Iterable[RunResult]) -> Coverage:
+    """Keep the coverage of a run of every scenario with the draft, so pages need not rerun
+    (in the caller's transaction)."""
     found = coverage(draft_document(process), results)
     process.scenario_coverage = {"key": _coverage_key(process), **found.as_dict()}
     return found
+
+
+remember_coverage = transactional(keep_coverage)
 
 
 def kept_coverage(process: Process) -> Coverage | None:
@@ -279,5 +290,7 @@ def kept_coverage(process: Process) -> Coverage | None:
 
 
 def failing(process: Process) -> list[tuple[TestScenario, RunResult]]:
-    """The scenarios that fail on the draft (the publish gate)."""
-    return [(row, result) for row, result in run_all(process) if not result.passed]
+    """The scenarios that fail on the draft (the publish gate); the run's coverage is kept."""
+    runs = run_all(process)
+    keep_coverage(process, [result for _, result in runs])
+    return [(row, result) for row, result in runs if not result.passed]
