@@ -10,7 +10,7 @@ import pytest
 from playwright.sync_api import expect
 from sqlalchemy import select
 
-from tests.helpers.browser import serious_violations, sign_in
+from tests.helpers.browser import save, serious_violations, sign_in
 from webapp.cli.demo_processes import purchase_request
 
 pytestmark = pytest.mark.browser
@@ -93,3 +93,11 @@ def test_the_diagram_marks_what_the_scenarios_walked(request, size, app, demo):
         )
     assert page.evaluate(OVERFLOW) <= 0
     assert serious_violations(page) == []
+    page.evaluate(
+        "(() => { const r = modeler.get('elementRegistry');"
+        " modeler.get('modeling').moveElements([r.get('decided')], {x: 0, y: 60}); })()"
+    )
+    save(page)
+    expect(page.locator(".djs-element.covered")).to_have_count(0)
+    expect(page.locator("#coverage-share")).to_contain_text("The draft changed: run the scenarios")
+    expect(legend).to_be_hidden()

@@ -348,7 +348,7 @@ def test_coverage_is_kept_with_the_draft_until_the_draft_or_a_scenario_changes(
     _run_all(designer, pid)
     versions_page = designer.get(f"/designer/{pid}/versions").get_data(as_text=True)
     assert "Coverage: 70%</strong>" in versions_page and "nodes (7 of 10)" in versions_page
-    assert "of its flows (" in versions_page
+    assert "71% of its flows (5 of 7)" in versions_page
     editor = designer.get(f"/designer/{pid}/").get_data(as_text=True)
     kept = json.loads(editor.split('id="draft-coverage">', 1)[1].split("</script>", 1)[0])
     assert {"offer", "record", "decided"} <= set(kept["nodes"])
