@@ -740,6 +740,7 @@
     timer: null,
     panelKey: JSON.stringify({ count: '0' }),
     marked: [],
+    covered: [],
     summary: '',
   };
   const dirty = () => state.edits !== state.savedEdits;
@@ -795,6 +796,7 @@
       root.dataset.revision = String(body.revision);
       state.savedEdits = edits;
       showProblems(body.problems || []);
+      staleCoverage();
       setStatus(dirty() ? 'Unsaved changes' : `Saved · revision ${body.revision} · ${state.summary}`, dirty() ? 'dirty' : 'ok');
       if (dirty()) schedule();
       return true;
@@ -876,6 +878,30 @@
       event.returnValue = '';
     }
   });
+
+  /* --- coverage: what the scenarios walked, kept by the server with the draft --- */
+
+  function showCoverage(coverage) {
+    if (!coverage) return;
+    const registry = get('elementRegistry');
+    const canvas = get('canvas');
+    [...coverage.nodes, ...coverage.flows].forEach((id) => {
+      if (!registry.get(id)) return;
+      canvas.addMarker(id, 'covered');
+      state.covered.push(id);
+    });
+  }
+
+  /* A saved edit changes the draft: the coverage was of the one before. */
+  function staleCoverage() {
+    const legend = byId('coverage-legend');
+    if (!state.covered.length || !legend) return;
+    const registry = get('elementRegistry');
+    state.covered.forEach((id) => { if (registry.get(id)) get('canvas').removeMarker(id, 'covered'); });
+    state.covered = [];
+    byId('coverage-share').textContent = 'The draft changed: run the scenarios to see coverage.';
+    legend.hidden = true;
+  }
 
   /* --- problems: a list and markers on the diagram --- */
 
@@ -1336,6 +1362,7 @@
     namePaletteEntries();
     byId('canvas').querySelector('.djs-container > svg').setAttribute('aria-label', 'Process diagram: Delete, Ctrl+Z and the other shortcuts work here. The Outline view edits the same draft with the keyboard.');
     showProblems(readJSON('draft-problems'));
+    showCoverage(readJSON('draft-coverage'));
     setStatus(`Saved · revision ${state.revision} · ${state.summary}`, 'ok');
     root.dataset.ready = 'true';
     performance.mark('flowdesk:ready');

@@ -4,12 +4,13 @@ with its step named, runs it and reads the result and the coverage, at 1280 and 
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 from playwright.sync_api import expect
 from sqlalchemy import select
 
-from tests.helpers.browser import serious_violations, sign_in
+from tests.helpers.browser import save, serious_violations, sign_in
 from webapp.cli.demo_processes import purchase_request
 
 pytestmark = pytest.mark.browser
@@ -63,3 +64,40 @@ def test_a_scenario_is_added_refused_and_run_from_the_page(request, size, app, d
     expect(page.locator("#scenario-coverage")).to_contain_text("Coverage: 70%")
     assert page.evaluate(OVERFLOW) <= 0
     assert serious_violations(page) == []
+
+
+@pytest.mark.parametrize("size", ["page", "phone_page"])
+def test_the_diagram_marks_what_the_scenarios_walked(request, size, app, demo):
+    page = request.getfixturevalue(size)
+    pid = _purchase(app)
+    sign_in(page, "designer")
+    page.goto(f"/designer/{pid}/")
+    expect(page.locator("#coverage-share")).to_contain_text("Run the scenarios")
+    page.get_by_role("link", name="Run the scenarios").click()
+    page.get_by_label("Scenario (JSON)").fill(json.dumps(SCENARIO))
+    page.get_by_role("button", name="Save the scenario").click()
+    page.get_by_role("button", name="Run all 1 on the draft").click()
+    expect(page.locator("#scenario-coverage")).to_contain_text("Coverage: 70%")
+    page.get_by_role("link", name="See them on the diagram").click()
+    expect(page.locator("#designer")).to_have_attribute("data-ready", "true")
+    legend = page.locator("#coverage-legend")
+    expect(legend).to_contain_text("walked by a scenario")
+    expect(page.locator("#coverage-share")).to_contain_text("70% of the nodes (7 of 10)")
+    for walked in ("requested", "review", "record", "decided", "f1", "f6", "f7"):
+        expect(page.locator(f'.djs-element[data-element-id="{walked}"]')).to_have_class(
+            re.compile(r"\bcovered\b")
+        )
+    for missed in ("reminder", "remind", "f4"):
+        expect(page.locator(f'.djs-element[data-element-id="{missed}"]')).not_to_have_class(
+            re.compile(r"\bcovered\b")
+        )
+    assert page.evaluate(OVERFLOW) <= 0
+    assert serious_violations(page) == []
+    page.evaluate(
+        "(() => { const r = modeler.get('elementRegistry');"
+        " modeler.get('modeling').moveElements([r.get('decided')], {x: 0, y: 60}); })()"
+    )
+    save(page)
+    expect(page.locator(".djs-element.covered")).to_have_count(0)
+    expect(page.locator("#coverage-share")).to_contain_text("The draft changed: run the scenarios")
+    expect(legend).to_be_hidden()

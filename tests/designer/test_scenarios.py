@@ -7,12 +7,22 @@ import json
 import pytest
 from sqlalchemy import func, select
 
-from tests.helpers.designer import get_process, publish, token, upload, versions
-from tests.helpers.documents import chain, node, simple
+from tests.helpers.designer import finance, get_process, publish, token, upload, versions
+from tests.helpers.documents import caller_doc, chain, child_doc, node, simple
 from webapp.cli.demo_processes import purchase_request
 from webapp.engine.scenario_runner import run
-from webapp.models import HistoryEntry, Instance, Job, OutboxMessage, Task, TestScenario, Token
+from webapp.models import (
+    HistoryEntry,
+    Instance,
+    Job,
+    OutboxMessage,
+    Process,
+    Task,
+    TestScenario,
+    Token,
+)
 from webapp.process.scenarios import parse
+from webapp.services.scenarios import published
 
 INPUT = {"item": "Desk", "amount": 300, "reviewers": ["alice", "bob"]}
 
@@ -294,3 +304,160 @@ def test_a_scenario_is_edited_and_deleted_and_only_modellers_see_them(
     assert designer.post(f"{path}/delete", data={"revision": "0"}).status_code == 400
     outsider = user_with(["processes.edit"], ["hr"])
     assert outsider.get(page).status_code == 404
+
+
+def test_a_new_process_imported_from_json_keeps_its_scenarios(designer, make_process, db_session):
+    pid = make_process(key="purchase", doc=purchase_request())
+    _save(designer, pid, APPROVED)
+    exported = json.loads(designer.get(f"/designer/{pid}/draft.json").get_data())
+    exported["key"], exported["name"] = "purchase-copy", "Purchase copy"
+    response = upload(
+        designer,
+        "/designer/import",
+        json.dumps(exported).encode(),
+        "p.json",
+        partition=finance(db_session),
+    )
+    assert response.status_code == 302, response.get_data(as_text=True)
+    copy_id = db_session.scalar(select(Process.id).where(Process.key == "purchase-copy"))
+    rows = db_session.scalars(select(TestScenario).where(TestScenario.process_id == copy_id)).all()
+    assert [row.body for row in rows] == exported["scenarios"]
+    assert "passed</span>" in _run_all(designer, copy_id)
+    broken = copy.deepcopy(exported)
+    broken["key"] = "purchase-broken"
+    broken["scenarios"][0]["expect"]["status"] = "sideways"
+    response = upload(
+        designer,
+        "/designer/import",
+        json.dumps(broken).encode(),
+        "p.json",
+        partition=finance(db_session),
+    )
+    assert response.status_code == 422
+    assert "scenarios[0] expect.status" in response.get_data(as_text=True)
+    assert db_session.scalar(select(Process.id).where(Process.key == "purchase-broken")) is None
+
+
+def test_coverage_is_kept_with_the_draft_until_the_draft_or_a_scenario_changes(
+    designer, make_process, db_session
+):
+    pid = make_process(key="purchase", doc=purchase_request())
+    _save(designer, pid, APPROVED)
+    waiting = "run the scenarios</a> to see coverage"
+    assert waiting in designer.get(f"/designer/{pid}/versions").get_data(as_text=True)
+    _run_all(designer, pid)
+    versions_page = designer.get(f"/designer/{pid}/versions").get_data(as_text=True)
+    assert "Coverage: 70%</strong>" in versions_page and "nodes (7 of 10)" in versions_page
+    assert "71% of its flows (5 of 7)" in versions_page
+    editor = designer.get(f"/designer/{pid}/").get_data(as_text=True)
+    kept = json.loads(editor.split('id="draft-coverage">', 1)[1].split("</script>", 1)[0])
+    assert {"offer", "record", "decided"} <= set(kept["nodes"])
+    doc = purchase_request()
+    assert set(kept["flows"]) < set(doc["flows"]) and kept["flows"]
+    assert "scenarios" not in doc
+    doc["nodes"]["offer"]["title"] = "Review the offer"
+    path = f"/designer/{pid}/import"
+    response = upload(designer, path, json.dumps(doc).encode(), "p.json", revision="1")
+    assert response.status_code == 302, response.get_data(as_text=True)
+    assert waiting in designer.get(f"/designer/{pid}/versions").get_data(as_text=True)
+    editor = designer.get(f"/designer/{pid}/").get_data(as_text=True)
+    assert 'id="draft-coverage">null<' in editor
+    _run_all(designer, pid)
+    assert "Coverage: 70%" in designer.get(f"/designer/{pid}/versions").get_data(as_text=True)
+    _save(designer, pid, both("yes", "no"))
+    assert waiting in designer.get(f"/designer/{pid}/scenarios").get_data(as_text=True)
+
+
+def test_scenarios_travel_with_the_bpmn_export_and_import(designer, make_process, db_session):
+    pid = make_process(key="purchase", doc=purchase_request())
+    _save(designer, pid, APPROVED)
+    xml = designer.get(f"/designer/{pid}/draft.bpmn").get_data(as_text=True)
+    assert "<flowdesk:scenarios>" in xml
+    other = make_process(key="other", doc=purchase_request())
+    path = f"/designer/{other}/import"
+    response = upload(designer, path, xml.encode(), "p.bpmn", revision="1")
+    assert response.status_code == 302, response.get_data(as_text=True)
+    db_session.expire_all()
+    rows = db_session.scalars(select(TestScenario).where(TestScenario.process_id == other)).all()
+    assert [row.name for row in rows] == ["Reviews yes and yes"]
+    assert rows[0].body == parse(APPROVED).as_dict()
+    assert "scenarios" not in get_process(db_session, other).draft_document
+    assert "passed</span>" in _run_all(designer, other)
+    wrong_step = xml.replace('"do":"complete"', '"do":"jump"', 1)
+    response = upload(designer, path, wrong_step.encode(), "p.bpmn", revision="2")
+    assert response.status_code == 422
+    assert "scenarios[0] actions[0].do" in response.get_data(as_text=True)
+    not_a_list = xml.replace("<flowdesk:scenarios>[", "<flowdesk:scenarios>{[", 1)
+    response = upload(designer, path, not_a_list.encode(), "p.bpmn", revision="2")
+    assert response.status_code == 400
+    assert "flowdesk:scenarios of process" in response.get_data(as_text=True)
+    assert get_process(db_session, other).draft_revision == 2
+    assert (
+        db_session.scalar(
+            select(func.count()).select_from(TestScenario).where(TestScenario.process_id == other)
+        )
+        == 1
+    )
+
+
+def _caller_scenario(**expect) -> dict:
+    return {
+        "name": "The child confirms",
+        "input": {},
+        "actions": [{"do": "complete", "node": "work", "data": {}}],
+        "expect": {"status": "completed", "reached": ["call", "end"], **expect},
+    }
+
+
+def test_a_call_activity_runs_the_published_child_whose_task_the_scenario_answers(
+    designer, make_process, db_session
+):
+    caller = make_process(key="caller", doc=caller_doc())
+    missing = run_all_of(designer, caller, _caller_scenario())
+    assert "failed</span>" in missing
+    assert "the call activity &#39;call&#39; calls the process &#39;child&#39;" in missing
+    child = make_process(key="child", doc=child_doc())
+    assert publish(designer, child).status_code == 302
+    page = _run_all(designer, caller)
+    assert "passed</span>" in page, page
+    result = run(caller_doc(), parse(_caller_scenario()), called=published)
+    assert result.passed and result.status == "completed"
+    assert {"call", "end"} <= result.nodes_walked and "work" not in result.nodes_walked
+    assert db_session.scalar(select(func.count()).select_from(Instance)) == 0
+    waiting = run(caller_doc(), parse({**_caller_scenario(), "actions": []}),
+                  called=published)  # fmt: skip
+    assert not waiting.passed and "it waits at call, work" in waiting.failure.reason
+    wrong = run(caller_doc(), parse({**_caller_scenario(), "actions": [
+        {"do": "complete", "node": "nowhere", "data": {}}]}),
+        called=published)  # fmt: skip
+    assert wrong.failure.step == "actions[0]"
+    assert "no open task at 'nowhere'" in wrong.failure.reason
+
+
+def run_all_of(client, pid: int, scenario: dict) -> str:
+    assert _save(client, pid, scenario).status_code == 302
+    return _run_all(client, pid)
+
+
+def test_the_cli_runs_the_scenarios_of_an_exported_bpmn_file(app, designer, make_process, tmp_path):
+    pid = make_process(key="purchase", doc=purchase_request())
+    _save(designer, pid, APPROVED)
+    xml = designer.get(f"/designer/{pid}/draft.bpmn").get_data(as_text=True)
+    path = tmp_path / "purchase.bpmn"
+    path.write_text(xml)
+    runner = app.test_cli_runner()
+    passed = runner.invoke(args=["scenarios", "run", str(path)])
+    assert passed.exit_code == 0, passed.output
+    assert "PASS " in passed.output and "1 passed, 0 failed" in passed.output
+    path.write_text(xml.replace("<flowdesk:scenarios>[", "<flowdesk:scenarios>{", 1))
+    broken = runner.invoke(args=["scenarios", "run", str(path)])
+    assert broken.exit_code != 0
+    assert "flowdesk:scenarios of process" in broken.output and "(line " in broken.output
+
+
+def test_publishing_keeps_the_coverage_of_its_scenario_run(designer, make_process):
+    pid = make_process(key="purchase", doc=purchase_request())
+    _save(designer, pid, APPROVED)
+    assert publish(designer, pid).status_code == 302
+    page = designer.get(f"/designer/{pid}/versions").get_data(as_text=True)
+    assert "Coverage: 70%</strong>" in page

@@ -103,3 +103,14 @@ def test_actions_on_nodes_of_the_wrong_kind_and_unknown_expected_nodes_are_named
         "actions[1].node: no service task 'offer' in this draft",
         "expect.reached: no node 'gone' in this draft",
     ]
+
+
+def test_with_a_call_activity_an_action_may_answer_a_node_of_the_called_process():
+    doc = purchase_request()
+    doc["nodes"]["check"] = node("callActivity", "Check supplier", process="supplier")
+    raw = {**GOOD, "actions": [{"do": "complete", "node": "confirm"},
+                               {"do": "timer", "node": "offer"}]}  # fmt: skip
+    with pytest.raises(ScenarioError) as caught:
+        check(raw, doc)
+    assert caught.value.problems == ["actions[1].node: no timer 'offer' in this draft"]
+    check({**raw, "actions": raw["actions"][:1]}, doc)

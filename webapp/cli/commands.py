@@ -110,7 +110,7 @@ def _echo_result(label: str, result: RunResult) -> None:
 @with_appcontext
 def run_scenarios(key: str | None, files: tuple[str, ...]) -> None:
     """Run the scenarios of every process (or --process KEY) on its draft, or those of exported
-    JSON files; exits 1 when one fails."""
+    JSON or BPMN files; exits 1 when one fails."""
     runs: list[tuple[str, RunResult]] = []
     if files:
         for path in files:

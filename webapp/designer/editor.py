@@ -40,7 +40,7 @@ from webapp.process.kinds import (
     definition_element,
 )
 from webapp.process.validation import has_errors
-from webapp.services import processes
+from webapp.services import processes, scenarios
 from webapp.services.processes import ImportRefused, ProcessError, ScenariosFailed, StaleDraft
 from webapp.web.htmx import is_htmx
 
@@ -125,6 +125,7 @@ def editor(process_id: int):
         kinds=kind_table(),
         latest=processes.latest_version(process),
         can_publish=can_publish(process),
+        coverage=scenarios.kept_coverage(process),
     )
 
 

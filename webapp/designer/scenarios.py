@@ -34,9 +34,7 @@ def _page(
     status: int = 200,
 ):
     rows = service.scenarios_of(process.id)
-    coverage = None
-    if results is not None and len(results) == len(rows):
-        coverage = service.coverage(service.draft_document(process), results.values())
+    coverage = service.kept_coverage(process)
     return render_template(
         "designer/scenarios.html",
         process=process,
@@ -121,4 +119,6 @@ def run_scenarios(process_id: int):
             abort(400)
         _row(process, only)
     results = {row.id: result for row, result in service.run_all(process, only)}
+    if len(results) == len(service.scenarios_of(process.id)):
+        service.remember_coverage(process, results.values())
     return _page(process, results=results)

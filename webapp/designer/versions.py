@@ -14,7 +14,7 @@ from webapp.designer.views import document_json, download
 from webapp.inputs import MAX_INT32, whole_number
 from webapp.models import Process, ProcessVersion
 from webapp.permissions import can
-from webapp.services import processes
+from webapp.services import processes, scenarios
 from webapp.services.operations import migration
 
 
@@ -36,6 +36,8 @@ def versions(process_id: int):
         versions=items,
         draft_differs=latest is None or latest.content_hash != process.draft_hash,
         can_publish=can_publish(process),
+        has_scenarios=bool(scenarios.scenarios_of(process.id)),
+        coverage=scenarios.kept_coverage(process),
     )
 
 

@@ -20,7 +20,7 @@ from webapp.extensions import db
 from webapp.infra.pagination import paginate
 from webapp.models import Process, ProcessVersion
 from webapp.permissions import partition_filter
-from webapp.process.bpmn import ProcessChoice
+from webapp.process.bpmn import ProcessChoice, with_scenarios
 from webapp.process.naming import plural
 from webapp.services import processes
 from webapp.services import scenarios as test_scenarios
@@ -325,7 +325,8 @@ def document_json(doc: dict[str, Any]) -> str:
 @bp.get("/<int:process_id>/draft.bpmn")
 def export_draft_bpmn(process_id: int):
     process = load_process(process_id)
-    return download(draft_xml(process), f"{process.key}-draft.bpmn", "application/xml")
+    xml = with_scenarios(draft_xml(process), test_scenarios.exported(process.id))
+    return download(xml, f"{process.key}-draft.bpmn", "application/xml")
 
 
 @bp.get("/<int:process_id>/draft.json")

@@ -3,7 +3,9 @@
 Every run gets its own in-memory SQLite database with the app's schema: the draft is stored
 there as a version, one instance starts and each action is one engine step. Nothing reaches
 the real tables, no mail leaves, tools are stubbed (safe tools run for real) and timers fire
-on the scenario's own clock, which jumps to their due time instead of sleeping. `upto` plays
+on the scenario's own clock, which jumps to their due time instead of sleeping. A call
+activity starts the version of the called process the engine would pick (copied in from the
+caller's `Called` look-up), whose waits the actions answer like the draft's own. `upto` plays
 only the first actions and skips the expectations, for a view that shows the state so far.
 """
 
@@ -41,6 +43,13 @@ EPOCH = datetime(2030, 1, 1, tzinfo=UTC)
 MAIL_TOOLS = frozenset({"email.send"})
 # Steps the runner takes on its own after an action (safe tools, due timers) at most.
 SETTLE_LIMIT = 1000
+# The published version a call activity starts: (key, number or None for the latest) to
+# (number, document), or None when there is none.
+Called = Callable[[str, int | None], tuple[int, Mapping[str, Any]] | None]
+
+
+def _none_called(key: str, number: int | None) -> None:
+    return None
 
 
 _copying = threading.Lock()
@@ -143,10 +152,12 @@ def _checked(spec: Any, data: Mapping[str, Any], context: Mapping[str, Any]) -> 
 class _Run:
     """One scenario on one scratch database."""
 
-    def __init__(self, document: Mapping[str, Any], session: Session) -> None:
+    def __init__(self, document: Mapping[str, Any], session: Session, called: Called) -> None:
         self.session = session
         self.now = EPOCH
-        process = Process(key=str(document.get("key") or "scenario"), name="scenario")
+        self.called = called
+        self.key = str(document.get("key") or "scenario")
+        process = Process(key=self.key, name="scenario")
         session.add(process)
         session.flush()
         self.version = ProcessVersion(
@@ -173,15 +184,14 @@ class _Run:
         self.settle()
 
     def _pending(self, kind: str, node: str | None = None) -> list[Job]:
-        query = select(Job).where(
-            Job.instance_id == self.instance_id, Job.kind == kind, Job.status == JobStatus.PENDING
-        )
+        """Pending jobs of the draft's instance and of the children its calls started."""
+        query = select(Job).where(Job.kind == kind, Job.status == JobStatus.PENDING)
         if node is not None:
             query = query.where(Job.node_id == node)
         return list(self.session.scalars(query.order_by(Job.due_at, Job.id)))
 
     def _run_tool(self, job: Job, run: Callable[[Call], Outcome]) -> None:
-        steps.run_inline_tool(self.session, job.id, self.instance_id, run, now=self.now)
+        steps.run_inline_tool(self.session, job.id, job.instance_id, run, now=self.now)
         self.session.commit()
 
     def settle(self) -> None:
@@ -199,12 +209,66 @@ class _Run:
             if not moved:
                 due = [job for job in self._pending("timer") if job.due_at <= self.now]
                 if due:
-                    steps.fire_timer(self.session, due[0].id, self.instance_id, now=self.now)
+                    steps.fire_timer(self.session, due[0].id, due[0].instance_id, now=self.now)
                     self.session.commit()
                     moved = True
             if not moved:
+                moved = self._hand_over()
+            if not moved:
                 return
         raise _Stop(f"the process still moved after {SETTLE_LIMIT} automatic steps")
+
+    def _hand_over(self) -> bool:
+        """Take one step between a caller and its child: start, resume or cancel a call."""
+        jobs = self._pending("call") + self._pending("resume") + self._pending("cancel")
+        if not jobs:
+            return False
+        job = jobs[0]
+        if job.kind == "call":
+            self._copy_called(job)
+            steps.start_called(self.session, job.id, now=self.now)
+        elif job.kind == "resume":
+            steps.resume_from_child(self.session, job.id, job.instance_id, now=self.now)
+        else:
+            steps.cancel_called(self.session, job.id, job.instance_id, now=self.now)
+        self.session.commit()
+        return True
+
+    def _copy_called(self, job: Job) -> None:
+        """Copy the version a call starts into the scratch database; a call whose process has
+        no such published version fails the scenario naming the call activity. The draft's own
+        key calls the draft."""
+        key = job.tool or ""
+        number = (job.inputs or {}).get("version")
+        if key == self.key:
+            return
+        found = self.called(key, number)
+        if found is None:
+            wanted = f"version {number} of " if number else ""
+            raise _Stop(f"the call activity '{job.node_id}' calls {wanted}the process '{key}', "
+                        "which is not published")  # fmt: skip
+        published, document = found
+        process = self.session.scalar(select(Process).where(Process.key == key))
+        if process is None:
+            process = Process(key=key, name=key)
+            self.session.add(process)
+            self.session.flush()
+        exists = self.session.scalar(
+            select(ProcessVersion.id).where(
+                ProcessVersion.process_id == process.id, ProcessVersion.number == published
+            )
+        )
+        if exists is None:
+            self.session.add(
+                ProcessVersion(
+                    process_id=process.id,
+                    number=published,
+                    document=dict(document),
+                    bpmn_xml="",
+                    content_hash=content_hash(document),
+                )
+            )
+        self.session.flush()
 
     def play(self, action: Action) -> None:
         handler = getattr(self, f"_do_{action.do}")
@@ -214,11 +278,7 @@ class _Run:
     def _open_task(self, node: str) -> Task:
         task = self.session.scalar(
             select(Task)
-            .where(
-                Task.instance_id == self.instance_id,
-                Task.node_id == node,
-                Task.status == TaskStatus.OPEN,
-            )
+            .where(Task.node_id == node, Task.status == TaskStatus.OPEN)
             .order_by(Task.id)
             .limit(1)
         )
@@ -236,7 +296,7 @@ class _Run:
         task = self._open_task(action.node)
         values = action.data
         if task.form:
-            instance = self.instance()
+            instance = self.instance(task.instance_id)
             context = {"$input": instance.input, "$vars": instance.vars, "$nodes": instance.nodes}
             values = _checked(task.form, values, context)
         steps.complete_task(self.session, task.id, values, actor=None, now=self.now)
@@ -276,15 +336,20 @@ class _Run:
         if not jobs:
             raise _Stop(f"no timer waits at '{action.node}'; {self.where()}")
         self.now = max(self.now, jobs[0].due_at)
-        steps.fire_timer(self.session, jobs[0].id, self.instance_id, now=self.now)
+        steps.fire_timer(self.session, jobs[0].id, jobs[0].instance_id, now=self.now)
         self.session.commit()
 
     def _do_message(self, action: Action) -> None:
-        result = steps.deliver_message(
-            self.session, self.instance_id, action.name, action.key, action.payload, now=self.now
-        )
-        self.session.commit()
-        if not result.applied:
+        applied = False
+        for instance_id in self._running():
+            result = steps.deliver_message(
+                self.session, instance_id, action.name, action.key, action.payload, now=self.now
+            )
+            self.session.commit()
+            if result.applied:
+                applied = True
+                break
+        if not applied:
             raise _Stop(f"nothing waits for message '{action.name}' ({action.key!r}); "
                         f"{self.where()}")  # fmt: skip
 
@@ -304,32 +369,38 @@ class _Run:
             self.session.commit()
             if batch is None or batch.kind == "start":
                 continue
-            result = signals.deliver(self.session, batch, self.instance_id, self.now)
-            self.session.commit()
-            woke = woke or result.applied
+            for instance_id in self._running():
+                result = signals.deliver(self.session, batch, instance_id, self.now)
+                self.session.commit()
+                woke = woke or result.applied
             signals.finish_batch(self.session, batch, self.now)
             self.session.commit()
         if not woke:
             raise _Stop(f"nothing waits for signal '{action.name}'; {self.where()}")
 
-    def instance(self) -> Instance:
+    def _running(self) -> list[int]:
+        """The draft's instance, then the children its calls started, while they run."""
+        children = self.session.scalars(
+            select(Instance.id)
+            .where(Instance.id != self.instance_id, Instance.status == InstanceStatus.RUNNING)
+            .order_by(Instance.id)
+        )
+        return [self.instance_id, *children]
+
+    def instance(self, instance_id: int | None = None) -> Instance:
         self.session.expire_all()
-        instance = self.session.get(Instance, self.instance_id)
+        instance = self.session.get(Instance, instance_id or self.instance_id)
         if instance is None:
             raise _Stop("the instance did not start")
         return instance
 
     def waits(self) -> list[dict[str, Any]]:
         tokens = self.session.scalars(
-            select(Token)
-            .where(Token.instance_id == self.instance_id, Token.status.in_(("active", "waiting")))
-            .order_by(Token.id)
+            select(Token).where(Token.status.in_(("active", "waiting"))).order_by(Token.id)
         )
         out = [{"node": t.node_id, "token": t.id, "status": t.status} for t in tokens]
         tasks = self.session.scalars(
-            select(Task)
-            .where(Task.instance_id == self.instance_id, Task.status == TaskStatus.OPEN)
-            .order_by(Task.id)
+            select(Task).where(Task.status == TaskStatus.OPEN).order_by(Task.id)
         )
         for task in tasks:
             out.append({"node": task.node_id, "task": task.id, "title": task.title,
@@ -397,10 +468,17 @@ def _fill(run: _Run, result: RunResult) -> None:
                 result.flows_walked.add(flow)
 
 
-def run(document: Mapping[str, Any], scenario: Scenario, *, upto: int | None = None) -> RunResult:
+def run(
+    document: Mapping[str, Any],
+    scenario: Scenario,
+    *,
+    upto: int | None = None,
+    called: Called = _none_called,
+) -> RunResult:
     """Play `scenario` on `document` (a draft) and check its expectations; with `upto`, play
-    only the first `upto` actions and check nothing. Never raises for a scenario that does not
-    fit: the result names the failing step."""
+    only the first `upto` actions and check nothing; `called` finds the versions call
+    activities start. Never raises for a scenario that does not fit: the result names the
+    failing step."""
     result = RunResult(scenario.name, False, None, "not started")
     stale = problems_against(scenario, document)
     if stale:
@@ -410,7 +488,7 @@ def run(document: Mapping[str, Any], scenario: Scenario, *, upto: int | None = N
     engine = scratch_engine()
     session = Session(engine, expire_on_commit=True)
     try:
-        play = _Run(document, session)
+        play = _Run(document, session, called)
         actions = scenario.actions if upto is None else scenario.actions[:upto]
         step = "input"
         try:

@@ -39,6 +39,10 @@ class Process(Model):
     import_report: Mapped[dict[str, Any] | None] = mapped_column(
         OrderedJSON, nullable=True, deferred=True
     )
+    #: The nodes and flows the scenarios walked when last all run, keyed by draft and scenarios.
+    scenario_coverage: Mapped[dict[str, Any] | None] = mapped_column(
+        OrderedJSON, nullable=True, deferred=True
+    )
     created_by_id: Mapped[int | None] = mapped_column(
         ForeignKey("users.id", ondelete="SET NULL"), nullable=True
     )

@@ -468,6 +468,7 @@ def save_draft_xml(
     check_revision(process, base_revision)
     result = read_upload(xml if isinstance(xml, bytes) else xml.encode("utf-8"))
     _refuse_unsupported(result, "The diagram")
+    result.document.pop("scenarios", None)  # kept in their own table, changed on their page
     doc = result.document
     keep = doc.get("key") == process.key and doc.get("name") == process.name
     text = xml.decode("utf-8") if isinstance(xml, bytes) else xml

@@ -6,6 +6,7 @@ change is one transaction of its own. Runs never write: the runner has its own d
 
 from __future__ import annotations
 
+import hashlib
 import json
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
@@ -16,9 +17,10 @@ from sqlalchemy import func, select
 from webapp.engine.scenario_runner import Failure, RunResult, run
 from webapp.extensions import db
 from webapp.infra.database import transactional
-from webapp.models import Process, TestScenario, User
+from webapp.models import Process, ProcessVersion, TestScenario, User
 from webapp.models.base import utcnow
 from webapp.process import document as documents
+from webapp.process.bpmn import BpmnImportError, import_bpmn
 from webapp.process.scenarios import Scenario, ScenarioError, check, node_count, parse
 
 # How many scenarios one process may keep.
@@ -39,14 +41,36 @@ class ScenarioRefused(Exception):
 
 @dataclass(frozen=True)
 class Coverage:
-    """The share of the draft's nodes that some scenario walked."""
+    """The draft's nodes and flows that some scenario walked, and how many it has."""
 
-    walked: int
+    nodes: frozenset[str]
+    flows: frozenset[str]
     total: int
+    flow_total: int
+
+    @property
+    def walked(self) -> int:
+        return len(self.nodes)
+
+    @property
+    def flows_walked(self) -> int:
+        return len(self.flows)
 
     @property
     def percent(self) -> int:
-        return round(100 * self.walked / self.total) if self.total else 0
+        return _share(self.walked, self.total)
+
+    @property
+    def flow_percent(self) -> int:
+        return _share(self.flows_walked, self.flow_total)
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"nodes": sorted(self.nodes), "flows": sorted(self.flows),
+                "total": self.total, "flow_total": self.flow_total}  # fmt: skip
+
+
+def _share(part: int, whole: int) -> int:
+    return round(100 * part / whole) if whole else 0
 
 
 def draft_document(process: Process) -> dict[str, Any]:
@@ -163,11 +187,18 @@ replace_all = transactional(store_all)
 
 
 def read_export(data: bytes) -> tuple[dict[str, Any], list[Any]]:
-    """The document and the scenarios of an exported JSON file (ScenarioRefused saying why not)."""
+    """The document and the scenarios of an exported JSON or BPMN file (ScenarioRefused saying
+    why not)."""
     try:
-        document = documents.from_json(data)
+        if data.lstrip(b"\xef\xbb\xbf \t\r\n").startswith(b"<"):
+            document = import_bpmn(data).document
+        else:
+            document = documents.from_json(data)
     except documents.DocumentError as error:
         raise ScenarioRefused([f"file: {error}"]) from None
+    except BpmnImportError as error:
+        line = f" (line {error.line})" if error.line else ""
+        raise ScenarioRefused([f"file{line}: {error.message}"]) from None
     bodies = document.pop("scenarios", None) or []
     if not isinstance(bodies, list):
         raise ScenarioRefused(["scenarios: a list is required"])
@@ -179,6 +210,20 @@ def exported(process_id: int) -> list[dict[str, Any]]:
     return [row.body for row in scenarios_of(process_id)]
 
 
+def published(key: str, number: int | None) -> tuple[int, Mapping[str, Any]] | None:
+    """The version of `key` a call activity starts (the latest unless `number`), as the engine
+    picks it, for a scenario's scratch database."""
+    query = (
+        select(ProcessVersion.number, ProcessVersion.document)
+        .join(Process, Process.id == ProcessVersion.process_id)
+        .where(Process.key == key)
+    )
+    if number is not None:
+        query = query.where(ProcessVersion.number == number)
+    found = db.session.execute(query.order_by(ProcessVersion.number.desc()).limit(1)).first()
+    return None if found is None else (found.number, found.document)
+
+
 def run_body(document: Mapping[str, Any], body: Any, name: str = "") -> RunResult:
     """Play one stored or exported scenario; one that no longer reads fails naming why."""
     try:
@@ -186,7 +231,7 @@ def run_body(document: Mapping[str, Any], body: Any, name: str = "") -> RunResul
     except ScenarioError as error:
         where, _, reason = error.problems[0].partition(": ")
         return RunResult(name or "(unnamed)", False, Failure(where, reason), "not started")
-    return run(document, scenario)
+    return run(document, scenario, called=published)
 
 
 def run_all(process: Process, only: int | None = None) -> list[tuple[TestScenario, RunResult]]:
@@ -201,12 +246,51 @@ def run_all(process: Process, only: int | None = None) -> list[tuple[TestScenari
 
 def coverage(document: Mapping[str, Any], results: Iterable[RunResult]) -> Coverage:
     nodes = set((document.get("nodes") or {}).keys())
+    flows = set((document.get("flows") or {}).keys())
     walked: set[str] = set()
+    walked_flows: set[str] = set()
     for result in results:
         walked |= result.nodes_walked
-    return Coverage(len(walked & nodes), node_count(document))
+        walked_flows |= result.flows_walked
+    return Coverage(
+        frozenset(walked & nodes), frozenset(walked_flows & flows), node_count(document), len(flows)
+    )
+
+
+def _coverage_key(process: Process) -> str:
+    """What the kept coverage depends on: the draft and every scenario, in order."""
+    bodies = [row.body for row in scenarios_of(process.id)]
+    text = documents.canonical_json({"draft": draft_document(process), "scenarios": bodies})
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def keep_coverage(process: Process, results: Iterable[RunResult]) -> Coverage:
+    """Keep the coverage of a run of every scenario with the draft, so pages need not rerun
+    (in the caller's transaction)."""
+    found = coverage(draft_document(process), results)
+    process.scenario_coverage = {"key": _coverage_key(process), **found.as_dict()}
+    return found
+
+
+remember_coverage = transactional(keep_coverage)
+
+
+def kept_coverage(process: Process) -> Coverage | None:
+    """The coverage of the last run of every scenario; None once the draft or a scenario changed
+    since (or when none ran, or the process has no scenarios)."""
+    kept = process.scenario_coverage
+    if not kept or kept.get("key") != _coverage_key(process) or not scenarios_of(process.id):
+        return None
+    return Coverage(
+        frozenset(kept.get("nodes") or ()),
+        frozenset(kept.get("flows") or ()),
+        int(kept.get("total") or 0),
+        int(kept.get("flow_total") or 0),
+    )
 
 
 def failing(process: Process) -> list[tuple[TestScenario, RunResult]]:
-    """The scenarios that fail on the draft (the publish gate)."""
-    return [(row, result) for row, result in run_all(process) if not result.passed]
+    """The scenarios that fail on the draft (the publish gate); the run's coverage is kept."""
+    runs = run_all(process)
+    keep_coverage(process, [result for _, result in runs])
+    return [(row, result) for row, result in runs if not result.passed]

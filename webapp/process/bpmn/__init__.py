@@ -12,7 +12,7 @@ from .layout import auto_layout
 from .model import BpmnImportError, ImportResult, UnsupportedElement
 from .namespaces import FLOWDESK
 from .reader import ProcessChoice, import_bpmn, process_choices
-from .writer import BpmnExportError, export_bpmn
+from .writer import BpmnExportError, export_bpmn, with_scenarios
 
 __all__ = [
     "FLOWDESK",
@@ -27,4 +27,5 @@ __all__ = [
     "import_bpmn",
     "process_choices",
     "translate",
+    "with_scenarios",
 ]

@@ -241,6 +241,26 @@ def flowdesk_blob(element: etree._Element, name: str) -> dict[str, Any] | None:
     return None
 
 
+def _scenarios(process: etree._Element) -> list[Any] | None:
+    """The test scenarios in the process's `<flowdesk:scenarios>` (None without one); a file
+    whose element is not a JSON list cannot be read (BpmnImportError naming its line)."""
+    for container in process.findall(q(BPMN, "extensionElements")):
+        for child in container.findall(q(FLOWDESK, "scenarios")):
+            where = f"flowdesk:scenarios of process '{process.get('id')}'"
+            try:
+                value = json.loads(child.text or "")
+            except json.JSONDecodeError as error:
+                raise BpmnImportError(
+                    f"{where} is not JSON: {error.msg}", child.sourceline
+                ) from None
+            except RecursionError:
+                raise BpmnImportError(f"{where} is nested too deeply", child.sourceline) from None
+            if not isinstance(value, list):
+                raise BpmnImportError(f"{where} must be a JSON list of scenarios", child.sourceline)
+            return value
+    return None
+
+
 class _Reader:
     def __init__(self, root: etree._Element) -> None:
         self.root = root
@@ -338,6 +358,9 @@ class _Reader:
             raise BpmnImportError(
                 "The file's Flowdesk extension data is nested too deeply"
             ) from None
+        scenarios = _scenarios(process)
+        if scenarios is not None:
+            document["scenarios"] = scenarios
         return ImportResult(document, named(document, self.warnings), self.unsupported)
 
     def _choose_process(self, process_id: str | None) -> etree._Element:

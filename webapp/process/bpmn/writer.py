@@ -32,7 +32,7 @@ from webapp.process.kinds import (
     definition_element,
 )
 
-from . import kept, layout, routing, vendor
+from . import kept, layout, routing, safe_xml, vendor
 from .namespaces import BPMN, BPMNDI, DC, DI, EXPORT_NSMAP, FLOWDESK, FLOWDESK_LANGUAGE, XSI, q
 
 EXPORTER = "Flowdesk"
@@ -69,6 +69,34 @@ def export_bpmn(doc: Mapping[str, Any]) -> str:
     root = writer.build()
     vendor.write_back(root, doc)
     etree.indent(root, space="  ")
+    body = etree.tostring(root, encoding="unicode")
+    return '<?xml version="1.0" encoding="UTF-8"?>\n' + body + "\n"
+
+
+def with_scenarios(xml: str, bodies: list[Any]) -> str:
+    """`xml` with the process's test scenarios in its `<flowdesk:scenarios>` (a JSON list), on
+    the process Flowdesk wrote (else the executable one); no scenarios leaves `xml` as it is."""
+    if not bodies:
+        return xml
+    root = safe_xml.parse(xml, max_bytes=len(xml.encode("utf-8")) + 1)
+    processes = root.findall(q(BPMN, "process"))
+    if not processes:
+        return xml
+    ours = [
+        p
+        for p in processes
+        if p.find(f"{q(BPMN, 'extensionElements')}/{q(FLOWDESK, 'document')}") is not None
+    ]
+    executable = [p for p in processes if p.get("isExecutable") == "true"]
+    process = (ours or executable or processes)[0]
+    container = process.find(q(BPMN, "extensionElements"))
+    if container is None:
+        container = etree.Element(q(BPMN, "extensionElements"))
+        documentation = process.findall(q(BPMN, "documentation"))
+        process.insert(len(documentation), container)
+    for old in container.findall(q(FLOWDESK, "scenarios")):
+        container.remove(old)
+    etree.SubElement(container, q(FLOWDESK, "scenarios")).text = config_json(bodies)
     body = etree.tostring(root, encoding="unicode")
     return '<?xml version="1.0" encoding="UTF-8"?>\n' + body + "\n"
 
