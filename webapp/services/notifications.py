@@ -75,32 +75,23 @@ _INSERT = (
 _PENDING = f"'{NotificationStatus.PENDING.value}'"
 
 
-def _task_key(kind: str) -> str:
-    return f"'{kind}:' || CAST(x.task_id AS VARCHAR(20)) || ':' || CAST(x.user_id AS VARCHAR(20))"
-
-
-def _assignee_sql(kind: str, where: str) -> str:
-    return (
-        f"{_INSERT}SELECT x.user_id, '{kind}', x.task_id, x.instance_id, {_task_key(kind)}, "
-        f"{_PENDING}, 0, :now FROM (SELECT t.assignee_id AS user_id, t.id AS task_id, "
-        f"t.instance_id AS instance_id FROM tasks t WHERE t.status = '{TaskStatus.OPEN.value}' "
-        f"AND t.assignee_id IS NOT NULL AND {where}) x JOIN users u ON u.id = x.user_id "
-        f"WHERE {_ACTIVE} ON CONFLICT (key) DO NOTHING"
-    )
-
-
-def _offer_sql(kind: str, where: str) -> str:
-    """The members of a task's roles and its candidate users, for unclaimed tasks: one query."""
+def _people_sql(assigned: str, offered: str, where: str) -> str:
+    """One row per person a task concerns, in one statement: its assignee (kind `assigned`), or
+    while nobody holds it the members of its roles and its candidate users (kind `offered`)."""
+    held = f"t.status = '{TaskStatus.OPEN.value}' AND t.assignee_id IS NOT NULL AND {where}"
     unclaimed = f"t.status = '{TaskStatus.OPEN.value}' AND t.assignee_id IS NULL AND {where}"
     candidates = "JOIN task_candidates tc ON tc.task_id = t.id"
+    key = "x.kind || ':' || CAST(x.task_id AS VARCHAR(20)) || ':' || CAST(x.user_id AS VARCHAR(20))"
     return (
-        f"{_INSERT}SELECT x.user_id, '{kind}', x.task_id, x.instance_id, {_task_key(kind)}, "
+        f"{_INSERT}SELECT x.user_id, x.kind, x.task_id, x.instance_id, {key}, "
         f"{_PENDING}, 0, :now FROM ("
-        "SELECT ur.user_id AS user_id, t.id AS task_id, t.instance_id AS instance_id FROM tasks t "
+        f"SELECT t.assignee_id AS user_id, '{assigned}' AS kind, t.id AS task_id, "
+        f"t.instance_id AS instance_id FROM tasks t WHERE {held}"
+        f" UNION SELECT ur.user_id, '{offered}', t.id, t.instance_id FROM tasks t "
         f"JOIN user_roles ur ON ur.role_id = t.candidate_role_id WHERE {unclaimed}"
-        f" UNION SELECT ur.user_id, t.id, t.instance_id FROM tasks t {candidates} "
+        f" UNION SELECT ur.user_id, '{offered}', t.id, t.instance_id FROM tasks t {candidates} "
         f"JOIN user_roles ur ON ur.role_id = tc.role_id WHERE {unclaimed}"
-        f" UNION SELECT tc.user_id, t.id, t.instance_id FROM tasks t {candidates} "
+        f" UNION SELECT tc.user_id, '{offered}', t.id, t.instance_id FROM tasks t {candidates} "
         f"WHERE tc.user_id IS NOT NULL AND {unclaimed}"
         f") x JOIN users u ON u.id = x.user_id WHERE {_ACTIVE} ON CONFLICT (key) DO NOTHING"
     )
@@ -116,11 +107,7 @@ def _statement(sql: str, *expanding: str) -> Any:
 
 
 NEW_TASKS = "t.token_id IN :tokens"
-ASSIGNED_NEW = _statement(_assignee_sql("assigned", NEW_TASKS), "tokens")
-OFFERED_NEW = _statement(_offer_sql("offered", NEW_TASKS), "tokens")
-ONE_TASK = "t.id = :task"
-ASSIGNED_ONE = _statement(_assignee_sql("assigned", ONE_TASK))
-OFFERED_ONE = _statement(_offer_sql("offered", ONE_TASK))
+PEOPLE_OF_NEW_TASKS = _statement(_people_sql("assigned", "offered", NEW_TASKS), "tokens")
 
 
 # Due soon: due within the window; overdue: due already. Each once per task and user (the key);
@@ -137,10 +124,7 @@ OVERDUE_WHERE = f"t.due_at <= :now AND {_not_noted('overdue')}"
 
 def _due_statements(kind: str, where: str) -> list[Any]:
     extra = [bindparam("soon", type_=UTCDateTime())] if ":soon" in where else []
-    return [
-        _statement(_assignee_sql(kind, where)).bindparams(*extra),
-        _statement(_offer_sql(kind, where)).bindparams(*extra),
-    ]
+    return [_statement(_people_sql(kind, kind, where)).bindparams(*extra)]
 
 
 DUE_SOON = _due_statements("due_soon", DUE_SOON_WHERE)
@@ -189,8 +173,7 @@ def observe_history(conn: Connection, rows: list[dict[str, Any]]) -> None:
         return
     base = {"now": now, "active": True}
     if created:
-        conn.execute(ASSIGNED_NEW, {**base, "tokens": created})
-        conn.execute(OFFERED_NEW, {**base, "tokens": created})
+        conn.execute(PEOPLE_OF_NEW_TASKS, {**base, "tokens": created})
     if completed:
         conn.execute(REQUEST_COMPLETED, {**base, "instances": completed})
     if failed:
