@@ -10,9 +10,8 @@ from sqlalchemy import func, select
 
 from tests.helpers.designer import token
 from webapp.cli.demo_processes import purchase_request
-from webapp.models import HistoryEntry, Instance, Job, Task, TestScenario, Token
+from webapp.models import HistoryEntry, Instance, Job, Process, Task, TestScenario, Token
 from webapp.services import scenarios as service
-from webapp.models import Process
 
 
 @pytest.fixture(autouse=True)
@@ -91,7 +90,7 @@ def test_a_refused_form_value_is_named_and_not_recorded(designer, make_process):
     response = step(designer, pid, run, "complete", task=first)
     page = response.get_data(as_text=True)
     assert response.status_code == 422
-    assert 'id="task-%s-approve-msg"' % first in page
+    assert f'id="task-{first}-approve-msg"' in page
     assert json.loads(played(page))["actions"] == []
 
 
@@ -105,6 +104,11 @@ def test_undo_and_restart(designer, make_process):
     undone = step(designer, pid, played(page), "undo").get_data(as_text=True)
     assert json.loads(played(undone))["actions"] == []
     assert undone.count("Complete “Review offer”") == 2
+    path = f"/designer/{pid}/play"
+    body = {"csrf_token": token(designer, path), "played": played(page), "op": "undo"}
+    headers = {"HX-Request": "true", "HX-Target": "div#play-region"}
+    fragment = designer.post(path, data=body, headers=headers).get_data(as_text=True)
+    assert fragment.lstrip().startswith('<div id="play-region">') and "<html" not in fragment
     restarted = step(designer, pid, played(undone), "restart").get_data(as_text=True)
     assert 'id="play-start"' in restarted
 

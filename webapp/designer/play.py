@@ -24,6 +24,7 @@ from webapp.process.document import plain_start
 from webapp.process.scenarios import Scenario, ScenarioError, parse
 from webapp.services import scenarios as service
 from webapp.web import spec_forms
+from webapp.web.htmx import htmx_target
 
 # The largest recorded run a page may carry back.
 PLAYED_LIMIT = 200_000
@@ -129,8 +130,9 @@ def _page(
     if scenario is None and start_form is None and spec:
         start_form = spec_forms.build(spec)
     errors = errors or {}
+    fragment = htmx_target() == "play-region"
     return render_template(
-        "designer/play.html",
+        "designer/_play_region.html" if fragment else "designer/play.html",
         process=process,
         scenario=scenario,
         result=result,
@@ -243,8 +245,8 @@ def play(process_id: int):
     result = _replay(document, scenario)
     raw, errors = _action(scenario, result, op)
     if raw is None:
-        return _page(process, scenario, result, errors=errors,
-                     refused="The step was not played: see the marked field.", status=422)  # fmt: skip
+        refused = "The step was not played: see the marked field."
+        return _page(process, scenario, result, errors=errors, refused=refused, status=422)
     body = {**scenario.as_dict(), "actions": [*scenario.as_dict()["actions"], raw]}
     try:
         candidate = parse(body)
