@@ -91,6 +91,7 @@ def test_a_refused_form_value_is_named_and_not_recorded(designer, make_process):
     page = response.get_data(as_text=True)
     assert response.status_code == 422
     assert f'id="task-{first}-approve-msg"' in page
+    assert "The step was not played: Approve the offer?:" in page
     assert json.loads(played(page))["actions"] == []
 
 

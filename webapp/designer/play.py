@@ -75,6 +75,12 @@ def _json_field(name: str, label: str, errors: dict[str, str]) -> Any:
         return None
 
 
+def _named(spec: Any, errors: dict[str, str]) -> str:
+    """Each refused field by its label, with the form's message."""
+    labels = {item.get("key"): forms.field_label(item) for item in forms.iter_fields(spec)}
+    return "; ".join(f"{labels.get(key, key)}: {message}" for key, message in errors.items())
+
+
 def _state(result: RunResult | None) -> dict[str, Any]:
     """What the diagram marks: nodes walked and the tokens waiting now."""
     if result is None:
@@ -158,11 +164,7 @@ def _start(process: Process):
         values, field_errors = forms.coerce_submission(spec, request.form)
         if field_errors:
             form = spec_forms.build(spec, None, request.form, errors=field_errors)
-            refused = "The start input was refused: " + "; ".join(
-                f"{forms.field_label(item.spec)}: {field_errors[item.key]}"
-                for item in form.shown
-                if item.key in field_errors
-            )
+            refused = "The start input was refused: " + _named(spec, field_errors)
             return _page(process, None, None, refused=refused, start_form=form, status=422)
     scenario = Scenario("play", values)
     result = _replay(document, scenario)
@@ -187,6 +189,7 @@ def _action(scenario: Scenario, result: RunResult, op: str) -> tuple[dict | None
             )
             if field_errors:
                 errors["complete"] = {"task": wait["task"], "fields": field_errors}
+                errors["refused"] = _named(wait["form"], field_errors)
                 return None, errors
         return {"do": "complete", "node": wait["node"], "data": data}, errors
     if op == "tool":
@@ -245,7 +248,7 @@ def play(process_id: int):
     result = _replay(document, scenario)
     raw, errors = _action(scenario, result, op)
     if raw is None:
-        refused = "The step was not played: see the marked field."
+        refused = "The step was not played: " + errors.get("refused", "see the marked field.")
         return _page(process, scenario, result, errors=errors, refused=refused, status=422)
     body = {**scenario.as_dict(), "actions": [*scenario.as_dict()["actions"], raw]}
     try:
