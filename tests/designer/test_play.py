@@ -188,3 +188,24 @@ def test_play_needs_processes_edit_in_the_partition(designer, user_with, make_pr
     assert outsider.post(f"{path}/save", data={"csrf_token": csrf}).status_code == 404
     reader = user_with(["instances.read"], ["finance"])
     assert reader.get(path).status_code == 403
+
+
+def test_messages_signals_and_business_errors_are_played_or_refused_by_name(designer, make_process):
+    pid = make_process(key="purchase", doc=purchase_request())
+    run = played(start(designer, pid).get_data(as_text=True))
+    nothing = step(designer, pid, run, "message", name="paid", key="7", payload='{"x": 1}')
+    assert nothing.status_code == 422
+    assert "nothing waits for message &#39;paid&#39;" in nothing.get_data(as_text=True)
+    unnamed = step(designer, pid, run, "signal", name="", payload="")
+    assert unnamed.status_code == 422
+    assert "Name: give the signal&#39;s name." in unnamed.get_data(as_text=True)
+    silent = step(designer, pid, run, "signal", name="stop")
+    assert "nothing waits for signal &#39;stop&#39;" in silent.get_data(as_text=True)
+    no_code = step(designer, pid, run, "error", node="offer", code="")
+    assert no_code.status_code == 422
+    reported = step(designer, pid, run, "error", node="offer", code="NO_BUDGET")
+    page = reported.get_data(as_text=True)
+    assert reported.status_code == 200
+    assert json.loads(played(page))["actions"] == [
+        {"do": "error", "node": "offer", "code": "NO_BUDGET"}
+    ]

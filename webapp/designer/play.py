@@ -96,8 +96,8 @@ def _state(result: RunResult | None) -> dict[str, Any]:
 
 
 def _task_forms(result: RunResult | None, scenario: Scenario | None, formdata: Any, errors: Any):
-    """One generated form per open task: (wait, form); `formdata` and errors fill the task
-    `errors` names (its task id)."""
+    """(wait, generated form) per open task; the task `errors` names gets `formdata` back with
+    its messages, and ids carry the task id so several forms share a page."""
     if result is None or scenario is None:
         return []
     out = []
