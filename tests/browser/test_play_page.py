@@ -65,6 +65,7 @@ def test_a_draft_is_played_to_its_end_and_saved_as_a_scenario(request, size, app
     task.get_by_label("Yes").check()
     task.get_by_role("button", name="Complete “Review offer”").click()
     expect(page.locator("#play-status")).to_contain_text("completed after 1 step")
+    expect(page.locator("#play-status")).to_be_focused()
     expect(page.locator(".djs-element.op-visited[data-element-id=decided]")).to_have_count(1)
     expect(page.locator(".play-vars")).to_contain_text("decision")
     assert page.evaluate("window.keptPage === true"), "steps replace only the play's region"

@@ -140,6 +140,7 @@ def _page(
     return render_template(
         "designer/_play_region.html" if fragment else "designer/play.html",
         process=process,
+        fragment=fragment,
         scenario=scenario,
         result=result,
         played=_record(scenario),
