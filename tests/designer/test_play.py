@@ -209,3 +209,17 @@ def test_messages_signals_and_business_errors_are_played_or_refused_by_name(desi
     assert json.loads(played(page))["actions"] == [
         {"do": "error", "node": "offer", "code": "NO_BUDGET"}
     ]
+
+
+def test_a_draft_that_cannot_start_says_why_and_records_nothing(designer, make_process):
+    doc = purchase_request()
+    del doc["nodes"]["requested"]
+    del doc["flows"]["f1"]
+    pid = make_process(key="nostart", doc=doc)
+    assert "The start event has no form" in designer.get(f"/designer/{pid}/play").get_data(
+        as_text=True
+    )
+    response = start(designer, pid)
+    assert response.status_code == 422
+    page = response.get_data(as_text=True)
+    assert 'id="play-refused"' in page and 'id="play-start"' in page
