@@ -374,6 +374,13 @@ def _confirmed(page) -> list[str]:
     return []
 
 
+def _played(page) -> list[str]:
+    """Start the draft on the play page, then send its task's form empty."""
+    page.get_by_role("button", name="Start the draft").click()
+    page.get_by_role("button", name=re.compile("^Complete")).first.wait_for(timeout=5_000)
+    return _sent_empty(page, "Complete")
+
+
 def _sent_empty(page, button: str) -> list[str]:
     """Send the form of `button` empty, as a person who forgot the required fields would; a
     finding unless an error summary (or alert) then names what is wrong."""
@@ -423,7 +430,8 @@ def test_every_page_passes_the_audit_fits_a_phone_and_shows_focus(
                      f"{designer}/versions", f"{designer}/versions/1", f"{designer}/compare",
                      f"{designer}/import", f"{designer}/import-report", f"{designer}/outline",
                      f"{designer}/outline/ok", f"{designer}/publish", f"{designer}/scenarios",
-                     (f"{designer}/scenarios", "Save the scenario"),
+                     (f"{designer}/scenarios", "Save the scenario"), f"{designer}/play",
+                     (f"{designer}/play", _played),
                      f"/designer/{world['unbroken']}/", f"/designer/{world['unbroken']}/versions"],
         "operator": ["/operations/", "/operations/instances",
                      "/operations/instances?state=nothing", f"/operations/instances/{failed}",

@@ -5,6 +5,7 @@ from webapp.designer import (  # noqa: F401  (importing the views registers thei
     import_report,
     outline,
     panel,
+    play,
     scenarios,
     versions,
     views,

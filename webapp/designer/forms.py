@@ -115,3 +115,9 @@ class ProcessSettingsForm(RevisionForm):
 class ConnectForm(RevisionForm):
     source = SelectField("From", validate_choice=True)
     target = SelectField("To", validate_choice=True)
+
+
+class PlayForm(FlaskForm):
+    """The CSRF token of the play page's steps; the recorded run travels in `played`."""
+
+    played = HiddenField()
