@@ -10,7 +10,9 @@ from flask_login import current_user
 
 from webapp.designer.access import load_process
 from webapp.designer.blueprint import bp
+from webapp.designer.editor import draft_xml
 from webapp.designer.forms import RevisionForm, ScenarioForm
+from webapp.designer.play import diagram_state
 from webapp.engine.scenario_runner import RunResult
 from webapp.inputs import MAX_INT32, whole_number
 from webapp.models import Process, TestScenario
@@ -35,6 +37,7 @@ def _page(
 ):
     rows = service.scenarios_of(process.id)
     coverage = service.kept_coverage(process)
+    failures = _failures(rows, results or {})
     return render_template(
         "designer/scenarios.html",
         process=process,
@@ -44,9 +47,35 @@ def _page(
         problems=problems or [],
         results=results or {},
         coverage=coverage,
+        failures=failures,
+        xml=draft_xml(process) if failures else "",
         delete_form=RevisionForm(revision="0"),
         example=json.dumps(EXAMPLE, indent=2),
     ), status
+
+
+def _failed_node(row: TestScenario, result: RunResult) -> dict[str, str]:
+    """The node of the action a failure names ("actions[2]"), with the reason, for the diagram."""
+    step = result.failure.step if result.failure else ""
+    if not step.startswith("actions["):
+        return {}
+    index = whole_number(step.removeprefix("actions[").partition("]")[0], 0, MAX_INT32)
+    actions = (row.body or {}).get("actions") or []
+    if index is None or index >= len(actions) or not actions[index].get("node"):
+        return {}
+    return {actions[index]["node"]: f"{step}: {result.failure.reason}"}
+
+
+def _failures(rows: list[TestScenario], results: dict[int, RunResult]) -> list[dict[str, Any]]:
+    """Each failed scenario with the diagram state and variables where its run stopped."""
+    out = []
+    for row in rows:
+        result = results.get(row.id)
+        if result is None or result.passed:
+            continue
+        state = diagram_state(result, _failed_node(row, result))
+        out.append({"row": row, "result": result, "state": state})
+    return out
 
 
 def _row(process: Process, scenario_id: int) -> TestScenario:
