@@ -1,5 +1,5 @@
-"""Scenarios over real files of the shared BPMN corpus: imported as Flowdesk reads them, then
-played by the runner; passing ones walk the paths a modeller expects, a failing one names its step."""
+"""Scenarios over real files of the shared BPMN corpus, imported as Flowdesk reads them: passing
+ones walk the paths a modeller expects, a failing one names its step."""
 
 import pytest
 
