@@ -111,6 +111,9 @@ def test_the_form_and_the_json_view_switch_both_ways(designer, make_process):
     assert back.status_code == 200 and 'value="From JSON"' in page
     assert '<option value="timer" selected>' in page
     assert '<option value="not_reached" selected>' in page
+    odd = {"name": "Odd", "actions": "x", "expect": {"values": [1], "reached": "record"}}
+    shown = _post(designer, pid, {"op": "from-json", "body": json.dumps(odd)})
+    assert shown.status_code == 200 and 'name="actions" value="0"' in shown.get_data(as_text=True)
     broken = _post(designer, pid, {"op": "from-json", "body": "{nope"})
     assert broken.status_code == 422 and "not JSON at line 1" in broken.get_data(as_text=True)
 

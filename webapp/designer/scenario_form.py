@@ -80,10 +80,14 @@ def _text(value: Any) -> str:
     return "" if value is None else json.dumps(value, ensure_ascii=False)
 
 
+def _listed(value: Any) -> list[Any]:
+    return value if isinstance(value, list) else []
+
+
 def rows_of(body: Mapping[str, Any]) -> dict[str, Any]:
     """The form's rows for a scenario in its JSON shape."""
     actions = []
-    for raw in body.get("actions") or []:
+    for raw in _listed(body.get("actions")):
         raw = raw if isinstance(raw, dict) else {}
         error = raw.get("error") if isinstance(raw.get("error"), dict) else None
         actions.append({
@@ -98,10 +102,15 @@ def rows_of(body: Mapping[str, Any]) -> dict[str, Any]:
         })  # fmt: skip
     raw_expect = body.get("expect")
     expect: dict[str, Any] = raw_expect if isinstance(raw_expect, dict) else {}
-    checks = [{"kind": "reached", "node": n} for n in expect.get("reached") or []]
-    checks += [{"kind": "not_reached", "node": n} for n in expect.get("not_reached") or []]
+    checks = [
+        {"kind": kind, "node": str(node)}
+        for kind in ("reached", "not_reached")
+        for node in _listed(expect.get(kind))
+    ]
+    raw_values = expect.get("values")
     values = [
-        {"expression": k, "expected": _text(v)} for k, v in (expect.get("values") or {}).items()
+        {"expression": str(k), "expected": _text(v)}
+        for k, v in (raw_values.items() if isinstance(raw_values, dict) else ())
     ]
     return {
         "name": body.get("name", ""),
