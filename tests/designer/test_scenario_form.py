@@ -126,3 +126,10 @@ def test_without_a_start_form_the_input_is_json(designer, make_process):
                                    "checks": "0", "values": "0"})  # fmt: skip
     assert answer.status_code == 422
     assert "input: an object is required" in answer.get_data(as_text=True)
+
+
+def test_only_modellers_of_the_partition_reach_the_form(designer, make_process, user_with):
+    pid = make_process(key="purchase", doc=purchase_request())
+    outsider = user_with(["processes.edit"], ["hr"])
+    assert outsider.get(f"/designer/{pid}/scenarios/new").status_code == 404
+    assert designer.get(f"/designer/{pid}/scenarios/999999/form").status_code == 404
