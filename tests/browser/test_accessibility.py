@@ -431,6 +431,8 @@ def test_every_page_passes_the_audit_fits_a_phone_and_shows_focus(
                      f"{designer}/import", f"{designer}/import-report", f"{designer}/outline",
                      f"{designer}/outline/ok", f"{designer}/publish", f"{designer}/scenarios",
                      (f"{designer}/scenarios", "Save the scenario"), f"{designer}/play",
+                     f"{designer}/scenarios/new",
+                     (f"{designer}/scenarios/new", "Save the scenario"),
                      (f"{designer}/play", _played),
                      f"/designer/{world['unbroken']}/", f"/designer/{world['unbroken']}/versions"],
         "operator": ["/operations/", "/operations/instances",

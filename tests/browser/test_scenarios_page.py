@@ -101,3 +101,43 @@ def test_the_diagram_marks_what_the_scenarios_walked(request, size, app, demo):
     expect(page.locator(".djs-element.covered")).to_have_count(0)
     expect(page.locator("#coverage-share")).to_contain_text("The draft changed: run the scenarios")
     expect(legend).to_be_hidden()
+
+
+@pytest.mark.parametrize("size", ["page", "phone_page"])
+def test_a_scenario_built_in_the_form_fails_and_shows_the_diagram_where_it_stopped(
+    request, size, app, demo
+):
+    page = request.getfixturevalue(size)
+    pid = _purchase(app)
+    sign_in(page, "designer")
+    page.goto(f"/designer/{pid}/scenarios")
+    page.get_by_role("link", name="Add a scenario in the form").click()
+    page.get_by_label("Scenario name").fill("One review is enough")
+    page.locator("#scenario-input").get_by_label("Item").fill("Desk")
+    page.get_by_label("Amount (EUR)").fill("300")
+    page.get_by_label("Alice Clerk").check()
+    page.get_by_label("Bob Approver").check()
+    page.get_by_role("button", name="Add an action").click()
+    with page.expect_response(lambda answer: answer.request.method == "POST"):
+        page.get_by_label("Kind of action 1").select_option("timer")
+    expect(page.get_by_label("Form values (JSON)")).to_have_count(0)
+    with page.expect_response(lambda answer: answer.request.method == "POST"):
+        page.get_by_label("Kind of action 1").select_option("complete")
+    expect(page.get_by_label("Node of action 1")).to_contain_text("Review offer (offer)")
+    page.get_by_label("Node of action 1").select_option("offer")
+    page.get_by_label("Form values (JSON)").fill('{"approve": "yes"}')
+    page.get_by_label("End state").select_option("completed")
+    page.get_by_role("button", name="Add a node check").click()
+    page.get_by_label("Node of check 1").select_option("record")
+    page.get_by_role("button", name="Save the scenario").click()
+    expect(page.get_by_role("link", name="One review is enough")).to_be_visible()
+    page.get_by_role("button", name="Run One review is enough").click()
+    expect(page.locator("#scenario-list")).to_contain_text("failed")
+    failed = page.get_by_role("region", name="Where “One review is enough” failed")
+    expect(failed).to_contain_text("expect.status: expected completed, got running")
+    viewer = failed.locator("[data-instance-viewer]")
+    expect(viewer).to_have_attribute("data-ready", "true")
+    expect(viewer.locator('.djs-element.op-active[data-element-id="offer"]')).to_have_count(1)
+    expect(viewer.locator('.djs-element.op-visited[data-element-id="requested"]')).to_have_count(1)
+    assert page.evaluate(OVERFLOW) <= 0
+    assert serious_violations(page) == []

@@ -461,3 +461,31 @@ def test_publishing_keeps_the_coverage_of_its_scenario_run(designer, make_proces
     assert publish(designer, pid).status_code == 302
     page = designer.get(f"/designer/{pid}/versions").get_data(as_text=True)
     assert "Coverage: 70%</strong>" in page
+
+
+def _state_of(page: str, scenario_id: int) -> dict:
+    marker = f'<script type="application/json" id="failed-{scenario_id}-state">'
+    return json.loads(page.split(marker, 1)[1].split("</script>", 1)[0])
+
+
+def test_a_failed_result_shows_the_tokens_and_variables_where_it_stopped(
+    designer, make_process, db_session
+):
+    pid = make_process(key="purchase", doc=purchase_request())
+    assert _save(designer, pid, APPROVED).status_code == 302
+    unanswered = {"do": "complete", "node": "offer", "data": {}}
+    stuck = {**APPROVED, "name": "Leaves out the answer",
+             "actions": [APPROVED["actions"][0], unanswered]}  # fmt: skip
+    assert _save(designer, pid, stuck).status_code == 302
+    ids = {row.name: row.id for row in db_session.scalars(select(TestScenario))}
+    page = _run_all(designer, pid)
+    assert "Where “Leaves out the answer” failed" in page
+    assert "Where “Both" not in page and f'id="failed-{ids["Reviews yes and yes"]}"' not in page
+    state = _state_of(page, ids["Leaves out the answer"])
+    assert "offer" in state["active"]
+    assert "requested" in state["visited"] and "record" not in state["visited"]
+    assert list(state["failed"]) == ["offer"]
+    assert state["failed"]["offer"].startswith("actions[1]: ")
+    assert f'id="failed-{ids["Leaves out the answer"]}-diagram"' in page
+    assert "No variables set yet." in page
+    assert '<dt>item</dt><dd><code>"Desk"</code>' in page

@@ -6,6 +6,7 @@ from webapp.designer import (  # noqa: F401  (importing the views registers thei
     outline,
     panel,
     play,
+    scenario_form,
     scenarios,
     versions,
     views,

@@ -81,8 +81,8 @@ def _named(spec: Any, errors: dict[str, str]) -> str:
     return "; ".join(f"{labels.get(key, key)}: {message}" for key, message in errors.items())
 
 
-def _state(result: RunResult | None) -> dict[str, Any]:
-    """What the diagram marks: nodes walked and the tokens waiting now."""
+def diagram_state(result: RunResult | None, failed: dict[str, str] | None = None) -> dict[str, Any]:
+    """What the diagram marks: nodes walked, the tokens waiting now and `failed` nodes' reasons."""
     if result is None:
         return {}
     tokens: dict[str, int] = {}
@@ -92,7 +92,7 @@ def _state(result: RunResult | None) -> dict[str, Any]:
         if counted is not None:
             counted[wait["node"]] = counted.get(wait["node"], 0) + 1
     active = {**tokens, **tasks}
-    return {"visited": sorted(result.nodes_walked), "active": active}
+    return {"visited": sorted(result.nodes_walked), "active": active, "failed": failed or {}}
 
 
 def _task_forms(result: RunResult | None, scenario: Scenario | None, formdata: Any, errors: Any):
@@ -152,7 +152,7 @@ def _page(
         refused=refused,
         errors=errors,
         values=request.form,
-        state=_state(result),
+        state=diagram_state(result),
         xml=draft_xml(process),
     ), status
 

@@ -10,7 +10,9 @@ from flask_login import current_user
 
 from webapp.designer.access import load_process
 from webapp.designer.blueprint import bp
+from webapp.designer.editor import draft_xml
 from webapp.designer.forms import RevisionForm, ScenarioForm
+from webapp.designer.play import diagram_state
 from webapp.engine.scenario_runner import RunResult
 from webapp.inputs import MAX_INT32, whole_number
 from webapp.models import Process, TestScenario
@@ -24,7 +26,7 @@ EXAMPLE = {
 }
 
 
-def _page(
+def json_page(
     process: Process,
     *,
     form: ScenarioForm | None = None,
@@ -35,6 +37,7 @@ def _page(
 ):
     rows = service.scenarios_of(process.id)
     coverage = service.kept_coverage(process)
+    failures = _failures(rows, results or {})
     return render_template(
         "designer/scenarios.html",
         process=process,
@@ -44,12 +47,38 @@ def _page(
         problems=problems or [],
         results=results or {},
         coverage=coverage,
+        failures=failures,
+        xml=draft_xml(process) if failures else "",
         delete_form=RevisionForm(revision="0"),
         example=json.dumps(EXAMPLE, indent=2),
     ), status
 
 
-def _row(process: Process, scenario_id: int) -> TestScenario:
+def _failed_node(row: TestScenario, result: RunResult) -> dict[str, str]:
+    """The node of the action a failure names ("actions[2]"), with the reason, for the diagram."""
+    if result.failure is None or not result.failure.step.startswith("actions["):
+        return {}
+    step = result.failure.step
+    index = whole_number(step.removeprefix("actions[").partition("]")[0], 0, MAX_INT32)
+    actions = (row.body or {}).get("actions") or []
+    if index is None or index >= len(actions) or not actions[index].get("node"):
+        return {}
+    return {actions[index]["node"]: f"{step}: {result.failure.reason}"}
+
+
+def _failures(rows: list[TestScenario], results: dict[int, RunResult]) -> list[dict[str, Any]]:
+    """Each failed scenario with the diagram state and variables where its run stopped."""
+    out = []
+    for row in rows:
+        result = results.get(row.id)
+        if result is None or result.passed:
+            continue
+        state = diagram_state(result, _failed_node(row, result))
+        out.append({"row": row, "result": result, "state": state})
+    return out
+
+
+def scenario_row(process: Process, scenario_id: int) -> TestScenario:
     row = next((r for r in service.scenarios_of(process.id) if r.id == scenario_id), None)
     if row is None:
         abort(404)
@@ -62,13 +91,13 @@ def scenarios(process_id: int):
     process = load_process(process_id, lock=request.method == "POST")
     form = ScenarioForm()
     if request.method == "GET":
-        return _page(process)
+        return json_page(process)
     if not form.validate_on_submit():
-        return _page(process, form=form, status=422)
+        return json_page(process, form=form, status=422)
     try:
         row = service.save(process, form.body.data, actor=current_user)
     except service.ScenarioRefused as refused:
-        return _page(process, form=form, problems=refused.problems, status=refused.status)
+        return json_page(process, form=form, problems=refused.problems, status=refused.status)
     flash(f"Scenario “{row.name}” saved.", "success")
     return redirect(url_for("designer.scenarios", process_id=process.id))
 
@@ -77,17 +106,17 @@ def scenarios(process_id: int):
 def scenario(process_id: int, scenario_id: int):
     """Edit one scenario's JSON."""
     process = load_process(process_id, lock=request.method == "POST")
-    row = _row(process, scenario_id)
+    row = scenario_row(process, scenario_id)
     form = ScenarioForm()
     if request.method == "GET":
         form = ScenarioForm(body=json.dumps(row.body, indent=2, ensure_ascii=False))
-        return _page(process, form=form, editing=row)
+        return json_page(process, form=form, editing=row)
     if not form.validate_on_submit():
-        return _page(process, form=form, editing=row, status=422)
+        return json_page(process, form=form, editing=row, status=422)
     try:
         service.save(process, form.body.data, actor=current_user, scenario_id=row.id)
     except service.ScenarioRefused as refused:
-        return _page(
+        return json_page(
             process, form=form, editing=row, problems=refused.problems, status=refused.status
         )
     flash(f"Scenario “{row.name}” saved.", "success")
@@ -99,7 +128,7 @@ def delete_scenario(process_id: int, scenario_id: int):
     process = load_process(process_id, lock=True)
     if not RevisionForm().validate_on_submit():
         abort(400)
-    row = _row(process, scenario_id)
+    row = scenario_row(process, scenario_id)
     name = row.name
     service.delete(process, row.id)
     flash(f"Scenario “{name}” deleted.", "success")
@@ -117,8 +146,8 @@ def run_scenarios(process_id: int):
         only = whole_number(only, 1, MAX_INT32)
         if only is None:
             abort(400)
-        _row(process, only)
+        scenario_row(process, only)
     results = {row.id: result for row, result in service.run_all(process, only)}
     if len(results) == len(service.scenarios_of(process.id)):
         service.remember_coverage(process, results.values())
-    return _page(process, results=results)
+    return json_page(process, results=results)
