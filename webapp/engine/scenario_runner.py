@@ -31,7 +31,14 @@ from webapp.engine.tools import get as get_tool
 from webapp.extensions import db
 from webapp.infra.database import memory_engine
 from webapp.models import HistoryEntry, Instance, Job, Process, ProcessVersion, Task, Token
-from webapp.models.statuses import HistoryKind, InstanceStatus, JobStatus, TaskStatus
+from webapp.models.statuses import (
+    LIVE_TOKEN,
+    HistoryKind,
+    InstanceStatus,
+    JobStatus,
+    TaskStatus,
+    TokenStatus,
+)
 from webapp.process.document import content_hash, plain_start
 from webapp.process.expressions import ExpressionError, evaluate
 from webapp.process.forms import as_submission, coerce_submission
@@ -396,7 +403,7 @@ class _Run:
 
     def waits(self) -> list[dict[str, Any]]:
         tokens = self.session.scalars(
-            select(Token).where(Token.status.in_(("active", "waiting"))).order_by(Token.id)
+            select(Token).where(Token.status.in_(LIVE_TOKEN)).order_by(Token.id)
         )
         out = [{"node": t.node_id, "token": t.id, "status": t.status} for t in tokens]
         tasks = self.session.scalars(
@@ -426,7 +433,8 @@ def _status(instance: Instance) -> str:
 def _expectations(scenario: Scenario, run: _Run, result: RunResult) -> Failure | None:
     expect = scenario.expect
     if expect.status:
-        wanted = "running" if expect.status == "waiting" else expect.status
+        unfinished = expect.status in (TokenStatus.WAITING, InstanceStatus.RUNNING)
+        wanted = InstanceStatus.RUNNING if unfinished else expect.status
         if result.status != wanted:
             detail = f"; {run.where()}" if result.status == InstanceStatus.RUNNING else ""
             error = (run.instance().error or {}).get("message")
