@@ -32,6 +32,18 @@ def nullable(schema: JSON) -> JSON:
     return {"anyOf": [schema, {"type": "null"}]}
 
 
+def page_schema(item: str) -> JSON:
+    """A list operation's answer: one page of `item`s with its number, size and the total."""
+    return closed(
+        {
+            "items": {"type": "array", "items": ref(item)},
+            "page": {"type": "integer", "minimum": 1},
+            "per_page": {"type": "integer", "minimum": 1},
+            "total": {"type": "integer", "minimum": 0},
+        }
+    )
+
+
 def closed(properties: JSON, required: tuple[str, ...] | None = None) -> JSON:
     """An object with exactly these properties (all present unless `required` says which)."""
     return {
@@ -110,14 +122,7 @@ SCHEMAS: dict[str, JSON] = {
             "tasks": {"type": "array", "items": ref("Task")},
         }
     ),
-    "InstancePage": closed(
-        {
-            "items": {"type": "array", "items": ref("Instance")},
-            "page": {"type": "integer", "minimum": 1},
-            "per_page": {"type": "integer", "minimum": 1},
-            "total": {"type": "integer", "minimum": 0},
-        }
-    ),
+    "InstancePage": page_schema("Instance"),
     "HistoryEntry": closed(
         {
             "id": ID,
@@ -340,14 +345,7 @@ SCHEMAS: dict[str, JSON] = {
         },
         "required": ["id", "node", "status", "instance", "process_key", "assignee"],
     },
-    "TaskPage": closed(
-        {
-            "items": {"type": "array", "items": ref("TaskRow")},
-            "page": {"type": "integer", "minimum": 1},
-            "per_page": {"type": "integer", "minimum": 1},
-            "total": {"type": "integer", "minimum": 0},
-        }
-    ),
+    "TaskPage": page_schema("TaskRow"),
     "TaskDetail": {
         "allOf": [ref("TaskRow")],
         "type": "object",
@@ -431,14 +429,7 @@ SCHEMAS: dict[str, JSON] = {
         "required": ["id", "type", "status", "attempts"],
         "additionalProperties": False,
     },
-    "DeliveryPage": closed(
-        {
-            "items": {"type": "array", "items": ref("Delivery")},
-            "page": {"type": "integer", "minimum": 1},
-            "per_page": {"type": "integer", "minimum": 1},
-            "total": {"type": "integer", "minimum": 0},
-        }
-    ),
+    "DeliveryPage": page_schema("Delivery"),
     "OpenApiDocument": {
         "type": "object",
         "required": ["openapi", "info", "paths"],

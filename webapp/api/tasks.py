@@ -12,7 +12,7 @@ from webapp.api.blueprint import bp
 from webapp.api.contract import Param, Reply, documented
 from webapp.api.errors import api_error
 from webapp.api.schemas import ref
-from webapp.api.views import MAX_PER_PAGE, json_body, page_of
+from webapp.api.views import json_body, page_of, paging
 from webapp.permissions import can
 from webapp.services import task_api, tasks
 from webapp.services.task_api import DUE, SORTS, TABS
@@ -40,12 +40,7 @@ def may_work_tasks():
         Param("due", {"type": "string", "enum": list(DUE)}, "Only tasks due so."),
         Param("q", {"type": "string"}, "Text in the title or business key."),
         Param("sort", {"type": "string", "enum": list(SORTS)}, "The order."),
-        Param("page", {"type": "integer", "minimum": 1, "maximum": 1_000_000}, "From 1."),
-        Param(
-            "per_page",
-            {"type": "integer", "minimum": 1, "maximum": MAX_PER_PAGE},
-            "Tasks a page (25).",
-        ),
+        *paging("Tasks"),
     ),
     responses={200: Reply("A page of tasks.", ref("TaskPage"))},
     errors=(422,),

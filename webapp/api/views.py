@@ -80,6 +80,18 @@ def whole_number(name: str, default: int, low: int, high: int) -> int:
     return value
 
 
+def paging(noun: str) -> tuple[Param, Param]:
+    """The `page` and `per_page` parameters every list operation declares (see `page_of`)."""
+    return (
+        Param("page", {"type": "integer", "minimum": 1, "maximum": 1_000_000}, "From 1."),
+        Param(
+            "per_page",
+            {"type": "integer", "minimum": 1, "maximum": MAX_PER_PAGE},
+            f"{noun} a page (25).",
+        ),
+    )
+
+
 def page_of(query: Any, as_dict: Callable[[Any], dict[str, Any]]) -> Response:
     """One page of `query` (the URL's `page` and `per_page`) with the total: how every list
     endpoint answers."""
@@ -136,12 +148,7 @@ def start_instance():
         ),
         Param("business_key", {"type": "string"}, "Only instances with this business key."),
         Param("partition", {"type": "string"}, "Only instances in this partition (a key)."),
-        Param("page", {"type": "integer", "minimum": 1, "maximum": 1_000_000}, "From 1."),
-        Param(
-            "per_page",
-            {"type": "integer", "minimum": 1, "maximum": MAX_PER_PAGE},
-            "Instances a page (25).",
-        ),
+        *paging("Instances"),
     ),
     responses={200: Reply("A page of instances.", ref("InstancePage"))},
     errors=(422,),

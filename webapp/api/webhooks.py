@@ -6,10 +6,10 @@ from __future__ import annotations
 from flask import g, jsonify, request, url_for
 
 from webapp.api.blueprint import bp
-from webapp.api.contract import Param, Reply, documented
+from webapp.api.contract import Reply, documented
 from webapp.api.errors import api_error
 from webapp.api.schemas import ref
-from webapp.api.views import json_body, page_of
+from webapp.api.views import json_body, page_of, paging
 from webapp.permissions import can
 from webapp.services import webhooks
 
@@ -118,14 +118,7 @@ def webhook_resume(webhook_id: int):
 @bp.get("/webhooks/<int:webhook_id>/deliveries")
 @documented(
     "List a webhook's deliveries",
-    params=(
-        Param("page", {"type": "integer", "minimum": 1, "maximum": 1_000_000}, "From 1."),
-        Param(
-            "per_page",
-            {"type": "integer", "minimum": 1, "maximum": MAX_PER_PAGE},
-            "Deliveries a page (25).",
-        ),
-    ),
+    params=(*paging("Deliveries"),),
     responses={200: Reply("A page of deliveries, newest first.", ref("DeliveryPage"))},
     errors=(422,),
     tag="webhooks",
