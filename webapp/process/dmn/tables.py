@@ -147,8 +147,8 @@ def _output_values(decision_id: str, table: Mapping[str, Any]) -> list[DmnProble
                     _problem(
                         "dmn.output-type",
                         decision_id,
-                        f"rule {number}, output column '{key}': {cell.get('text')!r} is not a "
-                        f"{output.get('type')}.",
+                        f"rule {number}, output column '{key}': {cell.get('text')!r} does not "
+                        f"fit the output's type '{output.get('type')}'.",
                     )
                 )
             allowed = output.get("values") or []
