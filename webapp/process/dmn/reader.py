@@ -15,7 +15,17 @@ from ..bpmn.model import BpmnImportError
 from . import translate
 from .checks import untranslated
 from .model import FORMAT, HIT_POLICIES, DmnImport, DmnImportError, DmnProblem
-from .namespaces import DC, DI, DMNDI13, MODEL_URIS, attr_name, name_of, split, to_tree
+from .namespaces import (
+    DC,
+    DI,
+    DMNDI13,
+    MODEL_URIS,
+    WRITE_NSMAP,
+    attr_name,
+    name_of,
+    split,
+    to_tree,
+)
 from .translate import translate_table
 
 MAX_BYTES = 5_000_000
@@ -111,9 +121,7 @@ class _Reader:
             if isinstance(child.tag, str) and name_of(child.tag) == "decision"
         ]
         self.keep("definitions", root, ("decision",), ("id", "name", "namespace"))
-        nsmap = {
-            prefix: uri for prefix, uri in root.nsmap.items() if prefix and uri not in _WRITTEN_URIS
-        }
+        nsmap = _kept_prefixes(root.nsmap)
         kept: dict[str, Any] = {}
         if nsmap:
             kept["nsmap"] = nsmap
@@ -311,6 +319,20 @@ class _Reader:
 def _text_of(element: etree._Element) -> str:
     text = next((c for c in element if name_of(c.tag) == "text"), None)
     return (text.text or "") if text is not None else ""
+
+
+def _kept_prefixes(declared: dict[str | None, str]) -> dict[str, str]:
+    """The file's other namespace prefixes; one that DMN 1.3's own take gets a digit appended."""
+    taken = {prefix for prefix in WRITE_NSMAP if prefix}
+    kept: dict[str, str] = {}
+    for prefix, uri in declared.items():
+        if not prefix or uri in _WRITTEN_URIS or uri in kept.values():
+            continue
+        name, number = prefix, 1
+        while name in taken or name in kept:
+            name, number = f"{prefix}{number}", number + 1
+        kept[name] = uri
+    return kept
 
 
 def _is_python(table: dict[str, Any]) -> bool:
