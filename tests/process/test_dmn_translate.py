@@ -112,11 +112,12 @@ def test_expressions(text, language, variables, value):
         ("a ** 2", "python", "'**'"),
         ('"a", "b"', "python", "tuple"),
         ("[1..2..3]", "feel", "range"),
+        ("datetime.datetime(2017,13,3)", "python", "month must be in 1..12"),
     ],
 )
 def test_untranslatable_entries_name_the_reason(text, language, reason):
     with pytest.raises(Untranslatable) as caught:
-        if reason in ("tuple", "range", ""):
+        if reason in ("tuple", "range", "", "month must be in 1..12"):
             unary_test(text, language)
         else:
             expression(text, language)

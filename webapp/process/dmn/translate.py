@@ -9,12 +9,12 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from datetime import datetime
 from typing import Any
 
 from .. import expressions
 
 CELL = "$cell"
-PYTHON_LANGUAGES = ("python",)
 FEEL_LANGUAGES = ("feel", "")
 _FEEL_URIS = (
     "https://www.omg.org/spec/dmn/20191111/feel/",
@@ -46,7 +46,7 @@ _MULTI_WORD = re.compile(
 )
 _FEEL_FUNCTIONS = {"date and time": "date", "date": "date", "string length": "len"}
 _FEEL_FUNCTIONS |= {"upper case": "upper", "lower case": "lower", "contains": "contains"}
-_PYTHON_FUNCTIONS = {"len": "len", "str.upper": "upper", "str.lower": "lower"}
+_PYTHON_FUNCTIONS = {"len": "len"}
 _PYTHON_CONSTANTS = {"True": "true", "False": "false", "None": "null"}
 _FEEL_CONSTANTS = {"true": "true", "false": "false", "null": "null"}
 _COMPARE = ("==", "!=", "<", "<=", ">", ">=")
@@ -187,10 +187,12 @@ class _Translator:
             numbers = [int(part) for part in parts[::2] if part.isdigit()]
             if end < 0 or any(sep != "," for sep in parts[1::2]) or not 3 <= len(numbers) <= 6:
                 raise Untranslatable("datetime.datetime(...) takes 3 to 6 whole numbers here")
-            numbers += [0] * (6 - len(numbers))
+            try:
+                when = datetime(*numbers)
+            except ValueError as exc:
+                raise Untranslatable(f"datetime.datetime(...): {exc}") from None
             self.pos += end + 1
-            y, mo, d, h, mi, s = numbers
-            return f'date("{y:04d}-{mo:02d}-{d:02d}T{h:02d}:{mi:02d}:{s:02d}")'
+            return f'date("{when.isoformat()}")'
         raise Untranslatable(f"'{name}' has no Flowdesk equivalent")
 
 
