@@ -216,7 +216,12 @@ class _Reader:
             "rules": rules,
         }
         declared = self.root.get("expressionLanguage")
-        if declared or any(column["language"] for column in inputs):
+        cells = [cell for rule in rules for cell in [*rule["inputs"], *rule["outputs"]]]
+        if (
+            declared
+            or any(part["language"] for part in inputs)
+            or any("language" in c for c in cells)
+        ):
             translate_table(table, translate.language_of(declared))
         elif _is_python(table):
             for column in inputs:
@@ -284,15 +289,15 @@ class _Reader:
         ins = [c for c in element if name_of(c.tag) == "inputEntry"]
         outs = [c for c in element if name_of(c.tag) == "outputEntry"]
         for column, entry in enumerate(ins):
-            self.keep(f"{rule_id}/in/{column}", entry, ("text",), ())
+            self.keep(f"{rule_id}/in/{column}", entry, ("text",), ("expressionLanguage",))
         for column, entry in enumerate(outs):
-            self.keep(f"{rule_id}/out/{column}", entry, ("text",), ())
+            self.keep(f"{rule_id}/out/{column}", entry, ("text",), ("expressionLanguage",))
         self.keep(rule_id, element, ("description", "inputEntry", "outputEntry"), ("id",))
         return {
             "id": rule_id,
             "description": (description.text or "") if description is not None else "",
-            "inputs": [{"text": _text_of(entry)} for entry in ins],
-            "outputs": [{"text": _text_of(entry)} for entry in outs],
+            "inputs": [_entry(entry) for entry in ins],
+            "outputs": [_entry(entry) for entry in outs],
         }
 
     def literal(
@@ -314,6 +319,14 @@ class _Reader:
         if variable is not None:
             self.keep(f"{decision_id}/variable", variable, (), ("name", "typeRef"))
         return literal
+
+
+def _entry(element: etree._Element) -> dict[str, Any]:
+    """An entry's text, and its language when it names one of its own."""
+    entry = {"text": _text_of(element)}
+    if element.get("expressionLanguage"):
+        entry["language"] = str(element.get("expressionLanguage"))
+    return entry
 
 
 def _text_of(element: etree._Element) -> str:
