@@ -55,7 +55,7 @@ def test_multi_column_overlap_needs_every_column_to_meet():
 
 
 def test_any_allows_overlaps_with_equal_outputs():
-    document = table_document("ANY", ["< 10", "< 20", "< 30"], ["a", "a", "b"])
+    document = table_document("ANY", ["< 10", "< 20", "< 30"], ['"a"', "'a'", '"b"'])
     assert len(_messages(document, "dmn.overlap")) == 2  # 1-3 and 2-3
 
 

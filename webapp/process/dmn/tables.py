@@ -185,10 +185,7 @@ def _overlaps(
             if _meet(sets[i], sets[j]) is not None:
                 continue
             if policy == "ANY":
-                same = [c.get("text", "").strip() for c in rules[i].get("outputs") or []] == [
-                    c.get("text", "").strip() for c in rules[j].get("outputs") or []
-                ]
-                if same:
+                if _outputs(rules[i]) == _outputs(rules[j]):
                     continue
                 message = (
                     f"rules {i + 1} and {j + 1} can both match with different outputs, which the "
@@ -203,6 +200,11 @@ def _overlaps(
             if len(problems) >= MAX_REPORTED:
                 return problems
     return problems
+
+
+def _outputs(rule: Mapping[str, Any]) -> list[Any]:
+    """A rule's output entries as translated (so `'a'` and `"a"` are the same output)."""
+    return [cell.get("expression") for cell in rule.get("outputs") or []]
 
 
 def _unreachable(
