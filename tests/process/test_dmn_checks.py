@@ -32,6 +32,7 @@ def test_overlapping_rules_under_unique_are_blocking_and_named(tests, overlappin
     document = table_document("UNIQUE", tests, ["a"] * len(tests))
     problems = [p for p in check(document) if p.code == "dmn.overlap"]
     assert [m.message.split("rules ")[1].split(" can")[0] for m in problems] == overlapping
+    assert [f"{p.rules[0]} and {p.rules[1]}" for p in problems] == overlapping
     assert all(p.blocking for p in problems)
     assert all(p.element_id == "d" for p in problems)
 
@@ -69,13 +70,14 @@ def test_unreachable_rules_under_first_are_warnings():
         "policy).",
     ]
     assert not any(p.blocking for p in problems)
+    assert [p.rules for p in problems] == [(1, 2), (1, 2, 3, 4)]
 
 
 def test_gaps_a_numeric_type_makes_visible():
     document = table_document("UNIQUE", ["< 0", "[10..20]"], ["a", "b"], types=("integer",))
     [problem] = [p for p in check(document) if p.code == "dmn.gap"]
     assert "input column 'x'" in problem.message and "[0..9]" in problem.message
-    assert not problem.blocking
+    assert not problem.blocking and problem.column == "x"
     boolean = table_document("UNIQUE", ["true"], ["a"], types=("boolean",))
     assert _messages(boolean, "dmn.gap") == [
         "Decision 'd': no rule matches input column 'x' when it is false."
@@ -123,6 +125,8 @@ def test_untranslatable_entries_block_naming_decision_rule_and_column():
     [problem] = [p for p in result.problems if p.code == "dmn.untranslatable"]
     assert problem.blocking and problem.element_id == "d" and problem.line == 5
     assert problem.message.startswith("Decision 'd', rule 2, input column 'x': cannot translate")
+    assert (problem.rules, problem.column) == ((2,), "x")
+    assert problem.to_json()["rules"] == [2]
     assert [p.message for p in check(result.document) if p.blocking] == [problem.message]
 
 

@@ -15,8 +15,16 @@ from .valuesets import ValueSet
 MAX_REPORTED = 20  # per kind and table: a badly overlapping table would otherwise flood the list
 
 
-def _problem(code: str, decision_id: str, message: str, blocking: bool = True) -> DmnProblem:
-    return DmnProblem(code, decision_id, None, f"Decision '{decision_id}': {message}", blocking)
+def _problem(
+    code: str,
+    decision_id: str,
+    message: str,
+    blocking: bool = True,
+    rules: tuple[int, ...] = (),
+    column: str | None = None,
+) -> DmnProblem:
+    text = f"Decision '{decision_id}': {message}"
+    return DmnProblem(code, decision_id, None, text, blocking, rules, column)
 
 
 def _label(columns: list[Mapping[str, Any]], index: int) -> str:
@@ -93,6 +101,7 @@ def _shape(decision_id: str, table: Mapping[str, Any]) -> list[DmnProblem]:
                     decision_id,
                     f"rule {number} has {ins} input and {outs} output entries; the table has "
                     f"{len(columns)} input and {len(outputs)} output columns.",
+                    rules=(number,),
                 )
             )
     return problems
@@ -149,6 +158,8 @@ def _output_values(decision_id: str, table: Mapping[str, Any]) -> list[DmnProble
                         decision_id,
                         f"rule {number}, output column '{key}': {cell.get('text')!r} does not "
                         f"fit the output's type '{output.get('type')}'.",
+                        rules=(number,),
+                        column=key,
                     )
                 )
             allowed = output.get("values") or []
@@ -159,6 +170,8 @@ def _output_values(decision_id: str, table: Mapping[str, Any]) -> list[DmnProble
                         decision_id,
                         f"rule {number}, output column '{key}': {cell.get('text')!r} is not one of "
                         f"the output's values ({', '.join(map(repr, allowed))}).",
+                        rules=(number,),
+                        column=key,
                     )
                 )
     return problems
@@ -196,7 +209,7 @@ def _overlaps(
                     f"rules {i + 1} and {j + 1} can both match the same input, which the UNIQUE "
                     "hit policy does not allow (with FIRST the earlier rule wins)."
                 )
-            problems.append(_problem("dmn.overlap", decision_id, message))
+            problems.append(_problem("dmn.overlap", decision_id, message, rules=(i + 1, j + 1)))
             if len(problems) >= MAX_REPORTED:
                 return problems
     return problems
@@ -226,8 +239,10 @@ def _unreachable(
             ),
             None,
         )
-        message = None
+        message: str | None = None
+        involved: tuple[int, ...] = (j + 1,)
         if cover is not None:
+            involved = (cover + 1, j + 1)
             message = f"rule {j + 1} is never used: rule {cover + 1} matches every input it does"
         elif single and j and all(s[0] is not None for s in sets[:j]) and later:
             union = ValueSet()
@@ -236,9 +251,16 @@ def _unreachable(
                 union = union.union(earlier[0])
             if later[0] is not None and later[0].within(union):
                 message = f"rule {j + 1} is never used: rules 1 to {j} match every input it does"
+                involved = (*range(1, j + 1), j + 1)
         if message:
             problems.append(
-                _problem("dmn.unreachable", decision_id, message + " (FIRST hit policy).", False)
+                _problem(
+                    "dmn.unreachable",
+                    decision_id,
+                    message + " (FIRST hit policy).",
+                    False,
+                    rules=involved,
+                )
             )
             if len(problems) >= MAX_REPORTED:
                 break
@@ -270,6 +292,7 @@ def _gaps(
                     f"no rule matches input column '{_label(columns, index)}' when it is "
                     f"{gap.example()}.",
                     False,
+                    column=_label(columns, index),
                 )
             )
     return problems
