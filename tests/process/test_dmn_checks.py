@@ -66,11 +66,21 @@ def test_unreachable_rules_under_first_are_warnings():
     assert [p.message for p in problems] == [
         "Decision 'd': rule 2 is never used: rule 1 matches every input it does (FIRST hit "
         "policy).",
-        "Decision 'd': rule 4 is never used: rules 1 to 3 match every input it does (FIRST hit "
-        "policy).",
+        "Decision 'd': rule 4 is never used: rules 1 and 3 together match every input it does "
+        "(FIRST hit policy).",
     ]
     assert not any(p.blocking for p in problems)
-    assert [p.rules for p in problems] == [(1, 2), (1, 2, 3, 4)]
+    assert [p.rules for p in problems] == [(1, 2), (1, 3, 4)]
+
+
+def test_unreachable_through_several_columns_and_rules():
+    tests = [("< 10", '"a"'), ("< 10", '"b"'), (">= 10", "-"), ("[0..20]", '"a","b"'), ("-", "-")]
+    document = table_document(
+        "FIRST", tests, list("abcde"), columns=("x", "k"), types=("double", "string")
+    )
+    problems = [p for p in check(document) if p.code == "dmn.unreachable"]
+    assert [p.rules for p in problems] == [(1, 2, 3, 4)]
+    assert "rules 1, 2 and 3 together match" in problems[0].message
 
 
 def test_gaps_a_numeric_type_makes_visible():

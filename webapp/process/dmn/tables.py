@@ -13,6 +13,7 @@ from .model import AGGREGATIONS, HIT_POLICIES, DmnProblem, output_key
 from .valuesets import ValueSet
 
 MAX_REPORTED = 20  # per kind and table: a badly overlapping table would otherwise flood the list
+MAX_PIECES = 256  # what is left of a rule after earlier ones; beyond it reachability is not claimed
 
 
 def _problem(
@@ -220,50 +221,66 @@ def _outputs(rule: Mapping[str, Any]) -> list[Any]:
     return [cell.get("expression") for cell in rule.get("outputs") or []]
 
 
+def _subtract(box: list[ValueSet], other: list[ValueSet]) -> list[list[ValueSet]]:
+    """The inputs of ``box`` that ``other`` does not take, as boxes (one per column cut)."""
+    if any(mine.intersection(theirs).is_empty() for mine, theirs in zip(box, other, strict=False)):
+        return [box]
+    pieces: list[list[ValueSet]] = []
+    inside: list[ValueSet] = []
+    for index, (mine, theirs) in enumerate(zip(box, other, strict=False)):
+        rest = mine.intersection(theirs.complement())
+        if not rest.is_empty():
+            pieces.append([*inside, rest, *box[index + 1 :]])
+        inside.append(mine.intersection(theirs))
+    return pieces
+
+
+def _covering(sets: list[list[ValueSet | None]], j: int) -> list[int] | None:
+    """The earlier rules that together take every input rule ``j`` takes, or None."""
+    later = sets[j]
+    if any(entry is None for entry in later):
+        return None
+    remaining: list[list[ValueSet]] = [[entry for entry in later if entry is not None]]
+    used = []
+    for i in range(j):
+        earlier = sets[i]
+        if any(entry is None for entry in earlier) or len(earlier) != len(later):
+            continue
+        box = [entry for entry in earlier if entry is not None]
+        cut = [piece for part in remaining for piece in _subtract(part, box)]
+        if cut != remaining:
+            used.append(i + 1)
+        remaining = cut
+        if not remaining:
+            return used
+        if len(remaining) > MAX_PIECES:
+            return None
+    return None
+
+
 def _unreachable(
     decision_id: str, table: Mapping[str, Any], sets: list[list[ValueSet | None]]
 ) -> list[DmnProblem]:
     problems = []
-    single = len(table.get("inputs") or []) == 1
-    for j, later in enumerate(sets):
-        if any(entry is None for entry in later):
+    for j in range(1, len(sets)):
+        covering = _covering(sets, j)
+        if not covering:
             continue
-        cover = next(
-            (
-                i
-                for i in range(j)
-                if all(
-                    a is not None and b is not None and b.within(a)
-                    for a, b in zip(sets[i], later, strict=False)
-                )
-            ),
-            None,
-        )
-        message: str | None = None
-        involved: tuple[int, ...] = (j + 1,)
-        if cover is not None:
-            involved = (cover + 1, j + 1)
-            message = f"rule {j + 1} is never used: rule {cover + 1} matches every input it does"
-        elif single and j and all(s[0] is not None for s in sets[:j]) and later:
-            union = ValueSet()
-            for earlier in sets[:j]:
-                assert earlier[0] is not None
-                union = union.union(earlier[0])
-            if later[0] is not None and later[0].within(union):
-                message = f"rule {j + 1} is never used: rules 1 to {j} match every input it does"
-                involved = (*range(1, j + 1), j + 1)
-        if message:
-            problems.append(
-                _problem(
-                    "dmn.unreachable",
-                    decision_id,
-                    message + " (FIRST hit policy).",
-                    False,
-                    rules=involved,
-                )
+        if len(covering) == 1:
+            who = f"rule {covering[0]} matches"
+        else:
+            who = f"rules {', '.join(map(str, covering[:-1]))} and {covering[-1]} together match"
+        problems.append(
+            _problem(
+                "dmn.unreachable",
+                decision_id,
+                f"rule {j + 1} is never used: {who} every input it does (FIRST hit policy).",
+                False,
+                rules=(*covering, j + 1),
             )
-            if len(problems) >= MAX_REPORTED:
-                break
+        )
+        if len(problems) >= MAX_REPORTED:
+            break
     return problems
 
 
