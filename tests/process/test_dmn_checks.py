@@ -94,6 +94,19 @@ def test_gaps_a_numeric_type_makes_visible():
     ]
 
 
+def test_gaps_across_columns_name_every_column_involved():
+    tests = [("< 10", '"a"'), (">= 10", '"b"')]
+    document = table_document(
+        "UNIQUE", tests, ["1", "2"], columns=("x", "k"), types=("double", "string")
+    )
+    [problem] = [p for p in check(document) if p.code == "dmn.gap"]
+    assert problem.message == "Decision 'd': no rule matches when 'x' is >= 10 and 'k' is \"a\"."
+    other_text = table_document("UNIQUE", ['"a"', '"b"'], ["1", "2"], types=("string",))
+    assert _messages(other_text, "dmn.gap") == []  # text no entry names is expected to miss
+    untyped = table_document("UNIQUE", ["< 0"], ["1"])
+    assert _messages(untyped, "dmn.gap") == []
+
+
 def test_output_values_must_fit_the_type_and_the_allowed_values():
     document = table_document(
         "FIRST",

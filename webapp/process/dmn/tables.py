@@ -284,32 +284,63 @@ def _unreachable(
     return problems
 
 
+def _entry_or(rule: list[ValueSet | None], index: int, default: ValueSet) -> ValueSet:
+    entry = rule[index] if index < len(rule) else None
+    return default if entry is None else entry
+
+
+def _gap_domain(column: Mapping[str, Any], entries: list[ValueSet | None]) -> ValueSet | None:
+    """The values a gap is looked for in: all numbers or booleans; for text, the texts the
+    entries name (other text is expected to match nothing); None for a column not analysed."""
+    kind = (column.get("type") or "").strip().lower()
+    if kind in (*NUMERIC_TYPES, "boolean"):
+        return domain(kind)
+    if kind == "string":
+        named = frozenset(text for entry in entries if entry is not None for text in entry.texts)
+        return ValueSet(texts=named)
+    return None
+
+
 def _gaps(
     decision_id: str, table: Mapping[str, Any], sets: list[list[ValueSet | None]]
 ) -> list[DmnProblem]:
+    """Inputs of the analysed columns that no rule takes; other columns and entries not
+    analysed count as taking everything, so a gap reported is a real one."""
     columns = table.get("inputs") or []
-    problems = []
-    for index, column in enumerate(columns):
-        kind = (column.get("type") or "").strip().lower()
-        if kind not in (*NUMERIC_TYPES, "boolean") or not sets:
-            continue
-        entries = [rule[index] if index < len(rule) else None for rule in sets]
-        if any(entry is None for entry in entries):
-            continue
-        union = ValueSet()
-        for entry in entries:
-            assert entry is not None
-            union = union.union(entry)
-        gap = domain(column.get("type")).intersection(union.complement())
-        if gap.numbers or gap.booleans:
-            problems.append(
-                _problem(
-                    "dmn.gap",
-                    decision_id,
-                    f"no rule matches input column '{_label(columns, index)}' when it is "
-                    f"{gap.example()}.",
-                    False,
-                    column=_label(columns, index),
-                )
-            )
-    return problems
+    if not sets or not columns:
+        return []
+    entries = [
+        [rule[index] if index < len(rule) else None for rule in sets]
+        for index in range(len(columns))
+    ]
+    domains = {
+        index: found
+        for index, column in enumerate(columns)
+        if (found := _gap_domain(column, entries[index])) is not None and not found.is_empty()
+    }
+    if not domains:
+        return []
+    analysed = list(domains)
+    remaining = [[domains[index] for index in analysed]]
+    for rule in sets:
+        box = [_entry_or(rule, index, domains[index]) for index in analysed]
+        remaining = [piece for part in remaining for piece in _subtract(part, box)]
+        if not remaining or len(remaining) > MAX_PIECES:
+            return []
+    piece = remaining[0]
+    where = [
+        (_label(columns, index), values)
+        for index, values in zip(analysed, piece, strict=True)
+        if values != domains[index]
+    ] or [(_label(columns, analysed[0]), piece[0])]
+    if len(where) == 1:
+        label, values = where[0]
+        message = f"no rule matches input column '{label}' when it is {values.example()}."
+    else:
+        described = " and ".join(f"'{label}' is {values.example()}" for label, values in where)
+        message = f"no rule matches when {described}."
+    return [
+        _problem(
+            "dmn.gap", decision_id, message, False, column=where[0][0] if len(where) == 1 else None
+        )
+    ]

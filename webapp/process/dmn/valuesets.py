@@ -168,7 +168,8 @@ class ValueSet:
                 opening, closing = "[" if low_in else "]", "]" if high_in else "["
                 parts.append(f"{opening}{_number(low)}..{_number(high)}{closing}")
         parts += [str(value).lower() for value in sorted(self.booleans)]
-        return ", ".join(parts)
+        parts += [f'"{text}"' for text in sorted(self.texts)[:3]] if not self.cotext else []
+        return " or ".join(parts)
 
 
 def _number(value: float) -> str:
