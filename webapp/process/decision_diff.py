@@ -181,8 +181,6 @@ def _rule_changes(
             )
         elif kept_before.index(rule_id) != kept_after.index(rule_id):
             changes.append(
-                DecisionChange(
-                    decision_id, "moved", f"rule {number}", f"was rule {old_number}"
-                )
+                DecisionChange(decision_id, "moved", f"rule {number}", f"was rule {old_number}")
             )
     return changes

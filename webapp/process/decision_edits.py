@@ -128,7 +128,11 @@ def remove_input(doc: Document, decision_id: str, params: Mapping[str, Any]) -> 
 
 def _values(params: Mapping[str, Any]) -> list[str]:
     text = _text(params, "values")
-    return [value.strip() for value in re.split(r",(?=(?:[^\"]*\"[^\"]*\")*[^\"]*$)", text) if value.strip()]
+    return [
+        value.strip()
+        for value in re.split(r",(?=(?:[^\"]*\"[^\"]*\")*[^\"]*$)", text)
+        if value.strip()
+    ]
 
 
 def set_output(doc: Document, decision_id: str, params: Mapping[str, Any]) -> None:
@@ -247,7 +251,9 @@ EDITS: dict[str, Callable[[Document, str, Mapping[str, Any]], None]] = {
 }
 
 
-def apply(doc: Mapping[str, Any], edit: str, decision_id: str, params: Mapping[str, Any]) -> Document:
+def apply(
+    doc: Mapping[str, Any], edit: str, decision_id: str, params: Mapping[str, Any]
+) -> Document:
     """A copy of `doc` with the edit named `edit` made to decision `decision_id`."""
     if edit not in EDITS:
         raise EditError("edit", f"Unknown edit '{edit}'.")

@@ -178,8 +178,10 @@ def _remove_examples(root: etree._Element) -> None:
         if parent is None:
             continue
         parent.remove(holder)
-        if len(parent) == 0 and parent is not root and etree.QName(parent).localname == (
-            "extensionElements"
+        if (
+            len(parent) == 0
+            and parent is not root
+            and etree.QName(parent).localname == ("extensionElements")
         ):
             grand = parent.getparent()
             if grand is not None:

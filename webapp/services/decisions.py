@@ -73,7 +73,9 @@ def retranslate(document: Mapping[str, Any]) -> dmn.DmnImport:
         raise DecisionServiceError("draft.unwritable", exc.message) from None
 
 
-def problems_of(document: Mapping[str, Any], translated: list[dmn.DmnProblem]) -> list[dmn.DmnProblem]:
+def problems_of(
+    document: Mapping[str, Any], translated: list[dmn.DmnProblem]
+) -> list[dmn.DmnProblem]:
     """Translation problems and `check`'s, each once, blocking ones first."""
     seen: set[tuple[Any, ...]] = set()
     merged = []
@@ -120,9 +122,7 @@ def read_file(data: bytes | str) -> tuple[dmn.DmnImport, list[dict[str, Any]]]:
             "import.unreadable", f"The file cannot be read{where}: {exc.message}", field="file"
         ) from None
     if not dmn.decision_ids(imported.document):
-        raise DecisionServiceError(
-            "import.empty", "The file defines no decision.", field="file"
-        )
+        raise DecisionServiceError("import.empty", "The file defines no decision.", field="file")
     return imported, rows
 
 
@@ -455,7 +455,5 @@ def compare(old: Mapping[str, Any], new: Mapping[str, Any]) -> list[DecisionChan
 def lock_model(model_id: int) -> DecisionModel | None:
     """Load a decision model holding its row lock (PostgreSQL) for a read-check-write."""
     return db.session.scalar(
-        select(DecisionModel)
-        .where(DecisionModel.id == model_id)
-        .with_for_update(of=DecisionModel)
+        select(DecisionModel).where(DecisionModel.id == model_id).with_for_update(of=DecisionModel)
     )

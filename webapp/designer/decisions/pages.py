@@ -131,7 +131,9 @@ def decisions_import():
                     actor=current_user,
                 )
             except DecisionServiceError as exc:
-                field = getattr(form, exc.field or "", None) if exc.field in ("key", "file") else None
+                field = (
+                    getattr(form, exc.field or "", None) if exc.field in ("key", "file") else None
+                )
                 if field is not None:
                     field.errors.append(exc.message)
                 else:

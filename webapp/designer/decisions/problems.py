@@ -48,9 +48,7 @@ def _column_of(problem: dmn.DmnProblem, columns: list[Mapping[str, Any]]) -> int
     return None
 
 
-def place(
-    decision: Mapping[str, Any] | None, problems: list[dmn.DmnProblem]
-) -> Placed:
+def place(decision: Mapping[str, Any] | None, problems: list[dmn.DmnProblem]) -> Placed:
     """The problems that concern `decision`, with the rules and cells they name."""
     placed = Placed()
     if decision is None:

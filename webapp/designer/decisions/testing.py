@@ -35,9 +35,7 @@ def _context(model: DecisionModel, decision_id: str | None, **extra: Any) -> dic
 def _page(model: DecisionModel, decision_id: str | None, status: int = 200, **extra: Any):
     target = request.headers.get("HX-Target", "").rsplit("#", 1)[-1]
     template = (
-        "designer/decisions/_try.html"
-        if target == "try-region"
-        else "designer/decisions/test.html"
+        "designer/decisions/_try.html" if target == "try-region" else "designer/decisions/test.html"
     )
     return render_template(template, **_context(model, decision_id, **extra)), status
 
@@ -92,9 +90,7 @@ def decision_add_example(model_id: int):
 def decision_remove_example(model_id: int, index: int):
     model = load_model(model_id, lock=True)
     try:
-        decisions.remove_example(
-            model, index, base_revision=posted_revision(), actor=current_user
-        )
+        decisions.remove_example(model, index, base_revision=posted_revision(), actor=current_user)
     except DecisionServiceError as exc:
         model = load_model(model_id)
         return _page(model, chosen_decision(model), exc.status, example_refusal=exc)
