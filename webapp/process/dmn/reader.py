@@ -210,17 +210,19 @@ class _Reader:
         declared = self.root.get("expressionLanguage")
         if declared or any(column["language"] for column in inputs):
             translate_table(table, translate.language_of(declared))
-        elif translate_table(table, "feel") and not translate_table(table, "python"):
+        elif _is_python(table):
+            for column in inputs:
+                column["language"] = "python"
+            translate_table(table, "python")
             self.problem(
                 "dmn.python",
                 decision_id,
                 element,
                 f"Decision '{decision_id}' declares no expression language and its entries are "
-                "Python, not FEEL: read as SpiffWorkflow's Python entries.",
+                "Python, not FEEL: read as SpiffWorkflow's Python entries (and written with "
+                'expressionLanguage="python").',
                 blocking=False,
             )
-        else:
-            translate_table(table, "feel")
         return table
 
     def input(self, decision_id: str, element: etree._Element, index: int) -> dict[str, Any]:
@@ -309,6 +311,32 @@ class _Reader:
 def _text_of(element: etree._Element) -> str:
     text = next((c for c in element if name_of(c.tag) == "text"), None)
     return (text.text or "") if text is not None else ""
+
+
+def _is_python(table: dict[str, Any]) -> bool:
+    """Whether a table that declares no language is SpiffWorkflow's Python rather than FEEL:
+    Python reads more of its entries, or as many when they use True, False or None."""
+    feel = translate_table(table, "feel")
+    python_names = any(
+        token.kind == "name" and token.value in ("True", "False", "None")
+        for rule in table["rules"]
+        for cell in [*rule["inputs"], *rule["outputs"]]
+        for token in _tokens(cell["text"])
+    )
+    if not feel and not python_names:
+        return False
+    python = translate_table(table, "python")
+    chosen = python < feel or (python == feel == 0)
+    if not chosen:
+        translate_table(table, "feel")
+    return chosen
+
+
+def _tokens(text: str) -> list[Any]:
+    try:
+        return translate.tokenize(text)
+    except translate.Untranslatable:
+        return []
 
 
 def _named(children: list[etree._Element], local: str) -> list[etree._Element]:
