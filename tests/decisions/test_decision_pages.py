@@ -8,7 +8,7 @@ import re
 
 from sqlalchemy import func, select
 
-from tests.helpers.decisions import DISCOUNT_DMN
+from tests.helpers.decisions import DISCOUNT_DMN, FEE_DMN
 from tests.helpers.designer import finance, token
 from webapp.models import DecisionModel, DecisionVersion
 
@@ -225,3 +225,33 @@ def test_publishing_needs_the_publish_permission(user_with, db_session, import_m
     )
     assert response.status_code == 404
     assert db_session.scalar(select(func.count(DecisionVersion.id))) == 0
+
+
+def test_literal_decision_is_edited_and_a_broken_expression_named(
+    login_as, db_session, import_model
+):
+    model_id = import_model(FEE_DMN)
+    designer = login_as("designer")
+    page = designer.get(f"/designer/decisions/{model_id}").get_data(as_text=True)
+    assert "literal expression" in page and "amount * 0.1" in page
+    csrf = token(designer, f"/designer/decisions/{model_id}")
+    response = designer.post(
+        f"/designer/decisions/{model_id}/edit",
+        data={"decision": "fee", "revision": 1, "edit": "literal", "text": "amount * 0.2 +",
+              "variable": "fee", "type": "number"},
+        headers={"X-CSRFToken": csrf, **HTMX},
+    )  # fmt: skip
+    body = response.get_data(as_text=True)
+    assert response.status_code == 200
+    assert "cannot translate the literal expression" in body and "Blocks publish" in body
+    literal = _model(db_session, model_id).draft_document["decisions"][0]["literal"]
+    assert literal["text"] == "amount * 0.2 +" and literal["expression"] is None
+    refused = designer.post(
+        f"/designer/decisions/{model_id}/edit",
+        data={"decision": "fee", "revision": 2, "edit": "literal", "text": "1",
+              "variable": "no way"},
+        headers={"X-CSRFToken": csrf, **HTMX},
+    )  # fmt: skip
+    assert refused.status_code == 422
+    assert "variable" in refused.get_data(as_text=True)
+    assert _model(db_session, model_id).draft_revision == 2
