@@ -255,3 +255,35 @@ def test_literal_decision_is_edited_and_a_broken_expression_named(
     assert refused.status_code == 422
     assert "variable" in refused.get_data(as_text=True)
     assert _model(db_session, model_id).draft_revision == 2
+
+
+def test_a_file_replaces_the_draft_unless_someone_saved_since(login_as, db_session, import_model):
+    model_id = import_model()
+    designer = login_as("designer")
+    path = f"/designer/decisions/{model_id}/import"
+    newer = DISCOUNT_DMN.replace('hitPolicy="UNIQUE"', 'hitPolicy="FIRST"').encode()
+    stale = _upload(designer, path, newer, revision=5)
+    assert stale.status_code == 409
+    assert "saved by someone else" in stale.get_data(as_text=True)
+    assert _model(db_session, model_id).draft_revision == 1
+    empty = _upload(designer, path, b"", revision=1)
+    assert empty.status_code == 422
+    huge = _upload(designer, path, b" " * 5_000_001, revision=1)
+    assert huge.status_code == 413
+    assert "larger than 5,000,000 bytes" in huge.get_data(as_text=True)
+    done = _upload(designer, path, newer, revision=1)
+    assert done.status_code == 302
+    model = _model(db_session, model_id)
+    assert model.draft_revision == 2
+    assert model.draft_document["decisions"][0]["table"]["hitPolicy"] == "FIRST"
+
+
+def test_the_list_filters_by_partition(login_as, db_session, import_model):
+    import_model()
+    import_model(key="shared-rules", partition=None)
+    designer = login_as("designer")
+    shared = designer.get("/designer/decisions/?partition=none").get_data(as_text=True)
+    assert "shared-rules" in shared and ">pricing<" not in shared
+    own = designer.get(f"/designer/decisions/?partition={finance(db_session)}")
+    assert ">pricing<" in own.get_data(as_text=True)
+    assert "shared-rules" not in own.get_data(as_text=True)
