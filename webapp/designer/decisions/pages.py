@@ -10,6 +10,7 @@ from flask_login import current_user
 from flask_wtf import FlaskForm
 from flask_wtf.file import FileField
 from sqlalchemy import func, or_, select
+from sqlalchemy.orm import undefer
 from wtforms import SelectField, StringField, TextAreaField
 from wtforms.validators import Length, Optional
 
@@ -89,6 +90,7 @@ def decisions_index():
     partition = request.args.get("partition", "")
     query = (
         select(DecisionModel)
+        .options(undefer(DecisionModel.draft_document))
         .where(partition_filter(DecisionModel.partition_id, current_user))
         .order_by(DecisionModel.updated_at.desc(), DecisionModel.id.desc())
     )

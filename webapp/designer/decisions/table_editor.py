@@ -65,7 +65,7 @@ def decision_edit(model_id: int):
     edit = request.form.get("edit", "")
     decision_id = request.form.get("decision", "")
     try:
-        decisions.edit_draft(
+        state = decisions.edit_draft(
             model,
             edit,
             decision_id,
@@ -77,7 +77,7 @@ def decision_edit(model_id: int):
         model = load_model(model_id)
         context = editor_context(model, decisions.draft_problems(model), decision_id, exc)
         return _answer(edit, context), exc.status
-    context = editor_context(model, decisions.draft_problems(model), decision_id)
+    context = editor_context(model, state.problems, decision_id)
     return _answer(edit, context)
 
 
