@@ -116,3 +116,27 @@ def test_a_failing_example_refuses_publish_by_name(request, size, demo):
     expect(refusal).to_contain_text("Example rows fail on this draft: Shemp is five.")
     expect(refusal).to_be_focused()
     _audited(page)
+
+
+def test_rules_are_added_filled_and_moved_with_the_keyboard(page, demo):
+    folder = dmn_corpus_dir()
+    if folder is None:
+        pytest.skip("the DMN corpus is missing")
+    sign_in(page, "designer")
+    page.goto("/designer/decisions/import")
+    page.get_by_label("DMN file").set_input_files(str(folder / FILE))
+    page.get_by_role("button", name="Import").click()
+    _tab(page, "Table")
+    page.get_by_role("button", name="Add a rule").focus()
+    _saved(page, lambda: page.keyboard.press("Enter"))
+    new_cell = page.get_by_label('Rule 5, Input "name"', exact=True)
+    expect(new_cell).to_be_focused()
+    _saved(page, lambda: page.keyboard.type('"Moe"'))
+    page.keyboard.press("Tab")
+    expect(page.get_by_label('Rule 5, Output "result" (output)', exact=True)).to_be_focused()
+    _saved(page, lambda: page.keyboard.type("5"))
+    page.get_by_role("button", name="Move rule 5 up").focus()
+    _saved(page, lambda: page.keyboard.press("Enter"))
+    expect(page.get_by_role("button", name="Move rule 4 up")).to_be_focused()
+    expect(page.get_by_label('Rule 4, Input "name"', exact=True)).to_have_value('"Moe"')
+    expect(page.locator("#editor-status")).to_contain_text("No problems.")
