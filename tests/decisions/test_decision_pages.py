@@ -287,3 +287,23 @@ def test_the_list_filters_by_partition(login_as, db_session, import_model):
     own = designer.get(f"/designer/decisions/?partition={finance(db_session)}")
     assert ">pricing<" in own.get_data(as_text=True)
     assert "shared-rules" not in own.get_data(as_text=True)
+
+
+def test_a_decision_without_logic_is_shown_as_such_and_blocks_publish(
+    login_as, db_session, import_model
+):
+    empty = (
+        '<definitions xmlns="https://www.omg.org/spec/DMN/20191111/MODEL/" id="bare" '
+        'name="Bare" namespace="x"><decision id="empty" name="Empty"/></definitions>'
+    )
+    model_id = import_model(empty)
+    designer = login_as("designer")
+    page = designer.get(f"/designer/decisions/{model_id}").get_data(as_text=True)
+    assert 'id="no-logic"' in page
+    assert "neither a decision table nor a literal expression" in page
+    csrf = token(designer, f"/designer/decisions/{model_id}/versions")
+    refused = designer.post(
+        f"/designer/decisions/{model_id}/publish", data={"csrf_token": csrf, "revision": 1}
+    )
+    assert refused.status_code == 422
+    assert "blocking problem" in refused.get_data(as_text=True)
