@@ -307,3 +307,25 @@ def test_a_decision_without_logic_is_shown_as_such_and_blocks_publish(
     )
     assert refused.status_code == 422
     assert "blocking problem" in refused.get_data(as_text=True)
+
+
+def test_warnings_as_you_type_unreachable_rules_and_gaps_do_not_block(
+    login_as, db_session, import_model
+):
+    model_id = import_model()
+    designer = login_as("designer")
+    _edit(designer, model_id, 1, edit="hit-policy", hit_policy="FIRST")
+    response = _edit(designer, model_id, 2, edit="cell", rule=0, side="input", column=0, text="-")
+    body = response.get_data(as_text=True)
+    assert "rule 2 is never used" in body and "rule 3 is never used" in body
+    assert "Warning" in body and "Blocks publish" not in body
+    assert re.search(r'id="rule-flag-1" class="rule-flag has-problem" hx-swap-oob="true"', body)
+    gap = _edit(designer, model_id, 3, edit="cell", rule=0, side="input", column=0, text="< 50")
+    assert "no rule matches input column &#39;Amount&#39; when it is [50..100[" in gap.get_data(
+        as_text=True
+    )
+    csrf = token(designer, f"/designer/decisions/{model_id}/versions")
+    published = designer.post(
+        f"/designer/decisions/{model_id}/publish", data={"csrf_token": csrf, "revision": 4}
+    )
+    assert published.status_code == 302
