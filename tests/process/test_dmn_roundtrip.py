@@ -11,7 +11,7 @@ from lxml import etree
 
 from tests.helpers.dmn import INVOICE_DMN
 from tests.helpers.dmn_corpus import corpus_ids, dmn_files
-from webapp.process.dmn import read_dmn, write_dmn
+from webapp.process.dmn import evaluate, read_dmn, write_dmn
 from webapp.process.dmn.namespaces import attr_name, name_of
 
 FILES = dmn_files()
@@ -53,8 +53,11 @@ def test_corpus_file_survives_write_and_read(path):
     assert second.document == first.document
     blocking = [p.message for p in first.problems if p.blocking]
     assert [p.message for p in second.problems if p.blocking] == blocking
-    # A table read as Python (it declares no language) is written saying so.
-    python = (("expressionLanguage", "python"),)
+    # A table read as Python (it declares no language) is written saying so, and one
+    # SpiffWorkflow runs by first match is written as FIRST.
+    python: tuple[tuple[str, str], ...] = (("expressionLanguage", "python"),)
+    if any(p.code == "dmn.python-first" for p in first.problems):
+        python += (("hitPolicy", "FIRST"), ("hitPolicy", "UNIQUE"))
     lost = _elements(original, python) - _elements(written, python)
     assert not lost, f"elements lost or changed on writing: {sorted(lost)[:5]}"
     assert b"https://www.omg.org/spec/DMN/20191111/MODEL/" in written
@@ -83,3 +86,23 @@ def test_the_invoice_example_is_written_as_valid_dmn_1_3():
     written = write_dmn(read_dmn(INVOICE_DMN).document)
     assert SCHEMA.validate(etree.fromstring(written)), SCHEMA.error_log.last_error
     assert b'camunda:inputVariable=""' in written
+
+
+def test_a_python_table_runs_by_first_match_as_in_spiffworkflow():
+    """SpiffWorkflow's Python engine ignores UNIQUE; such a table is read as FIRST, saying so."""
+    imported = read_dmn(
+        b"""<definitions xmlns="https://www.omg.org/spec/DMN/20191111/MODEL/" id="d" name="n"
+        namespace="x"><decision id="size" name="Size"><decisionTable id="t">
+        <input id="i" label="n"><inputExpression id="e"><text>n</text></inputExpression></input>
+        <output id="o" name="size"/>
+        <rule id="r1"><inputEntry id="a"><text>== 3</text></inputEntry>
+        <outputEntry id="b"><text>"three"</text></outputEntry></rule>
+        <rule id="r2"><inputEntry id="c"><text>&gt; 0</text></inputEntry>
+        <outputEntry id="d"><text>"other"</text></outputEntry></rule>
+        </decisionTable></decision></definitions>"""
+    )
+    assert imported.document["decisions"][0]["table"]["hitPolicy"] == "FIRST"
+    notes = [p for p in imported.problems if p.code == "dmn.python-first"]
+    assert notes and not notes[0].blocking and "size" in notes[0].message
+    assert evaluate(imported.document, "size", {"$vars": {"n": 3}}).result == "three"
+    assert b'hitPolicy="FIRST"' in write_dmn(imported.document)

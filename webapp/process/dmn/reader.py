@@ -236,6 +236,17 @@ class _Reader:
                 'expressionLanguage="python").',
                 blocking=False,
             )
+        if table["hitPolicy"] == "UNIQUE" and any(c.get("language") == "python" for c in inputs):
+            table["hitPolicy"] = "FIRST"
+            self.problem(
+                "dmn.python-first",
+                decision_id,
+                element,
+                f"Decision '{decision_id}' is a SpiffWorkflow table, which SpiffWorkflow runs by "
+                "first match whatever its hit policy says: read as FIRST so it decides as it did "
+                "there.",
+                blocking=False,
+            )
         return table
 
     def input(self, decision_id: str, element: etree._Element, index: int) -> dict[str, Any]:
