@@ -37,7 +37,7 @@ from webapp.process.diff import DocumentDiff, diff_documents
 from webapp.process.kinds import KINDS
 from webapp.process.validation import Problem, has_errors, validate
 from webapp.process.validation import expression_problems as validation_problems
-from webapp.services import event_starts, schedules
+from webapp.services import decision_links, event_starts, schedules
 from webapp.services import scenarios as test_scenarios
 
 KEY = re.compile(r"^[A-Za-z_][A-Za-z0-9_.-]{0,99}$")
@@ -140,17 +140,20 @@ def existing_users(names: Iterable[str]) -> set[str]:
 
 
 def check_draft(process: Process, doc: dict[str, Any] | None = None) -> list[Problem]:
-    """Validate `doc` (the stored draft when None) with the registered tools and the processes
-    its call activities may start."""
+    """Validate `doc` (the stored draft when None) with the registered tools, the processes
+    its call activities may start and the decisions its business rule tasks evaluate."""
     if doc is None:
         doc = process.draft_document or documents.new_document(process.key, process.name)
-    return validate(
-        doc,
-        tool_specs(),
-        CallableProcesses(process.partition_id),
-        role_names(),
-        existing_users(import_report.assignees(doc, "user")),
-    )
+    return [
+        *validate(
+            doc,
+            tool_specs(),
+            CallableProcesses(process.partition_id),
+            role_names(),
+            existing_users(import_report.assignees(doc, "user")),
+        ),
+        *decision_links.problems(doc, process.partition_id),
+    ]
 
 
 def derived_key(process_id: str, name: str) -> str:
