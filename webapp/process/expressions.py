@@ -27,11 +27,13 @@ MAX_INT_BITS = 1024
 # allows it only in form expressions. `$item` and `$loop` (index, count, completed, active) are
 # the element and counters of a multi-instance activity; validation allows them only inside one.
 # `$instance` is the running instance itself: its business key (what Camunda 7 correlates
-# messages on).
-ROOTS = ("$input", "$vars", "$nodes", "$instance", "$item", "$loop", "$form")
+# messages on). `$cell` is the input value a decision table's input entry tests; validation
+# allows it only there.
+ROOTS = ("$input", "$vars", "$nodes", "$instance", "$item", "$loop", "$form", "$cell")
 LOOP_FIELDS = ("index", "count", "completed", "active")
 INSTANCE_FIELDS = ("businessKey",)
 FUNCTIONS: dict[str, int] = {"contains": 2, "date": 1, "len": 1, "lower": 1, "now": 0, "upper": 1}
+FUNCTIONS["keys"] = 1  # an object's keys, in order (what a Python `.keys()` in a DMN entry reads)
 _CONSTANTS: dict[str, Any] = {"true": True, "false": False, "null": None}
 _KEYWORDS = frozenset({"and", "or", "not", "in", *_CONSTANTS})
 
@@ -588,6 +590,11 @@ def _equal(left: Any, right: Any) -> bool:
     return True
 
 
+def values_equal(left: Any, right: Any) -> bool:
+    """Whether two values are equal as ``==`` in an expression sees them."""
+    return _equal(left, right)
+
+
 _ORDER = {"<": operator.lt, "<=": operator.le, ">": operator.gt, ">=": operator.ge}
 _ARITH_OPS = {"+": operator.add, "-": operator.sub, "*": operator.mul, "/": operator.truediv}
 
@@ -681,6 +688,12 @@ def _len(value: Any) -> int:
     return len(value)
 
 
+def _keys(value: Any) -> list[str]:
+    if not isinstance(value, Mapping):
+        _fail(f"keys() needs an object, got {_kind(value)}{_null_hint(value)}")
+    return [str(key) for key in value]
+
+
 def _date(value: Any) -> datetime:
     result = _as_datetime(value)
     if result is None:
@@ -693,6 +706,7 @@ def _date(value: Any) -> datetime:
 _CALLS: dict[str, Callable[..., Any]] = {
     "contains": _contains,
     "date": _date,
+    "keys": _keys,
     "len": _len,
     "lower": _text_function("lower", str.lower),
     "upper": _text_function("upper", str.upper),

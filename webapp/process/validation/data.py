@@ -153,6 +153,13 @@ class DataChecks(Checks):
                 site.element_id,
                 f"{site.what} refers to {shown}; $form can only be used inside a form.",
             )
+        elif root == "$cell":
+            self.error(
+                "expression.reference",
+                site.element_id,
+                f"{site.what} refers to $cell, which exists only in a decision table's input "
+                "entries.",
+            )
         elif root == "$vars" and site.own and self.own_script_sets(site, name):
             return
         elif root == "$vars" and name is not None and self.reads_own_result(site, writers, name):
