@@ -191,6 +191,7 @@ def _settings(kind: str, config: dict[str, Any]) -> list[str]:
         ("cycle", "timer cycle"),
         ("process", "calls process"),
         ("language", "script language"),
+        ("decision", "evaluates decision"),
     ):
         if config.get(key) not in (None, ""):
             found.append(f"{label} {config[key]}")
