@@ -7,7 +7,7 @@ import io
 
 from sqlalchemy import select
 
-from tests.helpers.decisions import publish_decision, table_dmn
+from tests.helpers.decision_tasks import publish_decision, table_dmn
 from tests.helpers.designer import token
 from tests.helpers.pages import text_of
 from webapp.models import Partition, Process

@@ -4,7 +4,7 @@ is required; each field checked on the server."""
 
 from __future__ import annotations
 
-from tests.helpers.decisions import publish_decision, table_dmn
+from tests.helpers.decision_tasks import publish_decision, table_dmn
 from tests.helpers.designer import applied, html_of, incomplete, node, panel_post, refused, token
 
 RULES = [("&lt; 100", "0"), ("&gt;= 100", "0.1")]

@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 from sqlalchemy import func, select
 
-from tests.helpers.decisions import publish_decision, table_dmn
+from tests.helpers.decision_tasks import publish_decision, table_dmn
 from tests.helpers.documents import chain, document, flow, node, wire
 from tests.helpers.instances import entered, load, start
 from tests.helpers.processes import publish_document, publish_without_validation

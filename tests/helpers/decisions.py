@@ -1,85 +1,53 @@
-"""Published DMN decisions for tests: a decision model version stored as publishing stores one
-(document, XML and one provision row per decision id), and small DMN files to publish."""
+"""DMN files and decision models for the decision tests: a small FEEL table made through the
+service, as a modeller would import it."""
 
 from __future__ import annotations
 
-from pathlib import Path
-from typing import Any
+from sqlalchemy import select
 
-from sqlalchemy import func, select
+from webapp.models import Partition, User
 
-FILES = Path(__file__).resolve().parent.parent / "differential" / "files"
-
-DMN = "https://www.omg.org/spec/DMN/20191111/MODEL/"
-
-
-def table_dmn(
-    decision_id: str,
-    rules: list[tuple[str, str]],
-    *,
-    input_text: str = "amount",
-    hit_policy: str = "UNIQUE",
-    output: str = "discount",
-    output_type: str = "number",
-) -> str:
-    """A one-input, one-output decision table: `rules` are (input entry, output entry) pairs."""
-    rows = "".join(
-        f'<rule id="r{n}"><inputEntry id="i{n}"><text>{test}</text></inputEntry>'
-        f'<outputEntry id="o{n}"><text>{value}</text></outputEntry></rule>'
-        for n, (test, value) in enumerate(rules, 1)
-    )
-    return (
-        f'<?xml version="1.0" encoding="UTF-8"?><definitions xmlns="{DMN}" id="defs_{decision_id}"'
-        f' name="{decision_id}" namespace="http://flowdesk.test">'
-        f'<decision id="{decision_id}" name="{decision_id}">'
-        f'<decisionTable id="t_{decision_id}" hitPolicy="{hit_policy}">'
-        f'<input id="in1" label="{input_text}"><inputExpression id="e1" typeRef="number">'
-        f"<text>{input_text}</text></inputExpression></input>"
-        f'<output id="out1" name="{output}" typeRef="{output_type}"/>{rows}'
-        "</decisionTable></decision></definitions>"
-    )
-
-
-def publish_decision(xml: str | bytes, key: str, partition: str | None = None) -> Any:
-    """Publish the DMN file `xml` as the next version of decision model `key` (created in
-    `partition` the first time); needs an app context. Returns the DecisionVersion."""
-    from webapp.extensions import db
-    from webapp.models import Partition
-    from webapp.models.decisions import DecisionModel, DecisionProvision, DecisionVersion
-    from webapp.process import dmn
-
-    read = dmn.read_dmn(xml)
-    blocking = [p for p in read.problems if p.blocking]
-    assert not blocking, blocking
-    model = db.session.scalar(select(DecisionModel).where(DecisionModel.key == key))
-    if model is None:
-        partition_id = None
-        if partition:
-            partition_id = db.session.scalar(select(Partition.id).where(Partition.key == partition))
-            assert partition_id, f"no partition {partition}"
-        model = DecisionModel(key=key, name=key, partition_id=partition_id)
-        db.session.add(model)
-        db.session.flush()
-    number = (
-        db.session.scalar(
-            select(func.max(DecisionVersion.number)).where(DecisionVersion.model_id == model.id)
-        )
-        or 0
-    ) + 1
-    text = xml.decode() if isinstance(xml, bytes) else xml
-    version = DecisionVersion(
-        model_id=model.id, number=number, document=read.document, xml=text, examples=[]
-    )
-    db.session.add(version)
-    db.session.flush()
-    for decision_id in dmn.decision_ids(read.document):
-        db.session.add(
-            DecisionProvision(version_id=version.id, model_id=model.id, decision_id=decision_id)
-        )
-    db.session.commit()
-    return version
+DISCOUNT_DMN = """<?xml version="1.0" encoding="UTF-8"?>
+<definitions xmlns="https://www.omg.org/spec/DMN/20191111/MODEL/" id="pricing" name="Pricing"
+    namespace="http://flowdesk.dev/test">
+  <decision id="discount" name="Discount">
+    <decisionTable id="discount_table" hitPolicy="UNIQUE">
+      <input id="amount" label="Amount">
+        <inputExpression id="amount_expr" typeRef="number"><text>amount</text></inputExpression>
+      </input>
+      <input id="tier" label="Tier">
+        <inputExpression id="tier_expr" typeRef="string"><text>tier</text></inputExpression>
+      </input>
+      <output id="rate" label="Rate" name="rate" typeRef="number"/>
+      <rule id="small">
+        <description>Small orders</description>
+        <inputEntry id="small_amount"><text>&lt; 100</text></inputEntry>
+        <inputEntry id="small_tier"><text></text></inputEntry>
+        <outputEntry id="small_rate"><text>0</text></outputEntry>
+      </rule>
+      <rule id="gold">
+        <inputEntry id="gold_amount"><text>&gt;= 100</text></inputEntry>
+        <inputEntry id="gold_tier"><text>"gold"</text></inputEntry>
+        <outputEntry id="gold_rate"><text>10</text></outputEntry>
+      </rule>
+      <rule id="plain">
+        <inputEntry id="plain_amount"><text>&gt;= 100</text></inputEntry>
+        <inputEntry id="plain_tier"><text>"silver","bronze"</text></inputEntry>
+        <outputEntry id="plain_rate"><text>5</text></outputEntry>
+      </rule>
+    </decisionTable>
+  </decision>
+</definitions>
+"""
 
 
-def publish_decision_file(name: str, key: str, partition: str | None = None) -> Any:
-    """Publish the DMN file `name` of tests/differential/files."""
-    return publish_decision((FILES / name).read_bytes(), key, partition)
+def partition_id(session, key: str | None) -> int | None:
+    if key is None:
+        return None
+    return session.scalar(select(Partition.id).where(Partition.key == key))
+
+
+def designer_user(session) -> User:
+    user = session.scalar(select(User).where(User.username == "designer"))
+    assert user is not None
+    return user

@@ -4,7 +4,7 @@ matched rules, input values, outputs and result) in the history and under the ta
 
 from __future__ import annotations
 
-from tests.helpers.decisions import publish_decision, table_dmn
+from tests.helpers.decision_tasks import publish_decision, table_dmn
 from tests.helpers.documents import chain, node
 from tests.helpers.instances import start
 from tests.helpers.pages import region, text_of

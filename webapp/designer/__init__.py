@@ -1,6 +1,7 @@
 """The designer: draw, validate, publish and compare processes (blueprint `designer`)."""
 
 from webapp.designer import (  # noqa: F401  (importing the views registers their routes)
+    decisions,
     editor,
     import_report,
     outline,

@@ -48,6 +48,16 @@ def untranslated(
             problems.append(
                 DmnProblem("dmn.untranslatable", decision_id, lines.get(decision_id), message)
             )
+        if decision.get("kind") not in ("table", "literal"):
+            problems.append(
+                DmnProblem(
+                    "dmn.decision-logic",
+                    decision_id,
+                    lines.get(decision_id),
+                    f"Decision '{decision_id}' cannot be evaluated: it has neither a decision "
+                    "table nor a literal expression (the only decision logic Flowdesk evaluates).",
+                )
+            )
         table = decision.get("table")
         if decision.get("kind") != "table" or not table:
             continue

@@ -80,6 +80,8 @@ class _Run:
             context["$vars"] = variables
         if decision.get("kind") == "literal":
             evaluation = self.literal(decision, context)
+        elif decision.get("kind") != "table":
+            raise DecisionError("has no decision table or literal expression", decision_id)
         else:
             table = decision.get("table") or {}
             cells = [

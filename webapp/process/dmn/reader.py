@@ -156,11 +156,7 @@ class _Reader:
             "kind": "table",
             "requires": requires,
         }
-        interpreted: tuple[str, ...] = (
-            "decisionTable",
-            "literalExpression",
-            "informationRequirement",
-        )
+        interpreted: tuple[str, ...] = ("decisionTable", "literalExpression")
         table = next((c for c in element if name_of(c.tag) == "decisionTable"), None)
         literal = next((c for c in element if name_of(c.tag) == "literalExpression"), None)
         if table is not None:
@@ -171,16 +167,7 @@ class _Reader:
             decision["literal"] = self.literal(decision_id, literal, variable)
             interpreted = (*interpreted, "variable")
         else:
-            decision["kind"] = "literal"
-            decision["literal"] = {
-                "text": "",
-                "language": "",
-                "expression": None,
-                "variable": "",
-                "type": "",
-                "reason": "the decision has neither a decision table nor a literal expression "
-                "(the only decision logic Flowdesk evaluates)",
-            }
+            decision["kind"] = "none"
         self.keep(decision_id, element, interpreted, ("id", "name"))
         return decision
 

@@ -110,15 +110,12 @@ class _Writer:
         present = {_required(tree) for _, tree in kept.get("children") or []}
         children = []
         literal = decision.get("literal") or {}
-        if decision.get("kind") == "literal":
+        if decision.get("kind") == "literal" and literal.get("variable"):
             children.append(
                 self.element(
                     f"{decision_id}/variable",
                     "variable",
-                    {
-                        "name": literal.get("variable") or decision.get("name") or decision_id,
-                        "typeRef": literal.get("type"),
-                    },
+                    {"name": literal["variable"], "typeRef": literal.get("type")},
                     [],
                 )
             )
