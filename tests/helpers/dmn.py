@@ -83,3 +83,75 @@ def table_xml(
 def table_document(policy: str, tests: list[Any], outputs: list[Any], **options: Any) -> dict:
     """The document of :func:`table_xml`'s file (problems ignored; tests check them apart)."""
     return read_dmn(table_xml(policy, tests, outputs, **options)).document
+
+
+#: Camunda 7's invoice example in its DMN 1.1 form (written for these tests): a COLLECT table
+#: assigning approver groups, fed by the required UNIQUE classification table.
+INVOICE_DMN = """<?xml version="1.0" encoding="UTF-8"?>
+<definitions xmlns="http://www.omg.org/spec/DMN/20151101/dmn.xsd"
+  xmlns:camunda="http://camunda.org/schema/1.0/dmn" id="invoiceBusinessDecisions"
+  name="Invoice Business Decisions" namespace="http://camunda.org/schema/1.0/dmn">
+  <decision id="invoiceClassification" name="Invoice Classification">
+    <decisionTable id="decisionTable">
+      <input id="clause1" label="Invoice Amount" camunda:inputVariable="">
+        <inputExpression id="inputExpression1" typeRef="double"><text>amount</text>
+        </inputExpression>
+      </input>
+      <input id="InputClause_15qmk0v" label="Invoice Category">
+        <inputExpression id="LiteralExpression_1oi86cw" typeRef="string">
+          <text>invoiceCategory</text></inputExpression>
+      </input>
+      <output id="clause3" label="Classification" name="invoiceClassification" typeRef="string"/>
+      <rule id="DecisionRule_1of5a87">
+        <inputEntry id="LiteralExpression_0yrqmtg"><text>&lt; 250</text></inputEntry>
+        <inputEntry id="UnaryTests_06edsin"><text>"Misc"</text></inputEntry>
+        <outputEntry id="LiteralExpression_046antl"><text>"day-to-day expense"</text></outputEntry>
+      </rule>
+      <rule id="DecisionRule_1ak4z14">
+        <inputEntry id="LiteralExpression_0qmsef6"><text>[250..1000]</text></inputEntry>
+        <inputEntry id="UnaryTests_09b743h"><text>"Misc"</text></inputEntry>
+        <outputEntry id="LiteralExpression_05xxvip"><text>"budget"</text></outputEntry>
+      </rule>
+      <rule id="row-49839158-4">
+        <inputEntry id="UnaryTests_1de4dou"><text>&gt; 1000</text></inputEntry>
+        <inputEntry id="UnaryTests_14u5nxk"><text>"Misc"</text></inputEntry>
+        <outputEntry id="LiteralExpression_1mqcnjh"><text>"exceptional"</text></outputEntry>
+      </rule>
+      <rule id="DecisionRule_0cuxolz">
+        <inputEntry id="LiteralExpression_05lyjk7"><text></text></inputEntry>
+        <inputEntry id="UnaryTests_0ve4z34"><text>"Travel Expenses"</text></inputEntry>
+        <outputEntry id="LiteralExpression_1bq8m03"><text>"day-to-day expense"</text></outputEntry>
+      </rule>
+      <rule id="row-49839158-2">
+        <inputEntry id="UnaryTests_1mlhh3t"><text></text></inputEntry>
+        <inputEntry id="UnaryTests_0jr2xlh"><text>"Software License Costs"</text></inputEntry>
+        <outputEntry id="LiteralExpression_0i6ksu5"><text>"budget"</text></outputEntry>
+      </rule>
+    </decisionTable>
+  </decision>
+  <decision id="invoice-assign-approver" name="Assign Approver Group">
+    <informationRequirement>
+      <requiredDecision href="#invoiceClassification"/>
+    </informationRequirement>
+    <decisionTable id="DecisionTable_16o85h8" hitPolicy="COLLECT">
+      <input id="InputClause_0og2hn3" label="Invoice Classification">
+        <inputExpression id="LiteralExpression_1vywt5q" typeRef="string">
+          <text>invoiceClassification</text></inputExpression>
+      </input>
+      <output id="OutputClause_1cthd0w" label="Approver Group" name="result" typeRef="string"/>
+      <rule id="row-49839158-1">
+        <inputEntry id="UnaryTests_18ifczd"><text>"day-to-day expense"</text></inputEntry>
+        <outputEntry id="LiteralExpression_0sgxulk"><text>"accounting"</text></outputEntry>
+      </rule>
+      <rule id="row-49839158-6">
+        <inputEntry id="UnaryTests_0kfae8g"><text>"budget", "exceptional"</text></inputEntry>
+        <outputEntry id="LiteralExpression_1iksrro"><text>"sales"</text></outputEntry>
+      </rule>
+      <rule id="row-49839158-5">
+        <inputEntry id="UnaryTests_08boyvd"><text>"exceptional"</text></inputEntry>
+        <outputEntry id="LiteralExpression_1ky2b4e"><text>"management"</text></outputEntry>
+      </rule>
+    </decisionTable>
+  </decision>
+</definitions>
+"""

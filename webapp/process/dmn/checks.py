@@ -9,6 +9,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from .model import DmnProblem, decisions
+from .tables import table_problems
 
 
 def _column(table: Mapping[str, Any], index: int, kind: str = "inputs") -> str:
@@ -110,4 +111,88 @@ def _shown(text: Any) -> str:
 
 def check(document: Mapping[str, Any]) -> list[DmnProblem]:
     """All problems of a document: blocking ones stop publishing, the rest are warnings."""
-    return untranslated(document)
+    problems = untranslated(document)
+    problems += _duplicate_ids(document)
+    problems += _requirements(document)
+    for decision in decisions(document):
+        table = decision.get("table")
+        if decision.get("kind") == "table" and table:
+            problems += table_problems(decision["id"], table)
+    return problems
+
+
+def _problem(code: str, decision_id: str, message: str, blocking: bool = True) -> DmnProblem:
+    return DmnProblem(code, decision_id, None, f"Decision '{decision_id}': {message}", blocking)
+
+
+def _duplicate_ids(document: Mapping[str, Any]) -> list[DmnProblem]:
+    seen: dict[str, str] = {}
+    problems = []
+    for decision in decisions(document):
+        table = decision.get("table") or {}
+        owned = [("decision", decision.get("id"))]
+        owned += [("input", column.get("id")) for column in table.get("inputs") or []]
+        owned += [("output", output.get("id")) for output in table.get("outputs") or []]
+        owned += [("rule", rule.get("id")) for rule in table.get("rules") or []]
+        for what, element_id in owned:
+            if not element_id:
+                problems.append(
+                    _problem("dmn.id", decision.get("id") or "?", f"a {what} has no id.")
+                )
+            elif element_id in seen:
+                problems.append(
+                    _problem(
+                        "dmn.duplicate-id",
+                        decision.get("id") or "?",
+                        f"the id '{element_id}' of a {what} is already used by a "
+                        f"{seen[element_id]}.",
+                    )
+                )
+            else:
+                seen[element_id] = what
+    return problems
+
+
+def _requirements(document: Mapping[str, Any]) -> list[DmnProblem]:
+    graph = {
+        decision["id"]: list(decision.get("requires") or []) for decision in decisions(document)
+    }
+    problems = []
+    for decision_id, requires in graph.items():
+        for other in requires:
+            if other not in graph:
+                problems.append(
+                    _problem(
+                        "dmn.required-unknown",
+                        decision_id,
+                        f"it requires the decision '{other}', which this model does not have.",
+                    )
+                )
+    reported: set[frozenset[str]] = set()
+    for start in graph:
+        cycle = _cycle_from(graph, start)
+        if cycle and frozenset(cycle) not in reported:
+            reported.add(frozenset(cycle))
+            problems.append(
+                _problem(
+                    "dmn.required-cycle",
+                    start,
+                    "its required decisions form a cycle: " + " -> ".join([*cycle, cycle[0]]) + ".",
+                )
+            )
+    return problems
+
+
+def _cycle_from(graph: Mapping[str, list[str]], start: str) -> list[str] | None:
+    """A cycle through ``start`` (depth-first, iterative), or None."""
+    stack: list[tuple[str, list[str]]] = [(start, [start])]
+    seen: set[str] = set()
+    while stack:
+        node, path = stack.pop()
+        for other in graph.get(node, []):
+            if other == start:
+                return path
+            if other in graph and other not in seen:
+                seen.add(other)
+                stack.append((other, [*path, other]))
+    return None
