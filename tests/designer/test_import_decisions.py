@@ -38,7 +38,9 @@ def test_the_report_names_the_decision_to_import_until_it_is_published(designer,
     response = designer.post("/designer/import", data=body, content_type="multipart/form-data")
     assert response.status_code == 302, response.get_data(as_text=True)
     process = db_session.scalar(select(Process).where(Process.key == "invoice"))
-    page = text_of(designer.get(f"/designer/{process.id}/import-report").get_data(as_text=True))
+    html = designer.get(f"/designer/{process.id}/import-report").get_data(as_text=True)
+    assert '<a href="/designer/decisions/import">Import a DMN file</a>' in html
+    page = text_of(html)
     assert "Decisions not imported yet" in page
     assert "Decision 'invoice-assign-approver': not imported yet — import its DMN file" in page
     assert "Assign Approver Group" in page
@@ -46,7 +48,14 @@ def test_the_report_names_the_decision_to_import_until_it_is_published(designer,
 
     rules = [('"accounting"', '"accounting"')]
     publish_decision(
-        table_dmn("invoice-assign-approver", rules, input_text="category", output="group"),
+        table_dmn(
+            "invoice-assign-approver",
+            rules,
+            input_text="category",
+            input_type="string",
+            output="group",
+            output_type="string",
+        ),
         "invoice-rules",
         partition="finance",
     )

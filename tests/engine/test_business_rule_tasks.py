@@ -18,7 +18,8 @@ from webapp.services.jobs import commit
 from webapp.services.processes import ProcessError
 
 DISCOUNTS = [("&lt; 100", "0"), ("[100..1000)", "0.1"), ("&gt;= 1000", "0.2")]
-OVERLAPPING = [("&lt; 100", "0"), ("&gt;= 50", "0.1")]
+# Rules whose overlap depends on the data (publishing cannot see it): both match when limit > 50.
+OVERLAPPING = [("&lt; limit", "0"), ("&gt;= 50", "0.1")]
 
 
 def _evaluations(session, instance_id: int) -> list[dict]:
@@ -132,7 +133,7 @@ def test_conflicting_rules_are_an_incident_and_retry_after_a_fix_completes_with_
     doc["nodes"]["fetch"]["config"]["saveTo"] = "fetched"
     doc["variables"] = "pool"
     version = publish_document(doc)
-    instance_id = start(engine, version, input={"amount": 70})
+    instance_id = start(engine, version, input={"amount": 70, "limit": 100})
     workers.start(1)
     wait_for(lambda: load(engine, instance_id).status == "failed", what="the incident")
     error = load(engine, instance_id).error
