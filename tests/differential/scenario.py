@@ -48,6 +48,9 @@ class Scenario:
     # Other files (named as in the table) holding the processes call activities start; both
     # engines load them with the file, Flowdesk publishes each first.
     called: tuple[str, ...] = ()
+    # DMN files of files/ holding the decisions business rule tasks evaluate: Flowdesk imports
+    # and publishes each first, Spiff's parser reads them with the file.
+    decisions: tuple[str, ...] = ()
     input: dict[str, Any] = field(default_factory=dict)
     answers: dict[str, dict[str, Any] | list[dict[str, Any]]] = field(default_factory=dict)
     results: dict[str, dict[str, Any] | list[dict[str, Any]]] = field(default_factory=dict)

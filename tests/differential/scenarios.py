@@ -1024,3 +1024,37 @@ SCENARIOS.update(
         ],
     }
 )
+
+# --- business rule tasks: the decisions of files/*.dmn, published (Flowdesk) or read (Spiff) ---
+
+_DISCOUNT = ("files/decision-discount.dmn",)
+_INVOICE = ("files/decision-invoice.dmn",)
+
+SCENARIOS.update(
+    {
+        "files/decision-gateway.bpmn": [
+            Scenario(
+                decisions=_DISCOUNT,
+                input={"amount": amount},
+                expect=("completed", ()),
+                note=f"amount {amount}: the discount decision routes the gateway",
+            )
+            for amount in (20, 500, 5000)
+        ],
+        "files/decision-collect.bpmn": [
+            Scenario(
+                decisions=_INVOICE,
+                input={"amount": amount, "invoiceCategory": category},
+                expect=("completed", ()),
+                note=f"{category} {amount}: a COLLECT decision fed by the classification it "
+                "requires opens one review per approver group",
+            )
+            for amount, category in (
+                (100, "Misc"),
+                (500, "Misc"),
+                (5000, "Misc"),
+                (5000, "Software License Costs"),
+            )
+        ],
+    }
+)
