@@ -1029,6 +1029,7 @@ SCENARIOS.update(
 
 _DISCOUNT = ("files/decision-discount.dmn",)
 _INVOICE = ("files/decision-invoice.dmn",)
+_CLARIFIED = "$vars.review.review.clarified"
 
 SCENARIOS.update(
     {
@@ -1055,6 +1056,33 @@ SCENARIOS.update(
                 (5000, "Misc"),
                 (5000, "Software License Costs"),
             )
+        ],
+        # Refused for its business rule task until Flowdesk ran them; files/decision-invoice.dmn
+        # provides the decision it names (with the classification it requires).
+        "camunda-bpm-platform/invoice.v2.bpmn": [
+            Scenario(
+                decisions=_INVOICE,
+                called=("camunda-bpm-platform/reviewInvoice.bpmn",),
+                input={"amount": 500, "invoiceCategory": "Misc"},
+                answers={
+                    "approveInvoice": [{"approved": approved} for approved in rounds],
+                    "reviewInvoice": {"clarified": clarified},
+                },
+                conditions={
+                    "invoiceApproved": Cond(python="approved"),
+                    "invoiceNotApproved": Cond(python="not approved"),
+                    "reviewSuccessful": Cond(_CLARIFIED + " == true", "clarified"),
+                    "reviewNotSuccessful": Cond(_CLARIFIED + " != true", "not clarified"),
+                },
+                # The review's answer comes back as the call's output (its camunda:out mapping
+                # of all variables is not imported); the binding also reaches the called file's
+                # task of the same id, whose answer the child saves under the same name.
+                bind={"reviewInvoice": {"saveTo": "review"}},
+                expect=("completed", ()),
+                note="the approver groups come from the decision; approved at once, or "
+                "reviewed first",
+            )
+            for rounds, clarified in (((True,), True), ((False, True), True), ((False,), False))
         ],
     }
 )

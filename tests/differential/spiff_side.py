@@ -167,9 +167,10 @@ class _Parser(BpmnDmnParser):
 
 def prepared(xml: bytes, scenario: Scenario) -> etree._Element:
     """The file as Spiff should read it: ids on id-less flows (Spiff drops such flows), the
-    scenario's Python conditions, and bare ISO timer texts quoted."""
+    scenario's Python conditions, bare ISO timer texts quoted, and no data stores."""
     root = etree.fromstring(xml, etree.XMLParser(resolve_entities=False, no_network=True))
     _rename_reserved(root)
+    _drop_data_stores(root)
     for number, flow in enumerate(root.iter(f"{BPMN}sequenceFlow")):
         if not flow.get("id"):
             flow.set("id", f"_diff_flow_{number}")
@@ -225,6 +226,21 @@ def _unsupported(root: etree._Element, alongside: bool = False) -> str | None:
                 if nested and start.find(f"{BPMN}{definition}") is not None:
                     return f"event sub-process '{name}' starts on {definition} in a sub-process"
     return None
+
+
+def _drop_data_stores(root: etree._Element) -> None:
+    """Remove data store references and their data associations: Spiff refuses a data store
+    without a registered implementation, and neither engine executes one (Flowdesk keeps them
+    as documentation only)."""
+    stores = {ref.get("id") for ref in root.iter(f"{BPMN}dataStoreReference")}
+    associations = (f"{BPMN}dataInputAssociation", f"{BPMN}dataOutputAssociation")
+    kinds = (f"{BPMN}dataStore", f"{BPMN}dataStoreReference")
+    for element in list(root.iter(*kinds, *associations)):
+        ends = {(child.text or "").strip() for child in element}
+        if element.tag in kinds or ends & stores:
+            parent = element.getparent()
+            if parent is not None:
+                parent.remove(element)
 
 
 def _rename_reserved(root: etree._Element) -> None:
