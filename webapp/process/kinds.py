@@ -882,7 +882,7 @@ KINDS: Mapping[str, NodeKind] = MappingProxyType(
                         "Create business rule task (evaluates a published DMN decision)",
                     ),
                 ),
-                replace=("business-rule-task",),
+                replace=("rule-task",),
                 role="task",
                 min_in=1,
                 max_in=None,
