@@ -7,10 +7,11 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from sqlalchemy import or_, select
+from sqlalchemy import ColumnElement, or_, select
 
 from webapp.extensions import db
 from webapp.models.decisions import DecisionModel, DecisionProvision, published_decision
+from webapp.models.session import db_session
 from webapp.process.naming import Namer
 from webapp.process.validation import Problem
 
@@ -26,6 +27,7 @@ def problems(doc: Mapping[str, Any], partition_id: int | None) -> list[Problem]:
     if not isinstance(nodes, Mapping):
         return []
     namer = Namer(nodes, doc.get("flows") or {})
+    session = db_session()
     found: list[Problem] = []
     for node_id, node in nodes.items():
         if not isinstance(node, dict) or node.get("kind") != "businessRuleTask":
@@ -34,7 +36,7 @@ def problems(doc: Mapping[str, Any], partition_id: int | None) -> list[Problem]:
         decision = config.get("decision")
         if not isinstance(decision, str) or not decision.strip():
             continue
-        if published_decision(db.session, decision, partition_id, None) is None:
+        if published_decision(session, decision, partition_id, None) is None:
             message = (
                 f"Decision '{decision}': not imported yet — import its DMN file and publish it "
                 f"({namer.node(node_id)} evaluates it)."
@@ -43,7 +45,7 @@ def problems(doc: Mapping[str, Any], partition_id: int | None) -> list[Problem]:
             continue
         version = config.get("version")
         pinned = config.get("binding") == "version" and isinstance(version, int)
-        if pinned and published_decision(db.session, decision, partition_id, version) is None:
+        if pinned and published_decision(session, decision, partition_id, version) is None:
             message = (
                 f"{namer.node(node_id)} evaluates version {version} of decision '{decision}', "
                 "which has no such version."
@@ -54,7 +56,7 @@ def problems(doc: Mapping[str, Any], partition_id: int | None) -> list[Problem]:
 
 def decision_ids(partition_id: int | None) -> list[str]:
     """The decision ids published for a process in `partition_id` (its own and shared models)."""
-    visible = DecisionModel.partition_id.is_(None)
+    visible: ColumnElement[bool] = DecisionModel.partition_id.is_(None)
     if partition_id is not None:
         visible = or_(visible, DecisionModel.partition_id == partition_id)
     query = (
