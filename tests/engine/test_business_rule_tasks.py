@@ -183,3 +183,17 @@ def test_publishing_refuses_a_pinned_version_that_does_not_exist(engine, demo):
         publish_document(doc)
     [problem] = [p for p in refused.value.problems if p.code == "decision.version_unknown"]
     assert problem.element_id == "rule" and "version 2" in problem.message
+
+
+def test_a_multi_instance_business_rule_task_evaluates_once_per_item_in_collection_order(
+    engine, demo
+):
+    publish_decision(table_dmn("discount", DISCOUNTS), "pricing")
+    multi = {"sequential": False, "collection": "$input.amounts", "element": "amount"}
+    version = publish_document(
+        chain(("rule", node("businessRuleTask", decision="discount", multiInstance=multi)))
+    )
+    instance = load(engine, start(engine, version, input={"amounts": [5000, 20, 500]}))
+    assert instance.status == "completed"
+    assert instance.nodes["rule"] == [0.2, 0, 0.1]
+    assert [e["matched"] for e in _evaluations(engine, instance.id)] == [[3], [1], [2]]
