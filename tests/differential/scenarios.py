@@ -1084,5 +1084,50 @@ SCENARIOS.update(
             )
             for rounds, clarified in (((True,), True), ((False, True), True), ((False,), False))
         ],
+        # Refused for its business rule task until Flowdesk ran them: the Zeebe decision
+        # risk_check (files/decision-risk.dmn) routes the risk gateway through its result.
+        "miwg-test-suite/reference/C.9.0.bpmn": [
+            Scenario(
+                decisions=("files/decision-risk.dmn",),
+                called=(
+                    "miwg-test-suite/reference/C.9.1.bpmn",
+                    "miwg-test-suite/reference/C.9.2.bpmn",
+                ),
+                results={"ServiceTask_GetCreditScore": {"creditScore": score}},
+                conditions={
+                    "SequenceFlow_Red": Cond("$vars.result == 'red'", "result == 'red'"),
+                    "SequenceFlow_Yellow": Cond("$vars.result == 'yellow'", "result == 'yellow'"),
+                },
+                flowdesk_only="starts on errorEventDefinition",
+                expect=("completed", ()),
+                completed={
+                    "StartEvent_ApplicationReceived": 1,
+                    "ServiceTask_GetCreditScore": 1,
+                    "BusinessRuleTask_CheckApplicationAutomatically": 1,
+                    "ExclusiveGateway_Risk": 1,
+                    **dict.fromkeys(path, 1),
+                },
+                note=f"credit score {score}: the decision's risk level routes the gateway; "
+                "Spiff 3.2 reads the error-started event sub-process as a plain one",
+            )
+            for score, path in (
+                (
+                    800,
+                    (
+                        "ServiceTask_DeliverPolicy",
+                        "SendTask_SendPolicy",
+                        "EndEvent_ApplicationIssued",
+                    ),
+                ),
+                (
+                    300,
+                    (
+                        "ServiceTask_RejectPolicy",
+                        "SendTask_SendRejection",
+                        "EndEvent_ApplicationRejected",
+                    ),
+                ),
+            )
+        ],
     }
 )
