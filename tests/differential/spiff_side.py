@@ -109,7 +109,8 @@ class _Requiring:
 
 class _DecisionParser(TaskParser):
     """A business rule task, its decision named as any vendor writes it: Camunda's
-    `decisionRef`, Zeebe's `calledDecision`, SpiffArena's `calledDecisionId`."""
+    `decisionRef`, Zeebe's `calledDecision` (or its DMN worker's `decisionRef` header),
+    SpiffArena's `calledDecisionId`."""
 
     def create_task(self) -> Any:
         engine = self.process_parser.parser.engine(self.get_decision_ref(self.node), self.node)
@@ -118,6 +119,9 @@ class _DecisionParser(TaskParser):
     @staticmethod
     def get_decision_ref(node: Any) -> str:
         ref = node.get(f"{CAMUNDA}decisionRef")
+        for header in node.iter(f"{ZEEBE}header"):  # Zeebe's DMN job worker
+            if header.get("key") == "decisionRef":
+                ref = header.get("value")
         for called in node.iter(f"{ZEEBE}calledDecision"):
             ref = called.get("decisionId")
         for called in node.iter(f"{SPIFF}calledDecisionId"):
