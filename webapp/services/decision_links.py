@@ -4,7 +4,7 @@ exist) and the decision ids the designer offers."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from sqlalchemy import ColumnElement, or_, select
@@ -68,3 +68,16 @@ def decision_ids(partition_id: int | None) -> list[str]:
         .limit(500)
     )
     return list(db.session.scalars(query))
+
+
+def decided_in(
+    partition_id: int | None,
+) -> Callable[[str, int | None], tuple[int, Mapping[str, Any]] | None]:
+    """How a scenario of a process in `partition_id` finds the decision versions its business
+    rule tasks evaluate: (decision id, number or None) to (number, document)."""
+
+    def decided(decision_id: str, number: int | None) -> tuple[int, Mapping[str, Any]] | None:
+        found = published_decision(db_session(), decision_id, partition_id, number)
+        return None if found is None else (found.number, found.document)
+
+    return decided
