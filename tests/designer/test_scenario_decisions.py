@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from sqlalchemy import func, select
 
+from tests.helpers.app import csrf_token
 from tests.helpers.decision_tasks import publish_decision, table_dmn
 from tests.helpers.documents import chain, node
 from webapp.models import DecisionVersion, Process
@@ -52,3 +53,15 @@ def test_a_scenario_evaluates_the_published_decision_of_the_partition(make_proce
     )
     assert pinned.passed, pinned.failure
     assert db_session.scalar(select(func.count()).select_from(DecisionVersion)) == 3
+
+
+def test_play_evaluates_the_published_decision(designer, make_process, db_session):
+    doc = chain(("rule", node("businessRuleTask", decision="flat", saveTo="discount")))
+    pid = make_process("flat-priced", doc=doc)
+    publish_decision(table_dmn("flat", [("-", "0.5")]), "flat-pricing", partition="finance")
+    path = f"/designer/{pid}/play"
+    body = {"csrf_token": csrf_token(designer, path), "played": "", "op": "start"}
+    page = designer.post(path, data=body).get_data(as_text=True)
+    assert "<dt>discount</dt><dd><code>0.5</code></dd>" in page
+    assert "<li>decision_evaluated <code>rule</code></li>" in page
+    assert "<li>completed</li>" in page
