@@ -293,6 +293,20 @@ UNBROKEN = "charge_the_card_then_check_the_supplier_account_against_the_register
 ERROR_PAGES = {("alice", "/admin/"): 403, ("alice", "/no-such-page"): 404}
 
 
+def _audit_decisions() -> int:
+    """A decision model with a blocking problem, an example row and one published version."""
+    from tests.helpers.decisions import DISCOUNT_DMN
+    from webapp.services import decisions
+
+    model, _ = decisions.import_new(DISCOUNT_DMN, partition_id=None, actor=None)
+    decisions.add_example(model, "discount", {"amount": 5, "tier": None}, 0, base_revision=1,
+                          actor=None)  # fmt: skip
+    decisions.publish(model, actor=None)
+    decisions.edit_draft(model, "cell", "discount", {"rule": 0, "side": "input", "column": 0,
+                         "text": "<<"}, base_revision=2, actor=None)  # fmt: skip
+    return model.id
+
+
 def _audit_world(app) -> dict:
     """Processes, instances and tasks that put each page in a state worth auditing: a task with
     a required field, a start form, a failed request, two pages of tasks, two published versions."""
@@ -324,6 +338,7 @@ def _audit_world(app) -> dict:
         robot = api_tokens.create_service_account(UNBROKEN[:64], roles=[], partitions=[])
         api_tokens.create_token(robot, LONG[:64], ["read"], 30, created_by=robot)
         robot_id = robot.id
+        decision_model = _audit_decisions()
     for number in range(6):
         start_latest(app, "audit", business_key=f"AUD-{number}", starter="alice")
     failed = start_latest(app, UNBROKEN, business_key=f"CARD-{UNBROKEN}", starter="alice")
@@ -333,7 +348,8 @@ def _audit_world(app) -> dict:
         process = db.session.scalar(select(Process.id).where(Process.key == "audit"))
         unbroken = db.session.scalar(select(Process.id).where(Process.key == UNBROKEN))
         db.session.remove()
-    return {"task": task, "process": process, "failed": failed, "unbroken": unbroken,
+    return {"decisions": decision_model, "task": task, "process": process, "failed": failed,
+            "unbroken": unbroken,
             "robot": robot_id}  # fmt: skip
 
 
@@ -405,6 +421,7 @@ def test_every_page_passes_the_audit_fits_a_phone_and_shows_focus(
     pid, task, failed = world["process"], world["task"], world["failed"]
     inbox, start_page = f"/inbox/tasks/{task}", "/inbox/processes/expense/start"
     designer = f"/designer/{pid}"
+    decisions = f"/designer/decisions/{world['decisions']}"
     visits = {
         None: ["/login", ("/login", "Sign in"), ("/api/docs", _reference_drawn)],
         "alice": ["/inbox/", "/inbox/?page=2", "/inbox/?tab=claimable", "/inbox/?q=no-such-task",
@@ -434,7 +451,11 @@ def test_every_page_passes_the_audit_fits_a_phone_and_shows_focus(
                      f"{designer}/scenarios/new",
                      (f"{designer}/scenarios/new", "Save the scenario"),
                      (f"{designer}/play", _played),
-                     f"/designer/{world['unbroken']}/", f"/designer/{world['unbroken']}/versions"],
+                     f"/designer/{world['unbroken']}/", f"/designer/{world['unbroken']}/versions",
+                     "/designer/decisions/", "/designer/decisions/import",
+                     ("/designer/decisions/import", "Import"), decisions,
+                     f"{decisions}/test", f"{decisions}/versions", f"{decisions}/report",
+                     f"{decisions}/import", f"{decisions}/compare?old=1&new=draft"],
         "operator": ["/operations/", "/operations/instances",
                      "/operations/instances?state=nothing", f"/operations/instances/{failed}",
                      "/operations/heat", "/operations/heat/audit", f"/operations/heat/{UNBROKEN}",

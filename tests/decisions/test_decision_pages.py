@@ -8,7 +8,7 @@ import re
 
 from sqlalchemy import func, select
 
-from tests.helpers.decisions import DISCOUNT_DMN
+from tests.helpers.decisions import DISCOUNT_DMN, FEE_DMN
 from tests.helpers.designer import finance, token
 from webapp.models import DecisionModel, DecisionVersion
 
@@ -225,3 +225,107 @@ def test_publishing_needs_the_publish_permission(user_with, db_session, import_m
     )
     assert response.status_code == 404
     assert db_session.scalar(select(func.count(DecisionVersion.id))) == 0
+
+
+def test_literal_decision_is_edited_and_a_broken_expression_named(
+    login_as, db_session, import_model
+):
+    model_id = import_model(FEE_DMN)
+    designer = login_as("designer")
+    page = designer.get(f"/designer/decisions/{model_id}").get_data(as_text=True)
+    assert "literal expression" in page and "amount * 0.1" in page
+    csrf = token(designer, f"/designer/decisions/{model_id}")
+    response = designer.post(
+        f"/designer/decisions/{model_id}/edit",
+        data={"decision": "fee", "revision": 1, "edit": "literal", "text": "amount * 0.2 +",
+              "variable": "fee", "type": "number"},
+        headers={"X-CSRFToken": csrf, **HTMX},
+    )  # fmt: skip
+    body = response.get_data(as_text=True)
+    assert response.status_code == 200
+    assert "cannot translate the literal expression" in body and "Blocks publish" in body
+    literal = _model(db_session, model_id).draft_document["decisions"][0]["literal"]
+    assert literal["text"] == "amount * 0.2 +" and literal["expression"] is None
+    refused = designer.post(
+        f"/designer/decisions/{model_id}/edit",
+        data={"decision": "fee", "revision": 2, "edit": "literal", "text": "1",
+              "variable": "no way"},
+        headers={"X-CSRFToken": csrf, **HTMX},
+    )  # fmt: skip
+    assert refused.status_code == 422
+    assert "variable" in refused.get_data(as_text=True)
+    assert _model(db_session, model_id).draft_revision == 2
+
+
+def test_a_file_replaces_the_draft_unless_someone_saved_since(login_as, db_session, import_model):
+    model_id = import_model()
+    designer = login_as("designer")
+    path = f"/designer/decisions/{model_id}/import"
+    newer = DISCOUNT_DMN.replace('hitPolicy="UNIQUE"', 'hitPolicy="FIRST"').encode()
+    stale = _upload(designer, path, newer, revision=5)
+    assert stale.status_code == 409
+    assert "saved by someone else" in stale.get_data(as_text=True)
+    assert _model(db_session, model_id).draft_revision == 1
+    empty = _upload(designer, path, b"", revision=1)
+    assert empty.status_code == 422
+    huge = _upload(designer, path, b" " * 5_000_001, revision=1)
+    assert huge.status_code == 413
+    assert "larger than 5,000,000 bytes" in huge.get_data(as_text=True)
+    done = _upload(designer, path, newer, revision=1)
+    assert done.status_code == 302
+    model = _model(db_session, model_id)
+    assert model.draft_revision == 2
+    assert model.draft_document["decisions"][0]["table"]["hitPolicy"] == "FIRST"
+
+
+def test_the_list_filters_by_partition(login_as, db_session, import_model):
+    import_model()
+    import_model(key="shared-rules", partition=None)
+    designer = login_as("designer")
+    shared = designer.get("/designer/decisions/?partition=none").get_data(as_text=True)
+    assert "shared-rules" in shared and ">pricing<" not in shared
+    own = designer.get(f"/designer/decisions/?partition={finance(db_session)}")
+    assert ">pricing<" in own.get_data(as_text=True)
+    assert "shared-rules" not in own.get_data(as_text=True)
+
+
+def test_a_decision_without_logic_is_shown_as_such_and_blocks_publish(
+    login_as, db_session, import_model
+):
+    empty = (
+        '<definitions xmlns="https://www.omg.org/spec/DMN/20191111/MODEL/" id="bare" '
+        'name="Bare" namespace="x"><decision id="empty" name="Empty"/></definitions>'
+    )
+    model_id = import_model(empty)
+    designer = login_as("designer")
+    page = designer.get(f"/designer/decisions/{model_id}").get_data(as_text=True)
+    assert 'id="no-logic"' in page
+    assert "neither a decision table nor a literal expression" in page
+    csrf = token(designer, f"/designer/decisions/{model_id}/versions")
+    refused = designer.post(
+        f"/designer/decisions/{model_id}/publish", data={"csrf_token": csrf, "revision": 1}
+    )
+    assert refused.status_code == 422
+    assert "blocking problem" in refused.get_data(as_text=True)
+
+
+def test_warnings_as_you_type_unreachable_rules_and_gaps_do_not_block(
+    login_as, db_session, import_model
+):
+    model_id = import_model()
+    designer = login_as("designer")
+    _edit(designer, model_id, 1, edit="hit-policy", hit_policy="FIRST")
+    response = _edit(designer, model_id, 2, edit="cell", rule=0, side="input", column=0, text="-")
+    body = response.get_data(as_text=True)
+    assert "rule 2 is never used" in body and "rule 3 is never used" in body
+    assert "Warning" in body and "Blocks publish" not in body
+    assert re.search(r'id="rule-flag-1" class="rule-flag has-problem" hx-swap-oob="true"', body)
+    gap = _edit(designer, model_id, 3, edit="cell", rule=0, side="input", column=0, text="< 50")
+    assert "no rule matches input column &#39;Amount&#39; when it is [50..100[" in gap.get_data(
+        as_text=True
+    )
+    csrf = token(designer, f"/designer/decisions/{model_id}/versions")
+    published = designer.post(
+        f"/designer/decisions/{model_id}/publish", data={"csrf_token": csrf, "revision": 4}
+    )
+    assert published.status_code == 302

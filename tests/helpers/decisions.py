@@ -40,6 +40,16 @@ DISCOUNT_DMN = """<?xml version="1.0" encoding="UTF-8"?>
 </definitions>
 """
 
+FEE_DMN = """<?xml version="1.0" encoding="UTF-8"?>
+<definitions xmlns="https://www.omg.org/spec/DMN/20191111/MODEL/" id="fees" name="Fees"
+    namespace="http://flowdesk.dev/test">
+  <decision id="fee" name="Fee">
+    <variable id="fee_var" name="fee" typeRef="number"/>
+    <literalExpression id="fee_expr"><text>amount * 0.1</text></literalExpression>
+  </decision>
+</definitions>
+"""
+
 
 def partition_id(session, key: str | None) -> int | None:
     if key is None:

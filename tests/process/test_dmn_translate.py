@@ -7,6 +7,7 @@ from datetime import UTC, datetime
 import pytest
 
 from webapp.process import expressions
+from webapp.process.dmn import evaluate, read_dmn, write_dmn
 from webapp.process.dmn.translate import Untranslatable, expression, unary_test
 
 
@@ -112,11 +113,12 @@ def test_expressions(text, language, variables, value):
         ("a ** 2", "python", "'**'"),
         ('"a", "b"', "python", "tuple"),
         ("[1..2..3]", "feel", "range"),
+        ("datetime.datetime(2017,13,3)", "python", "month must be in 1..12"),
     ],
 )
 def test_untranslatable_entries_name_the_reason(text, language, reason):
     with pytest.raises(Untranslatable) as caught:
-        if reason in ("tuple", "range", ""):
+        if reason in ("tuple", "range", "", "month must be in 1..12"):
             unary_test(text, language)
         else:
             expression(text, language)
@@ -126,3 +128,34 @@ def test_untranslatable_entries_name_the_reason(text, language, reason):
 def test_translation_never_runs_python():
     with pytest.raises(Untranslatable):
         expression("__import__('os').system('true')", "python")
+
+
+def test_camunda_juel_entries_translate_and_survive_writing():
+    xml = """<definitions xmlns="http://www.omg.org/spec/DMN/20151101/dmn.xsd" id="d1" name="n"
+      namespace="x"><decision id="d" name="d"><decisionTable id="t" hitPolicy="FIRST">
+      <input id="i" label="Amount"><inputExpression id="e" typeRef="double"
+        expressionLanguage="juel"><text>${amount * 2}</text></inputExpression></input>
+      <output id="o" name="size" typeRef="string"/>
+      <rule id="r1"><inputEntry id="a" expressionLanguage="juel"><text>${cellInput &gt; 100}</text>
+        </inputEntry><outputEntry id="b" expressionLanguage="juel"><text>${"big"}</text>
+        </outputEntry></rule>
+      <rule id="r2"><inputEntry id="c"><text>-</text></inputEntry>
+        <outputEntry id="f"><text>"small"</text></outputEntry></rule>
+      </decisionTable></decision></definitions>"""
+    imported = read_dmn(xml)
+    assert not imported.problems
+    document = imported.document
+    assert evaluate(document, "d", {"$vars": {"amount": 60}}).result == "big"
+    assert evaluate(document, "d", {"$vars": {"amount": 40}}).result == "small"
+    assert read_dmn(write_dmn(document)).document == document
+    written = write_dmn(document)
+    assert written.count(b'expressionLanguage="juel"') == 3
+    assert b"${cellInput &gt; 100}" in written
+
+
+@pytest.mark.parametrize("language", ["javascript", "groovy"])
+def test_languages_not_translated_are_refused(language):
+    with pytest.raises(Untranslatable, match=f"the expression language '{language}'"):
+        expression("x", language)
+    with pytest.raises(Untranslatable, match=f"the expression language '{language}'"):
+        unary_test("> 1", language)

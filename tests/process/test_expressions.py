@@ -301,6 +301,8 @@ def test_paths_property(text, paths):
         ("contains($input.tags, 'x')", False),
         ("contains($input.meta, 'nested')", True),
         ("len(lower(upper('abc')))", 3),
+        ("keys($input.meta)", ["weird key", "nested"]),
+        ("'nested' in keys($input.meta)", True),
     ],
 )
 def test_functions(text, expected):
@@ -601,3 +603,8 @@ def test_evaluate_accepts_text_and_raises_syntax_errors():
     with pytest.raises(ExpressionSyntaxError):
         evaluate("1 +", {})
     assert evaluate("1 + 1", {}) == 2
+
+
+def test_keys_needs_an_object():
+    with pytest.raises(ExpressionError, match=r"keys\(\) needs an object, got list"):
+        evaluate("keys($input.tags)", CONTEXT)

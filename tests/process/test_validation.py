@@ -445,6 +445,13 @@ def test_form_root_outside_a_form() -> None:
     assert found(validate(doc)) == {("expression.reference", "f2")}
 
 
+def test_decision_cell_root_outside_a_decision_table() -> None:
+    doc = choice({"condition": "$cell > 1"}, {"default": True})
+    problems = validate(doc)
+    assert found(problems) == {("expression.reference", "f2")}
+    assert "exists only in a decision table's input entries" in problems[0].message
+
+
 # --- parallel gateways --------------------------------------------------------------------------
 
 

@@ -10,6 +10,7 @@ from flask_login import current_user
 from flask_wtf import FlaskForm
 from flask_wtf.file import FileField
 from sqlalchemy import func, or_, select
+from sqlalchemy.orm import undefer
 from wtforms import SelectField, StringField, TextAreaField
 from wtforms.validators import Length, Optional
 
@@ -47,14 +48,19 @@ class DecisionPublishForm(FlaskForm):
     note = TextAreaField("Change note", validators=[Optional(), Length(max=500)])
 
 
-def _upload(form: Any) -> bytes | None:
+class TooLarge(DecisionServiceError):
+    status = 413
+
+
+def _upload(form: Any) -> bytes:
+    """The uploaded file; refused (naming the file field) when missing or too large."""
     if not form.file.data or not getattr(form.file.data, "filename", ""):
-        form.file.errors.append("Choose a DMN file.")
-        return None
+        raise DecisionServiceError("import.no_file", "Choose a DMN file.", field="file")
     data = form.file.data.read(MAX_UPLOAD + 1)
     if len(data) > MAX_UPLOAD:
-        form.file.errors.append(f"The file is larger than {MAX_UPLOAD:,} bytes.")
-        return None
+        raise TooLarge(
+            "import.too_large", f"The file is larger than {MAX_UPLOAD:,} bytes.", field="file"
+        )
     return data
 
 
@@ -84,6 +90,7 @@ def decisions_index():
     partition = request.args.get("partition", "")
     query = (
         select(DecisionModel)
+        .options(undefer(DecisionModel.draft_document))
         .where(partition_filter(DecisionModel.partition_id, current_user))
         .order_by(DecisionModel.updated_at.desc(), DecisionModel.id.desc())
     )
@@ -119,29 +126,26 @@ def decisions_import():
     form = DecisionImportForm()
     form.partition.choices = partition_choices()
     refusal = None
-    if form.validate_on_submit():
-        data = _upload(form)
-        if data is not None:
-            try:
-                model, problems = decisions.import_new(
-                    data,
-                    key=form.key.data or "",
-                    name=form.name.data or "",
-                    partition_id=_partition_id(form.partition.data),
-                    actor=current_user,
-                )
-            except DecisionServiceError as exc:
-                field = (
-                    getattr(form, exc.field or "", None) if exc.field in ("key", "file") else None
-                )
-                if field is not None:
-                    field.errors.append(exc.message)
-                else:
-                    refusal = exc.message
-            else:
-                flash(_imported_message(model, problems), "success")
-                return redirect(url_for("designer.decision_report", model_id=model.id))
     status = 422 if request.method == "POST" else 200
+    if form.validate_on_submit():
+        try:
+            model, problems = decisions.import_new(
+                _upload(form),
+                key=form.key.data or "",
+                name=form.name.data or "",
+                partition_id=_partition_id(form.partition.data),
+                actor=current_user,
+            )
+        except DecisionServiceError as exc:
+            status = exc.status
+            field = getattr(form, exc.field or "", None) if exc.field in ("key", "file") else None
+            if field is not None:
+                field.errors.append(exc.message)
+            else:
+                refusal = exc.message
+        else:
+            flash(_imported_message(model, problems), "success")
+            return redirect(url_for("designer.decision_report", model_id=model.id))
     return render_template(
         "designer/decisions/import.html", form=form, model=None, refusal=refusal
     ), status
@@ -166,21 +170,19 @@ def decision_import_draft(model_id: int):
     if request.method == "POST":
         status = 422
         if form.validate_on_submit():
-            data = _upload(form)
-            if data is not None:
-                try:
-                    problems = decisions.import_draft(
-                        model, data, base_revision=posted_revision(), actor=current_user
-                    )
-                except DecisionServiceError as exc:
-                    status = exc.status
-                    if exc.field == "file":
-                        form.file.errors.append(exc.message)
-                    else:
-                        refusal = exc.message
+            try:
+                problems = decisions.import_draft(
+                    model, _upload(form), base_revision=posted_revision(), actor=current_user
+                )
+            except DecisionServiceError as exc:
+                status = exc.status
+                if exc.field == "file":
+                    form.file.errors.append(exc.message)
                 else:
-                    flash(_imported_message(model, problems), "success")
-                    return redirect(url_for("designer.decision_report", model_id=model.id))
+                    refusal = exc.message
+            else:
+                flash(_imported_message(model, problems), "success")
+                return redirect(url_for("designer.decision_report", model_id=model.id))
     return render_template(
         "designer/decisions/import.html", form=form, model=model, refusal=refusal
     ), status

@@ -65,7 +65,7 @@ def decision_edit(model_id: int):
     edit = request.form.get("edit", "")
     decision_id = request.form.get("decision", "")
     try:
-        decisions.edit_draft(
+        state = decisions.edit_draft(
             model,
             edit,
             decision_id,
@@ -77,8 +77,37 @@ def decision_edit(model_id: int):
         model = load_model(model_id)
         context = editor_context(model, decisions.draft_problems(model), decision_id, exc)
         return _answer(edit, context), exc.status
-    context = editor_context(model, decisions.draft_problems(model), decision_id)
+    context = editor_context(model, state.problems, decision_id)
+    context["focus"] = focus_after(edit, request.form, context["decision"])
     return _answer(edit, context)
+
+
+def focus_after(edit: str, form: Any, decision: dict[str, Any] | None) -> str | None:
+    """The control that keeps the keyboard focus once a structure edit has redrawn the table:
+    the first cell of a new rule, the moved rule's same button, the button that was pressed."""
+    rules = ((decision or {}).get("table") or {}).get("rules") or []
+    if edit == "add-rule" and rules:
+        return f"cell-{len(rules) - 1}-input-0"
+    if edit == "move-rule":
+        try:
+            index = int(form.get("rule", ""))
+        except ValueError:
+            return None
+        direction = form.get("direction", "")
+        target = index - 1 if direction == "up" else index + 1
+        if not 0 <= target < len(rules):
+            return None
+        edge = (direction == "up" and target == 0) or (
+            direction == "down" and target == len(rules) - 1
+        )
+        return (
+            f"{'down' if direction == 'up' else 'up'}-{target}" if edge else f"{direction}-{target}"
+        )
+    if edit == "remove-rule":
+        return "add-rule"
+    return {"hit-policy": "hit_policy", "add-input": "add-input", "add-output": "add-output"}.get(
+        edit
+    )
 
 
 def _answer(edit: str, context: dict[str, Any]) -> str:

@@ -47,7 +47,7 @@ def evaluate_table(
         raise DecisionError("is not a decision table", decision_id)
     columns = table.get("inputs", [])
     cells = [values.get(column["id"]) for column in columns]
-    return _Run(document, now).table(decision, dict(data or {}), cells, ())
+    return _Run(document, now).table(decision, dict(data or {}), cells)
 
 
 class _Run:
@@ -73,7 +73,8 @@ class _Run:
         ]
         context = dict(data) if isinstance(data, Mapping) else {}
         if required:
-            variables = dict(context.get("$vars") or {})
+            given = context.get("$vars")
+            variables = dict(given) if isinstance(given, Mapping) else {}
             for evaluation in required:
                 other = find_decision(self.document, evaluation.decision_id)
                 variables[result_name(other)] = evaluation.result
@@ -88,7 +89,7 @@ class _Run:
                 self.value(decision, column, context, f"input column '{_label(column)}'")
                 for column in table.get("inputs", [])
             ]
-            evaluation = self.table(decision, context, cells, ())
+            evaluation = self.table(decision, context, cells)
         evaluation.required = required
         self.done[decision_id] = evaluation
         return evaluation
@@ -120,7 +121,6 @@ class _Run:
         decision: Mapping[str, Any],
         context: dict[str, Any],
         cells: list[Any],
-        _path: tuple[str, ...],
     ) -> Evaluation:
         decision_id = decision["id"]
         table = decision.get("table") or {}

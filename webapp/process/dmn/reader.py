@@ -15,7 +15,17 @@ from ..bpmn.model import BpmnImportError
 from . import translate
 from .checks import untranslated
 from .model import FORMAT, HIT_POLICIES, DmnImport, DmnImportError, DmnProblem
-from .namespaces import DC, DI, DMNDI13, MODEL_URIS, attr_name, name_of, split, to_tree
+from .namespaces import (
+    DC,
+    DI,
+    DMNDI13,
+    MODEL_URIS,
+    WRITE_NSMAP,
+    attr_name,
+    name_of,
+    split,
+    to_tree,
+)
 from .translate import translate_table
 
 MAX_BYTES = 5_000_000
@@ -111,9 +121,7 @@ class _Reader:
             if isinstance(child.tag, str) and name_of(child.tag) == "decision"
         ]
         self.keep("definitions", root, ("decision",), ("id", "name", "namespace"))
-        nsmap = {
-            prefix: uri for prefix, uri in root.nsmap.items() if prefix and uri not in _WRITTEN_URIS
-        }
+        nsmap = _kept_prefixes(root.nsmap)
         kept: dict[str, Any] = {}
         if nsmap:
             kept["nsmap"] = nsmap
@@ -208,19 +216,26 @@ class _Reader:
             "rules": rules,
         }
         declared = self.root.get("expressionLanguage")
-        if declared or any(column["language"] for column in inputs):
+        cells = [cell for rule in rules for cell in [*rule["inputs"], *rule["outputs"]]]
+        if (
+            declared
+            or any(part["language"] for part in inputs)
+            or any("language" in c for c in cells)
+        ):
             translate_table(table, translate.language_of(declared))
-        elif translate_table(table, "feel") and not translate_table(table, "python"):
+        elif _is_python(table):
+            for column in inputs:
+                column["language"] = "python"
+            translate_table(table, "python")
             self.problem(
                 "dmn.python",
                 decision_id,
                 element,
                 f"Decision '{decision_id}' declares no expression language and its entries are "
-                "Python, not FEEL: read as SpiffWorkflow's Python entries.",
+                "Python, not FEEL: read as SpiffWorkflow's Python entries (and written with "
+                'expressionLanguage="python").',
                 blocking=False,
             )
-        else:
-            translate_table(table, "feel")
         return table
 
     def input(self, decision_id: str, element: etree._Element, index: int) -> dict[str, Any]:
@@ -274,15 +289,15 @@ class _Reader:
         ins = [c for c in element if name_of(c.tag) == "inputEntry"]
         outs = [c for c in element if name_of(c.tag) == "outputEntry"]
         for column, entry in enumerate(ins):
-            self.keep(f"{rule_id}/in/{column}", entry, ("text",), ())
+            self.keep(f"{rule_id}/in/{column}", entry, ("text",), ("expressionLanguage",))
         for column, entry in enumerate(outs):
-            self.keep(f"{rule_id}/out/{column}", entry, ("text",), ())
+            self.keep(f"{rule_id}/out/{column}", entry, ("text",), ("expressionLanguage",))
         self.keep(rule_id, element, ("description", "inputEntry", "outputEntry"), ("id",))
         return {
             "id": rule_id,
             "description": (description.text or "") if description is not None else "",
-            "inputs": [{"text": _text_of(entry)} for entry in ins],
-            "outputs": [{"text": _text_of(entry)} for entry in outs],
+            "inputs": [_entry(entry) for entry in ins],
+            "outputs": [_entry(entry) for entry in outs],
         }
 
     def literal(
@@ -306,9 +321,57 @@ class _Reader:
         return literal
 
 
+def _entry(element: etree._Element) -> dict[str, Any]:
+    """An entry's text, and its language when it names one of its own."""
+    entry = {"text": _text_of(element)}
+    if element.get("expressionLanguage"):
+        entry["language"] = str(element.get("expressionLanguage"))
+    return entry
+
+
 def _text_of(element: etree._Element) -> str:
     text = next((c for c in element if name_of(c.tag) == "text"), None)
     return (text.text or "") if text is not None else ""
+
+
+def _kept_prefixes(declared: dict[str | None, str]) -> dict[str, str]:
+    """The file's other namespace prefixes; one that DMN 1.3's own take gets a digit appended."""
+    taken = {prefix for prefix in WRITE_NSMAP if prefix}
+    kept: dict[str, str] = {}
+    for prefix, uri in declared.items():
+        if not prefix or uri in _WRITTEN_URIS or uri in kept.values():
+            continue
+        name, number = prefix, 1
+        while name in taken or name in kept:
+            name, number = f"{prefix}{number}", number + 1
+        kept[name] = uri
+    return kept
+
+
+def _is_python(table: dict[str, Any]) -> bool:
+    """Whether a table that declares no language is SpiffWorkflow's Python rather than FEEL:
+    Python reads more of its entries, or as many when they use True, False or None."""
+    feel = translate_table(table, "feel")
+    python_names = any(
+        token.kind == "name" and token.value in ("True", "False", "None")
+        for rule in table["rules"]
+        for cell in [*rule["inputs"], *rule["outputs"]]
+        for token in _tokens(cell["text"])
+    )
+    if not feel and not python_names:
+        return False
+    python = translate_table(table, "python")
+    chosen = python < feel or (python == feel == 0)
+    if not chosen:
+        translate_table(table, "feel")
+    return chosen
+
+
+def _tokens(text: str) -> list[Any]:
+    try:
+        return translate.tokenize(text)
+    except translate.Untranslatable:
+        return []
 
 
 def _named(children: list[etree._Element], local: str) -> list[etree._Element]:

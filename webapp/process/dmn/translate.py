@@ -9,12 +9,13 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from datetime import datetime
 from typing import Any
 
 from .. import expressions
+from ..bpmn import conditions
 
 CELL = "$cell"
-PYTHON_LANGUAGES = ("python",)
 FEEL_LANGUAGES = ("feel", "")
 _FEEL_URIS = (
     "https://www.omg.org/spec/dmn/20191111/feel/",
@@ -46,10 +47,12 @@ _MULTI_WORD = re.compile(
 )
 _FEEL_FUNCTIONS = {"date and time": "date", "date": "date", "string length": "len"}
 _FEEL_FUNCTIONS |= {"upper case": "upper", "lower case": "lower", "contains": "contains"}
-_PYTHON_FUNCTIONS = {"len": "len", "str.upper": "upper", "str.lower": "lower"}
+_PYTHON_FUNCTIONS = {"len": "len"}
 _PYTHON_CONSTANTS = {"True": "true", "False": "false", "None": "null"}
 _FEEL_CONSTANTS = {"true": "true", "false": "false", "null": "null"}
 _COMPARE = ("==", "!=", "<", "<=", ">", ">=")
+TRANSLATED = ("feel", "python", "juel")
+_JUEL_CELL = re.compile(r"\$vars\.cellInput\b")
 
 
 def language_of(language: str | None) -> str:
@@ -187,17 +190,36 @@ class _Translator:
             numbers = [int(part) for part in parts[::2] if part.isdigit()]
             if end < 0 or any(sep != "," for sep in parts[1::2]) or not 3 <= len(numbers) <= 6:
                 raise Untranslatable("datetime.datetime(...) takes 3 to 6 whole numbers here")
-            numbers += [0] * (6 - len(numbers))
+            year, month, day, hour, minute, second = [*numbers, 0, 0, 0][:6]
+            try:
+                when = datetime(year, month, day, hour, minute, second)
+            except ValueError as exc:
+                raise Untranslatable(f"datetime.datetime(...): {exc}") from None
             self.pos += end + 1
-            y, mo, d, h, mi, s = numbers
-            return f'date("{y:04d}-{mo:02d}-{d:02d}T{h:02d}:{mi:02d}:{s:02d}")'
+            return f'date("{when.isoformat()}")'
         raise Untranslatable(f"'{name}' has no Flowdesk equivalent")
+
+
+def _known(language: str) -> None:
+    if language not in TRANSLATED:
+        raise Untranslatable(f"the expression language '{language}' is not translated")
+
+
+def _juel(text: str) -> str:
+    """Camunda 7's JUEL (``${amount * 2}``), by the BPMN importer's exact translation."""
+    translation = conditions.translate(text, conditions.JUEL)
+    if not translation.ok:
+        raise Untranslatable("this JUEL expression has no exact Flowdesk equivalent")
+    return translation.text
 
 
 def expression(text: str, language: str) -> str:
     """Translate an input expression, output entry or literal expression; '' stays ''."""
     if not text.strip():
         return ""
+    _known(language)
+    if language == "juel":
+        return _juel(text)
     tokens = tokenize(text)
     translated = _split_chains(tokens, language)
     _validate(translated)
@@ -251,6 +273,9 @@ def unary_test(text: str, language: str) -> str | None:
     stripped = text.strip()
     if stripped in ("", "-"):
         return None
+    _known(language)
+    if language == "juel":
+        return _JUEL_CELL.sub(CELL, _juel(stripped))  # Camunda 7 names the value cellInput
     tokens = tokenize(stripped)
     if any(token.value == "?" for token in tokens):
         translated = _split_chains(tokens, language)
@@ -353,14 +378,16 @@ def translate_table(table: dict[str, Any], default: str) -> int:
     for rule in table.get("rules", []):
         for index, cell in enumerate(rule.get("inputs", [])):
             language = languages[index] if index < len(languages) else language_of(default)
+            language = language_of(cell["language"]) if cell.get("language") else language
             try:
                 cell["test"] = unary_test(cell.get("text") or "", language)
             except Untranslatable as exc:
                 cell["test"] = {"untranslatable": str(exc)}
                 failures += 1
         for cell in rule.get("outputs", []):
+            language = language_of(cell["language"]) if cell.get("language") else out_language
             try:
-                cell["expression"] = expression(cell.get("text") or "", out_language) or None
+                cell["expression"] = expression(cell.get("text") or "", language) or None
             except Untranslatable as exc:
                 cell["expression"] = {"untranslatable": str(exc)}
                 failures += 1

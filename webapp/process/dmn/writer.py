@@ -198,9 +198,11 @@ class _Writer:
             description.text = _text(rule["description"])
             children.append(description)
         for index, cell in enumerate(rule.get("inputs", [])):
-            children.append(self.text(f"{rule_id}/in/{index}", "inputEntry", {}, cell.get("text")))
+            language = {"expressionLanguage": cell.get("language")}
+            key = f"{rule_id}/in/{index}"
+            children.append(self.text(key, "inputEntry", language, cell.get("text")))
         for index, cell in enumerate(rule.get("outputs", [])):
-            children.append(
-                self.text(f"{rule_id}/out/{index}", "outputEntry", {}, cell.get("text"))
-            )
+            language = {"expressionLanguage": cell.get("language")}
+            key = f"{rule_id}/out/{index}"
+            children.append(self.text(key, "outputEntry", language, cell.get("text")))
         return self.element(rule_id, "rule", {"id": rule_id}, children)
