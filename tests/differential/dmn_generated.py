@@ -2,13 +2,15 @@
 
 Each table is written twice: in FEEL for Flowdesk and in SpiffWorkflow's Python for Spiff (its
 engine runs entries as Python: a range is ``1 <= ? <= 5``, a list ``in [...]``), meaning the
-same tests; both engines must then match the same rules.
+same tests; both engines must then match the same rules. Columns hold numbers, text, booleans
+or dates (days of January 2020: FEEL's ``date("...")``, Spiff's ``datetime.datetime(...)``).
 """
 
 from __future__ import annotations
 
 import random
 from dataclasses import dataclass
+from datetime import datetime
 from typing import Any
 
 POLICIES = [
@@ -73,10 +75,33 @@ def _number_cell(rng: random.Random, used: list[float]) -> tuple[str, str]:
     return f"not({listed})", f"? not in [{listed}]"
 
 
-def _text_cell(rng: random.Random) -> tuple[str, str]:
-    kind = rng.choice(["any", "eq", "eq", "list", "not list"])
+def _boolean_cell(rng: random.Random) -> tuple[str, str]:
+    return rng.choice([("true", "True"), ("false", "False"), ("-", "-")])
+
+
+def _date_cell(rng: random.Random) -> tuple[str, str]:
+    """Days of January 2020: FEEL's date() and Spiff's datetime.datetime(...)."""
+    kind = rng.choice(["any", "cmp", "eq", "range"])
+    day, other = sorted(rng.sample(range(1, 29), 2))
+    feel, python = f'date("2020-01-{day:02d}")', f"datetime.datetime(2020, 1, {day})"
     if kind == "any":
         return "-", "-"
+    if kind == "eq":
+        return feel, python
+    if kind == "cmp":
+        op = rng.choice(["<", "<=", ">", ">="])
+        return f"{op} {feel}", f"{op} {python}"
+    feel_end, python_end = f'date("2020-01-{other:02d}")', f"datetime.datetime(2020, 1, {other})"
+    return f"[{feel}..{feel_end}]", f"{python} <= ? <= {python_end}"
+
+
+def _text_cell(rng: random.Random) -> tuple[str, str]:
+    kind = rng.choice(["any", "eq", "eq", "list", "not list", "cmp"])
+    if kind == "any":
+        return "-", "-"
+    if kind == "cmp":
+        op, value = rng.choice(["<", "<=", ">", ">="]), rng.choice(TEXTS)
+        return f'{op} "{value}"', f'{op} "{value}"'
     if kind == "eq":
         value = rng.choice(TEXTS)
         return f'"{value}"', f'"{value}"'
@@ -85,6 +110,9 @@ def _text_cell(rng: random.Random) -> tuple[str, str]:
     if kind == "list":
         return listed, f"? in [{listed}]"
     return f"not({listed})", f"? not in [{listed}]"
+
+
+CELLS = {"text": _text_cell, "boolean": _boolean_cell, "date": _date_cell}
 
 
 def _xml(policy: str, aggregation: str | None, columns, outputs, rules, language: str) -> str:
@@ -131,7 +159,10 @@ def generate(count: int = 200, seed: int = 32) -> list[Generated]:
     tables = []
     for index in range(count):
         policy, aggregation = POLICIES[index % len(POLICIES)]
-        kinds = [rng.choice(["number", "text"]) for _ in range(rng.randint(1, 3))]
+        kinds = [
+            rng.choice(["number", "number", "text", "text", "boolean", "date"])
+            for _ in range(rng.randint(1, 3))
+        ]
         columns = [f"c{i}" for i in range(len(kinds))]
         numeric_out = aggregation is not None
         two_outputs = (
@@ -146,7 +177,7 @@ def generate(count: int = 200, seed: int = 32) -> list[Generated]:
         used: list[float] = []
         feel_rules, python_rules = [], []
         for _ in range(rule_count):
-            pairs = [_number_cell(rng, used) if k == "number" else _text_cell(rng) for k in kinds]
+            pairs = [_number_cell(rng, used) if k == "number" else CELLS[k](rng) for k in kinds]
             y = rng.randint(0, 9) if numeric_out else rng.choice(pool)
             results = [y] + ([rng.randint(0, 3)] if two_outputs else [])
             feel_rules.append(([p[0] for p in pairs], results))
@@ -157,6 +188,10 @@ def generate(count: int = 200, seed: int = 32) -> list[Generated]:
             for name, kind in zip(columns, kinds, strict=True):
                 if kind == "text":
                     row[name] = rng.choice([*TEXTS, "e"])
+                elif kind == "boolean":
+                    row[name] = rng.choice([True, False])
+                elif kind == "date":
+                    row[name] = datetime(2020, 1, rng.randint(1, 28))
                 else:
                     base = rng.choice(used) if used and rng.random() < 0.8 else rng.randint(-10, 25)
                     row[name] = base + rng.choice([0, 0, 0, 0.5, -0.5, 1, -1])

@@ -65,7 +65,7 @@ def table_xml(
         entries = "".join(f"<inputEntry><text>{_escape(c)}</text></inputEntry>" for c in cells)
         entries += "".join(
             "<outputEntry><text>"
-            + _escape(v if not isinstance(v, str) or v[:1] in '"[-0123456789' else f'"{v}"')
+            + _escape(v if not isinstance(v, str) or v[:1] in "\"'[-0123456789" else f'"{v}"')
             + "</text></outputEntry>"
             for v in (str(v) if not isinstance(v, str) else v for v in values)
         )

@@ -32,6 +32,7 @@ def test_overlapping_rules_under_unique_are_blocking_and_named(tests, overlappin
     document = table_document("UNIQUE", tests, ["a"] * len(tests))
     problems = [p for p in check(document) if p.code == "dmn.overlap"]
     assert [m.message.split("rules ")[1].split(" can")[0] for m in problems] == overlapping
+    assert [f"{p.rules[0]} and {p.rules[1]}" for p in problems] == overlapping
     assert all(p.blocking for p in problems)
     assert all(p.element_id == "d" for p in problems)
 
@@ -55,7 +56,7 @@ def test_multi_column_overlap_needs_every_column_to_meet():
 
 
 def test_any_allows_overlaps_with_equal_outputs():
-    document = table_document("ANY", ["< 10", "< 20", "< 30"], ["a", "a", "b"])
+    document = table_document("ANY", ["< 10", "< 20", "< 30"], ['"a"', "'a'", '"b"'])
     assert len(_messages(document, "dmn.overlap")) == 2  # 1-3 and 2-3
 
 
@@ -65,21 +66,45 @@ def test_unreachable_rules_under_first_are_warnings():
     assert [p.message for p in problems] == [
         "Decision 'd': rule 2 is never used: rule 1 matches every input it does (FIRST hit "
         "policy).",
-        "Decision 'd': rule 4 is never used: rules 1 to 3 match every input it does (FIRST hit "
-        "policy).",
+        "Decision 'd': rule 4 is never used: rules 1 and 3 together match every input it does "
+        "(FIRST hit policy).",
     ]
     assert not any(p.blocking for p in problems)
+    assert [p.rules for p in problems] == [(1, 2), (1, 3, 4)]
+
+
+def test_unreachable_through_several_columns_and_rules():
+    tests = [("< 10", '"a"'), ("< 10", '"b"'), (">= 10", "-"), ("[0..20]", '"a","b"'), ("-", "-")]
+    document = table_document(
+        "FIRST", tests, list("abcde"), columns=("x", "k"), types=("double", "string")
+    )
+    problems = [p for p in check(document) if p.code == "dmn.unreachable"]
+    assert [p.rules for p in problems] == [(1, 2, 3, 4)]
+    assert "rules 1, 2 and 3 together match" in problems[0].message
 
 
 def test_gaps_a_numeric_type_makes_visible():
     document = table_document("UNIQUE", ["< 0", "[10..20]"], ["a", "b"], types=("integer",))
     [problem] = [p for p in check(document) if p.code == "dmn.gap"]
     assert "input column 'x'" in problem.message and "[0..9]" in problem.message
-    assert not problem.blocking
+    assert not problem.blocking and problem.column == "x"
     boolean = table_document("UNIQUE", ["true"], ["a"], types=("boolean",))
     assert _messages(boolean, "dmn.gap") == [
         "Decision 'd': no rule matches input column 'x' when it is false."
     ]
+
+
+def test_gaps_across_columns_name_every_column_involved():
+    tests = [("< 10", '"a"'), (">= 10", '"b"')]
+    document = table_document(
+        "UNIQUE", tests, ["1", "2"], columns=("x", "k"), types=("double", "string")
+    )
+    [problem] = [p for p in check(document) if p.code == "dmn.gap"]
+    assert problem.message == "Decision 'd': no rule matches when 'x' is >= 10 and 'k' is \"a\"."
+    other_text = table_document("UNIQUE", ['"a"', '"b"'], ["1", "2"], types=("string",))
+    assert _messages(other_text, "dmn.gap") == []  # text no entry names is expected to miss
+    untyped = table_document("UNIQUE", ["< 0"], ["1"])
+    assert _messages(untyped, "dmn.gap") == []
 
 
 def test_output_values_must_fit_the_type_and_the_allowed_values():
@@ -123,6 +148,8 @@ def test_untranslatable_entries_block_naming_decision_rule_and_column():
     [problem] = [p for p in result.problems if p.code == "dmn.untranslatable"]
     assert problem.blocking and problem.element_id == "d" and problem.line == 5
     assert problem.message.startswith("Decision 'd', rule 2, input column 'x': cannot translate")
+    assert (problem.rules, problem.column) == ((2,), "x")
+    assert problem.to_json()["rules"] == [2]
     assert [p.message for p in check(result.document) if p.blocking] == [problem.message]
 
 

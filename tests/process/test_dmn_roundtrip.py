@@ -3,15 +3,22 @@
 from __future__ import annotations
 
 from collections import Counter
+from pathlib import Path
 
 import pytest
+import SpiffWorkflow.dmn.parser
 from lxml import etree
 
+from tests.helpers.dmn import INVOICE_DMN
 from tests.helpers.dmn_corpus import corpus_ids, dmn_files
 from webapp.process.dmn import read_dmn, write_dmn
 from webapp.process.dmn.namespaces import attr_name, name_of
 
 FILES = dmn_files()
+#: DMN 1.3's XML schema, as SpiffWorkflow ships it (with DMNDI, DC and DI).
+SCHEMA = etree.XMLSchema(
+    etree.parse(str(Path(SpiffWorkflow.dmn.parser.__file__).parent / "schema" / "DMN13.xsd"))
+)
 
 
 def _elements(xml: bytes, added: tuple[tuple[str, str], ...] = ()) -> Counter:
@@ -51,6 +58,7 @@ def test_corpus_file_survives_write_and_read(path):
     lost = _elements(original, python) - _elements(written, python)
     assert not lost, f"elements lost or changed on writing: {sorted(lost)[:5]}"
     assert b"https://www.omg.org/spec/DMN/20191111/MODEL/" in written
+    assert SCHEMA.validate(etree.fromstring(written)), SCHEMA.error_log.last_error
 
 
 def test_required_decisions_added_and_removed_are_written():
@@ -68,3 +76,10 @@ def test_required_decisions_added_and_removed_are_written():
     again = read_dmn(write_dmn(document)).document
     assert again["decisions"][0]["requires"] == ["c"]
     assert b'id="ir1"' not in write_dmn(document)
+    assert SCHEMA.validate(etree.fromstring(write_dmn(document))), SCHEMA.error_log.last_error
+
+
+def test_the_invoice_example_is_written_as_valid_dmn_1_3():
+    written = write_dmn(read_dmn(INVOICE_DMN).document)
+    assert SCHEMA.validate(etree.fromstring(written)), SCHEMA.error_log.last_error
+    assert b'camunda:inputVariable=""' in written

@@ -87,6 +87,8 @@ def untranslated(
                             f"'{_column(table, index)}': cannot translate "
                             f"{_shown(cell.get('text'))}: "
                             f"{cell['test']['untranslatable']}.",
+                            rules=(number,),
+                            column=_column(table, index),
                         )
                     )
             for index, cell in enumerate(rule.get("outputs", [])):
@@ -99,6 +101,8 @@ def untranslated(
                             f"Decision '{decision_id}', rule {number}, output column "
                             f"'{_column(table, index, 'outputs')}': cannot translate "
                             f"{_shown(cell.get('text'))}: {cell['expression']['untranslatable']}.",
+                            rules=(number,),
+                            column=_column(table, index, "outputs"),
                         )
                     )
     return problems

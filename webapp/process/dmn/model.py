@@ -45,13 +45,18 @@ class DecisionError(Exception):
 
 @dataclass(frozen=True)
 class DmnProblem:
-    """One thing wrong with a decision model; blocking ones stop publishing."""
+    """One thing wrong with a decision model; blocking ones stop publishing.
+
+    ``rules`` (numbered from 1) and ``column`` (a label) say where in the table, when it is one.
+    """
 
     code: str
     element_id: str | None
     line: int | None
     message: str
     blocking: bool = True
+    rules: tuple[int, ...] = ()
+    column: str | None = None
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -60,6 +65,8 @@ class DmnProblem:
             "line": self.line,
             "message": self.message,
             "blocking": self.blocking,
+            "rules": list(self.rules),
+            "column": self.column,
         }
 
 

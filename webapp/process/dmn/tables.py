@@ -13,10 +13,19 @@ from .model import AGGREGATIONS, HIT_POLICIES, DmnProblem, output_key
 from .valuesets import ValueSet
 
 MAX_REPORTED = 20  # per kind and table: a badly overlapping table would otherwise flood the list
+MAX_PIECES = 256  # what is left of a rule after earlier ones; beyond it reachability is not claimed
 
 
-def _problem(code: str, decision_id: str, message: str, blocking: bool = True) -> DmnProblem:
-    return DmnProblem(code, decision_id, None, f"Decision '{decision_id}': {message}", blocking)
+def _problem(
+    code: str,
+    decision_id: str,
+    message: str,
+    blocking: bool = True,
+    rules: tuple[int, ...] = (),
+    column: str | None = None,
+) -> DmnProblem:
+    text = f"Decision '{decision_id}': {message}"
+    return DmnProblem(code, decision_id, None, text, blocking, rules, column)
 
 
 def _label(columns: list[Mapping[str, Any]], index: int) -> str:
@@ -93,6 +102,7 @@ def _shape(decision_id: str, table: Mapping[str, Any]) -> list[DmnProblem]:
                     decision_id,
                     f"rule {number} has {ins} input and {outs} output entries; the table has "
                     f"{len(columns)} input and {len(outputs)} output columns.",
+                    rules=(number,),
                 )
             )
     return problems
@@ -149,6 +159,8 @@ def _output_values(decision_id: str, table: Mapping[str, Any]) -> list[DmnProble
                         decision_id,
                         f"rule {number}, output column '{key}': {cell.get('text')!r} does not "
                         f"fit the output's type '{output.get('type')}'.",
+                        rules=(number,),
+                        column=key,
                     )
                 )
             allowed = output.get("values") or []
@@ -159,6 +171,8 @@ def _output_values(decision_id: str, table: Mapping[str, Any]) -> list[DmnProble
                         decision_id,
                         f"rule {number}, output column '{key}': {cell.get('text')!r} is not one of "
                         f"the output's values ({', '.join(map(repr, allowed))}).",
+                        rules=(number,),
+                        column=key,
                     )
                 )
     return problems
@@ -185,10 +199,7 @@ def _overlaps(
             if _meet(sets[i], sets[j]) is not None:
                 continue
             if policy == "ANY":
-                same = [c.get("text", "").strip() for c in rules[i].get("outputs") or []] == [
-                    c.get("text", "").strip() for c in rules[j].get("outputs") or []
-                ]
-                if same:
+                if _outputs(rules[i]) == _outputs(rules[j]):
                     continue
                 message = (
                     f"rules {i + 1} and {j + 1} can both match with different outputs, which the "
@@ -199,75 +210,137 @@ def _overlaps(
                     f"rules {i + 1} and {j + 1} can both match the same input, which the UNIQUE "
                     "hit policy does not allow (with FIRST the earlier rule wins)."
                 )
-            problems.append(_problem("dmn.overlap", decision_id, message))
+            problems.append(_problem("dmn.overlap", decision_id, message, rules=(i + 1, j + 1)))
             if len(problems) >= MAX_REPORTED:
                 return problems
     return problems
+
+
+def _outputs(rule: Mapping[str, Any]) -> list[Any]:
+    """A rule's output entries as translated (so `'a'` and `"a"` are the same output)."""
+    return [cell.get("expression") for cell in rule.get("outputs") or []]
+
+
+def _subtract(box: list[ValueSet], other: list[ValueSet]) -> list[list[ValueSet]]:
+    """The inputs of ``box`` that ``other`` does not take, as boxes (one per column cut)."""
+    if any(mine.intersection(theirs).is_empty() for mine, theirs in zip(box, other, strict=False)):
+        return [box]
+    pieces: list[list[ValueSet]] = []
+    inside: list[ValueSet] = []
+    for index, (mine, theirs) in enumerate(zip(box, other, strict=False)):
+        rest = mine.intersection(theirs.complement())
+        if not rest.is_empty():
+            pieces.append([*inside, rest, *box[index + 1 :]])
+        inside.append(mine.intersection(theirs))
+    return pieces
+
+
+def _covering(sets: list[list[ValueSet | None]], j: int) -> list[int] | None:
+    """The earlier rules that together take every input rule ``j`` takes, or None."""
+    later = sets[j]
+    if any(entry is None for entry in later):
+        return None
+    remaining: list[list[ValueSet]] = [[entry for entry in later if entry is not None]]
+    used = []
+    for i in range(j):
+        earlier = sets[i]
+        if any(entry is None for entry in earlier) or len(earlier) != len(later):
+            continue
+        box = [entry for entry in earlier if entry is not None]
+        cut = [piece for part in remaining for piece in _subtract(part, box)]
+        if cut != remaining:
+            used.append(i + 1)
+        remaining = cut
+        if not remaining:
+            return used
+        if len(remaining) > MAX_PIECES:
+            return None
+    return None
 
 
 def _unreachable(
     decision_id: str, table: Mapping[str, Any], sets: list[list[ValueSet | None]]
 ) -> list[DmnProblem]:
     problems = []
-    single = len(table.get("inputs") or []) == 1
-    for j, later in enumerate(sets):
-        if any(entry is None for entry in later):
+    for j in range(1, len(sets)):
+        covering = _covering(sets, j)
+        if not covering:
             continue
-        cover = next(
-            (
-                i
-                for i in range(j)
-                if all(
-                    a is not None and b is not None and b.within(a)
-                    for a, b in zip(sets[i], later, strict=False)
-                )
-            ),
-            None,
-        )
-        message = None
-        if cover is not None:
-            message = f"rule {j + 1} is never used: rule {cover + 1} matches every input it does"
-        elif single and j and all(s[0] is not None for s in sets[:j]) and later:
-            union = ValueSet()
-            for earlier in sets[:j]:
-                assert earlier[0] is not None
-                union = union.union(earlier[0])
-            if later[0] is not None and later[0].within(union):
-                message = f"rule {j + 1} is never used: rules 1 to {j} match every input it does"
-        if message:
-            problems.append(
-                _problem("dmn.unreachable", decision_id, message + " (FIRST hit policy).", False)
+        if len(covering) == 1:
+            who = f"rule {covering[0]} matches"
+        else:
+            who = f"rules {', '.join(map(str, covering[:-1]))} and {covering[-1]} together match"
+        problems.append(
+            _problem(
+                "dmn.unreachable",
+                decision_id,
+                f"rule {j + 1} is never used: {who} every input it does (FIRST hit policy).",
+                False,
+                rules=(*covering, j + 1),
             )
-            if len(problems) >= MAX_REPORTED:
-                break
+        )
+        if len(problems) >= MAX_REPORTED:
+            break
     return problems
+
+
+def _entry_or(rule: list[ValueSet | None], index: int, default: ValueSet) -> ValueSet:
+    entry = rule[index] if index < len(rule) else None
+    return default if entry is None else entry
+
+
+def _gap_domain(column: Mapping[str, Any], entries: list[ValueSet | None]) -> ValueSet | None:
+    """The values a gap is looked for in: all numbers or booleans; for text, the texts the
+    entries name (other text is expected to match nothing); None for a column not analysed."""
+    kind = (column.get("type") or "").strip().lower()
+    if kind in (*NUMERIC_TYPES, "boolean"):
+        return domain(kind)
+    if kind == "string":
+        named = frozenset(text for entry in entries if entry is not None for text in entry.texts)
+        return ValueSet(texts=named)
+    return None
 
 
 def _gaps(
     decision_id: str, table: Mapping[str, Any], sets: list[list[ValueSet | None]]
 ) -> list[DmnProblem]:
+    """Inputs of the analysed columns that no rule takes; other columns and entries not
+    analysed count as taking everything, so a gap reported is a real one."""
     columns = table.get("inputs") or []
-    problems = []
-    for index, column in enumerate(columns):
-        kind = (column.get("type") or "").strip().lower()
-        if kind not in (*NUMERIC_TYPES, "boolean") or not sets:
-            continue
-        entries = [rule[index] if index < len(rule) else None for rule in sets]
-        if any(entry is None for entry in entries):
-            continue
-        union = ValueSet()
-        for entry in entries:
-            assert entry is not None
-            union = union.union(entry)
-        gap = domain(column.get("type")).intersection(union.complement())
-        if gap.numbers or gap.booleans:
-            problems.append(
-                _problem(
-                    "dmn.gap",
-                    decision_id,
-                    f"no rule matches input column '{_label(columns, index)}' when it is "
-                    f"{gap.example()}.",
-                    False,
-                )
-            )
-    return problems
+    if not sets or not columns:
+        return []
+    entries = [
+        [rule[index] if index < len(rule) else None for rule in sets]
+        for index in range(len(columns))
+    ]
+    domains = {
+        index: found
+        for index, column in enumerate(columns)
+        if (found := _gap_domain(column, entries[index])) is not None and not found.is_empty()
+    }
+    if not domains:
+        return []
+    analysed = list(domains)
+    remaining = [[domains[index] for index in analysed]]
+    for rule in sets:
+        box = [_entry_or(rule, index, domains[index]) for index in analysed]
+        remaining = [piece for part in remaining for piece in _subtract(part, box)]
+        if not remaining or len(remaining) > MAX_PIECES:
+            return []
+    piece = remaining[0]
+    where = [
+        (_label(columns, index), values)
+        for index, values in zip(analysed, piece, strict=True)
+        if values != domains[index]
+    ] or [(_label(columns, analysed[0]), piece[0])]
+    if len(where) == 1:
+        label, values = where[0]
+        message = f"no rule matches input column '{label}' when it is {values.example()}."
+    else:
+        described = " and ".join(f"'{label}' is {values.example()}" for label, values in where)
+        message = f"no rule matches when {described}."
+    return [
+        _problem(
+            "dmn.gap", decision_id, message, False, column=where[0][0] if len(where) == 1 else None
+        )
+    ]

@@ -47,6 +47,7 @@ _MULTI_WORD = re.compile(
 )
 _FEEL_FUNCTIONS = {"date and time": "date", "date": "date", "string length": "len"}
 _FEEL_FUNCTIONS |= {"upper case": "upper", "lower case": "lower", "contains": "contains"}
+_FEEL_FUNCTIONS |= {"now": "now"}
 _PYTHON_FUNCTIONS = {"len": "len"}
 _PYTHON_CONSTANTS = {"True": "true", "False": "false", "None": "null"}
 _FEEL_CONSTANTS = {"true": "true", "false": "false", "null": "null"}

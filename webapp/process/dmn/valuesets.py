@@ -122,10 +122,30 @@ class ValueSet:
         )
 
     def intersection(self, other: ValueSet) -> ValueSet:
-        return self.complement().union(other.complement()).complement()
-
-    def restricted(self, domain: ValueSet) -> ValueSet:
-        return self.intersection(domain)
+        numbers = []
+        for low, low_in, high, high_in in self.numbers:
+            for other_low, other_low_in, other_high, other_high_in in other.numbers:
+                start = max((low, not low_in), (other_low, not other_low_in))
+                end = min((high, high_in), (other_high, other_high_in))
+                numbers.append((start[0], not start[1], end[0], end[1]))
+        if self.cotext and other.cotext:
+            texts, cotext = self.texts | other.texts, True
+        elif self.cotext or other.cotext:
+            excluded, included = (
+                (self.texts, other.texts) if self.cotext else (other.texts, self.texts)
+            )
+            texts, cotext = included - excluded, False
+        else:
+            texts, cotext = self.texts & other.texts, False
+        whole = self.whole or other.whole
+        return ValueSet(
+            _normal(numbers, whole),
+            texts,
+            cotext,
+            self.booleans & other.booleans,
+            self.null and other.null,
+            whole,
+        )
 
     def is_empty(self) -> bool:
         texts_empty = not self.cotext and not self.texts
@@ -148,7 +168,8 @@ class ValueSet:
                 opening, closing = "[" if low_in else "]", "]" if high_in else "["
                 parts.append(f"{opening}{_number(low)}..{_number(high)}{closing}")
         parts += [str(value).lower() for value in sorted(self.booleans)]
-        return ", ".join(parts)
+        parts += [f'"{text}"' for text in sorted(self.texts)[:3]] if not self.cotext else []
+        return " or ".join(parts)
 
 
 def _number(value: float) -> str:
