@@ -140,6 +140,7 @@ def test_conflicting_rules_are_an_incident_and_retry_after_a_fix_completes_with_
     assert error["code"] == "decision" and error["node"] == "rule"
     assert "'discount' (version 1)" in error["message"]
     assert "rules 1 and 2" in error["message"]
+    assert error["message"].count("'discount'") == 1, error["message"]
     failure = engine.scalar(
         select(HistoryEntry.details).where(
             HistoryEntry.instance_id == instance_id, HistoryEntry.kind == "error"

@@ -49,7 +49,8 @@ def _evaluate(step: Step, token: TokenRow, node: dict[str, Any]) -> None:
         evaluation = evaluate(document, decision, step.context(token), now=step.now)
     except DecisionError as error:
         rules = list(error.rules or [])
-        message = storable_text(f"{at} failed to evaluate {named}: {error}")
+        why = error.message if error.decision_id == decision else str(error)  # a required one
+        message = storable_text(f"{at} failed to evaluate {named}: {why}")
         step.fail(token, "decision", message, decision=shown, version=number, rules=rules)
         return
     except ExpressionError as error:
