@@ -169,3 +169,15 @@ def test_a_flowdesk_document_round_trips_with_every_setting() -> None:
     assert etree.fromstring(exported.encode()) is not None
     again = import_bpmn(exported).document["nodes"]["n1"]["config"]
     assert again["required"] is True and again["version"] == 2
+
+
+def test_an_external_task_topic_is_kept_for_export_with_the_decision_chosen_since() -> None:
+    xml = wrap('<{p}businessRuleTask id="n1" camunda:type="external" camunda:topic="rates"/>')
+    result = import_bpmn(xml)
+    node = result.document["nodes"]["n1"]
+    assert node["config"]["implementation"]["topic"] == "rates"
+    node["config"]["decision"] = "rates"
+    task = element(same_after_round_trip(result.document), "n1")
+    assert task.get(f"{{{CAMUNDA}}}topic") == "rates"
+    assert task.get(f"{{{CAMUNDA}}}type") == "external"
+    assert task.get(f"{{{CAMUNDA}}}decisionRef") == "rates"
