@@ -38,6 +38,7 @@ def test_the_report_names_the_decision_to_import_until_it_is_published(designer,
     response = designer.post("/designer/import", data=body, content_type="multipart/form-data")
     assert response.status_code == 302, response.get_data(as_text=True)
     process = db_session.scalar(select(Process).where(Process.key == "invoice"))
+    assert "decision.unpublished" in {problem["code"] for problem in process.draft_problems}
     html = designer.get(f"/designer/{process.id}/import-report").get_data(as_text=True)
     assert '<a href="/designer/decisions/import">Import a DMN file</a>' in html
     page = text_of(html)
@@ -61,3 +62,6 @@ def test_the_report_names_the_decision_to_import_until_it_is_published(designer,
     )
     page = text_of(designer.get(f"/designer/{process.id}/import-report").get_data(as_text=True))
     assert "Decisions not imported yet" not in page
+    db_session.refresh(process)
+    stored = {problem["code"] for problem in process.draft_problems}
+    assert "decision.unpublished" not in stored, "the processes list reads these"

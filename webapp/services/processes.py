@@ -351,6 +351,24 @@ def _recheck_callers(process: Process) -> None:
             caller.draft_problems = [p.as_dict() for p in check_draft(caller)]
 
 
+def recheck_decision_users(decision_ids: Iterable[str]) -> None:
+    """Check again the drafts whose business rule tasks name one of `decision_ids` (a decision
+    model was just published), so that their problems say the decision is published now."""
+    wanted = {decision for decision in decision_ids if decision}
+    if not wanted:
+        return
+    mentions = [cast(Process.draft_document, Text).contains(decision) for decision in wanted]
+    for process in db.session.scalars(select(Process).where(or_(*mentions))):
+        nodes = (process.draft_document or {}).get("nodes", {})
+        if any(
+            node.get("kind") == "businessRuleTask"
+            and (node.get("config") or {}).get("decision") in wanted
+            for node in nodes.values()
+            if isinstance(node, dict)
+        ):
+            process.draft_problems = [p.as_dict() for p in check_draft(process)]
+
+
 def _move_schedules(process: Process, version: ProcessVersion) -> None:
     """The new version's timer starts take over the process's schedules (services.schedules)."""
     try:
