@@ -178,6 +178,7 @@ NEW_PANELS = [
     ("bpmn:ManualTask", "", "Camunda 8"),
     ("bpmn:InclusiveGateway", "", "every outgoing flow"),
     ("bpmn:EventBasedGateway", "", "carry no conditions"),
+    ("bpmn:BusinessRuleTask", "", "A rule must match"),
 ]
 
 

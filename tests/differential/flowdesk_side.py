@@ -29,6 +29,7 @@ from webapp.engine.runtime import StepResult
 from webapp.engine.tools import ToolCall
 from webapp.extensions import db
 from webapp.models import (
+    DecisionModel,
     HistoryEntry,
     Instance,
     Job,
@@ -41,6 +42,7 @@ from webapp.models import (
 from webapp.models.base import utcnow
 from webapp.process.bpmn import import_bpmn
 from webapp.process.forms import iter_fields
+from webapp.services import decisions as decisions_service
 from webapp.services import instances, jobs, processes, tasks
 from webapp.services.messages import deliver_message
 
@@ -142,15 +144,31 @@ class Runner:
     key: str
 
 
-def publish(xml: bytes, scenario: Scenario, key: str, called: tuple[bytes, ...] = ()):
+def publish(
+    xml: bytes,
+    scenario: Scenario,
+    key: str,
+    called: tuple[bytes, ...] = (),
+    decisions: tuple[bytes, ...] = (),
+):
     """Import (raises ImportRefused), bind and publish (raises ProcessError) the file, after
-    the files whose processes its call activities start (each under a key of its own)."""
+    the DMN files its business rule tasks evaluate and the files whose processes its call
+    activities start (each under a key of its own)."""
+    for name, dmn_file in zip(scenario.decisions, decisions, strict=True):
+        _publish_decisions(dmn_file, "diff-dmn-" + name.removeprefix("files/").split(".")[0])
     keys: dict[str, str] = {}
     for number, other in enumerate(called, 1):
         process_id = str(import_bpmn(other).document.get("key") or "")
         _publish(other, scenario, f"{key}-called-{number}", keys)
         keys[process_id] = f"{key}-called-{number}"
     return _publish(xml, scenario, key, keys)
+
+
+def _publish_decisions(dmn_file: bytes, key: str) -> None:
+    """Import and publish a DMN file once per module's database (runs share its decisions)."""
+    if db.session.scalar(select(DecisionModel.id).where(DecisionModel.key == key)) is None:
+        model, _ = decisions_service.import_new(dmn_file, key=key, partition_id=None, actor=None)
+        decisions_service.publish(model, actor=None)
 
 
 def _publish(xml: bytes, scenario: Scenario, key: str, called: dict[str, str]):

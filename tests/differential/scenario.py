@@ -48,6 +48,9 @@ class Scenario:
     # Other files (named as in the table) holding the processes call activities start; both
     # engines load them with the file, Flowdesk publishes each first.
     called: tuple[str, ...] = ()
+    # DMN files of files/ holding the decisions business rule tasks evaluate: Flowdesk imports
+    # and publishes each first, Spiff's parser reads them with the file.
+    decisions: tuple[str, ...] = ()
     input: dict[str, Any] = field(default_factory=dict)
     answers: dict[str, dict[str, Any] | list[dict[str, Any]]] = field(default_factory=dict)
     results: dict[str, dict[str, Any] | list[dict[str, Any]]] = field(default_factory=dict)
@@ -77,6 +80,9 @@ class Scenario:
     # Spiff fails with an error containing this text where the spec has an outcome (a Spiff
     # bug, say which in `note`): Flowdesk is checked against `expect` alone.
     spiff_error: str | None = None
+    # Spiff cannot load the file for a reason containing this text (say which in `note`):
+    # Flowdesk is checked against `expect` and `completed` alone.
+    flowdesk_only: str | None = None
     # With `spiff_error`: the nodes the spec completes (with repeats), checked against Flowdesk.
     completed: dict[str, int] = field(default_factory=dict)
     # Nodes Spiff completes beyond what the spec allows (say why in `note`).

@@ -1024,3 +1024,173 @@ SCENARIOS.update(
         ],
     }
 )
+
+# --- business rule tasks: the decisions of files/*.dmn, published (Flowdesk) or read (Spiff) ---
+
+_DISCOUNT = ("files/decision-discount.dmn",)
+_INVOICE = ("files/decision-invoice.dmn",)
+_CLARIFIED = "$vars.review.review.clarified"
+#: The nodes of the vacation request (C.8.1) by the first part of their ids.
+_VACATION_IDS = {
+    full.split("-")[0]: full
+    for full in (
+        "_b1625a52-aaf0-4694-86cb-7af891212ac6",
+        "_2b960d84-feb1-46a9-a1a1-c300dd996b99",
+        "_1a818a94-ba6f-413b-a7e8-6f8fd2a11e32",
+        "_42367c5f-d084-44ee-90c7-960d1ab02a3b",
+        "_93ec9873-edf1-4549-b052-961994ec8234",
+        "_4b72053b-8ebb-4ae6-99c6-7c93cf1c1d1b",
+        "_6677ef80-82df-4951-919d-1f36123b681b",
+        "_9ed61a6a-7cc1-4ed1-86d8-03482b0983c9",
+        "_1688f604-5edf-4187-ad9e-18f74bfede53",
+        "_79523269-7444-4b01-90e9-e23957a9d020",
+        "_64bb8b55-d348-41d6-9ea8-f333b1d8cb69",
+        "_a97c1a48-faba-447b-bfa6-7aa81a6fe0a0",
+        "_5e16a4e0-0f23-482a-be47-d3edbc5741ba",
+        "_1cd5fe29-b3ec-4f21-a1aa-57773f0729ca",
+        "_02232e32-c3d2-473c-a15d-9c5dca00eadc",
+        "_3ae826ca-5f38-43c4-be3a-35d1157aa27f",
+    )
+}
+
+
+def _vacation_id(short: str) -> str:
+    return _VACATION_IDS.get(short.split("-")[0], short)
+
+
+_VACATION_FETCH = _vacation_id("_2b960d84")
+_VACATION_MANAGER = _vacation_id("_79523269")
+_VACATION_START = tuple(map(_vacation_id, ("_b1625a52", "_2b960d84", "_1a818a94", "_42367c5f")))
+
+SCENARIOS.update(
+    {
+        "files/decision-gateway.bpmn": [
+            Scenario(
+                decisions=_DISCOUNT,
+                input={"amount": amount},
+                expect=("completed", ()),
+                note=f"amount {amount}: the discount decision routes the gateway",
+            )
+            for amount in (20, 500, 5000)
+        ],
+        "files/decision-collect.bpmn": [
+            Scenario(
+                decisions=_INVOICE,
+                input={"amount": amount, "invoiceCategory": category},
+                expect=("completed", ()),
+                note=f"{category} {amount}: a COLLECT decision fed by the classification it "
+                "requires opens one review per approver group",
+            )
+            for amount, category in (
+                (100, "Misc"),
+                (500, "Misc"),
+                (5000, "Misc"),
+                (5000, "Software License Costs"),
+            )
+        ],
+        # Refused for its business rule task until Flowdesk ran them; files/decision-invoice.dmn
+        # provides the decision it names (with the classification it requires).
+        "camunda-bpm-platform/invoice.v2.bpmn": [
+            Scenario(
+                decisions=_INVOICE,
+                called=("camunda-bpm-platform/reviewInvoice.bpmn",),
+                input={"amount": 500, "invoiceCategory": "Misc"},
+                answers={
+                    "approveInvoice": [{"approved": approved} for approved in rounds],
+                    "reviewInvoice": {"clarified": clarified},
+                },
+                conditions={
+                    "invoiceApproved": Cond(python="approved"),
+                    "invoiceNotApproved": Cond(python="not approved"),
+                    "reviewSuccessful": Cond(_CLARIFIED + " == true", "clarified"),
+                    "reviewNotSuccessful": Cond(_CLARIFIED + " != true", "not clarified"),
+                },
+                # The review's answer comes back as the call's output (its camunda:out mapping
+                # of all variables is not imported); the binding also reaches the called file's
+                # task of the same id, whose answer the child saves under the same name.
+                bind={"reviewInvoice": {"saveTo": "review"}},
+                expect=("completed", ()),
+                note="the approver groups come from the decision; approved at once, or "
+                "reviewed first",
+            )
+            for rounds, clarified in (((True,), True), ((False, True), True), ((False,), False))
+        ],
+        # Refused for its business rule task until Flowdesk ran it (C.8.0 is the same process,
+        # not executable): Zeebe's DMN worker names the decision (files/decision-vacation.dmn)
+        # in its decisionRef header; its two outputs join the variables pool and the gateways
+        # read Approval. Spiff cannot resolve the file's data input associations.
+        "miwg-test-suite/reference/C.8.1.bpmn": [
+            Scenario(
+                decisions=("files/decision-vacation.dmn",),
+                results={_VACATION_FETCH: {"days": days}},
+                answers={_VACATION_MANAGER: {"Approval": answer}},
+                conditions={
+                    _vacation_id(flow): Cond(
+                        f"$vars.Approval == '{wanted}'", f"Approval == '{wanted}'"
+                    )
+                    for flow, wanted in (
+                        ("_325973e7-0bc8-4136-b6df-be1e681d8608", "Approved"),
+                        ("_f2b0da63-d841-4457-ad85-7d86c8b5c1d2", "Approved"),
+                        ("_0a1c4f20-509f-4aeb-baf9-acc762f4fdf9", "Manual Validation Required"),
+                    )
+                },
+                flowdesk_only="Cannot resolve dataInputAssociation",
+                expect=("completed", ()),
+                completed=dict.fromkeys(_VACATION_START + tuple(map(_vacation_id, path)), 1),
+                note=f"{days} days: approved or refused by the decision, or by a manager "
+                f"({answer})",
+            )
+            for days, answer, path in (
+                (3, "Approved", ("_93ec9873", "_4b72053b", "_6677ef80")),
+                (20, "Refused", ("_9ed61a6a", "_1688f604")),
+                (10, "Approved", ("_79523269", "_64bb8b55", "_a97c1a48", "_5e16a4e0", "_1cd5fe29")),
+                (10, "No", ("_79523269", "_64bb8b55", "_02232e32", "_3ae826ca")),
+            )
+        ],
+        # Refused for its business rule task until Flowdesk ran them: the Zeebe decision
+        # risk_check (files/decision-risk.dmn) routes the risk gateway through its result.
+        "miwg-test-suite/reference/C.9.0.bpmn": [
+            Scenario(
+                decisions=("files/decision-risk.dmn",),
+                called=(
+                    "miwg-test-suite/reference/C.9.1.bpmn",
+                    "miwg-test-suite/reference/C.9.2.bpmn",
+                ),
+                results={"ServiceTask_GetCreditScore": {"creditScore": score}},
+                conditions={
+                    "SequenceFlow_Red": Cond("$vars.result == 'red'", "result == 'red'"),
+                    "SequenceFlow_Yellow": Cond("$vars.result == 'yellow'", "result == 'yellow'"),
+                },
+                flowdesk_only="starts on errorEventDefinition",
+                expect=("completed", ()),
+                completed={
+                    "StartEvent_ApplicationReceived": 1,
+                    "ServiceTask_GetCreditScore": 1,
+                    "BusinessRuleTask_CheckApplicationAutomatically": 1,
+                    "ExclusiveGateway_Risk": 1,
+                    **dict.fromkeys(path, 1),
+                },
+                note=f"credit score {score}: the decision's risk level routes the gateway; "
+                "Spiff 3.2 reads the error-started event sub-process as a plain one",
+            )
+            for score, path in (
+                (
+                    800,
+                    (
+                        "ServiceTask_DeliverPolicy",
+                        "SendTask_SendPolicy",
+                        "EndEvent_ApplicationIssued",
+                    ),
+                ),
+                (
+                    300,
+                    (
+                        "ServiceTask_RejectPolicy",
+                        "SendTask_SendRejection",
+                        "EndEvent_ApplicationRejected",
+                    ),
+                ),
+            )
+        ],
+    }
+)

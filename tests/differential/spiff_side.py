@@ -3,13 +3,13 @@ Flowdesk gets, timers fired at once, and the outcome read from Spiff's task tree
 
 from __future__ import annotations
 
+import copy
 import re
 from collections import Counter
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from lxml import etree
-from SpiffWorkflow.bpmn.parser.BpmnParser import BpmnParser
 from SpiffWorkflow.bpmn.parser.TaskParser import TaskParser
 from SpiffWorkflow.bpmn.parser.util import full_tag
 from SpiffWorkflow.bpmn.script_engine import PythonScriptEngine
@@ -29,12 +29,18 @@ from SpiffWorkflow.bpmn.specs.mixins.multiinstance_task import MultiInstanceTask
 from SpiffWorkflow.bpmn.specs.mixins.subworkflow_task import SubWorkflowTask
 from SpiffWorkflow.bpmn.util import BpmnEvent
 from SpiffWorkflow.bpmn.workflow import BpmnWorkflow
+from SpiffWorkflow.camunda.specs.business_rule_task import BusinessRuleTask
+from SpiffWorkflow.dmn.engine.DMNEngine import DMNEngine
+from SpiffWorkflow.dmn.parser.BpmnDmnParser import BpmnDmnParser
 from SpiffWorkflow.exceptions import SpiffWorkflowException, WorkflowException
 from SpiffWorkflow.util.task import TaskState
 
 from tests.differential.scenario import MAX_ACTIONS, Outcome, Scenario, Visits
 
 BPMN = "{http://www.omg.org/spec/BPMN/20100524/MODEL}"
+CAMUNDA = "{http://camunda.org/schema/1.0/bpmn}"
+ZEEBE = "{http://camunda.org/schema/zeebe/1.0}"
+SPIFF = "{http://spiffworkflow.org/bpmn/schema/1.0/core}"
 # Timer texts that are ISO literals (Camunda writes them bare; Spiff evaluates Python).
 _ISO = re.compile(r"^(R\d*/)?(P[0-9WDTHMS.]+|\d{4}-\d{2}-\d{2}[0-9T:.+\-Z]*)(/.*)?$")
 _LONG_AGO = datetime(2000, 1, 1, tzinfo=UTC)
@@ -84,18 +90,91 @@ class _ScriptParser(TaskParser):
         return self.spec_class(self.spec, self.bpmn_id, script=script, **self.bpmn_attributes)
 
 
-class _Parser(BpmnParser):
+class _Requiring:
+    """Spiff's engine of a decision and, before it, of each decision it requires (Spiff's own
+    business rule task reads one table): each result joins the data the next one reads, as a
+    required decision's result is visible to the decision that requires it (DMN 1.3 §6.3)."""
+
+    def __init__(self, engines: list[DMNEngine]) -> None:
+        self.engines = engines
+
+    def result(self, task: Any) -> dict[str, Any]:
+        found: dict[str, Any] = {}
+        for engine in self.engines:
+            result = engine.result(task)
+            task.data.update(result)
+            found.update(result)
+        return found
+
+
+class _DecisionParser(TaskParser):
+    """A business rule task, its decision named as any vendor writes it: Camunda's
+    `decisionRef`, Zeebe's `calledDecision` (or its DMN worker's `decisionRef` header),
+    SpiffArena's `calledDecisionId`."""
+
+    def create_task(self) -> Any:
+        engine = self.process_parser.parser.engine(self.get_decision_ref(self.node), self.node)
+        return BusinessRuleTask(self.spec, self.bpmn_id, dmnEngine=engine, **self.bpmn_attributes)
+
+    @staticmethod
+    def get_decision_ref(node: Any) -> str:
+        ref = node.get(f"{CAMUNDA}decisionRef")
+        for header in node.iter(f"{ZEEBE}header"):  # Zeebe's DMN job worker
+            if header.get("key") == "decisionRef":
+                ref = header.get("value")
+        for called in node.iter(f"{ZEEBE}calledDecision"):
+            ref = called.get("decisionId")
+        for called in node.iter(f"{SPIFF}calledDecisionId"):
+            ref = (called.text or "").strip()
+        return ref or ""
+
+
+class _Parser(BpmnDmnParser):
     OVERRIDE_PARSER_CLASSES = {
         full_tag("serviceTask"): (TaskParser, _StubService),
         full_tag("scriptTask"): (_ScriptParser, _ScenarioScript),
+        full_tag("businessRuleTask"): (_DecisionParser, BusinessRuleTask),
     }
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.requires: dict[str, list[str]] = {}
+
+    def add_decisions(self, data: bytes) -> None:
+        """Read a DMN file one decision at a time (Spiff's DMN parser reads one decision a
+        file), keeping which decisions each requires."""
+        root = etree.fromstring(data, etree.XMLParser(resolve_entities=False, no_network=True))
+        namespace = root.tag[: root.tag.index("}") + 1]
+        decisions = root.findall(f"{namespace}decision")
+        for decision in decisions:
+            alone = etree.Element(root.tag, root.attrib, nsmap=root.nsmap)
+            alone.append(copy.deepcopy(decision))
+            self.add_dmn_xml(alone, filename=decision.get("id"))
+            self.requires[decision.get("id", "")] = [
+                (required.get("href") or "").removeprefix("#")
+                for required in decision.iter(f"{namespace}requiredDecision")
+            ]
+
+    def engine(self, decision_id: str, node: Any) -> _Requiring:
+        """The engines of the decision's required decisions (depth first), then its own."""
+        order: list[str] = []
+
+        def visit(current: str) -> None:
+            for required in self.requires.get(current, []):
+                if required not in order:
+                    visit(required)
+            order.append(current)
+
+        visit(decision_id)
+        return _Requiring([self.get_engine(name, node) for name in order])
 
 
 def prepared(xml: bytes, scenario: Scenario) -> etree._Element:
     """The file as Spiff should read it: ids on id-less flows (Spiff drops such flows), the
-    scenario's Python conditions, and bare ISO timer texts quoted."""
+    scenario's Python conditions, bare ISO timer texts quoted, and no data stores."""
     root = etree.fromstring(xml, etree.XMLParser(resolve_entities=False, no_network=True))
     _rename_reserved(root)
+    _drop_data_stores(root)
     for number, flow in enumerate(root.iter(f"{BPMN}sequenceFlow")):
         if not flow.get("id"):
             flow.set("id", f"_diff_flow_{number}")
@@ -153,6 +232,21 @@ def _unsupported(root: etree._Element, alongside: bool = False) -> str | None:
     return None
 
 
+def _drop_data_stores(root: etree._Element) -> None:
+    """Remove data store references and their data associations: Spiff refuses a data store
+    without a registered implementation, and neither engine executes one (Flowdesk keeps them
+    as documentation only)."""
+    stores = {ref.get("id") for ref in root.iter(f"{BPMN}dataStoreReference")}
+    associations = (f"{BPMN}dataInputAssociation", f"{BPMN}dataOutputAssociation")
+    kinds = (f"{BPMN}dataStore", f"{BPMN}dataStoreReference")
+    for element in list(root.iter(*kinds, *associations)):
+        ends = {(child.text or "").strip() for child in element}
+        if element.tag in kinds or ends & stores:
+            parent = element.getparent()
+            if parent is not None:
+                parent.remove(element)
+
+
 def _rename_reserved(root: etree._Element) -> None:
     """Rename elements whose ids Spiff reserves (`_bpmn_id` maps them back)."""
     for element in root.iter():
@@ -165,11 +259,16 @@ def _rename_reserved(root: etree._Element) -> None:
 
 
 def _workflow(
-    xml: bytes, process_id: str, scenario: Scenario, called: tuple[bytes, ...]
+    xml: bytes,
+    process_id: str,
+    scenario: Scenario,
+    called: tuple[bytes, ...],
+    decisions: tuple[bytes, ...] = (),
 ) -> tuple[BpmnWorkflow, set[str]]:
     """The workflow of `process_id`, and the ids of its event sub-processes; the parser also
     reads the `called` files, so that `get_subprocess_specs` finds the processes call
-    activities start across files."""
+    activities start across files, and the `decisions` (DMN files) its business rule tasks
+    evaluate."""
     roots = [prepared(xml, scenario), *(prepared(other, scenario) for other in called)]
     for root in roots:
         reason = _unsupported(root, scenario.spiff_alongside)
@@ -177,6 +276,8 @@ def _workflow(
             raise Unrunnable(f"Spiff would run it wrong: {reason}")
     try:
         parser = _Parser()
+        for dmn_file in decisions:
+            parser.add_decisions(dmn_file)
         parser.add_bpmn_xml(roots[0], filename=process_id)
         for number, root in enumerate(roots[1:], 1):
             parser.add_bpmn_xml(root, filename=f"called-{number}")
@@ -274,10 +375,17 @@ def _resting(task: Any) -> bool:
     return _bpmn_id(task) is not None
 
 
-def run(xml: bytes, process_id: str, scenario: Scenario, called: tuple[bytes, ...] = ()) -> Outcome:
+def run(
+    xml: bytes,
+    process_id: str,
+    scenario: Scenario,
+    called: tuple[bytes, ...] = (),
+    decisions: tuple[bytes, ...] = (),
+) -> Outcome:
     """Run the file's process with the scenario (and the `called` files' processes its call
-    activities start); raises Unrunnable if Spiff cannot load it."""
-    workflow, uncounted = _workflow(xml, process_id, scenario, called)
+    activities start, and the `decisions` its business rule tasks evaluate); raises Unrunnable
+    if Spiff cannot load it."""
+    workflow, uncounted = _workflow(xml, process_id, scenario, called, decisions)
     workflow.task_tree.data.update(scenario.input)
     visits = Visits()
     messages = list(scenario.messages)

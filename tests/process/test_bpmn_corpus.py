@@ -120,7 +120,6 @@ MODELLING_ONLY = {
 }
 #: Elements still refused, each with a corpus file that has one.
 STILL_REFUSED = {
-    "businessRuleTask": "miwg-test-suite/reference/C.7.0.bpmn",
     "complexGateway": "bpmn-js-examples/kitchen-sink.bpmn",
     "boundaryEvent[compensate]": "miwg-test-suite/reference/C.6.0.bpmn",
     "serviceTask[isForCompensation]": "miwg-test-suite/reference/C.6.0.bpmn",
@@ -131,6 +130,22 @@ STILL_REFUSED = {
     "adHocSubProcess": "camunda-platform-tutorials/AI Email Support Agent.bpmn",
 }
 
+#: Files once refused for their business rule tasks, with the decision each task names (None:
+#: the file names none, which publishing then asks for).
+DECISION_FILES = {
+    "camunda-bpm-platform/invoice.v2.bpmn": {"assignApprover": "invoice-assign-approver"},
+    "miwg-test-suite/reference/C.9.0.bpmn": {
+        "BusinessRuleTask_CheckApplicationAutomatically": "risk_check"
+    },
+    "miwg-test-suite/reference/C.8.0.bpmn": {
+        "_1a818a94-ba6f-413b-a7e8-6f8fd2a11e32": "_9ba1b7b0-c84d-484f-9203-3792edc6dcbd"
+    },
+    "miwg-test-suite/reference/C.8.1.bpmn": {
+        "_1a818a94-ba6f-413b-a7e8-6f8fd2a11e32": "_9ba1b7b0-c84d-484f-9203-3792edc6dcbd"
+    },
+    "miwg-test-suite/reference/C.7.0.bpmn": {"_eae674ce-4d6e-48ac-819c-c79e0868e40d": None},
+}
+
 SUBSET = [name for name, subset in ENTRIES if subset]
 OTHERS = [
     name
@@ -139,6 +154,7 @@ OTHERS = [
     and name not in STRUCTURED
     and name not in EVENT_FILES
     and name not in MODELLING_ONLY
+    and name not in DECISION_FILES
 ]
 
 
@@ -209,6 +225,23 @@ def test_gateway_and_event_file_imports_completely_and_roundtrips(
         for n in nodes
     )
     validate(result.document)
+    check_roundtrip(result, schema)
+
+
+@pytest.mark.parametrize("name", params(sorted(DECISION_FILES) if CORPUS else []))
+def test_business_rule_task_file_imports_completely_naming_its_decisions(
+    name: str, schema: etree.XMLSchema
+) -> None:
+    result = import_bpmn(load(name))
+    assert result.unsupported == []
+    tasks = {
+        node_id: node["config"].get("decision")
+        for node_id, node in result.document["nodes"].items()
+        if node["kind"] == "businessRuleTask"
+    }
+    assert tasks == DECISION_FILES[name]
+    missing = {p.element_id for p in validate(result.document) if p.code == "config.missing"}
+    assert {node_id for node_id, decision in tasks.items() if decision is None} <= missing
     check_roundtrip(result, schema)
 
 

@@ -133,7 +133,6 @@ UNSUPPORTED = """
       <{p}timeCycle>R3/PT1H</{p}timeCycle></{p}timerEventDefinition></{p}intermediateCatchEvent>
     <{p}userTask id="loop"><{p}standardLoopCharacteristics/></{p}userTask>
     <{p}endEvent id="e"><{p}compensateEventDefinition/></{p}endEvent>
-    <{p}businessRuleTask id="rule"/>
     <{p}adHocSubProcess id="adhoc"/>
     <{p}eventBasedGateway id="starter" instantiate="true"/>
     <{p}eventBasedGateway id="both" eventGatewayType="Parallel"/>
@@ -160,7 +159,6 @@ def test_unsupported_elements_are_listed_with_id_type_and_line() -> None:
         ("cycle", "intermediateCatchEvent[timeCycle]"),
         ("loop", "standardLoopCharacteristics"),
         ("e", "endEvent[compensate]"),
-        ("rule", "businessRuleTask"),
         ("adhoc", "adHocSubProcess"),
         ("starter", "eventBasedGateway[instantiate]"),
         ("both", "eventBasedGateway[Parallel]"),
@@ -190,7 +188,6 @@ def test_every_flow_node_and_flow_is_either_imported_or_reported() -> None:
         "cycle",
         "loop",
         "e",
-        "rule",
         "adhoc",
         "starter",
         "both",

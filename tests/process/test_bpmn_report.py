@@ -45,6 +45,7 @@ def test_errors_are_sorted_by_the_edit_they_need() -> None:
         Problem("task.role_unknown", "error", "u", "group"),
         Problem("script.language", "error", "s", "script"),
         Problem("gateway.condition_missing", "error", "g", "other"),
+        Problem("decision.unpublished", "error", "d", "decision"),
         Problem("task.user_unknown", "warning", "u", "not an error"),
     ]
     needs = report.needs_a_person(problems)
@@ -52,6 +53,7 @@ def test_errors_are_sorted_by_the_edit_they_need() -> None:
         "tool": ["t"],
         "script": ["s"],
         "group": ["u"],
+        "decision": ["d"],
         "other": ["g"],
     }
 

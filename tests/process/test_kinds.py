@@ -47,6 +47,7 @@ def test_registry_lists_the_contract_kinds() -> None:
         "receiveTask",
         "scriptTask",
         "manualTask",
+        "businessRuleTask",
     }
     assert all(kind.name == name for name, kind in KINDS.items())
 
@@ -161,6 +162,7 @@ def test_each_kind_names_its_bpmn_element_and_event_definition() -> None:
         "receiveTask": ("receiveTask", None),
         "scriptTask": ("scriptTask", None),
         "manualTask": ("manualTask", None),
+        "businessRuleTask": ("businessRuleTask", None),
         "exclusiveGateway": ("exclusiveGateway", None),
         "parallelGateway": ("parallelGateway", None),
         "inclusiveGateway": ("inclusiveGateway", None),

@@ -103,10 +103,19 @@ def test_flow_id_equal_to_node_id_is_duplicate() -> None:
 
 
 def test_unknown_kind() -> None:
-    doc = linear(node("businessRuleTask", "Decide"))
+    doc = linear(node("complexGateway", "Decide"))
     problem = only(validate(doc), "kind.unknown")
     assert problem.element_id == "task"
-    assert "businessRuleTask" in problem.message
+    assert "complexGateway" in problem.message
+
+
+def test_a_business_rule_task_names_its_decision_and_a_version_when_bound_to_one() -> None:
+    doc = linear(node("businessRuleTask", "Decide"))
+    assert "decision" in only(validate(doc), "config.missing").message
+    doc["nodes"]["task"]["config"] = {"decision": "d", "binding": "version"}
+    assert "version" in only(validate(doc), "config.missing").message
+    doc["nodes"]["task"]["config"] = {"decision": "d", "binding": "version", "version": 2}
+    assert not [p for p in validate(doc) if p.severity == "error"]
 
 
 def test_dangling_flow() -> None:

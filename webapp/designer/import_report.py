@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from flask import abort, flash, redirect, render_template, request, url_for
 from flask_login import current_user
+from werkzeug.routing import BuildError
 
 from webapp.designer.access import base_revision, load_process
 from webapp.designer.blueprint import bp
@@ -13,6 +14,9 @@ from webapp.extensions import db
 from webapp.services import import_reports
 from webapp.services.processes import ProcessError
 from webapp.web.failed_forms import failed_form, redirect_failed
+
+#: The decisions page that imports a DMN file, linked for each decision the draft still lacks.
+DECISIONS_IMPORT = "designer.decisions_import"
 
 #: The two mapping forms: URL part -> (kind of name, what the page calls one).
 MAPPINGS = {"groups": ("role", "group"), "users": ("user", "user"), "tools": ("tool", "tool")}
@@ -30,7 +34,16 @@ def import_report(process_id: int):
         create=import_reports.CREATE,
         open=import_reports.OPEN,
         failed=failed_form(),
+        decisions_import_url=_decisions_import_url(),
     )
+
+
+def _decisions_import_url() -> str | None:
+    """Where a DMN file is imported (None while that page is not installed)."""
+    try:
+        return url_for(DECISIONS_IMPORT)
+    except BuildError:
+        return None
 
 
 @bp.post("/<int:process_id>/import-report/<mapping>")

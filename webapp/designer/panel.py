@@ -53,7 +53,7 @@ from webapp.permissions import partition_filter
 from webapp.process import expressions
 from webapp.process.kinds import KINDS
 from webapp.process.naming import Namer, kind_words
-from webapp.services import processes
+from webapp.services import decision_links, processes
 from webapp.web.htmx import is_htmx
 
 MAX_PICKER = 1000
@@ -104,6 +104,7 @@ def panel_context(process: Process) -> PanelContext:
             for r in db.session.scalars(select(Role).order_by(Role.name).limit(MAX_PICKER))
         ],
         tools=processes.tool_specs(),
+        decisions=decision_links.decision_ids(process.partition_id),
     )
 
 

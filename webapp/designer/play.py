@@ -22,6 +22,7 @@ from webapp.models import Process
 from webapp.process import forms
 from webapp.process.document import plain_start
 from webapp.process.scenarios import Scenario, ScenarioError, parse
+from webapp.services import decision_links
 from webapp.services import scenarios as service
 from webapp.web import spec_forms
 from webapp.web.htmx import htmx_target
@@ -56,8 +57,10 @@ def _record(scenario: Scenario | None) -> str:
     return json.dumps({"input": body["input"], "actions": body["actions"]}, ensure_ascii=False)
 
 
-def _replay(document: dict[str, Any], scenario: Scenario) -> RunResult:
-    return run(document, scenario, upto=len(scenario.actions))
+def _replay(process: Process, document: dict[str, Any], scenario: Scenario) -> RunResult:
+    """The run so far, business rule tasks evaluating the decisions of the process's partition."""
+    decided = decision_links.decided_in(process.partition_id)
+    return run(document, scenario, upto=len(scenario.actions), decided=decided)
 
 
 def _context(scenario: Scenario, result: RunResult) -> dict[str, Any]:
@@ -168,7 +171,7 @@ def _start(process: Process):
             refused = "The start input was refused: " + _named(spec, field_errors)
             return _page(process, None, None, refused=refused, start_form=form, status=422)
     scenario = Scenario("play", values)
-    result = _replay(document, scenario)
+    result = _replay(process, document, scenario)
     if result.failure is not None:
         return _page(process, None, None, refused=result.failure.reason, status=422)
     return _page(process, scenario, result)
@@ -245,8 +248,8 @@ def play(process_id: int):
         return _page(process, None, None, refused="Start the draft first.", status=422)
     if op == "undo":
         scenario = Scenario("play", scenario.input, scenario.actions[:-1])
-        return _page(process, scenario, _replay(document, scenario))
-    result = _replay(document, scenario)
+        return _page(process, scenario, _replay(process, document, scenario))
+    result = _replay(process, document, scenario)
     raw, errors = _action(scenario, result, op)
     if raw is None:
         refused = "The step was not played: " + errors.get("refused", "see the marked field.")
@@ -256,7 +259,7 @@ def play(process_id: int):
         candidate = parse(body)
     except ScenarioError as error:
         return _page(process, scenario, result, refused="; ".join(error.problems), status=422)
-    after = _replay(document, candidate)
+    after = _replay(process, document, candidate)
     if after.failure is not None:
         reason = f"The step was not played: {after.failure.reason}"
         return _page(process, scenario, result, refused=reason, status=422)
@@ -273,7 +276,7 @@ def save_play(process_id: int):
     if scenario is None:
         return _page(process, None, None, refused="Start the draft first.", status=422)
     document = service.draft_document(process)
-    result = _replay(document, scenario)
+    result = _replay(process, document, scenario)
     name = request.form.get("scenario_name", "").strip()
     status = "waiting" if result.status == "running" else result.status
     body = {**scenario.as_dict(), "name": name, "expect": {"status": status}}

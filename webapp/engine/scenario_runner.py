@@ -27,6 +27,7 @@ from sqlalchemy.pool import StaticPool
 from webapp.engine import calls, signals, steps, store
 from webapp.engine.calls import Call, Outcome
 from webapp.engine.errors import EngineError
+from webapp.engine.scenario_decisions import Decided, copy_decisions, no_decisions
 from webapp.engine.tools import get as get_tool
 from webapp.extensions import db
 from webapp.infra.database import memory_engine
@@ -159,10 +160,17 @@ def _checked(spec: Any, data: Mapping[str, Any], context: Mapping[str, Any]) -> 
 class _Run:
     """One scenario on one scratch database."""
 
-    def __init__(self, document: Mapping[str, Any], session: Session, called: Called) -> None:
+    def __init__(
+        self,
+        document: Mapping[str, Any],
+        session: Session,
+        called: Called,
+        decided: Decided = no_decisions,
+    ) -> None:
         self.session = session
         self.now = EPOCH
         self.called = called
+        self.decided = decided
         self.key = str(document.get("key") or "scenario")
         process = Process(key=self.key, name="scenario")
         session.add(process)
@@ -175,6 +183,7 @@ class _Run:
             content_hash=content_hash(document),
         )
         session.add(self.version)
+        copy_decisions(session, document, decided)
         session.commit()
         self.instance_id = 0
 
@@ -275,6 +284,7 @@ class _Run:
                     content_hash=content_hash(document),
                 )
             )
+            copy_decisions(self.session, document, self.decided)
         self.session.flush()
 
     def play(self, action: Action) -> None:
@@ -482,11 +492,12 @@ def run(
     *,
     upto: int | None = None,
     called: Called = _none_called,
+    decided: Decided = no_decisions,
 ) -> RunResult:
     """Play `scenario` on `document` (a draft) and check its expectations; with `upto`, play
     only the first `upto` actions and check nothing; `called` finds the versions call
-    activities start. Never raises for a scenario that does not fit: the result names the
-    failing step."""
+    activities start, `decided` the decisions business rule tasks evaluate. Never raises for a
+    scenario that does not fit: the result names the failing step."""
     result = RunResult(scenario.name, False, None, "not started")
     stale = problems_against(scenario, document)
     if stale:
@@ -496,7 +507,7 @@ def run(
     engine = scratch_engine()
     session = Session(engine, expire_on_commit=True)
     try:
-        play = _Run(document, session, called)
+        play = _Run(document, session, called, decided)
         actions = scenario.actions if upto is None else scenario.actions[:upto]
         step = "input"
         try:

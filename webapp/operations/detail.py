@@ -31,6 +31,7 @@ REGIONS = {
     "live-jobs": "operations/live/_jobs.html",
     "live-tokens": "operations/live/_tokens.html",
     "live-calls": "operations/live/_calls.html",
+    "live-decisions": "operations/live/_decisions.html",
     "data-vars": "operations/live/_vars.html",
     "data-nodes": "operations/live/_nodes.html",
 }
@@ -75,6 +76,7 @@ def _live_context(instance, before: int | None = None) -> dict[str, Any]:
         "caller": structure.caller(current_user, instance),
         "children": children,
         "children_total": children_total,
+        "decisions": detail.decision_evaluations(instance.id),
         "child_incidents": structure.child_incidents([instance.id]).get(instance.id, []),
         "history": detail.history_page(instance.id, before),
         "before": before,

@@ -110,6 +110,18 @@ TOOL_TYPES: dict[str, tuple[type, ...]] = {
     "timeout": NUMBER,
 }
 
+#: What a business rule task is configured by: the decision id, its version binding, where the
+#: result goes and whether no matching rule is an incident.
+DECISION_KEYS = ("decision", "binding", "version", "saveTo", "required", "multiInstance")
+DECISION_TYPES: dict[str, tuple[type, ...]] = {
+    "decision": (str,),
+    "binding": (str,),
+    "version": (int,),
+    "saveTo": (str,),
+    "required": (bool,),
+    "multiInstance": (dict,),
+}
+
 #: Settings of another engine kept from a BPMN import for display and export only (see
 #: `process.bpmn.vendor`): the engine never reads them, validation does not flag them.
 REFERENCE_KEYS = ("formRef", "implementation", "dueDate", "followUpDate", "origin")
@@ -858,6 +870,29 @@ KINDS: Mapping[str, NodeKind] = MappingProxyType(
                 element="intermediateThrowEvent",
                 event="escalation",
             ),
+            _kind(
+                name="businessRuleTask",
+                label="Business rule task",
+                palette=(
+                    PaletteEntry(
+                        "business-rule-task",
+                        "activity",
+                        29,
+                        "bpmn-icon-business-rule-task",
+                        "Create business rule task (evaluates a published DMN decision)",
+                    ),
+                ),
+                replace=("rule-task",),
+                role="task",
+                min_in=1,
+                max_in=None,
+                min_out=1,
+                max_out=1,
+                config_keys=DECISION_KEYS,
+                defaults={"binding": "latest"},
+                config_types=DECISION_TYPES,
+                **TASK_SIZE,
+            ),
         )
     }
 )
@@ -916,6 +951,7 @@ TASK_KINDS: tuple[str, ...] = (
     "receiveTask",
     "scriptTask",
     "manualTask",
+    "businessRuleTask",
 )
 MULTI_INSTANCE_KINDS: tuple[str, ...] = (*TASK_KINDS, "subProcess", "callActivity")
 # Boundary events attach to these.

@@ -22,6 +22,7 @@ from webapp.models.base import utcnow
 from webapp.process import decision_edits, decision_examples, dmn
 from webapp.process.decision_diff import DecisionChange, diff_decisions
 from webapp.process.decision_examples import ExampleError, ExampleResult
+from webapp.services import processes
 
 KEY = re.compile(r"^[A-Za-z_][A-Za-z0-9_.-]{0,99}$")
 
@@ -426,6 +427,8 @@ def publish(
         db.session.add(
             DecisionProvision(version_id=version.id, model_id=model.id, decision_id=decision_id)
         )
+    db.session.flush()
+    processes.recheck_decision_users(dmn.decision_ids(document))
     return version
 
 

@@ -37,7 +37,7 @@ from webapp.process.diff import DocumentDiff, diff_documents
 from webapp.process.kinds import KINDS
 from webapp.process.validation import Problem, has_errors, validate
 from webapp.process.validation import expression_problems as validation_problems
-from webapp.services import event_starts, schedules
+from webapp.services import decision_links, event_starts, schedules
 from webapp.services import scenarios as test_scenarios
 
 KEY = re.compile(r"^[A-Za-z_][A-Za-z0-9_.-]{0,99}$")
@@ -140,17 +140,20 @@ def existing_users(names: Iterable[str]) -> set[str]:
 
 
 def check_draft(process: Process, doc: dict[str, Any] | None = None) -> list[Problem]:
-    """Validate `doc` (the stored draft when None) with the registered tools and the processes
-    its call activities may start."""
+    """Validate `doc` (the stored draft when None) with the registered tools, the processes
+    its call activities may start and the decisions its business rule tasks evaluate."""
     if doc is None:
         doc = process.draft_document or documents.new_document(process.key, process.name)
-    return validate(
-        doc,
-        tool_specs(),
-        CallableProcesses(process.partition_id),
-        role_names(),
-        existing_users(import_report.assignees(doc, "user")),
-    )
+    return [
+        *validate(
+            doc,
+            tool_specs(),
+            CallableProcesses(process.partition_id),
+            role_names(),
+            existing_users(import_report.assignees(doc, "user")),
+        ),
+        *decision_links.problems(doc, process.partition_id),
+    ]
 
 
 def derived_key(process_id: str, name: str) -> str:
@@ -346,6 +349,24 @@ def _recheck_callers(process: Process) -> None:
             if isinstance(node, dict)
         ):
             caller.draft_problems = [p.as_dict() for p in check_draft(caller)]
+
+
+def recheck_decision_users(decision_ids: Iterable[str]) -> None:
+    """Check again the drafts whose business rule tasks name one of `decision_ids` (a decision
+    model was just published), so that their problems say the decision is published now."""
+    wanted = {decision for decision in decision_ids if decision}
+    if not wanted:
+        return
+    mentions = [cast(Process.draft_document, Text).contains(decision) for decision in wanted]
+    for process in db.session.scalars(select(Process).where(or_(*mentions))):
+        nodes = (process.draft_document or {}).get("nodes", {})
+        if any(
+            node.get("kind") == "businessRuleTask"
+            and (node.get("config") or {}).get("decision") in wanted
+            for node in nodes.values()
+            if isinstance(node, dict)
+        ):
+            process.draft_problems = [p.as_dict() for p in check_draft(process)]
 
 
 def _move_schedules(process: Process, version: ProcessVersion) -> None:

@@ -22,6 +22,7 @@ from webapp.models.base import utcnow
 from webapp.process import document as documents
 from webapp.process.bpmn import BpmnImportError, import_bpmn
 from webapp.process.scenarios import Scenario, ScenarioError, check, node_count, parse
+from webapp.services import decision_links
 
 # How many scenarios one process may keep.
 SCENARIO_LIMIT = 200
@@ -224,21 +225,26 @@ def published(key: str, number: int | None) -> tuple[int, Mapping[str, Any]] | N
     return None if found is None else (found.number, found.document)
 
 
-def run_body(document: Mapping[str, Any], body: Any, name: str = "") -> RunResult:
-    """Play one stored or exported scenario; one that no longer reads fails naming why."""
+def run_body(
+    document: Mapping[str, Any], body: Any, name: str = "", partition_id: int | None = None
+) -> RunResult:
+    """Play one stored or exported scenario (of a process in `partition_id`, whose published
+    decisions its business rule tasks evaluate); one that no longer reads fails naming why."""
     try:
         scenario = parse(body)
     except ScenarioError as error:
         where, _, reason = error.problems[0].partition(": ")
         return RunResult(name or "(unnamed)", False, Failure(where, reason), "not started")
-    return run(document, scenario, called=published)
+    return run(
+        document, scenario, called=published, decided=decision_links.decided_in(partition_id)
+    )
 
 
 def run_all(process: Process, only: int | None = None) -> list[tuple[TestScenario, RunResult]]:
     """Play every scenario of the process (or only the one with id `only`) on its draft."""
     document = draft_document(process)
     return [
-        (row, run_body(document, row.body, row.name))
+        (row, run_body(document, row.body, row.name, process.partition_id))
         for row in scenarios_of(process.id)
         if only is None or row.id == only
     ]

@@ -36,6 +36,7 @@ from webapp.designer.panels.structure import (
     SubProcessPanel,
 )
 from webapp.designer.panels.tasks import (
+    BusinessRuleTaskPanel,
     ManualTaskPanel,
     ReceiveTaskPanel,
     ScriptTaskPanel,
@@ -71,6 +72,7 @@ PANELS: dict[str, type[PanelForm]] = {
     "callActivity": CallActivityPanel,
     "boundaryEvent": BoundaryPanel,
     "escalationThrow": EscalationThrowPanel,
+    "businessRuleTask": BusinessRuleTaskPanel,
     FLOW: FlowPanel,
 }
 
@@ -96,6 +98,8 @@ def make_form(kind: str, context: PanelContext, **kwargs: Any) -> PanelForm:
         form.called.choices = _with_current(
             [SelectChoice("", "— choose a process —"), *context.processes], stored.get("process")
         )
+    if isinstance(form, BusinessRuleTaskPanel):
+        form.known_decisions = list(context.decisions)
     if isinstance(form, ToolFields):
         tools = [SelectChoice(name, name) for name in context.tools]
         form.tool.choices = _with_current(

@@ -46,6 +46,7 @@ class PanelContext:
     tools: Mapping[str, ToolSpec] = field(default_factory=dict)
     processes: list[SelectChoice] = field(default_factory=list)
     versions: Mapping[str, int] = field(default_factory=dict)
+    decisions: list[str] = field(default_factory=list)
 
 
 def save_to_field(label: str, what: str) -> StringField:

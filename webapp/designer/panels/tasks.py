@@ -1,4 +1,4 @@
-"""Panels of the tasks: user, service, send, receive, script and manual."""
+"""Panels of the tasks: user, service, send, receive, script, manual and business rule."""
 
 from __future__ import annotations
 
@@ -6,15 +6,18 @@ from collections.abc import Mapping
 from typing import Any
 
 from wtforms import (
+    BooleanField,
     HiddenField,
+    IntegerField,
     RadioField,
     SelectField,
     StringField,
     TextAreaField,
 )
 from wtforms.fields.choices import SelectChoice
-from wtforms.validators import Length, Optional
+from wtforms.validators import Length, NumberRange, Optional
 
+from webapp.designer.missing import Missing
 from webapp.designer.panels.base import (
     PanelContext,
     PanelForm,
@@ -239,3 +242,65 @@ def _read_script(form: ScriptTaskPanel, config: dict[str, Any]) -> None:
 
 class ManualTaskPanel(RunsMultiInstance):
     """Nothing of its own to set but how often it runs."""
+
+
+class BusinessRuleTaskPanel(MultiInstanceFields, PanelForm):
+    """The decision a business rule task evaluates (a published id, or one still to import)."""
+
+    decision = StringField(
+        "Decision",
+        validators=[Optional(), Length(max=200)],
+        description="The id of a published decision; pick one or type the id of one still to "
+        "import.",
+    )
+    binding = RadioField(
+        "Version",
+        choices=[
+            SelectChoice("latest", "The latest published version when the task runs"),
+            SelectChoice("version", "A fixed version"),
+        ],
+        default="latest",
+    )
+    version = IntegerField(
+        "Version number",
+        validators=[Optional(), NumberRange(min=1, message="Use a version number from 1 up.")],
+    )
+    save_to = save_to_field("Save the result as", "the decision's result")
+    required = BooleanField("A rule must match (no match stops the instance with an incident)")
+    #: The decision ids published for the process's partition, offered while typing.
+    known_decisions: list[str] = []
+
+    @classmethod
+    def load(cls, config: Mapping[str, Any]) -> dict[str, Any]:
+        version = config.get("version")
+        return {
+            "decision": as_text(config.get("decision")),
+            "binding": "version" if config.get("binding") == "version" else "latest",
+            "version": version if isinstance(version, int) else None,
+            "save_to": as_text(config.get("saveTo")),
+            "required": config.get("required") is True,
+            **multi_instance_data(config.get("multiInstance")),
+        }
+
+    def dump(self, config: dict[str, Any], context: PanelContext) -> None:
+        decision = (self.decision.data or "").strip()
+        if decision:
+            config["decision"] = decision
+        else:
+            config.pop("decision", None)
+            self.decision.errors.append(Missing("Enter the decision to evaluate."))
+        config["binding"] = "version" if self.binding.data == "version" else "latest"
+        config.pop("version", None)
+        if self.binding.data == "version":
+            if self.version.data is None and not self.version.errors:
+                self.version.errors.append(Missing("Enter the version number to evaluate."))
+            elif self.version.data is not None:
+                config["version"] = self.version.data
+        config.pop("saveTo", None)
+        save_to = read_save_to(self.save_to)
+        if save_to:
+            config["saveTo"] = save_to
+        config.pop("required", None)
+        if self.required.data:
+            config["required"] = True
+        read_multi_instance(self, config)

@@ -282,6 +282,11 @@ MAPPED_ON: dict[str, tuple[set[str], set[str]]] = {
         local: ({"class", "delegateExpression", "expression"}, {"failedJobRetryTimeCycle"})
         for local in _TOOL_ELEMENTS
     },
+    "businessRuleTask": (
+        {"class", "delegateExpression", "expression", "decisionRef", "decisionRefBinding"}
+        | {"decisionRefVersion"},
+        {"calledDecision", "calledDecisionId"},
+    ),
 }
 _MAPPING_VENDORS = (*JUEL_VENDORS, ZEEBE, SPIFF)
 

@@ -39,6 +39,7 @@ from .model import BpmnImportError, ImportResult, UnsupportedElement
 from .namespaces import BPMN, BPMNDI, DC, DI, FLOWDESK, FLOWDESK_LANGUAGE, q, split
 from .vendor import (
     WRITTEN_BACK,
+    business_rule_task_config,
     script_task_config,
     service_task_config,
     start_event_config,
@@ -53,7 +54,6 @@ ALIASES = {"task": ("userTask", "import.task_as_user_task")}
 #: Flow nodes Flowdesk has no kind for: listed as unsupported, their flows with them.
 _UNSUPPORTED_NODES = {
     "complexGateway",
-    "businessRuleTask",
     "adHocSubProcess",
     "transaction",
     "callChoreography",
@@ -826,6 +826,7 @@ _CONFIG_READERS: dict[str, ConfigReader] = {
     "subProcess": _scope,
     "eventSubProcess": _scope,
     "callActivity": _call_activity,
+    "businessRuleTask": _element_only(business_rule_task_config),
 }
 
 

@@ -22,6 +22,8 @@ NEEDS = {
     "script.language": "script",
     "expression.foreign": "script",
     "task.role_unknown": "group",
+    "decision.unpublished": "decision",
+    "decision.version_unknown": "decision",
 }
 
 #: Kept elements by their BPMN name, as the report names one and several.
@@ -189,6 +191,7 @@ def _settings(kind: str, config: dict[str, Any]) -> list[str]:
         ("cycle", "timer cycle"),
         ("process", "calls process"),
         ("language", "script language"),
+        ("decision", "evaluates decision"),
     ):
         if config.get(key) not in (None, ""):
             found.append(f"{label} {config[key]}")
@@ -219,8 +222,15 @@ def kept_counts(doc: dict[str, Any]) -> list[dict[str, Any]]:
 
 
 def needs_a_person(problems: list[Problem]) -> dict[str, list[Problem]]:
-    """The draft's errors by the edit they need: tool, script, group, other (in that order)."""
-    groups: dict[str, list[Problem]] = {"tool": [], "script": [], "group": [], "other": []}
+    """The draft's errors by the edit they need: tool, script, group, decision, other (in that
+    order)."""
+    groups: dict[str, list[Problem]] = {
+        "tool": [],
+        "script": [],
+        "group": [],
+        "decision": [],
+        "other": [],
+    }
     for problem in problems:
         if problem.severity == "error":
             groups[NEEDS.get(problem.code, "other")].append(problem)

@@ -16,6 +16,7 @@ from webapp.process.tools import ToolSpec
 from webapp.process.validation.boundaries import BoundaryChecks
 from webapp.process.validation.calls import CallChecks
 from webapp.process.validation.data import DataChecks
+from webapp.process.validation.decisions import DecisionChecks
 from webapp.process.validation.events import EventChecks
 from webapp.process.validation.gateways import GatewayChecks
 from webapp.process.validation.problems import Problem
@@ -45,6 +46,7 @@ KIND_CHECKS: dict[str, tuple[KindCheck, ...]] = {
     "escalationThrow": (EventChecks.check_escalation_throw,),
     "boundaryEvent": (BoundaryChecks.check_boundary,),
     "callActivity": (CallChecks.check_call,),
+    "businessRuleTask": (DecisionChecks.check_decision,),
 }
 
 _TYPE_WORDS = {
@@ -137,6 +139,7 @@ class Validator(
     TaskChecks,
     CallChecks,
     DataChecks,
+    DecisionChecks,
 ):
     """One validation run; collects problems in a fixed, deterministic order."""
 

@@ -236,3 +236,12 @@ def set_variable(user: User, instance_id: int, name: str, text: str) -> Instance
 
 def _invalid(field: str, message: str) -> OperationsError:
     return OperationsError("invalid", message, fields={field: message})
+
+
+def decision_evaluations(instance_id: int, size: int = 20) -> list[HistoryEntry]:
+    """The instance's latest decision evaluations (business rule tasks), newest first."""
+    query = select(HistoryEntry).where(
+        HistoryEntry.instance_id == instance_id,
+        HistoryEntry.kind == HistoryKind.DECISION_EVALUATED,
+    )
+    return list(db.session.scalars(query.order_by(HistoryEntry.id.desc()).limit(size)))

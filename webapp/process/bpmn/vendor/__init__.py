@@ -6,6 +6,7 @@ only approximately is reported through `warn(code, message)`.
 """
 
 from .common import NAMESPACES, VENDOR_NAMES, Warn, find_extension, vendor_attr
+from .decisions import business_rule_task_config
 from .elements import start_event_config, user_task_config
 from .mappings import input_parameters
 from .scripts import script_task_config
@@ -24,6 +25,7 @@ __all__ = [
     "VENDOR_NAMES",
     "WRITTEN_BACK",
     "Warn",
+    "business_rule_task_config",
     "export_namespaces",
     "export_settings",
     "find_extension",

@@ -14,6 +14,7 @@ from ..namespaces import BPMN, JUEL_VENDORS, ZEEBE, q, split
 from .assignment import ASSIGNMENT_ATTRIBUTES, PERFORMER_TAGS, write_assignment
 from .common import NAMESPACES, ORIGIN, VENDOR_NAMES, as_mapping, extensions
 from .dates import due_date_settings
+from .decisions import decision_settings
 from .form_links import form_link_settings
 from .forms import FORM_ELEMENTS, write_form
 from .mappings import IO_ELEMENTS, write_inputs
@@ -37,6 +38,7 @@ def export_settings(element: etree._Element, config: dict[str, Any]) -> list[etr
         *form_link_settings(element, config),
         *due_date_settings(element, config),
         *implementation_settings(element, config),
+        *decision_settings(element, config),
     ]
 
 
