@@ -43,3 +43,18 @@ def loop_values(
     if isinstance(element, str) and element:
         values["$vars"] = {**variables, element: item}
     return values
+
+
+#: What a compensation handler's data snapshot holds (`$vars`, `$nodes`, `$item`, `$loop`).
+SNAPSHOT_KEYS = ("vars", "nodes", "item", "loop")
+
+
+def snapshot_of(token: Any) -> dict[str, Any] | None:
+    """The data snapshot a compensation handler (or anything inside it) runs with: that of the
+    nearest token around `token` that carries one (None: it runs with the instance's data)."""
+    while token is not None:
+        locals_ = token.locals
+        if isinstance(locals_, dict) and isinstance(locals_.get("snapshot"), dict):
+            return locals_["snapshot"]
+        token = token.parent
+    return None

@@ -139,6 +139,8 @@ class HistoryKind(StrEnum):
     # A message or signal kept while suspended that nothing waited for any more on resume (an
     # operator's modification or migration removed its wait).
     HELD_DISCARDED = "held_discarded"
+    # A compensation throw or cancel end began undoing completed activities.
+    COMPENSATION = "compensation"
 
 
 INSTANCE_STATUSES: tuple[str, ...] = tuple(InstanceStatus)
@@ -156,3 +158,11 @@ PAUSED_TOKEN = (TokenStatus.WAITING, TokenStatus.FAILED)
 
 # Broadcasts still on their way to the instances they cover.
 UNFINISHED_BROADCAST = (BroadcastStatus.PENDING, BroadcastStatus.RUNNING)
+
+
+class CompensationStatus(StrEnum):
+    """A completed activity a compensation throw may undo: still `completed`, or `compensated`
+    (its handler started, so a second throw leaves it alone)."""
+
+    COMPLETED = "completed"
+    COMPENSATED = "compensated"

@@ -15,6 +15,7 @@ from webapp.process.naming import Namer
 from webapp.process.tools import ToolSpec
 from webapp.process.validation.boundaries import BoundaryChecks
 from webapp.process.validation.calls import CallChecks
+from webapp.process.validation.compensation import CompensationChecks
 from webapp.process.validation.data import DataChecks
 from webapp.process.validation.events import EventChecks
 from webapp.process.validation.gateways import GatewayChecks
@@ -28,8 +29,12 @@ KindCheck = Callable[[Any, int, str, str, dict], None]
 
 #: The checks each node kind's settings get, in the order they run; kinds not named get none.
 KIND_CHECKS: dict[str, tuple[KindCheck, ...]] = {
-    "startEvent": (TaskChecks.check_start_form, EventChecks.check_event_start),
-    "endEvent": (EventChecks.check_end_event,),
+    "startEvent": (
+        TaskChecks.check_start_form,
+        EventChecks.check_event_start,
+        CompensationChecks.check_compensation_start,
+    ),
+    "endEvent": (EventChecks.check_end_event, CompensationChecks.check_compensation_throw),
     "userTask": (TaskChecks.check_user_task,),
     "serviceTask": (TaskChecks.check_service_task,),
     "sendTask": (TaskChecks.check_service_task,),
@@ -43,7 +48,8 @@ KIND_CHECKS: dict[str, tuple[KindCheck, ...]] = {
     "linkThrow": (EventChecks.check_link_name,),
     "linkCatch": (EventChecks.check_link_name,),
     "escalationThrow": (EventChecks.check_escalation_throw,),
-    "boundaryEvent": (BoundaryChecks.check_boundary,),
+    "boundaryEvent": (BoundaryChecks.check_boundary, CompensationChecks.check_compensation_boundary),
+    "compensationThrow": (CompensationChecks.check_compensation_throw,),
     "callActivity": (CallChecks.check_call,),
 }
 
@@ -137,6 +143,7 @@ class Validator(
     TaskChecks,
     CallChecks,
     DataChecks,
+    CompensationChecks,
 ):
     """One validation run; collects problems in a fixed, deterministic order."""
 
@@ -177,7 +184,7 @@ class Validator(
         comp = strongly_connected(self.graph.succ)
         self.cyclic = cyclic_nodes(self.graph.succ, comp)
         self.ancestors = ancestor_masks(self.graph.succ, comp, self.cyclic)
-        self.visible = self.boundary_data(self.ancestors)
+        self.visible = self.handler_data(self.boundary_data(self.ancestors))
         self.check_reachability(comp)
         self.check_exclusive_gateways()
         for index, node_id in enumerate(self.graph.ids):
