@@ -55,8 +55,9 @@ def test_an_activity_that_never_completed_is_not_compensated(engine, demo, app):
         **booking("flight", script="price_now = 1"),
         "wait": node("userTask", "Wait", assignee={"type": "role", "value": "approver"}),
         "undo_wait": handler("undone_wait = 1"),
-        "comp_wait": node("boundaryEvent", event="compensate", attachedTo="wait",
-                          handler="undo_wait"),
+        "comp_wait": node(
+            "boundaryEvent", event="compensate", attachedTo="wait", handler="undo_wait"
+        ),
         "throw": node("compensationThrow"),
         "end": node("endEvent"),
         "end2": node("endEvent"),

@@ -25,9 +25,7 @@ def booking(what: str, script: str) -> dict[str, dict[str, Any]]:
     }
 
 
-def saga(
-    *, change_after: bool = False, throws: int = 1, activity: str = ""
-) -> dict[str, Any]:
+def saga(*, change_after: bool = False, throws: int = 1, activity: str = "") -> dict[str, Any]:
     """start -> book flight -> book hotel -> compensation throw(s) -> end."""
     nodes = {
         "start": node("startEvent"),

@@ -122,12 +122,9 @@ MODELLING_ONLY = {
 STILL_REFUSED = {
     "businessRuleTask": "miwg-test-suite/reference/C.7.0.bpmn",
     "complexGateway": "bpmn-js-examples/kitchen-sink.bpmn",
-    "boundaryEvent[compensate]": "miwg-test-suite/reference/C.6.0.bpmn",
-    "serviceTask[isForCompensation]": "miwg-test-suite/reference/C.6.0.bpmn",
     "intermediateCatchEvent[conditional]": "miwg-test-suite/bpmn-io-18.6.1/B.2.0-export.bpmn",
     "boundaryEvent[conditional]": "camunda-bpm-examples/order-handling.bpmn",
     "startEvent[conditional]": "miwg-test-suite/reference/B.2.0.bpmn",
-    "transaction": "spiffworkflow/transaction.bpmn",
     "adHocSubProcess": "camunda-platform-tutorials/AI Email Support Agent.bpmn",
 }
 

@@ -76,10 +76,10 @@ def _scope_work(step: Step, thrower: TokenRow, activity: str) -> list[dict[str, 
     """The work a throw at `thrower` asks for: in a compensation event sub-process, what it was
     handed; elsewhere the completions of the thrower's scope."""
     scope = thrower.parent
-    held = scope.locals.get("inner") if scope is not None and scope.locals else None
-    if isinstance(held, list):
+    if scope is not None and isinstance((scope.locals or {}).get("inner"), list):
+        held = list((scope.locals or {})["inner"])
         taken = [w for w in held if not activity or w.get("of") == activity]
-        scope.locals = {**scope.locals, "inner": [w for w in held if w not in taken]}
+        scope.locals = {**(scope.locals or {}), "inner": [w for w in held if w not in taken]}
         return taken
     scope_id = scope.id if scope is not None else None
     scope_step = scope.step if scope is not None else 0

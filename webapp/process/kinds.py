@@ -144,7 +144,9 @@ def _event_targets(
     names = [f"{_MENU_NAMES.get(event, event or 'none')}-{shape}" for event in events]
     if lenient:
         names += [
-            f"non-interrupting-{event}-{shape}" for event in events if event not in _ALWAYS_INTERRUPT
+            f"non-interrupting-{event}-{shape}"
+            for event in events
+            if event not in _ALWAYS_INTERRUPT
         ]
     return tuple(names)
 
@@ -273,6 +275,22 @@ KINDS: Mapping[str, NodeKind] = MappingProxyType(
                         "bpmn-icon-end-event-message",
                         "Create message end event (a tool sends a message, then the path ends)",
                         event="message",
+                    ),
+                    PaletteEntry(
+                        "compensation-end",
+                        "end",
+                        75,
+                        "bpmn-icon-end-event-compensation",
+                        "Create compensation end event (undoes completed activities)",
+                        event="compensate",
+                    ),
+                    PaletteEntry(
+                        "cancel-end",
+                        "end",
+                        76,
+                        "bpmn-icon-end-event-cancel",
+                        "Create cancel end event (cancels its transaction)",
+                        event="cancel",
                     ),
                 ),
                 replace=_event_targets("end", END_EVENTS),
@@ -830,6 +848,23 @@ KINDS: Mapping[str, NodeKind] = MappingProxyType(
                         "Create escalation boundary event" + BOUNDARY_HINT,
                         event="escalation",
                     ),
+                    PaletteEntry(
+                        "compensation-boundary",
+                        "boundary",
+                        55,
+                        "bpmn-icon-intermediate-event-catch-compensation",
+                        "Create compensation boundary event (connect it to its handler)"
+                        + BOUNDARY_HINT,
+                        event="compensate",
+                    ),
+                    PaletteEntry(
+                        "cancel-boundary",
+                        "boundary",
+                        56,
+                        "bpmn-icon-intermediate-event-catch-cancel",
+                        "Create cancel boundary event (drop it on the border of a transaction)",
+                        event="cancel",
+                    ),
                 ),
                 replace=_event_targets("boundary", BOUNDARY_EVENTS, lenient=True),
                 role="event",
@@ -893,7 +928,7 @@ KINDS: Mapping[str, NodeKind] = MappingProxyType(
                     PaletteEntry(
                         "compensation-throw",
                         "intermediate",
-                        43,
+                        49,
                         "bpmn-icon-intermediate-event-throw-compensation",
                         "Create compensation throw (undoes completed activities, then goes on)",
                     ),
@@ -917,7 +952,7 @@ KINDS: Mapping[str, NodeKind] = MappingProxyType(
                     PaletteEntry(
                         "transaction",
                         "activity",
-                        25,
+                        29,
                         "bpmn-icon-transaction",
                         "Create transaction (a sub-process a cancel end undoes)",
                         start_inside="",

@@ -42,7 +42,7 @@ class CompensationChecks(Checks):
         completed inside it, and one instance's `$item` and `$loop` (it runs with the data as
         the activity, or that instance of it, completed)."""
         inside: dict[int, int] = getattr(self, "inside", {})
-        for node_id, node in self.nodes.items():
+        for node in self.nodes.values():
             if not is_compensation_boundary(node):
                 continue
             config = node.get("config") or {}
@@ -53,7 +53,9 @@ class CompensationChecks(Checks):
                 self.outer_loops[handler] = self.loop_context(host, include_self=True)
         return visible
 
-    def check_compensation_boundary(self, index: int, node_id: str, name: str, config: dict) -> None:
+    def check_compensation_boundary(
+        self, index: int, node_id: str, name: str, config: dict
+    ) -> None:
         """A compensation boundary names one handler beside it, with no flows of its own."""
         if config.get("event") == "cancel":
             host = self.graph.index.get(str(config.get("attachedTo") or ""))
@@ -108,7 +110,8 @@ class CompensationChecks(Checks):
         users = [
             other
             for other, node in self.nodes.items()
-            if is_compensation_boundary(node) and (node.get("config") or {}).get("handler") == handler
+            if is_compensation_boundary(node)
+            and (node.get("config") or {}).get("handler") == handler
         ]
         if len(users) > 1 and users[0] != node_id:
             self.error(
@@ -121,7 +124,9 @@ class CompensationChecks(Checks):
     def check_compensation_throw(self, index: int, node_id: str, name: str, config: dict) -> None:
         """A compensation throw (or end) names, if anything, a compensable activity of its
         scope; a cancel end sits directly in a transaction that has a cancel boundary event."""
-        event = config.get("event", "compensate" if self.is_kind("compensationThrow", index) else "")
+        event = config.get(
+            "event", "compensate" if self.is_kind("compensationThrow", index) else ""
+        )
         if event == "cancel":
             self._check_cancel_end(index, node_id, name)
             return

@@ -48,7 +48,10 @@ KIND_CHECKS: dict[str, tuple[KindCheck, ...]] = {
     "linkThrow": (EventChecks.check_link_name,),
     "linkCatch": (EventChecks.check_link_name,),
     "escalationThrow": (EventChecks.check_escalation_throw,),
-    "boundaryEvent": (BoundaryChecks.check_boundary, CompensationChecks.check_compensation_boundary),
+    "boundaryEvent": (
+        BoundaryChecks.check_boundary,
+        CompensationChecks.check_compensation_boundary,
+    ),
     "compensationThrow": (CompensationChecks.check_compensation_throw,),
     "callActivity": (CallChecks.check_call,),
 }
