@@ -77,7 +77,11 @@ class Scenario:
     # Spiff fails with an error containing this text where the spec has an outcome (a Spiff
     # bug, say which in `note`): Flowdesk is checked against `expect` alone.
     spiff_error: str | None = None
-    # With `spiff_error`: the nodes the spec completes (with repeats), checked against Flowdesk.
+    # Spiff cannot load the file, refusing an element it does not know with an error containing
+    # this text (compensation, in 3.2): Flowdesk is checked against `expect` and `completed`.
+    spiff_unknown: str | None = None
+    # With `spiff_error` or `spiff_unknown`: the nodes the spec completes (with repeats),
+    # checked against Flowdesk.
     completed: dict[str, int] = field(default_factory=dict)
     # Nodes Spiff completes beyond what the spec allows (say why in `note`).
     spiff_extra: dict[str, int] = field(default_factory=dict)
