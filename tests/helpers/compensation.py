@@ -45,6 +45,21 @@ def saga(*, change_after: bool = False, throws: int = 1, activity: str = "") -> 
     return document(nodes, wire(*order))
 
 
+def entered_nodes(session, instance_id: int) -> list[str]:
+    """Every node an instance's tokens entered, in order (with repeats)."""
+    from sqlalchemy import select
+
+    from webapp.models import HistoryEntry
+
+    session.rollback()
+    rows = session.execute(
+        select(HistoryEntry.node_id)
+        .where(HistoryEntry.instance_id == instance_id, HistoryEntry.kind == "entered")
+        .order_by(HistoryEntry.id)
+    ).scalars()
+    return [n for n in rows if n]
+
+
 def compensated_in_order(session, instance_id: int) -> list[str]:
     """The handlers (and compensation event sub-processes) an instance entered, in order."""
     from sqlalchemy import select
