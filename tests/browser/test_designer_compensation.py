@@ -92,7 +92,7 @@ def test_a_compensation_throw_drawn_published_and_run_shows_its_handler(
     page.goto(f"/operations/instances/{instance}")
     page.wait_for_selector("[data-ready=true]")
     for visited in ("book_flight", throw, "undo_flight"):
-        expect(
-            page.locator(f".djs-element.op-visited[data-element-id='{visited}']")
-        ).to_have_count(1)
+        expect(page.locator(f".djs-element.op-visited[data-element-id='{visited}']")).to_have_count(
+            1
+        )
     assert not errors, errors

@@ -100,6 +100,8 @@ def test_a_second_throw_while_a_handler_is_leased_undoes_nothing_again(
     # The second throw found the booking compensated already and went straight on.
     assert load(engine, instance_id).vars.get("second_done") == 1
     assert load(engine, instance_id).status == "running"
-    wait_for(lambda: load(engine, instance_id).status == "completed", what="the handler", timeout=40)
+    wait_for(
+        lambda: load(engine, instance_id).status == "completed", what="the handler", timeout=40
+    )
     assert entered_nodes(engine, instance_id).count("undo") == 1
     assert len(tools_for_tests.seen(redis_client, "leased")) == 1

@@ -62,7 +62,7 @@ def test_compensation_and_transactions_import_as_their_kinds() -> None:
 
 def test_the_diagram_association_names_the_handler_over_stale_extension_data() -> None:
     body = BODY.replace(
-        '<{p}compensateEventDefinition/>\n      </{p}boundaryEvent>',
+        "<{p}compensateEventDefinition/>\n      </{p}boundaryEvent>",
         '<{p}extensionElements><fd:config>{{"handler": "book"}}</fd:config>'
         "</{p}extensionElements><{p}compensateEventDefinition/>\n      </{p}boundaryEvent>",
         1,
