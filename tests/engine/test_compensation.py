@@ -8,10 +8,13 @@ from sqlalchemy import select
 
 from tests.helpers.compensation import booking, compensated_in_order, handler, saga
 from tests.helpers.documents import document, flow, inside, node, wire
-from tests.helpers.instances import complete, entered, load, open_tasks, start
+from tests.helpers.instances import complete, entered, load, open_tasks, pending_jobs, start
 from tests.helpers.processes import publish_document
+from webapp.engine import migration
 from webapp.models import Compensation
+from webapp.models.base import utcnow
 from webapp.models.statuses import CompensationStatus
+from webapp.services.jobs import commit
 
 
 def test_a_throw_runs_the_handlers_of_completed_activities_newest_first(engine, demo, app):
@@ -218,3 +221,34 @@ def test_a_transaction_that_completes_compensates_nothing(engine, demo, app):
     instance = load(engine, instance_id)
     assert instance.vars["outcome"] == "done"
     assert compensated_in_order(engine, instance_id) == []
+
+
+def test_a_timer_event_sub_process_added_inside_a_running_transaction_listens_after_migrating(
+    engine, demo
+):
+    clerk = {"type": "role", "value": "approver"}
+    nodes = {
+        "start": node("startEvent"),
+        "tx": node("transaction", "Payment"),
+        "t_start": inside("tx", "startEvent"),
+        "t_task": inside("tx", "userTask", "Pay", assignee=clerk),
+        "t_end": inside("tx", "endEvent"),
+        "end": node("endEvent"),
+    }
+    flows = {**wire("start", "tx", "end"), **wire("t_start", "t_task", "t_end")}
+    v1 = publish_document(document(nodes, flows), key="tx_migrate")
+    nodes.update(
+        chase=inside("tx", "eventSubProcess", "Chase"),
+        c_start=inside("chase", "startEvent", event="timer", duration="PT1H", interrupting=False),
+        c_end=inside("chase", "endEvent"),
+    )
+    flows.update(wire("c_start", "c_end"))
+    v2 = publish_document(document(nodes, flows), key="tx_migrate")
+    instance_id = start(engine, v1)
+    plan = migration.plan(v1, v2, {})
+    commit(
+        migration.migrate_instance(
+            engine, instance_id, v1.id, v2.id, plan, actor="operator", now=utcnow()
+        )
+    )
+    assert [job.node_id for job in pending_jobs(engine, instance_id, "timer")] == ["c_start"]
