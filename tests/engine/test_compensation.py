@@ -252,3 +252,85 @@ def test_a_timer_event_sub_process_added_inside_a_running_transaction_listens_af
         )
     )
     assert [job.node_id for job in pending_jobs(engine, instance_id, "timer")] == ["c_start"]
+
+
+def test_a_throw_that_does_not_wait_goes_on_while_its_handler_runs(engine, demo, app):
+    clerk = {"type": "role", "value": "approver"}
+    nodes = {
+        "start": node("startEvent"),
+        **booking("flight", script="price_now = 1"),
+        "throw": node("compensationThrow", waitForCompletion=False),
+        "after": node("scriptTask", script="after = 1"),
+        "end": node("endEvent"),
+    }
+    nodes["undo_flight"] = node("userTask", "Cancel flight", assignee=clerk)
+    version = publish_document(
+        document(nodes, wire("start", "book_flight", "throw", "after", "end"))
+    )
+    instance_id = start(engine, version)
+    instance = load(engine, instance_id)
+    assert instance.vars["after"] == 1
+    assert instance.status == "running", "the handler still keeps the process open"
+    (task,) = open_tasks(engine, instance_id)
+    assert task.node_id == "undo_flight"
+    complete(engine, task)
+    assert load(engine, instance_id).status == "completed"
+
+
+def test_a_cancel_end_ends_the_other_branches_and_compensates_only_what_completed(
+    engine, demo, app
+):
+    clerk = {"type": "role", "value": "approver"}
+    nodes = {
+        "start": node("startEvent"),
+        "tx": node("transaction", "Trip"),
+        "t_start": inside("tx", "startEvent"),
+        "t_split": inside("tx", "parallelGateway"),
+        **{k: {**v, "parent": "tx"} for k, v in booking("flight", script="price_now = 1").items()},
+        **{k: {**v, "parent": "tx"} for k, v in booking("hotel", script="price_now = 2").items()},
+        "t_cancel": inside("tx", "endEvent", event="cancel"),
+        "t_end": inside("tx", "endEvent"),
+        "cancelled": node("boundaryEvent", event="cancel", attachedTo="tx"),
+        "c_end": node("endEvent"),
+        "end": node("endEvent"),
+    }
+    nodes["book_hotel"] = inside("tx", "userTask", "Book hotel", assignee=clerk)
+    nodes["undo_hotel"] = inside("tx", "scriptTask", "Cancel hotel", script="undone_hotel = 1")
+    flows = {
+        **wire("start", "tx", "end"),
+        **wire("t_start", "t_split"),
+        "a": flow("t_split", "book_flight"),
+        "b": flow("t_split", "book_hotel"),
+        **wire("book_flight", "t_cancel"),
+        **wire("book_hotel", "t_end"),
+        **wire("cancelled", "c_end"),
+    }
+    version = publish_document(document(nodes, flows))
+    instance_id = start(engine, version)
+    assert load(engine, instance_id).status == "completed"
+    assert compensated_in_order(engine, instance_id) == ["undo_flight"]
+    assert open_tasks(engine, instance_id) == []
+    assert "c_end" in entered(engine, instance_id)
+
+
+def test_an_error_leaving_a_transaction_compensates_nothing(engine, demo, app):
+    nodes = {
+        "start": node("startEvent"),
+        "tx": node("transaction", "Payment"),
+        "t_start": inside("tx", "startEvent"),
+        **{k: {**v, "parent": "tx"} for k, v in booking("flight", script="price_now = 1").items()},
+        "t_error": inside("tx", "endEvent", event="error", code="REFUSED"),
+        "on_error": node("boundaryEvent", event="error", code="REFUSED", attachedTo="tx"),
+        "e_end": node("endEvent"),
+        "end": node("endEvent"),
+    }
+    flows = {
+        **wire("start", "tx", "end"),
+        **wire("t_start", "book_flight", "t_error"),
+        **wire("on_error", "e_end"),
+    }
+    version = publish_document(document(nodes, flows))
+    instance_id = start(engine, version)
+    assert load(engine, instance_id).status == "completed"
+    assert "e_end" in entered(engine, instance_id)
+    assert compensated_in_order(engine, instance_id) == []
