@@ -107,3 +107,49 @@ def test_a_file_goes_round_with_one_association_per_handler() -> None:
     back = import_bpmn(again).document
     assert canonical_json(back["nodes"]) == canonical_json(first["nodes"])
     assert _associations(export_bpmn(back)) == [("booked", "cancel_hotel")]
+
+
+VENDOR_NS = (
+    'xmlns:zeebe="http://camunda.org/schema/zeebe/1.0" '
+    'xmlns:camunda="http://camunda.org/schema/1.0/bpmn" '
+    'xmlns:flowable="http://flowable.org/bpmn" '
+    'xmlns:spiffworkflow="http://spiffworkflow.org/bpmn/schema/1.0/core"'
+)
+VENDOR_HANDLERS = {
+    "zeebe": '<{p}extensionElements><zeebe:taskDefinition type="refund-card"/>'
+    "</{p}extensionElements>",
+    "camunda": "",
+    "flowable": "",
+    "spiff": '<{p}extensionElements><spiffworkflow:serviceTaskOperator id="refund-card"/>'
+    "</{p}extensionElements>",
+}
+VENDOR_ATTRIBUTES = {
+    "zeebe": "",
+    "camunda": 'camunda:type="external" camunda:topic="refund-card"',
+    "flowable": 'flowable:type="external" flowable:topic="refund-card"',
+    "spiff": "",
+}
+
+
+def test_a_handler_keeps_its_vendor_tool_settings_from_each_engine() -> None:
+    for vendor, children in VENDOR_HANDLERS.items():
+        body = f"""
+  <{{p}}process id="p" isExecutable="true">
+    <{{p}}startEvent id="s"/>
+    <{{p}}sequenceFlow id="f1" sourceRef="s" targetRef="charge"/>
+    <{{p}}serviceTask id="charge"/>
+    <{{p}}boundaryEvent id="charged" attachedToRef="charge"><{{p}}compensateEventDefinition/>
+    </{{p}}boundaryEvent>
+    <{{p}}serviceTask id="refund" isForCompensation="true" {VENDOR_ATTRIBUTES[vendor]}>
+      {children}
+    </{{p}}serviceTask>
+    <{{p}}association id="a1" sourceRef="charged" targetRef="refund"/>
+    <{{p}}sequenceFlow id="f2" sourceRef="charge" targetRef="e"/>
+    <{{p}}endEvent id="e"><{{p}}compensateEventDefinition/></{{p}}endEvent>
+  </{{p}}process>
+"""
+        result = import_bpmn(definitions(body, extra_ns=VENDOR_NS))
+        assert result.unsupported == [], vendor
+        nodes = result.document["nodes"]
+        assert nodes["refund"]["config"]["tool"] == "refund-card", vendor
+        assert nodes["charged"]["config"]["handler"] == "refund", vendor
