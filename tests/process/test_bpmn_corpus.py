@@ -128,6 +128,12 @@ STILL_REFUSED = {
     "adHocSubProcess": "camunda-platform-tutorials/AI Email Support Agent.bpmn",
 }
 
+#: Files with compensation or transactions (and nothing else Flowdesk cannot run).
+COMPENSATION_FILES = {
+    "miwg-test-suite/reference/C.6.0.bpmn",
+    "spiffworkflow/transaction.bpmn",
+}
+
 SUBSET = [name for name, subset in ENTRIES if subset]
 OTHERS = [
     name
@@ -136,6 +142,7 @@ OTHERS = [
     and name not in STRUCTURED
     and name not in EVENT_FILES
     and name not in MODELLING_ONLY
+    and name not in COMPENSATION_FILES
 ]
 
 
@@ -271,5 +278,21 @@ def test_other_file_reports_what_it_cannot_import(name: str, schema: etree.XMLSc
         return
     assert result.unsupported, "a file beyond the subset must report unsupported elements"
     assert all(u.id and u.type and u.line for u in result.unsupported)
+    validate(result.document)
+    check_roundtrip(result, schema)
+
+
+@pytest.mark.parametrize("name", params(sorted(COMPENSATION_FILES) if CORPUS else []))
+def test_compensation_file_imports_completely_and_roundtrips(
+    name: str, schema: etree.XMLSchema
+) -> None:
+    result = import_bpmn(load(name))
+    assert result.unsupported == []
+    nodes = result.document["nodes"].values()
+    assert any(
+        n["kind"] in ("transaction", "compensationThrow")
+        or n["config"].get("event") in ("compensate", "cancel")
+        for n in nodes
+    )
     validate(result.document)
     check_roundtrip(result, schema)
