@@ -1,6 +1,7 @@
-"""Compensation in the designer, as a person works in Chromium: a milestone after a booking is
-turned into a compensation throw with the wrench, its panel set to compensate the booking; the
-process is published and run, and the operations diagram shows the handler's token went by."""
+"""Compensation in the designer and on the operations page, as a person works in Chromium: a
+milestone after a booking is turned into a compensation throw with the wrench, its panel set to
+compensate the booking; the process is published and run, and the operations diagram shows the
+handler's token went by; a handler still at work shows as the active token beside its throw."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ import pytest
 from playwright.sync_api import expect
 
 from tests.designer import conftest as designer_fixtures
+from tests.engine import conftest as engine_conftest
 from tests.helpers.browser import (
     apply,
     bo,
@@ -24,10 +26,13 @@ from tests.helpers.browser import (
 )
 from tests.helpers.compensation import booking
 from tests.helpers.documents import document, node, wire
+from tests.helpers.instances import start
+from tests.helpers.processes import publish_document
 
 pytestmark = pytest.mark.browser
 
 make_process = designer_fixtures.make_process
+engine = engine_conftest.engine
 
 
 def _trip() -> dict:
@@ -96,3 +101,21 @@ def test_a_compensation_throw_drawn_published_and_run_shows_its_handler(
             1
         )
     assert not errors, errors
+
+
+def test_the_operations_diagram_shows_a_handler_at_work_and_its_waiting_throw(page, demo, engine):
+    doc = _trip()
+    doc["nodes"]["later"] = node("compensationThrow", "Undo the flight")
+    doc["nodes"]["undo_flight"] = {
+        **node("userTask", "Cancel flight", assignee={"type": "user", "value": "alice"}),
+        "position": doc["nodes"]["undo_flight"]["position"],
+    }
+    version = publish_document(doc, key="trip_waiting", partition="finance")
+    instance_id = start(engine, version)
+
+    sign_in(page, "operator")
+    page.goto(f"/operations/instances/{instance_id}")
+    page.wait_for_selector('[data-instance-viewer][data-ready="true"]')
+    for active in ("undo_flight", "later"):
+        expect(page.locator(f".djs-element.op-active[data-element-id='{active}']")).to_have_count(1)
+    expect(page.locator(".djs-element.op-visited[data-element-id='book_flight']")).to_have_count(1)
