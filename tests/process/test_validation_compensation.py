@@ -101,3 +101,13 @@ def test_a_handler_of_a_multi_instance_activity_may_read_its_item() -> None:
         "end": node("endEvent"),
     }
     assert codes(document(nodes, wire("start", "ship", "throw", "end"))) == set()
+
+
+def test_problems_name_compensation_and_cancel_events_by_their_definition() -> None:
+    doc = saga()
+    del doc["nodes"]["comp_flight"]["config"]["handler"]
+    (missing,) = [p for p in validate(doc) if p.code == "compensation.handler_missing"]
+    assert missing.message.startswith("The compensation boundary event on 'Book flight'")
+    doc = _transaction(cancel_boundary=False)
+    (no_boundary,) = [p for p in validate(doc) if p.code == "cancel.no_boundary"]
+    assert "cancel end event" in no_boundary.message
