@@ -178,6 +178,10 @@ NEW_PANELS = [
     ("bpmn:ManualTask", "", "Camunda 8"),
     ("bpmn:InclusiveGateway", "", "every outgoing flow"),
     ("bpmn:EventBasedGateway", "", "carry no conditions"),
+    # Compensation and transactions.
+    ("bpmn:IntermediateThrowEvent", "bpmn:CompensateEventDefinition", "Activity to compensate"),
+    ("bpmn:EndEvent", "bpmn:CompensateEventDefinition", "Wait for the handlers"),
+    ("bpmn:Transaction", "", "A cancel end event inside"),
 ]
 
 
