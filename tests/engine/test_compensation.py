@@ -334,3 +334,36 @@ def test_an_error_leaving_a_transaction_compensates_nothing(engine, demo, app):
     assert load(engine, instance_id).status == "completed"
     assert "e_end" in entered(engine, instance_id)
     assert compensated_in_order(engine, instance_id) == []
+
+
+def test_a_throw_inside_a_multi_instance_sub_process_undoes_only_its_own_instance(
+    engine, demo, app
+):
+    nodes = {
+        "start": node("startEvent"),
+        "sub": node("subProcess", "Per item", multiInstance={"collection": "$input.items"}),
+        "s_start": inside("sub", "startEvent"),
+        "book": inside("sub", "scriptTask", script="booked = $item"),
+        "comp": inside(
+            "sub", "boundaryEvent", event="compensate", attachedTo="book", handler="undo"
+        ),
+        "undo": inside("sub", "scriptTask", "Undo", script="undone = $item"),
+        "s_throw": inside("sub", "compensationThrow"),
+        "s_end": inside("sub", "endEvent"),
+        "end": node("endEvent"),
+    }
+    flows = {**wire("start", "sub", "end"), **wire("s_start", "book", "s_throw", "s_end")}
+    version = publish_document(document(nodes, flows))
+    instance_id = start(engine, version, input={"items": ["a", "b"]})
+    assert load(engine, instance_id).status == "completed"
+    assert compensated_in_order(engine, instance_id) == ["undo", "undo"]
+    engine.rollback()
+    rows = engine.scalars(select(Compensation).where(Compensation.instance_id == instance_id))
+    by_node = sorted((row.node_id, row.status) for row in rows)
+    # Each instance's booking once; each instance of the sub-process is itself remembered.
+    assert by_node == [
+        ("book", CompensationStatus.COMPENSATED),
+        ("book", CompensationStatus.COMPENSATED),
+        ("sub", CompensationStatus.COMPLETED),
+        ("sub", CompensationStatus.COMPLETED),
+    ]

@@ -17,11 +17,7 @@ from webapp.engine import compensations, scopes
 from webapp.engine.compensations import Completion
 from webapp.engine.runtime import Behaviour, Step
 from webapp.engine.store import TokenRow
-from webapp.models.statuses import LIVE_TOKEN, OPEN_TOKEN, HistoryKind, TokenStatus
-
-# What a thrower does once its handlers are done, by (kind, end event).
-LEAVE, END, CANCEL = "leave", "end", "cancel"
-
+from webapp.models.statuses import OPEN_TOKEN, HistoryKind, TokenStatus
 
 def completions_in(
     step: Step, scope: TokenRow | None, scope_id: int | None, scope_step: int
@@ -38,8 +34,8 @@ def completions_in(
 
 def _same(token: TokenRow | None, scope: TokenRow | None, scope_id: int | None) -> bool:
     """Whether an unsaved completion's scope token is the scope named by object or id."""
-    if token is None or scope is None:
-        return token is scope and (scope is not None or scope_id is None)
+    if token is None:
+        return scope is None and scope_id is None
     return token is scope or (token.id is not None and token.id == scope_id)
 
 
@@ -233,11 +229,6 @@ def cancel_end(step: Step, token: TokenRow, node: dict[str, Any]) -> None:
 class Transaction(scopes.SubProcess):
     """A transaction: a sub-process that a cancel end inside undoes and leaves by its cancel
     boundary event; an error leaving it compensates nothing."""
-
-
-def is_waiting_thrower(token: TokenRow) -> bool:
-    """Whether `token` is a throw waiting for its compensation handlers."""
-    return token.status in LIVE_TOKEN and "compensate" in (token.locals or {})
 
 
 BEHAVIOURS: dict[str, Behaviour] = {
