@@ -19,6 +19,7 @@ from webapp.engine.runtime import Behaviour, Step
 from webapp.engine.store import TokenRow
 from webapp.models.statuses import OPEN_TOKEN, HistoryKind, TokenStatus
 
+
 def completions_in(
     step: Step, scope: TokenRow | None, scope_id: int | None, scope_step: int
 ) -> list[Completion]:
