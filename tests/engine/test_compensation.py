@@ -8,7 +8,15 @@ from sqlalchemy import select
 
 from tests.helpers.compensation import booking, compensated_in_order, handler, saga
 from tests.helpers.documents import document, flow, inside, node, wire
-from tests.helpers.instances import complete, entered, load, open_tasks, pending_jobs, start
+from tests.helpers.instances import (
+    complete,
+    entered,
+    fire,
+    load,
+    open_tasks,
+    pending_jobs,
+    start,
+)
 from tests.helpers.processes import publish_document
 from webapp.engine import migration
 from webapp.models import Compensation
@@ -367,3 +375,31 @@ def test_a_throw_inside_a_multi_instance_sub_process_undoes_only_its_own_instanc
         ("sub", CompensationStatus.COMPLETED),
         ("sub", CompensationStatus.COMPLETED),
     ]
+
+
+def test_a_sub_process_an_interrupting_boundary_ended_is_not_compensated(engine, demo, app):
+    clerk = {"type": "role", "value": "approver"}
+    nodes = {
+        "start": node("startEvent"),
+        "sub": node("subProcess", "Trip"),
+        "s_start": inside("sub", "startEvent"),
+        **{k: {**v, "parent": "sub"} for k, v in booking("flight", script="price_now = 1").items()},
+        "wait": inside("sub", "userTask", "Confirm", assignee=clerk),
+        "s_end": inside("sub", "endEvent"),
+        "late": node("boundaryEvent", event="timer", duration="PT1H", attachedTo="sub"),
+        "throw": node("compensationThrow"),
+        "t_end": node("endEvent"),
+        "end": node("endEvent"),
+    }
+    flows = {
+        **wire("start", "sub", "end"),
+        **wire("s_start", "book_flight", "wait", "s_end"),
+        **wire("late", "throw", "t_end"),
+    }
+    version = publish_document(document(nodes, flows))
+    instance_id = start(engine, version)
+    (timer,) = pending_jobs(engine, instance_id, "timer")
+    fire(engine, timer, instance_id)
+    assert load(engine, instance_id).status == "completed"
+    assert "throw" in entered(engine, instance_id)
+    assert compensated_in_order(engine, instance_id) == []
