@@ -403,3 +403,28 @@ def test_a_sub_process_an_interrupting_boundary_ended_is_not_compensated(engine,
     assert load(engine, instance_id).status == "completed"
     assert "throw" in entered(engine, instance_id)
     assert compensated_in_order(engine, instance_id) == []
+
+
+def test_a_handler_of_several_steps_reads_what_its_own_steps_wrote(engine, demo, app):
+    nodes = {
+        "start": node("startEvent"),
+        "book": node("scriptTask", "Book", script="price_now = 10"),
+        "comp": node("boundaryEvent", event="compensate", attachedTo="book", handler="undo"),
+        "undo": node("subProcess", "Undo the booking"),
+        "u_start": inside("undo", "startEvent"),
+        "u_fee": inside("undo", "scriptTask", script="fee = $vars.price_now + 1"),
+        "u_total": inside("undo", "scriptTask", script="refund_total = $vars.fee * 2"),
+        "u_end": inside("undo", "endEvent"),
+        "later": node("scriptTask", script="price_now = 100"),
+        "throw": node("compensationThrow"),
+        "end": node("endEvent"),
+    }
+    flows = {
+        **wire("start", "book", "later", "throw", "end"),
+        **wire("u_start", "u_fee", "u_total", "u_end"),
+    }
+    version = publish_document(document(nodes, flows))
+    instance = load(engine, start(engine, version))
+    assert instance.status == "completed"
+    assert instance.vars["fee"] == 11, "the price as booked"
+    assert instance.vars["refund_total"] == 22, "the fee its previous step wrote"

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from webapp.engine import compensations, scopes
+from webapp.engine import compensations, scopes, tree
 from webapp.engine.compensations import Completion
 from webapp.engine.runtime import Behaviour, Step
 from webapp.engine.store import TokenRow
@@ -123,12 +123,14 @@ def _start(step: Step, parent: TokenRow | None, item: dict[str, Any]) -> None:
     """Run one handler (or compensation event sub-process) with the data as it completed."""
     snapshot = item.get("data") or {}
     if "handler" in item:
-        handler = step.new_token(item["handler"], parent=parent, locals={"snapshot": snapshot})
+        seen = tree.handler_locals(snapshot, step.vars, step.nodes)
+        handler = step.new_token(item["handler"], parent=parent, locals=seen)
         step.enter(handler, item["handler"], None)
         return
     subprocess = item["subprocess"]
+    seen = tree.handler_locals(snapshot, step.vars, step.nodes)
     holder = step.new_token(
-        subprocess, parent=parent, locals={"snapshot": snapshot, "inner": item.get("inner") or []}
+        subprocess, parent=parent, locals={**seen, "inner": item.get("inner") or []}
     )
     holder.status = TokenStatus.WAITING
     step.history.add(HistoryKind.ENTERED, holder, scope=step.scope_of(holder))

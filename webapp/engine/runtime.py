@@ -200,11 +200,7 @@ class Step:
             inner = inner.parent
         if inner is not None and inner.parent is not None:
             context.update(multi_instance().loop_values(self, inner.parent, inner))
-        snapshot = tree.snapshot_of(token)
-        if snapshot is not None:
-            context.update(
-                {f"${key}": value for key, value in snapshot.items() if key in tree.SNAPSHOT_KEYS}
-            )
+        context.update(tree.handler_context(token, self.vars, self.nodes))
         return context
 
     def evaluate_inputs(self, token: TokenRow, mapping: dict[str, str]) -> dict[str, Any] | None:

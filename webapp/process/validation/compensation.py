@@ -38,9 +38,9 @@ class CompensationChecks(Checks):
         return found
 
     def handler_data(self, visible: list[int]) -> list[int]:
-        """What a handler may read: what its activity could, the activity's own result and what
-        completed inside it, and one instance's `$item` and `$loop` (it runs with the data as
-        the activity, or that instance of it, completed)."""
+        """What a handler (and each step inside it) may read: what its activity could, the
+        activity's own result and what completed inside it, and one instance's `$item` and
+        `$loop` (it runs with the data as the activity, or that instance of it, completed)."""
         inside: dict[int, int] = getattr(self, "inside", {})
         for node in self.nodes.values():
             if not is_compensation_boundary(node):
@@ -48,9 +48,15 @@ class CompensationChecks(Checks):
             config = node.get("config") or {}
             host = self.graph.index.get(str(config.get("attachedTo") or ""))
             handler = self.graph.index.get(str(config.get("handler") or ""))
-            if host is not None and handler is not None:
-                visible[handler] |= visible[host] | (1 << host) | inside.get(host, 0)
-                self.outer_loops[handler] = self.loop_context(host, include_self=True)
+            if host is None or handler is None:
+                continue
+            extra = visible[host] | (1 << host) | inside.get(host, 0)
+            looped, elements = self.loop_context(host, include_self=True)
+            members = inside.get(handler, 0)
+            for index in [handler, *(i for i in range(len(visible)) if members >> i & 1)]:
+                visible[index] |= extra
+                was_looped, was_elements = self.outer_loops[index]
+                self.outer_loops[index] = (looped or was_looped, was_elements | elements)
         return visible
 
     def check_compensation_boundary(
