@@ -153,3 +153,46 @@ def test_a_handler_keeps_its_vendor_tool_settings_from_each_engine() -> None:
         nodes = result.document["nodes"]
         assert nodes["refund"]["config"]["tool"] == "refund-card", vendor
         assert nodes["charged"]["config"]["handler"] == "refund", vendor
+
+
+COLLAPSED = """<?xml version="1.0" encoding="UTF-8"?>
+<bpmn:definitions xmlns:bpmn="http://www.omg.org/spec/BPMN/20100524/MODEL"
+  xmlns:bpmndi="http://www.omg.org/spec/BPMN/20100524/DI"
+  xmlns:dc="http://www.omg.org/spec/DD/20100524/DC" id="d" targetNamespace="http://example.com">
+  <bpmn:process id="p" isExecutable="true">
+    <bpmn:startEvent id="s"/>
+    <bpmn:sequenceFlow id="f1" sourceRef="s" targetRef="tx"/>
+    <bpmn:transaction id="tx" name="Pay">
+      <bpmn:startEvent id="inner"/>
+      <bpmn:textAnnotation id="InnerNote"><bpmn:text>inside</bpmn:text></bpmn:textAnnotation>
+    </bpmn:transaction>
+    <bpmn:sequenceFlow id="f2" sourceRef="tx" targetRef="e"/>
+    <bpmn:endEvent id="e"/>
+  </bpmn:process>
+  <bpmndi:BPMNDiagram id="D1"><bpmndi:BPMNPlane id="P1" bpmnElement="p">
+    <bpmndi:BPMNShape id="s_di" bpmnElement="s"><dc:Bounds x="0" y="0" width="36" height="36"/>
+    </bpmndi:BPMNShape>
+    <bpmndi:BPMNShape id="tx_di" bpmnElement="tx" isExpanded="false">
+      <dc:Bounds x="100" y="0" width="100" height="80"/></bpmndi:BPMNShape>
+    <bpmndi:BPMNShape id="e_di" bpmnElement="e"><dc:Bounds x="300" y="0" width="36" height="36"/>
+    </bpmndi:BPMNShape>
+  </bpmndi:BPMNPlane></bpmndi:BPMNDiagram>
+  <bpmndi:BPMNDiagram id="D2"><bpmndi:BPMNPlane id="P2" bpmnElement="tx">
+    <bpmndi:BPMNShape id="inner_di" bpmnElement="inner">
+      <dc:Bounds x="100" y="100" width="36" height="36"/></bpmndi:BPMNShape>
+    <bpmndi:BPMNShape id="InnerNote_di" bpmnElement="InnerNote">
+      <dc:Bounds x="200" y="100" width="100" height="30"/></bpmndi:BPMNShape>
+  </bpmndi:BPMNPlane></bpmndi:BPMNDiagram>
+</bpmn:definitions>
+"""
+
+
+def test_a_collapsed_transaction_keeps_its_annotation_on_its_own_plane() -> None:
+    result = import_bpmn(COLLAPSED)
+    assert result.unsupported == []
+    assert result.document["nodes"]["tx"]["config"]["collapsed"] is True
+    on_plane = {e["element"]["attrs"]["id"]: e["plane"] for e in result.document["kept"]["diagram"]}
+    assert on_plane["InnerNote_di"] == "tx"
+    root = etree.fromstring(export_bpmn(result.document).encode())
+    shape = next(e for e in root.iter() if e.get("id") == "InnerNote_di")
+    assert shape.getparent().get("bpmnElement") == "tx"
