@@ -111,3 +111,30 @@ def test_problems_name_compensation_and_cancel_events_by_their_definition() -> N
     doc = _transaction(cancel_boundary=False)
     (no_boundary,) = [p for p in validate(doc) if p.code == "cancel.no_boundary"]
     assert "cancel end event" in no_boundary.message
+
+
+def test_a_throw_with_nothing_to_undo_and_a_handler_nothing_reaches_are_warned_about() -> None:
+    doc = saga()
+    for boundary in ("comp_flight", "comp_hotel"):
+        del doc["nodes"][boundary]
+    for handler in ("undo_flight", "undo_hotel"):
+        del doc["nodes"][handler]
+    assert ("compensation.nothing", "throw0") in codes(doc)
+    doc = saga(throws=0)
+    found = codes(doc)
+    assert ("compensation.never_thrown", "comp_flight") in found
+    assert ("compensation.never_thrown", "comp_hotel") in found
+    assert not {code for code, _ in codes(saga())} & {"compensation.never_thrown"}
+
+
+def test_a_throw_around_a_sub_process_reaches_the_handlers_inside_it() -> None:
+    nodes = {
+        "start": node("startEvent"),
+        "sub": node("subProcess", "Trip"),
+        "s_start": inside("sub", "startEvent"),
+        **{k: {**v, "parent": "sub"} for k, v in booking("flight", script="price_now = 1").items()},
+        "s_end": inside("sub", "endEvent"),
+        "undo": node("endEvent", event="compensate"),
+    }
+    flows = {**wire("start", "sub", "undo"), **wire("s_start", "book_flight", "s_end")}
+    assert codes(document(nodes, flows)) == set()

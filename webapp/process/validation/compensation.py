@@ -139,12 +139,20 @@ class CompensationChecks(Checks):
         if event != "compensate":
             return
         activity = config.get("activity")
-        if not activity:
-            return
-        target = self.graph.index.get(str(activity))
         scope = self.parent[index]
         if scope is not None and self.in_event_subprocess(index):
             scope = self.parent[scope]
+        if not activity:
+            compensable = analyse(self.nodes).compensable
+            if not any(self.parent[self.graph.index[other]] == scope for other in compensable):
+                self.warning(
+                    "compensation.nothing",
+                    node_id,
+                    f"{name} has nothing to undo: no activity of its scope has a compensation "
+                    "handler.",
+                )
+            return
+        target = self.graph.index.get(str(activity))
         if target is None or self.parent[target] != scope:
             self.error(
                 "compensation.activity",
@@ -158,6 +166,34 @@ class CompensationChecks(Checks):
                 f"{name} compensates {self.name(str(activity))}, which has no compensation "
                 "handler: nothing would be undone.",
             )
+
+    def check_compensation_reached(self) -> None:
+        """A handler runs only when a compensation throw, compensation end or cancel end in its
+        activity's scope or one around it can reach it (a warning otherwise)."""
+        throwers = set()
+        for index in range(len(self.graph)):
+            event = self.config_of(index).get("event")
+            if self.is_kind("compensationThrow", index) or (
+                self.is_kind("endEvent", index) and event in ("compensate", "cancel")
+            ):
+                scope = self.parent[index]
+                if scope is not None and self.in_event_subprocess(index):
+                    scope = self.parent[scope]
+                throwers.add(scope)
+        for node_id, node in self.nodes.items():
+            if not is_compensation_boundary(node):
+                continue
+            host = self.graph.index.get(str((node.get("config") or {}).get("attachedTo") or ""))
+            scope = self.parent[host] if host is not None else None
+            while scope is not None and scope not in throwers:
+                scope = self.parent[scope]
+            if scope is None and None not in throwers:
+                self.warning(
+                    "compensation.never_thrown",
+                    node_id,
+                    f"{self.name(node_id)}: no compensation throw, compensation end or cancel "
+                    "end in its scope or around it, so its handler never runs.",
+                )
 
     def _check_cancel_end(self, index: int, node_id: str, name: str) -> None:
         scope = self.parent[index]

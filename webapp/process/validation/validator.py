@@ -200,6 +200,7 @@ class Validator(
         self.check_inclusive()
         self.check_event_gateways()
         self.check_links()
+        self.check_compensation_reached()
         return self.problems
 
     def check_config(self, index: int, node_id: str) -> None:
