@@ -173,7 +173,8 @@ def _ends(step: Step, token: TokenRow) -> None:
 
 
 def _transaction_of(step: Step, token: TokenRow) -> TokenRow | None:
-    """The transaction token a cancel end at `token` cancels (the body of a multi-instance one)."""
+    """The transaction a cancel end at `token` cancels (of a multi-instance one, its instance);
+    None when the end is not directly inside a transaction."""
     scope = token.parent
     if scope is None or step.definition.kind(scope.node_id) != "transaction":
         return None
