@@ -1,7 +1,8 @@
 """Compensation in the designer and on the operations page, as a person works in Chromium: a
 milestone after a booking is turned into a compensation throw with the wrench, its panel set to
 compensate the booking; the process is published and run, and the operations diagram shows the
-handler's token went by; a handler still at work shows as the active token beside its throw."""
+handler's token went by; a handler still at work shows as the active token beside its throw;
+an association drawn from a compensation boundary event to a task makes that task its handler."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ from playwright.sync_api import expect
 from tests.designer import conftest as designer_fixtures
 from tests.engine import conftest as engine_conftest
 from tests.helpers.browser import (
+    CLICK_TRAP_MS,
     apply,
     bo,
     open_designer,
@@ -21,10 +23,12 @@ from tests.helpers.browser import (
     pick,
     save_settled,
     selected,
+    shape_box,
     sign_in,
     wait_until,
 )
 from tests.helpers.compensation import booking
+from tests.helpers.designer import get_process
 from tests.helpers.documents import document, node, wire
 from tests.helpers.instances import start
 from tests.helpers.processes import publish_document
@@ -119,3 +123,30 @@ def test_the_operations_diagram_shows_a_handler_at_work_and_its_waiting_throw(pa
     for active in ("undo_flight", "later"):
         expect(page.locator(f".djs-element.op-active[data-element-id='{active}']")).to_have_count(1)
     expect(page.locator(".djs-element.op-visited[data-element-id='book_flight']")).to_have_count(1)
+
+
+def test_an_association_drawn_from_a_compensation_boundary_makes_its_handler(
+    page, make_process, db_session
+):
+    doc = _trip()
+    doc["nodes"]["later"] = node("compensationThrow", "Undo the flight")
+    del doc["nodes"]["comp_flight"]["config"]["handler"]
+    pid = make_process("trip_draw", doc=doc)
+    sign_in(page, "designer")
+    open_designer(page, pid)
+    assert bo(page, "undo_flight", "!!bo.isForCompensation") is False
+
+    pick(page, "comp_flight")
+    page.click('.djs-context-pad .entry[data-action="connect"]')
+    box = shape_box(page, "undo_flight")
+    x, y = box["x"] + box["width"] / 2, box["y"] + box["height"] / 2
+    page.mouse.move(x - 20, y, steps=5)
+    page.mouse.move(x, y, steps=3)
+    page.mouse.click(x, y)
+    page.wait_for_timeout(CLICK_TRAP_MS)
+    wait_until(page, "modeler.get('elementRegistry').get('undo_flight').businessObject"
+               ".isForCompensation === true")  # fmt: skip
+    save_settled(page)
+    expect(page.locator("#problem-summary")).to_have_text("No problems found.")
+    nodes = get_process(db_session, pid).draft_document["nodes"]
+    assert nodes["comp_flight"]["config"]["handler"] == "undo_flight"
