@@ -196,3 +196,16 @@ def test_a_collapsed_transaction_keeps_its_annotation_on_its_own_plane() -> None
     root = etree.fromstring(export_bpmn(result.document).encode())
     shape = next(e for e in root.iter() if e.get("id") == "InnerNote_di")
     assert shape.getparent().get("bpmnElement") == "tx"
+
+
+def test_a_second_handler_association_is_a_warning_naming_both() -> None:
+    body = BODY.replace(
+        '<{p}association id="a1" sourceRef="booked" targetRef="cancel_hotel"/>',
+        '<{p}association id="a1" sourceRef="booked" targetRef="cancel_hotel"/>'
+        '<{p}association id="a2" sourceRef="booked" targetRef="book"/>',
+    )
+    result = import_bpmn(definitions(body))
+    assert result.document["nodes"]["booked"]["config"]["handler"] == "cancel_hotel"
+    (warning,) = [w for w in result.warnings if w.code == "import.compensation_handlers"]
+    assert warning.element_id == "booked"
+    assert "'cancel_hotel' and 'book'" in warning.message

@@ -8,7 +8,7 @@ handler that has none, with its diagram edge, and marks each handler `isForCompe
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from lxml import etree
@@ -23,11 +23,14 @@ def _ref(value: str | None) -> str:
 
 
 def compensation_handlers(
-    root: etree._Element, nodes: dict[str, Any], renamed: Mapping[str, str]
+    root: etree._Element,
+    nodes: dict[str, Any],
+    renamed: Mapping[str, str],
+    warn: Callable[[str, str | None, str], None],
 ) -> None:
-    """Set each compensation boundary's `handler` from the first association leaving it (what
-    the diagram draws wins over a handler our extension data named)."""
-    done = set()
+    """Set each compensation boundary's `handler` from the association leaving it (what the
+    diagram draws wins over a handler our extension data named); a second one is a warning."""
+    done: dict[str, str] = {}
     for association in root.iter(q(BPMN, "association")):
         source = _ref(association.get("sourceRef"))
         target = _ref(association.get("targetRef"))
@@ -35,9 +38,15 @@ def compensation_handlers(
         node = nodes.get(source)
         if node is None or target not in nodes or not is_compensation_boundary(node):
             continue
-        if source not in done:
-            node["config"]["handler"] = target
-            done.add(source)
+        if source in done:
+            warn(
+                "import.compensation_handlers",
+                source,
+                f"Associations to '{done[source]}' and '{target}': the first is its handler",
+            )
+            continue
+        node["config"]["handler"] = target
+        done[source] = target
 
 
 def definition_settings(definition: etree._Element | None) -> dict[str, Any]:

@@ -347,7 +347,7 @@ class _Reader:
             host = config.get("attachedTo") if isinstance(config, dict) else None
             if isinstance(host, str):
                 config["attachedTo"] = self.renamed.get(host, host)
-        compensation_handlers(self.root, nodes, self.renamed)
+        compensation_handlers(self.root, nodes, self.renamed, self.warn)
         doc["nodes"] = nodes
         doc["flows"] = self._flows(containers, nodes)
         self._reorder(process, doc)
