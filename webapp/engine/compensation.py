@@ -11,6 +11,7 @@ next when it ends, so a worker killed between steps resumes where the database s
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from webapp.engine import compensations, scopes, tree
@@ -18,6 +19,9 @@ from webapp.engine.compensations import Completion
 from webapp.engine.runtime import Behaviour, Step
 from webapp.engine.store import TokenRow
 from webapp.models.statuses import OPEN_TOKEN, HistoryKind, TokenStatus
+
+#: What a throw does once its handlers are done.
+Then = Callable[[Step, TokenRow], None]
 
 
 def completions_in(
@@ -139,9 +143,9 @@ def _start(step: Step, parent: TokenRow | None, item: dict[str, Any]) -> None:
     step.enter(inner, start, None)
 
 
-def resume(step: Step, thrower: TokenRow) -> bool:
-    """A handler of `thrower` ended: start the next, or let the thrower go on. False while a
-    handler is still running or failed."""
+def resume(step: Step, thrower: TokenRow, then: Then) -> bool:
+    """A handler of `thrower` ended: start the next, or let the thrower go on (`then`). False
+    while a handler is still running or failed."""
     if thrower.status != TokenStatus.WAITING or "compensate" not in (thrower.locals or {}):
         return False
     inside = step.children(thrower)
@@ -151,20 +155,15 @@ def resume(step: Step, thrower: TokenRow) -> bool:
         return True
     thrower.locals = {k: v for k, v in (thrower.locals or {}).items() if k != "compensate"}
     thrower.status = TokenStatus.ACTIVE
-    _after(step, thrower)
+    then(step, thrower)
     return True
 
 
-def _after(step: Step, thrower: TokenRow) -> None:
-    """The thrower's handlers are done: an intermediate throw moves on, an end ends, a cancel end
-    leaves its transaction through the cancel boundary event."""
-    config = step.definition.config(thrower.node_id)
-    if step.definition.kind(thrower.node_id) != "endEvent":
-        step.leave_single(thrower)
-    elif config.get("event") == "cancel":
-        _leave_transaction(step, thrower)
-    else:
-        _ends(step, thrower)
+def after_end(step: Step, thrower: TokenRow) -> None:
+    """A compensation end's handlers are done: it ends; a cancel end's: the transaction is left
+    through its cancel boundary event."""
+    event = str(step.definition.config(thrower.node_id).get("event") or "")
+    AFTER_END.get(event, _ends)(step, thrower)
 
 
 def _ends(step: Step, token: TokenRow) -> None:
@@ -207,7 +206,7 @@ class CompensationThrow(Behaviour):
             step.leave_single(token)
 
     def try_complete(self, step: Step, scope: TokenRow) -> bool:
-        return resume(step, scope)
+        return resume(step, scope, Step.leave_single)
 
 
 def compensate_end(step: Step, token: TokenRow, node: dict[str, Any]) -> None:
@@ -228,6 +227,9 @@ def cancel_end(step: Step, token: TokenRow, node: dict[str, Any]) -> None:
     step.history.add(HistoryKind.COMPENSATION, token, cancel=True, handlers=len(work))
     if not _wait(step, token, work):
         _leave_transaction(step, token)
+
+
+AFTER_END: dict[str, Then] = {"cancel": _leave_transaction}
 
 
 class Transaction(scopes.SubProcess):

@@ -52,7 +52,7 @@ class EndEvent(Behaviour):
 
     def try_complete(self, step: Step, scope: Token) -> bool:
         """A compensation or cancel end's handler ended: the next one, or the end goes on."""
-        return compensation.resume(step, scope)
+        return compensation.resume(step, scope, compensation.after_end)
 
 
 class EscalationThrow(Behaviour):
