@@ -179,6 +179,10 @@ NEW_PANELS = [
     ("bpmn:InclusiveGateway", "", "every outgoing flow"),
     ("bpmn:EventBasedGateway", "", "carry no conditions"),
     ("bpmn:BusinessRuleTask", "", "A rule must match"),
+    # Compensation and transactions.
+    ("bpmn:IntermediateThrowEvent", "bpmn:CompensateEventDefinition", "Activity to compensate"),
+    ("bpmn:EndEvent", "bpmn:CompensateEventDefinition", "Wait for the handlers"),
+    ("bpmn:Transaction", "", "A cancel end event inside"),
 ]
 
 

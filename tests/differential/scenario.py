@@ -80,10 +80,12 @@ class Scenario:
     # Spiff fails with an error containing this text where the spec has an outcome (a Spiff
     # bug, say which in `note`): Flowdesk is checked against `expect` alone.
     spiff_error: str | None = None
-    # Spiff cannot load the file for a reason containing this text (say which in `note`):
+    # Spiff cannot load the file, refusing it with an error containing this text: it does not
+    # know an element (compensation, in 3.2) or would run it wrong (say which in `note`).
     # Flowdesk is checked against `expect` and `completed` alone.
     flowdesk_only: str | None = None
-    # With `spiff_error`: the nodes the spec completes (with repeats), checked against Flowdesk.
+    # With `spiff_error` or `flowdesk_only`: the nodes the spec completes (with repeats),
+    # checked against Flowdesk.
     completed: dict[str, int] = field(default_factory=dict)
     # Nodes Spiff completes beyond what the spec allows (say why in `note`).
     spiff_extra: dict[str, int] = field(default_factory=dict)

@@ -1194,3 +1194,141 @@ SCENARIOS.update(
         ],
     }
 )
+
+# --- compensation and transactions ------------------------------------------------------------
+# SpiffWorkflow 3.2 runs transactions and cancel ends, but refuses compensation events when it
+# parses a file ("Unsupported Catch Event"): those files check Flowdesk against the spec alone.
+_NO_COMPENSATION = "Unsupported Catch Event"
+_CHOICE_IS = {"p3": Cond("$vars.choice == 'cancel'")}
+_SPIFF_TRANSACTION = "spiffworkflow/transaction.bpmn"
+_TRANSACTION_SCRIPTS = {
+    "Activity_Print_Data": Script("printed = true", "printed = True"),
+    "Cancel_Action": Script("reason = 'Cancel'", "reason = 'Cancel'"),
+    "Error_1_Action": Script("reason = 'Error 1'", "reason = 'Error 1'"),
+    "Error_None_Action": Script("reason = 'Error None'", "reason = 'Error None'"),
+}
+
+SCENARIOS.update(
+    {
+        "files/transaction-cancel.bpmn": [
+            Scenario(
+                answers={"reserve": {"choice": choice}},
+                conditions=_CHOICE_IS,
+                expect=("completed", ()),
+                note=note,
+            )
+            for choice, note in (
+                ("cancel", "the cancel end leaves the transaction by its cancel boundary event"),
+                ("pay", "the transaction completes and the flow goes on"),
+            )
+        ],
+        _SPIFF_TRANSACTION: [
+            Scenario(
+                answers={
+                    "Activity_Get_Data": {"value": value},
+                    "Activity_Get_Quantity": {"quantity": quantity},
+                },
+                scripts=_TRANSACTION_SCRIPTS,
+                # An empty text answer reaches Flowdesk's data as null, not "".
+                conditions={"Flow_1j0zczv": Cond("not $vars.value")},
+                bind={"Error_None": {"code": "NONE"}},
+                expect=("completed", ()),
+                spiff_extra=extra,
+                note=note,
+            )
+            for value, quantity, extra, note in (
+                ("", 1, {}, "empty data: the cancel end leaves by the cancel boundary event"),
+                ("x", 5, {}, "the transaction completes and the data is printed"),
+                (
+                    "x",
+                    -1,
+                    {"Catch_Error_None": 1, "Error_None_Action": 1},
+                    "error 1 leaves by its own boundary event; Spiff also triggers the "
+                    "catch-all, which BPMN 2.0.2 §13.5.3 rules out (see files/error-boundary)",
+                ),
+                ("x", 0, {}, "an error without a code (bound to one) goes to the catch-all"),
+            )
+        ],
+        "files/transaction-error.bpmn": [
+            Scenario(
+                answers={"charge": {"outcome": outcome}},
+                conditions={
+                    "p3": Cond("$vars.outcome == 'refused'"),
+                    "p4": Cond("$vars.outcome == 'cancel'"),
+                },
+                expect=("completed", ()),
+                note=note,
+            )
+            for outcome, note in (
+                ("refused", "an error leaves the transaction by its error boundary event"),
+                ("cancel", "a cancel end leaves by the cancel boundary event"),
+                ("paid", "neither: the transaction completes"),
+            )
+        ],
+        "files/compensation-order.bpmn": Scenario(
+            expect=("completed", ()),
+            flowdesk_only=_NO_COMPENSATION,
+            completed={
+                **{"start": 1, "book_flight": 1, "book_hotel": 1, "undo": 1, "end": 1},
+                **{"cancel_hotel": 1, "cancel_flight": 1},
+            },
+            note="both handlers run (the hotel's first), then the throw goes on",
+        ),
+        "files/compensation-parallel.bpmn": Scenario(
+            expect=("completed", ()),
+            flowdesk_only=_NO_COMPENSATION,
+            completed={
+                **{"start": 1, "split": 1, "book_car": 1, "book_room": 1, "join": 1},
+                **{"return_car": 1, "free_room": 1, "undo_all": 1},
+            },
+            note="a compensation end after a join undoes both branches, then the path ends",
+        ),
+        "files/compensation-data.bpmn": Scenario(
+            scripts={
+                "book": Script("price = 10", "price = 10"),
+                "reprice": Script("price = 100", "price = 100"),
+                "refund": Script("refunded = $vars.price", "refunded = price"),
+            },
+            conditions={"f5": Cond("$vars.refunded == 10")},
+            expect=("completed", ()),
+            flowdesk_only=_NO_COMPENSATION,
+            completed={
+                **{"start": 1, "book": 1, "reprice": 1, "undo": 1, "refund": 1},
+                **{"check": 1, "end_as_booked": 1},
+            },
+            note="the handler reads the price as it was when the booking completed",
+        ),
+        "files/compensation-multi-instance.bpmn": Scenario(
+            expect=("completed", ()),
+            flowdesk_only=_NO_COMPENSATION,
+            completed={"start": 1, "ship": 3, "undo": 1, "recall": 3, "end": 1},
+            note="each of the three completed instances is undone",
+        ),
+        "files/transaction-compensation.bpmn": [
+            Scenario(
+                answers={"reserve": {"choice": "cancel"}},
+                conditions=_CHOICE_IS,
+                expect=("completed", ()),
+                flowdesk_only=_NO_COMPENSATION,
+                completed={
+                    **{"start": 1, "payment_start": 1, "reserve": 1, "decide": 1},
+                    **{"cancelled": 1, "release": 1, "on_cancel": 1, "undo_again": 1},
+                    "end_cancelled": 1,
+                },
+                note="the cancel end releases the reservation (the payment never ran), leaves "
+                "by the cancel boundary; the later throw finds nothing completed to undo",
+            ),
+            Scenario(
+                answers={"reserve": {"choice": "pay"}},
+                conditions=_CHOICE_IS,
+                expect=("completed", ()),
+                flowdesk_only=_NO_COMPENSATION,
+                completed={
+                    **{"start": 1, "payment_start": 1, "reserve": 1, "decide": 1, "pay": 1},
+                    **{"payment_end": 1, "payment": 1, "end_paid": 1},
+                },
+                note="the transaction completes: nothing is compensated",
+            ),
+        ],
+    }
+)

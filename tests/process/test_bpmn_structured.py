@@ -390,13 +390,13 @@ def test_boundary_throw_end_and_event_start_definitions() -> None:
     assert nodes["throw"]["kind"] == "escalationThrow" and config["throw"] == {"code": "LATE"}
     assert config["e_err"] == {"event": "error", "code": "E42"}
     assert config["e_term"] == {"event": "terminate"}
+    assert config["e_msg"] == {"event": "compensate"}
     assert nodes["esp"]["kind"] == "eventSubProcess"
     assert config["esp_start"] == {"event": "escalation", "code": "LATE", "interrupting": False}
     assert nodes["esp_start"]["parent"] == "esp"
     listed = {(u.id, u.type) for u in result.unsupported}
     assert listed == {
         ("b_sig", "boundaryEvent[conditional]"),
-        ("e_msg", "endEvent[compensate]"),
         ("inner_start", "startEvent[timer]"),  # a sub-process starts on no event
     }
     assert "b_sig" not in nodes
@@ -568,7 +568,9 @@ def test_nodes_of_a_sub_process_are_never_dropped_silently() -> None:
     result = import_bpmn(xml.replace('{"kind": "userTask"}', "{}"))
     assert result.document["nodes"]["inner"]["parent"] == "sub"
     listed = {(u.id, u.type) for u in result.unsupported}
-    assert listed == {("tx", "transaction")}
+    assert listed == set()
+    assert result.document["nodes"]["tx"]["kind"] == "transaction"
+    assert result.document["nodes"]["tx_start"]["parent"] == "tx"
     assert result.document["nodes"]["sub"]["kept"] == [
         {"tag": "dataObject", "attrs": {"id": "data"}}
     ]

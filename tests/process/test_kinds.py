@@ -48,6 +48,8 @@ def test_registry_lists_the_contract_kinds() -> None:
         "scriptTask",
         "manualTask",
         "businessRuleTask",
+        "compensationThrow",
+        "transaction",
     }
     assert all(kind.name == name for name, kind in KINDS.items())
 
@@ -107,6 +109,8 @@ def test_config_keys_follow_the_contract() -> None:
         *KINDS["serviceTask"].defaults,
         "tool",
         "saveTo",
+        "activity",
+        "waitForCompletion",
     }
     assert KINDS["scriptTask"].config_keys == ("script", "language", "multiInstance", "emptyInFile")
     assert KINDS["scriptTask"].defaults == {"language": "flowdesk"}
@@ -179,6 +183,8 @@ def test_each_kind_names_its_bpmn_element_and_event_definition() -> None:
         "linkThrow": ("intermediateThrowEvent", "link"),
         "escalationThrow": ("intermediateThrowEvent", "escalation"),
         "milestone": ("intermediateThrowEvent", ""),
+        "compensationThrow": ("intermediateThrowEvent", "compensate"),
+        "transaction": ("transaction", None),
     }
     assert {name for name, kind in KINDS.items() if kind.message_ref} == {"sendTask", "receiveTask"}
 

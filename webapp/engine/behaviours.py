@@ -9,6 +9,7 @@ from __future__ import annotations
 from webapp.engine import (
     activities,
     children,
+    compensation,
     decisions,
     events,
     gateways,
@@ -23,6 +24,7 @@ TABLE: dict[str, Behaviour] = {
     **activities.BEHAVIOURS,
     **children.BEHAVIOURS,
     **decisions.BEHAVIOURS,
+    **compensation.BEHAVIOURS,
     **events.BEHAVIOURS,
     **gateways.BEHAVIOURS,
     **multi.BEHAVIOURS,

@@ -16,6 +16,7 @@ from typing import Any
 from sqlalchemy.orm import Session
 
 from webapp.models import ProcessVersion
+from webapp.process.compensation import Compensation, analyse
 from webapp.process.document import uses_pool
 from webapp.process.naming import Namer, capitalized
 
@@ -68,6 +69,11 @@ class Definition:
     def namer(self) -> Namer:
         """Names nodes as people see them in incident messages (built once per version)."""
         return Namer(self.nodes, self.flows)
+
+    @cached_property
+    def compensation(self) -> Compensation:
+        """Handlers, compensation event sub-processes and compensable activities (built once)."""
+        return analyse(self.nodes)
 
     def described(self, node_id: str) -> str:
         """A node at the start of a sentence: "User task 'Review'", "The end event after 'Pay'"."""

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from webapp.engine import activities, scopes, signal_events, waits
+from webapp.engine import activities, compensation, scopes, signal_events, waits
 from webapp.engine.runtime import Behaviour, Step
 from webapp.engine.store import TokenRow as Token
 from webapp.models.statuses import TokenStatus
@@ -49,6 +49,10 @@ class EndEvent(Behaviour):
     def completed(self, step: Step, token: Token) -> None:
         """A message end's tool finished: only now does its token end."""
         _ends(step, token)
+
+    def try_complete(self, step: Step, scope: Token) -> bool:
+        """A compensation or cancel end's handler ended: the next one, or the end goes on."""
+        return compensation.resume(step, scope, compensation.after_end)
 
 
 class EscalationThrow(Behaviour):
@@ -119,6 +123,8 @@ ENDS: dict[str, Callable[[Step, Token, dict[str, Any]], None]] = {
     "escalation": _escalation_end,
     "signal": _signal_end,
     "terminate": _terminate_end,
+    "compensate": compensation.compensate_end,
+    "cancel": compensation.cancel_end,
 }
 
 

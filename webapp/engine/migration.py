@@ -36,6 +36,7 @@ from webapp.models.statuses import (
     TaskStatus,
     TokenStatus,
 )
+from webapp.process.kinds import SCOPE_KINDS
 from webapp.process.migration import Plan, Positions, TokenAt, Verdict
 
 # Instance ids per IN list: well under SQLite's and PostgreSQL's parameter limits.
@@ -291,7 +292,7 @@ def _open_scopes(step: Step) -> list[tuple[Any, str | None]]:
         kind = step.definition.kind(token.node_id)
         if token.status not in OPEN_TOKEN or token.listener:
             continue
-        if kind not in ("subProcess", "eventSubProcess"):
+        if kind not in SCOPE_KINDS:
             continue
         if step.definition.multi_instance(token.node_id) and not step.is_inner(token):
             continue

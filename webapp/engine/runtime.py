@@ -15,7 +15,8 @@ from typing import Any
 
 from sqlalchemy.engine import Connection
 
-from webapp.engine import store, tools, tree
+from webapp.engine import compensations, store, tools, tree
+from webapp.engine.compensations import Completion
 from webapp.engine.context import instance_values, jsonable
 from webapp.engine.definitions import Definition
 from webapp.engine.dispatch import JobRef
@@ -181,6 +182,8 @@ class Step:
         self.broadcasts: list[dict[str, Any]] = []
         # Ids of the users and roles the step's tasks named, by (kind, name).
         self.named: dict[tuple[str, str], int | None] = {}
+        # Compensable activities completed in this step, saved as it finishes.
+        self.completions: list[Completion] = []
 
     # --- data ------------------------------------------------------------------------------
 
@@ -197,6 +200,7 @@ class Step:
             inner = inner.parent
         if inner is not None and inner.parent is not None:
             context.update(multi_instance().loop_values(self, inner.parent, inner))
+        context.update(tree.handler_context(token, self.vars, self.nodes))
         return context
 
     def evaluate_inputs(self, token: TokenRow, mapping: dict[str, str]) -> dict[str, Any] | None:
@@ -416,15 +420,41 @@ class Step:
         """An activity finished: record its output, close its boundary events and move on (one
         instance of a multi-instance reports to its body instead)."""
         if self.is_inner(token) and token.parent is not None:
+            self._remember(token, token.parent.parent, output)
             multi_instance().instance_completed(self, token.parent, token, output)
             return
         node_id = token.node_id
         if output is not NO_OUTPUT:
             self.record_output(node_id, output)
+        if not tree.is_body(token.locals):
+            self._remember(token, token.parent, NO_OUTPUT)
         boundaries = self.definition.boundaries.get(node_id)
         if boundaries:
             self.close_waits([token], tuple(boundaries))
         behaviour_of(self.definition.kind(node_id)).completed(self, token)
+
+    def _remember(self, token: TokenRow, scope: TokenRow | None, output: Any) -> None:
+        """Keep a compensable activity's completion, with the data as it completed (its own
+        output, and an instance's `$item` and `$loop`), for a compensation throw to undo."""
+        if token.node_id not in self.definition.compensation.compensable:
+            return
+        context = self.context(token)
+        nodes = dict(context["$nodes"])
+        if output is not NO_OUTPUT:
+            nodes[token.node_id] = output
+        data = {"vars": context["$vars"], "nodes": nodes}
+        if "$loop" in context:
+            data.update(item=context.get("$item"), loop=context["$loop"])
+        self.completions.append(
+            Completion(
+                token.node_id,
+                jsonable(data),
+                scope=scope,
+                scope_step=scope.step if scope is not None else 0,
+                token=token,
+                token_step=token.step,
+            )
+        )
 
     def scope_to_check(self) -> TokenRow | None:
         """A scope one of whose tokens ended since it was last checked (None: no such scope)."""
@@ -488,6 +518,10 @@ class Step:
             self.to_parent(f"resume:{self.instance.id}", {"child": self.instance.id, **self.report})
             self.report = None
         store.save_tokens(self.conn, self._tokens, store.saved_id(self.instance.id), self.now)
+        compensations.insert_all(
+            self.conn, store.saved_id(self.instance.id), self.completions, self.now
+        )
+        self.completions.clear()
         for token in self._tokens:
             if token.id is not None:
                 self._by_id.setdefault(token.id, token)

@@ -1,6 +1,7 @@
 """Database models. Every table is created by a migration under migrations/, never create_all."""
 
 from webapp.models.auth import LoginFailure, Partition, Role, RolePermission, User, UserSession
+from webapp.models.compensation import Compensation
 from webapp.models.decisions import DecisionModel, DecisionProvision, DecisionVersion
 from webapp.models.inbox import SavedFilter
 from webapp.models.notifications import (
@@ -36,6 +37,7 @@ from webapp.models.webhooks import Webhook, WebhookDelivery
 
 __all__ = [
     "ApiToken",
+    "Compensation",
     "DecisionModel",
     "DecisionProvision",
     "DecisionVersion",

@@ -141,6 +141,8 @@ class HistoryKind(StrEnum):
     HELD_DISCARDED = "held_discarded"
     # A business rule task evaluated its decision (decision, version, matched rules, result).
     DECISION_EVALUATED = "decision_evaluated"
+    # A compensation throw or cancel end began undoing completed activities.
+    COMPENSATION = "compensation"
 
 
 INSTANCE_STATUSES: tuple[str, ...] = tuple(InstanceStatus)
@@ -158,3 +160,11 @@ PAUSED_TOKEN = (TokenStatus.WAITING, TokenStatus.FAILED)
 
 # Broadcasts still on their way to the instances they cover.
 UNFINISHED_BROADCAST = (BroadcastStatus.PENDING, BroadcastStatus.RUNNING)
+
+
+class CompensationStatus(StrEnum):
+    """A completed activity a compensation throw may undo: still `completed`, or `compensated`
+    (its handler started, so a second throw leaves it alone)."""
+
+    COMPLETED = "completed"
+    COMPENSATED = "compensated"

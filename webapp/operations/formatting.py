@@ -79,6 +79,7 @@ HISTORY_KINDS = {
     HistoryKind.EVENT_WON: "event won",
     HistoryKind.SIGNAL: "signal received",
     HistoryKind.MODIFIED: "tokens moved by an operator",
+    HistoryKind.COMPENSATION: "compensation thrown",
 }
 
 

@@ -54,7 +54,7 @@ VARIABLES_POOL = "pool"
 
 #: Kinds whose output stays out of the pool: a call or sub-process returns only what its mappings
 #: name.
-UNPOOLED_KINDS = frozenset({"callActivity", "subProcess", "eventSubProcess"})
+UNPOOLED_KINDS = frozenset({"callActivity", "subProcess", "eventSubProcess", "transaction"})
 
 
 def uses_pool(doc: Mapping[str, Any]) -> bool:

@@ -132,6 +132,20 @@ END_EVENTS: tuple[str, ...] = ("", "error", "escalation", "terminate", "signal",
 # Start events of an event sub-process, and of the process itself (beside its one none start).
 EVENT_START_EVENTS: tuple[str, ...] = ("timer", "message", "signal", "error", "escalation")
 PROCESS_START_EVENTS: tuple[str, ...] = ("timer", "message", "signal")
+# Compensation and transactions (docs/process-format.md#compensation-and-transactions): a
+# compensation boundary names its handler, a cancel boundary sits on a transaction; compensation
+# and cancel ends; a compensation start begins an event sub-process when its scope is compensated.
+COMPENSATION_KEYS = ("activity", "waitForCompletion")
+COMPENSATION_TYPES: dict[str, tuple[type, ...]] = {"activity": (str,), "waitForCompletion": (bool,)}
+BOUNDARY_EVENTS += ("compensate", "cancel")
+END_EVENTS += ("compensate", "cancel")
+EVENT_START_EVENTS += ("compensate",)
+
+
+# bpmn-js's names of definitions in its replace menu where they differ from ours.
+_MENU_NAMES = {"compensate": "compensation"}
+# Definitions with no non-interrupting form.
+_ALWAYS_INTERRUPT = ("error", "compensate", "cancel")
 
 
 def _event_targets(
@@ -139,9 +153,13 @@ def _event_targets(
 ) -> tuple[str, ...]:
     """bpmn-js's replace-menu names of `shape` events with these definitions (`timer-start`,
     `none-end`), with their non-interrupting forms when `lenient` (an error always interrupts)."""
-    names = [f"{event or 'none'}-{shape}" for event in events]
+    names = [f"{_MENU_NAMES.get(event, event or 'none')}-{shape}" for event in events]
     if lenient:
-        names += [f"non-interrupting-{event}-{shape}" for event in events if event != "error"]
+        names += [
+            f"non-interrupting-{event}-{shape}"
+            for event in events
+            if event not in _ALWAYS_INTERRUPT
+        ]
     return tuple(names)
 
 
@@ -270,6 +288,14 @@ KINDS: Mapping[str, NodeKind] = MappingProxyType(
                         "Create message end event (a tool sends a message, then the path ends)",
                         event="message",
                     ),
+                    PaletteEntry(
+                        "compensation-end",
+                        "end",
+                        75,
+                        "bpmn-icon-end-event-compensation",
+                        "Create compensation end event (undoes completed activities)",
+                        event="compensate",
+                    ),
                 ),
                 replace=_event_targets("end", END_EVENTS),
                 role="event",
@@ -277,7 +303,15 @@ KINDS: Mapping[str, NodeKind] = MappingProxyType(
                 max_in=None,
                 min_out=0,
                 max_out=0,
-                config_keys=("event", "code", "signal", "payload", "message", *TOOL_KEYS),
+                config_keys=(
+                    "event",
+                    "code",
+                    "signal",
+                    "payload",
+                    "message",
+                    *TOOL_KEYS,
+                    *COMPENSATION_KEYS,
+                ),
                 config_types={
                     "event": (str,),
                     "code": (str,),
@@ -285,6 +319,7 @@ KINDS: Mapping[str, NodeKind] = MappingProxyType(
                     "payload": (dict,),
                     "message": (str,),
                     **TOOL_TYPES,
+                    **COMPENSATION_TYPES,
                 },
                 **EVENT_SIZE,
             ),
@@ -817,6 +852,15 @@ KINDS: Mapping[str, NodeKind] = MappingProxyType(
                         "Create escalation boundary event" + BOUNDARY_HINT,
                         event="escalation",
                     ),
+                    PaletteEntry(
+                        "compensation-boundary",
+                        "boundary",
+                        55,
+                        "bpmn-icon-intermediate-event-catch-compensation",
+                        "Create compensation boundary event (connect it to its handler)"
+                        + BOUNDARY_HINT,
+                        event="compensate",
+                    ),
                 ),
                 replace=_event_targets("boundary", BOUNDARY_EVENTS, lenient=True),
                 role="event",
@@ -836,9 +880,11 @@ KINDS: Mapping[str, NodeKind] = MappingProxyType(
                     "correlationKey",
                     "signal",
                     "saveTo",
+                    "handler",
                 ),
                 defaults={"interrupting": True},
                 config_types={
+                    "handler": (str,),
                     "attachedTo": (str,),
                     "interrupting": (bool,),
                     "saveTo": (str,),
@@ -893,6 +939,55 @@ KINDS: Mapping[str, NodeKind] = MappingProxyType(
                 config_types=DECISION_TYPES,
                 **TASK_SIZE,
             ),
+            # Compensation and transactions: see docs/process-format.md.
+            _kind(
+                name="compensationThrow",
+                label="Compensation throw",
+                palette=(
+                    PaletteEntry(
+                        "compensation-throw",
+                        "intermediate",
+                        49,
+                        "bpmn-icon-intermediate-event-throw-compensation",
+                        "Create compensation throw (undoes completed activities, then goes on)",
+                    ),
+                ),
+                replace=("compensation-intermediate-throw",),
+                role="event",
+                min_in=1,
+                max_in=None,
+                min_out=1,
+                max_out=1,
+                config_keys=COMPENSATION_KEYS,
+                config_types=COMPENSATION_TYPES,
+                **EVENT_SIZE,
+                element="intermediateThrowEvent",
+                event="compensate",
+            ),
+            _kind(
+                name="transaction",
+                label="Transaction",
+                palette=(
+                    PaletteEntry(
+                        "transaction",
+                        "activity",
+                        19,
+                        "bpmn-icon-transaction",
+                        "Create transaction (a sub-process a cancel end undoes)",
+                        start_inside="",
+                    ),
+                ),
+                replace=("transaction",),
+                role="task",
+                min_in=1,
+                max_in=None,
+                min_out=1,
+                max_out=1,
+                config_keys=("collapsed", "multiInstance"),
+                config_types={"collapsed": (bool,), "multiInstance": (dict,)},
+                width=350,
+                height=200,
+            ),
         )
     }
 )
@@ -909,6 +1004,7 @@ EVENT_DEFINITIONS: tuple[str, ...] = (
     "signal",
     "link",
 )
+EVENT_DEFINITIONS += ("compensate", "cancel")
 #: The kinds whose one definition the kind itself fixes, by (element, definitions): the
 #: intermediate events (a throw with none is a milestone).
 EVENT_KINDS: Mapping[tuple[str, tuple[str, ...]], str] = MappingProxyType(
@@ -943,7 +1039,7 @@ def element_kind(element: str, attributes: Mapping[str, str | None]) -> str | No
 
 
 # Kinds that may hold other nodes (their `parent`), and that may carry `multiInstance`.
-SCOPE_KINDS: tuple[str, ...] = ("subProcess", "eventSubProcess")
+SCOPE_KINDS: tuple[str, ...] = ("subProcess", "eventSubProcess", "transaction")
 TASK_KINDS: tuple[str, ...] = (
     "userTask",
     "serviceTask",
@@ -953,9 +1049,9 @@ TASK_KINDS: tuple[str, ...] = (
     "manualTask",
     "businessRuleTask",
 )
-MULTI_INSTANCE_KINDS: tuple[str, ...] = (*TASK_KINDS, "subProcess", "callActivity")
+MULTI_INSTANCE_KINDS: tuple[str, ...] = (*TASK_KINDS, "subProcess", "callActivity", "transaction")
 # Boundary events attach to these.
-BOUNDARY_HOSTS: tuple[str, ...] = (*TASK_KINDS, "subProcess", "callActivity")
+BOUNDARY_HOSTS: tuple[str, ...] = (*TASK_KINDS, "subProcess", "callActivity", "transaction")
 # What may follow an event-based gateway, and the event each of those kinds waits for there.
 EVENT_GATEWAY_TARGETS: Mapping[str, str] = MappingProxyType(
     {
@@ -992,6 +1088,8 @@ IMPLICIT_END_KINDS = frozenset(
         "subProcess",
         "callActivity",
         "escalationThrow",
+        "compensationThrow",
+        "transaction",
     }
 )
 

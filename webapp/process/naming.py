@@ -13,6 +13,8 @@ from webapp.process.kinds import KINDS
 
 #: What a boundary event or an event start reacts to, named by its word before the kind.
 _EVENT_WORDS = frozenset(("timer", "message", "signal", "error", "escalation", "terminate"))
+#: Event definitions whose word differs from their name ("compensation boundary event").
+_EVENT_NAMES = {"compensate": "compensation", "cancel": "cancel"}
 
 
 def kind_words(kind: str) -> str:
@@ -96,7 +98,8 @@ class Namer:
         given = node.get("config")
         config: Mapping[str, Any] = given if isinstance(given, Mapping) else {}
         event = str(config.get("event") or "")
-        words = f"{event} {kind_words(kind)}" if event in _EVENT_WORDS else kind_words(kind)
+        word = event if event in _EVENT_WORDS else _EVENT_NAMES.get(event)
+        words = f"{word} {kind_words(kind)}" if word else kind_words(kind)
         host = config.get("attachedTo")
         if kind == "boundaryEvent" and isinstance(host, str) and self._node(host) is not None:
             return f"the {words} on {self.short(host, depth)}"

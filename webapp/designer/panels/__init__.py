@@ -15,6 +15,7 @@ from typing import Any
 from wtforms.fields.choices import SelectChoice
 
 from webapp.designer.panels.base import FLOW, PanelContext, PanelForm, original_values
+from webapp.designer.panels.compensation import CompensationThrowPanel
 from webapp.designer.panels.events import (
     BoundaryPanel,
     EndEventPanel,
@@ -73,6 +74,9 @@ PANELS: dict[str, type[PanelForm]] = {
     "boundaryEvent": BoundaryPanel,
     "escalationThrow": EscalationThrowPanel,
     "businessRuleTask": BusinessRuleTaskPanel,
+    # Compensation and transactions.
+    "compensationThrow": CompensationThrowPanel,
+    "transaction": SubProcessPanel,
     FLOW: FlowPanel,
 }
 

@@ -32,7 +32,11 @@ CATCH_CHOICES = [
     SelectChoice("signal", "A signal"),
     SelectChoice("error", "An error"),
     SelectChoice("escalation", "An escalation"),
+    SelectChoice("compensate", "Compensation (runs its handler when the activity is undone)"),
+    SelectChoice("cancel", "A cancel (its transaction was cancelled)"),
 ]
+#: Events that always interrupt and have no settings of their own.
+_SETTINGLESS = ("compensate", "cancel")
 
 
 class CatchFields(SignalFields, MessageNameField, TimerFields):
@@ -73,8 +77,9 @@ def read_catch(form: CatchFields, config: dict[str, Any]) -> None:
         form.event.errors.append("Choose a timer, a message, a signal, an error or an escalation.")
         return
     config.pop("signal", None)
+    config.pop("handler", None)
     config["event"] = event
-    interrupting = bool(form.interrupting.data)
+    interrupting = bool(form.interrupting.data) or event in _SETTINGLESS
     if event == "error" and not interrupting:
         form.interrupting.errors.append("An error always interrupts: tick Interrupting.")
     config["interrupting"] = interrupting
@@ -148,4 +153,6 @@ _CATCH_READERS: dict[str, Callable[[CatchFields, dict[str, Any]], None]] = {
     "signal": _catch_signal,
     "error": _catch_code,
     "escalation": _catch_code,
+    "compensate": lambda form, config: None,
+    "cancel": lambda form, config: None,
 }

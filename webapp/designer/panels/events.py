@@ -33,6 +33,11 @@ from webapp.designer.panels.base import (
     save_to_field,
 )
 from webapp.designer.panels.catch import CatchFields, catch_data, read_catch
+from webapp.designer.panels.compensation import (
+    CompensationFields,
+    compensation_data,
+    read_compensation,
+)
 from webapp.designer.panels.fields import (
     MessageNameField,
     PayloadFields,
@@ -257,7 +262,10 @@ class BoundaryPanel(CatchFields, PanelForm):
         host = original_values(self).get("attachedTo")
         if isinstance(host, str):
             config["attachedTo"] = host
+        handler = original_values(self).get("handler")
         read_catch(self, config)
+        if config.get("event") == "compensate" and isinstance(handler, str) and handler:
+            config["handler"] = handler
         save_to = read_save_to(self.save_to)
         if save_to and config.get("event") in ("message", "signal", "error"):
             config["saveTo"] = save_to
@@ -278,10 +286,14 @@ END_CHOICES = [
     SelectChoice("terminate", "Terminate: ends everything else in its scope"),
     SelectChoice("signal", "A signal: broadcast, then the path ends"),
     SelectChoice("message", "A message: a tool sends it, then the path ends"),
+    SelectChoice("compensate", "Compensation: undoes completed activities, then the path ends"),
+    SelectChoice("cancel", "Cancel: undoes and leaves its transaction by the cancel event"),
 ]
 
 
-class EndEventPanel(ToolFields, SignalFields, PayloadFields, MessageNameField, PanelForm):
+class EndEventPanel(
+    ToolFields, SignalFields, PayloadFields, MessageNameField, CompensationFields, PanelForm
+):
     event = SelectField("Ends with", choices=END_CHOICES, default="")
     code = StringField(
         "Code", validators=[Optional(), Length(max=MAX_CODE)], description="The code thrown."
@@ -296,6 +308,7 @@ class EndEventPanel(ToolFields, SignalFields, PayloadFields, MessageNameField, P
             "signal": as_text(config.get("signal")),
             "message": as_text(config.get("message")),
             "payload": as_rows(config.get("payload")),
+            **compensation_data(config),
         }
 
     def dump(self, config: dict[str, Any], context: PanelContext) -> None:
@@ -320,6 +333,8 @@ def _read_end(form: EndEventPanel, config: dict[str, Any]) -> None:
     elif event == "message":
         config.update(read_name(form.message, "message", required=False))
         read_tool(form, config)
+    elif event == "compensate":
+        read_compensation(form, config)
 
 
 class EscalationThrowPanel(PanelForm):

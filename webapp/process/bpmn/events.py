@@ -5,7 +5,8 @@ events, the timer, message and signal starts of the process, the starts of event
 boundary events and escalation throws carry `event`/`code`. Any other start or end definition is
 imported as a plain event and listed as unsupported. Intermediate events with exactly one timer,
 message, signal or link definition become their kinds (a throw with none is a milestone); every
-other event (conditional, compensation, multiple...) is not imported.
+other event (conditional, multiple...) is not imported. Compensation and cancel events are read
+as their kinds and `event` configs (see `compensation`).
 """
 
 from __future__ import annotations
@@ -26,7 +27,7 @@ from webapp.process.kinds import (
     PROCESS_START_EVENTS,
 )
 
-from . import conditions
+from . import compensation, conditions
 from .namespaces import BPMN, FLOWDESK_LANGUAGE, ZEEBE, q, split
 
 #: The event elements the reader hands to `read_event`: those of our event kinds, and the
@@ -197,6 +198,9 @@ def standard_config(
             config["link"] = element.get("name")  # bpmn-js before 2019 named only the event
         elif "link" not in (ours or {}):
             warn("import.link_missing", "Link event has no name")
+    elif event == "compensate" and kind != "boundaryEvent":
+        definition = element.find(q(BPMN, "compensateEventDefinition"))
+        config.update(compensation.definition_settings(definition))
     elif event in ("error", "escalation"):
         local = "error" if event == "error" else "escalation"
         definition = element.find(q(BPMN, f"{local}EventDefinition"))

@@ -15,6 +15,8 @@ from typing import Any
 
 from lxml import etree
 
+from webapp.process.kinds import SCOPE_KINDS
+
 from .namespaces import (
     BPMN,
     BPMNDI,
@@ -499,7 +501,7 @@ def prune(doc: dict[str, Any]) -> None:
     collapsed = {
         node_id
         for node_id, node in nodes.items()
-        if node.get("kind") in ("subProcess", "eventSubProcess")
+        if node.get("kind") in SCOPE_KINDS
         and isinstance(node.get("config"), dict)
         and node["config"].get("collapsed") is True
     }

@@ -35,6 +35,7 @@ from webapp.process.naming import Namer, capitalized
 from webapp.process.validation import Problem
 
 from . import conditions, events, kept, layout, safe_xml, structure
+from .compensation import compensation_handlers
 from .model import BpmnImportError, ImportResult, UnsupportedElement
 from .namespaces import BPMN, BPMNDI, DC, DI, FLOWDESK, FLOWDESK_LANGUAGE, q, split
 from .vendor import (
@@ -55,7 +56,6 @@ ALIASES = {"task": ("userTask", "import.task_as_user_task")}
 _UNSUPPORTED_NODES = {
     "complexGateway",
     "adHocSubProcess",
-    "transaction",
     "callChoreography",
     "subChoreography",
     "choreographyTask",
@@ -67,6 +67,8 @@ FLOW_NODES = {
     *_UNSUPPORTED_NODES,
 }
 _SILENT = {"documentation", "extensionElements", "auditing", "monitoring"}
+#: Elements that hold flow nodes of their own.
+_SCOPE_ELEMENTS = ("subProcess", "transaction")
 #: Modelling-only children of a process or sub-process, kept as they are (see `kept`).
 _KEPT_SCOPE = {*kept.SCOPE_HEAD, *kept.SCOPE_TAIL}
 _NODE_CHILDREN = {"documentation", "extensionElements", "incoming", "outgoing", "script"}
@@ -345,6 +347,7 @@ class _Reader:
             host = config.get("attachedTo") if isinstance(config, dict) else None
             if isinstance(host, str):
                 config["attachedTo"] = self.renamed.get(host, host)
+        compensation_handlers(self.root, nodes, self.renamed, self.warn)
         doc["nodes"] = nodes
         doc["flows"] = self._flows(containers, nodes)
         self._reorder(process, doc)
@@ -507,7 +510,7 @@ class _Reader:
                 origin[node_id] = element.get("id", "")
                 if local == "boundaryEvent" and node["kind"] == "boundaryEvent":
                     self.attached.append(node_id)
-                if local == "subProcess":  # its nodes are read even if our extension says
+                if local in _SCOPE_ELEMENTS:  # its nodes are read even if our extension says
                     self._nodes(element, node_id, nodes, origin, containers)  # another kind
 
     def _node_id(self, element: etree._Element, local: str) -> str:
@@ -609,7 +612,7 @@ class _Reader:
             if namespace != BPMN:
                 continue
             if child_local in kept.NODE_FIELDS or (
-                local == "subProcess" and child_local in _KEPT_SCOPE
+                local in _SCOPE_ELEMENTS and child_local in _KEPT_SCOPE
             ):
                 kept_here.append(kept.to_data(child))
             elif not (
@@ -825,6 +828,7 @@ _CONFIG_READERS: dict[str, ConfigReader] = {
     "startEvent": _start_event,
     "subProcess": _scope,
     "eventSubProcess": _scope,
+    "transaction": _scope,
     "callActivity": _call_activity,
     "businessRuleTask": _element_only(business_rule_task_config),
 }
@@ -840,8 +844,6 @@ def _foreign_settings(root: etree._Element, ext: dict[str, Any]) -> dict[str, An
 
 def _refusal(element: etree._Element, local: str) -> tuple[str, str] | None:
     """(type, detail) of a flow node imported nowhere because Flowdesk cannot run it as written."""
-    if element.get("isForCompensation") == "true":
-        return f"{local}[isForCompensation]", "compensation activities are not supported"
     if local == "eventBasedGateway" and element.get("instantiate") == "true":
         return f"{local}[instantiate]", "an event-based gateway that starts the process"
     if local == "eventBasedGateway" and element.get("eventGatewayType", "Exclusive") != "Exclusive":

@@ -32,7 +32,7 @@ from webapp.process.kinds import (
     definition_element,
 )
 
-from . import kept, layout, routing, safe_xml, vendor
+from . import compensation, kept, layout, routing, safe_xml, vendor
 from .namespaces import BPMN, BPMNDI, DC, DI, EXPORT_NSMAP, FLOWDESK, FLOWDESK_LANGUAGE, XSI, q
 
 EXPORTER = "Flowdesk"
@@ -46,6 +46,7 @@ _DEFAULT_CAPABLE = {
     *TASK_KINDS,
     "subProcess",
     "callActivity",
+    "transaction",
 }
 _STANDARD_EVENTS = {
     "boundaryEvent": BOUNDARY_EVENTS,
@@ -167,6 +168,9 @@ class _Writer:
             if flow["default"] is True and source_kind in _DEFAULT_CAPABLE:
                 self.defaults.setdefault(flow["source"], flow_id)
         self.placed = _display_positions(doc)
+        # Compensation boundary -> handler, and the associations written for them (id, ends).
+        self.handlers = compensation.handlers_of(self.nodes)
+        self.associations: list[tuple[str, str, str]] = []
 
     def _check_ids(self) -> None:
         for element_id in [*self.nodes, *self.flows]:
@@ -220,6 +224,7 @@ class _Writer:
             for data in items:
                 if isinstance(data, dict) and data.get("tag") in kept.SCOPE_TAIL:
                     _append_kept(container, data)
+        self._handler_associations(process, elements, tails)
         imports = 0
         for data in self.kept.get("definitions", []):
             tag = data.get("tag") if isinstance(data, dict) else None
@@ -252,6 +257,33 @@ class _Writer:
             if isinstance(data, dict) and data.get("tag") == "relationship":
                 _append_kept(root, data)
         return root
+
+    def _handler_associations(
+        self,
+        process: etree._Element,
+        elements: dict[str, etree._Element],
+        tails: dict[str | None, list[Any]],
+    ) -> None:
+        """An association from each compensation boundary to its handler, unless the file the
+        document came from had one (kept as it was)."""
+        written = set()
+        for items in tails.values():
+            written |= compensation.kept_associations(items)
+        for boundary, handler in self.handlers.items():
+            if (boundary, handler) in written:
+                continue
+            parent = self.nodes[boundary].get("parent")
+            container = process if parent is None else elements[parent]
+            association_id = self.fresh(f"{boundary}_handler")
+            etree.SubElement(
+                container,
+                q(BPMN, "association"),
+                id=association_id,
+                sourceRef=boundary,
+                targetRef=handler,
+                associationDirection="One",
+            )
+            self.associations.append((association_id, boundary, handler))
 
     def _collaboration(self, root: etree._Element, process_id: str) -> str | None:
         """Point the kept pool of the process at it; the id of the collaboration the main plane
@@ -321,6 +353,10 @@ class _Writer:
             children = self._standard(element, node_id, node, config)
         if node_id in self.defaults:
             element.set("default", self.defaults[node_id])
+        if node_id in self.handlers.values():
+            element.set("isForCompensation", "true")
+        if node_id in self.handlers:
+            config.pop("handler", None)
         settings = vendor.export_settings(element, config) if tag != "task" else []
         _extensions(element, {"config": config, "node": extras}, settings)
         own = node.get("kept", [])
@@ -331,7 +367,7 @@ class _Writer:
             etree.SubElement(element, q(BPMN, "outgoing")).text = flow_id
         _append_tagged(element, own, kept.NODE_FIELDS)
         element.extend(child for child in children if child is not None)
-        if node["kind"] == "subProcess":
+        if node["kind"] in ("subProcess", "transaction"):
             _append_tagged(element, own, ("laneSet",))
         return element
 
@@ -545,6 +581,17 @@ class _Writer:
         for entry in self.kept.get("diagram", []):
             plane = planes.get(entry.get("plane")) if entry.get("plane") else None
             _append_kept(planes[None] if plane is None else plane, entry.get("element"))
+        for association_id, boundary, handler in self.associations:
+            edge = etree.SubElement(
+                planes[plane_of[boundary]],
+                q(BPMNDI, "BPMNEdge"),
+                id=self.fresh(f"{association_id}_di"),
+            )
+            edge.set("bpmnElement", association_id)
+            for x, y, width, height in (boxes[boundary], boxes[handler]):
+                waypoint = etree.SubElement(edge, q(DI, "waypoint"))
+                waypoint.set("x", _number(x + width / 2))
+                waypoint.set("y", _number(y + height / 2))
         indexes: dict[str | None, routing.RouteIndex] = {}
         for node_id, node in self.nodes.items():
             if node["title"] and xml_safe(node["title"]):
@@ -577,6 +624,9 @@ _DEFINITION_WRITERS: dict[str, DefinitionWriter] = {
     "escalation": _Writer._code_ref,
     "signal": _Writer._signal_ref,
     "link": _Writer._link_name,
+    "compensate": lambda writer, definition, event, kind, config: compensation.write_definition(
+        definition, config
+    ),
 }
 
 AttributeWriter = Callable[
@@ -644,6 +694,7 @@ def _script_task(
 _ATTRIBUTE_WRITERS: dict[str, AttributeWriter] = {
     "subProcess": _scope,
     "eventSubProcess": _scope,
+    "transaction": _scope,
     "callActivity": _call_activity,
     "boundaryEvent": _boundary_event,
     "startEvent": _start_event,

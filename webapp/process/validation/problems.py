@@ -72,6 +72,19 @@ CODES: dict[str, str] = {
     "link.unpaired": "a link throw has no link catch of its name beside it",
     "script.language": "a script task's language is not one Flowdesk runs",
     "script.syntax": "a script line is not 'name = expression' or its expression does not parse",
+    # Compensation and transactions.
+    "compensation.handler_missing": "a compensation boundary event names no handler",
+    "compensation.handler_invalid": "a compensation handler is not an activity beside its event",
+    "compensation.handler_shared": "two compensation boundary events share one handler",
+    "compensation.handler_flows": "a compensation handler has sequence flows",
+    "compensation.flows": "a compensation boundary event has outgoing sequence flows",
+    "compensation.activity": "a compensation throw names no activity of its scope",
+    "compensation.nothing": "(warning) a compensation throw has nothing it could undo",
+    "compensation.never_thrown": "(warning) no compensation throw can reach a handler",
+    "compensation.start_scope": "a compensation event sub-process outside a sub-process",
+    "cancel.outside_transaction": "a cancel end event not directly inside a transaction",
+    "cancel.no_boundary": "a cancel end event's transaction has no cancel boundary event",
+    "boundary.cancel_host": "a cancel boundary event not on a transaction",
 }
 
 

@@ -16,7 +16,7 @@ from webapp.process.kinds import (
 from webapp.process.validation.base import Checks, Site, has_text
 
 #: Activities that finish without a result of their own: `$nodes.<id>` of an instance is null.
-RESULTLESS_KINDS = ("subProcess", "manualTask")
+RESULTLESS_KINDS = ("subProcess", "manualTask", "transaction")
 
 
 class ScopeChecks(Checks):
@@ -99,12 +99,12 @@ class ScopeChecks(Checks):
             scope_id = self.graph.ids[scope]
             name = self.name(scope_id)
             plain = [i for i in own_starts if not self.config_of(i).get("event")]
-            counted = plain if kind.name == "subProcess" else own_starts
+            counted = plain if kind.name in ("subProcess", "transaction") else own_starts
             if not counted:
                 startless.add(scope)
                 what = (
                     "a start event inside"
-                    if kind.name == "subProcess"
+                    if kind.name in ("subProcess", "transaction")
                     else "a start event that says what starts it"
                 )
                 self.error("start.count", scope_id, f"{name} needs {what}.")

@@ -18,6 +18,7 @@ class StructureChecks(Checks):
 
         def check_scope_counts(self) -> tuple[list[int], list[int], set[int | None]]: ...
         def ends_implicitly(self, index: int) -> bool: ...
+        def compensation_only(self) -> set[int]: ...
 
     def check_ids(self) -> None:
         """Ids are valid, a flow does not reuse a node's id, and every kind is known."""
@@ -82,8 +83,9 @@ class StructureChecks(Checks):
             self.error("end.missing", None, "The process needs at least one end event.")
         self.no_incoming: set[int] = set()
         self.no_outgoing: set[int] = set()
+        outside_flow = self.compensation_only()
         for index, kind in enumerate(self.kinds):
-            if kind is None:
+            if kind is None or index in outside_flow:
                 continue
             node_id = graph.ids[index]
             ins, outs = len(graph.in_flows[index]), len(graph.out_flows[index])
@@ -142,6 +144,7 @@ class StructureChecks(Checks):
         """Report unreachable and dead-end nodes, only where the cause is (not everything after)."""
         graph = self.graph
         event_scopes = [i for i in range(len(graph)) if self.is_kind("eventSubProcess", i)]
+        event_scopes += sorted(self.compensation_only())
         if self.starts:
             roots = [*self.starts, *event_scopes]
             roots += [i for i in range(len(graph)) if self.parent[i] in self.startless]

@@ -15,6 +15,7 @@ from webapp.process.naming import Namer
 from webapp.process.tools import ToolSpec
 from webapp.process.validation.boundaries import BoundaryChecks
 from webapp.process.validation.calls import CallChecks
+from webapp.process.validation.compensation import CompensationChecks
 from webapp.process.validation.data import DataChecks
 from webapp.process.validation.decisions import DecisionChecks
 from webapp.process.validation.events import EventChecks
@@ -29,8 +30,12 @@ KindCheck = Callable[[Any, int, str, str, dict], None]
 
 #: The checks each node kind's settings get, in the order they run; kinds not named get none.
 KIND_CHECKS: dict[str, tuple[KindCheck, ...]] = {
-    "startEvent": (TaskChecks.check_start_form, EventChecks.check_event_start),
-    "endEvent": (EventChecks.check_end_event,),
+    "startEvent": (
+        TaskChecks.check_start_form,
+        EventChecks.check_event_start,
+        CompensationChecks.check_compensation_start,
+    ),
+    "endEvent": (EventChecks.check_end_event, CompensationChecks.check_compensation_throw),
     "userTask": (TaskChecks.check_user_task,),
     "serviceTask": (TaskChecks.check_service_task,),
     "sendTask": (TaskChecks.check_service_task,),
@@ -44,7 +49,11 @@ KIND_CHECKS: dict[str, tuple[KindCheck, ...]] = {
     "linkThrow": (EventChecks.check_link_name,),
     "linkCatch": (EventChecks.check_link_name,),
     "escalationThrow": (EventChecks.check_escalation_throw,),
-    "boundaryEvent": (BoundaryChecks.check_boundary,),
+    "boundaryEvent": (
+        BoundaryChecks.check_boundary,
+        CompensationChecks.check_compensation_boundary,
+    ),
+    "compensationThrow": (CompensationChecks.check_compensation_throw,),
     "callActivity": (CallChecks.check_call,),
     "businessRuleTask": (DecisionChecks.check_decision,),
 }
@@ -140,6 +149,7 @@ class Validator(
     CallChecks,
     DataChecks,
     DecisionChecks,
+    CompensationChecks,
 ):
     """One validation run; collects problems in a fixed, deterministic order."""
 
@@ -180,7 +190,7 @@ class Validator(
         comp = strongly_connected(self.graph.succ)
         self.cyclic = cyclic_nodes(self.graph.succ, comp)
         self.ancestors = ancestor_masks(self.graph.succ, comp, self.cyclic)
-        self.visible = self.boundary_data(self.ancestors)
+        self.visible = self.handler_data(self.boundary_data(self.ancestors))
         self.check_reachability(comp)
         self.check_exclusive_gateways()
         for index, node_id in enumerate(self.graph.ids):
@@ -193,6 +203,7 @@ class Validator(
         self.check_inclusive()
         self.check_event_gateways()
         self.check_links()
+        self.check_compensation_reached()
         return self.problems
 
     def check_config(self, index: int, node_id: str) -> None:
