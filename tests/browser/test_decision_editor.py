@@ -45,10 +45,15 @@ def test_import_edit_try_keep_publish_and_compare(request, size, demo):
     page.get_by_role("link", name="Import DMN").click()
     page.get_by_label("DMN file").set_input_files(str(folder / FILE))
     page.get_by_role("button", name="Import").click()
-    expect(page.locator(".flashes")).to_contain_text("Imported DRD: no problems.")
+    # A SpiffWorkflow (Python) table runs by first match there, so it is read as FIRST.
+    expect(page.locator(".flashes")).to_contain_text("Imported DRD: 1 problem (0 blocking")
     _audited(page)
 
     _tab(page, "Table")
+    policy = page.get_by_label("Hit policy")
+    expect(policy).to_have_value("FIRST")
+    _saved(page, lambda: policy.select_option("UNIQUE"))
+    expect(page.get_by_label("Hit policy")).to_have_value("UNIQUE")
     cell = page.get_by_label('Rule 2, Input "name"', exact=True)
     expect(cell).to_have_value('"Mo"')
     _saved(page, lambda: cell.fill('"Larry"'))

@@ -114,7 +114,7 @@ def read_file(data: bytes | str) -> tuple[dmn.DmnImport, list[dict[str, Any]]]:
     """The file's document and problems, and its example rows; refused when unreadable."""
     try:
         xml, rows = decision_examples.split(data)
-        imported = dmn.read_dmn(xml)
+        imported = dmn.read_dmn(xml, first_match_python=True)
     except ExampleError as exc:
         raise DecisionServiceError("import.examples", exc.message, field="file") from None
     except dmn.DmnImportError as exc:

@@ -34,8 +34,13 @@ _HIT_ALIASES = {"RULE_ORDER": "RULE ORDER", "OUTPUT_ORDER": "OUTPUT ORDER"}
 _WRITTEN_URIS = {*MODEL_URIS, DMNDI13, DC, DI, "http://www.omg.org/spec/DMN/20180521/DMNDI/"}
 
 
-def read_dmn(data: bytes | str, *, max_bytes: int = MAX_BYTES) -> DmnImport:
-    """Read a DMN file; DmnImportError (with a line) only when it cannot be read at all."""
+def read_dmn(
+    data: bytes | str, *, max_bytes: int = MAX_BYTES, first_match_python: bool = False
+) -> DmnImport:
+    """Read a DMN file; DmnImportError (with a line) only when it cannot be read at all.
+
+    ``first_match_python``: importing another tool's file, read a Python table declaring UNIQUE
+    as FIRST, the way SpiffWorkflow runs it (a draft read back keeps what its modeller chose)."""
     try:
         root = safe_xml.parse(data, max_bytes=max_bytes)
     except BpmnImportError as exc:
@@ -51,7 +56,7 @@ def read_dmn(data: bytes | str, *, max_bytes: int = MAX_BYTES) -> DmnImport:
             root.sourceline,
         )
     try:
-        return _Reader(root).read()
+        return _Reader(root, first_match_python).read()
     except (ValueError, RecursionError) as exc:
         raise DmnImportError(f"Cannot read the file: {exc}", root.sourceline) from None
 
@@ -63,8 +68,9 @@ def _line(element: etree._Element) -> int | None:
 class _Reader:
     """One pass over <definitions>; ``kept`` collects what Flowdesk does not interpret."""
 
-    def __init__(self, root: etree._Element) -> None:
+    def __init__(self, root: etree._Element, first_match_python: bool = False) -> None:
         self.root = root
+        self.first_match_python = first_match_python
         self.problems: list[DmnProblem] = []
         self.elements: dict[str, dict[str, Any]] = {}
         self.used_ids: set[str] = {str(e.get("id")) for e in root.iter() if e.get("id")}
@@ -236,7 +242,8 @@ class _Reader:
                 'expressionLanguage="python").',
                 blocking=False,
             )
-        if table["hitPolicy"] == "UNIQUE" and any(c.get("language") == "python" for c in inputs):
+        python = any(c.get("language") == "python" for c in inputs)
+        if self.first_match_python and python and table["hitPolicy"] == "UNIQUE":
             table["hitPolicy"] = "FIRST"
             self.problem(
                 "dmn.python-first",
