@@ -9,6 +9,7 @@ from __future__ import annotations
 from webapp.engine import (
     activities,
     children,
+    conditional_events,
     events,
     gateways,
     multi,
@@ -21,6 +22,7 @@ from webapp.engine.runtime import Behaviour, install
 TABLE: dict[str, Behaviour] = {
     **activities.BEHAVIOURS,
     **children.BEHAVIOURS,
+    **conditional_events.BEHAVIOURS,
     **events.BEHAVIOURS,
     **gateways.BEHAVIOURS,
     **multi.BEHAVIOURS,

@@ -82,6 +82,15 @@ class Definition:
         text = self.namer.flow(flow_id)
         return "f" + text[1:] if text.startswith("Flow '") else text
 
+    @cached_property
+    def conditional(self) -> bool:
+        """Whether any node waits for a condition (a step then re-evaluates them on a change)."""
+        return any(
+            node.get("kind") == "conditionalCatch"
+            or (node.get("config") or {}).get("event") == "conditional"
+            for node in self.nodes.values()
+        )
+
     def multi_instance(self, node_id: str) -> dict[str, Any] | None:
         """The node's multi-instance settings, or None when it runs once."""
         settings = self.config(node_id).get("multiInstance")

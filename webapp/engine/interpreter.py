@@ -1,12 +1,13 @@
 """The interpreter loop: queued tokens enter their nodes' behaviours until each waits or ends.
 
-After the queue drains, inclusive joins that nothing live can still reach fire, and scopes
-emptied in the step complete; either can queue tokens again.
+After the queue drains, inclusive joins that nothing live can still reach fire, conditional
+events whose condition the step's data changes made true fire, and scopes emptied in the step
+complete; each can queue tokens again.
 """
 
 from __future__ import annotations
 
-from webapp.engine import gateways, scopes
+from webapp.engine import conditional_events, gateways, scopes
 from webapp.engine.behaviours import TABLE
 from webapp.engine.runtime import Step, behaviour_of, multi_instance
 from webapp.models.statuses import TokenStatus
@@ -14,10 +15,12 @@ from webapp.models.statuses import TokenStatus
 
 def run(step: Step) -> None:
     """Move queued tokens until each waits, ends or fails; then fire inclusive joins nothing
-    can still reach, and complete emptied scopes."""
+    can still reach and conditions that became true, and complete emptied scopes."""
     while True:
         _drain(step)
         if gateways.release_joins(step):
+            continue
+        if conditional_events.reevaluate(step):
             continue
         if not _complete_a_scope(step):
             return

@@ -167,6 +167,10 @@ class Step:
         self.vars = dict(instance.vars or {})
         self.nodes = dict(instance.nodes or {})
         self._data_changed = False
+        # Whether data changed or a conditional event subscribed since conditions were last
+        # evaluated, and `$vars` as they were then (what a `watch` list compares against).
+        self.conditions_due = False
+        self.vars_evaluated = dict(self.vars)
         self._queue: deque[tuple[TokenRow, str, str | None, bool]] = deque()
         self._scopes_to_check: list[TokenRow] = []
         self._closed: list[tuple[TokenRow, tuple[str, ...] | None]] = []
@@ -175,7 +179,7 @@ class Step:
         self._entries = 0
         self._new_jobs: list[tuple[TokenRow | None, dict[str, Any]]] = []
         self._new_tasks: list[tuple[TokenRow, dict[str, Any]]] = []
-        self._new_subscriptions: list[tuple[TokenRow, str, str, str, str]] = []
+        self._new_subscriptions: list[tuple[TokenRow, str, str, str, str, bool | None]] = []
         self._jobs: list[JobRow] = []
         # Signals thrown in this step, written (and handed to workers) when it finishes.
         self.broadcasts: list[dict[str, Any]] = []
@@ -223,6 +227,7 @@ class Step:
         elif self.definition.kind(node_id) not in UNPOOLED_KINDS:
             self.pool(output)
         self._data_changed = True
+        self.conditions_due = True
 
     def pool(self, values: Any) -> None:
         """In a process with `"variables": "pool"`, merge a JSON object's keys into `$vars`,
@@ -230,11 +235,13 @@ class Step:
         if self.definition.pool and isinstance(values, dict):
             self.vars.update(values)
             self._data_changed = True
+            self.conditions_due = True
 
     def assign(self, values: dict[str, Any]) -> None:
         """Write `values` into `$vars` (a script task's assignments)."""
         self.vars.update(values)
         self._data_changed = True
+        self.conditions_due = True
 
     # --- the tokens the step has read ------------------------------------------------------
 
@@ -459,11 +466,35 @@ class Step:
         correlation_key: str,
         node_id: str | None = None,
         kind: str = "message",
+        satisfied: bool | None = None,
     ) -> None:
-        """`token` waits for a message (name and key) or, `kind` "signal", a signal name."""
+        """`token` waits for a message (name and key), a signal name (`kind` "signal") or a
+        condition (`kind` "condition", `satisfied`: whether it held when last evaluated)."""
         self._new_subscriptions.append(
-            (token, name, correlation_key, node_id or token.node_id, kind)
+            (token, name, correlation_key, node_id or token.node_id, kind, satisfied)
         )
+        if kind == "condition":
+            self.conditions_due = True
+
+    def take_new_subscription(self, token: TokenRow, node_id: str, kind: str) -> bool:
+        """Withdraw the not yet saved subscription of `token` at `node_id` of `kind`; False when
+        there is none."""
+        for index, wait in enumerate(self._new_subscriptions):
+            if wait[0] is token and wait[3] == node_id and wait[4] == kind:
+                del self._new_subscriptions[index]
+                return True
+        return False
+
+    def new_subscriptions(self, kind: str) -> list[tuple[TokenRow, str, bool | None]]:
+        """The (token, node id, satisfied) of the not yet saved subscriptions of `kind`."""
+        return [(w[0], w[3], w[5]) for w in self._new_subscriptions if w[4] == kind]
+
+    def mark_new_subscription(self, token: TokenRow, node_id: str, satisfied: bool) -> None:
+        """Record whether the condition of an unsaved conditional subscription holds now."""
+        self._new_subscriptions = [
+            (*w[:5], satisfied) if w[0] is token and w[3] == node_id and w[4] == "condition" else w
+            for w in self._new_subscriptions
+        ]
 
     def take_subscriptions(self, kind: str, name: str) -> list[tuple[TokenRow, str]]:
         """Withdraw the not yet saved subscriptions of `kind` and `name` this step made; the

@@ -139,6 +139,8 @@ class HistoryKind(StrEnum):
     # A message or signal kept while suspended that nothing waited for any more on resume (an
     # operator's modification or migration removed its wait).
     HELD_DISCARDED = "held_discarded"
+    # A conditional event's condition changed from false to true (it fired).
+    CONDITION = "condition"
 
 
 INSTANCE_STATUSES: tuple[str, ...] = tuple(InstanceStatus)

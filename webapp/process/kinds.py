@@ -86,6 +86,9 @@ def _kind(**kwargs: Any) -> NodeKind:
     return NodeKind(**kwargs)
 
 
+#: A conditional event's settings: its `condition` expression and, optionally, the variables
+#: (comma-separated) whose change alone re-evaluates it (Camunda 7's `camunda:variableName`).
+CONDITION_KEYS = ("condition", "watch")
 # Text settings of events that wait for or throw something.
 EVENT_TEXT = (
     "event",
@@ -97,6 +100,7 @@ EVENT_TEXT = (
     "correlationKey",
     "signal",
     "timezone",
+    *CONDITION_KEYS,
 )
 # What a tool call is configured by: service and send tasks, message throw and end events.
 TOOL_KEYS = ("tool", "inputs", "saveTo", "retries", "backoff", "timeout")
@@ -115,11 +119,25 @@ TOOL_TYPES: dict[str, tuple[type, ...]] = {
 REFERENCE_KEYS = ("formRef", "implementation", "dueDate", "followUpDate", "origin")
 
 # What each `event` value of start, end and boundary events may be.
-BOUNDARY_EVENTS: tuple[str, ...] = ("timer", "message", "signal", "error", "escalation")
+BOUNDARY_EVENTS: tuple[str, ...] = (
+    "timer",
+    "message",
+    "signal",
+    "error",
+    "escalation",
+    "conditional",
+)
 END_EVENTS: tuple[str, ...] = ("", "error", "escalation", "terminate", "signal", "message")
 # Start events of an event sub-process, and of the process itself (beside its one none start).
-EVENT_START_EVENTS: tuple[str, ...] = ("timer", "message", "signal", "error", "escalation")
-PROCESS_START_EVENTS: tuple[str, ...] = ("timer", "message", "signal")
+EVENT_START_EVENTS: tuple[str, ...] = (
+    "timer",
+    "message",
+    "signal",
+    "error",
+    "escalation",
+    "conditional",
+)
+PROCESS_START_EVENTS: tuple[str, ...] = ("timer", "message", "signal", "conditional")
 
 
 def _event_targets(
@@ -179,6 +197,15 @@ KINDS: Mapping[str, NodeKind] = MappingProxyType(
                         "Create signal start event (a signal starts the process)",
                         event="signal",
                     ),
+                    PaletteEntry(
+                        "conditional-start",
+                        "start",
+                        63,
+                        "bpmn-icon-start-event-condition",
+                        "Create conditional start event (started through the conditions API "
+                        "when its condition holds)",
+                        event="conditional",
+                    ),
                 ),
                 replace=_PROCESS_STARTS,
                 scoped_replace=tuple(
@@ -203,6 +230,7 @@ KINDS: Mapping[str, NodeKind] = MappingProxyType(
                     "correlationKey",
                     "signal",
                     "timezone",
+                    *CONDITION_KEYS,
                 ),
                 config_types={
                     "form": (dict,),
@@ -585,6 +613,31 @@ KINDS: Mapping[str, NodeKind] = MappingProxyType(
                 event="signal",
             ),
             _kind(
+                name="conditionalCatch",
+                label="Condition",
+                palette=(
+                    PaletteEntry(
+                        "conditional-catch",
+                        "intermediate",
+                        45,
+                        "bpmn-icon-intermediate-event-catch-condition",
+                        "Create conditional catch (wait until a condition on the data holds; on "
+                        "an activity's border: a conditional boundary event)",
+                    ),
+                ),
+                replace=("conditional-intermediate-catch",),
+                role="event",
+                min_in=1,
+                max_in=None,
+                min_out=1,
+                max_out=1,
+                config_keys=CONDITION_KEYS,
+                config_types={key: (str,) for key in CONDITION_KEYS},
+                **EVENT_SIZE,
+                element="intermediateCatchEvent",
+                event="conditional",
+            ),
+            _kind(
                 name="signalThrow",
                 label="Signal throw",
                 palette=(
@@ -824,6 +877,7 @@ KINDS: Mapping[str, NodeKind] = MappingProxyType(
                     "correlationKey",
                     "signal",
                     "saveTo",
+                    *CONDITION_KEYS,
                 ),
                 defaults={"interrupting": True},
                 config_types={
@@ -873,6 +927,7 @@ EVENT_DEFINITIONS: tuple[str, ...] = (
     "terminate",
     "signal",
     "link",
+    "conditional",
 )
 #: The kinds whose one definition the kind itself fixes, by (element, definitions): the
 #: intermediate events (a throw with none is a milestone).
@@ -950,6 +1005,7 @@ IMPLICIT_END_KINDS = frozenset(
         "timerCatch",
         "messageCatch",
         "signalCatch",
+        "conditionalCatch",
         "signalThrow",
         "messageThrow",
         "milestone",
