@@ -102,9 +102,12 @@ def test_a_catch_whose_condition_already_holds_fires_at_once(engine):
     assert load(engine, start(engine, version, input={"go": True})).status == "completed"
     waiting = start(engine, version, input={"go": False})
     assert load(engine, waiting).status == "running"
-    assert engine.scalar(
-        select(MessageSubscription.satisfied).where(MessageSubscription.instance_id == waiting)
-    ) is False
+    assert (
+        engine.scalar(
+            select(MessageSubscription.satisfied).where(MessageSubscription.instance_id == waiting)
+        )
+        is False
+    )
 
 
 def test_an_interrupting_boundary_ends_its_task_when_an_operator_makes_it_true(engine):

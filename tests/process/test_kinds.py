@@ -38,6 +38,7 @@ def test_registry_lists_the_contract_kinds() -> None:
         "inclusiveGateway",
         "eventBasedGateway",
         "signalCatch",
+        "conditionalCatch",
         "signalThrow",
         "messageThrow",
         "linkThrow",
@@ -85,6 +86,7 @@ def test_config_keys_follow_the_contract() -> None:
         "dueIn",
         "saveTo",
         "multiInstance",
+        "loop",
     )
     assert set(KINDS["serviceTask"].config_keys) == {
         "tool",
@@ -94,6 +96,7 @@ def test_config_keys_follow_the_contract() -> None:
         "backoff",
         "timeout",
         "multiInstance",
+        "loop",
     }
     assert KINDS["timerCatch"].config_keys == ("duration", "date")
     assert KINDS["messageCatch"].config_keys == ("message", "correlationKey", "saveTo")
@@ -107,7 +110,14 @@ def test_config_keys_follow_the_contract() -> None:
         "tool",
         "saveTo",
     }
-    assert KINDS["scriptTask"].config_keys == ("script", "language", "multiInstance", "emptyInFile")
+    assert KINDS["scriptTask"].config_keys == (
+        "script",
+        "language",
+        "multiInstance",
+        "emptyInFile",
+        "loop",
+    )
+    assert KINDS["conditionalCatch"].config_keys == ("condition", "watch")
     assert KINDS["scriptTask"].defaults == {"language": "flowdesk"}
     assert KINDS["linkThrow"].max_out == 0 and KINDS["linkCatch"].max_in == 0
     assert KINDS["eventBasedGateway"].min_out == 2
@@ -171,6 +181,7 @@ def test_each_kind_names_its_bpmn_element_and_event_definition() -> None:
         "timerCatch": ("intermediateCatchEvent", "timer"),
         "messageCatch": ("intermediateCatchEvent", "message"),
         "signalCatch": ("intermediateCatchEvent", "signal"),
+        "conditionalCatch": ("intermediateCatchEvent", "conditional"),
         "linkCatch": ("intermediateCatchEvent", "link"),
         "signalThrow": ("intermediateThrowEvent", "signal"),
         "messageThrow": ("intermediateThrowEvent", "message"),

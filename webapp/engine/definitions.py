@@ -96,6 +96,11 @@ class Definition:
         settings = self.config(node_id).get("multiInstance")
         return settings if isinstance(settings, dict) and settings else None
 
+    def standard_loop(self, node_id: str) -> dict[str, Any] | None:
+        """The node's standard loop settings (`loop`), or None when it runs once."""
+        settings = self.config(node_id).get("loop")
+        return settings if isinstance(settings, dict) and settings else None
+
     def catchers(self, node_ids: list[str], event: str, code: str | None) -> str | None:
         """Of these boundary or event-start nodes, the one catching `event` with `code`.
 

@@ -7,9 +7,9 @@ complete; each can queue tokens again.
 
 from __future__ import annotations
 
-from webapp.engine import conditional_events, gateways, scopes
+from webapp.engine import conditional_events, gateways, scopes, tree
 from webapp.engine.behaviours import TABLE
-from webapp.engine.runtime import Step, behaviour_of, multi_instance
+from webapp.engine.runtime import Step, behaviour_of, multi_instance, standard_loop
 from webapp.models.statuses import TokenStatus
 
 
@@ -44,6 +44,9 @@ def _drain(step: Step) -> None:
                 continue
         if not inner and definition.multi_instance(node_id):
             multi_instance().enter(step, token, node)
+            continue
+        first = not inner and not tree.is_looping(token.locals)
+        if first and definition.standard_loop(node_id) and not standard_loop().begins(step, token):
             continue
         behaviour.enter(step, token, node)
 

@@ -108,8 +108,26 @@ class Wrapper(Behaviour):
         raise NotImplementedError
 
 
-# The table key of the multi-instance wrapper (no node has this kind).
+class Looper(Behaviour):
+    """A standard loop around an activity: it runs again while its condition holds."""
+
+    def begins(self, step: Step, token: TokenRow) -> bool:
+        """A token reached the looped activity; False when a test before the first run ended
+        the loop (the token moved on)."""
+        raise NotImplementedError
+
+    def repeats(self, step: Step, token: TokenRow) -> bool:
+        """One run finished; True when the activity runs again (the token re-entered it)."""
+        raise NotImplementedError
+
+    def loop_values(self, step: Step, token: TokenRow) -> dict[str, Any]:
+        """`$loop` as the looped activity at `token` (or a token inside it) sees it."""
+        raise NotImplementedError
+
+
+# The table keys of the multi-instance wrapper and the standard loop (no node has these kinds).
 MULTI_INSTANCE = "multiInstance"
+STANDARD_LOOP = "standardLoop"
 BEHAVIOURS: dict[str, Behaviour] = {}
 PLAIN = Behaviour()
 
@@ -123,6 +141,14 @@ def install(table: Mapping[str, Behaviour]) -> None:
 def behaviour_of(kind: str | None) -> Behaviour:
     """The behaviour of node kind `kind` (a plain one that moves on for a kind without one)."""
     return BEHAVIOURS.get(kind or "", PLAIN)
+
+
+def standard_loop() -> Looper:
+    """The installed standard loop."""
+    looper = BEHAVIOURS.get(STANDARD_LOOP)
+    if not isinstance(looper, Looper):
+        raise RuntimeError("the engine's behaviours are not installed")
+    return looper
 
 
 def multi_instance() -> Wrapper:
@@ -201,6 +227,11 @@ class Step:
             inner = inner.parent
         if inner is not None and inner.parent is not None:
             context.update(multi_instance().loop_values(self, inner.parent, inner))
+        looped = token
+        while looped is not None and looped is not inner and not tree.is_looping(looped.locals):
+            looped = looped.parent
+        if looped is not None and looped is not inner:  # a standard loop nearer than an instance
+            context.update(standard_loop().loop_values(self, looped))
         return context
 
     def evaluate_inputs(self, token: TokenRow, mapping: dict[str, str]) -> dict[str, Any] | None:
@@ -431,6 +462,8 @@ class Step:
         boundaries = self.definition.boundaries.get(node_id)
         if boundaries:
             self.close_waits([token], tuple(boundaries))
+        if tree.is_looping(token.locals) and standard_loop().repeats(self, token):
+            return
         behaviour_of(self.definition.kind(node_id)).completed(self, token)
 
     def scope_to_check(self) -> TokenRow | None:

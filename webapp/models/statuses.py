@@ -141,6 +141,8 @@ class HistoryKind(StrEnum):
     HELD_DISCARDED = "held_discarded"
     # A conditional event's condition changed from false to true (it fired).
     CONDITION = "condition"
+    # A standard loop ran its activity again, or ended (`done`), after `runs` runs.
+    LOOP = "loop"
 
 
 INSTANCE_STATUSES: tuple[str, ...] = tuple(InstanceStatus)

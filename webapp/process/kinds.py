@@ -79,6 +79,9 @@ EMPTY_SCRIPT = "emptyInFile"
 
 
 def _kind(**kwargs: Any) -> NodeKind:
+    if "multiInstance" in kwargs.get("config_keys", ()):  # what repeats may also loop
+        kwargs["config_keys"] = (*kwargs["config_keys"], "loop")
+        kwargs["config_types"] = {**kwargs.get("config_types", {}), "loop": (dict,)}
     kwargs["defaults"] = MappingProxyType(dict(kwargs.get("defaults", {})))
     kwargs["config_types"] = MappingProxyType(dict(kwargs.get("config_types", {})))
     kwargs["marks"] = MappingProxyType(dict(kwargs.get("marks", {})))
@@ -619,7 +622,7 @@ KINDS: Mapping[str, NodeKind] = MappingProxyType(
                     PaletteEntry(
                         "conditional-catch",
                         "intermediate",
-                        45,
+                        49,
                         "bpmn-icon-intermediate-event-catch-condition",
                         "Create conditional catch (wait until a condition on the data holds; on "
                         "an activity's border: a conditional boundary event)",
@@ -994,6 +997,10 @@ MULTI_INSTANCE_KEYS: tuple[str, ...] = (
     "completion",
     "output",
 )
+
+#: A standard loop's settings (`loop`): the condition under which the activity runs again, whether
+#: it is tested before each run (else after), and the most runs.
+LOOP_KEYS: tuple[str, ...] = ("condition", "testBefore", "maximum")
 
 ASSIGNEE_TYPES: tuple[str, ...] = ("user", "role", "expression")
 

@@ -37,6 +37,9 @@ class Site:
     own: bool = False
     output: bool = False
     assigned: frozenset[str] = frozenset()
+    #: Evaluated after its own activity ran (a standard loop's condition tested after each
+    #: run): the activity's result is there.
+    after_run: bool = False
 
 
 class Checks:
