@@ -5,8 +5,9 @@ executable process with flow nodes, else the first with flow nodes. Sub-processe
 collapsed, with a plane of their own as bpmn-js writes them) are read recursively: their nodes
 name them in `parent`. Nothing is dropped silently: `unsupported` lists every element not imported
 (other pools, message flows, transactions, compensation events, business rule tasks, complex
-gateways...) or imported without part of its meaning, and every sequence flow that touches one. Modelling-only elements (data objects and stores, lanes,
-annotations, groups, other vendors' extensions...) are kept as they are (see `kept`). A file
+gateways...) or imported without part of its meaning, and every sequence flow that touches one.
+Modelling-only elements (data objects and stores, lanes, annotations, groups, other vendors'
+extensions...) are kept as they are (see `kept`). A file
 with duplicate ids, or whose process has no flow nodes, is refused. Positions come from BPMNDI; a
 file with no usable DI gets `auto_layout`, nodes missing a shape are put below the rest.
 """
