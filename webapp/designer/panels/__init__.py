@@ -17,6 +17,7 @@ from wtforms.fields.choices import SelectChoice
 from webapp.designer.panels.base import FLOW, PanelContext, PanelForm, original_values
 from webapp.designer.panels.events import (
     BoundaryPanel,
+    ConditionalCatchPanel,
     EndEventPanel,
     EscalationThrowPanel,
     LinkPanel,
@@ -61,6 +62,7 @@ PANELS: dict[str, type[PanelForm]] = {
     "timerCatch": TimerPanel,
     "messageCatch": MessagePanel,
     "signalCatch": SignalCatchPanel,
+    "conditionalCatch": ConditionalCatchPanel,
     "signalThrow": SignalThrowPanel,
     "messageThrow": MessageThrowPanel,
     "linkThrow": LinkPanel,
