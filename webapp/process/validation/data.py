@@ -198,6 +198,14 @@ class DataChecks(Checks):
             )
         elif root == "$vars" and name is not None and not writers.get(name, 0) & allowed:
             where = "before it" if name in writers else "in the process"
+            if site.awaits:  # a condition waits for the data: an operator or a later step
+                self.warning(
+                    "expression.reference",
+                    site.element_id,
+                    f"{site.what} refers to {shown}, which no step {where} saves; it holds "
+                    "only once something sets it (an operator's edit, say).",
+                )
+                return
             self.error(
                 "expression.reference",
                 site.element_id,

@@ -185,7 +185,8 @@ class EventChecks(Checks):
                 "config.missing", node_id, f"{name} needs the condition it waits for to hold."
             )
         else:
-            self.sites.append(Site(node_id, f"The condition of {name}", condition, index))
+            what = f"The condition of {name}"
+            self.sites.append(Site(node_id, what, condition, index, awaits=True))
         for watched in str(config.get("watch") or "").split(","):
             if watched.strip() and not _VARIABLE.match(watched.strip()):
                 self.error(
