@@ -81,6 +81,9 @@ PALETTE = [
      "Create link catch (where a link throw of the same name continues)", ("linkCatch", None)),
     ("create.milestone", "intermediate", "bpmn-icon-intermediate-event-none",
      "Create milestone (recorded in the history; the flow goes on)", ("milestone", None)),
+    ("create.conditional-catch", "intermediate", "bpmn-icon-intermediate-event-catch-condition",
+     "Create conditional catch (wait until a condition on the data holds; on an activity's "
+     "border: a conditional boundary event)", ("conditionalCatch", None)),
     ("create.error-boundary", "boundary", "bpmn-icon-intermediate-event-catch-error",
      "Create error boundary event" + BOUNDARY_HINT, ("boundaryEvent", "error")),
     ("create.escalation-boundary", "boundary", "bpmn-icon-intermediate-event-catch-escalation",
@@ -92,6 +95,9 @@ PALETTE = [
      ("startEvent", "timer")),
     ("create.signal-start", "start", "bpmn-icon-start-event-signal",
      "Create signal start event (a signal starts the process)", ("startEvent", "signal")),
+    ("create.conditional-start", "start", "bpmn-icon-start-event-condition",
+     "Create conditional start event (started through the conditions API when its condition "
+     "holds)", ("startEvent", "conditional")),
     ("create.error-end", "end", "bpmn-icon-end-event-error", "Create error end event",
      ("endEvent", "error")),
     ("create.escalation-end", "end", "bpmn-icon-end-event-escalation",
@@ -109,6 +115,7 @@ CATCHES = {
     "create.timer-catch": "bpmn:TimerEventDefinition",
     "create.message-catch": "bpmn:MessageEventDefinition",
     "create.signal-catch": "bpmn:SignalEventDefinition",
+    "create.conditional-catch": "bpmn:ConditionalEventDefinition",
 }
 ATTACHED_TO = "(id) => modeler.get('elementRegistry').get(id).businessObject.attachedToRef.id"
 
