@@ -9,7 +9,7 @@ from sqlalchemy import select
 from tests.helpers.documents import document, flow, inside, node, task
 from tests.helpers.instances import complete, history, load, open_tasks, start
 from tests.helpers.processes import publish_document
-from webapp.engine import variables
+from webapp.engine import suspension, variables
 from webapp.models import MessageSubscription
 from webapp.models.base import utcnow
 from webapp.services.jobs import commit
@@ -198,3 +198,14 @@ def test_a_failing_condition_is_an_incident_naming_the_event(engine):
     instance = load(engine, instance_id)
     assert instance.status == "failed"
     assert "condition of 'Over two'" in instance.error["message"]
+
+
+def test_a_variable_set_while_suspended_fires_the_condition_on_resume(engine):
+    instance_id = start(engine, publish_document(_boundary(True), key="held"))
+    commit(suspension.suspend_instance(engine, instance_id, reason="check", actor=None))
+    _set(engine, instance_id, "n", 3)
+    assert len(open_tasks(engine, instance_id)) == 1
+    assert _entered(engine, instance_id, "alert") == 0
+    commit(suspension.resume_instance(engine, instance_id, reason="checked"))
+    assert load(engine, instance_id).status == "completed"
+    assert _entered(engine, instance_id, "alert") == 1
