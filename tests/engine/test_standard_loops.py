@@ -3,9 +3,13 @@ maximum, `$loop.index`, a looped user task and sub-process, and a failing loop c
 
 from __future__ import annotations
 
+from sqlalchemy import select
+
 from tests.helpers.documents import chain, document, flow, inside, node, task
 from tests.helpers.instances import complete, history, load, open_tasks, start
 from tests.helpers.processes import publish_document
+from tests.helpers.workers import drain
+from webapp.models import Instance
 
 
 def _count(engine, instance_id: int, node_id: str) -> int:
@@ -82,3 +86,42 @@ def test_a_failing_loop_condition_is_an_incident_naming_the_activity(engine):
     instance = load(engine, start(engine, version))
     assert instance.status == "failed"
     assert "loop condition of 'Count'" in instance.error["message"]
+
+
+def test_a_looped_call_activity_calls_its_process_again_while_the_condition_holds(engine, demo):
+    child = document(
+        {
+            "start": node("startEvent"),
+            "t": task("Answer", saveTo="answer"),
+            "end": node("endEvent"),
+        },
+        {"c1": flow("start", "t"), "c2": flow("t", "end")},
+    )
+    publish_document(child, key="child")
+    caller = chain(
+        (
+            "call",
+            node(
+                "callActivity",
+                "Ask the child",
+                process="child",
+                saveTo="result",
+                loop={"condition": "not $vars.result.answer.done", "maximum": 5},
+            ),
+        )
+    )
+    parent_id = start(engine, publish_document(caller, key="parent"))
+    children = []
+    for done in (False, True):
+        drain(engine)
+        engine.rollback()
+        called = engine.scalars(
+            select(Instance).where(Instance.parent_id == parent_id).order_by(Instance.id)
+        ).all()
+        children = [c.id for c in called]
+        (ask,) = open_tasks(engine, children[-1])
+        complete(engine, ask, {"done": done})
+    drain(engine)
+    assert len(children) == 2
+    assert load(engine, parent_id).status == "completed"
+    assert _count(engine, parent_id, "call") == 2
