@@ -104,3 +104,13 @@ def test_export_writes_standard_bpmn_and_reads_back_the_same() -> None:
             assert again.document["nodes"][node_id]["config"] == node["config"], node_id
     exported = export_bpmn(import_bpmn(definitions(LOOPS, extra_ns=XSI)).document)
     assert 'loopMaximum="4"' in exported and 'testBefore="true"' in exported
+
+
+def test_a_camunda_file_gets_its_variable_name_back_on_export() -> None:
+    body = EVENTS.replace('<{p}userTask id="t"/>', '<{p}userTask id="t" camunda:assignee="demo"/>')
+    result = import_bpmn(definitions(body, extra_ns=f"{CAMUNDA_NS} {XSI}"))
+    exported = export_bpmn(result.document)
+    root = etree.fromstring(exported.encode())
+    found = root.find(".//{*}intermediateCatchEvent/{*}conditionalEventDefinition")
+    assert found is not None
+    assert found.get("{http://camunda.org/schema/1.0/bpmn}variableName") == "amount,status"
