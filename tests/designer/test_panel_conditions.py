@@ -8,7 +8,16 @@ import json
 import re
 from html import unescape
 
-from tests.helpers.designer import applied, html_of, incomplete, node, panel_post, refused, token
+from tests.helpers.designer import (
+    HX,
+    applied,
+    html_of,
+    incomplete,
+    node,
+    panel_post,
+    refused,
+    token,
+)
 
 
 def test_a_conditional_catch_takes_its_condition_and_watch_list(designer, pid):
@@ -71,3 +80,18 @@ def test_an_activity_loops_with_a_condition_and_a_maximum(designer, pid):
     assert re.search(r'<input checked[^>]*value="loop"', html)
     missing = panel_post(designer, pid, node("serviceTask", tool="noop", mi_mode="loop"))
     assert "Enter a loop condition or a maximum" in unescape(incomplete(missing))
+
+
+def test_the_live_check_reads_a_loop_condition_with_its_loop(designer, pid):
+    csrf = token(designer, f"/designer/{pid}/")
+
+    def check(field, text):
+        return designer.post(
+            f"/designer/{pid}/check-expression?element=review&field={field}",
+            data={field: text},
+            headers={**HX, "X-CSRFToken": csrf},
+        ).get_data(as_text=True)
+
+    assert "Valid expression" in check("loop_condition", "$loop.index < 3")
+    assert "exists only inside" not in check("loop_condition", "$loop.index < 3")
+    assert "no step in the process saves" in unescape(check("loop_condition", "$vars.nope > 1"))

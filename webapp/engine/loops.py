@@ -70,7 +70,8 @@ class StandardLoop(Looper):
         return True
 
     def loop_values(self, step: Step, token: TokenRow) -> dict[str, Any]:
-        return {"$loop": {"index": _runs(token)}}
+        runs = _runs(token)
+        return {"$loop": {"index": runs, "completed": runs, "active": 1, "count": None}}
 
 
 BEHAVIOURS = {"standardLoop": StandardLoop()}
