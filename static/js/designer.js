@@ -65,7 +65,7 @@
     'append.manual-task': ['bpmn:ManualTask', 'bpmn-icon-manual-task', 'Append manual task'],
   };
   /* What may follow an event-based gateway (kinds.EVENT_GATEWAY_TARGETS). */
-  const EVENT_GATEWAY_APPEND = ['append.message-catch', 'append.timer-catch', 'append.signal-catch', 'append.receive-task'];
+  const EVENT_GATEWAY_APPEND = ['append.message-catch', 'append.timer-catch', 'append.signal-catch', 'append.conditional-catch', 'append.receive-task'];
   const PAD_KEEP = new Set(['delete', 'connect', 'replace', 'append.end-event', 'append.gateway']);
   /* The replace menu offers the kinds Flowdesk runs (and the flows); error and escalation
    * starts, and non-interrupting starts, only inside event sub-processes. */

@@ -7,10 +7,10 @@ from __future__ import annotations
 from sqlalchemy import select
 
 from tests.helpers.documents import document, flow, inside, node, task
-from tests.helpers.instances import complete, history, load, open_tasks, start
+from tests.helpers.instances import complete, details, history, load, open_tasks, start
 from tests.helpers.processes import publish_document
 from webapp.engine import suspension, variables
-from webapp.models import MessageSubscription
+from webapp.models import Job, MessageSubscription
 from webapp.models.base import utcnow
 from webapp.services.jobs import commit
 
@@ -209,3 +209,36 @@ def test_a_variable_set_while_suspended_fires_the_condition_on_resume(engine):
     commit(suspension.resume_instance(engine, instance_id, reason="checked"))
     assert load(engine, instance_id).status == "completed"
     assert _entered(engine, instance_id, "alert") == 1
+
+
+def test_after_an_event_based_gateway_a_condition_competes_with_a_timer(engine):
+    nodes = {
+        "start": node("startEvent"),
+        "split": node("parallelGateway"),
+        "ask": task("Ask", saveTo="answer"),
+        "ask_end": node("endEvent"),
+        "gw": node("eventBasedGateway", "First of"),
+        "ok": node("conditionalCatch", "Approved", condition="$vars.answer.ok == true"),
+        "late": node("timerCatch", "Late", duration="PT1H"),
+        "ok_end": node("endEvent"),
+        "late_end": node("endEvent"),
+    }
+    flows = {
+        "f1": flow("start", "split"),
+        "f2": flow("split", "ask"),
+        "f3": flow("ask", "ask_end"),
+        "f4": flow("split", "gw"),
+        "g1": flow("gw", "ok"),
+        "g2": flow("gw", "late"),
+        "f5": flow("ok", "ok_end"),
+        "f6": flow("late", "late_end"),
+    }
+    instance_id = start(engine, publish_document(document(nodes, flows), key="race"))
+    (ask,) = open_tasks(engine, instance_id)
+    complete(engine, ask, {"ok": True})
+    assert load(engine, instance_id).status == "completed"
+    assert _entered(engine, instance_id, "ok_end") == 1
+    assert _entered(engine, instance_id, "late_end") == 0
+    [won] = details(engine, instance_id, "event_won", "gw")
+    assert (won["winner"], won["event"]) == ("ok", "conditional")
+    assert engine.scalar(select(Job.status).where(Job.instance_id == instance_id)) == "cancelled"

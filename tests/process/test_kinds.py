@@ -240,7 +240,7 @@ def test_each_replace_menu_target_makes_one_kind() -> None:
 
 
 def test_event_gateway_targets_wait_for_the_event_of_their_kind() -> None:
-    catches = {"timerCatch", "messageCatch", "signalCatch"}
+    catches = {"timerCatch", "messageCatch", "signalCatch", "conditionalCatch"}
     assert set(EVENT_GATEWAY_TARGETS) == {*catches, "receiveTask"}
     for kind, event in EVENT_GATEWAY_TARGETS.items():
         assert event == (KIND_EVENT.get(kind) or ("message" if KINDS[kind].message_ref else ""))

@@ -985,6 +985,7 @@ EVENT_GATEWAY_TARGETS: Mapping[str, str] = MappingProxyType(
         "messageCatch": "message",
         "signalCatch": "signal",
         "receiveTask": "message",
+        "conditionalCatch": "conditional",
     }
 )
 # Script languages Flowdesk runs (others import verbatim and are a publish error).
