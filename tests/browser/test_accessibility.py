@@ -178,6 +178,8 @@ NEW_PANELS = [
     ("bpmn:ManualTask", "", "Camunda 8"),
     ("bpmn:InclusiveGateway", "", "every outgoing flow"),
     ("bpmn:EventBasedGateway", "", "carry no conditions"),
+    ("bpmn:IntermediateCatchEvent", "bpmn:ConditionalEventDefinition", "Only when these"),
+    ("bpmn:StartEvent", "bpmn:ConditionalEventDefinition", "when this condition holds"),
 ]
 
 
