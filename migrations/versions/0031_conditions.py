@@ -15,8 +15,12 @@ branch_labels = None
 depends_on = None
 
 
+#: SQLite recreates the table: its ids must keep growing (AUTOINCREMENT), see 0015.
+KEEP_IDS = {"sqlite_autoincrement": True}
+
+
 def upgrade() -> None:
-    with op.batch_alter_table("message_subscriptions") as batch:
+    with op.batch_alter_table("message_subscriptions", table_kwargs=KEEP_IDS) as batch:
         batch.alter_column(
             "kind", existing_type=sa.String(8), type_=sa.String(12), existing_nullable=False
         )
@@ -25,7 +29,7 @@ def upgrade() -> None:
 
 def downgrade() -> None:
     op.execute("DELETE FROM message_subscriptions WHERE kind = 'condition'")
-    with op.batch_alter_table("message_subscriptions") as batch:
+    with op.batch_alter_table("message_subscriptions", table_kwargs=KEEP_IDS) as batch:
         batch.drop_column("satisfied")
         batch.alter_column(
             "kind", existing_type=sa.String(12), type_=sa.String(8), existing_nullable=False
