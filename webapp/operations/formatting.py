@@ -79,6 +79,8 @@ HISTORY_KINDS = {
     HistoryKind.EVENT_WON: "event won",
     HistoryKind.SIGNAL: "signal received",
     HistoryKind.MODIFIED: "tokens moved by an operator",
+    HistoryKind.CONDITION: "condition became true",
+    HistoryKind.LOOP: "loop run ended",
 }
 
 
