@@ -84,11 +84,15 @@ class Definition:
 
     @cached_property
     def conditional(self) -> bool:
-        """Whether any node waits for a condition (a step then re-evaluates them on a change)."""
+        """Whether any node waits for a condition in an instance (a step then re-evaluates them
+        on a change); the process's own conditional starts are evaluated by the API instead."""
         return any(
             node.get("kind") == "conditionalCatch"
-            or (node.get("config") or {}).get("event") == "conditional"
-            for node in self.nodes.values()
+            or (
+                (node.get("config") or {}).get("event") == "conditional"
+                and node_id not in self.event_starts
+            )
+            for node_id, node in self.nodes.items()
         )
 
     def multi_instance(self, node_id: str) -> dict[str, Any] | None:
