@@ -9,7 +9,7 @@ from sqlalchemy import select
 from tests.helpers.documents import document, flow, inside, node, task
 from tests.helpers.instances import complete, details, history, load, open_tasks, start
 from tests.helpers.processes import publish_document
-from webapp.engine import suspension, variables
+from webapp.engine import steps, suspension, variables
 from webapp.models import Job, MessageSubscription
 from webapp.models.base import utcnow
 from webapp.services.jobs import commit
@@ -242,3 +242,34 @@ def test_after_an_event_based_gateway_a_condition_competes_with_a_timer(engine):
     [won] = details(engine, instance_id, "event_won", "gw")
     assert (won["winner"], won["event"]) == ("ok", "conditional")
     assert engine.scalar(select(Job.status).where(Job.instance_id == instance_id)) == "cancelled"
+
+
+def test_a_message_payload_and_a_script_change_the_data_a_condition_reads(engine):
+    nodes = {
+        "start": node("startEvent"),
+        "split": node("parallelGateway"),
+        "paid": node("messageCatch", "Paid", message="paid", correlationKey="'k'", saveTo="pay"),
+        "double": node("scriptTask", "Double", script="total = $vars.pay.amount * 2"),
+        "paid_end": node("endEvent"),
+        "big": node(
+            "conditionalCatch", "Big", condition="$vars.total != null and $vars.total > 10"
+        ),
+        "big_end": node("endEvent"),
+    }
+    flows = {
+        "f1": flow("start", "split"),
+        "f2": flow("split", "paid"),
+        "f3": flow("paid", "double"),
+        "f4": flow("double", "paid_end"),
+        "f5": flow("split", "big"),
+        "f6": flow("big", "big_end"),
+    }
+    version = publish_document(document(nodes, flows), key="paid")
+    small = start(engine, version)
+    commit(steps.deliver_message(engine, small, "paid", "k", {"amount": 3}))
+    assert load(engine, small).status == "running"
+    assert _entered(engine, small, "big_end") == 0
+    large = start(engine, version)
+    commit(steps.deliver_message(engine, large, "paid", "k", {"amount": 30}))
+    assert load(engine, large).status == "completed"
+    assert ("condition", "big") in history(engine, large)
