@@ -1089,6 +1089,17 @@ def _conditional_events() -> dict[str, Scenario | list[Scenario]]:
         )
     }
     return {
+        "files/conditional-event-subprocess.bpmn": [
+            Scenario(
+                input={"urgent": True},
+                expect=("completed", ()),
+                spiff_missing={"esp_start": 1, "notify": 1, "esp_end": 1},
+                note="urgent as the process starts: the urgent path runs beside the work; "
+                "SpiffWorkflow 3.2 never starts a conditional event sub-process, where BPMN "
+                "2.0.2 §10.2.5 and §10.5.2 start it when its condition holds",
+            ),
+            Scenario(input={"urgent": False}, expect=("completed", ()), note="only the work"),
+        ],
         "files/conditional-catch.bpmn": [
             Scenario(answers={"ask": {"ok": True}}, expect=("completed", ()), note="approved"),
             Scenario(
