@@ -54,6 +54,7 @@
     'append.inclusive-gateway': ['bpmn:InclusiveGateway', 'bpmn-icon-gateway-or', 'Append inclusive gateway'],
     'append.event-based-gateway': ['bpmn:EventBasedGateway', 'bpmn-icon-gateway-eventbased', 'Append event-based gateway'],
     'append.signal-catch': ['bpmn:IntermediateCatchEvent', 'bpmn-icon-intermediate-event-catch-signal', 'Append signal catch', 'bpmn:SignalEventDefinition'],
+    'append.conditional-catch': ['bpmn:IntermediateCatchEvent', 'bpmn-icon-intermediate-event-catch-condition', 'Append conditional catch', 'bpmn:ConditionalEventDefinition'],
     'append.signal-throw': ['bpmn:IntermediateThrowEvent', 'bpmn-icon-intermediate-event-throw-signal', 'Append signal throw', 'bpmn:SignalEventDefinition'],
     'append.message-throw': ['bpmn:IntermediateThrowEvent', 'bpmn-icon-intermediate-event-throw-message', 'Append message throw', 'bpmn:MessageEventDefinition'],
     'append.link-throw': ['bpmn:IntermediateThrowEvent', 'bpmn-icon-intermediate-event-throw-link', 'Append link throw', 'bpmn:LinkEventDefinition'],
@@ -64,7 +65,7 @@
     'append.manual-task': ['bpmn:ManualTask', 'bpmn-icon-manual-task', 'Append manual task'],
   };
   /* What may follow an event-based gateway (kinds.EVENT_GATEWAY_TARGETS). */
-  const EVENT_GATEWAY_APPEND = ['append.message-catch', 'append.timer-catch', 'append.signal-catch', 'append.receive-task'];
+  const EVENT_GATEWAY_APPEND = ['append.message-catch', 'append.timer-catch', 'append.signal-catch', 'append.conditional-catch', 'append.receive-task'];
   const PAD_KEEP = new Set(['delete', 'connect', 'replace', 'append.end-event', 'append.gateway']);
   /* The replace menu offers the kinds Flowdesk runs (and the flows); error and escalation
    * starts, and non-interrupting starts, only inside event sub-processes. */
@@ -396,7 +397,8 @@
 
   function kindOf(bo) {
     const loop = bo.loopCharacteristics;
-    if (loop && loop.$type !== 'bpmn:MultiInstanceLoopCharacteristics') return null;
+    const LOOPS = ['bpmn:MultiInstanceLoopCharacteristics', 'bpmn:StandardLoopCharacteristics'];
+    if (loop && !LOOPS.includes(loop.$type)) return null;
     if (bo.$type === 'bpmn:SequenceFlow') return 'sequenceFlow';
     const event = eventOf(bo);
     const marked = (kind) => Object.entries(KINDS[kind].marks).every(([name, value]) => String(bo[name]) === value);
@@ -456,7 +458,16 @@
     if (SCOPES.includes(kind) && element && element.collapsed) config.collapsed = true;
     if (MULTI_KINDS.includes(kind)) {
       const loop = bo.loopCharacteristics;
-      if (loop) {
+      if (loop && loop.$type === 'bpmn:StandardLoopCharacteristics') {
+        /* A standard loop: its settings live in flowdesk:config (export writes them as BPMN). */
+        const standard = Object.assign({}, isObject(config.loop) ? config.loop : {});
+        if (loop.testBefore !== undefined) standard.testBefore = !!loop.testBefore;
+        if (text(loop.loopCondition)) standard.condition = text(loop.loopCondition);
+        if (loop.loopMaximum) standard.maximum = Number(loop.loopMaximum);
+        if (standard.testBefore === undefined) standard.testBefore = false;
+        config.loop = standard;
+        delete config.multiInstance;
+      } else if (loop) {
         const multi = Object.assign({}, isObject(config.multiInstance) ? config.multiInstance : {});
         multi.sequential = !!loop.isSequential;
         if (text(loop.loopCardinality)) multi.cardinality = text(loop.loopCardinality);
@@ -665,7 +676,11 @@
       const multi = isObject(config.multiInstance) ? Object.assign({}, config.multiInstance) : null;
       delete config.multiInstance;
       let loop;
-      if (multi) {
+      if (!multi && isObject(config.loop)) {
+        /* The marker only; the loop's settings stay in flowdesk:config. */
+        loop = get('bpmnFactory').create('bpmn:StandardLoopCharacteristics');
+        loop.$parent = bo;
+      } else if (multi) {
         /* `sequential` stays in flowdesk:config too: bpmn-js does not write isSequential="false". */
         multi.sequential = multi.sequential === true;
         loop = get('bpmnFactory').create('bpmn:MultiInstanceLoopCharacteristics', { isSequential: multi.sequential });
@@ -1249,8 +1264,9 @@
     if (!properties || !('loopCharacteristics' in properties) || properties.loopCharacteristics) return;
     const bo = element.businessObject;
     const config = blob(bo, CONFIG);
-    if (!config || !('multiInstance' in config)) return;
+    if (!config || !('multiInstance' in config || 'loop' in config)) return;
     delete config.multiInstance;
+    delete config.loop;
     const moddle = get('moddle');
     const values = extensionValues(bo).filter((value) => value.$type !== CONFIG);
     if (Object.keys(config).length) values.push(moddle.create(CONFIG, { body: JSON.stringify(sorted(config)) }));

@@ -183,6 +183,8 @@ NEW_PANELS = [
     ("bpmn:IntermediateThrowEvent", "bpmn:CompensateEventDefinition", "Activity to compensate"),
     ("bpmn:EndEvent", "bpmn:CompensateEventDefinition", "Wait for the handlers"),
     ("bpmn:Transaction", "", "A cancel end event inside"),
+    ("bpmn:IntermediateCatchEvent", "bpmn:ConditionalEventDefinition", "Only when these"),
+    ("bpmn:StartEvent", "bpmn:ConditionalEventDefinition", "when this condition holds"),
 ]
 
 

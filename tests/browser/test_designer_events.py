@@ -72,7 +72,13 @@ def draw_race(page) -> tuple[str, str, str]:
         ".djs-context-pad .entry[data-action^='append.']", "es => es.map(e => e.dataset.action)"
     )
     assert sorted(offered) == sorted(
-        ["append.message-catch", "append.timer-catch", "append.signal-catch", "append.receive-task"]
+        [
+            "append.message-catch",
+            "append.timer-catch",
+            "append.signal-catch",
+            "append.conditional-catch",
+            "append.receive-task",
+        ]
     )
     message = pad(page, "append.message-catch")
     pad(page, "append.end-event")

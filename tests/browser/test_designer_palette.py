@@ -89,6 +89,9 @@ PALETTE = [
     ("create.compensation-throw", "intermediate", "bpmn-icon-intermediate-event-throw-compensation",
      "Create compensation throw (undoes completed activities, then goes on)",
      ("compensationThrow", None)),
+    ("create.conditional-catch", "intermediate", "bpmn-icon-intermediate-event-catch-condition",
+     "Create conditional catch (wait until a condition on the data holds; on an activity's "
+     "border: a conditional boundary event)", ("conditionalCatch", None)),
     ("create.error-boundary", "boundary", "bpmn-icon-intermediate-event-catch-error",
      "Create error boundary event" + BOUNDARY_HINT, ("boundaryEvent", "error")),
     ("create.escalation-boundary", "boundary", "bpmn-icon-intermediate-event-catch-escalation",
@@ -103,6 +106,9 @@ PALETTE = [
      ("startEvent", "timer")),
     ("create.signal-start", "start", "bpmn-icon-start-event-signal",
      "Create signal start event (a signal starts the process)", ("startEvent", "signal")),
+    ("create.conditional-start", "start", "bpmn-icon-start-event-condition",
+     "Create conditional start event (started through the conditions API when its condition "
+     "holds)", ("startEvent", "conditional")),
     ("create.error-end", "end", "bpmn-icon-end-event-error", "Create error end event",
      ("endEvent", "error")),
     ("create.escalation-end", "end", "bpmn-icon-end-event-escalation",
@@ -122,6 +128,7 @@ CATCHES = {
     "create.timer-catch": "bpmn:TimerEventDefinition",
     "create.message-catch": "bpmn:MessageEventDefinition",
     "create.signal-catch": "bpmn:SignalEventDefinition",
+    "create.conditional-catch": "bpmn:ConditionalEventDefinition",
 }
 ATTACHED_TO = "(id) => modeler.get('elementRegistry').get(id).businessObject.attachedToRef.id"
 

@@ -355,7 +355,8 @@ def _completions(rows: Any, document: dict[str, Any]) -> Counter[str]:
     """Nodes a token entered and then left (or ended at, for end events), once per visit: a
     split's extra tokens leave without entering, a join's merged tokens and an interrupted
     host never leave. A multi-instance activity counts its completed instances
-    (`instance_completed`), not the body that held them (`multi_instance`), as Spiff does.
+    (`instance_completed`), not the body that held them (`multi_instance`), and a standard loop
+    its runs (`loop`), as Spiff does.
 
     Each `entered` row names the scope the node runs in; it must be the node's `parent`."""
     nodes = document["nodes"]
@@ -378,6 +379,11 @@ def _completions(rows: Any, document: dict[str, Any]) -> Counter[str]:
             inside.pop(token_id, None)
         elif kind == "instance_completed":
             completed[node_id] += 1
+        elif kind == "loop":
+            # A standard loop's run ended (`runs` so far; 0: tested before, it never ran).
+            if (details or {}).get("runs"):
+                completed[node_id] += 1
+            inside.pop(token_id, None)
     return completed
 
 

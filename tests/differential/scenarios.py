@@ -1332,3 +1332,93 @@ SCENARIOS.update(
         ],
     }
 )
+
+
+# --- conditional events and standard loops ---------------------------------------------------
+
+_LOOP_COUNT = {"count": Script("n = $vars.n + 1", "n = n + 1")}
+
+
+def _loops() -> dict[str, Scenario | list[Scenario]]:
+    """Standard loops tested after and before each run, and bounded by a maximum."""
+    return {
+        "files/loop-test-after.bpmn": [
+            Scenario(
+                input={"n": n},
+                scripts=_LOOP_COUNT,
+                expect=("completed", ()),
+                note=note,
+            )
+            for n, note in ((0, "three runs until n is 3"), (5, "tested after: one run"))
+        ],
+        "files/loop-test-before.bpmn": [
+            Scenario(
+                input={"n": n},
+                scripts=_LOOP_COUNT,
+                expect=("completed", ()),
+                note=note,
+            )
+            for n, note in ((1, "two runs until n is 3"), (5, "tested before: no run"))
+        ],
+        "files/loop-maximum.bpmn": [
+            Scenario(
+                answers={"ask": [{"again": again} for again in answers]},
+                expect=("completed", ()),
+                note=note,
+            )
+            for answers, note in (
+                ((True, False), "asked twice: the second answer ends the loop"),
+                ((True, True, True, True), "the maximum stops it after three runs"),
+            )
+        ],
+    }
+
+
+def _conditional_events() -> dict[str, Scenario | list[Scenario]]:
+    """A conditional catch fed by a task's answer; conditional boundaries true as the task
+    starts, or not."""
+    boundary = {
+        name: [
+            Scenario(input={"urgent": True}, answer_all=False, expect=(state, waiting), note=note),
+            Scenario(input={"urgent": False}, expect=("completed", ()), note="the task is worked"),
+        ]
+        for name, state, waiting, note in (
+            (
+                "files/conditional-boundary-interrupting.bpmn",
+                "completed",
+                (),
+                "urgent as the task starts: the task is cancelled, the urgent path ends",
+            ),
+            (
+                "files/conditional-boundary-non-interrupting.bpmn",
+                "waiting",
+                ("work",),
+                "urgent as the task starts: the urgent path runs once, the task stays open",
+            ),
+        )
+    }
+    return {
+        "files/conditional-event-subprocess.bpmn": [
+            Scenario(
+                input={"urgent": True},
+                expect=("completed", ()),
+                spiff_missing={"esp_start": 1, "notify": 1, "esp_end": 1},
+                note="urgent as the process starts: the urgent path runs beside the work; "
+                "SpiffWorkflow 3.2 never starts a conditional event sub-process, where BPMN "
+                "2.0.2 §10.2.5 and §10.5.2 start it when its condition holds",
+            ),
+            Scenario(input={"urgent": False}, expect=("completed", ()), note="only the work"),
+        ],
+        "files/conditional-catch.bpmn": [
+            Scenario(answers={"ask": {"ok": True}}, expect=("completed", ()), note="approved"),
+            Scenario(
+                answers={"ask": {"ok": False}},
+                expect=("waiting", ("approved",)),
+                note="not approved: the token waits at the catch",
+            ),
+        ],
+        **boundary,
+    }
+
+
+SCENARIOS.update({**_loops(), **_conditional_events()})

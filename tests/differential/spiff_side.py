@@ -25,7 +25,7 @@ from SpiffWorkflow.bpmn.specs.event_definitions.timer import (
 from SpiffWorkflow.bpmn.specs.mixins.events.end_event import EndEvent
 from SpiffWorkflow.bpmn.specs.mixins.events.event_types import CatchingEvent
 from SpiffWorkflow.bpmn.specs.mixins.events.intermediate_event import BoundaryEvent
-from SpiffWorkflow.bpmn.specs.mixins.multiinstance_task import MultiInstanceTask
+from SpiffWorkflow.bpmn.specs.mixins.multiinstance_task import LoopTask
 from SpiffWorkflow.bpmn.specs.mixins.subworkflow_task import SubWorkflowTask
 from SpiffWorkflow.bpmn.util import BpmnEvent
 from SpiffWorkflow.bpmn.workflow import BpmnWorkflow
@@ -368,7 +368,7 @@ def _message_waiters(workflow: BpmnWorkflow, name: str) -> bool:
 def _resting(task: Any) -> bool:
     """A task where a token rests (not a scope that holds others, not a boundary listener)."""
     spec = task.task_spec
-    if isinstance(spec, (SubWorkflowTask, MultiInstanceTask, BoundaryEvent)):
+    if isinstance(spec, (SubWorkflowTask, LoopTask, BoundaryEvent)):
         return False
     if isinstance(spec, CatchingEvent) and spec.__class__.__name__ == "StartEvent":
         return False  # an event sub-process waiting for its trigger
@@ -450,10 +450,11 @@ def _complete_one(workflow: BpmnWorkflow, scenario: Scenario, visits: Visits) ->
 
 def _completed(workflow: BpmnWorkflow, ticks: Counter[str], uncounted: set[str]) -> Counter[str]:
     """Completed tasks by node id; a multi-instance activity counts its completed instances
-    (not the body that holds them), a cycle timer its ticks, and an activity an interrupting
-    boundary event ended does not count (see `_interrupted`). Nor does an event sub-process:
-    Spiff runs every trigger of a non-interrupting one in a single instance, where BPMN 2.0.2
-    §10.2.5 starts an instance per trigger (the nodes inside are counted).
+    and a standard loop its runs (not the body that holds them), a cycle timer its ticks, and
+    an activity an interrupting boundary event ended does not count (see `_interrupted`). Nor
+    does an event sub-process: Spiff runs every trigger of a non-interrupting one in a single
+    instance, where BPMN 2.0.2 §10.2.5 starts an instance per trigger (the nodes inside are
+    counted).
 
     The walk asks for every state: asked for completed tasks only, Spiff's iterator does not
     descend below a task that is not finished, such as a running multi-instance body."""
@@ -462,7 +463,7 @@ def _completed(workflow: BpmnWorkflow, ticks: Counter[str], uncounted: set[str])
         for task in workflow.get_tasks(state=TaskState.ANY_MASK)
         if task.state == TaskState.COMPLETED
         and (node_id := _bpmn_id(task)) is not None
-        and not isinstance(task.task_spec, MultiInstanceTask)
+        and not isinstance(task.task_spec, LoopTask)
         and not _is_cycle(task)
         and not _interrupted(task)
         and not _ended_in_error(task)

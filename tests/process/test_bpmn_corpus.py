@@ -121,9 +121,6 @@ MODELLING_ONLY = {
 #: Elements still refused, each with a corpus file that has one.
 STILL_REFUSED = {
     "complexGateway": "bpmn-js-examples/kitchen-sink.bpmn",
-    "intermediateCatchEvent[conditional]": "miwg-test-suite/bpmn-io-18.6.1/B.2.0-export.bpmn",
-    "boundaryEvent[conditional]": "camunda-bpm-examples/order-handling.bpmn",
-    "startEvent[conditional]": "miwg-test-suite/reference/B.2.0.bpmn",
     "adHocSubProcess": "camunda-platform-tutorials/AI Email Support Agent.bpmn",
 }
 
@@ -147,6 +144,12 @@ COMPENSATION_FILES = {
     "miwg-test-suite/reference/C.6.0.bpmn",
     "spiffworkflow/transaction.bpmn",
 }
+#: Files that were refused for conditional events and standard loops until Flowdesk ran them.
+CONDITION_FILES = {
+    "camunda-bpm-examples/order-handling.bpmn",
+    "miwg-test-suite/reference/B.2.0.bpmn",
+    "miwg-test-suite/bpmn-io-18.6.1/B.2.0-export.bpmn",
+}
 
 SUBSET = [name for name, subset in ENTRIES if subset]
 OTHERS = [
@@ -158,6 +161,7 @@ OTHERS = [
     and name not in MODELLING_ONLY
     and name not in DECISION_FILES
     and name not in COMPENSATION_FILES
+    and name not in CONDITION_FILES
 ]
 
 
@@ -328,3 +332,31 @@ def test_compensation_file_imports_completely_and_roundtrips(
     )
     validate(result.document)
     check_roundtrip(result, schema)
+
+
+@pytest.mark.parametrize("name", params(sorted(CONDITION_FILES) if CORPUS else []))
+def test_condition_files_import_their_conditional_events_and_loops(
+    name: str, schema: etree.XMLSchema
+) -> None:
+    result = import_bpmn(load(name))
+    assert result.unsupported == []
+    nodes = result.document["nodes"].values()
+    assert any(
+        n["kind"] == "conditionalCatch"
+        or n["config"].get("event") == "conditional"
+        or n["config"].get("loop")
+        for n in nodes
+    )
+    validate(result.document)
+    check_roundtrip(result, schema)
+
+
+@pytest.mark.corpus
+def test_kitchen_sink_is_refused_for_no_conditional_event_or_loop() -> None:
+    if CORPUS is None:
+        pytest.skip("no corpus")
+    result = import_bpmn(load("bpmn-js-examples/kitchen-sink.bpmn"))
+    listed = {u.type for u in result.unsupported}
+    assert listed and not {t for t in listed if "conditional" in t or "Loop" in t}
+    kinds = {n["kind"] for n in result.document["nodes"].values()}
+    assert "conditionalCatch" in kinds

@@ -291,7 +291,9 @@ def test_process_level_starts_and_signal_events_import() -> None:
     assert config["b"] == {"attachedTo": "t", "event": "signal", "signal": "alarm"}
     assert "import.timer_untranslated" in codes(result)
     listed = {(u.id, u.type) for u in result.unsupported}
-    assert listed == {("cond", "startEvent[conditional]"), ("inner", "startEvent[signal]")}
+    assert listed == {("inner", "startEvent[signal]")}
+    assert config["cond"] == {"event": "conditional"}
+    assert "import.condition_missing" in codes(result)
     assert all(u.line for u in result.unsupported)
 
 

@@ -140,7 +140,7 @@ def test_awkward_structured_values_survive() -> None:
     nodes["late"]["config"] = {"attachedTo": "nowhere", "event": "timer", "duration": "P1D"}
     nodes["rejected"]["config"]["code"] = ""
     nodes["any_error"]["config"]["interrupting"] = "sometimes"
-    nodes["boss"]["config"]["event"] = "conditional"
+    nodes["boss"]["config"]["event"] = "link"
     nodes["call"]["config"]["process"] = "not a key"
     nodes["call"]["config"]["multiInstance"] = {}
     nodes["review"]["config"]["multiInstance"] = "many"
@@ -396,10 +396,9 @@ def test_boundary_throw_end_and_event_start_definitions() -> None:
     assert nodes["esp_start"]["parent"] == "esp"
     listed = {(u.id, u.type) for u in result.unsupported}
     assert listed == {
-        ("b_sig", "boundaryEvent[conditional]"),
         ("inner_start", "startEvent[timer]"),  # a sub-process starts on no event
     }
-    assert "b_sig" not in nodes
+    assert config["b_sig"] == {"attachedTo": "t", "event": "conditional"}
     assert "import.correlation_business_key" in codes(result)
 
 

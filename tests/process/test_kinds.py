@@ -38,6 +38,7 @@ def test_registry_lists_the_contract_kinds() -> None:
         "inclusiveGateway",
         "eventBasedGateway",
         "signalCatch",
+        "conditionalCatch",
         "signalThrow",
         "messageThrow",
         "linkThrow",
@@ -88,6 +89,7 @@ def test_config_keys_follow_the_contract() -> None:
         "dueIn",
         "saveTo",
         "multiInstance",
+        "loop",
     )
     assert set(KINDS["serviceTask"].config_keys) == {
         "tool",
@@ -97,6 +99,7 @@ def test_config_keys_follow_the_contract() -> None:
         "backoff",
         "timeout",
         "multiInstance",
+        "loop",
     }
     assert KINDS["timerCatch"].config_keys == ("duration", "date")
     assert KINDS["messageCatch"].config_keys == ("message", "correlationKey", "saveTo")
@@ -112,7 +115,14 @@ def test_config_keys_follow_the_contract() -> None:
         "activity",
         "waitForCompletion",
     }
-    assert KINDS["scriptTask"].config_keys == ("script", "language", "multiInstance", "emptyInFile")
+    assert KINDS["scriptTask"].config_keys == (
+        "script",
+        "language",
+        "multiInstance",
+        "emptyInFile",
+        "loop",
+    )
+    assert KINDS["conditionalCatch"].config_keys == ("condition", "watch")
     assert KINDS["scriptTask"].defaults == {"language": "flowdesk"}
     assert KINDS["linkThrow"].max_out == 0 and KINDS["linkCatch"].max_in == 0
     assert KINDS["eventBasedGateway"].min_out == 2
@@ -177,6 +187,7 @@ def test_each_kind_names_its_bpmn_element_and_event_definition() -> None:
         "timerCatch": ("intermediateCatchEvent", "timer"),
         "messageCatch": ("intermediateCatchEvent", "message"),
         "signalCatch": ("intermediateCatchEvent", "signal"),
+        "conditionalCatch": ("intermediateCatchEvent", "conditional"),
         "linkCatch": ("intermediateCatchEvent", "link"),
         "signalThrow": ("intermediateThrowEvent", "signal"),
         "messageThrow": ("intermediateThrowEvent", "message"),
@@ -237,7 +248,7 @@ def test_each_replace_menu_target_makes_one_kind() -> None:
 
 
 def test_event_gateway_targets_wait_for_the_event_of_their_kind() -> None:
-    catches = {"timerCatch", "messageCatch", "signalCatch"}
+    catches = {"timerCatch", "messageCatch", "signalCatch", "conditionalCatch"}
     assert set(EVENT_GATEWAY_TARGETS) == {*catches, "receiveTask"}
     for kind, event in EVENT_GATEWAY_TARGETS.items():
         assert event == (KIND_EVENT.get(kind) or ("message" if KINDS[kind].message_ref else ""))

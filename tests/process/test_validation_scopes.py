@@ -113,8 +113,12 @@ def test_an_event_sub_process_needs_one_start_with_an_event() -> None:
     doc["nodes"]["esp_end"] = {**node("endEvent"), "parent": "esp"}
     doc["flows"]["e1"] = flow("esp_start", "esp_end")
     assert ("config.missing", "esp_start") in found(validate(doc))
-    doc["nodes"]["esp_start"]["config"] = {"event": "conditional"}
+    doc["nodes"]["esp_start"]["config"] = {"event": "link"}
     assert ("config.invalid", "esp_start") in found(validate(doc))
+    doc["nodes"]["esp_start"]["config"] = {"event": "conditional"}
+    assert ("config.missing", "esp_start") in found(validate(doc))
+    doc["nodes"]["esp_start"]["config"] = {"event": "conditional", "condition": "$input.x > 1"}
+    assert validate(doc) == []
     doc["nodes"]["esp_start"]["config"] = {"event": "signal"}
     assert ("config.missing", "esp_start") in found(validate(doc))
     doc["nodes"]["esp_start"]["config"] = {"event": "signal", "signal": "alarm"}

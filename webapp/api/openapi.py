@@ -189,7 +189,7 @@ def document(app: Flask) -> dict[str, Any]:
         "security": [{"basic": []}, {"bearer": []}],
         "tags": [
             {"name": "instances", "description": "Start, read and operate instances."},
-            {"name": "events", "description": "Messages and signals."},
+            {"name": "events", "description": "Messages, signals and conditions."},
             {"name": "processes", "description": "Versions: suspend, resume, migrate."},
             {"name": "tasks", "description": "Work tasks: list, read, claim, release, complete."},
             {"name": "webhooks", "description": "Register webhooks and follow their deliveries."},

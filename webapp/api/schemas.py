@@ -170,6 +170,37 @@ SCHEMAS: dict[str, JSON] = {
         },
         required=("delivered",),
     ),
+    "ConditionsRequest": closed(
+        {
+            "variables": {
+                "type": "object",
+                "description": "The data the start conditions read (as `$input` and `$vars`); "
+                "each started instance's input.",
+            },
+            "process": {"type": "string", "minLength": 1, "description": "A process key."},
+            "partition": {"type": "string", "minLength": 1, "description": "A partition key."},
+        },
+        required=(),
+    ),
+    "ConditionsResult": closed(
+        {
+            "evaluated": {
+                "type": "array",
+                "items": closed(
+                    {
+                        "process": TEXT,
+                        "version": {"type": "integer", "minimum": 1},
+                        "node": TEXT,
+                        "instance": ID,
+                        "error": TEXT,
+                    },
+                    required=("process", "version", "node"),
+                ),
+            },
+            "started": {"type": "array", "items": ID},
+        },
+        required=("evaluated", "started"),
+    ),
     "SignalRequest": closed(
         {
             "name": {"type": "string", "minLength": 1, "maxLength": 200},

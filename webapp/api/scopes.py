@@ -15,6 +15,7 @@ ENDPOINT_SCOPES: dict[str, str] = {
     "api.start_instance": "start",
     "api.send_message": "messages",
     "api.broadcast_signal": "messages",
+    "api.evaluate_conditions": "start",
     "api.cancel_instance": "operate",
     "api.retry_instance": "operate",
     "api.modify_instance": "operate",

@@ -15,7 +15,7 @@ from webapp.api.schemas import ref
 from webapp.engine import history
 from webapp.extensions import db
 from webapp.models.session import db_session
-from webapp.services import instances, messages, signals
+from webapp.services import conditional_starts, instances, messages, signals
 from webapp.services.instances import InstanceError
 from webapp.services.operations import bulk, migration, modification, suspension
 
@@ -312,6 +312,25 @@ def broadcast_signal():
         response.headers["Idempotent-Replayed"] = "true"
     response.headers["Location"] = url_for("api.get_signal", broadcast_id=broadcast.id)
     return response
+
+
+@bp.post("/conditions")
+@documented(
+    "Evaluate conditional starts",
+    description="Hands variables to the conditional start events of the published, not "
+    "suspended processes you may start (one process or partition when named); each start whose "
+    "condition holds starts one instance with the variables as its input.",
+    body=ref("ConditionsRequest"),
+    responses={
+        200: Reply("What was evaluated, and the instances started.", ref("ConditionsResult"))
+    },
+    errors=(403, 422),
+    tag="events",
+)
+def evaluate_conditions():
+    evaluated = conditional_starts.evaluate_starts(g.api_user, json_body())
+    started = [item.instance for item in evaluated if item.instance is not None]
+    return jsonify(evaluated=[item.as_dict() for item in evaluated], started=started)
 
 
 @bp.get("/signals/<int:broadcast_id>")

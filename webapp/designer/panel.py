@@ -426,6 +426,7 @@ CHECKED_PATHS = {
     "mi_cardinality": ("multiInstance", "cardinality"),
     "mi_completion": ("multiInstance", "completion"),
     "mi_output": ("multiInstance", "output"),
+    "loop_condition": ("loop", "condition"),
 }
 #: Other panel fields a multi-instance expression's check reads.
 BESIDE_PATHS = {"mi_element": ("multiInstance", "element"), "save_to": ("saveTo",)}

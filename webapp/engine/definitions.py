@@ -88,9 +88,27 @@ class Definition:
         text = self.namer.flow(flow_id)
         return "f" + text[1:] if text.startswith("Flow '") else text
 
+    @cached_property
+    def conditional(self) -> bool:
+        """Whether any node waits for a condition in an instance (a step then re-evaluates them
+        on a change); the process's own conditional starts are evaluated by the API instead."""
+        return any(
+            node.get("kind") == "conditionalCatch"
+            or (
+                (node.get("config") or {}).get("event") == "conditional"
+                and node_id not in self.event_starts
+            )
+            for node_id, node in self.nodes.items()
+        )
+
     def multi_instance(self, node_id: str) -> dict[str, Any] | None:
         """The node's multi-instance settings, or None when it runs once."""
         settings = self.config(node_id).get("multiInstance")
+        return settings if isinstance(settings, dict) and settings else None
+
+    def standard_loop(self, node_id: str) -> dict[str, Any] | None:
+        """The node's standard loop settings (`loop`), or None when it runs once."""
+        settings = self.config(node_id).get("loop")
         return settings if isinstance(settings, dict) and settings else None
 
     def catchers(self, node_ids: list[str], event: str, code: str | None) -> str | None:

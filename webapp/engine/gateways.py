@@ -204,7 +204,7 @@ def event_won(step: Step, token: TokenRow, target: str, output: Any) -> None:
     token.step += 1
     token.status = TokenStatus.ACTIVE
     step.history.add(HistoryKind.ENTERED, token, flow=flow_id, scope=step.scope_of(token))
-    step.complete(token, NO_OUTPUT if event == "timer" else output)
+    step.complete(token, NO_OUTPUT if event in ("timer", "conditional") else output)
 
 
 # --- the gateway behaviours -------------------------------------------------------------------

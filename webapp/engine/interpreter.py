@@ -1,23 +1,26 @@
 """The interpreter loop: queued tokens enter their nodes' behaviours until each waits or ends.
 
-After the queue drains, inclusive joins that nothing live can still reach fire, and scopes
-emptied in the step complete; either can queue tokens again.
+After the queue drains, inclusive joins that nothing live can still reach fire, conditional
+events whose condition the step's data changes made true fire, and scopes emptied in the step
+complete; each can queue tokens again.
 """
 
 from __future__ import annotations
 
-from webapp.engine import gateways, scopes
+from webapp.engine import conditional_events, gateways, scopes, tree
 from webapp.engine.behaviours import TABLE
-from webapp.engine.runtime import Step, behaviour_of, multi_instance
+from webapp.engine.runtime import Step, behaviour_of, multi_instance, standard_loop
 from webapp.models.statuses import TokenStatus
 
 
 def run(step: Step) -> None:
     """Move queued tokens until each waits, ends or fails; then fire inclusive joins nothing
-    can still reach, and complete emptied scopes."""
+    can still reach and conditions that became true, and complete emptied scopes."""
     while True:
         _drain(step)
         if gateways.release_joins(step):
+            continue
+        if conditional_events.reevaluate(step):
             continue
         if not _complete_a_scope(step):
             return
@@ -41,6 +44,9 @@ def _drain(step: Step) -> None:
                 continue
         if not inner and definition.multi_instance(node_id):
             multi_instance().enter(step, token, node)
+            continue
+        first = not inner and not tree.is_looping(token.locals)
+        if first and definition.standard_loop(node_id) and not standard_loop().begins(step, token):
             continue
         behaviour.enter(step, token, node)
 

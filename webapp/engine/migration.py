@@ -271,6 +271,8 @@ def _new_wait(step: Step, holder: Any, row: Any, to: int) -> tuple[str, str]:
     """The name and key a subscription at `row.node_id` gets from the new version's node, the
     key computed at its holder as entering the node would."""
     config = step.definition.config(row.node_id)
+    if row.kind == waits.CONDITION:  # the new condition is read when the data next changes
+        return "", ""
     if row.kind == "signal":
         return str(config.get("signal") or ""), row.correlation_key
     key, problem = waits.evaluate_key(step, holder, config)

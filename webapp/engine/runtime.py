@@ -109,8 +109,26 @@ class Wrapper(Behaviour):
         raise NotImplementedError
 
 
-# The table key of the multi-instance wrapper (no node has this kind).
+class Looper(Behaviour):
+    """A standard loop around an activity: it runs again while its condition holds."""
+
+    def begins(self, step: Step, token: TokenRow) -> bool:
+        """A token reached the looped activity; False when a test before the first run ended
+        the loop (the token moved on)."""
+        raise NotImplementedError
+
+    def repeats(self, step: Step, token: TokenRow) -> bool:
+        """One run finished; True when the activity runs again (the token re-entered it)."""
+        raise NotImplementedError
+
+    def loop_values(self, step: Step, token: TokenRow) -> dict[str, Any]:
+        """`$loop` as the looped activity at `token` (or a token inside it) sees it."""
+        raise NotImplementedError
+
+
+# The table keys of the multi-instance wrapper and the standard loop (no node has these kinds).
 MULTI_INSTANCE = "multiInstance"
+STANDARD_LOOP = "standardLoop"
 BEHAVIOURS: dict[str, Behaviour] = {}
 PLAIN = Behaviour()
 
@@ -124,6 +142,14 @@ def install(table: Mapping[str, Behaviour]) -> None:
 def behaviour_of(kind: str | None) -> Behaviour:
     """The behaviour of node kind `kind` (a plain one that moves on for a kind without one)."""
     return BEHAVIOURS.get(kind or "", PLAIN)
+
+
+def standard_loop() -> Looper:
+    """The installed standard loop."""
+    looper = BEHAVIOURS.get(STANDARD_LOOP)
+    if not isinstance(looper, Looper):
+        raise RuntimeError("the engine's behaviours are not installed")
+    return looper
 
 
 def multi_instance() -> Wrapper:
@@ -168,6 +194,10 @@ class Step:
         self.vars = dict(instance.vars or {})
         self.nodes = dict(instance.nodes or {})
         self._data_changed = False
+        # Whether data changed or a conditional event subscribed since conditions were last
+        # evaluated, and `$vars` as they were then (what a `watch` list compares against).
+        self.conditions_due = False
+        self.vars_evaluated = dict(self.vars)
         self._queue: deque[tuple[TokenRow, str, str | None, bool]] = deque()
         self._scopes_to_check: list[TokenRow] = []
         self._closed: list[tuple[TokenRow, tuple[str, ...] | None]] = []
@@ -176,7 +206,7 @@ class Step:
         self._entries = 0
         self._new_jobs: list[tuple[TokenRow | None, dict[str, Any]]] = []
         self._new_tasks: list[tuple[TokenRow, dict[str, Any]]] = []
-        self._new_subscriptions: list[tuple[TokenRow, str, str, str, str]] = []
+        self._new_subscriptions: list[tuple[TokenRow, str, str, str, str, bool | None]] = []
         self._jobs: list[JobRow] = []
         # Signals thrown in this step, written (and handed to workers) when it finishes.
         self.broadcasts: list[dict[str, Any]] = []
@@ -200,6 +230,11 @@ class Step:
             inner = inner.parent
         if inner is not None and inner.parent is not None:
             context.update(multi_instance().loop_values(self, inner.parent, inner))
+        looped = token
+        while looped is not None and looped is not inner and not tree.is_looping(looped.locals):
+            looped = looped.parent
+        if looped is not None and looped is not inner:  # a standard loop nearer than an instance
+            context.update(standard_loop().loop_values(self, looped))
         context.update(tree.handler_context(token, self.vars, self.nodes))
         return context
 
@@ -227,6 +262,7 @@ class Step:
         elif self.definition.kind(node_id) not in UNPOOLED_KINDS:
             self.pool(output)
         self._data_changed = True
+        self.conditions_due = True
 
     def pool(self, values: Any) -> None:
         """In a process with `"variables": "pool"`, merge a JSON object's keys into `$vars`,
@@ -234,11 +270,13 @@ class Step:
         if self.definition.pool and isinstance(values, dict):
             self.vars.update(values)
             self._data_changed = True
+            self.conditions_due = True
 
     def assign(self, values: dict[str, Any]) -> None:
         """Write `values` into `$vars` (a script task's assignments)."""
         self.vars.update(values)
         self._data_changed = True
+        self.conditions_due = True
 
     # --- the tokens the step has read ------------------------------------------------------
 
@@ -431,6 +469,8 @@ class Step:
         boundaries = self.definition.boundaries.get(node_id)
         if boundaries:
             self.close_waits([token], tuple(boundaries))
+        if tree.is_looping(token.locals) and standard_loop().repeats(self, token):
+            return
         behaviour_of(self.definition.kind(node_id)).completed(self, token)
 
     def _remember(self, token: TokenRow, scope: TokenRow | None, output: Any) -> None:
@@ -489,11 +529,35 @@ class Step:
         correlation_key: str,
         node_id: str | None = None,
         kind: str = "message",
+        satisfied: bool | None = None,
     ) -> None:
-        """`token` waits for a message (name and key) or, `kind` "signal", a signal name."""
+        """`token` waits for a message (name and key), a signal name (`kind` "signal") or a
+        condition (`kind` "condition", `satisfied`: whether it held when last evaluated)."""
         self._new_subscriptions.append(
-            (token, name, correlation_key, node_id or token.node_id, kind)
+            (token, name, correlation_key, node_id or token.node_id, kind, satisfied)
         )
+        if kind == "condition":
+            self.conditions_due = True
+
+    def take_new_subscription(self, token: TokenRow, node_id: str, kind: str) -> bool:
+        """Withdraw the not yet saved subscription of `token` at `node_id` of `kind`; False when
+        there is none."""
+        for index, wait in enumerate(self._new_subscriptions):
+            if wait[0] is token and wait[3] == node_id and wait[4] == kind:
+                del self._new_subscriptions[index]
+                return True
+        return False
+
+    def new_subscriptions(self, kind: str) -> list[tuple[TokenRow, str, bool | None]]:
+        """The (token, node id, satisfied) of the not yet saved subscriptions of `kind`."""
+        return [(w[0], w[3], w[5]) for w in self._new_subscriptions if w[4] == kind]
+
+    def mark_new_subscription(self, token: TokenRow, node_id: str, satisfied: bool) -> None:
+        """Record whether the condition of an unsaved conditional subscription holds now."""
+        self._new_subscriptions = [
+            (*w[:5], satisfied) if w[0] is token and w[3] == node_id and w[4] == "condition" else w
+            for w in self._new_subscriptions
+        ]
 
     def take_subscriptions(self, kind: str, name: str) -> list[tuple[TokenRow, str]]:
         """Withdraw the not yet saved subscriptions of `kind` and `name` this step made; the

@@ -658,7 +658,7 @@ def insert_waits(
     conn: Connection,
     instance: InstanceRow,
     tasks: list[tuple[TokenRow, dict[str, Any]]],
-    subscriptions: list[tuple[TokenRow, str, str, str, str]],
+    subscriptions: list[tuple[TokenRow, str, str, str, str, bool | None]],
     now: datetime,
 ) -> None:
     """Insert the step's new tasks (with their further candidates) and subscriptions."""
@@ -682,8 +682,9 @@ def insert_waits(
                 "name": n,
                 "correlation_key": k,
                 "kind": kind,
+                "satisfied": satisfied,
             }
-            for t, n, k, node, kind in subscriptions
+            for t, n, k, node, kind, satisfied in subscriptions
         ]
         conn.execute(SUBSCRIPTIONS.insert(), rows)
 

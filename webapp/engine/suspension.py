@@ -88,6 +88,7 @@ def resume_instance(
     step.starter = steps.starter_of(step)
     for event in events:
         _apply(step, event.kind, event.data)
+    step.conditions_due = True  # data an operator set while it was suspended
     interpreter.run(step)
     result = step.finish()
     result.jobs += _waiting_jobs(step, {ref.id for ref in result.jobs})

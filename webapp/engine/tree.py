@@ -1,6 +1,7 @@
 """What a token's `locals` say about its place in the token tree.
 
-The engine writes these marks (multi-instance bodies and instances, event-sub-process listeners);
+The engine writes these marks (multi-instance bodies and instances, event-sub-process listeners,
+standard loops);
 the pages that show tokens read them through the same functions.
 """
 
@@ -19,6 +20,11 @@ def is_listener(locals_: Any) -> bool:
 def is_body(locals_: Any) -> bool:
     """The token of a multi-instance activity as a whole (its instances are tokens inside it)."""
     return isinstance(locals_, dict) and "count" in locals_ and "completed" in locals_
+
+
+def is_looping(locals_: Any) -> bool:
+    """A token running a standard loop's activity: `loop` counts the runs completed."""
+    return isinstance(locals_, dict) and "loop" in locals_
 
 
 def is_instance(node_id: str, locals_: Any, parent_node_id: str | None) -> bool:

@@ -1,9 +1,10 @@
-"""Timer, message and signal waits: what a token holds while it waits for an event.
+"""Timer, message, signal and condition waits: what a token holds while it waits for an event.
 
 Intermediate catches and receive tasks wait for their own event; a host for its boundary events,
 a listener for its event sub-process's start, an event-based gateway for each of its targets. All
-of them subscribe here: a timer is a `timer` job, a message or a signal a subscription row, each
-carrying the event's node id so that one holder can hold several.
+of them subscribe here: a timer is a `timer` job, a message, a signal or a condition a
+subscription row, each carrying the event's node id so that one holder can hold several
+(`conditional_events` evaluates the conditions).
 """
 
 from __future__ import annotations
@@ -22,7 +23,9 @@ from webapp.process.expressions import ExpressionError, evaluate
 MAX_CORRELATION_KEY = 500
 # The events a token waits for through a timer job or a subscription (errors and escalations
 # are thrown, not waited for): also the event sub-process starts that listen through a token.
-EVENTS = ("timer", "message", "signal")
+EVENTS = ("timer", "message", "signal", "conditional")
+#: The subscription kind of a conditional event (its row keeps whether the condition held).
+CONDITION = "condition"
 
 
 @dataclass(frozen=True)
@@ -55,6 +58,8 @@ def prepare(
         if key is None:
             return None
         return Wait(node_id, event, name=str(config.get("message") or ""), key=key)
+    if event == "conditional":
+        return Wait(node_id, event)
     return Wait(node_id, event, name=str(config.get("signal") or ""))
 
 
@@ -63,6 +68,9 @@ def place(step: Step, holder: TokenRow, wait: Wait) -> None:
     if wait.event == "timer":
         assert wait.due is not None
         step.add_job(holder, "timer", wait.due, node_id=wait.node_id)
+        return
+    if wait.event == "conditional":
+        step.add_subscription(holder, "", "", wait.node_id, kind=CONDITION)
         return
     step.add_subscription(holder, wait.name, wait.key, wait.node_id, kind=wait.event)
 

@@ -9,7 +9,18 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import BigInteger, Float, ForeignKey, Index, Integer, String, Text, false, text
+from sqlalchemy import (
+    BigInteger,
+    Boolean,
+    Float,
+    ForeignKey,
+    Index,
+    Integer,
+    String,
+    Text,
+    false,
+    text,
+)
 from sqlalchemy.orm import Mapped, mapped_column, relationship
 
 from webapp.models.auth import Partition, Role, User
@@ -170,8 +181,8 @@ class Job(Model):
 
 
 class MessageSubscription(Model):
-    """A token waiting for a message (name and correlation key) or, `kind` "signal", for a
-    broadcast of a signal name (correlation key empty).
+    """A token waiting for a message (name and correlation key), for a broadcast of a signal
+    name (`kind` "signal", correlation key empty) or for a condition (`kind` "condition").
 
     Ids only grow, on SQLite too (AUTOINCREMENT): a broadcast covers the subscriptions up to the
     largest id when it was made, so a reused id would hand it to a later subscription."""
@@ -191,7 +202,10 @@ class MessageSubscription(Model):
     node_id: Mapped[str] = mapped_column(String(255))
     name: Mapped[str] = mapped_column(String(200))
     correlation_key: Mapped[str] = mapped_column(String(500))
-    kind: Mapped[str] = mapped_column(String(8), default="message", server_default="message")
+    kind: Mapped[str] = mapped_column(String(12), default="message", server_default="message")
+    #: A conditional event's subscription (`kind` "condition"): whether its condition held when
+    #: last evaluated, so that only a change from false to true fires it.
+    satisfied: Mapped[bool | None] = mapped_column(Boolean, nullable=True)
     created_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
 
 

@@ -143,6 +143,10 @@ class HistoryKind(StrEnum):
     DECISION_EVALUATED = "decision_evaluated"
     # A compensation throw or cancel end began undoing completed activities.
     COMPENSATION = "compensation"
+    # A conditional event's condition changed from false to true (it fired).
+    CONDITION = "condition"
+    # A standard loop ran its activity again, or ended (`done`), after `runs` runs.
+    LOOP = "loop"
 
 
 INSTANCE_STATUSES: tuple[str, ...] = tuple(InstanceStatus)

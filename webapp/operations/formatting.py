@@ -80,6 +80,8 @@ HISTORY_KINDS = {
     HistoryKind.SIGNAL: "signal received",
     HistoryKind.MODIFIED: "tokens moved by an operator",
     HistoryKind.COMPENSATION: "compensation thrown",
+    HistoryKind.CONDITION: "condition became true",
+    HistoryKind.LOOP: "loop run ended",
 }
 
 

@@ -79,6 +79,9 @@ EMPTY_SCRIPT = "emptyInFile"
 
 
 def _kind(**kwargs: Any) -> NodeKind:
+    if "multiInstance" in kwargs.get("config_keys", ()):  # what repeats may also loop
+        kwargs["config_keys"] = (*kwargs["config_keys"], "loop")
+        kwargs["config_types"] = {**kwargs.get("config_types", {}), "loop": (dict,)}
     kwargs["defaults"] = MappingProxyType(dict(kwargs.get("defaults", {})))
     kwargs["config_types"] = MappingProxyType(dict(kwargs.get("config_types", {})))
     kwargs["marks"] = MappingProxyType(dict(kwargs.get("marks", {})))
@@ -86,6 +89,9 @@ def _kind(**kwargs: Any) -> NodeKind:
     return NodeKind(**kwargs)
 
 
+#: A conditional event's settings: its `condition` expression and, optionally, the variables
+#: (comma-separated) whose change alone re-evaluates it (Camunda 7's `camunda:variableName`).
+CONDITION_KEYS = ("condition", "watch")
 # Text settings of events that wait for or throw something.
 EVENT_TEXT = (
     "event",
@@ -97,6 +103,7 @@ EVENT_TEXT = (
     "correlationKey",
     "signal",
     "timezone",
+    *CONDITION_KEYS,
 )
 # What a tool call is configured by: service and send tasks, message throw and end events.
 TOOL_KEYS = ("tool", "inputs", "saveTo", "retries", "backoff", "timeout")
@@ -127,11 +134,25 @@ DECISION_TYPES: dict[str, tuple[type, ...]] = {
 REFERENCE_KEYS = ("formRef", "implementation", "dueDate", "followUpDate", "origin")
 
 # What each `event` value of start, end and boundary events may be.
-BOUNDARY_EVENTS: tuple[str, ...] = ("timer", "message", "signal", "error", "escalation")
+BOUNDARY_EVENTS: tuple[str, ...] = (
+    "timer",
+    "message",
+    "signal",
+    "error",
+    "escalation",
+    "conditional",
+)
 END_EVENTS: tuple[str, ...] = ("", "error", "escalation", "terminate", "signal", "message")
 # Start events of an event sub-process, and of the process itself (beside its one none start).
-EVENT_START_EVENTS: tuple[str, ...] = ("timer", "message", "signal", "error", "escalation")
-PROCESS_START_EVENTS: tuple[str, ...] = ("timer", "message", "signal")
+EVENT_START_EVENTS: tuple[str, ...] = (
+    "timer",
+    "message",
+    "signal",
+    "error",
+    "escalation",
+    "conditional",
+)
+PROCESS_START_EVENTS: tuple[str, ...] = ("timer", "message", "signal", "conditional")
 # Compensation and transactions (docs/process-format.md#compensation-and-transactions): a
 # compensation boundary names its handler, a cancel boundary sits on a transaction; compensation
 # and cancel ends; a compensation start begins an event sub-process when its scope is compensated.
@@ -209,6 +230,15 @@ KINDS: Mapping[str, NodeKind] = MappingProxyType(
                         "Create signal start event (a signal starts the process)",
                         event="signal",
                     ),
+                    PaletteEntry(
+                        "conditional-start",
+                        "start",
+                        63,
+                        "bpmn-icon-start-event-condition",
+                        "Create conditional start event (started through the conditions API "
+                        "when its condition holds)",
+                        event="conditional",
+                    ),
                 ),
                 replace=_PROCESS_STARTS,
                 scoped_replace=tuple(
@@ -233,6 +263,7 @@ KINDS: Mapping[str, NodeKind] = MappingProxyType(
                     "correlationKey",
                     "signal",
                     "timezone",
+                    *CONDITION_KEYS,
                 ),
                 config_types={
                     "form": (dict,),
@@ -632,6 +663,31 @@ KINDS: Mapping[str, NodeKind] = MappingProxyType(
                 event="signal",
             ),
             _kind(
+                name="conditionalCatch",
+                label="Condition",
+                palette=(
+                    PaletteEntry(
+                        "conditional-catch",
+                        "intermediate",
+                        49,
+                        "bpmn-icon-intermediate-event-catch-condition",
+                        "Create conditional catch (wait until a condition on the data holds; on "
+                        "an activity's border: a conditional boundary event)",
+                    ),
+                ),
+                replace=("conditional-intermediate-catch",),
+                role="event",
+                min_in=1,
+                max_in=None,
+                min_out=1,
+                max_out=1,
+                config_keys=CONDITION_KEYS,
+                config_types={key: (str,) for key in CONDITION_KEYS},
+                **EVENT_SIZE,
+                element="intermediateCatchEvent",
+                event="conditional",
+            ),
+            _kind(
                 name="signalThrow",
                 label="Signal throw",
                 palette=(
@@ -881,6 +937,7 @@ KINDS: Mapping[str, NodeKind] = MappingProxyType(
                     "signal",
                     "saveTo",
                     "handler",
+                    *CONDITION_KEYS,
                 ),
                 defaults={"interrupting": True},
                 config_types={
@@ -1003,6 +1060,7 @@ EVENT_DEFINITIONS: tuple[str, ...] = (
     "terminate",
     "signal",
     "link",
+    "conditional",
 )
 EVENT_DEFINITIONS += ("compensate", "cancel")
 #: The kinds whose one definition the kind itself fixes, by (element, definitions): the
@@ -1059,6 +1117,7 @@ EVENT_GATEWAY_TARGETS: Mapping[str, str] = MappingProxyType(
         "messageCatch": "message",
         "signalCatch": "signal",
         "receiveTask": "message",
+        "conditionalCatch": "conditional",
     }
 )
 # Script languages Flowdesk runs (others import verbatim and are a publish error).
@@ -1072,6 +1131,10 @@ MULTI_INSTANCE_KEYS: tuple[str, ...] = (
     "output",
 )
 
+#: A standard loop's settings (`loop`): the condition under which the activity runs again, whether
+#: it is tested before each run (else after), and the most runs.
+LOOP_KEYS: tuple[str, ...] = ("condition", "testBefore", "maximum")
+
 ASSIGNEE_TYPES: tuple[str, ...] = ("user", "role", "expression")
 
 #: Activities and intermediate events that may have no outgoing flow: there the path ends, as
@@ -1082,6 +1145,7 @@ IMPLICIT_END_KINDS = frozenset(
         "timerCatch",
         "messageCatch",
         "signalCatch",
+        "conditionalCatch",
         "signalThrow",
         "messageThrow",
         "milestone",

@@ -1,5 +1,6 @@
-"""The message and signal start events of each process's latest published version, kept by
-publish so a message or a broadcast finds the processes it starts with one indexed query."""
+"""The message, signal and conditional start events of each process's latest published version,
+kept by publish so a message, a broadcast or a conditions request finds the processes it starts
+with one indexed query."""
 
 from __future__ import annotations
 
@@ -11,18 +12,19 @@ from sqlalchemy.exc import IntegrityError
 from webapp.extensions import db
 from webapp.models import EventStart, Process, ProcessVersion
 
-EVENTS = ("message", "signal")
+EVENTS = ("message", "signal", "conditional")
 
 
 def of_document(doc: dict[str, Any]) -> list[tuple[str, str, str]]:
-    """(node id, event, name) of the document's process-level message and signal starts."""
+    """(node id, event, name) of the document's process-level message, signal and conditional
+    starts (a conditional start is named by its node id)."""
     found = []
     for node_id, node in (doc.get("nodes") or {}).items():
         config = node.get("config") or {}
         event = config.get("event")
         if node.get("kind") != "startEvent" or node.get("parent") or event not in EVENTS:
             continue
-        name = str(config.get(event) or "").strip()
+        name = node_id if event == "conditional" else str(config.get(event) or "").strip()
         if name:
             found.append((node_id, event, name[:200]))
     return found

@@ -18,6 +18,7 @@ from webapp.designer.panels.base import FLOW, PanelContext, PanelForm, original_
 from webapp.designer.panels.compensation import CompensationThrowPanel
 from webapp.designer.panels.events import (
     BoundaryPanel,
+    ConditionalCatchPanel,
     EndEventPanel,
     EscalationThrowPanel,
     LinkPanel,
@@ -63,6 +64,7 @@ PANELS: dict[str, type[PanelForm]] = {
     "timerCatch": TimerPanel,
     "messageCatch": MessagePanel,
     "signalCatch": SignalCatchPanel,
+    "conditionalCatch": ConditionalCatchPanel,
     "signalThrow": SignalThrowPanel,
     "messageThrow": MessageThrowPanel,
     "linkThrow": LinkPanel,

@@ -22,7 +22,14 @@ from webapp.designer.panels.base import (
     read_expression,
     read_name,
 )
-from webapp.designer.panels.fields import MessageNameField, SignalFields, TimerFields
+from webapp.designer.panels.fields import (
+    ConditionFields,
+    MessageNameField,
+    SignalFields,
+    TimerFields,
+    condition_data,
+    read_condition,
+)
 from webapp.process.bpmn.writer import xml_safe
 from webapp.process.durations import parse_cycle
 
@@ -34,12 +41,13 @@ CATCH_CHOICES = [
     SelectChoice("escalation", "An escalation"),
     SelectChoice("compensate", "Compensation (runs its handler when the activity is undone)"),
     SelectChoice("cancel", "A cancel (its transaction was cancelled)"),
+    SelectChoice("conditional", "A condition on the data"),
 ]
 #: Events that always interrupt and have no settings of their own.
 _SETTINGLESS = ("compensate", "cancel")
 
 
-class CatchFields(SignalFields, MessageNameField, TimerFields):
+class CatchFields(ConditionFields, SignalFields, MessageNameField, TimerFields):
     """What a catching event (boundary, event sub-process start) reacts to, with its settings."""
 
     event = SelectField("Reacts to", choices=CATCH_CHOICES, default="timer")
@@ -67,6 +75,7 @@ def catch_data(config: Mapping[str, Any]) -> dict[str, Any]:
         **{k: as_text(config.get(k)) for k in texts},
         "correlation_key": as_text(config.get("correlationKey")),
         "save_to": as_text(config.get("saveTo")),
+        **condition_data(config),
     }
 
 
@@ -74,7 +83,9 @@ def read_catch(form: CatchFields, config: dict[str, Any]) -> None:
     """A catching event's `event`, `interrupting` and the settings of that event type."""
     event = form.event.data or ""
     if event not in {c.value for c in CATCH_CHOICES}:
-        form.event.errors.append("Choose a timer, a message, a signal, an error or an escalation.")
+        form.event.errors.append(
+            "Choose a timer, a message, a signal, an error, an escalation or a condition."
+        )
         return
     config.pop("signal", None)
     config.pop("handler", None)
@@ -155,4 +166,5 @@ _CATCH_READERS: dict[str, Callable[[CatchFields, dict[str, Any]], None]] = {
     "escalation": _catch_code,
     "compensate": lambda form, config: None,
     "cancel": lambda form, config: None,
+    "conditional": read_condition,
 }

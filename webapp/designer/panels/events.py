@@ -39,10 +39,13 @@ from webapp.designer.panels.compensation import (
     read_compensation,
 )
 from webapp.designer.panels.fields import (
+    ConditionFields,
     MessageNameField,
     PayloadFields,
     SignalFields,
     ToolFields,
+    condition_data,
+    read_condition,
     read_tool,
     tool_data,
 )
@@ -155,6 +158,15 @@ class MessageThrowPanel(ToolFields, MessageNameField, PanelForm):
         config.update(read_name(self.message, "message", required=False))
 
 
+class ConditionalCatchPanel(ConditionFields, PanelForm):
+    @classmethod
+    def load(cls, config: Mapping[str, Any]) -> dict[str, Any]:
+        return condition_data(config)
+
+    def dump(self, config: dict[str, Any], context: PanelContext) -> None:
+        read_condition(self, config)
+
+
 class LinkPanel(PanelForm):
     link = StringField(
         "Link name",
@@ -176,6 +188,7 @@ PROCESS_START_CHOICES = [
     SelectChoice("message", "A message (starts a new instance when no instance waits for it)"),
     SelectChoice("timer", "A timer: at a date, or on a schedule"),
     SelectChoice("signal", "A signal"),
+    SelectChoice("conditional", "A condition (evaluated through POST /api/conditions)"),
 ]
 
 
@@ -223,6 +236,8 @@ def _read_process_start(form: StartEventPanel, config: dict[str, Any]) -> None:
         config.update(read_name(form.message, "message"))
     elif event == "signal":
         config.update(read_name(form.signal, "signal"))
+    elif event == "conditional":
+        read_condition(form, config)
     else:
         config.update(timer_start.read(form))
 

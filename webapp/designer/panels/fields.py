@@ -6,6 +6,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from wtforms import (
+    BooleanField,
     FieldList,
     FloatField,
     Form,
@@ -57,6 +58,39 @@ def output_hint(element_id: str, kind: str = "userTask") -> str:
     )
 
 
+class ConditionFields:
+    """A conditional event's condition and the variables whose change alone re-evaluates it."""
+
+    condition = StringField(
+        "Condition",
+        validators=[Optional(), Length(max=2000)],
+        description="Fires when the data changes and this becomes true, such as "
+        "$vars.amount != null and $vars.amount > 1000.",
+    )
+    watch = StringField(
+        "Only when these variables change",
+        validators=[Optional(), Length(max=500)],
+        description="Names separated by commas; empty: any change of the data re-evaluates it.",
+    )
+
+
+def condition_data(config: Mapping[str, Any]) -> dict[str, Any]:
+    return {"condition": as_text(config.get("condition")), "watch": as_text(config.get("watch"))}
+
+
+def read_condition(form: ConditionFields, config: dict[str, Any]) -> None:
+    """The submitted condition (required) and `watch` list (plain variable names)."""
+    condition = read_expression(form.condition, required=True)
+    if condition:
+        config["condition"] = condition
+    names = [name.strip() for name in (form.watch.data or "").split(",") if name.strip()]
+    wrong = [name for name in names if not is_identifier(name)]
+    if wrong:
+        form.watch.errors.append(f"'{wrong[0]}' is not a variable name.")
+    elif names:
+        config["watch"] = ",".join(names)
+
+
 class MultiInstanceFields:
     """The multi-instance section of user tasks, service tasks, sub-processes and calls."""
 
@@ -66,8 +100,25 @@ class MultiInstanceFields:
             SelectChoice("", "No: runs once"),
             SelectChoice("parallel", "Parallel: all instances at once"),
             SelectChoice("sequential", "Sequential: one instance after another"),
+            SelectChoice("loop", "Loop: again while a condition holds"),
         ],
         default="",
+    )
+    loop_condition = StringField(
+        "Loop condition",
+        validators=[Optional(), Length(max=2000)],
+        description="It runs again while this holds; $loop.index counts the runs done, such as "
+        "$loop.index < 3 or not $vars.answer.done.",
+    )
+    loop_test_before = BooleanField(
+        "Test before each run",
+        description="Ticked: checked before every run, so it may not run at all; otherwise "
+        "after each run, so it runs at least once.",
+    )
+    loop_maximum = IntegerField(
+        "At most (runs)",
+        validators=[Optional(), NumberRange(min=1, max=100_000)],
+        description="Stops after this many runs even while the condition holds.",
     )
     mi_collection = StringField(
         "Collection (expression)",
@@ -98,8 +149,17 @@ class MultiInstanceFields:
     )
 
 
-def multi_instance_data(multi: Any) -> dict[str, Any]:
-    """The multi-instance section's form data from a node's `multiInstance` setting."""
+def multi_instance_data(multi: Any, loop: Any = None) -> dict[str, Any]:
+    """The multi-instance section's form data from a node's `multiInstance` setting (or its
+    standard `loop`)."""
+    if isinstance(loop, dict) and loop and not isinstance(multi, dict):
+        maximum = loop.get("maximum")
+        return {
+            "mi_mode": "loop",
+            "loop_condition": as_text(loop.get("condition")),
+            "loop_test_before": loop.get("testBefore") is True,
+            "loop_maximum": maximum if isinstance(maximum, int) else None,
+        }
     if not isinstance(multi, dict):
         return {"mi_mode": ""}
     return {
@@ -115,6 +175,9 @@ def multi_instance_data(multi: Any) -> dict[str, Any]:
 def read_multi_instance(form: MultiInstanceFields, config: dict[str, Any]) -> None:
     """The submitted multi-instance section as `multiInstance` (none when it runs once)."""
     mode = form.mi_mode.data or ""
+    if mode == "loop":
+        _read_loop(form, config)
+        return
     if mode not in ("parallel", "sequential"):
         return
     multi: dict[str, Any] = {"sequential": mode == "sequential"}
@@ -148,13 +211,29 @@ def read_multi_instance(form: MultiInstanceFields, config: dict[str, Any]) -> No
     config["multiInstance"] = multi
 
 
+def _read_loop(form: MultiInstanceFields, config: dict[str, Any]) -> None:
+    """The submitted standard loop as `loop`: a condition, a maximum or both."""
+    loop: dict[str, Any] = {"testBefore": bool(form.loop_test_before.data)}
+    condition = read_expression(form.loop_condition)
+    if condition:
+        loop["condition"] = condition
+    if form.loop_maximum.data is not None and not form.loop_maximum.errors:
+        loop["maximum"] = form.loop_maximum.data
+    if not condition and "maximum" not in loop and not form.loop_condition.errors:
+        form.loop_condition.errors.append(
+            Missing("Enter a loop condition or a maximum number of runs.")
+        )
+    config["loop"] = loop
+
+
 class RunsMultiInstance(MultiInstanceFields, PanelForm):
     """The multi-instance section after whatever the rest of the panel loads and writes (for
     panels with no field of their own placed after it)."""
 
     @classmethod
     def load(cls, config: Mapping[str, Any]) -> dict[str, Any]:
-        return {**super().load(config), **multi_instance_data(config.get("multiInstance"))}
+        multi = multi_instance_data(config.get("multiInstance"), config.get("loop"))
+        return {**super().load(config), **multi}
 
     def dump(self, config: dict[str, Any], context: PanelContext) -> None:
         super().dump(config, context)

@@ -70,7 +70,7 @@ class CallActivityPanel(MultiInstanceFields, PanelForm):
                 {"name": k, "expression": v} for k, v in inputs.items() if isinstance(v, str)
             ],
             "save_to": as_text(config.get("saveTo")),
-            **multi_instance_data(config.get("multiInstance")),
+            **multi_instance_data(config.get("multiInstance"), config.get("loop")),
         }
 
     def dump(self, config: dict[str, Any], context: PanelContext) -> None:

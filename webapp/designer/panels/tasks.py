@@ -105,7 +105,7 @@ class UserTaskPanel(MultiInstanceFields, WithForm):
             "candidate_users_from": _candidates_from(config, "usersFrom"),
             "due_in": config.get("dueIn") or "",
             "save_to": config.get("saveTo") or "",
-            **multi_instance_data(config.get("multiInstance")),
+            **multi_instance_data(config.get("multiInstance"), config.get("loop")),
         }
 
     def dump(self, config: dict[str, Any], context: PanelContext) -> None:
@@ -182,7 +182,7 @@ class ServiceTaskPanel(MultiInstanceFields, ToolFields, PanelForm):
         return {
             **tool_data(config),
             "message": as_text(config.get("message")),
-            **multi_instance_data(config.get("multiInstance")),
+            **multi_instance_data(config.get("multiInstance"), config.get("loop")),
         }
 
     def dump(self, config: dict[str, Any], context: PanelContext) -> None:
@@ -218,7 +218,7 @@ class ScriptTaskPanel(MultiInstanceFields, PanelForm):
         return {
             "script": as_text(config.get("script")),
             "language": as_text(config.get("language")) or "flowdesk",
-            **multi_instance_data(config.get("multiInstance")),
+            **multi_instance_data(config.get("multiInstance"), config.get("loop")),
         }
 
     def dump(self, config: dict[str, Any], context: PanelContext) -> None:

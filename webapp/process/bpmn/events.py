@@ -4,9 +4,10 @@ Plain start and end events map directly; error, escalation, terminate, signal an
 events, the timer, message and signal starts of the process, the starts of event sub-processes,
 boundary events and escalation throws carry `event`/`code`. Any other start or end definition is
 imported as a plain event and listed as unsupported. Intermediate events with exactly one timer,
-message, signal or link definition become their kinds (a throw with none is a milestone); every
-other event (conditional, multiple...) is not imported. Compensation and cancel events are read
-as their kinds and `event` configs (see `compensation`).
+message, signal, link or conditional definition become their kinds (a throw with none is a
+milestone); every other event (multiple...) is not imported. Compensation and cancel events are
+read as their kinds and `event` configs (see `compensation`). A conditional event's condition is
+translated as a flow's is.
 """
 
 from __future__ import annotations
@@ -28,7 +29,7 @@ from webapp.process.kinds import (
 )
 
 from . import compensation, conditions
-from .namespaces import BPMN, FLOWDESK_LANGUAGE, ZEEBE, q, split
+from .namespaces import BPMN, CAMUNDA, FLOWDESK_LANGUAGE, ZEEBE, q, split
 
 #: The event elements the reader hands to `read_event`: those of our event kinds, and the
 #: implicit throw event some tools write.
@@ -201,6 +202,8 @@ def standard_config(
     elif event == "compensate" and kind != "boundaryEvent":
         definition = element.find(q(BPMN, "compensateEventDefinition"))
         config.update(compensation.definition_settings(definition))
+    elif event == "conditional":
+        config.update(_condition(element, warn, "condition" in (ours or {})))
     elif event in ("error", "escalation"):
         local = "error" if event == "error" else "escalation"
         definition = element.find(q(BPMN, f"{local}EventDefinition"))
@@ -237,6 +240,40 @@ def _message(
         return {}
     warn("import.message_missing", f"Message '{ref}' is not defined in the file")
     return {}
+
+
+def _condition(element: etree._Element, warn: Warn, ours: bool) -> dict[str, Any]:
+    """A conditional event's condition (FEEL, JUEL or Python translated like a flow's), and
+    Camunda 7's `variableName` as the variables whose change re-evaluates it; `ours`: our
+    extension holds the condition."""
+    definition = element.find(q(BPMN, "conditionalEventDefinition"))
+    found = definition.find(q(BPMN, "condition")) if definition is not None else None
+    text = "".join(found.itertext()).strip() if found is not None else ""
+    config: dict[str, Any] = {}
+    if definition is not None:
+        names = (definition.get(q(CAMUNDA, "variableName")) or "").strip()
+        if names:
+            config["watch"] = ",".join(n.strip() for n in names.split(",") if n.strip())
+        if definition.get(q(CAMUNDA, "variableEvents")):
+            warn(
+                "import.condition_events",
+                "Conditional event's camunda:variableEvents not kept: any change of its "
+                "variables re-evaluates it",
+            )
+    if not text:
+        if not ours:  # else our extension keeps one XML could not
+            warn("import.condition_missing", "Conditional event has no condition")
+        return config
+    assert found is not None
+    if found.get("language") == FLOWDESK_LANGUAGE:
+        return {**config, "condition": text}
+    result = conditions.translate(text, found.get("language"))
+    if not result.ok:
+        warn(
+            "import.condition_untranslated",
+            f"Condition '{text}' ({result.dialect}) kept as written; rewrite it",
+        )
+    return {**config, "condition": result.text}
 
 
 def _signal(element: etree._Element, warn: Warn, signals: Mapping[str, str]) -> dict[str, Any]:

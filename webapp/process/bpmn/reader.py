@@ -4,10 +4,10 @@ Elements are matched by namespace URI. One process is imported: `process_id`, el
 executable process with flow nodes, else the first with flow nodes. Sub-processes (expanded or
 collapsed, with a plane of their own as bpmn-js writes them) are read recursively: their nodes
 name them in `parent`. Nothing is dropped silently: `unsupported` lists every element not imported
-(other pools, message flows, transactions, compensation and conditional events, business rule
-tasks, complex gateways...) or imported without part of its meaning (a standard loop), and every
-sequence flow that touches one. Modelling-only elements (data objects and stores, lanes,
-annotations, groups, other vendors' extensions...) are kept as they are (see `kept`). A file
+(other pools, message flows, transactions, compensation events, business rule tasks, complex
+gateways...) or imported without part of its meaning, and every sequence flow that touches one.
+Modelling-only elements (data objects and stores, lanes, annotations, groups, other vendors'
+extensions...) are kept as they are (see `kept`). A file
 with duplicate ids, or whose process has no flow nodes, is refused. Positions come from BPMNDI; a
 file with no usable DI gets `auto_layout`, nodes missing a shape are put below the rest.
 """
@@ -546,11 +546,15 @@ class _Reader:
         config.update(_CONFIG_READERS.get(kind, _no_config)(self, element, warn, config))
         event = config.get("event")
         multi: dict[str, Any] | None = None
+        loop: dict[str, Any] | None = None
         if kind in MULTI_INSTANCE_KINDS:
             multi, save_to = structure.multi_instance(element, warn)
             if save_to and "saveTo" not in config:
                 config["saveTo"] = save_to
-        kept_here = self._children(element, local, kind, multi is not None)
+            loop = structure.standard_loop(element, warn)
+            if loop is not None:
+                config["loop"] = loop
+        kept_here = self._children(element, local, kind, multi is not None, loop is not None)
         ours = self.blob(element, "config")
         extras = self.blob(element, "node")
         self._merge_ours(config, kind, ours, extras, multi)
@@ -600,7 +604,7 @@ class _Reader:
         return found, {}
 
     def _children(
-        self, element: etree._Element, local: str, kind: str, looped: bool
+        self, element: etree._Element, local: str, kind: str, looped: bool, loops: bool = False
     ) -> list[dict[str, Any]]:
         """The element's modelling-only children and foreign extensions, kept as they are; any
         other child Flowdesk does not read is listed as unsupported."""
@@ -618,6 +622,7 @@ class _Reader:
             elif not (
                 child_local in allowed
                 or (looped and child_local == "multiInstanceLoopCharacteristics")
+                or (loops and child_local == "standardLoopCharacteristics")
                 or child_local.endswith("EventDefinition")
                 or child_local == "eventDefinitionRef"
             ):

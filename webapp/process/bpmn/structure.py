@@ -1,4 +1,5 @@
-"""Import of call activities and multi-instance settings (standard BPMN, Camunda 7/8, Spiff).
+"""Import of call activities, multi-instance settings and standard loops (standard BPMN,
+Camunda 7/8, Spiff).
 
 Each function reads one element and returns the config keys it could derive; what it reads only
 approximately is reported through `warn(code, message)`.
@@ -101,6 +102,27 @@ def multi_instance(element: etree._Element, warn: Warn) -> tuple[dict[str, Any] 
         if namespace == BPMN and local in ("complexBehaviorDefinition", "oneBehaviorEventRef"):
             warn("import.multi_instance_lossy", f"Multi-instance {local} not imported")
     return config, save_to
+
+
+def standard_loop(element: etree._Element, warn: Warn) -> dict[str, Any] | None:
+    """The `loop` config of an activity's `standardLoopCharacteristics` (its loop condition
+    translated as a flow's, `testBefore`, `loopMaximum`); None without one."""
+    loop = element.find(q(BPMN, "standardLoopCharacteristics"))
+    if loop is None:
+        return None
+    config: dict[str, Any] = {"testBefore": loop.get("testBefore") == "true"}
+    condition = _expression_text(loop.find(q(BPMN, "loopCondition")), warn, "Loop condition")
+    if condition is None and loop.get("loopCondition"):  # Spiff and some tools: an attribute
+        result = conditions.translate(str(loop.get("loopCondition")))
+        condition = result.text
+    if condition is not None:
+        config["condition"] = condition
+    maximum = (loop.get("loopMaximum") or "").strip()
+    if maximum.isdigit() and int(maximum) > 0:
+        config["maximum"] = int(maximum)
+    elif maximum:
+        warn("import.loop_maximum", f"Loop maximum '{maximum}' is not a whole number; not imported")
+    return config
 
 
 def call_activity_config(element: etree._Element, warn: Warn) -> dict[str, Any]:

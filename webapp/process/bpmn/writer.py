@@ -385,6 +385,8 @@ class _Writer:
             element.set("messageRef", self._message_id(config.pop("message")))
         definition = self._event_definition(node_id, node, config)
         loop = _multi_instance(config) if kind.name in MULTI_INSTANCE_KINDS else None
+        if loop is None and kind.name in MULTI_INSTANCE_KINDS:
+            loop = _standard_loop(config)
         return [loop, *children, definition]
 
     def _in_event_subprocess(self, node: dict[str, Any]) -> bool:
@@ -451,6 +453,19 @@ class _Writer:
     ) -> None:
         """The schema requires a name; an awkward one stays in our config."""
         definition.set("name", config.pop("link") if _plain_text(config.get("link")) else "")
+
+    def _condition(
+        self, definition: etree._Element, event: str, kind: str, config: dict[str, Any]
+    ) -> None:
+        """A conditional event's condition as a Flowdesk expression (one XML cannot keep exactly
+        stays in our config)."""
+        if _plain_text(config.get("condition")):
+            expression = _formal_expression(definition, "condition", config.pop("condition"))
+            expression.set("language", FLOWDESK_LANGUAGE)
+        else:  # the schema wants the element, empty
+            etree.SubElement(definition, q(BPMN, "condition")).set(
+                q(XSI, "type"), "bpmn:tFormalExpression"
+            )
 
     def _signal_id(self, name: str) -> str:
         if name not in self.signals and ("signal", name) in self.shared:
@@ -627,6 +642,7 @@ _DEFINITION_WRITERS: dict[str, DefinitionWriter] = {
     "compensate": lambda writer, definition, event, kind, config: compensation.write_definition(
         definition, config
     ),
+    "conditional": _Writer._condition,
 }
 
 AttributeWriter = Callable[
@@ -782,6 +798,28 @@ def _multi_instance(config: dict[str, Any]) -> etree._Element | None:
         config["multiInstance"] = rest
     else:
         del config["multiInstance"]
+    return loop
+
+
+def _standard_loop(config: dict[str, Any]) -> etree._Element | None:
+    """The `standardLoopCharacteristics` of `config["loop"]`; what BPMN cannot say stays there."""
+    settings = config.get("loop")
+    if not isinstance(settings, dict) or not settings:
+        return None
+    rest = dict(settings)
+    loop = etree.Element(q(BPMN, "standardLoopCharacteristics"))
+    if isinstance(rest.get("testBefore"), bool):
+        loop.set("testBefore", "true" if rest.pop("testBefore") else "false")
+    maximum = rest.get("maximum")
+    if isinstance(maximum, int) and not isinstance(maximum, bool) and maximum > 0:
+        loop.set("loopMaximum", str(rest.pop("maximum")))
+    if _plain_text(rest.get("condition")):
+        expression = _formal_expression(loop, "loopCondition", rest.pop("condition"))
+        expression.set("language", FLOWDESK_LANGUAGE)
+    if rest:
+        config["loop"] = rest
+    else:
+        del config["loop"]
     return loop
 
 

@@ -37,6 +37,12 @@ class Site:
     own: bool = False
     output: bool = False
     assigned: frozenset[str] = frozenset()
+    #: Evaluated after its own activity ran (a standard loop's condition tested after each
+    #: run): the activity's result is there.
+    after_run: bool = False
+    #: A conditional event's condition: it waits for the data it reads, which any later change
+    #: (an operator's edit among them) may bring.
+    awaits: bool = False
 
 
 class Checks:

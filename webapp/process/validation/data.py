@@ -69,6 +69,8 @@ class DataChecks(Checks):
             if site.own and site.node is not None:
                 # An instance's result reaches `$vars` (saveTo) only when all are done.
                 allowed = allowed & ~(1 << site.node) | self.inside.get(site.node, 0)
+            if site.after_run and site.node is not None:
+                allowed |= 1 << site.node | self.inside.get(site.node, 0)
             loop, elements = (
                 self.loop_context(site.node, include_self=not site.outer)
                 if site.node is not None
@@ -164,7 +166,12 @@ class DataChecks(Checks):
             return
         elif root == "$vars" and name is not None and self.reads_own_result(site, writers, name):
             self.own_result(site, shown)
-        elif root == "$nodes" and site.node is not None and name == self.graph.ids[site.node]:
+        elif (
+            root == "$nodes"
+            and site.node is not None
+            and name == self.graph.ids[site.node]
+            and not site.after_run
+        ):
             if site.own and not (site.output and self.has_result(site.node)):
                 self.own_result(site, shown)
             elif not site.own and not allowed >> site.node & 1:
@@ -198,6 +205,14 @@ class DataChecks(Checks):
             )
         elif root == "$vars" and name is not None and not writers.get(name, 0) & allowed:
             where = "before it" if name in writers else "in the process"
+            if site.awaits:  # a condition waits for the data: an operator or a later step
+                self.warning(
+                    "expression.reference",
+                    site.element_id,
+                    f"{site.what} refers to {shown}, which no step {where} saves; it holds "
+                    "only once something sets it (an operator's edit, say).",
+                )
+                return
             self.error(
                 "expression.reference",
                 site.element_id,
@@ -228,7 +243,7 @@ class DataChecks(Checks):
         completes, which is after the expression is evaluated (a script's lines assign at once).
         """
         node = site.node
-        if node is None or self.graph.ids[node] != site.element_id:
+        if node is None or self.graph.ids[node] != site.element_id or site.after_run:
             return False
         if not site.own and self.visible[node] >> node & 1:
             return False

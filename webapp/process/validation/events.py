@@ -1,8 +1,9 @@
 """Checks of events: process and event sub-process starts, timers, messages, signals,
-links, end events and escalation throws."""
+conditions, links, end events and escalation throws."""
 
 from __future__ import annotations
 
+import re
 from typing import TYPE_CHECKING
 
 from webapp.process import schedules
@@ -12,6 +13,7 @@ from webapp.process.validation.base import Checks, Site, has_text
 
 #: The settings that define a timer; an event of another kind takes none of them.
 TIMER_KEYS = ("duration", "date", "cycle")
+_VARIABLE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 
 
 class EventChecks(Checks):
@@ -87,6 +89,8 @@ class EventChecks(Checks):
             self.error("config.missing", node_id, f"{name} does not name the message it starts on.")
         elif event == "signal":
             self.check_signal_name(index, node_id, name, config)
+        elif event == "conditional":
+            self.check_condition(index, node_id, name, config)
 
     def check_timer_start(self, node_id: str, name: str, config: dict) -> None:
         """A timer start's schedule: a date, a repeating interval or a cron expression."""
@@ -168,6 +172,28 @@ class EventChecks(Checks):
             self.check_message(index, node_id, name, config)
         elif event == "signal":
             self.check_signal_name(index, node_id, name, config)
+        if event == "conditional":
+            self.check_condition(index, node_id, name, config)
+        elif config.get("condition"):
+            self.error("config.invalid", node_id, f"{name}: only conditional events take one.")
+
+    def check_condition(self, index: int, node_id: str, name: str, config: dict) -> None:
+        """A conditional event has a condition (an expression); its `watch` names variables."""
+        condition = config.get("condition")
+        if not has_text(condition):
+            self.error(
+                "config.missing", node_id, f"{name} needs the condition it waits for to hold."
+            )
+        else:
+            what = f"The condition of {name}"
+            self.sites.append(Site(node_id, what, condition, index, awaits=True))
+        for watched in str(config.get("watch") or "").split(","):
+            if watched.strip() and not _VARIABLE.match(watched.strip()):
+                self.error(
+                    "config.invalid",
+                    node_id,
+                    f"{name}: '{watched.strip()}' in 'watch' is not a variable name.",
+                )
 
     def check_signal_name(self, index: int, node_id: str, name: str, config: dict) -> None:
         """A signal event or start names its signal."""

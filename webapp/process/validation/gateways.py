@@ -13,7 +13,7 @@ from webapp.process.validation.base import Checks, Site
 # Conditional flows of one inclusive split up to which the deadlock check lists every set taken.
 INCLUSIVE_CHOICES = 8
 
-_TARGET_WORDS = "a timer, message or signal catch event or a receive task"
+_TARGET_WORDS = "a timer, message, signal or conditional catch event or a receive task"
 
 
 class GatewayChecks(Checks):

@@ -63,6 +63,7 @@ CODES: dict[str, str] = {
     "call.version_unknown": "a call activity is bound to a version that does not exist",
     "call.cycle": "(warning) a call activity leads back to its own process",
     "multiInstance.invalid": "multi-instance settings that cannot run",
+    "loop.invalid": "standard loop settings that cannot run",
     "gateway.event_target": "an event-based gateway leads to something other than a timer, "
     "message or signal catch or a receive task, or to one with other incoming flows",
     "gateway.event_condition": "a flow leaving an event-based gateway has a condition or default",

@@ -9,6 +9,7 @@ from webapp.process.document import depths, is_identifier
 from webapp.process.graph import ancestor_masks, cyclic_nodes, strongly_connected
 from webapp.process.kinds import (
     IMPLICIT_END_KINDS,
+    LOOP_KEYS,
     MULTI_INSTANCE_KEYS,
     MULTI_INSTANCE_KINDS,
     SCOPE_KINDS,
@@ -203,8 +204,13 @@ class ScopeChecks(Checks):
         self, index: int, context: tuple[bool, frozenset[str]]
     ) -> tuple[bool, frozenset[str]]:
         kind = self.kinds[index]
-        settings = self.config_of(index).get("multiInstance")
-        if kind is None or kind.name not in MULTI_INSTANCE_KINDS or not isinstance(settings, dict):
+        config = self.config_of(index)
+        settings = config.get("multiInstance")
+        if kind is None or kind.name not in MULTI_INSTANCE_KINDS:
+            return context
+        if isinstance(config.get("loop"), dict) and config["loop"]:
+            return True, context[1]  # a standard loop's `$loop.index`
+        if not isinstance(settings, dict):
             return context
         element = settings.get("element")
         extra = frozenset([element]) if is_identifier(element) else frozenset()
@@ -214,6 +220,53 @@ class ScopeChecks(Checks):
         """Whether an instance of the activity at `index` finishes with a result of its own."""
         kind = self.kinds[index]
         return kind is not None and kind.name not in RESULTLESS_KINDS
+
+    def check_standard_loop(self, index: int, node_id: str, name: str, settings: Any) -> None:
+        """A standard loop: on a kind that repeats, not beside multi-instance, a condition (an
+        expression) or a maximum, `testBefore` true or false."""
+        kind = self.kinds[index]
+        if kind is None or kind.name not in MULTI_INSTANCE_KINDS:
+            self.error("loop.invalid", node_id, f"{name} cannot loop.")
+            return
+        if not isinstance(settings, dict):
+            return
+        if self.config_of(index).get("multiInstance"):
+            self.error(
+                "loop.invalid",
+                node_id,
+                f"{name} has both a standard loop and multi-instance; keep one.",
+            )
+        for key in settings:
+            if key not in LOOP_KEYS:
+                self.error(
+                    "loop.invalid",
+                    node_id,
+                    f"{name}: the loop has no setting '{key}' (it takes {', '.join(LOOP_KEYS)}).",
+                )
+        maximum = settings.get("maximum")
+        if maximum is not None and (
+            not isinstance(maximum, int) or isinstance(maximum, bool) or maximum < 1
+        ):
+            self.error(
+                "loop.invalid", node_id, f"{name}: the loop maximum must be a whole number ≥ 1."
+            )
+        if "testBefore" in settings and not isinstance(settings["testBefore"], bool):
+            self.error("loop.invalid", node_id, f"{name}: 'testBefore' must be true or false.")
+        condition = settings.get("condition")
+        if has_text(condition):
+            after = not settings.get("testBefore")
+            what = f"The loop condition of {name}"
+            self.sites.append(Site(node_id, what, condition, index, after_run=after))
+        elif condition not in (None, "") and not isinstance(condition, str):
+            self.error(
+                "loop.invalid", node_id, f"{name}: the loop condition must be an expression."
+            )
+        elif maximum is None:
+            self.error(
+                "loop.invalid",
+                node_id,
+                f"{name} loops without a condition or a maximum, so it would never stop.",
+            )
 
     def check_multi_instance(self, index: int, node_id: str, name: str, settings: Any) -> None:
         """Multi-instance settings: on a kind that repeats, one of collection or cardinality,

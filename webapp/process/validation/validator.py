@@ -45,6 +45,7 @@ KIND_CHECKS: dict[str, tuple[KindCheck, ...]] = {
     "messageCatch": (EventChecks.check_message,),
     "receiveTask": (EventChecks.check_message,),
     "signalCatch": (EventChecks.check_signal_name,),
+    "conditionalCatch": (EventChecks.check_condition,),
     "signalThrow": (EventChecks.check_signal_throw,),
     "linkThrow": (EventChecks.check_link_name,),
     "linkCatch": (EventChecks.check_link_name,),
@@ -235,5 +236,7 @@ class Validator(
             )
         if "multiInstance" in config:
             self.check_multi_instance(index, node_id, name, config["multiInstance"])
+        if config.get("loop"):
+            self.check_standard_loop(index, node_id, name, config["loop"])
         for check in KIND_CHECKS.get(kind.name, ()):
             check(self, index, node_id, name, config)

@@ -10,7 +10,7 @@ from typing import Any
 from sqlalchemy import func, select
 from sqlalchemy.orm import selectinload
 
-from webapp.engine import history, tree
+from webapp.engine import tree, variables
 from webapp.engine.context import jsonable
 from webapp.engine.locking import lock_instance
 from webapp.extensions import db
@@ -19,6 +19,7 @@ from webapp.models import HistoryEntry, Instance, Job, Task, Token, User
 from webapp.models.base import utcnow
 from webapp.models.session import db_session
 from webapp.models.statuses import OPEN_TOKEN, HistoryKind, InstanceStatus, TaskStatus, TokenStatus
+from webapp.services.jobs import commit
 from webapp.services.operations import structure, waits
 from webapp.services.operations.common import OperationsError, get_instance
 
@@ -219,18 +220,11 @@ def set_variable(user: User, instance_id: int, name: str, text: str) -> Instance
             "change only while it failed or waits.",
             status=409,
         )
-    variables = dict(instance.vars or {})
-    details: dict[str, Any] = {"name": name, "value": value}
-    if name in variables:
-        details["previous"] = variables[name]
-    variables[name] = value
-    now = utcnow()
-    instance.vars = variables
-    instance.updated_at = now
-    history.append(
-        db_session(), instance.id, HistoryKind.VARIABLE_SET, actor=user.username, now=now, **details
+    result = variables.set_variable(
+        db_session(), instance.id, name, value, actor=user.username, now=utcnow()
     )
-    db.session.commit()
+    commit(result)
+    db.session.refresh(instance)
     return instance
 
 

@@ -10,7 +10,7 @@ from typing import Any
 from lxml import etree
 
 from .. import kept, safe_xml
-from ..namespaces import BPMN, JUEL_VENDORS, ZEEBE, q, split
+from ..namespaces import BPMN, CAMUNDA, JUEL_VENDORS, ZEEBE, q, split
 from .assignment import ASSIGNMENT_ATTRIBUTES, PERFORMER_TAGS, write_assignment
 from .common import NAMESPACES, ORIGIN, VENDOR_NAMES, as_mapping, extensions
 from .dates import due_date_settings
@@ -77,6 +77,16 @@ def write_back(root: etree._Element, doc: Mapping[str, Any]) -> None:
             write_form(element, config, origin, dialect)
         if node["kind"] in _TOOL_KINDS and local != "task":
             write_inputs(element, config, origin, dialect)
+        if dialect == VENDOR_NAMES[CAMUNDA] and isinstance(config.get("watch"), str):
+            _write_variable_name(element, config["watch"])
+
+
+def _write_variable_name(element: etree._Element, watch: str) -> None:
+    """Camunda 7's `variableName` on a conditional event definition: the variables whose change
+    alone re-evaluates its condition (our `watch`)."""
+    definition = element.find(q(BPMN, "conditionalEventDefinition"))
+    if definition is not None and watch.strip():
+        definition.set(q(CAMUNDA, "variableName"), watch)
 
 
 def _node_vendor(config: dict[str, Any], origin: dict[str, Any]) -> str | None:
