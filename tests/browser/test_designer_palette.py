@@ -65,6 +65,9 @@ PALETTE = [
      ("inclusiveGateway", None)),
     ("create.event-based-gateway", "gateway", "bpmn-icon-gateway-eventbased",
      "Create event-based gateway (the first event after it wins)", ("eventBasedGateway", None)),
+    ("create.conditional-catch", "intermediate", "bpmn-icon-intermediate-event-catch-condition",
+     "Create conditional catch (wait until a condition on the data holds; on an activity's "
+     "border: a conditional boundary event)", ("conditionalCatch", None)),
     ("create.timer-catch", "intermediate", "bpmn-icon-intermediate-event-catch-timer",
      "Create timer (wait; on an activity's border: a timer boundary event)",
      ("timerCatch", None)),
@@ -89,9 +92,6 @@ PALETTE = [
     ("create.compensation-throw", "intermediate", "bpmn-icon-intermediate-event-throw-compensation",
      "Create compensation throw (undoes completed activities, then goes on)",
      ("compensationThrow", None)),
-    ("create.conditional-catch", "intermediate", "bpmn-icon-intermediate-event-catch-condition",
-     "Create conditional catch (wait until a condition on the data holds; on an activity's "
-     "border: a conditional boundary event)", ("conditionalCatch", None)),
     ("create.error-boundary", "boundary", "bpmn-icon-intermediate-event-catch-error",
      "Create error boundary event" + BOUNDARY_HINT, ("boundaryEvent", "error")),
     ("create.escalation-boundary", "boundary", "bpmn-icon-intermediate-event-catch-escalation",

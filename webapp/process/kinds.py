@@ -669,7 +669,7 @@ KINDS: Mapping[str, NodeKind] = MappingProxyType(
                     PaletteEntry(
                         "conditional-catch",
                         "intermediate",
-                        49,
+                        39,
                         "bpmn-icon-intermediate-event-catch-condition",
                         "Create conditional catch (wait until a condition on the data holds; on "
                         "an activity's border: a conditional boundary event)",
