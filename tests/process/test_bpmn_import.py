@@ -157,7 +157,6 @@ def test_unsupported_elements_are_listed_with_id_type_and_line() -> None:
         ("b", "boundaryEvent[conditional]"),
         ("ig", "complexGateway"),
         ("throw", "intermediateThrowEvent[compensate]"),
-        ("cycle", "intermediateCatchEvent[timeCycle]"),
         ("loop", "standardLoopCharacteristics"),
         ("e", "endEvent[compensate]"),
         ("rule", "businessRuleTask"),
