@@ -94,7 +94,6 @@ class TimerPanel(PanelForm):
             elif not self.duration.errors:
                 self.duration.errors.append(Missing("Enter a duration such as PT5M."))
 
-
     def _read_cycle(self, config: dict[str, Any]) -> None:
         """The cycle whose first occurrence the catch waits for, with an error when it does not
         parse."""

@@ -276,9 +276,7 @@ def short_duration(text: str) -> str | None:
     return f"P{days}{'T' + clock if clock else ''}"
 
 
-def _timer(
-    definition: etree._Element | None, warn: Warn, iso_date: bool = False
-) -> dict[str, Any]:
+def _timer(definition: etree._Element | None, warn: Warn, iso_date: bool = False) -> dict[str, Any]:
     duration = definition.find(q(BPMN, "timeDuration")) if definition is not None else None
     date = definition.find(q(BPMN, "timeDate")) if definition is not None else None
     repeat = definition.find(q(BPMN, "timeCycle")) if definition is not None else None

@@ -112,9 +112,8 @@ class EventChecks(Checks):
             listed = " and a ".join(given)
             self.error("config.invalid", node_id, f"{name} has a {listed}; keep one.")
         elif not given:
-            self.error(
-                "config.missing", node_id, f"{name} needs a duration, a date or a cycle to wait for."
-            )
+            needs = "a duration, a date or a cycle"
+            self.error("config.missing", node_id, f"{name} needs {needs} to wait for.")
         self.check_duration(node_id, name, "duration", duration)
         if when:
             self.sites.append(Site(node_id, f"The date of {name}", when, index))
