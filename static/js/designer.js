@@ -453,6 +453,7 @@
     }
     if (kind === 'startEvent' && config.event && inEventSubProcess(bo)) config.interrupting = bo.isInterrupting !== false;
     if (kind === 'callActivity' && bo.calledElement) config.process = bo.calledElement;
+    if (kind === 'complexGateway' && text(bo.activationCondition)) config.activation = text(bo.activationCondition);
     if (SCOPES.includes(kind) && element && element.collapsed) config.collapsed = true;
     if (MULTI_KINDS.includes(kind)) {
       const loop = bo.loopCharacteristics;
@@ -655,6 +656,11 @@
       delete config.script;
       delete config.language;
       if (bo.script !== script || bo.scriptFormat !== language) modeling.updateProperties(element, { script: script, scriptFormat: language });
+    }
+    if (kind === 'complexGateway') {
+      const activation = plain(config.activation) ? config.activation : undefined;
+      if (activation) delete config.activation;
+      if (text(bo.activationCondition) !== (activation || '')) modeling.updateProperties(element, { activationCondition: expression(activation, 'flowdesk') });
     }
     if (kind === 'callActivity') {
       const called = plain(config.process) ? config.process : undefined;

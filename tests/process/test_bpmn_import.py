@@ -155,7 +155,6 @@ def test_unsupported_elements_are_listed_with_id_type_and_line() -> None:
     assert listed == {
         ("sub", "transaction"),
         ("b", "boundaryEvent[conditional]"),
-        ("ig", "complexGateway"),
         ("throw", "intermediateThrowEvent[compensate]"),
         ("loop", "standardLoopCharacteristics"),
         ("e", "endEvent[compensate]"),
@@ -169,7 +168,7 @@ def test_unsupported_elements_are_listed_with_id_type_and_line() -> None:
         ("f2", "sequenceFlow"),
     }
     assert all(u.line and u.line > 1 for u in result.unsupported)
-    assert list(result.document["nodes"]) == ["s", "cycle", "loop", "e"]
+    assert list(result.document["nodes"]) == ["s", "ig", "cycle", "loop", "e"]
     assert list(result.document["flows"]) == ["f3"]
     assert "import.artifact" not in codes(result)
     assert "lane" not in result.document["nodes"]

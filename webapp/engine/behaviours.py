@@ -9,6 +9,7 @@ from __future__ import annotations
 from webapp.engine import (
     activities,
     children,
+    complex_gateway,
     events,
     gateways,
     multi,
@@ -21,6 +22,7 @@ from webapp.engine.runtime import Behaviour, install
 TABLE: dict[str, Behaviour] = {
     **activities.BEHAVIOURS,
     **children.BEHAVIOURS,
+    **complex_gateway.BEHAVIOURS,
     **events.BEHAVIOURS,
     **gateways.BEHAVIOURS,
     **multi.BEHAVIOURS,

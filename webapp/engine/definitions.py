@@ -49,6 +49,8 @@ class Definition:
     event_starts: tuple[str, ...] = ()
     # Per inclusive join: node id -> the join's incoming flows a token there can still reach.
     inclusive_reach: Mapping[str, Mapping[str, frozenset[str]]] = field(default_factory=dict)
+    # The same per complex gateway: what its reset phase waits for.
+    complex_reach: Mapping[str, Mapping[str, frozenset[str]]] = field(default_factory=dict)
     # `"variables": "pool"`: outputs and the start input also land in `$vars` (see Step.pool).
     pool: bool = False
 
@@ -196,6 +198,7 @@ def _build(version: ProcessVersion) -> Definition:
         event_subprocesses=event_subprocesses,
         event_starts=tuple(event_starts),
         inclusive_reach=_inclusive_reach(nodes, flows, incoming, parent, links),
+        complex_reach=_inclusive_reach(nodes, flows, incoming, parent, links, "complexGateway"),
     )
 
 
@@ -205,8 +208,9 @@ def _inclusive_reach(
     incoming: Mapping[str, list[str]],
     parent: Mapping[str, str | None],
     links: Mapping[tuple[str | None, str], str],
+    kind: str = "inclusiveGateway",
 ) -> dict[str, dict[str, frozenset[str]]]:
-    """For each inclusive join (more than one incoming flow): which of its incoming flows a token
+    """For each join of `kind` (more than one incoming flow): which of its incoming flows a token
     at each node of the join's scope can still reach, along flows, boundary events and link
     jumps, without passing through the join. One backward search per incoming flow."""
     throws: dict[str, list[str]] = {}
@@ -218,7 +222,7 @@ def _inclusive_reach(
                 throws.setdefault(catch, []).append(node_id)
     reach: dict[str, dict[str, frozenset[str]]] = {}
     for join, node in nodes.items():
-        if node.get("kind") != "inclusiveGateway" or len(incoming.get(join, [])) < 2:
+        if node.get("kind") != kind or len(incoming.get(join, [])) < 2:
             continue
         scope = parent.get(join)
         found: dict[str, set[str]] = {}

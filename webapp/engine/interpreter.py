@@ -6,7 +6,7 @@ emptied in the step complete; either can queue tokens again.
 
 from __future__ import annotations
 
-from webapp.engine import gateways, scopes
+from webapp.engine import complex_gateway, gateways, scopes
 from webapp.engine.behaviours import TABLE
 from webapp.engine.runtime import Step, behaviour_of, multi_instance
 from webapp.models.statuses import TokenStatus
@@ -17,7 +17,7 @@ def run(step: Step) -> None:
     can still reach, and complete emptied scopes."""
     while True:
         _drain(step)
-        if gateways.release_joins(step):
+        if gateways.release_joins(step) or complex_gateway.release_resets(step):
             continue
         if not _complete_a_scope(step):
             return

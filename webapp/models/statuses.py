@@ -139,6 +139,9 @@ class HistoryKind(StrEnum):
     # A message or signal kept while suspended that nothing waited for any more on resume (an
     # operator's modification or migration removed its wait).
     HELD_DISCARDED = "held_discarded"
+    # A complex gateway took in a late branch after it went on, and reset once all had come.
+    GATEWAY_CONSUMED = "gateway_consumed"
+    GATEWAY_RESET = "gateway_reset"
 
 
 INSTANCE_STATUSES: tuple[str, ...] = tuple(InstanceStatus)

@@ -79,6 +79,8 @@ HISTORY_KINDS = {
     HistoryKind.EVENT_WON: "event won",
     HistoryKind.SIGNAL: "signal received",
     HistoryKind.MODIFIED: "tokens moved by an operator",
+    HistoryKind.GATEWAY_CONSUMED: "late branch taken in",
+    HistoryKind.GATEWAY_RESET: "gateway reset",
 }
 
 

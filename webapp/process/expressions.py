@@ -27,9 +27,11 @@ MAX_INT_BITS = 1024
 # allows it only in form expressions. `$item` and `$loop` (index, count, completed, active) are
 # the element and counters of a multi-instance activity; validation allows them only inside one.
 # `$instance` is the running instance itself: its business key (what Camunda 7 correlates
-# messages on).
-ROOTS = ("$input", "$vars", "$nodes", "$instance", "$item", "$loop", "$form")
+# messages on). `$gateway` (waiting, arrived) counts the incoming flows of a complex gateway
+# without and with a token; validation allows it only in that gateway's activation condition.
+ROOTS = ("$input", "$vars", "$nodes", "$instance", "$item", "$loop", "$gateway", "$form")
 LOOP_FIELDS = ("index", "count", "completed", "active")
+GATEWAY_FIELDS = ("waiting", "arrived")
 INSTANCE_FIELDS = ("businessKey",)
 FUNCTIONS: dict[str, int] = {"contains": 2, "date": 1, "len": 1, "lower": 1, "now": 0, "upper": 1}
 _CONSTANTS: dict[str, Any] = {"true": True, "false": False, "null": None}

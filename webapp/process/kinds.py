@@ -511,6 +511,28 @@ KINDS: Mapping[str, NodeKind] = MappingProxyType(
                 **GATEWAY_SIZE,
             ),
             _kind(
+                name="complexGateway",
+                label="Complex gateway",
+                palette=(
+                    PaletteEntry(
+                        "complex-gateway",
+                        "gateway",
+                        34,
+                        "bpmn-icon-gateway-complex",
+                        "Create complex gateway (goes on once its activation condition holds)",
+                    ),
+                ),
+                replace=("complex-gateway",),
+                role="gateway",
+                min_in=1,
+                max_in=None,
+                min_out=1,
+                max_out=None,
+                config_keys=("activation",),
+                config_types={"activation": (str,)},
+                **GATEWAY_SIZE,
+            ),
+            _kind(
                 name="timerCatch",
                 label="Timer",
                 palette=(
@@ -929,6 +951,10 @@ EVENT_GATEWAY_TARGETS: Mapping[str, str] = MappingProxyType(
         "receiveTask": "message",
     }
 )
+#: Gateways whose outgoing flows carry conditions and a default flow, and the ones of them that
+#: take every flow whose condition holds (an inclusive split) rather than the first.
+CONDITION_GATEWAYS: tuple[str, ...] = ("exclusiveGateway", "inclusiveGateway", "complexGateway")
+INCLUSIVE_SPLITS: tuple[str, ...] = ("inclusiveGateway", "complexGateway")
 # Script languages Flowdesk runs (others import verbatim and are a publish error).
 SCRIPT_LANGUAGES: tuple[str, ...] = ("flowdesk",)
 MULTI_INSTANCE_KEYS: tuple[str, ...] = (

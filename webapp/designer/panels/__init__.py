@@ -31,6 +31,7 @@ from webapp.designer.panels.events import (
 from webapp.designer.panels.fields import ToolFields, input_rows
 from webapp.designer.panels.structure import (
     CallActivityPanel,
+    ComplexGatewayPanel,
     FlowPanel,
     PlainPanel,
     SubProcessPanel,
@@ -58,6 +59,7 @@ PANELS: dict[str, type[PanelForm]] = {
     "parallelGateway": PlainPanel,
     "inclusiveGateway": PlainPanel,
     "eventBasedGateway": PlainPanel,
+    "complexGateway": ComplexGatewayPanel,
     "timerCatch": TimerPanel,
     "messageCatch": MessagePanel,
     "signalCatch": SignalCatchPanel,

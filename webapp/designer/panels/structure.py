@@ -35,6 +35,7 @@ from webapp.designer.panels.fields import (
     multi_instance_data,
     read_multi_instance,
 )
+from webapp.process.kinds import CONDITION_GATEWAYS
 
 
 class SubProcessPanel(RunsMultiInstance):
@@ -113,8 +114,26 @@ class PlainPanel(PanelForm):
     pass
 
 
-# Flows leaving these take a condition, or are the default.
-CONDITION_GATEWAYS = ("exclusiveGateway", "inclusiveGateway")
+class ComplexGatewayPanel(PanelForm):
+    """The activation condition over the tokens that have arrived ($gateway.arrived,
+    $gateway.waiting); empty: it waits for every incoming flow."""
+
+    activation = StringField(
+        "Activation condition",
+        validators=[Optional(), Length(max=2000)],
+        description="Such as $gateway.arrived >= 2 (two branches arrived) or $gateway.waiting == 0"
+        " (all of them); empty: all of them.",
+    )
+
+    @classmethod
+    def load(cls, config: Mapping[str, Any]) -> dict[str, Any]:
+        return {"activation": config.get("activation") or ""}
+
+    def dump(self, config: dict[str, Any], context: PanelContext) -> None:
+        config.pop("activation", None)
+        activation = read_expression(self.activation)
+        if activation:
+            config["activation"] = activation
 
 
 EXPRESSION_HINT = "An expression, such as $input.amount > 1000 or $vars.review.approved == true."

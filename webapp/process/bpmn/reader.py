@@ -52,7 +52,6 @@ MAX_BYTES = 5_000_000
 ALIASES = {"task": ("userTask", "import.task_as_user_task")}
 #: Flow nodes Flowdesk has no kind for: listed as unsupported, their flows with them.
 _UNSUPPORTED_NODES = {
-    "complexGateway",
     "businessRuleTask",
     "adHocSubProcess",
     "transaction",
@@ -69,7 +68,14 @@ FLOW_NODES = {
 _SILENT = {"documentation", "extensionElements", "auditing", "monitoring"}
 #: Modelling-only children of a process or sub-process, kept as they are (see `kept`).
 _KEPT_SCOPE = {*kept.SCOPE_HEAD, *kept.SCOPE_TAIL}
-_NODE_CHILDREN = {"documentation", "extensionElements", "incoming", "outgoing", "script"}
+_NODE_CHILDREN = {
+    "documentation",
+    "extensionElements",
+    "incoming",
+    "outgoing",
+    "script",
+    "activationCondition",
+}
 #: What a sub-process element holds besides its own settings: read as nodes of its scope.
 _SCOPE_CHILDREN = {*FLOW_NODES, *_SILENT, *_KEPT_SCOPE, "sequenceFlow"}
 
@@ -813,6 +819,25 @@ def _call_activity(
     return structure.call_activity_config(element, warn)
 
 
+def _complex_gateway(
+    reader: _Reader, element: etree._Element, warn: events.Warn, config: dict[str, Any]
+) -> dict[str, Any]:
+    """The activation condition, translated from another engine's language when it can be."""
+    condition = element.find(q(BPMN, "activationCondition"))
+    text = "".join(condition.itertext()) if condition is not None else ""
+    if condition is None or not text.strip():
+        return {}
+    if condition.get("language") == FLOWDESK_LANGUAGE:
+        return {"activation": text}
+    result = conditions.translate(text.strip(), condition.get("language"))
+    if not result.ok:
+        warn(
+            "import.condition_untranslated",
+            f"Activation condition '{text.strip()}' ({result.dialect}) kept as written; rewrite it",
+        )
+    return {"activation": result.text}
+
+
 #: What each kind reads from its element's attributes and vendor settings (besides the event
 #: definitions and multi-instance loop every kind that has them reads); none for the others.
 _CONFIG_READERS: dict[str, ConfigReader] = {
@@ -826,6 +851,7 @@ _CONFIG_READERS: dict[str, ConfigReader] = {
     "subProcess": _scope,
     "eventSubProcess": _scope,
     "callActivity": _call_activity,
+    "complexGateway": _complex_gateway,
 }
 
 

@@ -24,7 +24,8 @@ class Site:
     (collection, cardinality), ``own`` those evaluated after one (completion, output): they read
     what the steps inside saved, not what the activity saves once all instances are done;
     ``output`` marks the one that also reads the finished instance's result, ``$nodes.<id>``.
-    ``assigned`` names the ``$vars`` a script's earlier lines set.
+    ``assigned`` names the ``$vars`` a script's earlier lines set; ``gateway`` marks a complex
+    gateway's activation condition, the one place ``$gateway`` exists.
     """
 
     element_id: str
@@ -37,6 +38,7 @@ class Site:
     own: bool = False
     output: bool = False
     assigned: frozenset[str] = frozenset()
+    gateway: bool = False
 
 
 class Checks:

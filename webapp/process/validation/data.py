@@ -131,6 +131,20 @@ class DataChecks(Checks):
                 site.element_id,
                 f"{site.what} refers to {shown}; $loop has {', '.join(expressions.LOOP_FIELDS)}.",
             )
+        elif root == "$gateway" and not site.gateway:
+            self.error(
+                "expression.reference",
+                site.element_id,
+                f"{site.what} refers to {root}, which exists only in a complex gateway's "
+                "activation condition.",
+            )
+        elif root == "$gateway" and name not in expressions.GATEWAY_FIELDS:
+            self.error(
+                "expression.reference",
+                site.element_id,
+                f"{site.what} refers to {shown}; $gateway has "
+                f"{', '.join(expressions.GATEWAY_FIELDS)}.",
+            )
         elif root == "$instance" and name not in expressions.INSTANCE_FIELDS:
             self.error(
                 "expression.reference",

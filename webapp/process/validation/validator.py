@@ -45,6 +45,7 @@ KIND_CHECKS: dict[str, tuple[KindCheck, ...]] = {
     "escalationThrow": (EventChecks.check_escalation_throw,),
     "boundaryEvent": (BoundaryChecks.check_boundary,),
     "callActivity": (CallChecks.check_call,),
+    "complexGateway": (GatewayChecks.check_complex_gateway,),
 }
 
 _TYPE_WORDS = {
