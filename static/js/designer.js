@@ -87,7 +87,8 @@
     const attrs = Object.assign({ type: spec.type }, markAttrs(spec.marks));
     const definition = entry.event || spec.event;
     if (definition) attrs.eventDefinitionType = DEFINITIONS[definition];
-    if (entry.startInside === null) return [factory.createShape(attrs)];
+    if (entry.startInside === null && !SCOPES.includes(entry.kind)) return [factory.createShape(attrs)];
+    if (entry.startInside === null) return [factory.createShape(Object.assign(attrs, { isExpanded: true }))];
     const scope = factory.createShape(Object.assign(attrs, { isExpanded: true, x: 0, y: 0 }));
     const start = { type: 'bpmn:StartEvent', x: 40, y: 82, parent: scope };
     if (entry.startInside) start.eventDefinitionType = DEFINITIONS[entry.startInside];
@@ -454,6 +455,11 @@
     if (kind === 'startEvent' && config.event && inEventSubProcess(bo)) config.interrupting = bo.isInterrupting !== false;
     if (kind === 'callActivity' && bo.calledElement) config.process = bo.calledElement;
     if (kind === 'complexGateway' && text(bo.activationCondition)) config.activation = text(bo.activationCondition);
+    if (kind === 'adHocSubProcess') {
+      if (bo.ordering === 'Sequential') config.ordering = 'sequential';
+      if (bo.cancelRemainingInstances === false) config.cancelRemaining = false;
+      if (text(bo.completionCondition)) config.completion = text(bo.completionCondition);
+    }
     if (SCOPES.includes(kind) && element && element.collapsed) config.collapsed = true;
     if (MULTI_KINDS.includes(kind)) {
       const loop = bo.loopCharacteristics;
@@ -656,6 +662,19 @@
       delete config.script;
       delete config.language;
       if (bo.script !== script || bo.scriptFormat !== language) modeling.updateProperties(element, { script: script, scriptFormat: language });
+    }
+    if (kind === 'adHocSubProcess') {
+      const ordering = config.ordering === 'sequential' ? 'Sequential' : 'Parallel';
+      const cancel = config.cancelRemaining !== false;
+      const completion = plain(config.completion) ? config.completion : undefined;
+      delete config.ordering;
+      delete config.cancelRemaining;
+      if (completion) delete config.completion;
+      const props = {};
+      if ((bo.ordering || 'Parallel') !== ordering) props.ordering = ordering;
+      if ((bo.cancelRemainingInstances !== false) !== cancel) props.cancelRemainingInstances = cancel;
+      if (text(bo.completionCondition) !== (completion || '')) props.completionCondition = expression(completion, 'flowdesk');
+      if (Object.keys(props).length) modeling.updateProperties(element, props);
     }
     if (kind === 'complexGateway') {
       const activation = plain(config.activation) ? config.activation : undefined;

@@ -48,6 +48,7 @@ def test_registry_lists_the_contract_kinds() -> None:
         "scriptTask",
         "manualTask",
         "complexGateway",
+        "adHocSubProcess",
     }
     assert all(kind.name == name for name, kind in KINDS.items())
 
@@ -168,6 +169,7 @@ def test_each_kind_names_its_bpmn_element_and_event_definition() -> None:
         "inclusiveGateway": ("inclusiveGateway", None),
         "eventBasedGateway": ("eventBasedGateway", None),
         "complexGateway": ("complexGateway", None),
+        "adHocSubProcess": ("adHocSubProcess", None),
         "subProcess": ("subProcess", None),
         "eventSubProcess": ("subProcess", None),
         "callActivity": ("callActivity", None),

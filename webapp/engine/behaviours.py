@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from webapp.engine import (
     activities,
+    adhoc,
     children,
     complex_gateway,
     events,
@@ -21,6 +22,7 @@ from webapp.engine.runtime import Behaviour, install
 
 TABLE: dict[str, Behaviour] = {
     **activities.BEHAVIOURS,
+    **adhoc.BEHAVIOURS,
     **children.BEHAVIOURS,
     **complex_gateway.BEHAVIOURS,
     **events.BEHAVIOURS,

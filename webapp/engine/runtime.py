@@ -425,6 +425,8 @@ class Step:
         if boundaries:
             self.close_waits([token], tuple(boundaries))
         behaviour_of(self.definition.kind(node_id)).completed(self, token)
+        if token.parent is not None:  # its scope may end on it (an ad-hoc completion condition)
+            self._scopes_to_check.append(token.parent)
 
     def scope_to_check(self) -> TokenRow | None:
         """A scope one of whose tokens ended since it was last checked (None: no such scope)."""

@@ -142,6 +142,9 @@ class HistoryKind(StrEnum):
     # A complex gateway took in a late branch after it went on, and reset once all had come.
     GATEWAY_CONSUMED = "gateway_consumed"
     GATEWAY_RESET = "gateway_reset"
+    # An ad-hoc sub-process started one of its activities (by whom), and its condition held.
+    ADHOC_ACTIVATED = "adhoc_activated"
+    ADHOC_COMPLETING = "adhoc_completing"
 
 
 INSTANCE_STATUSES: tuple[str, ...] = tuple(InstanceStatus)

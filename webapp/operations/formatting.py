@@ -81,6 +81,8 @@ HISTORY_KINDS = {
     HistoryKind.MODIFIED: "tokens moved by an operator",
     HistoryKind.GATEWAY_CONSUMED: "late branch taken in",
     HistoryKind.GATEWAY_RESET: "gateway reset",
+    HistoryKind.ADHOC_ACTIVATED: "activity activated",
+    HistoryKind.ADHOC_COMPLETING: "completion condition met",
 }
 
 

@@ -533,6 +533,44 @@ KINDS: Mapping[str, NodeKind] = MappingProxyType(
                 **GATEWAY_SIZE,
             ),
             _kind(
+                name="adHocSubProcess",
+                label="Ad-hoc sub-process",
+                palette=(
+                    PaletteEntry(
+                        "adhoc-subprocess",
+                        "activity",
+                        29,
+                        "bpmn-icon-ad-hoc-subprocess",
+                        "Create ad-hoc sub-process (its activities run when activated)",
+                        start_inside=None,
+                    ),
+                ),
+                replace=("ad-hoc-subprocess",),
+                role="task",
+                min_in=1,
+                max_in=None,
+                min_out=1,
+                max_out=1,
+                config_keys=(
+                    "collapsed",
+                    "activate",
+                    "ordering",
+                    "completion",
+                    "cancelRemaining",
+                    "worker",
+                ),
+                config_types={
+                    "worker": (str,),
+                    "collapsed": (bool,),
+                    "activate": (str,),
+                    "ordering": (str,),
+                    "completion": (str,),
+                    "cancelRemaining": (bool,),
+                },
+                width=350,
+                height=200,
+            ),
+            _kind(
                 name="timerCatch",
                 label="Timer",
                 palette=(
@@ -930,7 +968,7 @@ def element_kind(element: str, attributes: Mapping[str, str | None]) -> str | No
 
 
 # Kinds that may hold other nodes (their `parent`), and that may carry `multiInstance`.
-SCOPE_KINDS: tuple[str, ...] = ("subProcess", "eventSubProcess")
+SCOPE_KINDS: tuple[str, ...] = ("subProcess", "eventSubProcess", "adHocSubProcess")
 TASK_KINDS: tuple[str, ...] = (
     "userTask",
     "serviceTask",
@@ -955,6 +993,8 @@ EVENT_GATEWAY_TARGETS: Mapping[str, str] = MappingProxyType(
 #: take every flow whose condition holds (an inclusive split) rather than the first.
 CONDITION_GATEWAYS: tuple[str, ...] = ("exclusiveGateway", "inclusiveGateway", "complexGateway")
 INCLUSIVE_SPLITS: tuple[str, ...] = ("inclusiveGateway", "complexGateway")
+#: How an ad-hoc sub-process runs its activities: any number at once, or one at a time.
+ADHOC_ORDERINGS: tuple[str, ...] = ("parallel", "sequential")
 # Script languages Flowdesk runs (others import verbatim and are a publish error).
 SCRIPT_LANGUAGES: tuple[str, ...] = ("flowdesk",)
 MULTI_INSTANCE_KEYS: tuple[str, ...] = (
@@ -982,6 +1022,7 @@ IMPLICIT_END_KINDS = frozenset(
         "subProcess",
         "callActivity",
         "escalationThrow",
+        "adHocSubProcess",
     }
 )
 

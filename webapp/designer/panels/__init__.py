@@ -30,6 +30,7 @@ from webapp.designer.panels.events import (
 )
 from webapp.designer.panels.fields import ToolFields, input_rows
 from webapp.designer.panels.structure import (
+    AdHocSubProcessPanel,
     CallActivityPanel,
     ComplexGatewayPanel,
     FlowPanel,
@@ -60,6 +61,7 @@ PANELS: dict[str, type[PanelForm]] = {
     "inclusiveGateway": PlainPanel,
     "eventBasedGateway": PlainPanel,
     "complexGateway": ComplexGatewayPanel,
+    "adHocSubProcess": AdHocSubProcessPanel,
     "timerCatch": TimerPanel,
     "messageCatch": MessagePanel,
     "signalCatch": SignalCatchPanel,

@@ -42,6 +42,55 @@ class SubProcessPanel(RunsMultiInstance):
     """Nothing of its own to set but how often it runs (its contents are drawn inside it)."""
 
 
+class AdHocSubProcessPanel(PanelForm):
+    """Which activities run when it starts, one at a time or not, and when it is done."""
+
+    activate = StringField(
+        "Activities to activate when it starts",
+        validators=[Optional(), Length(max=2000)],
+        description="An expression giving a list of ids of its activities without incoming "
+        "flow, such as $vars.plan; empty: none (people and the API activate them).",
+    )
+    ordering = RadioField(
+        "Ordering",
+        choices=[
+            SelectChoice("parallel", "Any number at once"),
+            SelectChoice("sequential", "One at a time"),
+        ],
+        default="parallel",
+    )
+    completion = StringField(
+        "Completion condition",
+        validators=[Optional(), Length(max=2000)],
+        description="Read after each activity inside completes, such as $vars.answer != null; "
+        "empty: it completes once nothing inside is running.",
+    )
+    cancel_remaining = BooleanField("When the condition holds, cancel what still runs")
+
+    @classmethod
+    def load(cls, config: Mapping[str, Any]) -> dict[str, Any]:
+        return {
+            "activate": as_text(config.get("activate")),
+            "ordering": "sequential" if config.get("ordering") == "sequential" else "parallel",
+            "completion": as_text(config.get("completion")),
+            "cancel_remaining": config.get("cancelRemaining") is not False,
+        }
+
+    def dump(self, config: dict[str, Any], context: PanelContext) -> None:
+        for key in ("activate", "ordering", "completion", "cancelRemaining"):
+            config.pop(key, None)
+        activate = read_expression(self.activate)
+        if activate:
+            config["activate"] = activate
+        if self.ordering.data == "sequential":
+            config["ordering"] = "sequential"
+        completion = read_expression(self.completion)
+        if completion:
+            config["completion"] = completion
+        if not self.cancel_remaining.data:
+            config["cancelRemaining"] = False
+
+
 class CallActivityPanel(MultiInstanceFields, PanelForm):
     called = SelectField("Process to call", validate_choice=False)
     binding = RadioField(

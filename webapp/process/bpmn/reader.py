@@ -36,7 +36,7 @@ from webapp.process.validation import Problem
 
 from . import conditions, events, kept, layout, safe_xml, structure
 from .model import BpmnImportError, ImportResult, UnsupportedElement
-from .namespaces import BPMN, BPMNDI, DC, DI, FLOWDESK, FLOWDESK_LANGUAGE, q, split
+from .namespaces import BPMN, BPMNDI, DC, DI, FLOWDESK, FLOWDESK_LANGUAGE, ZEEBE, q, split
 from .vendor import (
     WRITTEN_BACK,
     script_task_config,
@@ -53,7 +53,6 @@ ALIASES = {"task": ("userTask", "import.task_as_user_task")}
 #: Flow nodes Flowdesk has no kind for: listed as unsupported, their flows with them.
 _UNSUPPORTED_NODES = {
     "businessRuleTask",
-    "adHocSubProcess",
     "transaction",
     "callChoreography",
     "subChoreography",
@@ -75,7 +74,10 @@ _NODE_CHILDREN = {
     "outgoing",
     "script",
     "activationCondition",
+    "completionCondition",
 }
+#: Elements whose flow nodes are read as the nodes of their scope.
+_SCOPE_ELEMENTS = ("subProcess", "adHocSubProcess")
 #: What a sub-process element holds besides its own settings: read as nodes of its scope.
 _SCOPE_CHILDREN = {*FLOW_NODES, *_SILENT, *_KEPT_SCOPE, "sequenceFlow"}
 
@@ -513,7 +515,7 @@ class _Reader:
                 origin[node_id] = element.get("id", "")
                 if local == "boundaryEvent" and node["kind"] == "boundaryEvent":
                     self.attached.append(node_id)
-                if local == "subProcess":  # its nodes are read even if our extension says
+                if local in _SCOPE_ELEMENTS:  # its nodes are read even if our extension says
                     self._nodes(element, node_id, nodes, origin, containers)  # another kind
 
     def _node_id(self, element: etree._Element, local: str) -> str:
@@ -615,7 +617,7 @@ class _Reader:
             if namespace != BPMN:
                 continue
             if child_local in kept.NODE_FIELDS or (
-                local == "subProcess" and child_local in _KEPT_SCOPE
+                local in _SCOPE_ELEMENTS and child_local in _KEPT_SCOPE
             ):
                 kept_here.append(kept.to_data(child))
             elif not (
@@ -838,6 +840,43 @@ def _complex_gateway(
     return {"activation": result.text}
 
 
+def _adhoc(
+    reader: _Reader, element: etree._Element, warn: events.Warn, config: dict[str, Any]
+) -> dict[str, Any]:
+    """Ordering, cancelling what remains, the completion condition and Camunda 8's activities
+    to activate (`zeebe:adHoc activeElementsCollection`)."""
+    found: dict[str, Any] = dict(_scope(reader, element, warn, config))
+    if element.get("ordering") == "Sequential":
+        found["ordering"] = "sequential"
+    if element.get("cancelRemainingInstances") == "false":
+        found["cancelRemaining"] = False
+    condition = element.find(q(BPMN, "completionCondition"))
+    text = "".join(condition.itertext()).strip() if condition is not None else ""
+    if condition is not None and text:
+        if condition.get("language") == FLOWDESK_LANGUAGE:
+            found["completion"] = "".join(condition.itertext())
+        else:
+            found["completion"] = _translated(text, condition.get("language"), "Completion", warn)
+    for settings in element.findall(f"{q(BPMN, 'extensionElements')}/{q(ZEEBE, 'adHoc')}"):
+        collection = (settings.get("activeElementsCollection") or "").strip()
+        if collection:
+            found["activate"] = _translated(collection, None, "Activities to activate", warn)
+    for worker in element.findall(f"{q(BPMN, 'extensionElements')}/{q(ZEEBE, 'taskDefinition')}"):
+        if (worker.get("type") or "").strip():
+            found["worker"] = (worker.get("type") or "").strip()
+    return found
+
+
+def _translated(text: str, language: str | None, what: str, warn: events.Warn) -> str:
+    result = conditions.translate(text, language)
+    if not result.ok:
+        warn(
+            "import.condition_untranslated",
+            f"{what} '{text}' ({result.dialect}) kept as written; rewrite it",
+        )
+    return result.text
+
+
 #: What each kind reads from its element's attributes and vendor settings (besides the event
 #: definitions and multi-instance loop every kind that has them reads); none for the others.
 _CONFIG_READERS: dict[str, ConfigReader] = {
@@ -852,6 +891,7 @@ _CONFIG_READERS: dict[str, ConfigReader] = {
     "eventSubProcess": _scope,
     "callActivity": _call_activity,
     "complexGateway": _complex_gateway,
+    "adHocSubProcess": _adhoc,
 }
 
 

@@ -651,6 +651,26 @@ def _complex_gateway(
     return [condition]
 
 
+def _adhoc(
+    writer: _Writer, element: etree._Element, node: dict[str, Any], config: dict[str, Any]
+) -> list[etree._Element | None]:
+    """`ordering`, `cancelRemainingInstances` and the `<completionCondition>` (what XML keeps
+    exactly); the activities to activate stay in our config (standard BPMN has no place)."""
+    _scope(writer, element, node, config)
+    if config.get("ordering") in ("parallel", "sequential"):
+        element.set("ordering", str(config.pop("ordering")).capitalize())
+    if config.get("cancelRemaining") is False:
+        del config["cancelRemaining"]
+        element.set("cancelRemainingInstances", "false")
+    if not _plain_text(config.get("completion")):
+        return []
+    condition = etree.Element(q(BPMN, "completionCondition"))
+    condition.set(q(XSI, "type"), "bpmn:tFormalExpression")
+    condition.set("language", FLOWDESK_LANGUAGE)
+    condition.text = config.pop("completion")
+    return [condition]
+
+
 #: What each kind writes of its config as attributes and children of its element (besides the
 #: marks, message, loop and event definition every kind that has them writes); the reader's
 #: `_CONFIG_READERS` reads them back.
@@ -662,6 +682,7 @@ _ATTRIBUTE_WRITERS: dict[str, AttributeWriter] = {
     "startEvent": _start_event,
     "scriptTask": _script_task,
     "complexGateway": _complex_gateway,
+    "adHocSubProcess": _adhoc,
 }
 
 

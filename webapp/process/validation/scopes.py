@@ -3,7 +3,7 @@ and end events, what each node may read, and multi-instance settings."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from webapp.process.document import depths, is_identifier
 from webapp.process.graph import ancestor_masks, cyclic_nodes, strongly_connected
@@ -21,6 +21,10 @@ RESULTLESS_KINDS = ("subProcess", "manualTask")
 
 class ScopeChecks(Checks):
     """Checks of sub-processes and multi-instance; what each node may read."""
+
+    if TYPE_CHECKING:
+
+        def check_adhoc_members(self, scope: int, members: list[int]) -> list[int]: ...
 
     def index_scopes(self) -> None:
         """Each node's scope (index of its sub-process, None at the process level) and depth."""
@@ -95,6 +99,9 @@ class ScopeChecks(Checks):
             if scope is None or kind is None:
                 if not own_starts:
                     startless.add(scope)
+                continue
+            if kind.name == "adHocSubProcess":
+                starts += self.check_adhoc_members(scope, members)
                 continue
             scope_id = self.graph.ids[scope]
             name = self.name(scope_id)

@@ -13,6 +13,7 @@ from webapp.process.graph import ancestor_masks, build_graph, cyclic_nodes, stro
 from webapp.process.kinds import KINDS, REFERENCE_KEYS, config_type_ok
 from webapp.process.naming import Namer
 from webapp.process.tools import ToolSpec
+from webapp.process.validation.adhoc import AdHocChecks
 from webapp.process.validation.boundaries import BoundaryChecks
 from webapp.process.validation.calls import CallChecks
 from webapp.process.validation.data import DataChecks
@@ -46,6 +47,7 @@ KIND_CHECKS: dict[str, tuple[KindCheck, ...]] = {
     "boundaryEvent": (BoundaryChecks.check_boundary,),
     "callActivity": (CallChecks.check_call,),
     "complexGateway": (GatewayChecks.check_complex_gateway,),
+    "adHocSubProcess": (AdHocChecks.check_adhoc,),
 }
 
 _TYPE_WORDS = {
@@ -130,6 +132,7 @@ def _set_path(settings: dict[str, Any], path: tuple[str, ...], value: Any) -> No
 
 
 class Validator(
+    AdHocChecks,
     StructureChecks,
     ScopeChecks,
     GatewayChecks,
