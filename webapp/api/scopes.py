@@ -17,6 +17,7 @@ ENDPOINT_SCOPES: dict[str, str] = {
     "api.broadcast_signal": "messages",
     "api.cancel_instance": "operate",
     "api.retry_instance": "operate",
+    "api.activate_activity": "operate",
     "api.modify_instance": "operate",
     "api.migrate_instances": "operate",
     "api.list_tasks": "tasks",

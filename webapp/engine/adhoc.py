@@ -20,12 +20,11 @@ from webapp.engine import scopes
 from webapp.engine.runtime import Behaviour, Step
 from webapp.engine.store import TokenRow
 from webapp.models.statuses import LIVE_TOKEN, HistoryKind, TokenStatus
+from webapp.process.adhoc import NOT_STARTABLE
 from webapp.process.expressions import ExpressionError, evaluate
 
 KIND = "adHocSubProcess"
 STATE = "adhoc"
-#: What an enabled inner node may not be: it is started by an event, or hangs on a border.
-_NOT_STARTABLE = ("boundaryEvent", "eventSubProcess", "startEvent", "linkCatch")
 
 
 def enabled(step: Step, node_id: str) -> list[str]:
@@ -36,7 +35,7 @@ def enabled(step: Step, node_id: str) -> list[str]:
         for inner, parent in definition.parent.items()
         if parent == node_id
         and not definition.incoming.get(inner)
-        and definition.kind(inner) not in _NOT_STARTABLE
+        and definition.kind(inner) not in NOT_STARTABLE
     ]
 
 

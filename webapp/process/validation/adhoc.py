@@ -5,11 +5,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from webapp.process.adhoc import NOT_STARTABLE
 from webapp.process.kinds import ADHOC_ORDERINGS
 from webapp.process.validation.base import Checks, Site
-
-#: What inside an ad-hoc sub-process cannot start a fragment (it waits for an event or a host).
-_NOT_STARTABLE = ("boundaryEvent", "eventSubProcess", "startEvent", "linkCatch")
 
 
 class AdHocChecks(Checks):
@@ -30,7 +28,7 @@ class AdHocChecks(Checks):
             for i in members
             if not self.graph.in_flows[i]
             and self.kinds[i] is not None
-            and not any(self.is_kind(kind, i) for kind in _NOT_STARTABLE)
+            and not any(self.is_kind(kind, i) for kind in NOT_STARTABLE)
         ]
 
     def check_adhoc_members(self, scope: int, members: list[int]) -> list[int]:
