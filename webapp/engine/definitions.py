@@ -16,6 +16,7 @@ from typing import Any
 from sqlalchemy.orm import Session
 
 from webapp.models import ProcessVersion
+from webapp.process import instantiating
 from webapp.process.document import uses_pool
 from webapp.process.naming import Namer, capitalized
 
@@ -47,6 +48,9 @@ class Definition:
     boundaries: Mapping[str, list[str]] = field(default_factory=dict)
     event_subprocesses: Mapping[str | None, list[str]] = field(default_factory=dict)
     event_starts: tuple[str, ...] = ()
+    # The nodes whose message starts the process (`process.instantiating`), with the
+    # instantiating event-based gateway before each (None: a receive task starting it itself).
+    triggers: Mapping[str, str | None] = field(default_factory=dict)
     # Per inclusive join: node id -> the join's incoming flows a token there can still reach.
     inclusive_reach: Mapping[str, Mapping[str, frozenset[str]]] = field(default_factory=dict)
     # The same per complex gateway: what its reset phase waits for.
@@ -179,6 +183,8 @@ def _build(version: ProcessVersion) -> Definition:
             event_subprocesses.setdefault(scope, []).append(node_id)
         elif kind == "linkCatch":
             links.setdefault((scope, str(config.get("link") or "")), node_id)
+    triggers = {t.node_id: t.gateway for t in instantiating.triggers(doc)}
+    event_starts.extend(triggers)
     if len(root_starts) > 1 or not (root_starts or event_starts):
         raise ValueError(f"version {version.id} has {len(root_starts)} none start events")
     return Definition(
@@ -197,6 +203,7 @@ def _build(version: ProcessVersion) -> Definition:
         boundaries=boundaries,
         event_subprocesses=event_subprocesses,
         event_starts=tuple(event_starts),
+        triggers=triggers,
         inclusive_reach=_inclusive_reach(nodes, flows, incoming, parent, links),
         complex_reach=_inclusive_reach(nodes, flows, incoming, parent, links, "complexGateway"),
     )

@@ -10,13 +10,15 @@ from sqlalchemy.exc import IntegrityError
 
 from webapp.extensions import db
 from webapp.models import EventStart, Process, ProcessVersion
+from webapp.process import instantiating
 
 EVENTS = ("message", "signal")
 
 
 def of_document(doc: dict[str, Any]) -> list[tuple[str, str, str]]:
-    """(node id, event, name) of the document's process-level message and signal starts."""
-    found = []
+    """(node id, event, name) of the document's process-level message and signal starts, and
+    of the receive tasks and event-based gateway targets whose message starts it."""
+    found = [(t.node_id, "message", t.message) for t in instantiating.triggers(doc)]
     for node_id, node in (doc.get("nodes") or {}).items():
         config = node.get("config") or {}
         event = config.get("event")

@@ -877,6 +877,19 @@ def _translated(text: str, language: str | None, what: str, warn: events.Warn) -
     return result.text
 
 
+def _instantiating(
+    reader: _Reader, element: etree._Element, warn: events.Warn, config: dict[str, Any]
+) -> dict[str, Any]:
+    """A receive task or event-based gateway that starts the process (`instantiate`), and a
+    gateway's type (its targets' events all run: Parallel)."""
+    found: dict[str, Any] = {}
+    if element.get("instantiate") == "true":
+        found["instantiate"] = True
+    if element.get("eventGatewayType") == "Parallel":
+        found["gatewayType"] = "parallel"
+    return found
+
+
 #: What each kind reads from its element's attributes and vendor settings (besides the event
 #: definitions and multi-instance loop every kind that has them reads); none for the others.
 _CONFIG_READERS: dict[str, ConfigReader] = {
@@ -892,6 +905,8 @@ _CONFIG_READERS: dict[str, ConfigReader] = {
     "callActivity": _call_activity,
     "complexGateway": _complex_gateway,
     "adHocSubProcess": _adhoc,
+    "receiveTask": _instantiating,
+    "eventBasedGateway": _instantiating,
 }
 
 
@@ -907,13 +922,13 @@ def _refusal(element: etree._Element, local: str) -> tuple[str, str] | None:
     """(type, detail) of a flow node imported nowhere because Flowdesk cannot run it as written."""
     if element.get("isForCompensation") == "true":
         return f"{local}[isForCompensation]", "compensation activities are not supported"
-    if local == "eventBasedGateway" and element.get("instantiate") == "true":
-        return f"{local}[instantiate]", "an event-based gateway that starts the process"
-    if local == "eventBasedGateway" and element.get("eventGatewayType", "Exclusive") != "Exclusive":
-        kind = element.get("eventGatewayType")
-        return f"{local}[{kind}]", "only exclusive event-based gateways are supported"
-    if local == "receiveTask" and element.get("instantiate") == "true":
-        return f"{local}[instantiate]", "a receive task that starts the process"
+    gateway_type = element.get("eventGatewayType", "Exclusive")
+    starts = element.get("instantiate") == "true"
+    if local == "eventBasedGateway" and gateway_type not in ("Exclusive", "Parallel"):
+        return f"{local}[{gateway_type}]", "an event-based gateway is Exclusive or Parallel"
+    if local == "eventBasedGateway" and gateway_type == "Parallel" and not starts:
+        detail = 'a parallel event-based gateway must start the process (instantiate="true")'
+        return f"{local}[Parallel]", detail
     return None
 
 

@@ -671,6 +671,19 @@ def _adhoc(
     return [condition]
 
 
+def _instantiating(
+    writer: _Writer, element: etree._Element, node: dict[str, Any], config: dict[str, Any]
+) -> list[etree._Element | None]:
+    """`instantiate="true"` and a parallel gateway's `eventGatewayType`."""
+    if config.get("instantiate") is True:
+        del config["instantiate"]
+        element.set("instantiate", "true")
+    if config.get("gatewayType") == "parallel":
+        del config["gatewayType"]
+        element.set("eventGatewayType", "Parallel")
+    return []
+
+
 #: What each kind writes of its config as attributes and children of its element (besides the
 #: marks, message, loop and event definition every kind that has them writes); the reader's
 #: `_CONFIG_READERS` reads them back.
@@ -683,6 +696,8 @@ _ATTRIBUTE_WRITERS: dict[str, AttributeWriter] = {
     "scriptTask": _script_task,
     "complexGateway": _complex_gateway,
     "adHocSubProcess": _adhoc,
+    "receiveTask": _instantiating,
+    "eventBasedGateway": _instantiating,
 }
 
 

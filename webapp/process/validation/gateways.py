@@ -117,6 +117,7 @@ class GatewayChecks(Checks):
             if k
             and k.name in ("exclusiveGateway", "eventBasedGateway")
             and len(graph.out_flows[i]) >= 2
+            and self.config_of(i).get("gatewayType") != "parallel"  # all its events run
         }
         for i, k in enumerate(self.kinds):
             if k and k.name in INCLUSIVE_SPLITS and len(graph.out_flows[i]) >= 2:

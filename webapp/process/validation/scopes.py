@@ -25,6 +25,7 @@ class ScopeChecks(Checks):
     if TYPE_CHECKING:
 
         def check_adhoc_members(self, scope: int, members: list[int]) -> list[int]: ...
+        def starts_process(self, index: int) -> bool: ...
 
     def index_scopes(self) -> None:
         """Each node's scope (index of its sub-process, None at the process level) and depth."""
@@ -90,7 +91,11 @@ class ScopeChecks(Checks):
         startless: set[int | None] = set()
         for scope, members in self.members.items():
             kind = self.kinds[scope] if scope is not None else None
-            own_starts = [i for i in members if self.is_kind("startEvent", i)]
+            own_starts = [
+                i
+                for i in members
+                if self.is_kind("startEvent", i) or (scope is None and self.starts_process(i))
+            ]
             own_ends = [
                 i for i in members if self.is_kind("endEvent", i) or self.ends_implicitly(i)
             ]

@@ -19,6 +19,7 @@ class StructureChecks(Checks):
         def check_scope_counts(self) -> tuple[list[int], list[int], set[int | None]]: ...
         def ends_implicitly(self, index: int) -> bool: ...
         def in_adhoc(self, index: int) -> bool: ...
+        def starts_process(self, index: int) -> bool: ...
 
     def check_ids(self) -> None:
         """Ids are valid, a flow does not reuse a node's id, and every kind is known."""
@@ -60,7 +61,7 @@ class StructureChecks(Checks):
     def check_process_starts(self) -> None:
         """At least one start event; at most one of them without an event."""
         top = [i for i in self.members[None] if self.is_kind("startEvent", i)]
-        if not top:
+        if not top and not any(self.starts_process(i) for i in self.members[None]):
             self.error("start.count", None, "The process needs a start event.")
         plain = [i for i in top if not self.config_of(i).get("event")]
         for extra in plain[1:]:
@@ -101,7 +102,7 @@ class StructureChecks(Checks):
                     f"{self.name(node_id)} has incoming flows; it starts on an event, not "
                     "from a flow.",
                 )
-            elif ins < kind.min_in and not self.in_adhoc(index):
+            elif ins < kind.min_in and not self.in_adhoc(index) and not self.starts_process(index):
                 self.no_incoming.add(index)
                 self.error(
                     "node.incoming_missing",

@@ -19,6 +19,7 @@ from webapp.process.validation.calls import CallChecks
 from webapp.process.validation.data import DataChecks
 from webapp.process.validation.events import EventChecks
 from webapp.process.validation.gateways import GatewayChecks
+from webapp.process.validation.instantiating import InstantiatingChecks
 from webapp.process.validation.problems import Problem
 from webapp.process.validation.scopes import ScopeChecks
 from webapp.process.validation.structure import StructureChecks
@@ -38,7 +39,7 @@ KIND_CHECKS: dict[str, tuple[KindCheck, ...]] = {
     "scriptTask": (TaskChecks.check_script,),
     "timerCatch": (EventChecks.check_timer,),
     "messageCatch": (EventChecks.check_message,),
-    "receiveTask": (EventChecks.check_message,),
+    "receiveTask": (InstantiatingChecks.check_receive,),
     "signalCatch": (EventChecks.check_signal_name,),
     "signalThrow": (EventChecks.check_signal_throw,),
     "linkThrow": (EventChecks.check_link_name,),
@@ -48,6 +49,7 @@ KIND_CHECKS: dict[str, tuple[KindCheck, ...]] = {
     "callActivity": (CallChecks.check_call,),
     "complexGateway": (GatewayChecks.check_complex_gateway,),
     "adHocSubProcess": (AdHocChecks.check_adhoc,),
+    "eventBasedGateway": (InstantiatingChecks.check_instantiating,),
 }
 
 _TYPE_WORDS = {
@@ -133,6 +135,7 @@ def _set_path(settings: dict[str, Any], path: tuple[str, ...], value: Any) -> No
 
 class Validator(
     AdHocChecks,
+    InstantiatingChecks,
     StructureChecks,
     ScopeChecks,
     GatewayChecks,
