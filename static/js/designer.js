@@ -455,6 +455,8 @@
     if (kind === 'startEvent' && config.event && inEventSubProcess(bo)) config.interrupting = bo.isInterrupting !== false;
     if (kind === 'callActivity' && bo.calledElement) config.process = bo.calledElement;
     if (kind === 'complexGateway' && text(bo.activationCondition)) config.activation = text(bo.activationCondition);
+    if ((kind === 'receiveTask' || kind === 'eventBasedGateway') && bo.instantiate) config.instantiate = true;
+    if (kind === 'eventBasedGateway' && bo.eventGatewayType === 'Parallel') config.gatewayType = 'parallel';
     if (kind === 'adHocSubProcess') {
       if (bo.ordering === 'Sequential') config.ordering = 'sequential';
       if (bo.cancelRemainingInstances === false) config.cancelRemaining = false;
@@ -662,6 +664,18 @@
       delete config.script;
       delete config.language;
       if (bo.script !== script || bo.scriptFormat !== language) modeling.updateProperties(element, { script: script, scriptFormat: language });
+    }
+    if (kind === 'receiveTask' || kind === 'eventBasedGateway') {
+      const instantiate = config.instantiate === true;
+      delete config.instantiate;
+      const props = {};
+      if (!!bo.instantiate !== instantiate) props.instantiate = instantiate;
+      if (kind === 'eventBasedGateway') {
+        const type = config.gatewayType === 'parallel' ? 'Parallel' : 'Exclusive';
+        delete config.gatewayType;
+        if ((bo.eventGatewayType || 'Exclusive') !== type) props.eventGatewayType = type;
+      }
+      if (Object.keys(props).length) modeling.updateProperties(element, props);
     }
     if (kind === 'adHocSubProcess') {
       const ordering = config.ordering === 'sequential' ? 'Sequential' : 'Parallel';

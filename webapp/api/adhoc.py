@@ -34,7 +34,7 @@ def activate_activity(instance_id: int):
         isinstance(scope, bool) or not isinstance(scope, int) or not 0 <= scope <= MAX_INT64
     ):
         fields["scope"] = "The ad-hoc sub-process's token id, a whole number."
-    if fields:
+    if fields or not isinstance(activity, str):
         raise InstanceError("invalid", "The activation is not valid.", fields=fields)
     instance = adhoc.activate(g.api_user, instance_id, activity.strip(), scope)
     return jsonify(instances.as_dict(instance, detail=True))

@@ -103,12 +103,13 @@ class ComplexGateway(Behaviour):
     def enter(self, step: Step, token: TokenRow, node: dict[str, Any]) -> None:
         node_id = token.node_id
         keeper = _keeper(step, node_id, token.parent)
-        waited = keeper.locals.get(RESETTING, []) if keeper and keeper.locals else []
+        state = keeper.locals if keeper is not None and isinstance(keeper.locals, dict) else {}
+        waited = state.get(RESETTING, [])
         if keeper is not None and token.arrived_via in waited:
             token.status = TokenStatus.DONE
             step.history.add(HistoryKind.GATEWAY_CONSUMED, token, flow=token.arrived_via)
             left = [flow_id for flow_id in waited if flow_id != token.arrived_via]
-            keeper.locals = {**keeper.locals, RESETTING: left}
+            keeper.locals = {**state, RESETTING: left}
             if not left:
                 _reset(step, keeper)
             return

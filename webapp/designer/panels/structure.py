@@ -163,6 +163,36 @@ class PlainPanel(PanelForm):
     pass
 
 
+class EventGatewayPanel(PanelForm):
+    """Whether its events start the process, and then whether the first or all of them run."""
+
+    instantiate = BooleanField("Starts the process when one of its messages arrives")
+    gateway_type = RadioField(
+        "When the process starts",
+        choices=[
+            SelectChoice("exclusive", "Only the event that came first runs"),
+            SelectChoice("parallel", "The others wait for their messages in the new instance"),
+        ],
+        default="exclusive",
+    )
+
+    @classmethod
+    def load(cls, config: Mapping[str, Any]) -> dict[str, Any]:
+        parallel = config.get("gatewayType") == "parallel"
+        return {
+            "instantiate": config.get("instantiate") is True,
+            "gateway_type": "parallel" if parallel else "exclusive",
+        }
+
+    def dump(self, config: dict[str, Any], context: PanelContext) -> None:
+        config.pop("instantiate", None)
+        config.pop("gatewayType", None)
+        if self.instantiate.data:
+            config["instantiate"] = True
+            if self.gateway_type.data == "parallel":
+                config["gatewayType"] = "parallel"
+
+
 class ComplexGatewayPanel(PanelForm):
     """The activation condition over the tokens that have arrived ($gateway.arrived,
     $gateway.waiting); empty: it waits for every incoming flow."""
