@@ -86,6 +86,17 @@ def _blocked(scope: Token, node: dict[str, Any], state: dict[str, Any]) -> str:
     return "It runs one activity at a time, and one is running." if busy else ""
 
 
+def for_task(user: User, task: Task) -> Running | None:
+    """The running ad-hoc sub-process the open task `user` holds sits in (its assignee may
+    start the sub-process's activities from the task's page), or None."""
+    if task.status != TaskStatus.OPEN or task.assignee_id != user.id:
+        return None
+    scope_id = db.session.scalar(select(Token.parent_id).where(Token.id == task.token_id))
+    if scope_id is None:
+        return None
+    return next((r for r in running(task.instance) if r.token_id == scope_id), None)
+
+
 def may_activate(user: User, instance: Instance, scope_token_id: int) -> bool:
     """Operators of the instance's partition, or the assignee of an open task inside it."""
     if can(user, "instances.manage", instance.partition_id):
