@@ -3,6 +3,7 @@ started by an operator; refusals come back to the page; others may not post."""
 
 from __future__ import annotations
 
+import json
 import re
 
 from sqlalchemy import select
@@ -45,7 +46,10 @@ def test_an_operator_starts_an_activity_from_the_instance_page(operator, engine)
     response = _post(operator, path, buttons["Draft"])
     assert response.status_code == 303
     assert [t.title for t in open_tasks(engine, instance_id)] == ["Draft"]
-    assert "activity activated" in operator.get(path).get_data(as_text=True)
+    after = operator.get(path).get_data(as_text=True)
+    assert "activity activated" in after
+    state = re.search(r'<script type="application/json" id="instance-state">(.*?)</script>', after)
+    assert json.loads(state.group(1))["active"] == {"work": 1, "draft": 1}, "the diagram's tokens"
 
 
 def test_a_refused_start_comes_back_to_the_page_and_sequential_says_it_is_busy(operator, engine):
