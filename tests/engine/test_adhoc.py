@@ -11,7 +11,7 @@ from sqlalchemy import select
 from tests.helpers.documents import document, flow, inside, node, task
 from tests.helpers.instances import complete, details, load, open_tasks, start
 from tests.helpers.processes import publish_document
-from webapp.engine import EngineError, activation
+from webapp.engine import EngineError, activation, steps
 from webapp.models import HistoryEntry, Token
 from webapp.services.jobs import commit
 
@@ -178,3 +178,18 @@ def test_a_start_list_naming_no_enabled_activity_is_an_incident(engine):
     assert instance.status == "failed"
     assert (instance.error["node"], instance.error["code"]) == ("work", "adhoc")
     assert "review" in instance.error["message"]
+
+
+def test_a_failing_completion_condition_is_an_incident_a_retry_reads_again(engine):
+    version = publish_document(adhoc_doc(completion="$vars.draft.done > 1"))
+    instance_id = start(engine, version)
+    activate(engine, instance_id, "draft")
+    finish(engine, instance_id, "Draft", {"done": True})
+    instance = load(engine, instance_id)
+    assert (instance.status, instance.error["node"]) == ("failed", "work")
+    assert "completion condition" in instance.error["message"]
+    finish(engine, instance_id, "Review")
+    commit(steps.retry_instance(engine, instance_id))
+    assert load(engine, instance_id).status == "failed", "the condition fails again"
+    activated = details(engine, instance_id, "adhoc_activated", "work")
+    assert len(activated) == 1, "a retry starts nothing again"

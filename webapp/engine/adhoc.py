@@ -112,6 +112,10 @@ class AdHocSubProcess(Behaviour):
     """Waits with the activities it was asked to activate running; completes per its condition."""
 
     def enter(self, step: Step, token: TokenRow, node: dict[str, Any]) -> None:
+        if isinstance(token.locals, dict) and STATE in token.locals:
+            token.status = TokenStatus.WAITING  # a retry after its condition failed: read again
+            self.try_complete(step, token)
+            return
         requested = _requested(step, token)
         if requested is None:
             return

@@ -15,11 +15,23 @@ class AdHocChecks(Checks):
 
     if TYPE_CHECKING:
         parent: list[int | None]
+        inside: dict[int, int]
 
     def in_adhoc(self, index: int) -> bool:
         """Whether the node at `index` sits directly inside an ad-hoc sub-process."""
         scope = self.parent[index]
         return scope is not None and self.is_kind("adHocSubProcess", scope)
+
+    def adhoc_siblings(self, index: int) -> int:
+        """The nodes inside the ad-hoc sub-processes around the node at `index` (as a mask):
+        any of them may have run before it, or not (fragments run in any order)."""
+        found = 0
+        scope = self.parent[index]
+        while scope is not None:
+            if self.is_kind("adHocSubProcess", scope):
+                found |= self.inside.get(scope, 0)
+            scope = self.parent[scope]
+        return found & ~(1 << index)
 
     def adhoc_fragments(self, members: list[int]) -> list[int]:
         """The members of an ad-hoc sub-process that start a fragment: no incoming flow."""

@@ -34,6 +34,7 @@ class DataChecks(Checks):
 
         def loop_context(self, index: int, include_self: bool) -> tuple[bool, frozenset[str]]: ...
         def has_result(self, index: int) -> bool: ...
+        def adhoc_siblings(self, index: int) -> int: ...
 
     def check_expressions(self) -> None:
         """Parse every collected expression and check each data path it reads."""
@@ -189,6 +190,19 @@ class DataChecks(Checks):
             and writers.get(name, 0) & (self.maybe[site.node] | self.never[site.node])
         ):
             self.after_boundary(site, shown, writers.get(name, 0))
+        elif (
+            root == "$vars"
+            and name is not None
+            and site.node is not None
+            and not writers.get(name, 0) & allowed
+            and writers.get(name, 0) & self.adhoc_siblings(site.node)
+        ):
+            self.warning(
+                "expression.reference",
+                site.element_id,
+                f"{site.what} reads {shown}, which another activity of its ad-hoc sub-process "
+                "saves; they run in any order, so the value may be missing.",
+            )
         elif (
             root == "$vars"
             and name is not None
