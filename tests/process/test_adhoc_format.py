@@ -59,6 +59,6 @@ def test_a_flowable_juel_completion_condition_is_translated_or_named():
     result = import_bpmn(definitions(flowable, extra_ns=f"{NAMESPACES} {XSI}"))
     config = result.document["nodes"]["work"]["config"]
     assert config["completion"].startswith("$vars.done == true")
-    weird = ADHOC.replace("=done = true", "${{execution.getVariable('x')}}")
+    weird = ADHOC.replace("=done = true", "${{myBean.check(x)}}")
     kept = import_bpmn(definitions(weird, extra_ns=f"{NAMESPACES} {XSI}"))
     assert "import.condition_untranslated" in codes(kept)
