@@ -202,13 +202,15 @@ def activate_activity(instance_id: int):
     """Start one enabled activity of a running ad-hoc sub-process (`target`: token:activity)."""
     scope, _, activity = request.form.get("target", "").partition(":")
     scope_id = whole_number(scope, 0, MAX_INT64)
+    instance = _instance(instance_id, "instances.manage")
     if scope_id is None or not activity:
-        _instance(instance_id, "instances.manage")
         return _failed(instance_id, {"action": "Choose an activity to start."})
+    nodes = instance.process_version.document.get("nodes") or {}
+    title = (nodes.get(activity) or {}).get("title") or activity
     return _act(
         instance_id,
         lambda: adhoc.activate(current_user, instance_id, activity, scope_id),
-        f"Activity {activity} started.",
+        f"“{title}” started.",
     )
 
 
