@@ -178,6 +178,8 @@ NEW_PANELS = [
     ("bpmn:ManualTask", "", "Camunda 8"),
     ("bpmn:InclusiveGateway", "", "every outgoing flow"),
     ("bpmn:EventBasedGateway", "", "carry no conditions"),
+    ("bpmn:ComplexGateway", "", "Activation condition"),
+    ("bpmn:AdHocSubProcess", "", "Activities to activate when it starts"),
 ]
 
 
