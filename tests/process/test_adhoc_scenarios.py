@@ -49,3 +49,8 @@ def test_an_activate_action_names_an_activity_of_an_ad_hoc_sub_process():
         assert "takes no data" in str(error.problems)
     else:
         raise AssertionError("an activate action takes only its node")
+
+
+def test_an_activate_action_round_trips_through_its_json():
+    body = {"name": "x", "actions": [{"do": "activate", "node": "call"}]}
+    assert scenarios.parse(body).as_dict()["actions"] == body["actions"]

@@ -52,6 +52,7 @@ class Action:
             "signal": {"name": self.name, "payload": self.payload},
             "timer": {"node": self.node},
             "error": {"node": self.node, "code": self.code},
+            "activate": {"node": self.node},
         }
         shape = shapes[self.do]
         if self.do == "tool" and not self.error:
