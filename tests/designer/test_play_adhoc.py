@@ -9,6 +9,7 @@ import re
 
 from tests.helpers.designer import token
 from tests.helpers.documents import document, flow, inside, node
+from webapp.designer.scenario_form import node_choices
 
 ROLE = {"type": "role", "value": "approver"}
 
@@ -49,3 +50,10 @@ def test_play_offers_and_records_the_ad_hoc_activities(designer, make_process):
     assert "Complete “Call the customer”" in after, after[after.find("play-refused") :][:400]
     wrong = _step(designer, pid, _played(after), "activate", node="end")
     assert wrong.status_code == 422
+
+
+def test_the_scenario_form_offers_the_ad_hoc_activities_for_an_activate_row():
+    assert node_choices(_doc())["activate"] == [
+        ("call", "Call the customer (call)"),
+        ("note", "Take a note (note)"),
+    ]
