@@ -12,7 +12,7 @@ from tests.helpers.documents import document, flow, inside, node, task
 from tests.helpers.instances import complete, details, load, open_tasks, start
 from tests.helpers.processes import publish_document
 from webapp.engine import EngineError, activation, steps
-from webapp.models import HistoryEntry, Token
+from webapp.models import HistoryEntry, Job, Token
 from webapp.services.jobs import commit
 
 FORM = {"fields": [{"key": "done", "label": "Done?", "type": "boolean"}]}
@@ -193,3 +193,20 @@ def test_a_failing_completion_condition_is_an_incident_a_retry_reads_again(engin
     assert load(engine, instance_id).status == "failed", "the condition fails again"
     activated = details(engine, instance_id, "adhoc_activated", "work")
     assert len(activated) == 1, "a retry starts nothing again"
+
+
+def test_an_interrupting_timer_on_it_ends_what_runs_inside(engine):
+    doc = adhoc_doc(activate="['research', 'draft']")
+    doc["nodes"]["late"] = node("boundaryEvent", "Late", attachedTo="work", event="timer",
+                                duration="PT1H")  # fmt: skip
+    doc["nodes"]["chase"] = task("Chase")
+    doc["flows"]["f5"] = flow("late", "chase")
+    doc["nodes"]["late"]["position"] = {"x": 100, "y": 300}
+    doc["nodes"]["chase"]["position"] = {"x": 300, "y": 300}
+    version = publish_document(doc)
+    instance_id = start(engine, version)
+    assert titles(engine, instance_id) == ["Research", "Draft"]
+    engine.rollback()
+    job = engine.scalar(select(Job).where(Job.instance_id == instance_id, Job.kind == "timer"))
+    commit(steps.fire_timer(engine, job.id, instance_id, now=job.due_at))
+    assert titles(engine, instance_id) == ["Chase"]

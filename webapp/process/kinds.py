@@ -981,7 +981,7 @@ TASK_KINDS: tuple[str, ...] = (
 )
 MULTI_INSTANCE_KINDS: tuple[str, ...] = (*TASK_KINDS, "subProcess", "callActivity")
 # Boundary events attach to these.
-BOUNDARY_HOSTS: tuple[str, ...] = (*TASK_KINDS, "subProcess", "callActivity")
+BOUNDARY_HOSTS: tuple[str, ...] = (*TASK_KINDS, "subProcess", "callActivity", "adHocSubProcess")
 # What may follow an event-based gateway, and the event each of those kinds waits for there.
 EVENT_GATEWAY_TARGETS: Mapping[str, str] = MappingProxyType(
     {

@@ -12,8 +12,15 @@ from webapp.process.validation.events import TIMER_KEYS
 # What can throw an error or escalation at a boundary's host: a tool's business error (service
 # task), an end or throw event inside (sub-process), the called child (call activity).
 _THROWN_BY = {
-    "error": ("serviceTask", "sendTask", "userTask", "subProcess", "callActivity"),
-    "escalation": ("userTask", "subProcess", "callActivity"),
+    "error": (
+        "serviceTask",
+        "sendTask",
+        "userTask",
+        "subProcess",
+        "callActivity",
+        "adHocSubProcess",
+    ),
+    "escalation": ("userTask", "subProcess", "callActivity", "adHocSubProcess"),
 }
 
 _HOST_WORDS = {
@@ -22,6 +29,7 @@ _HOST_WORDS = {
     "sendTask": "send task",
     "subProcess": "sub-process",
     "callActivity": "call activity",
+    "adHocSubProcess": "ad-hoc sub-process",
 }
 
 
