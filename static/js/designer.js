@@ -74,6 +74,8 @@
   /* The elements of the kinds boundary events may attach to. */
   const ACTIVITY_HOSTS = new Set(KIND_TABLE.boundaryHosts.map((kind) => KINDS[kind].type));
   const isHost = (bo) => !!bo && ACTIVITY_HOSTS.has(bo.$type) && !bo.triggeredByEvent;
+  /* The elements of the kinds that may run as multi-instance (the replace menu's MI toggles). */
+  const MULTI_TYPES = new Set(KIND_TABLE.multiInstance.map((kind) => KINDS[kind].type));
   const inEventSubProcess = (bo) => !!bo && !!bo.$parent && bo.$parent.$type === 'bpmn:SubProcess' && !!bo.$parent.triggeredByEvent;
 
   /* bpmn-js attributes of a kind's marks (`triggeredByEvent="true"` is `true`). */
@@ -163,7 +165,7 @@
       return function (entries) {
         const kept = {};
         Object.keys(entries).forEach((id) => {
-          if ((id === 'toggle-parallel-mi' || id === 'toggle-sequential-mi') && isHost(bo)) kept[id] = entries[id];
+          if ((id === 'toggle-parallel-mi' || id === 'toggle-sequential-mi') && MULTI_TYPES.has(bo.$type) && !bo.triggeredByEvent) kept[id] = entries[id];
           if (id === 'toggle-non-interrupting') kept[id] = entries[id];
         });
         return kept;
