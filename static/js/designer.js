@@ -75,6 +75,8 @@
   /* The elements of the kinds boundary events may attach to. */
   const ACTIVITY_HOSTS = new Set(KIND_TABLE.boundaryHosts.map((kind) => KINDS[kind].type));
   const isHost = (bo) => !!bo && ACTIVITY_HOSTS.has(bo.$type) && !bo.triggeredByEvent;
+  /* The elements of the kinds that may run as multi-instance (the replace menu's MI toggles). */
+  const MULTI_TYPES = new Set(KIND_TABLE.multiInstance.map((kind) => KINDS[kind].type));
   const inEventSubProcess = (bo) => !!bo && !!bo.$parent && bo.$parent.$type === 'bpmn:SubProcess' && !!bo.$parent.triggeredByEvent;
 
   /* bpmn-js attributes of a kind's marks (`triggeredByEvent="true"` is `true`). */
@@ -88,7 +90,8 @@
     const attrs = Object.assign({ type: spec.type }, markAttrs(spec.marks));
     const definition = entry.event || spec.event;
     if (definition) attrs.eventDefinitionType = DEFINITIONS[definition];
-    if (entry.startInside === null) return [factory.createShape(attrs)];
+    if (entry.startInside === null && !SCOPES.includes(entry.kind)) return [factory.createShape(attrs)];
+    if (entry.startInside === null) return [factory.createShape(Object.assign(attrs, { isExpanded: true }))];
     const scope = factory.createShape(Object.assign(attrs, { isExpanded: true, x: 0, y: 0 }));
     const start = { type: 'bpmn:StartEvent', x: 40, y: 82, parent: scope };
     if (entry.startInside) start.eventDefinitionType = DEFINITIONS[entry.startInside];
@@ -163,7 +166,7 @@
       return function (entries) {
         const kept = {};
         Object.keys(entries).forEach((id) => {
-          if ((id === 'toggle-parallel-mi' || id === 'toggle-sequential-mi') && isHost(bo)) kept[id] = entries[id];
+          if ((id === 'toggle-parallel-mi' || id === 'toggle-sequential-mi') && MULTI_TYPES.has(bo.$type) && !bo.triggeredByEvent) kept[id] = entries[id];
           if (id === 'toggle-non-interrupting') kept[id] = entries[id];
         });
         return kept;
@@ -455,6 +458,14 @@
     }
     if (kind === 'startEvent' && config.event && inEventSubProcess(bo)) config.interrupting = bo.isInterrupting !== false;
     if (kind === 'callActivity' && bo.calledElement) config.process = bo.calledElement;
+    if (kind === 'complexGateway' && text(bo.activationCondition)) config.activation = text(bo.activationCondition);
+    if ((kind === 'receiveTask' || kind === 'eventBasedGateway') && bo.instantiate) config.instantiate = true;
+    if (kind === 'eventBasedGateway' && bo.eventGatewayType === 'Parallel') config.gatewayType = 'parallel';
+    if (kind === 'adHocSubProcess') {
+      if (bo.ordering === 'Sequential') config.ordering = 'sequential';
+      if (bo.cancelRemainingInstances === false) config.cancelRemaining = false;
+      if (text(bo.completionCondition)) config.completion = text(bo.completionCondition);
+    }
     if (SCOPES.includes(kind) && element && element.collapsed) config.collapsed = true;
     if (MULTI_KINDS.includes(kind)) {
       const loop = bo.loopCharacteristics;
@@ -666,6 +677,36 @@
       delete config.script;
       delete config.language;
       if (bo.script !== script || bo.scriptFormat !== language) modeling.updateProperties(element, { script: script, scriptFormat: language });
+    }
+    if (kind === 'receiveTask' || kind === 'eventBasedGateway') {
+      const instantiate = config.instantiate === true;
+      delete config.instantiate;
+      const props = {};
+      if (!!bo.instantiate !== instantiate) props.instantiate = instantiate;
+      if (kind === 'eventBasedGateway') {
+        const type = config.gatewayType === 'parallel' ? 'Parallel' : 'Exclusive';
+        delete config.gatewayType;
+        if ((bo.eventGatewayType || 'Exclusive') !== type) props.eventGatewayType = type;
+      }
+      if (Object.keys(props).length) modeling.updateProperties(element, props);
+    }
+    if (kind === 'adHocSubProcess') {
+      const ordering = config.ordering === 'sequential' ? 'Sequential' : 'Parallel';
+      const cancel = config.cancelRemaining !== false;
+      const completion = plain(config.completion) ? config.completion : undefined;
+      delete config.ordering;
+      delete config.cancelRemaining;
+      if (completion) delete config.completion;
+      const props = {};
+      if ((bo.ordering || 'Parallel') !== ordering) props.ordering = ordering;
+      if ((bo.cancelRemainingInstances !== false) !== cancel) props.cancelRemainingInstances = cancel;
+      if (text(bo.completionCondition) !== (completion || '')) props.completionCondition = expression(completion, 'flowdesk');
+      if (Object.keys(props).length) modeling.updateProperties(element, props);
+    }
+    if (kind === 'complexGateway') {
+      const activation = plain(config.activation) ? config.activation : undefined;
+      if (activation) delete config.activation;
+      if (text(bo.activationCondition) !== (activation || '')) modeling.updateProperties(element, { activationCondition: expression(activation, 'flowdesk') });
     }
     if (kind === 'callActivity') {
       const called = plain(config.process) ? config.process : undefined;

@@ -185,6 +185,8 @@ NEW_PANELS = [
     ("bpmn:Transaction", "", "A cancel end event inside"),
     ("bpmn:IntermediateCatchEvent", "bpmn:ConditionalEventDefinition", "Only when these"),
     ("bpmn:StartEvent", "bpmn:ConditionalEventDefinition", "when this condition holds"),
+    ("bpmn:ComplexGateway", "", "Activation condition"),
+    ("bpmn:AdHocSubProcess", "", "Activities to activate when it starts"),
 ]
 
 

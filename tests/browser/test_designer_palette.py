@@ -32,6 +32,8 @@ PALETTE = [
      ("startEvent", None)),
     ("create.end-event", "event", "bpmn-icon-end-event-none", "Create end event",
      ("endEvent", None)),
+    ("create.adhoc-subprocess", "activity", "bpmn-icon-ad-hoc-subprocess",
+     "Create ad-hoc sub-process (its activities run when activated)", ("adHocSubProcess", None)),
     ("create.transaction", "activity", "bpmn-icon-transaction",
      "Create transaction (a sub-process a cancel end undoes)", ("transaction", None)),
     ("create.subprocess-expanded", "activity", "bpmn-icon-subprocess-expanded",
@@ -65,6 +67,9 @@ PALETTE = [
      ("inclusiveGateway", None)),
     ("create.event-based-gateway", "gateway", "bpmn-icon-gateway-eventbased",
      "Create event-based gateway (the first event after it wins)", ("eventBasedGateway", None)),
+    ("create.complex-gateway", "gateway", "bpmn-icon-gateway-complex",
+     "Create complex gateway (goes on once its activation condition holds)",
+     ("complexGateway", None)),
     ("create.conditional-catch", "intermediate", "bpmn-icon-intermediate-event-catch-condition",
      "Create conditional catch (wait until a condition on the data holds; on an activity's "
      "border: a conditional boundary event)", ("conditionalCatch", None)),

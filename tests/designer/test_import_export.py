@@ -68,12 +68,12 @@ def test_malformed_and_unsafe_files_are_refused_with_the_line(designer, db_sessi
 
 def test_unsupported_elements_are_listed_and_imported_only_when_allowed(designer, db_session):
     xml = xml_of(approval_document(key="partial")).replace(
-        "</bpmn:process>", '<bpmn:complexGateway id="Sub_1"/></bpmn:process>'
+        "</bpmn:process>", '<bpmn:callChoreography id="Sub_1"/></bpmn:process>'
     )
     refused = upload(designer, "/designer/import", xml.encode(), partition=finance(db_session))
     assert refused.status_code == 422
     html = refused.get_data(as_text=True)
-    assert "<code>complexGateway</code> <code>Sub_1</code>" in html
+    assert "<code>callChoreography</code> <code>Sub_1</code>" in html
     assert "nothing was saved" in html
     assert count(db_session) == 0
     allowed = upload(
@@ -85,7 +85,7 @@ def test_unsupported_elements_are_listed_and_imported_only_when_allowed(designer
     )
     assert allowed.status_code == 302
     page = designer.get(allowed.headers["Location"]).get_data(as_text=True)
-    assert "Left out: complexGateway &#39;Sub_1&#39;" in page
+    assert "Left out: callChoreography &#39;Sub_1&#39;" in page
 
 
 def test_an_import_with_a_taken_key_creates_nothing(designer, make_process, db_session):

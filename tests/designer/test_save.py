@@ -69,13 +69,13 @@ def test_xml_with_a_dtd_is_refused(designer, make_process, db_session):
 def test_unsupported_elements_are_listed_and_nothing_is_saved(designer, make_process, db_session):
     pid = make_process(doc=approval_document())
     xml = xml_of(approval_document()).replace(
-        "</bpmn:process>", '<bpmn:complexGateway id="Sub_1" name="Inner"/></bpmn:process>'
+        "</bpmn:process>", '<bpmn:callChoreography id="Sub_1" name="Inner"/></bpmn:process>'
     )
     response = save_xml(designer, pid, xml, revision=1)
     body = response.get_json()
     assert response.status_code == 422
     assert body["error"] == "import.unsupported"
-    assert [(u["id"], u["type"]) for u in body["unsupported"]] == [("Sub_1", "complexGateway")]
+    assert [(u["id"], u["type"]) for u in body["unsupported"]] == [("Sub_1", "callChoreography")]
     assert "nothing was saved" in body["message"]
     assert get_process(db_session, pid).draft_revision == 1
 

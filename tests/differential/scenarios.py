@@ -1422,3 +1422,26 @@ def _conditional_events() -> dict[str, Scenario | list[Scenario]]:
 
 
 SCENARIOS.update({**_loops(), **_conditional_events()})
+
+
+# --- ad-hoc part: cycle timers on intermediate catches -----------------------------------------
+
+SCENARIOS.update(
+    {
+        "files/timer-cycle-catch.bpmn": [
+            Scenario(
+                expect=("completed", ()),
+                spiff_extra={"tick": 2, "review": 2, "end": 2},
+                note="the catch fires once, at the cycle's first occurrence, then the review; "
+                "SpiffWorkflow 3.2 fires it at each of the cycle's three ticks and sends a token "
+                "on each time, where BPMN 2.0.2 §13.5.1 completes the event once and moves its "
+                "one token on",
+            ),
+            Scenario(
+                timer_limit=0,
+                expect=("waiting", ("tick",)),
+                note="before the first occurrence the token waits at the catch",
+            ),
+        ],
+    }
+)

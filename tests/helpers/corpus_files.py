@@ -50,6 +50,13 @@ EVENT_FILES = {
 }
 
 
+#: Files that import completely with ad-hoc sub-processes, complex gateways and the other
+#: elements of that part (`tests/process/test_adhoc_corpus.py`).
+ADHOC_FILES = {
+    "camunda-platform-tutorials/AI Email Support Agent.bpmn",
+}
+
+
 #: BPMN elements that carry no behaviour: never listed as unsupported in any file.
 MODELLING_TYPES = {
     "dataObject",

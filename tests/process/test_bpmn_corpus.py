@@ -118,12 +118,6 @@ MODELLING_ONLY = {
         "property",
     },
 }
-#: Elements still refused, each with a corpus file that has one.
-STILL_REFUSED = {
-    "complexGateway": "bpmn-js-examples/kitchen-sink.bpmn",
-    "adHocSubProcess": "camunda-platform-tutorials/AI Email Support Agent.bpmn",
-}
-
 #: Files once refused for their business rule tasks, with the decision each task names (None:
 #: the file names none, which publishing then asks for).
 DECISION_FILES = {
@@ -151,18 +145,9 @@ CONDITION_FILES = {
     "miwg-test-suite/bpmn-io-18.6.1/B.2.0-export.bpmn",
 }
 
+KITCHEN_SINK = "bpmn-js-examples/kitchen-sink.bpmn"
+
 SUBSET = [name for name, subset in ENTRIES if subset]
-OTHERS = [
-    name
-    for name, subset in ENTRIES
-    if not subset
-    and name not in STRUCTURED
-    and name not in EVENT_FILES
-    and name not in MODELLING_ONLY
-    and name not in DECISION_FILES
-    and name not in COMPENSATION_FILES
-    and name not in CONDITION_FILES
-]
 
 
 def params(names: list[str]) -> list[object]:
@@ -294,28 +279,14 @@ def test_no_file_lists_a_modelling_only_element_as_unsupported(name: str) -> Non
     assert not [w for w in result.warnings if w.code == "import.artifact"]
 
 
-@pytest.mark.parametrize("element", params(sorted(STILL_REFUSED) if CORPUS else []))
-def test_still_refused_elements_are_listed_with_their_line(element: str) -> None:
-    data = load(STILL_REFUSED[element])
-    result = import_bpmn(data)
-    listed = [u for u in result.unsupported if u.type == element]
-    assert listed, [u.type for u in result.unsupported]
-    lines = data.decode("utf-8").splitlines()
-    for item in listed:
-        assert item.line and f'id="{item.id}"' in lines[item.line - 1]
-
-
-@pytest.mark.parametrize("name", params(OTHERS))
-def test_other_file_reports_what_it_cannot_import(name: str, schema: etree.XMLSchema) -> None:
-    try:
-        result = import_bpmn(load(name))
-    except BpmnImportError as exc:
-        assert exc.message
-        return
-    assert result.unsupported, "a file beyond the subset must report unsupported elements"
-    assert all(u.id and u.type and u.line for u in result.unsupported)
-    validate(result.document)
-    check_roundtrip(result, schema)
+@pytest.mark.corpus
+def test_no_corpus_file_is_refused_for_an_element() -> None:
+    """Every element of the corpus is one Flowdesk runs, or keeps as modelling only."""
+    assert CORPUS is not None
+    refused = {
+        name: sorted({u.type for u in import_bpmn(load(name)).unsupported}) for name, _ in ENTRIES
+    }
+    assert {name: types for name, types in refused.items() if types} == {}
 
 
 @pytest.mark.parametrize("name", params(sorted(COMPENSATION_FILES) if CORPUS else []))
@@ -352,11 +323,15 @@ def test_condition_files_import_their_conditional_events_and_loops(
 
 
 @pytest.mark.corpus
-def test_kitchen_sink_is_refused_for_no_conditional_event_or_loop() -> None:
+def test_kitchen_sink_imports_every_element_as_its_kind(schema: etree.XMLSchema) -> None:
+    """bpmn-js's kitchen sink draws one of nearly every element: each is read as its kind."""
     if CORPUS is None:
         pytest.skip("no corpus")
-    result = import_bpmn(load("bpmn-js-examples/kitchen-sink.bpmn"))
-    listed = {u.type for u in result.unsupported}
-    assert listed and not {t for t in listed if "conditional" in t or "Loop" in t}
-    kinds = {n["kind"] for n in result.document["nodes"].values()}
-    assert "conditionalCatch" in kinds
+    result = import_bpmn(load(KITCHEN_SINK))
+    assert result.unsupported == []
+    nodes = result.document["nodes"].values()
+    kinds = {n["kind"] for n in nodes}
+    assert {"conditionalCatch", "businessRuleTask", "complexGateway"} <= kinds
+    events = {n["config"].get("event") for n in nodes if n["kind"] == "boundaryEvent"}
+    assert {"conditional", "compensate", "cancel"} <= events
+    check_roundtrip(result, schema)

@@ -51,6 +51,8 @@ def test_registry_lists_the_contract_kinds() -> None:
         "businessRuleTask",
         "compensationThrow",
         "transaction",
+        "complexGateway",
+        "adHocSubProcess",
     }
     assert all(kind.name == name for name, kind in KINDS.items())
 
@@ -101,7 +103,8 @@ def test_config_keys_follow_the_contract() -> None:
         "multiInstance",
         "loop",
     }
-    assert KINDS["timerCatch"].config_keys == ("duration", "date")
+    assert KINDS["timerCatch"].config_keys == ("duration", "date", "cycle")
+    assert KINDS["complexGateway"].config_keys == ("activation",)
     assert KINDS["messageCatch"].config_keys == ("message", "correlationKey", "saveTo")
     assert set(KINDS["endEvent"].config_keys) == {
         "event",
@@ -181,6 +184,8 @@ def test_each_kind_names_its_bpmn_element_and_event_definition() -> None:
         "parallelGateway": ("parallelGateway", None),
         "inclusiveGateway": ("inclusiveGateway", None),
         "eventBasedGateway": ("eventBasedGateway", None),
+        "complexGateway": ("complexGateway", None),
+        "adHocSubProcess": ("adHocSubProcess", None),
         "subProcess": ("subProcess", None),
         "eventSubProcess": ("subProcess", None),
         "callActivity": ("callActivity", None),
@@ -205,7 +210,8 @@ def test_an_element_is_told_from_another_kind_of_it_by_its_marks() -> None:
     assert element_kind("subProcess", {"triggeredByEvent": "false"}) == "subProcess"
     assert element_kind("subProcess", {}) == "subProcess"
     assert element_kind("callActivity", {}) == "callActivity"
-    assert element_kind("complexGateway", {}) is None
+    assert element_kind("complexGateway", {}) == "complexGateway"
+    assert element_kind("choreographyTask", {}) is None
     assert element_kind("intermediateCatchEvent", {}) is None
 
 

@@ -5,6 +5,7 @@ then need the X-CSRFToken header) or HTTP Basic with a Flowdesk username and pas
 """
 
 from webapp.api import (  # noqa: F401  (importing the views registers their routes)
+    adhoc,
     auth,
     errors,
     openapi,

@@ -151,6 +151,13 @@ SCHEMAS: dict[str, JSON] = {
         required=("process_key",),
     ),
     "ReasonRequest": closed({"reason": REASON}, required=()),
+    "ActivationRequest": closed(
+        {
+            "activity": {"type": "string", "minLength": 1, "maxLength": 255},
+            "scope": {**ID, "description": "The ad-hoc sub-process's token (when several run)."},
+        },
+        required=("activity",),
+    ),
     "RequiredReasonRequest": closed({"reason": {**REASON, "minLength": 1}}),
     "MessageRequest": closed(
         {

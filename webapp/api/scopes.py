@@ -18,6 +18,7 @@ ENDPOINT_SCOPES: dict[str, str] = {
     "api.evaluate_conditions": "start",
     "api.cancel_instance": "operate",
     "api.retry_instance": "operate",
+    "api.activate_activity": "operate",
     "api.modify_instance": "operate",
     "api.migrate_instances": "operate",
     "api.list_tasks": "tasks",

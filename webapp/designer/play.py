@@ -17,11 +17,12 @@ from webapp.designer.access import load_process
 from webapp.designer.blueprint import bp
 from webapp.designer.editor import draft_xml
 from webapp.designer.forms import PlayForm
+from webapp.engine.adhoc import KIND
 from webapp.engine.scenario_runner import RunResult, run
 from webapp.models import Process
 from webapp.process import forms
 from webapp.process.document import plain_start
-from webapp.process.scenarios import Scenario, ScenarioError, parse
+from webapp.process.scenarios import Scenario, ScenarioError, adhoc_activities, parse
 from webapp.services import decision_links
 from webapp.services import scenarios as service
 from webapp.web import spec_forms
@@ -29,7 +30,18 @@ from webapp.web.htmx import htmx_target
 
 # The largest recorded run a page may carry back.
 PLAYED_LIMIT = 200_000
-OPS = ("start", "complete", "tool", "message", "signal", "timer", "error", "undo", "restart")
+OPS = (
+    "start",
+    "complete",
+    "tool",
+    "message",
+    "signal",
+    "timer",
+    "error",
+    "activate",
+    "undo",
+    "restart",
+)
 
 
 def _start_spec(document: dict[str, Any]) -> Any:
@@ -152,12 +164,28 @@ def _page(
         tasks=_task_forms(result, scenario, request.form, errors.get("complete")),
         tools=[w for w in (result.waits if result else []) if w.get("job") == "tool"],
         timers=[w for w in (result.waits if result else []) if w.get("job") == "timer"],
+        adhoc=_adhoc_starts(document, result),
         refused=refused,
         errors=errors,
         values=request.form,
         state=diagram_state(result),
         xml=draft_xml(process),
     ), status
+
+
+def _adhoc_starts(document: dict[str, Any], result: RunResult | None) -> list[tuple[str, str]]:
+    """(id, title) of the activities the run's waiting ad-hoc sub-processes may start."""
+    nodes = document.get("nodes") or {}
+    running = {
+        w["node"]
+        for w in (result.waits if result else [])
+        if w.get("status") == "waiting" and (nodes.get(w["node"]) or {}).get("kind") == KIND
+    }
+    return [
+        (node_id, nodes[node_id].get("title") or node_id)
+        for node_id in adhoc_activities(document)
+        if nodes[node_id].get("parent") in running
+    ]
 
 
 def _start(process: Process):
@@ -218,8 +246,8 @@ def _action(scenario: Scenario, result: RunResult, op: str) -> tuple[dict | None
         if op == "message":
             action["key"] = request.form.get("key", "").strip()
         return action, errors
-    if op == "timer":
-        return {"do": "timer", "node": node}, errors
+    if op in ("timer", "activate"):
+        return {"do": op, "node": node}, errors
     code = request.form.get("code", "").strip()
     if not code:
         errors["code"] = "Error code: give the business error's code."

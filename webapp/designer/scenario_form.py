@@ -23,7 +23,7 @@ from webapp.inputs import whole_number
 from webapp.models import Process, TestScenario
 from webapp.process import forms
 from webapp.process.document import plain_start
-from webapp.process.scenarios import ACTIONS, STATUSES, TOOL_KINDS
+from webapp.process.scenarios import ACTIONS, STATUSES, TOOL_KINDS, adhoc_activities
 from webapp.services import scenarios as service
 from webapp.web import spec_forms
 
@@ -36,6 +36,7 @@ KIND_LABELS = {
     "signal": "Broadcast a signal",
     "timer": "Fire a timer",
     "error": "Report a business error",
+    "activate": "Start an ad-hoc activity",
 }
 OPS = ("save", "refresh", "add-action", "add-node", "add-value", "json", "from-json")
 
@@ -63,7 +64,8 @@ def node_choices(document: Mapping[str, Any]) -> dict[str, list[tuple[str, str]]
         "timer": timer,
         "any": lambda n: True,
     }
-    return {
+    startables = set(adhoc_activities(document))
+    choices = {
         kind: sorted(
             (
                 (node_id, label(node_id, node))
@@ -74,6 +76,8 @@ def node_choices(document: Mapping[str, Any]) -> dict[str, list[tuple[str, str]]
         )
         for kind, test in tests.items()
     }
+    choices["activate"] = [pair for pair in choices["any"] if pair[0] in startables]
+    return choices
 
 
 def _text(value: Any) -> str:
@@ -215,7 +219,7 @@ def _action(row: Mapping[str, Any], where: str, problems: list[str]) -> dict[str
             "name": row["name"],
             "payload": _json(row["payload"], f"{where}.payload", problems),
         }
-    if do == "timer":
+    if do in ("timer", "activate"):
         return {"do": do, "node": row["node"]}
     return {"do": do, "node": row["node"], "code": row["code"]}
 

@@ -8,8 +8,10 @@ from __future__ import annotations
 
 from webapp.engine import (
     activities,
+    adhoc,
     children,
     compensation,
+    complex_gateway,
     conditional_events,
     decisions,
     events,
@@ -24,10 +26,12 @@ from webapp.engine.runtime import Behaviour, install
 
 TABLE: dict[str, Behaviour] = {
     **activities.BEHAVIOURS,
+    **adhoc.BEHAVIOURS,
     **children.BEHAVIOURS,
     **decisions.BEHAVIOURS,
     **compensation.BEHAVIOURS,
     **conditional_events.BEHAVIOURS,
+    **complex_gateway.BEHAVIOURS,
     **events.BEHAVIOURS,
     **gateways.BEHAVIOURS,
     **loops.BEHAVIOURS,

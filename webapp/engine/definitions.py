@@ -16,6 +16,7 @@ from typing import Any
 from sqlalchemy.orm import Session
 
 from webapp.models import ProcessVersion
+from webapp.process import instantiating
 from webapp.process.compensation import Compensation, analyse
 from webapp.process.document import uses_pool
 from webapp.process.naming import Namer, capitalized
@@ -48,8 +49,13 @@ class Definition:
     boundaries: Mapping[str, list[str]] = field(default_factory=dict)
     event_subprocesses: Mapping[str | None, list[str]] = field(default_factory=dict)
     event_starts: tuple[str, ...] = ()
+    # The nodes whose message starts the process (`process.instantiating`), with the
+    # instantiating event-based gateway before each (None: a receive task starting it itself).
+    triggers: Mapping[str, str | None] = field(default_factory=dict)
     # Per inclusive join: node id -> the join's incoming flows a token there can still reach.
     inclusive_reach: Mapping[str, Mapping[str, frozenset[str]]] = field(default_factory=dict)
+    # The same per complex gateway: what its reset phase waits for.
+    complex_reach: Mapping[str, Mapping[str, frozenset[str]]] = field(default_factory=dict)
     # `"variables": "pool"`: outputs and the start input also land in `$vars` (see Step.pool).
     pool: bool = False
 
@@ -201,6 +207,8 @@ def _build(version: ProcessVersion) -> Definition:
             event_subprocesses.setdefault(scope, []).append(node_id)
         elif kind == "linkCatch":
             links.setdefault((scope, str(config.get("link") or "")), node_id)
+    triggers = {t.node_id: t.gateway for t in instantiating.triggers(doc)}
+    event_starts.extend(triggers)
     if len(root_starts) > 1 or not (root_starts or event_starts):
         raise ValueError(f"version {version.id} has {len(root_starts)} none start events")
     return Definition(
@@ -219,7 +227,9 @@ def _build(version: ProcessVersion) -> Definition:
         boundaries=boundaries,
         event_subprocesses=event_subprocesses,
         event_starts=tuple(event_starts),
+        triggers=triggers,
         inclusive_reach=_inclusive_reach(nodes, flows, incoming, parent, links),
+        complex_reach=_inclusive_reach(nodes, flows, incoming, parent, links, "complexGateway"),
     )
 
 
@@ -229,8 +239,9 @@ def _inclusive_reach(
     incoming: Mapping[str, list[str]],
     parent: Mapping[str, str | None],
     links: Mapping[tuple[str | None, str], str],
+    kind: str = "inclusiveGateway",
 ) -> dict[str, dict[str, frozenset[str]]]:
-    """For each inclusive join (more than one incoming flow): which of its incoming flows a token
+    """For each join of `kind` (more than one incoming flow): which of its incoming flows a token
     at each node of the join's scope can still reach, along flows, boundary events and link
     jumps, without passing through the join. One backward search per incoming flow."""
     throws: dict[str, list[str]] = {}
@@ -242,7 +253,7 @@ def _inclusive_reach(
                 throws.setdefault(catch, []).append(node_id)
     reach: dict[str, dict[str, frozenset[str]]] = {}
     for join, node in nodes.items():
-        if node.get("kind") != "inclusiveGateway" or len(incoming.get(join, [])) < 2:
+        if node.get("kind") != kind or len(incoming.get(join, [])) < 2:
             continue
         scope = parent.get(join)
         found: dict[str, set[str]] = {}

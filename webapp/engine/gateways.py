@@ -68,10 +68,12 @@ def inclusive(step: Step, token: TokenRow, node: dict[str, Any]) -> None:
     if token.node_id in step.definition.inclusive_reach:
         token.status = TokenStatus.WAITING
         return
-    _split(step, token, None)
+    split(step, token, None)
 
 
-def _split(step: Step, token: TokenRow, joined: int | None) -> None:
+def split(step: Step, token: TokenRow, joined: int | None) -> None:
+    """Take every outgoing flow whose condition holds (else the default), `joined` tokens
+    having been consumed to go on (None: no join)."""
     chosen = choose(step, token, first=False)
     if chosen is None:
         return
@@ -122,7 +124,11 @@ def release_joins(step: Step) -> bool:
         scope = arrived[0].parent
         if scope is not None and scope.status not in OPEN_TOKEN:
             continue
-        live = (t.node_id for t in step.tokens if t.parent is scope and t.status in OPEN_TOKEN)
+        live = (
+            t.node_id
+            for t in step.tokens
+            if t.parent is scope and t.status in OPEN_TOKEN and not t.listener
+        )
         filled = {t.arrived_via or "" for t in arrived}
         if awaited(step.definition, join, filled, live):
             continue
@@ -140,7 +146,7 @@ def _fire(step: Step, arrived: list[TokenRow]) -> None:
     for other in others:
         other.status = TokenStatus.DONE
     continuing.status = TokenStatus.ACTIVE
-    _split(step, continuing, len(consumed))
+    split(step, continuing, len(consumed))
 
 
 # --- event-based gateway --------------------------------------------------------------------

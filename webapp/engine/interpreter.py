@@ -7,7 +7,7 @@ complete; each can queue tokens again.
 
 from __future__ import annotations
 
-from webapp.engine import conditional_events, gateways, scopes, tree
+from webapp.engine import complex_gateway, conditional_events, gateways, scopes, tree
 from webapp.engine.behaviours import TABLE
 from webapp.engine.runtime import Step, behaviour_of, multi_instance, standard_loop
 from webapp.models.statuses import TokenStatus
@@ -18,7 +18,7 @@ def run(step: Step) -> None:
     can still reach and conditions that became true, and complete emptied scopes."""
     while True:
         _drain(step)
-        if gateways.release_joins(step):
+        if gateways.release_joins(step) or complex_gateway.release_resets(step):
             continue
         if conditional_events.reevaluate(step):
             continue

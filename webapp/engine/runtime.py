@@ -472,6 +472,8 @@ class Step:
         if tree.is_looping(token.locals) and standard_loop().repeats(self, token):
             return
         behaviour_of(self.definition.kind(node_id)).completed(self, token)
+        if token.parent is not None:  # its scope may end on it (an ad-hoc completion condition)
+            self._scopes_to_check.append(token.parent)
 
     def _remember(self, token: TokenRow, scope: TokenRow | None, output: Any) -> None:
         """Keep a compensable activity's completion, with the data as it completed (its own

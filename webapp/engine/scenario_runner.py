@@ -24,7 +24,7 @@ from sqlalchemy.engine import Engine
 from sqlalchemy.orm import Session
 from sqlalchemy.pool import StaticPool
 
-from webapp.engine import calls, signals, steps, store
+from webapp.engine import activation, calls, signals, steps, store
 from webapp.engine.calls import Call, Outcome
 from webapp.engine.errors import EngineError
 from webapp.engine.scenario_decisions import Decided, copy_decisions, no_decisions
@@ -354,6 +354,23 @@ class _Run:
             raise _Stop(f"no timer waits at '{action.node}'; {self.where()}")
         self.now = max(self.now, jobs[0].due_at)
         steps.fire_timer(self.session, jobs[0].id, jobs[0].instance_id, now=self.now)
+        self.session.commit()
+
+    def _do_activate(self, action: Action) -> None:
+        """Start an activity of the running ad-hoc sub-process it sits in, as a person does."""
+        nodes = self.version.document.get("nodes") or {}
+        scope_node = (nodes.get(action.node) or {}).get("parent")
+        scope = self.session.scalar(
+            select(Token)
+            .where(Token.node_id == scope_node, Token.status == TokenStatus.WAITING)
+            .order_by(Token.id)
+            .limit(1)
+        )
+        if scope is None:
+            raise _Stop(f"no ad-hoc sub-process runs around '{action.node}'; {self.where()}")
+        activation.activate(
+            self.session, scope.instance_id, scope.id, action.node, actor=None, now=self.now
+        )
         self.session.commit()
 
     def _do_message(self, action: Action) -> None:

@@ -62,7 +62,7 @@ def _subscribe(step: Step, holder: TokenRow, node_id: str) -> bool:
     """`holder` waits for the timer, message or signal of event `node_id` (a boundary event or an
     event sub-process's start); False when the timer or the correlation key fails it."""
     event = str(step.definition.config(node_id).get("event") or "")
-    return waits.subscribe(step, holder, node_id, event, cycles=True)
+    return waits.subscribe(step, holder, node_id, event)
 
 
 def host_of(step: Step, boundary: str, token: TokenRow) -> bool:

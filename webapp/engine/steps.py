@@ -13,7 +13,17 @@ from typing import Any, Protocol
 from sqlalchemy import delete, select, update
 from sqlalchemy.orm import Session
 
-from webapp.engine import catching, definitions, held, interpreter, multi, scopes, store, waits
+from webapp.engine import (
+    catching,
+    definitions,
+    held,
+    instantiation,
+    interpreter,
+    multi,
+    scopes,
+    store,
+    waits,
+)
 from webapp.engine.calls import Call, Outcome
 from webapp.engine.context import jsonable
 from webapp.engine.definitions import Definition
@@ -191,8 +201,11 @@ def start_instance(
     step.pool(instance.input)
     if definition.event_subprocesses:
         scopes.open_event_subprocesses(step, None, None)
-    token = step.new_token(start)
-    step.enter(token, start, None)
+    if start in definition.triggers:
+        instantiation.begin(step, start, instance.input)
+    else:
+        token = step.new_token(start)
+        step.enter(token, start, None)
     interpreter.run(step)
     return step.finish()
 

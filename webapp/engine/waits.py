@@ -39,15 +39,13 @@ class Wait:
     key: str = ""
 
 
-def prepare(
-    step: Step, holder: TokenRow, node_id: str, event: str, *, cycles: bool = False
-) -> Wait | None:
-    """The wait `holder` would place for `event` of node `node_id` (`cycles`: a timer may repeat);
-    None when the timer or the correlation key is unusable (then `holder` failed)."""
+def prepare(step: Step, holder: TokenRow, node_id: str, event: str) -> Wait | None:
+    """The wait `holder` would place for `event` of node `node_id`; None when the timer or the
+    correlation key is unusable (then `holder` failed)."""
     config = step.definition.config(node_id)
     if event == "timer":
         try:
-            due = (first_due if cycles else due_time)(config, step.context(holder), step.now)
+            due = first_due(config, step.context(holder), step.now)
         except (ValueError, ExpressionError, OverflowError) as error:
             at = step.definition.mentioned(node_id)
             step.fail(holder, "timer", f"The timer of {at} is invalid: {error}")
@@ -75,14 +73,12 @@ def place(step: Step, holder: TokenRow, wait: Wait) -> None:
     step.add_subscription(holder, wait.name, wait.key, wait.node_id, kind=wait.event)
 
 
-def subscribe(
-    step: Step, holder: TokenRow, node_id: str, event: str, *, cycles: bool = False
-) -> bool:
+def subscribe(step: Step, holder: TokenRow, node_id: str, event: str) -> bool:
     """`holder` waits for `event` of node `node_id` (other events need no wait); False when the
     timer or the correlation key failed it."""
     if event not in EVENTS:
         return True
-    wait = prepare(step, holder, node_id, event, cycles=cycles)
+    wait = prepare(step, holder, node_id, event)
     if wait is None:
         return False
     place(step, holder, wait)
@@ -113,7 +109,8 @@ def due_time(config: dict[str, Any], context: dict[str, Any], now: datetime) -> 
 
 
 def first_due(config: dict[str, Any], context: dict[str, Any], now: datetime) -> datetime:
-    """When a boundary or event-start timer first fires: its duration, date or cycle."""
+    """When a timer first fires: its duration, date or cycle (a cycle's first occurrence, which
+    is also when an intermediate catch with a cycle fires, once)."""
     if config.get("cycle"):
         cycle = parse_cycle(config["cycle"])
         if cycle.start is not None and cycle.start > now:

@@ -31,7 +31,8 @@ from webapp.models import Process, Task
 from webapp.models.base import utcnow
 from webapp.models.statuses import TaskStatus
 from webapp.permissions import can, partition_filter
-from webapp.services import instances, readable, saved_filters, scopes, tasks
+from webapp.services import adhoc, instances, readable, saved_filters, scopes, tasks
+from webapp.services.instances import InstanceError
 from webapp.services.tasks import TaskError
 from webapp.web import spec_forms
 from webapp.web.access import permission_required
@@ -229,6 +230,7 @@ def _render_task(
         "outcomes": tasks.reportable(task) if workable and task.status == TaskStatus.OPEN else [],
         "report_error": report_error,
         "facts": _facts(task, show_display=not (workable and form is not None)),
+        "adhoc": adhoc.for_task(current_user, task),
         "failed": spec_forms.error_summary(form if workable else None),
     }
     if form is not None and htmx_target() == "task-form":
@@ -309,6 +311,26 @@ def report(task_id: int):
     if done.next_task_id is not None:
         return _go(url_for("inbox.task", task_id=done.next_task_id))
     return _go(url_for("inbox.index"))
+
+
+@bp.post("/tasks/<int:task_id>/activities")
+@permission_required("tasks.work")
+def activate(task_id: int):
+    """The assignee starts another activity of the ad-hoc sub-process the task is in."""
+    task = _task_or_404(task_id)
+    running = adhoc.for_task(current_user, task)
+    activity = request.form.get("activity", "")
+    if running is None:
+        abort(404)
+    try:
+        adhoc.activate(current_user, task.instance_id, activity, running.token_id)
+    except InstanceError as error:
+        db.session.rollback()
+        flash(f"Not started: {error.message}", "error")
+        return _go(url_for("inbox.task", task_id=task_id))
+    titles = dict(running.activities)
+    flash(f"“{titles.get(activity, activity)}” started.", "success")
+    return _go(url_for("inbox.task", task_id=task_id))
 
 
 @bp.post("/tasks/<int:task_id>/form")

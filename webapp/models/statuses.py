@@ -147,6 +147,12 @@ class HistoryKind(StrEnum):
     CONDITION = "condition"
     # A standard loop ran its activity again, or ended (`done`), after `runs` runs.
     LOOP = "loop"
+    # A complex gateway took in a late branch after it went on, and reset once all had come.
+    GATEWAY_CONSUMED = "gateway_consumed"
+    GATEWAY_RESET = "gateway_reset"
+    # An ad-hoc sub-process started one of its activities (by whom), and its condition held.
+    ADHOC_ACTIVATED = "adhoc_activated"
+    ADHOC_COMPLETING = "adhoc_completing"
 
 
 INSTANCE_STATUSES: tuple[str, ...] = tuple(InstanceStatus)

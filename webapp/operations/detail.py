@@ -12,8 +12,8 @@ from webapp.inputs import MAX_INT64, whole_number
 from webapp.operations.blueprint import bp
 from webapp.permissions import can
 from webapp.process.naming import Namer
+from webapp.services import adhoc, scopes
 from webapp.services import instances as instance_service
-from webapp.services import scopes
 from webapp.services.instances import InstanceError
 from webapp.services.operations import detail, structure
 from webapp.services.operations.common import OperationsError, get_instance
@@ -34,6 +34,7 @@ REGIONS = {
     "live-decisions": "operations/live/_decisions.html",
     "data-vars": "operations/live/_vars.html",
     "data-nodes": "operations/live/_nodes.html",
+    "live-adhoc": "operations/live/_adhoc.html",
 }
 HISTORY_REGION = {"history": "operations/_history.html"}
 POLLER = "live-poll"
@@ -88,6 +89,7 @@ def _live_context(instance, before: int | None = None) -> dict[str, Any]:
         "may_manage": can(current_user, "instances.manage", instance.partition_id),
         "may_modify": can(current_user, "instances.modify", instance.partition_id),
         "editable": detail.editable(instance),
+        "adhoc": adhoc.running(instance),
     }
     templates = REGIONS if before is not None else {**REGIONS, **HISTORY_REGION}
     context["regions"] = live.render_regions(templates, context)
@@ -193,6 +195,24 @@ def retry_instance(instance_id: int):
         instance_id,
         lambda: instance_service.retry(current_user, instance_id),
         f"Instance {instance_id} runs again.",
+    )
+
+
+@bp.route("/instances/<int:instance_id>/activities", methods=["POST"])
+@permission_required("instances.manage")
+def activate_activity(instance_id: int):
+    """Start one enabled activity of a running ad-hoc sub-process (`target`: token:activity)."""
+    scope, _, activity = request.form.get("target", "").partition(":")
+    scope_id = whole_number(scope, 0, MAX_INT64)
+    instance = _instance(instance_id, "instances.manage")
+    if scope_id is None or not activity:
+        return _failed(instance_id, {"action": "Choose an activity to start."})
+    nodes = instance.process_version.document.get("nodes") or {}
+    title = (nodes.get(activity) or {}).get("title") or activity
+    return _act(
+        instance_id,
+        lambda: adhoc.activate(current_user, instance_id, activity, scope_id),
+        f"“{title}” started.",
     )
 
 

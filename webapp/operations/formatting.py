@@ -82,6 +82,10 @@ HISTORY_KINDS = {
     HistoryKind.COMPENSATION: "compensation thrown",
     HistoryKind.CONDITION: "condition became true",
     HistoryKind.LOOP: "loop run ended",
+    HistoryKind.GATEWAY_CONSUMED: "late branch taken in",
+    HistoryKind.GATEWAY_RESET: "gateway reset",
+    HistoryKind.ADHOC_ACTIVATED: "activity activated",
+    HistoryKind.ADHOC_COMPLETING: "completion condition met",
 }
 
 

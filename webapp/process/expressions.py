@@ -28,9 +28,12 @@ MAX_INT_BITS = 1024
 # the element and counters of a multi-instance activity; validation allows them only inside one.
 # `$instance` is the running instance itself: its business key (what Camunda 7 correlates
 # messages on). `$cell` is the input value a decision table's input entry tests; validation
-# allows it only there.
-ROOTS = ("$input", "$vars", "$nodes", "$instance", "$item", "$loop", "$form", "$cell")
+# allows it only there. `$gateway` (waiting, arrived) counts the incoming flows of a complex
+# gateway without and with a token; validation allows it only in that gateway's activation
+# condition.
+ROOTS = ("$input", "$vars", "$nodes", "$instance", "$item", "$loop", "$gateway", "$form", "$cell")
 LOOP_FIELDS = ("index", "count", "completed", "active")
+GATEWAY_FIELDS = ("waiting", "arrived")
 INSTANCE_FIELDS = ("businessKey",)
 FUNCTIONS: dict[str, int] = {"contains": 2, "date": 1, "len": 1, "lower": 1, "now": 0, "upper": 1}
 FUNCTIONS["keys"] = 1  # an object's keys, in order (what a Python `.keys()` in a DMN entry reads)

@@ -444,12 +444,13 @@ KINDS: Mapping[str, NodeKind] = MappingProxyType(
                 max_in=None,
                 min_out=1,
                 max_out=1,
-                config_keys=("message", "correlationKey", "saveTo", "multiInstance"),
+                config_keys=("message", "correlationKey", "saveTo", "multiInstance", "instantiate"),
                 config_types={
                     "message": (str,),
                     "correlationKey": (str,),
                     "saveTo": (str,),
                     "multiInstance": (dict,),
+                    "instantiate": (bool,),
                 },
                 **TASK_SIZE,
                 message_ref=True,
@@ -585,8 +586,69 @@ KINDS: Mapping[str, NodeKind] = MappingProxyType(
                 max_in=None,
                 min_out=2,
                 max_out=None,
-                config_keys=(),
+                config_keys=("instantiate", "gatewayType"),
+                config_types={"instantiate": (bool,), "gatewayType": (str,)},
                 **GATEWAY_SIZE,
+            ),
+            _kind(
+                name="complexGateway",
+                label="Complex gateway",
+                palette=(
+                    PaletteEntry(
+                        "complex-gateway",
+                        "gateway",
+                        34,
+                        "bpmn-icon-gateway-complex",
+                        "Create complex gateway (goes on once its activation condition holds)",
+                    ),
+                ),
+                replace=("complex-gateway",),
+                role="gateway",
+                min_in=1,
+                max_in=None,
+                min_out=1,
+                max_out=None,
+                config_keys=("activation",),
+                config_types={"activation": (str,)},
+                **GATEWAY_SIZE,
+            ),
+            _kind(
+                name="adHocSubProcess",
+                label="Ad-hoc sub-process",
+                palette=(
+                    PaletteEntry(
+                        "adhoc-subprocess",
+                        "activity",
+                        18,
+                        "bpmn-icon-ad-hoc-subprocess",
+                        "Create ad-hoc sub-process (its activities run when activated)",
+                        start_inside=None,
+                    ),
+                ),
+                replace=("ad-hoc-subprocess",),
+                role="task",
+                min_in=1,
+                max_in=None,
+                min_out=1,
+                max_out=1,
+                config_keys=(
+                    "collapsed",
+                    "activate",
+                    "ordering",
+                    "completion",
+                    "cancelRemaining",
+                    "worker",
+                ),
+                config_types={
+                    "worker": (str,),
+                    "collapsed": (bool,),
+                    "activate": (str,),
+                    "ordering": (str,),
+                    "completion": (str,),
+                    "cancelRemaining": (bool,),
+                },
+                width=350,
+                height=200,
             ),
             _kind(
                 name="timerCatch",
@@ -606,8 +668,8 @@ KINDS: Mapping[str, NodeKind] = MappingProxyType(
                 max_in=None,
                 min_out=1,
                 max_out=1,
-                config_keys=("duration", "date"),
-                config_types={"duration": (str,), "date": (str,)},
+                config_keys=("duration", "date", "cycle"),
+                config_types={"duration": (str,), "date": (str,), "cycle": (str,)},
                 **EVENT_SIZE,
                 element="intermediateCatchEvent",
                 event="timer",
@@ -1097,7 +1159,7 @@ def element_kind(element: str, attributes: Mapping[str, str | None]) -> str | No
 
 
 # Kinds that may hold other nodes (their `parent`), and that may carry `multiInstance`.
-SCOPE_KINDS: tuple[str, ...] = ("subProcess", "eventSubProcess", "transaction")
+SCOPE_KINDS: tuple[str, ...] = ("subProcess", "eventSubProcess", "transaction", "adHocSubProcess")
 TASK_KINDS: tuple[str, ...] = (
     "userTask",
     "serviceTask",
@@ -1109,7 +1171,13 @@ TASK_KINDS: tuple[str, ...] = (
 )
 MULTI_INSTANCE_KINDS: tuple[str, ...] = (*TASK_KINDS, "subProcess", "callActivity", "transaction")
 # Boundary events attach to these.
-BOUNDARY_HOSTS: tuple[str, ...] = (*TASK_KINDS, "subProcess", "callActivity", "transaction")
+BOUNDARY_HOSTS: tuple[str, ...] = (
+    *TASK_KINDS,
+    "subProcess",
+    "callActivity",
+    "transaction",
+    "adHocSubProcess",
+)
 # What may follow an event-based gateway, and the event each of those kinds waits for there.
 EVENT_GATEWAY_TARGETS: Mapping[str, str] = MappingProxyType(
     {
@@ -1120,6 +1188,12 @@ EVENT_GATEWAY_TARGETS: Mapping[str, str] = MappingProxyType(
         "conditionalCatch": "conditional",
     }
 )
+#: Gateways whose outgoing flows carry conditions and a default flow, and the ones of them that
+#: take every flow whose condition holds (an inclusive split) rather than the first.
+CONDITION_GATEWAYS: tuple[str, ...] = ("exclusiveGateway", "inclusiveGateway", "complexGateway")
+INCLUSIVE_SPLITS: tuple[str, ...] = ("inclusiveGateway", "complexGateway")
+#: How an ad-hoc sub-process runs its activities: any number at once, or one at a time.
+ADHOC_ORDERINGS: tuple[str, ...] = ("parallel", "sequential")
 # Script languages Flowdesk runs (others import verbatim and are a publish error).
 SCRIPT_LANGUAGES: tuple[str, ...] = ("flowdesk",)
 MULTI_INSTANCE_KEYS: tuple[str, ...] = (
@@ -1154,6 +1228,7 @@ IMPLICIT_END_KINDS = frozenset(
         "escalationThrow",
         "compensationThrow",
         "transaction",
+        "adHocSubProcess",
     }
 )
 

@@ -21,7 +21,7 @@ MI_FIXED = ("collection", "cardinality", "sequential", "elementVariable")
 # is made again by the new version's when one of these changed.
 WAIT_SETTINGS = ("message", "correlationKey", "signal")
 # Joins remember the flow each waiting token came by.
-JOINS = frozenset({"parallelGateway", "inclusiveGateway"})
+JOINS = frozenset({"parallelGateway", "inclusiveGateway", "complexGateway"})
 
 AS_IS = "as_is"
 MAPPED = "mapped"

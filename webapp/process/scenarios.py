@@ -11,11 +11,12 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from webapp.process.adhoc import startable
 from webapp.process.expressions import check as check_expression
 
 # The end states a scenario may expect; "waiting" and "running" both mean not finished.
 STATUSES = ("completed", "failed", "cancelled", "waiting", "running")
-ACTIONS = ("complete", "tool", "message", "signal", "timer", "error")
+ACTIONS = ("complete", "tool", "message", "signal", "timer", "error", "activate")
 NAME_LIMIT = 200
 ACTION_LIMIT = 500
 TOOL_KINDS = ("serviceTask", "sendTask", "messageThrow", "messageEnd")
@@ -51,6 +52,7 @@ class Action:
             "signal": {"name": self.name, "payload": self.payload},
             "timer": {"node": self.node},
             "error": {"node": self.node, "code": self.code},
+            "activate": {"node": self.node},
         }
         shape = shapes[self.do]
         if self.do == "tool" and not self.error:
@@ -137,6 +139,7 @@ def _action(raw: Any, where: str, problems: list[str]) -> Action | None:
         "signal": {"name", "payload"},
         "timer": {"node"},
         "error": {"node", "code"},
+        "activate": {"node"},
     }[do]
     unknown = sorted(set(raw) - allowed - {"do"})
     if unknown:
@@ -164,7 +167,7 @@ def _action(raw: Any, where: str, problems: list[str]) -> Action | None:
         return Action(do, name=name, key=str(key), payload=raw.get("payload"))
     if do == "signal":
         return Action(do, name=_text(raw, "name", where, problems), payload=raw.get("payload"))
-    if do == "timer":
+    if do in ("timer", "activate"):
         return Action(do, node=_text(raw, "node", where, problems))
     node = _text(raw, "node", where, problems)
     return Action(do, node=node, code=_text(raw, "code", where, problems))
@@ -226,7 +229,7 @@ def _has_timer(node: Mapping[str, Any]) -> bool:
     return node.get("kind") == "timerCatch" or config.get("event") == "timer"
 
 
-def _node_problem(action: Action, nodes: Mapping[str, Any]) -> str | None:
+def _node_problem(action: Action, nodes: Mapping[str, Any], startables: list[str]) -> str | None:
     node = nodes.get(action.node)
     kind = node.get("kind") if isinstance(node, dict) else None
     if action.do in ("complete", "error") and kind != "userTask":
@@ -235,7 +238,23 @@ def _node_problem(action: Action, nodes: Mapping[str, Any]) -> str | None:
         return f"no service task '{action.node}' in this draft"
     if action.do == "timer" and (node is None or not _has_timer(node)):
         return f"no timer '{action.node}' in this draft"
+    if action.do == "activate" and action.node not in startables:
+        return f"no activity '{action.node}' an ad-hoc sub-process of this draft starts"
     return None
+
+
+def adhoc_activities(document: Mapping[str, Any]) -> list[str]:
+    """The activities the draft's ad-hoc sub-processes may start (those without incoming
+    flows inside them)."""
+    nodes = document.get("nodes") or {}
+    flows = document.get("flows") or {}
+    targets = frozenset(str(f.get("target")) for f in flows.values() if isinstance(f, dict))
+    return [
+        node_id
+        for scope_id, scope in nodes.items()
+        if isinstance(scope, dict) and scope.get("kind") == "adHocSubProcess"
+        for node_id in startable(nodes, targets, scope_id)
+    ]
 
 
 def problems_against(scenario: Scenario, document: Mapping[str, Any]) -> list[str]:
@@ -244,11 +263,12 @@ def problems_against(scenario: Scenario, document: Mapping[str, Any]) -> list[st
     node the draft lacks may answer the called process's wait (the run says when none does)."""
     nodes = document.get("nodes") or {}
     calls = any(isinstance(n, dict) and n.get("kind") == "callActivity" for n in nodes.values())
+    startables = adhoc_activities(document)
     problems = []
     for index, action in enumerate(scenario.actions):
         if action.do in ("message", "signal") or (calls and action.node not in nodes):
             continue
-        problem = _node_problem(action, nodes)
+        problem = _node_problem(action, nodes, startables)
         if problem:
             problems.append(f"actions[{index}].node: {problem}")
     for where, ids in (

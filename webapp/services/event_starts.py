@@ -11,14 +11,16 @@ from sqlalchemy.exc import IntegrityError
 
 from webapp.extensions import db
 from webapp.models import EventStart, Process, ProcessVersion
+from webapp.process import instantiating
 
 EVENTS = ("message", "signal", "conditional")
 
 
 def of_document(doc: dict[str, Any]) -> list[tuple[str, str, str]]:
     """(node id, event, name) of the document's process-level message, signal and conditional
-    starts (a conditional start is named by its node id)."""
-    found = []
+    starts (a conditional start is named by its node id), and of the receive tasks and
+    event-based gateway targets whose message starts it."""
+    found = [(t.node_id, "message", t.message) for t in instantiating.triggers(doc)]
     for node_id, node in (doc.get("nodes") or {}).items():
         config = node.get("config") or {}
         event = config.get("event")

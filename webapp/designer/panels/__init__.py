@@ -32,7 +32,10 @@ from webapp.designer.panels.events import (
 )
 from webapp.designer.panels.fields import ToolFields, input_rows
 from webapp.designer.panels.structure import (
+    AdHocSubProcessPanel,
     CallActivityPanel,
+    ComplexGatewayPanel,
+    EventGatewayPanel,
     FlowPanel,
     PlainPanel,
     SubProcessPanel,
@@ -60,7 +63,9 @@ PANELS: dict[str, type[PanelForm]] = {
     "exclusiveGateway": PlainPanel,
     "parallelGateway": PlainPanel,
     "inclusiveGateway": PlainPanel,
-    "eventBasedGateway": PlainPanel,
+    "eventBasedGateway": EventGatewayPanel,
+    "complexGateway": ComplexGatewayPanel,
+    "adHocSubProcess": AdHocSubProcessPanel,
     "timerCatch": TimerPanel,
     "messageCatch": MessagePanel,
     "signalCatch": SignalCatchPanel,

@@ -49,13 +49,18 @@ from webapp.designer.panels.fields import (
     read_tool,
     tool_data,
 )
+from webapp.process.durations import parse_cycle
 from webapp.process.kinds import TOOL_DEFAULTS
 
 
 class TimerPanel(PanelForm):
     timer_type = RadioField(
         "Wait",
-        choices=[SelectChoice("duration", "For a duration"), SelectChoice("date", "Until a date")],
+        choices=[
+            SelectChoice("duration", "For a duration"),
+            SelectChoice("date", "Until a date"),
+            SelectChoice("cycle", "Until a cycle's first occurrence"),
+        ],
         default="duration",
     )
     duration = StringField(
@@ -66,18 +71,27 @@ class TimerPanel(PanelForm):
         validators=[Optional(), Length(max=2000)],
         description="An expression giving an ISO date and time, such as $input.deadline.",
     )
+    cycle = StringField(
+        "Cycle",
+        validators=[Optional(), Length(max=200)],
+        description="An ISO-8601 repeating interval such as R3/PT1H: the catch fires once, at its "
+        "first occurrence.",
+    )
 
     @classmethod
     def load(cls, config: Mapping[str, Any]) -> dict[str, Any]:
-        dated = config.get("date") and not config.get("duration")
+        kind = next((k for k in ("duration", "date", "cycle") if config.get(k)), "duration")
         return {
-            "timer_type": "date" if dated else "duration",
+            "timer_type": kind,
             "duration": config.get("duration") or "",
             "date": config.get("date") or "",
+            "cycle": config.get("cycle") or "",
         }
 
     def dump(self, config: dict[str, Any], context: PanelContext) -> None:
-        if self.timer_type.data == "date":
+        if self.timer_type.data == "cycle":
+            self._read_cycle(config)
+        elif self.timer_type.data == "date":
             date = read_expression(self.date, required=True)
             if date:
                 config["date"] = date
@@ -87,6 +101,20 @@ class TimerPanel(PanelForm):
                 config["duration"] = duration
             elif not self.duration.errors:
                 self.duration.errors.append(Missing("Enter a duration such as PT5M."))
+
+    def _read_cycle(self, config: dict[str, Any]) -> None:
+        """The cycle whose first occurrence the catch waits for, with an error when it does not
+        parse."""
+        cycle = (self.cycle.data or "").strip()
+        if not cycle:
+            self.cycle.errors.append(Missing("Enter a cycle such as R3/PT1H."))
+            return
+        try:
+            parse_cycle(cycle)
+        except ValueError as exc:
+            message = str(exc)
+            self.cycle.errors.append(message[:1].upper() + message[1:] + ".")
+        config["cycle"] = cycle
 
 
 class MessagePanel(MessageNameField, PanelForm):

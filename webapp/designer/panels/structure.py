@@ -35,10 +35,60 @@ from webapp.designer.panels.fields import (
     multi_instance_data,
     read_multi_instance,
 )
+from webapp.process.kinds import CONDITION_GATEWAYS
 
 
 class SubProcessPanel(RunsMultiInstance):
     """Nothing of its own to set but how often it runs (its contents are drawn inside it)."""
+
+
+class AdHocSubProcessPanel(PanelForm):
+    """Which activities run when it starts, one at a time or not, and when it is done."""
+
+    activate = StringField(
+        "Activities to activate when it starts",
+        validators=[Optional(), Length(max=2000)],
+        description="An expression giving a list of ids of its activities without incoming "
+        "flow, such as $vars.plan; empty: none (people and the API activate them).",
+    )
+    ordering = RadioField(
+        "Ordering",
+        choices=[
+            SelectChoice("parallel", "Any number at once"),
+            SelectChoice("sequential", "One at a time"),
+        ],
+        default="parallel",
+    )
+    completion = StringField(
+        "Completion condition",
+        validators=[Optional(), Length(max=2000)],
+        description="Read after each activity inside completes, such as $vars.answer != null; "
+        "empty: it completes once nothing inside is running.",
+    )
+    cancel_remaining = BooleanField("When the condition holds, cancel what still runs")
+
+    @classmethod
+    def load(cls, config: Mapping[str, Any]) -> dict[str, Any]:
+        return {
+            "activate": as_text(config.get("activate")),
+            "ordering": "sequential" if config.get("ordering") == "sequential" else "parallel",
+            "completion": as_text(config.get("completion")),
+            "cancel_remaining": config.get("cancelRemaining") is not False,
+        }
+
+    def dump(self, config: dict[str, Any], context: PanelContext) -> None:
+        for key in ("activate", "ordering", "completion", "cancelRemaining"):
+            config.pop(key, None)
+        activate = read_expression(self.activate)
+        if activate:
+            config["activate"] = activate
+        if self.ordering.data == "sequential":
+            config["ordering"] = "sequential"
+        completion = read_expression(self.completion)
+        if completion:
+            config["completion"] = completion
+        if not self.cancel_remaining.data:
+            config["cancelRemaining"] = False
 
 
 class CallActivityPanel(MultiInstanceFields, PanelForm):
@@ -113,8 +163,56 @@ class PlainPanel(PanelForm):
     pass
 
 
-# Flows leaving these take a condition, or are the default.
-CONDITION_GATEWAYS = ("exclusiveGateway", "inclusiveGateway")
+class EventGatewayPanel(PanelForm):
+    """Whether its events start the process, and then whether the first or all of them run."""
+
+    instantiate = BooleanField("Starts the process when one of its messages arrives")
+    gateway_type = RadioField(
+        "When the process starts",
+        choices=[
+            SelectChoice("exclusive", "Only the event that came first runs"),
+            SelectChoice("parallel", "The others wait for their messages in the new instance"),
+        ],
+        default="exclusive",
+    )
+
+    @classmethod
+    def load(cls, config: Mapping[str, Any]) -> dict[str, Any]:
+        parallel = config.get("gatewayType") == "parallel"
+        return {
+            "instantiate": config.get("instantiate") is True,
+            "gateway_type": "parallel" if parallel else "exclusive",
+        }
+
+    def dump(self, config: dict[str, Any], context: PanelContext) -> None:
+        config.pop("instantiate", None)
+        config.pop("gatewayType", None)
+        if self.instantiate.data:
+            config["instantiate"] = True
+            if self.gateway_type.data == "parallel":
+                config["gatewayType"] = "parallel"
+
+
+class ComplexGatewayPanel(PanelForm):
+    """The activation condition over the tokens that have arrived ($gateway.arrived,
+    $gateway.waiting); empty: it waits for every incoming flow."""
+
+    activation = StringField(
+        "Activation condition",
+        validators=[Optional(), Length(max=2000)],
+        description="Such as $gateway.arrived >= 2 (two branches arrived) or $gateway.waiting == 0"
+        " (all of them); empty: all of them.",
+    )
+
+    @classmethod
+    def load(cls, config: Mapping[str, Any]) -> dict[str, Any]:
+        return {"activation": config.get("activation") or ""}
+
+    def dump(self, config: dict[str, Any], context: PanelContext) -> None:
+        config.pop("activation", None)
+        activation = read_expression(self.activation)
+        if activation:
+            config["activation"] = activation
 
 
 EXPRESSION_HINT = "An expression, such as $input.amount > 1000 or $vars.review.approved == true."

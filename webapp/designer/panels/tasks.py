@@ -200,7 +200,19 @@ class SendTaskPanel(MessageNameField, ServiceTaskPanel):
 
 
 class ReceiveTaskPanel(RunsMultiInstance, MessagePanel):
-    """A message catch that may run as a multi-instance."""
+    """A message catch that may run as a multi-instance, or start the process."""
+
+    instantiate = BooleanField("Starts the process when its message arrives (no flow leads to it)")
+
+    @classmethod
+    def load(cls, config: Mapping[str, Any]) -> dict[str, Any]:
+        return {**super().load(config), "instantiate": config.get("instantiate") is True}
+
+    def dump(self, config: dict[str, Any], context: PanelContext) -> None:
+        super().dump(config, context)
+        config.pop("instantiate", None)
+        if self.instantiate.data:
+            config["instantiate"] = True
 
 
 class ScriptTaskPanel(MultiInstanceFields, PanelForm):

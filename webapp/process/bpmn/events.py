@@ -88,11 +88,6 @@ def read_event(
     if local == "boundaryEvent" and single in BOUNDARY_EVENTS:
         return "boundaryEvent", {"event": single}
     kind = EVENT_KINDS.get((local, tuple(found)))
-    if kind == "timerCatch":
-        timer = element.find(q(BPMN, "timerEventDefinition"))
-        cycle = timer.find(q(BPMN, "timeCycle")) if timer is not None else None
-        if cycle is not None:
-            skip(element, f"{local}[timeCycle]", "cycle timers are not supported; no time imported")
     if kind is not None:
         return kind, {}
     skip(element, f"{local}[{','.join(found) or 'none'}]")
@@ -179,7 +174,7 @@ def standard_config(
     if event == "timer":
         definition = element.find(q(BPMN, "timerEventDefinition"))
         iso_date = top_level and kind == "startEvent"
-        config.update(_timer(definition, warn, cycle=kind != "timerCatch", iso_date=iso_date))
+        config.update(_timer(definition, warn, iso_date=iso_date))
     elif event == "message" and spec and spec.message_ref:
         ref = (element.get("messageRef") or "").strip().rpartition(":")[2]
         if ref and messages.get(ref):
@@ -322,12 +317,10 @@ def short_duration(text: str) -> str | None:
     return f"P{days}{'T' + clock if clock else ''}"
 
 
-def _timer(
-    definition: etree._Element | None, warn: Warn, cycle: bool = False, iso_date: bool = False
-) -> dict[str, Any]:
+def _timer(definition: etree._Element | None, warn: Warn, iso_date: bool = False) -> dict[str, Any]:
     duration = definition.find(q(BPMN, "timeDuration")) if definition is not None else None
     date = definition.find(q(BPMN, "timeDate")) if definition is not None else None
-    repeat = definition.find(q(BPMN, "timeCycle")) if definition is not None and cycle else None
+    repeat = definition.find(q(BPMN, "timeCycle")) if definition is not None else None
     if duration is not None and "".join(duration.itertext()).strip():
         text = "".join(duration.itertext()).strip()
         literal = text.strip("\"'")

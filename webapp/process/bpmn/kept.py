@@ -274,6 +274,9 @@ MAPPED_ELEMENTS = {
     "formDefinition",
     "taskSchedule",
 }
+#: Elements none of whose vendor settings import maps: all are kept (an ad-hoc sub-process's
+#: job worker, its input and output mappings).
+UNMAPPED_ELEMENTS = ("adHocSubProcess",)
 #: Settings mapped only where import reads them: the form reference on starts and user tasks,
 #: the Java implementation and retry cycle on the elements that call a tool.
 _TOOL_ELEMENTS = ("serviceTask", "sendTask", "intermediateThrowEvent", "endEvent")
@@ -307,6 +310,8 @@ def foreign_extensions(element: etree._Element) -> list[dict[str, Any]]:
     )
     here = MAPPED_ON.get(local, (set(), set())) if calls_tool else (set(), set())
     attributes, elements = MAPPED_ATTRIBUTES | here[0], MAPPED_ELEMENTS | here[1]
+    if local in UNMAPPED_ELEMENTS:
+        attributes, elements = set(), set()
     attrs = {
         str(key): str(value)
         for key, value in element.attrib.items()
@@ -406,9 +411,13 @@ def is_foreign(tag: object) -> bool:
     return isinstance(tag, str) and split(_tag(tag))[0] not in (*_STANDARD, FLOWDESK, XSI)
 
 
-def _unique(items: Any, seen: set[str], allowed: set[str], diagram: bool = False) -> list[Any]:
-    """The JSON trees of `items` that may stand here and reuse no id seen before."""
+def _unique(
+    items: Any, seen: set[str], allowed: set[str], diagram: bool = False, mapped: bool = True
+) -> list[Any]:
+    """The JSON trees of `items` that may stand here and reuse no id seen before (`mapped`:
+    without the vendor settings import maps)."""
     result = []
+    attributes, elements = (MAPPED_ATTRIBUTES, MAPPED_ELEMENTS) if mapped else (set(), set())
     for data in items if isinstance(items, list) else []:
         tag = data.get("tag") if isinstance(data, dict) else None
         if not isinstance(tag, str):
@@ -422,7 +431,7 @@ def _unique(items: Any, seen: set[str], allowed: set[str], diagram: bool = False
                     if isinstance(v, str)
                     and k.startswith("{")
                     and is_foreign(k)
-                    and not _mapped(k, MAPPED_ATTRIBUTES)
+                    and not _mapped(k, attributes)
                 }
                 if attrs:
                     result.append({"tag": ATTRIBUTES, "attrs": attrs})
@@ -432,7 +441,7 @@ def _unique(items: Any, seen: set[str], allowed: set[str], diagram: bool = False
             fits = namespace == BPMNDI and local in ("BPMNShape", "BPMNEdge")
         else:
             fits = (namespace == BPMN and local in allowed) or (
-                is_foreign(tag) and not _mapped(_tag(tag), MAPPED_ELEMENTS)
+                is_foreign(tag) and not _mapped(_tag(tag), elements)
             )
         ids = _standard_ids(data)
         if not fits or len(ids) != len(set(ids)) or seen & set(ids) or _too_deep(data):
@@ -492,7 +501,8 @@ def prune(doc: dict[str, Any]) -> None:
     for name in ("definitions", "process"):
         kept[name] = _unique(kept.get(name), seen, ALLOWED[name])
     for node in owners:
-        node["kept"] = _unique(node["kept"], seen, ALLOWED["node"])
+        mapped = node.get("kind") not in UNMAPPED_ELEMENTS
+        node["kept"] = _unique(node["kept"], seen, ALLOWED["node"], mapped=mapped)
     for flow in flows:
         flow["kept"] = _unique(flow["kept"], seen, {ATTRIBUTES})
         if not flow["kept"]:

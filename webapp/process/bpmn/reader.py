@@ -37,7 +37,7 @@ from webapp.process.validation import Problem
 from . import conditions, events, kept, layout, safe_xml, structure
 from .compensation import compensation_handlers
 from .model import BpmnImportError, ImportResult, UnsupportedElement
-from .namespaces import BPMN, BPMNDI, DC, DI, FLOWDESK, FLOWDESK_LANGUAGE, q, split
+from .namespaces import BPMN, BPMNDI, DC, DI, FLOWDESK, FLOWDESK_LANGUAGE, ZEEBE, q, split
 from .vendor import (
     WRITTEN_BACK,
     business_rule_task_config,
@@ -54,8 +54,6 @@ MAX_BYTES = 5_000_000
 ALIASES = {"task": ("userTask", "import.task_as_user_task")}
 #: Flow nodes Flowdesk has no kind for: listed as unsupported, their flows with them.
 _UNSUPPORTED_NODES = {
-    "complexGateway",
-    "adHocSubProcess",
     "callChoreography",
     "subChoreography",
     "choreographyTask",
@@ -67,11 +65,19 @@ FLOW_NODES = {
     *_UNSUPPORTED_NODES,
 }
 _SILENT = {"documentation", "extensionElements", "auditing", "monitoring"}
-#: Elements that hold flow nodes of their own.
-_SCOPE_ELEMENTS = ("subProcess", "transaction")
 #: Modelling-only children of a process or sub-process, kept as they are (see `kept`).
 _KEPT_SCOPE = {*kept.SCOPE_HEAD, *kept.SCOPE_TAIL}
-_NODE_CHILDREN = {"documentation", "extensionElements", "incoming", "outgoing", "script"}
+_NODE_CHILDREN = {
+    "documentation",
+    "extensionElements",
+    "incoming",
+    "outgoing",
+    "script",
+    "activationCondition",
+    "completionCondition",
+}
+#: Elements whose flow nodes are read as the nodes of their scope.
+_SCOPE_ELEMENTS = ("subProcess", "transaction", "adHocSubProcess")
 #: What a sub-process element holds besides its own settings: read as nodes of its scope.
 _SCOPE_CHILDREN = {*FLOW_NODES, *_SILENT, *_KEPT_SCOPE, "sequenceFlow"}
 
@@ -821,6 +827,75 @@ def _call_activity(
     return structure.call_activity_config(element, warn)
 
 
+def _complex_gateway(
+    reader: _Reader, element: etree._Element, warn: events.Warn, config: dict[str, Any]
+) -> dict[str, Any]:
+    """The activation condition, translated from another engine's language when it can be."""
+    condition = element.find(q(BPMN, "activationCondition"))
+    text = "".join(condition.itertext()) if condition is not None else ""
+    if condition is None or not text.strip():
+        return {}
+    if condition.get("language") == FLOWDESK_LANGUAGE:
+        return {"activation": text}
+    result = conditions.translate(text.strip(), condition.get("language"))
+    if not result.ok:
+        warn(
+            "import.condition_untranslated",
+            f"Activation condition '{text.strip()}' ({result.dialect}) kept as written; rewrite it",
+        )
+    return {"activation": result.text}
+
+
+def _adhoc(
+    reader: _Reader, element: etree._Element, warn: events.Warn, config: dict[str, Any]
+) -> dict[str, Any]:
+    """Ordering, cancelling what remains, the completion condition and Camunda 8's activities
+    to activate (`zeebe:adHoc activeElementsCollection`)."""
+    found: dict[str, Any] = dict(_scope(reader, element, warn, config))
+    if element.get("ordering") == "Sequential":
+        found["ordering"] = "sequential"
+    if element.get("cancelRemainingInstances") == "false":
+        found["cancelRemaining"] = False
+    condition = element.find(q(BPMN, "completionCondition"))
+    text = "".join(condition.itertext()).strip() if condition is not None else ""
+    if condition is not None and text:
+        if condition.get("language") == FLOWDESK_LANGUAGE:
+            found["completion"] = "".join(condition.itertext())
+        else:
+            found["completion"] = _translated(text, condition.get("language"), "Completion", warn)
+    for settings in element.findall(f"{q(BPMN, 'extensionElements')}/{q(ZEEBE, 'adHoc')}"):
+        collection = (settings.get("activeElementsCollection") or "").strip()
+        if collection:
+            found["activate"] = _translated(collection, None, "Activities to activate", warn)
+    for worker in element.findall(f"{q(BPMN, 'extensionElements')}/{q(ZEEBE, 'taskDefinition')}"):
+        if (worker.get("type") or "").strip():
+            found["worker"] = (worker.get("type") or "").strip()
+    return found
+
+
+def _translated(text: str, language: str | None, what: str, warn: events.Warn) -> str:
+    result = conditions.translate(text, language)
+    if not result.ok:
+        warn(
+            "import.condition_untranslated",
+            f"{what} '{text}' ({result.dialect}) kept as written; rewrite it",
+        )
+    return result.text
+
+
+def _instantiating(
+    reader: _Reader, element: etree._Element, warn: events.Warn, config: dict[str, Any]
+) -> dict[str, Any]:
+    """A receive task or event-based gateway that starts the process (`instantiate`), and a
+    gateway's type (its targets' events all run: Parallel)."""
+    found: dict[str, Any] = {}
+    if element.get("instantiate") == "true":
+        found["instantiate"] = True
+    if element.get("eventGatewayType") == "Parallel":
+        found["gatewayType"] = "parallel"
+    return found
+
+
 #: What each kind reads from its element's attributes and vendor settings (besides the event
 #: definitions and multi-instance loop every kind that has them reads); none for the others.
 _CONFIG_READERS: dict[str, ConfigReader] = {
@@ -836,6 +911,10 @@ _CONFIG_READERS: dict[str, ConfigReader] = {
     "transaction": _scope,
     "callActivity": _call_activity,
     "businessRuleTask": _element_only(business_rule_task_config),
+    "complexGateway": _complex_gateway,
+    "adHocSubProcess": _adhoc,
+    "receiveTask": _instantiating,
+    "eventBasedGateway": _instantiating,
 }
 
 
@@ -849,13 +928,13 @@ def _foreign_settings(root: etree._Element, ext: dict[str, Any]) -> dict[str, An
 
 def _refusal(element: etree._Element, local: str) -> tuple[str, str] | None:
     """(type, detail) of a flow node imported nowhere because Flowdesk cannot run it as written."""
-    if local == "eventBasedGateway" and element.get("instantiate") == "true":
-        return f"{local}[instantiate]", "an event-based gateway that starts the process"
-    if local == "eventBasedGateway" and element.get("eventGatewayType", "Exclusive") != "Exclusive":
-        kind = element.get("eventGatewayType")
-        return f"{local}[{kind}]", "only exclusive event-based gateways are supported"
-    if local == "receiveTask" and element.get("instantiate") == "true":
-        return f"{local}[instantiate]", "a receive task that starts the process"
+    gateway_type = element.get("eventGatewayType", "Exclusive")
+    starts = element.get("instantiate") == "true"
+    if local == "eventBasedGateway" and gateway_type not in ("Exclusive", "Parallel"):
+        return f"{local}[{gateway_type}]", "an event-based gateway is Exclusive or Parallel"
+    if local == "eventBasedGateway" and gateway_type == "Parallel" and not starts:
+        detail = 'a parallel event-based gateway must start the process (instantiate="true")'
+        return f"{local}[Parallel]", detail
     return None
 
 

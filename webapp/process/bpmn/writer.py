@@ -21,6 +21,7 @@ from lxml import etree
 from webapp.process.document import CURRENT_FORMAT_VERSION, depths, is_valid_id, normalize
 from webapp.process.kinds import (
     BOUNDARY_EVENTS,
+    CONDITION_GATEWAYS,
     END_EVENTS,
     EVENT_START_EVENTS,
     KIND_EVENT,
@@ -41,8 +42,7 @@ EXPORTER_VERSION = "1"
 ELEMENT_FOR_KIND = {name: kind.element for name, kind in KINDS.items()}
 #: Kinds whose BPMN element has a `default` attribute naming one outgoing flow.
 _DEFAULT_CAPABLE = {
-    "exclusiveGateway",
-    "inclusiveGateway",
+    *CONDITION_GATEWAYS,
     *TASK_KINDS,
     "subProcess",
     "callActivity",
@@ -704,6 +704,52 @@ def _script_task(
     return [_script(element, config)]
 
 
+def _complex_gateway(
+    writer: _Writer, element: etree._Element, node: dict[str, Any], config: dict[str, Any]
+) -> list[etree._Element | None]:
+    """The activation condition as `<activationCondition>` (when XML keeps it exactly)."""
+    if not _plain_text(config.get("activation")):
+        return []
+    condition = etree.Element(q(BPMN, "activationCondition"))
+    condition.set(q(XSI, "type"), "bpmn:tFormalExpression")
+    condition.set("language", FLOWDESK_LANGUAGE)
+    condition.text = config.pop("activation")
+    return [condition]
+
+
+def _adhoc(
+    writer: _Writer, element: etree._Element, node: dict[str, Any], config: dict[str, Any]
+) -> list[etree._Element | None]:
+    """`ordering`, `cancelRemainingInstances` and the `<completionCondition>` (what XML keeps
+    exactly); the activities to activate stay in our config (standard BPMN has no place)."""
+    _scope(writer, element, node, config)
+    if config.get("ordering") in ("parallel", "sequential"):
+        element.set("ordering", str(config.pop("ordering")).capitalize())
+    if config.get("cancelRemaining") is False:
+        del config["cancelRemaining"]
+        element.set("cancelRemainingInstances", "false")
+    if not _plain_text(config.get("completion")):
+        return []
+    condition = etree.Element(q(BPMN, "completionCondition"))
+    condition.set(q(XSI, "type"), "bpmn:tFormalExpression")
+    condition.set("language", FLOWDESK_LANGUAGE)
+    condition.text = config.pop("completion")
+    return [condition]
+
+
+def _instantiating(
+    writer: _Writer, element: etree._Element, node: dict[str, Any], config: dict[str, Any]
+) -> list[etree._Element | None]:
+    """`instantiate="true"` and a parallel gateway's `eventGatewayType`."""
+    if config.get("instantiate") is True:
+        del config["instantiate"]
+        element.set("instantiate", "true")
+    if config.get("gatewayType") == "parallel":
+        del config["gatewayType"]
+        element.set("eventGatewayType", "Parallel")
+    return []
+
+
 #: What each kind writes of its config as attributes and children of its element (besides the
 #: marks, message, loop and event definition every kind that has them writes); the reader's
 #: `_CONFIG_READERS` reads them back.
@@ -715,6 +761,10 @@ _ATTRIBUTE_WRITERS: dict[str, AttributeWriter] = {
     "boundaryEvent": _boundary_event,
     "startEvent": _start_event,
     "scriptTask": _script_task,
+    "complexGateway": _complex_gateway,
+    "adHocSubProcess": _adhoc,
+    "receiveTask": _instantiating,
+    "eventBasedGateway": _instantiating,
 }
 
 

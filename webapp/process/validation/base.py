@@ -24,7 +24,8 @@ class Site:
     (collection, cardinality), ``own`` those evaluated after one (completion, output): they read
     what the steps inside saved, not what the activity saves once all instances are done;
     ``output`` marks the one that also reads the finished instance's result, ``$nodes.<id>``.
-    ``assigned`` names the ``$vars`` a script's earlier lines set.
+    ``assigned`` names the ``$vars`` a script's earlier lines set; ``gateway`` marks a complex
+    gateway's activation condition, the one place ``$gateway`` exists.
     """
 
     element_id: str
@@ -43,6 +44,7 @@ class Site:
     #: A conditional event's condition: it waits for the data it reads, which any later change
     #: (an operator's edit among them) may bring.
     awaits: bool = False
+    gateway: bool = False
 
 
 class Checks:

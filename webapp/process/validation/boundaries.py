@@ -12,8 +12,16 @@ from webapp.process.validation.events import TIMER_KEYS
 # What can throw an error or escalation at a boundary's host: a tool's business error (service
 # task), an end or throw event inside (sub-process), the called child (call activity).
 _THROWN_BY = {
-    "error": ("serviceTask", "sendTask", "userTask", "subProcess", "callActivity", "transaction"),
-    "escalation": ("userTask", "subProcess", "callActivity", "transaction"),
+    "error": (
+        "serviceTask",
+        "sendTask",
+        "userTask",
+        "subProcess",
+        "callActivity",
+        "transaction",
+        "adHocSubProcess",
+    ),
+    "escalation": ("userTask", "subProcess", "callActivity", "transaction", "adHocSubProcess"),
 }
 
 _HOST_WORDS = {
@@ -23,6 +31,7 @@ _HOST_WORDS = {
     "subProcess": "sub-process",
     "callActivity": "call activity",
     "transaction": "transaction",
+    "adHocSubProcess": "ad-hoc sub-process",
 }
 
 

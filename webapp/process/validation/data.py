@@ -34,6 +34,7 @@ class DataChecks(Checks):
 
         def loop_context(self, index: int, include_self: bool) -> tuple[bool, frozenset[str]]: ...
         def has_result(self, index: int) -> bool: ...
+        def adhoc_siblings(self, index: int) -> int: ...
 
     def check_expressions(self) -> None:
         """Parse every collected expression and check each data path it reads."""
@@ -133,6 +134,20 @@ class DataChecks(Checks):
                 site.element_id,
                 f"{site.what} refers to {shown}; $loop has {', '.join(expressions.LOOP_FIELDS)}.",
             )
+        elif root == "$gateway" and not site.gateway:
+            self.error(
+                "expression.reference",
+                site.element_id,
+                f"{site.what} refers to {root}, which exists only in a complex gateway's "
+                "activation condition.",
+            )
+        elif root == "$gateway" and name not in expressions.GATEWAY_FIELDS:
+            self.error(
+                "expression.reference",
+                site.element_id,
+                f"{site.what} refers to {shown}; $gateway has "
+                f"{', '.join(expressions.GATEWAY_FIELDS)}.",
+            )
         elif root == "$instance" and name not in expressions.INSTANCE_FIELDS:
             self.error(
                 "expression.reference",
@@ -189,6 +204,19 @@ class DataChecks(Checks):
             and writers.get(name, 0) & (self.maybe[site.node] | self.never[site.node])
         ):
             self.after_boundary(site, shown, writers.get(name, 0))
+        elif (
+            root == "$vars"
+            and name is not None
+            and site.node is not None
+            and not writers.get(name, 0) & allowed
+            and writers.get(name, 0) & self.adhoc_siblings(site.node)
+        ):
+            self.warning(
+                "expression.reference",
+                site.element_id,
+                f"{site.what} reads {shown}, which another activity of its ad-hoc sub-process "
+                "saves; they run in any order, so the value may be missing.",
+            )
         elif (
             root == "$vars"
             and name is not None

@@ -109,17 +109,23 @@ class EventChecks(Checks):
             self.error(code, node_id, f"{name}: '{exc.field}' is not valid: {exc.message}.")
 
     def check_timer(self, index: int, node_id: str, name: str, config: dict) -> None:
-        """A timer catch waits for a duration or a date, not both."""
-        duration, when = config.get("duration"), config.get("date")
-        if duration and when:
-            self.error(
-                "config.invalid", node_id, f"{name} has both a duration and a date; keep one."
-            )
-        elif not duration and not when:
-            self.error("config.missing", node_id, f"{name} needs a duration or a date to wait for.")
+        """A timer catch waits for one of a duration, a date or a cycle (its first occurrence)."""
+        duration, when, cycle = config.get("duration"), config.get("date"), config.get("cycle")
+        given = [key for key in TIMER_KEYS if config.get(key)]
+        if len(given) > 1:
+            listed = " and a ".join(given)
+            self.error("config.invalid", node_id, f"{name} has a {listed}; keep one.")
+        elif not given:
+            needs = "a duration, a date or a cycle"
+            self.error("config.missing", node_id, f"{name} needs {needs} to wait for.")
         self.check_duration(node_id, name, "duration", duration)
         if when:
             self.sites.append(Site(node_id, f"The date of {name}", when, index))
+        if cycle:
+            try:
+                parse_cycle(cycle)
+            except ValueError as exc:
+                self.error("cycle.invalid", node_id, f"{name}: 'cycle' is not valid: {exc}.")
 
     def check_message(self, index: int, node_id: str, name: str, config: dict) -> None:
         """A message wait names its message and has a correlation key to find its instance."""

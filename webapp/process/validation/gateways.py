@@ -7,11 +7,14 @@ from itertools import combinations
 from typing import TYPE_CHECKING
 
 from webapp.process.graph import FlowAnalysis, reachable
-from webapp.process.kinds import EVENT_GATEWAY_TARGETS
+from webapp.process.kinds import CONDITION_GATEWAYS, EVENT_GATEWAY_TARGETS, INCLUSIVE_SPLITS
 from webapp.process.validation.base import Checks, Site
 
 # Conditional flows of one inclusive split up to which the deadlock check lists every set taken.
 INCLUSIVE_CHOICES = 8
+
+# Joins besides the parallel one where parallel branches meet.
+_BRANCH_JOINS = ("inclusiveGateway", "complexGateway")
 
 _TARGET_WORDS = "a timer, message, signal or conditional catch event or a receive task"
 
@@ -23,13 +26,20 @@ class GatewayChecks(Checks):
 
         def host_index(self, index: int) -> int | None: ...
 
+    def check_complex_gateway(self, index: int, node_id: str, name: str, config: dict) -> None:
+        """A complex gateway's activation condition reads `$gateway` and the data before it."""
+        activation = config.get("activation")
+        if activation:
+            what = f"The activation condition of {name}"
+            self.sites.append(Site(node_id, what, activation, index, gateway=True))
+
     def check_exclusive_gateways(self) -> None:
         """Conditions and default marks: where they are ignored, and an exclusive or inclusive
         split's."""
         for flow_id, flow in self.flows.items():
             source = self.nodes.get(flow["source"])
             source_kind = source["kind"] if source is not None else None
-            exclusive = source_kind in ("exclusiveGateway", "inclusiveGateway")
+            exclusive = source_kind in CONDITION_GATEWAYS
             if source_kind == "eventBasedGateway":
                 pass  # reported by check_event_gateways
             elif flow["condition"] is not None and (not exclusive or flow["default"]):
@@ -59,7 +69,7 @@ class GatewayChecks(Checks):
         for index, node_id in enumerate(self.graph.ids):
             outs = self.graph.out_flows[index]
             kind = self.nodes[node_id]["kind"]
-            if kind not in ("exclusiveGateway", "inclusiveGateway") or len(outs) < 2:
+            if kind not in CONDITION_GATEWAYS or len(outs) < 2:
                 continue
             flows = [self.flows[flow_id] for flow_id, _ in outs]
             defaults = sum(1 for f in flows if f["default"])
@@ -71,7 +81,7 @@ class GatewayChecks(Checks):
                     node_id,
                     f"{name} has {defaults} default flows; mark at most one as default.",
                 )
-            if kind == "inclusiveGateway":  # a flow without a condition is always taken
+            if kind in INCLUSIVE_SPLITS:  # a flow without a condition is always taken
                 if defaults and bare:
                     self.warning(
                         "gateway.default_unused",
@@ -107,9 +117,10 @@ class GatewayChecks(Checks):
             if k
             and k.name in ("exclusiveGateway", "eventBasedGateway")
             and len(graph.out_flows[i]) >= 2
+            and self.config_of(i).get("gatewayType") != "parallel"  # all its events run
         }
         for i, k in enumerate(self.kinds):
-            if k and k.name == "inclusiveGateway" and len(graph.out_flows[i]) >= 2:
+            if k and k.name in INCLUSIVE_SPLITS and len(graph.out_flows[i]) >= 2:
                 splits[i] = self._inclusive_choices(i)
         flow = FlowAnalysis(graph, self.cyclic, self.ancestors, self.starts, self.ends)
         for join in joins:
@@ -119,7 +130,7 @@ class GatewayChecks(Checks):
         inclusive = [
             i
             for i, k in enumerate(self.kinds)
-            if k and k.name == "inclusiveGateway" and len(graph.in_flows[i]) >= 2
+            if k and k.name in _BRANCH_JOINS and len(graph.in_flows[i]) >= 2
         ]
         joined = reachable(graph.pred, joins + inclusive)
         for split in parallel:

@@ -18,6 +18,13 @@ CODES: dict[str, str] = {
     "flow.dangling": "a flow connects to a node that does not exist",
     "start.count": "there is no start event, or more than one",
     "end.missing": "there is no end event",
+    "adhoc.start": "an ad-hoc sub-process holds a start event (activation starts its activities)",
+    "adhoc.empty": "an ad-hoc sub-process has no activity without an incoming flow",
+    "instantiate.incoming": "a receive task or event-based gateway that starts the process has "
+    "incoming flows",
+    "instantiate.scope": "a receive task or event-based gateway that starts the process is inside "
+    "a sub-process",
+    "adhoc.worker": "an ad-hoc sub-process is driven by another engine's job worker (an AI agent)",
     "start.incoming": "a start event has incoming flows",
     "end.outgoing": "an end event has outgoing flows",
     "node.incoming_missing": "a node other than the start has no incoming flow",

@@ -3,7 +3,7 @@ and end events, what each node may read, and multi-instance settings."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from webapp.process.document import depths, is_identifier
 from webapp.process.graph import ancestor_masks, cyclic_nodes, strongly_connected
@@ -22,6 +22,11 @@ RESULTLESS_KINDS = ("subProcess", "manualTask", "transaction")
 
 class ScopeChecks(Checks):
     """Checks of sub-processes and multi-instance; what each node may read."""
+
+    if TYPE_CHECKING:
+
+        def check_adhoc_members(self, scope: int, members: list[int]) -> list[int]: ...
+        def starts_process(self, index: int) -> bool: ...
 
     def index_scopes(self) -> None:
         """Each node's scope (index of its sub-process, None at the process level) and depth."""
@@ -87,7 +92,11 @@ class ScopeChecks(Checks):
         startless: set[int | None] = set()
         for scope, members in self.members.items():
             kind = self.kinds[scope] if scope is not None else None
-            own_starts = [i for i in members if self.is_kind("startEvent", i)]
+            own_starts = [
+                i
+                for i in members
+                if self.is_kind("startEvent", i) or (scope is None and self.starts_process(i))
+            ]
             own_ends = [
                 i for i in members if self.is_kind("endEvent", i) or self.ends_implicitly(i)
             ]
@@ -96,6 +105,9 @@ class ScopeChecks(Checks):
             if scope is None or kind is None:
                 if not own_starts:
                     startless.add(scope)
+                continue
+            if kind.name == "adHocSubProcess":
+                starts += self.check_adhoc_members(scope, members)
                 continue
             scope_id = self.graph.ids[scope]
             name = self.name(scope_id)

@@ -19,6 +19,8 @@ class StructureChecks(Checks):
         def check_scope_counts(self) -> tuple[list[int], list[int], set[int | None]]: ...
         def ends_implicitly(self, index: int) -> bool: ...
         def compensation_only(self) -> set[int]: ...
+        def in_adhoc(self, index: int) -> bool: ...
+        def starts_process(self, index: int) -> bool: ...
 
     def check_ids(self) -> None:
         """Ids are valid, a flow does not reuse a node's id, and every kind is known."""
@@ -60,7 +62,7 @@ class StructureChecks(Checks):
     def check_process_starts(self) -> None:
         """At least one start event; at most one of them without an event."""
         top = [i for i in self.members[None] if self.is_kind("startEvent", i)]
-        if not top:
+        if not top and not any(self.starts_process(i) for i in self.members[None]):
             self.error("start.count", None, "The process needs a start event.")
         plain = [i for i in top if not self.config_of(i).get("event")]
         for extra in plain[1:]:
@@ -102,7 +104,7 @@ class StructureChecks(Checks):
                     f"{self.name(node_id)} has incoming flows; it starts on an event, not "
                     "from a flow.",
                 )
-            elif ins < kind.min_in:
+            elif ins < kind.min_in and not self.in_adhoc(index) and not self.starts_process(index):
                 self.no_incoming.add(index)
                 self.error(
                     "node.incoming_missing",
@@ -122,12 +124,13 @@ class StructureChecks(Checks):
                     f"{self.name(node_id)} has outgoing flows; it cannot have any.",
                 )
             elif outs == 0 and self.ends_implicitly(index):
-                self.warning(
-                    "node.implicit_end",
-                    node_id,
-                    f"{self.name(node_id)} has no outgoing flow: its path ends there, as at an "
-                    "end event. Add an end event to make that explicit.",
-                )
+                if not self.in_adhoc(index):  # in an ad-hoc one, fragments end so by design
+                    self.warning(
+                        "node.implicit_end",
+                        node_id,
+                        f"{self.name(node_id)} has no outgoing flow: its path ends there, as at "
+                        "an end event. Add an end event to make that explicit.",
+                    )
             elif outs < kind.min_out or (kind.max_out is not None and outs > kind.max_out):
                 if outs == 0:
                     self.no_outgoing.add(index)

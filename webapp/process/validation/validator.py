@@ -13,6 +13,7 @@ from webapp.process.graph import ancestor_masks, build_graph, cyclic_nodes, stro
 from webapp.process.kinds import KINDS, REFERENCE_KEYS, config_type_ok
 from webapp.process.naming import Namer
 from webapp.process.tools import ToolSpec
+from webapp.process.validation.adhoc import AdHocChecks
 from webapp.process.validation.boundaries import BoundaryChecks
 from webapp.process.validation.calls import CallChecks
 from webapp.process.validation.compensation import CompensationChecks
@@ -20,6 +21,7 @@ from webapp.process.validation.data import DataChecks
 from webapp.process.validation.decisions import DecisionChecks
 from webapp.process.validation.events import EventChecks
 from webapp.process.validation.gateways import GatewayChecks
+from webapp.process.validation.instantiating import InstantiatingChecks
 from webapp.process.validation.problems import Problem
 from webapp.process.validation.scopes import ScopeChecks
 from webapp.process.validation.structure import StructureChecks
@@ -43,7 +45,7 @@ KIND_CHECKS: dict[str, tuple[KindCheck, ...]] = {
     "scriptTask": (TaskChecks.check_script,),
     "timerCatch": (EventChecks.check_timer,),
     "messageCatch": (EventChecks.check_message,),
-    "receiveTask": (EventChecks.check_message,),
+    "receiveTask": (InstantiatingChecks.check_receive,),
     "signalCatch": (EventChecks.check_signal_name,),
     "conditionalCatch": (EventChecks.check_condition,),
     "signalThrow": (EventChecks.check_signal_throw,),
@@ -57,6 +59,9 @@ KIND_CHECKS: dict[str, tuple[KindCheck, ...]] = {
     "compensationThrow": (CompensationChecks.check_compensation_throw,),
     "callActivity": (CallChecks.check_call,),
     "businessRuleTask": (DecisionChecks.check_decision,),
+    "complexGateway": (GatewayChecks.check_complex_gateway,),
+    "adHocSubProcess": (AdHocChecks.check_adhoc,),
+    "eventBasedGateway": (InstantiatingChecks.check_instantiating,),
 }
 
 _TYPE_WORDS = {
@@ -141,6 +146,8 @@ def _set_path(settings: dict[str, Any], path: tuple[str, ...], value: Any) -> No
 
 
 class Validator(
+    AdHocChecks,
+    InstantiatingChecks,
     StructureChecks,
     ScopeChecks,
     GatewayChecks,

@@ -8,7 +8,7 @@ from typing import NamedTuple
 
 from sqlalchemy import ColumnElement, select
 
-from webapp.engine import definitions, gateways
+from webapp.engine import definitions, gateways, tree
 from webapp.engine.definitions import Definition
 from webapp.extensions import db
 from webapp.models import Instance, Token
@@ -23,8 +23,36 @@ class Await(NamedTuple):
 
 def awaits(instance: Instance) -> dict[int, Await]:
     """Token id -> where and for what it waits, for the instance's tokens waiting at an
-    event-based gateway or an inclusive join."""
+    event-based gateway, an inclusive join or a complex gateway."""
     definition = definitions.for_version(instance.process_version)
+    return {**_at_joins(instance, definition), **_at_complex(instance, definition)}
+
+
+def _at_complex(instance: Instance, definition: Definition) -> dict[int, Await]:
+    """Tokens waiting at a complex gateway for its activation condition (not its reset wait,
+    which keeps no scope alive and is no token of work)."""
+    gateways_here = [n for n in definition.nodes if definition.kind(n) == "complexGateway"]
+    if not gateways_here:
+        return {}
+    waiting = db.session.execute(
+        select(Token.id, Token.node_id, Token.parent_id, Token.arrived_via, Token.locals).where(
+            Token.instance_id == instance.id,
+            Token.status == TokenStatus.WAITING,
+            Token.node_id.in_(gateways_here),
+        )
+    ).all()
+    tokens = [row for row in waiting if not tree.is_listener(row.locals)]
+    found = {}
+    for row in tokens:
+        arrived = {t.arrived_via for t in tokens if _same(t, row)}
+        total = len(definition.incoming.get(row.node_id, []))
+        text = f"its activation condition ({len(arrived)} of {total} branches arrived)"
+        found[row.id] = Await(row.node_id, text)
+    return found
+
+
+def _at_joins(instance: Instance, definition: Definition) -> dict[int, Await]:
+    """Tokens waiting at an event-based gateway or an inclusive join."""
     events = [n for n in definition.nodes if definition.kind(n) == "eventBasedGateway"]
     joins = list(definition.inclusive_reach)
     if not events and not joins:
