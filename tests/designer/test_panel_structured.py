@@ -305,7 +305,7 @@ def test_boundary_event_settings(designer, pid):
     assert escalation["config"]["code"] == "LATE"
     assert escalation["config"]["interrupting"] is False
     assert "Choose a timer, a message" in refused(
-        panel_post(designer, pid, boundary(event="compensate"), csrf)
+        panel_post(designer, pid, boundary(event="link"), csrf)
     )
 
 

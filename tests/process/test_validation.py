@@ -103,10 +103,10 @@ def test_flow_id_equal_to_node_id_is_duplicate() -> None:
 
 
 def test_unknown_kind() -> None:
-    doc = linear(node("complexGateway", "Decide"))
+    doc = linear(node("choreographyTask", "Decide"))
     problem = only(validate(doc), "kind.unknown")
     assert problem.element_id == "task"
-    assert "complexGateway" in problem.message
+    assert "choreographyTask" in problem.message
 
 
 def test_a_business_rule_task_names_its_decision_and_a_version_when_bound_to_one() -> None:
