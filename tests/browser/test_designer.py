@@ -223,6 +223,9 @@ def test_only_supported_kinds_are_offered(page, make_process):
         "create.message-throw", "create.link-throw", "create.link-catch", "create.milestone",
         "create.inclusive-gateway", "create.event-based-gateway", "create.send-task",
         "create.receive-task", "create.script-task", "create.manual-task",
+        "create.business-rule-task", "create.adhoc-subprocess", "create.transaction",
+        "create.complex-gateway", "create.conditional-catch", "create.conditional-start",
+        "create.compensation-throw", "create.compensation-boundary", "create.compensation-end",
     }  # fmt: skip
     click_shape(page, "review")
     actions = set(
@@ -244,7 +247,8 @@ def test_only_supported_kinds_are_offered(page, make_process):
         "replace-with-service-task", "replace-with-call-activity",
         "replace-with-collapsed-subprocess", "replace-with-expanded-subprocess",
         "replace-with-send-task", "replace-with-receive-task", "replace-with-script-task",
-        "replace-with-manual-task", "toggle-parallel-mi", "toggle-sequential-mi",
+        "replace-with-manual-task", "replace-with-rule-task", "replace-with-ad-hoc-subprocess",
+        "toggle-parallel-mi", "toggle-sequential-mi",
     }  # fmt: skip
     page.keyboard.press("Escape")
 
