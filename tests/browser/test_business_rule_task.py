@@ -10,8 +10,8 @@ from sqlalchemy import select
 
 from tests.designer import conftest as designer_fixtures
 from tests.helpers.browser import (
-    CLICK_TRAP_MS,
     apply,
+    connect,
     open_designer,
     pad,
     palette_click,
@@ -33,17 +33,6 @@ make_process = designer_fixtures.make_process
 
 RULES = [("&lt; 100", "0"), ("100 &lt;= ? &lt; 1000", "0.1"), ("&gt;= 1000", "0.2")]
 PAGE_OVERFLOW = "document.documentElement.scrollWidth - window.innerWidth"
-
-
-def connect(page, source: str, target: str) -> None:
-    pick(page, source)
-    page.click('.djs-context-pad .entry[data-action="connect"]')
-    box = shape_box(page, target)
-    x, y = box["x"] + box["width"] / 2, box["y"] + box["height"] / 2
-    page.mouse.move(x - 20, y, steps=5)
-    page.mouse.move(x, y, steps=3)
-    page.mouse.click(x, y)
-    page.wait_for_timeout(CLICK_TRAP_MS)
 
 
 def test_place_a_business_rule_task_pick_its_decision_publish_and_see_the_evaluation(

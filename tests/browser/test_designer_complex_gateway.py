@@ -9,9 +9,9 @@ from playwright.sync_api import expect
 from sqlalchemy import select
 
 from tests.helpers.browser import (
-    CLICK_TRAP_MS,
     apply,
     bo,
+    connect,
     pad,
     palette_click,
     panel_for,
@@ -27,17 +27,6 @@ from webapp.models import HistoryEntry, Process, ProcessVersion, Task
 from webapp.services.jobs import commit
 
 pytestmark = pytest.mark.browser
-
-
-def connect(page, source: str, target: str) -> None:
-    pick(page, source)
-    page.click('.djs-context-pad .entry[data-action="connect"]')
-    box = shape_box(page, target)
-    x, y = box["x"] + box["width"] / 2, box["y"] + box["height"] / 2
-    page.mouse.move(x - 20, y, steps=5)
-    page.mouse.move(x, y, steps=3)
-    page.mouse.click(x, y)
-    page.wait_for_timeout(CLICK_TRAP_MS)
 
 
 def review_by_approvers(page, element_id: str, title: str) -> None:

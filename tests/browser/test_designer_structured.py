@@ -13,6 +13,7 @@ from tests.helpers.browser import (
     CLICK_TRAP_MS,
     apply,
     bo,
+    connect,
     open_designer,
     pad,
     palette_click,
@@ -53,17 +54,6 @@ def wait_applied(page, element_id: str, text: str) -> None:
         f"(modeler.get('elementRegistry').get('{element_id}').businessObject.extensionElements"
         f" || {{values: []}}).values.some(v => (v.body || '').includes('{text}'))",
     )
-
-
-def connect(page, source: str, target: str) -> None:
-    pick(page, source)
-    page.click('.djs-context-pad .entry[data-action="connect"]')
-    box = shape_box(page, target)
-    x, y = box["x"] + box["width"] / 2, box["y"] + box["height"] / 2
-    page.mouse.move(x - 20, y, steps=5)
-    page.mouse.move(x, y, steps=3)
-    page.mouse.click(x, y)
-    page.wait_for_timeout(CLICK_TRAP_MS)
 
 
 def test_draw_a_sub_process_with_a_boundary_timer_and_a_multi_instance_review(

@@ -147,6 +147,18 @@ def pick(page, element_id: str) -> None:
     wait_selected(page, element_id)
 
 
+def connect(page, source: str, target: str) -> None:
+    """Draw a sequence flow from `source` to `target` with the context pad's connect tool."""
+    pick(page, source)
+    page.click('.djs-context-pad .entry[data-action="connect"]')
+    box = shape_box(page, target)
+    x, y = box["x"] + box["width"] / 2, box["y"] + box["height"] / 2
+    page.mouse.move(x - 20, y, steps=5)
+    page.mouse.move(x, y, steps=3)
+    page.mouse.click(x, y)
+    page.wait_for_timeout(CLICK_TRAP_MS)
+
+
 def save_settled(page) -> int:
     """Save (after `wait_applied`: the edits are in the diagram) and wait until the status says
     everything is saved (an autosave may have done it already)."""
