@@ -22,6 +22,7 @@ def table_dmn(
     hit_policy: str = "UNIQUE",
     output: str = "discount",
     output_type: str = "number",
+    name: str | None = None,
 ) -> str:
     """A one-input, one-output decision table: `rules` are (input entry, output entry) pairs."""
     rows = "".join(
@@ -32,7 +33,7 @@ def table_dmn(
     return (
         f'<?xml version="1.0" encoding="UTF-8"?><definitions xmlns="{DMN}" id="defs_{decision_id}"'
         f' name="{decision_id}" namespace="http://flowdesk.test">'
-        f'<decision id="{decision_id}" name="{decision_id}">'
+        f'<decision id="{decision_id}" name="{name or decision_id}">'
         f'<decisionTable id="t_{decision_id}" hitPolicy="{hit_policy}">'
         f'<input id="in1" label="{input_text}"><inputExpression id="e1" typeRef="{input_type}">'
         f"<text>{input_text}</text></inputExpression></input>"

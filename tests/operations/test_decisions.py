@@ -34,6 +34,18 @@ def test_the_evaluation_shows_in_the_history_and_the_decisions_region(operator, 
     assert "decision evaluated Work out the discount decision discount v1" in history
 
 
+def test_the_evaluation_names_the_decision_beside_its_id(operator, engine, demo):
+    rules = [("&lt; 100", "0"), ("&gt;= 100", "0.1")]
+    dmn = table_dmn("discount", rules, name="Discount by amount")
+    publish_decision(dmn, "pricing", partition="finance")
+    version = publish_document(_doc(), "priced", partition="finance")
+    instance_id = start(engine, version, input={"amount": 250})
+
+    page = operator.get(f"/operations/instances/{instance_id}").get_data(as_text=True)
+    decisions = text_of(region(page, "live-decisions"))
+    assert "decision Discount by amount discount v1 · matched rule 2" in decisions
+
+
 def test_a_conflict_shows_as_the_incident_naming_the_rules(operator, engine, demo):
     # The overlap depends on the data (the limit), so publishing the decision cannot see it.
     publish_decision(table_dmn("discount", [("&lt; limit", "1"), ("&gt; 2", "2")]), "pricing")

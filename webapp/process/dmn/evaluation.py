@@ -114,7 +114,12 @@ class _Run:
     def literal(self, decision: Mapping[str, Any], context: Mapping[str, Any]) -> Evaluation:
         literal = decision.get("literal") or {}
         result = self.value(decision, literal, context, "the literal expression")
-        return Evaluation(decision["id"], result, outputs=[{result_name(decision): result}])
+        return Evaluation(
+            decision["id"],
+            result,
+            outputs=[{result_name(decision): result}],
+            name=str(decision.get("name") or ""),
+        )
 
     def table(
         self,
@@ -142,7 +147,8 @@ class _Run:
             for column, value in zip(columns, cells, strict=False)
         ]
         result = _apply_policy(decision_id, table, matched, results)
-        return Evaluation(decision_id, result, matched, inputs, results)
+        name = str(decision.get("name") or "")
+        return Evaluation(decision_id, result, matched, inputs, results, name=name)
 
     def matches(
         self,

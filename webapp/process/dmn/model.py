@@ -88,11 +88,14 @@ class Evaluation:
     inputs: list[dict[str, Any]] = field(default_factory=list)
     outputs: list[dict[str, Any]] = field(default_factory=list)
     required: list[Evaluation] = field(default_factory=list)
+    #: The decision's name, shown to people beside its id.
+    name: str = ""
 
     def to_json(self) -> dict[str, Any]:
         """A JSON-able dict for history (dates as ISO text)."""
         return {
             "decisionId": self.decision_id,
+            "decisionName": self.name,
             "result": _jsonable(self.result),
             "matched": list(self.matched),
             "inputs": _jsonable(self.inputs),
